@@ -1,0 +1,149 @@
+"""The typed events a turn yields. The TUI and headless mode are two consumers of one stream.
+
+Every event has a stable `type` and `to_json()`; `agent-tui run --json` prints one per line, so
+the field names here are a public interface (documented in the README).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, is_dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from agent_tui.context.budget import ContextBudget
+    from agent_tui.messages import ResultRef, TokenUsage, ToolCall
+
+
+def _jsonable(value: Any) -> Any:
+    if hasattr(value, "to_json"):
+        return value.to_json()
+    if is_dataclass(value) and not isinstance(value, type):
+        return {k: _jsonable(v) for k, v in asdict(value).items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    return value
+
+
+@dataclass(frozen=True)
+class AgentEvent:
+    type: ClassVar[str] = "event"
+
+    def to_json(self) -> dict[str, Any]:
+        data = {"type": self.type}
+        for key in self.__dataclass_fields__:
+            data[key] = _jsonable(getattr(self, key))
+        return data
+
+
+@dataclass(frozen=True)
+class TurnStarted(AgentEvent):
+    type: ClassVar[str] = "turn_started"
+    session_id: str
+    prompt: str
+
+
+@dataclass(frozen=True)
+class BudgetMeasured(AgentEvent):
+    """The budget of the request about to be sent (or of the history after a change)."""
+
+    type: ClassVar[str] = "budget"
+    budget: ContextBudget
+
+
+@dataclass(frozen=True)
+class StepStarted(AgentEvent):
+    """A model call begins (the UI shows a spinner until text or a tool call arrives)."""
+
+    type: ClassVar[str] = "step_started"
+    step: int
+
+
+@dataclass(frozen=True)
+class TextDelta(AgentEvent):
+    type: ClassVar[str] = "text_delta"
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCallStarted(AgentEvent):
+    type: ClassVar[str] = "tool_call_started"
+    call: ToolCall
+
+
+@dataclass(frozen=True)
+class ToolCallFinished(AgentEvent):
+    type: ClassVar[str] = "tool_call_finished"
+    call: ToolCall
+    ref: ResultRef | None
+    is_error: bool
+    summary: str
+    """One line for the folded view: `exit 1 · 2.1 s · 48 KB · 1 204 lines`."""
+    view: str
+    """What the model sees of the output (the in-context view)."""
+    duration: float
+
+
+@dataclass(frozen=True)
+class UsageReported(AgentEvent):
+    type: ClassVar[str] = "usage"
+    usage: TokenUsage
+    model: str
+
+
+@dataclass(frozen=True)
+class Notice(AgentEvent):
+    """Something the user should know that is not an error (a denial, a degraded part)."""
+
+    type: ClassVar[str] = "warning"
+    message: str
+
+
+@dataclass(frozen=True)
+class ErrorEvent(AgentEvent):
+    type: ClassVar[str] = "error"
+    message: str
+    kind: str = "error"
+    """auth / context_length / rate_limit / connection / provider / internal."""
+
+
+@dataclass(frozen=True)
+class Blocked(AgentEvent):
+    """The window passed the hard block: new input waits while compaction frees room."""
+
+    type: ClassVar[str] = "blocked"
+    budget: ContextBudget
+
+
+@dataclass(frozen=True)
+class CompactionStarted(AgentEvent):
+    type: ClassVar[str] = "compaction_started"
+    reason: str
+    """auto / blocked / forced / tool / context_length / tool_output_budget."""
+    tokens_before: int
+
+
+@dataclass(frozen=True)
+class CompactionProgress(AgentEvent):
+    type: ClassVar[str] = "compaction_progress"
+    strategy: str
+
+
+@dataclass(frozen=True)
+class CompactionFinished(AgentEvent):
+    type: ClassVar[str] = "compaction_finished"
+    result: Any
+    """A CompactResult (context/compaction.py)."""
+
+
+@dataclass(frozen=True)
+class TurnFinished(AgentEvent):
+    type: ClassVar[str] = "turn_finished"
+    text: str
+    """The final assistant text of the turn."""
+    interrupted: bool = False
+    stop_reason: str = "done"
+    """done / cancelled / max_steps / error."""
+    refs: tuple[ResultRef, ...] = field(default_factory=tuple)
+    """Outputs stored during the turn."""

@@ -1,0 +1,62 @@
+"""The `agent-tui` command: the TUI by default, `run` headless, and management sub-commands.
+
+Start-up must stay fast (`--help` ≤ 0.3 s): nothing heavy is imported here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from agent_tui import __version__
+from agent_tui.commands import config_cmd
+
+app = typer.Typer(
+    help="A terminal agent shell whose edge is context management.",
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.add_typer(config_cmd.app, name="config")
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"agent-tui {__version__}")
+        raise typer.Exit()
+
+
+@app.callback(invoke_without_command=True)
+def launch(
+    ctx: typer.Context,
+    model: Optional[str] = typer.Option(None, "--model", "-m", help="litellm model name."),
+    api_base: Optional[str] = typer.Option(None, "--api-base", help="OpenAI-compatible base URL."),
+    context_window: Optional[int] = typer.Option(None, "--context-window", help="Window override."),
+    max_output_tokens: Optional[int] = typer.Option(None, "--max-output-tokens",
+                                                    help="Reply reserve override."),
+    db: Optional[Path] = typer.Option(None, "--db", help="SQLite database path."),
+    continue_: bool = typer.Option(False, "--continue", "-c",
+                                   help="Resume the newest session of this directory."),
+    session: Optional[str] = typer.Option(None, "--session", "-s", help="Resume a session by id."),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="Print the version and exit."),
+) -> None:
+    """Open the TUI (when no sub-command is given)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from agent_tui.commands.common import load_or_fail, model_overrides
+    from agent_tui.logs import setup_logging
+
+    setup_logging()
+    loaded = load_or_fail(model_overrides(model, api_base, context_window, max_output_tokens, db))
+    typer.echo(f"agent-tui {__version__}: the TUI is not built yet (model: "
+               f"{loaded.config.model.name or 'not configured'}).")
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

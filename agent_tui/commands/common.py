@@ -1,0 +1,51 @@
+"""Helpers every command shares: one-line errors instead of tracebacks, config loading."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+import typer
+
+from agent_tui.config import ConfigError, LoadedConfig, load_config
+
+log = logging.getLogger("agent_tui.cli")
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    """Print one line to stderr and exit; the traceback (if any) is already in the log."""
+    typer.echo(f"agent-tui: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def load_or_fail(overrides: dict[str, dict[str, Any]] | None = None,
+                 cwd: Path | None = None) -> LoadedConfig:
+    try:
+        return load_config(overrides=overrides, cwd=cwd)
+    except ConfigError as exc:
+        fail(str(exc), 2)
+
+
+def model_overrides(
+    model: str | None = None,
+    api_base: str | None = None,
+    context_window: int | None = None,
+    max_output_tokens: int | None = None,
+    db: Path | None = None,
+) -> dict[str, dict[str, Any]]:
+    """CLI flags as a config layer (None means: not given)."""
+    return {
+        "model": {
+            "name": model,
+            "api_base": api_base,
+            "context_window": context_window,
+            "max_output_tokens": max_output_tokens,
+        },
+        "store": {"db": str(db) if db else None},
+    }
+
+
+def is_piped() -> bool:
+    return not sys.stdout.isatty()

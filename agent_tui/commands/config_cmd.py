@@ -1,0 +1,31 @@
+"""`agent-tui config show|path`: the merged settings and where each came from."""
+
+from __future__ import annotations
+
+import typer
+
+from agent_tui.commands.common import load_or_fail
+
+app = typer.Typer(help="Show the merged configuration and the files it is read from.",
+                  no_args_is_help=True)
+
+
+@app.command("show")
+def show() -> None:
+    """Print every setting, its value and where it came from."""
+    from agent_tui.config import flatten
+
+    loaded = load_or_fail()
+    for key, value in flatten(loaded.config).items():
+        origin = loaded.sources.get(key, "default")
+        typer.echo(f"{key} = {value!r}    # {origin}")
+
+
+@app.command("path")
+def path() -> None:
+    """Print the config files read, in order (later wins)."""
+    from agent_tui.config import config_files
+
+    for file in config_files():
+        state = "found" if file.is_file() else "absent"
+        typer.echo(f"{file}    ({state})")

@@ -1,0 +1,291 @@
+"""Typed settings merged from four layers: user file, project file, environment, CLI flags.
+
+Later layers win. Every key has a default here (and in `config.example.toml`); a malformed file,
+an unknown key or a wrong type is a `ConfigError` whose one line names the file, the key and what
+was expected, so the CLI can print it instead of a traceback.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from agent_tui import paths
+
+
+class ConfigError(Exception):
+    """A configuration problem, already phrased for the user."""
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    name: str | None = None
+    """litellm model name, e.g. `anthropic/claude-sonnet-4-5` or `openai/gpt-4o-mini`."""
+    api_base: str | None = None
+    """Base URL for OpenAI-compatible local servers (Ollama, llama.cpp, vLLM)."""
+    api_key_env: str | None = None
+    """Name of the environment variable holding the key (litellm's default names otherwise)."""
+    context_window: int | None = None
+    """Override of the model's window, required for models litellm does not know."""
+    max_output_tokens: int | None = None
+    """The reply reserve; default min(model max output, 8192, window/4)."""
+
+
+@dataclass(frozen=True)
+class AgentSettings:
+    compact_trigger: float = 0.95
+    hard_block: float = 0.98
+    warn_at: float = 0.80
+    result_offload_threshold: int = 4096
+    """Bytes: a non-paged tool output past this is stored and the model sees a head+tail view."""
+    tool_deferral_threshold: float = 0.10
+    max_steps: int = 50
+    """Model calls in one turn before the loop stops and asks the user."""
+
+
+@dataclass(frozen=True)
+class CompactionSettings:
+    enabled: bool = True
+    auto: bool = True
+    model: str | None = None
+    target_ratio: float = 0.6
+    retain_last_turns: int = 1
+    summary_directives: str = ""
+    retain_directives: str = ""
+    protected_ratio: float = 0.25
+    """Share of the target kept for the newest tool outputs, which clearing never touches."""
+    tool_clearing: bool = True
+    pruning: bool = True
+    summarization: bool = True
+    truncation: bool = True
+
+
+@dataclass(frozen=True)
+class ToolOutputSettings:
+    max_message_bytes: int = 51200
+    max_line_length: int = 2000
+    budget_tokens: int | None = None
+    """Tokens all tool outputs together may hold; unset = clamp(0.25 × window, 20k, 60k)."""
+
+
+@dataclass(frozen=True)
+class ToolsSettings:
+    allow: list[str] = field(default_factory=list)
+    """Approval rules: `bash:git status`, `bash:pytest*`, `edit_file`."""
+    bash_timeout: float = 120.0
+
+
+@dataclass(frozen=True)
+class StoreSettings:
+    db: str | None = None
+    """Database path; default in the user data dir."""
+
+
+@dataclass(frozen=True)
+class UISettings:
+    theme: str = "agent-dark"
+
+
+@dataclass(frozen=True)
+class LoopSettings:
+    max_iterations: int = 50
+    raw_window_size: int = 5
+    summarize_every: int = 10
+    max_summary_tokens: int = 2000
+    stall_limit: int = 3
+
+
+@dataclass(frozen=True)
+class McpSettings:
+    servers: dict[str, Any] = field(default_factory=dict)
+    """`[mcp.servers.NAME]` tables with command, args, env."""
+    startup_timeout: float = 20.0
+
+
+@dataclass(frozen=True)
+class Config:
+    model: ModelSettings = field(default_factory=ModelSettings)
+    agent: AgentSettings = field(default_factory=AgentSettings)
+    compaction: CompactionSettings = field(default_factory=CompactionSettings)
+    tool_output: ToolOutputSettings = field(default_factory=ToolOutputSettings)
+    tools: ToolsSettings = field(default_factory=ToolsSettings)
+    store: StoreSettings = field(default_factory=StoreSettings)
+    ui: UISettings = field(default_factory=UISettings)
+    loop: LoopSettings = field(default_factory=LoopSettings)
+    mcp: McpSettings = field(default_factory=McpSettings)
+
+    def tool_output_budget(self, window: int) -> int:
+        if self.tool_output.budget_tokens is not None:
+            return self.tool_output.budget_tokens
+        return int(min(max(0.25 * window, 20_000), 60_000))
+
+
+# Each section's field is built by its class, so the factory *is* the section type.
+_SECTION_TYPES: dict[str, type] = {
+    f.name: f.default_factory for f in dataclasses.fields(Config)  # type: ignore[misc]
+}
+_HINTS = {name: typing.get_type_hints(cls) for name, cls in _SECTION_TYPES.items()}
+
+
+@dataclass
+class LoadedConfig:
+    """The merged config plus where each value came from (for `config show`)."""
+
+    config: Config
+    sources: dict[str, str]
+    files: list[Path]
+
+
+def _describe(tp: Any) -> str:
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        parts = [_describe(a) for a in typing.get_args(tp) if a is not type(None)]
+        return " or ".join(parts)
+    if origin is list:
+        return "a list of strings"
+    if origin is dict:
+        return "a table"
+    return {int: "an integer", float: "a number", bool: "true or false", str: "a string"}.get(
+        tp, str(tp)
+    )
+
+
+def _coerce(value: Any, tp: Any) -> Any:
+    """Return `value` as `tp`, or raise TypeError. Ints are accepted where floats are expected."""
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        if value is None:
+            return None
+        for arg in args:
+            try:
+                return _coerce(value, arg)
+            except TypeError:
+                continue
+        raise TypeError
+    if origin is list:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise TypeError
+        return list(value)
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise TypeError
+        return dict(value)
+    if tp is bool:
+        if not isinstance(value, bool):
+            raise TypeError
+        return value
+    if tp is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError
+        return value
+    if tp is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError
+        return float(value)
+    if tp is str:
+        if not isinstance(value, str):
+            raise TypeError
+        return value
+    raise TypeError
+
+
+def _apply(
+    merged: dict[str, dict[str, Any]],
+    sources: dict[str, str],
+    data: Mapping[str, Any],
+    origin: str,
+) -> None:
+    for section, table in data.items():
+        if section not in _HINTS:
+            known = ", ".join(f"[{s}]" for s in _HINTS)
+            raise ConfigError(f"{origin}: unknown section [{section}] (known: {known})")
+        if not isinstance(table, Mapping):
+            raise ConfigError(f"{origin}: [{section}] must be a table")
+        hints = _HINTS[section]
+        for key, value in table.items():
+            if key not in hints:
+                known = ", ".join(hints)
+                raise ConfigError(f"{origin}: unknown key {section}.{key} (known: {known})")
+            try:
+                merged.setdefault(section, {})[key] = _coerce(value, hints[key])
+            except TypeError:
+                raise ConfigError(
+                    f"{origin}: {section}.{key} must be {_describe(hints[key])}, "
+                    f"got {value!r}"
+                ) from None
+            sources[f"{section}.{key}"] = origin
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
+
+
+def config_files(cwd: Path | None = None) -> list[Path]:
+    """The files read, in order (later wins)."""
+    return [paths.user_config_file(), paths.project_config_file(cwd)]
+
+
+def load_config(
+    overrides: Mapping[str, Mapping[str, Any]] | None = None,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+) -> LoadedConfig:
+    """Merge defaults, user file, project file, environment and `overrides` (CLI flags)."""
+    env = os.environ if env is None else env
+    merged: dict[str, dict[str, Any]] = {}
+    sources: dict[str, str] = {}
+    read: list[Path] = []
+    for path in config_files(cwd):
+        if path.is_file():
+            _apply(merged, sources, read_toml(path), str(path))
+            read.append(path)
+    if env.get("AGENT_TUI_MODEL"):
+        _apply(merged, sources, {"model": {"name": env["AGENT_TUI_MODEL"]}}, "env AGENT_TUI_MODEL")
+    if overrides:
+        cleaned = {s: {k: v for k, v in t.items() if v is not None} for s, t in overrides.items()}
+        _apply(merged, sources, cleaned, "command line")
+    config = Config(**{n: cls(**merged.get(n, {})) for n, cls in _SECTION_TYPES.items()})
+    _validate(config)
+    return LoadedConfig(config=config, sources=sources, files=read)
+
+
+def _validate(config: Config) -> None:
+    a = config.agent
+    for key in ("warn_at", "compact_trigger", "hard_block", "tool_deferral_threshold"):
+        value = getattr(a, key)
+        if not 0 < value <= 1:
+            raise ConfigError(f"agent.{key} must be a fraction between 0 and 1, got {value}")
+    if not a.warn_at <= a.compact_trigger <= a.hard_block:
+        raise ConfigError(
+            "agent thresholds must satisfy warn_at ≤ compact_trigger ≤ hard_block "
+            f"(got {a.warn_at}, {a.compact_trigger}, {a.hard_block})"
+        )
+    if not 0 < config.compaction.target_ratio < 1:
+        raise ConfigError("compaction.target_ratio must be between 0 and 1")
+    for key in ("context_window", "max_output_tokens"):
+        value = getattr(config.model, key)
+        if value is not None and value <= 0:
+            raise ConfigError(f"model.{key} must be a positive integer, got {value}")
+
+
+def flatten(config: Config) -> dict[str, Any]:
+    """`section.key -> value` for display."""
+    out: dict[str, Any] = {}
+    for section in dataclasses.fields(config):
+        values = getattr(config, section.name)
+        for f in dataclasses.fields(values):
+            out[f"{section.name}.{f.name}"] = getattr(values, f.name)
+    return out

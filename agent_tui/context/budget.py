@@ -1,0 +1,172 @@
+"""The context budget: how full the window is, and with what.
+
+`ContextBudget` is a value: components in tokens, the reserve, the thresholds, and the questions
+the loop asks of them. It knows nothing of colours or widgets. `BudgetMeter` measures one,
+incrementally (only new messages are counted) and calibrated against the provider's reports.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Sequence
+
+from agent_tui.tokens import REPLY_PRIMING, Calibration, ConversationTally, TokenCounter
+
+if TYPE_CHECKING:
+    from agent_tui.context.prompt_sections import PromptSection
+    from agent_tui.messages import Message
+
+COMPONENTS = ("system_prompt", "skill_prompts", "tool_descriptions", "conversation")
+
+
+@dataclass(frozen=True)
+class ContextBudget:
+    """Where the window goes. All figures in tokens."""
+
+    total: int
+    """The model's whole context window."""
+    max_output_tokens: int
+    """Reserved for the reply."""
+    system_prompt: int = 0
+    """Base instructions, project rules, the status note."""
+    skill_prompts: int = 0
+    """Memories and active skill fragments."""
+    tool_descriptions: int = 0
+    """Schemas of the tools offered this step."""
+    conversation: int = 0
+    """Every message after the system prompt."""
+    warn_at: float = 0.80
+    compact_trigger: float = 0.95
+    hard_block: float = 0.98
+    calibrated: bool = False
+    """True once a provider report anchors the figures."""
+    cached: int = 0
+    """Prompt tokens the provider served from its cache on the last call."""
+
+    @property
+    def effective_window(self) -> int:
+        return max(self.total - self.max_output_tokens, 1)
+
+    @property
+    def used(self) -> int:
+        return self.system_prompt + self.skill_prompts + self.tool_descriptions + self.conversation
+
+    @property
+    def fixed(self) -> int:
+        """What compaction cannot shrink: everything but the conversation."""
+        return self.system_prompt + self.skill_prompts + self.tool_descriptions
+
+    @property
+    def remaining(self) -> int:
+        return self.effective_window - self.used
+
+    @property
+    def used_fraction(self) -> float:
+        return self.used / self.effective_window
+
+    @property
+    def should_warn(self) -> bool:
+        return self.used_fraction >= self.warn_at
+
+    @property
+    def should_compact(self) -> bool:
+        return self.used_fraction >= self.compact_trigger
+
+    @property
+    def is_blocked(self) -> bool:
+        return self.used_fraction >= self.hard_block
+
+    @property
+    def exceeds(self) -> bool:
+        return self.used > self.effective_window
+
+    def components(self) -> dict[str, int]:
+        return {name: getattr(self, name) for name in COMPONENTS}
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "total": self.total,
+            "max_output_tokens": self.max_output_tokens,
+            "effective_window": self.effective_window,
+            **self.components(),
+            "used": self.used,
+            "remaining": self.remaining,
+            "used_fraction": round(self.used_fraction, 4),
+            "calibrated": self.calibrated,
+            "cached": self.cached,
+        }
+
+
+class BudgetMeter:
+    """Measures budgets for one model window, reusing every count it has made before."""
+
+    def __init__(
+        self,
+        counter: TokenCounter,
+        total: int,
+        max_output_tokens: int,
+        *,
+        warn_at: float = 0.80,
+        compact_trigger: float = 0.95,
+        hard_block: float = 0.98,
+    ) -> None:
+        self.counter = counter
+        self.total = total
+        self.max_output_tokens = max_output_tokens
+        self.thresholds = {"warn_at": warn_at, "compact_trigger": compact_trigger,
+                           "hard_block": hard_block}
+        self.tally = ConversationTally(counter)
+        self.calibration = Calibration()
+        self.last_raw_estimate = 0
+        self.last_cached = 0
+
+    def raw_parts(
+        self,
+        conversation: Sequence[Message],
+        sections: Sequence[PromptSection] = (),
+        tools: Sequence[dict[str, Any]] = (),
+    ) -> dict[str, int]:
+        """Uncalibrated tiktoken (or heuristic) counts per component."""
+        parts = {"system_prompt": 0, "skill_prompts": 0}
+        if sections:
+            parts["system_prompt"] = 4  # the system message's own overhead
+        for section in sections:
+            parts[section.component] += self.counter.count_cached_text(section.text)
+        parts["tool_descriptions"] = self.counter.count_tools(tools)
+        parts["conversation"] = self.tally.total(conversation) + REPLY_PRIMING
+        return parts
+
+    def measure(
+        self,
+        conversation: Sequence[Message],
+        sections: Sequence[PromptSection] = (),
+        tools: Sequence[dict[str, Any]] = (),
+    ) -> ContextBudget:
+        """Fill every component; calibrated against the last provider report when there is one."""
+        parts = self.raw_parts(conversation, sections, tools)
+        raw = sum(parts.values())
+        self.last_raw_estimate = raw
+        calibrated_total = self.calibration.apply(raw, conversation)
+        ratio = self.calibration.ratio
+        fixed = {k: round(v * ratio) for k, v in parts.items() if k != "conversation"}
+        conversation_tokens = max(0, calibrated_total - sum(fixed.values()))
+        return ContextBudget(
+            total=self.total,
+            max_output_tokens=self.max_output_tokens,
+            conversation=conversation_tokens,
+            calibrated=self.calibration.calls > 0,
+            cached=self.last_cached,
+            **fixed,
+            **self.thresholds,
+        )
+
+    def record_usage(self, prompt_tokens: int, conversation: Sequence[Message],
+                     cached: int = 0) -> None:
+        """After a call: the provider's figure for the request last measured."""
+        self.calibration.record(prompt_tokens, self.last_raw_estimate, conversation)
+        self.last_cached = cached
+
+    def history_rewritten(self) -> None:
+        """After compaction: never reuse an anchor or a tally from the old history."""
+        self.calibration.invalidate()
+        self.tally = ConversationTally(self.counter)

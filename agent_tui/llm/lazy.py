@@ -1,0 +1,25 @@
+"""Import litellm on first use, with the environment it needs on a machine with no internet."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+_litellm: Any = None
+
+
+def litellm() -> Any:
+    """The litellm module, imported once, offline-safe and quiet."""
+    global _litellm
+    if _litellm is None:
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        from agent_tui.tokens import _point_tiktoken_at_litellm_files
+
+        _point_tiktoken_at_litellm_files()
+        import litellm as module
+
+        module.suppress_debug_info = True
+        module.drop_params = True
+        module.telemetry = False
+        _litellm = module
+    return _litellm

@@ -1,0 +1,115 @@
+"""What a tool is: a spec the model sees, and an async `run` that never raises at the loop.
+
+Tools return `ToolOutput`. A small output is plain text; a tool whose output can be huge (bash)
+streams it into the blob store itself through `ToolContext.offload` and returns the ref, so the
+whole output is never held in memory. The loop stores every other output whole and decides what
+the model sees (a view for non-paged tools, the page for paged ones).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Literal, Protocol
+
+if TYPE_CHECKING:
+    from agent_tui.messages import ResultRef
+
+Source = Literal["builtin", "context", "mcp", "skill"]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """What the model sees of a tool, plus how the loop treats it."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    """JSON schema of the arguments object."""
+    mutates: bool = False
+    """Changes files or runs commands: asks the approver first."""
+    paged: bool = False
+    """Returns a page of at most max_message_bytes and says how to page on (read_file,
+    read_result); other tools' outputs are offloaded past the threshold."""
+    source: Source = "builtin"
+    """builtin and context tools are never deferred; mcp and skill tools may be."""
+
+    def schema(self) -> dict[str, Any]:
+        """The OpenAI `tools` entry. Built once per spec so token counts cache by identity."""
+        cached = self.__dict__.get("_schema")
+        if cached is None:
+            cached = {
+                "type": "function",
+                "function": {
+                    "name": self.name,
+                    "description": self.description,
+                    "parameters": self.parameters,
+                },
+            }
+            object.__setattr__(self, "_schema", cached)
+        return cached
+
+
+@dataclass
+class ToolOutput:
+    """A tool's result as the loop receives it."""
+
+    text: str = ""
+    """The output (for a paged tool: the page). Empty when `ref` already holds it."""
+    is_error: bool = False
+    ref: ResultRef | None = None
+    """Set when the tool already stored its whole output (streamed bash output)."""
+    summary: str = ""
+    """Short status for the folded line: `exit 1 · 2.1 s`."""
+    meta: dict[str, Any] = field(default_factory=dict)
+    """exit_code, path, lines… (shown by the UI, used by compaction's pruning)."""
+
+    @classmethod
+    def error(cls, message: str, **meta: Any) -> ToolOutput:
+        return cls(text=f"Error: {message}", is_error=True, summary="error", meta=meta)
+
+
+Offload = Callable[[str, "str | bytes | AsyncIterator[bytes]"], Awaitable["ResultRef"]]
+"""`offload(tool_name, content)` stores content whole in the blob store and returns its ref."""
+
+
+@dataclass
+class ToolContext:
+    """What a running tool may touch."""
+
+    workspace: Path
+    """Resolved root the file tools are confined to; bash runs here."""
+    session_id: str
+    call_id: str
+    offload: Offload | None = None
+    """Stores a (streamed) output whole; None when the store is down (then keep text inline)."""
+    max_message_bytes: int = 51200
+    max_line_length: int = 2000
+    bash_timeout: float = 120.0
+    services: dict[str, Any] = field(default_factory=dict)
+    """Shared objects for context tools: `store`, `compactor`, `registry`…"""
+
+
+class Tool(Protocol):
+    spec: ToolSpec
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput: ...
+
+
+def short_arguments(arguments: str, limit: int = 60) -> str:
+    """The arguments as one short line for folded tool lines and approval prompts."""
+    try:
+        value = json.loads(arguments) if arguments.strip() else {}
+    except ValueError:
+        text = arguments
+    else:
+        if isinstance(value, dict):
+            first = next(iter(value.values()), "") if len(value) == 1 else None
+            text = str(first) if first is not None else " ".join(
+                f"{k}={v}" for k, v in value.items()
+            )
+        else:
+            text = str(value)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

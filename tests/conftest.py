@@ -1,0 +1,17 @@
+"""Shared fixtures: every test gets its own AGENT_TUI_HOME so nothing touches the real home."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path, monkeypatch):
+    home = tmp_path / "agent-tui-home"
+    monkeypatch.setenv("AGENT_TUI_HOME", str(home))
+    monkeypatch.delenv("AGENT_TUI_MODEL", raising=False)
+    return home
