@@ -1,0 +1,243 @@
+"""The model behind one interface: streamed replies, one-shot completions, our own retries.
+
+Everything that touches litellm goes through here (imported lazily via `lazy.litellm()`), so the
+rest of the code sees plain events and one error type. Retries are ours alone — litellm's and the
+OpenAI SDK's are switched off — and happen only before anything of an attempt was yielded, so a
+retry can never repeat streamed text. Cancelling the consuming task closes the HTTP stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import random
+from typing import Any, AsyncIterator
+
+from agent_tui.llm.errors import LLMError, classify
+from agent_tui.llm.lazy import litellm
+from agent_tui.llm.stream import (
+    ChunkAssembler,
+    StreamDone,
+    StreamEvent,
+    TextChunk,
+    ToolCallsReady,
+    UsageChunk,
+)
+from agent_tui.messages import TokenUsage
+
+__all__ = [
+    "LLMError",
+    "Provider",
+    "StreamDone",
+    "StreamEvent",
+    "TextChunk",
+    "ToolCallsReady",
+    "UsageChunk",
+    "provider_of",
+]
+
+log = logging.getLogger(__name__)
+
+PLACEHOLDER_KEY = "sk-no-key-required"
+"""Sent to an api_base when no key is configured: local servers ignore it, the SDK needs one."""
+MAX_RETRY_WAIT = 60.0
+"""Longest single wait between tries, whatever Retry-After says."""
+
+
+def provider_of(model: str) -> str | None:
+    """litellm's provider for a model name ("anthropic" for "claude-sonnet-4-5"), or None."""
+    try:
+        return litellm().get_llm_provider(model)[1] or None
+    except Exception:  # noqa: BLE001 - litellm raises BadRequestError for unknown names
+        return None
+
+
+class Provider:
+    """One configured model. Cheap to build: litellm is imported on the first call."""
+
+    def __init__(
+        self,
+        model: str,
+        api_base: str | None = None,
+        api_key_env: str | None = None,
+        timeout: float = 600,
+        max_retries: int = 3,
+        extra: dict | None = None,
+        *,
+        retry_base_delay: float = 1.0,
+    ) -> None:
+        self.model = model
+        """The model name as configured (what messages show the user)."""
+        self.api_base = api_base
+        self.api_key_env = api_key_env
+        self.timeout = timeout
+        self.max_retries = max(1, max_retries)
+        """Tries in all, the first included (3 = one call and at most two retries)."""
+        self.extra = dict(extra or {})
+        """Further keyword arguments for litellm.acompletion (temperature, headers, …)."""
+        self.retry_base_delay = retry_base_delay
+        """First backoff wait in seconds (doubles per try) when the provider names none."""
+        self._resolved: tuple[str, dict[str, Any]] | None = None
+
+    # -- configuration ------------------------------------------------------------------------
+    @property
+    def where(self) -> str:
+        """The endpoint named in connection errors."""
+        return self.api_base or (provider_of(self.model) or "the provider")
+
+    def key_env(self) -> str | None:
+        """The variable the key comes from: the configured one, else litellm's default name."""
+        if self.api_key_env:
+            return self.api_key_env
+        try:
+            missing = litellm().validate_environment(self._litellm_model()).get("missing_keys")
+        except Exception:  # noqa: BLE001 - unknown providers: no name to offer
+            missing = None
+        if missing:
+            return str(missing[0])
+        provider = provider_of(self._litellm_model())
+        return f"{provider.upper()}_API_KEY" if provider else None
+
+    def _litellm_model(self) -> str:
+        # A bare name behind an api_base ("llama3" on Ollama's OpenAI endpoint) means the
+        # OpenAI-compatible API: without the prefix litellm would refuse the name.
+        if self.api_base and provider_of(self.model) is None:
+            return f"openai/{self.model}"
+        return self.model
+
+    def _params(self) -> tuple[str, dict[str, Any]]:
+        """The model name and the fixed keyword arguments of every call (computed once)."""
+        if self._resolved is not None:
+            return self._resolved
+        model = self._litellm_model()
+        params: dict[str, Any] = {
+            "timeout": self.timeout,
+            "num_retries": 0,  # litellm's retries off: ours are the only ones
+            "max_retries": 0,  # and the OpenAI SDK's under it
+        }
+        key: str | None = None
+        if self.api_key_env:
+            key = os.environ.get(self.api_key_env) or None
+            if key is None and not self.api_base:
+                raise LLMError(
+                    "missing_key", f"No API key for {self.model}: set {self.api_key_env}."
+                )
+        if self.api_base:
+            params["api_base"] = self.api_base
+            if key is None and not self._default_key_present(model):
+                key = PLACEHOLDER_KEY
+        if key is not None:
+            params["api_key"] = key
+        params.update(self.extra)
+        self._resolved = (model, params)
+        return self._resolved
+
+    @staticmethod
+    def _default_key_present(model: str) -> bool:
+        try:
+            return bool(litellm().validate_environment(model).get("keys_in_environment"))
+        except Exception:  # noqa: BLE001
+            return False
+
+    def _error(self, exc: BaseException) -> LLMError:
+        try:
+            if self._resolved and self._resolved[1].get("api_key") == PLACEHOLDER_KEY:
+                env = "model.api_key_env (no key was sent)"
+            else:
+                env = self.key_env()
+        except Exception:  # noqa: BLE001 - naming the variable must never mask the error
+            env = self.api_key_env
+        return classify(exc, model=self.model, key_env=env, where=self.where)
+
+    def _wait(self, error: LLMError, attempt: int) -> float:
+        if error.retry_after is not None:
+            return min(error.retry_after, MAX_RETRY_WAIT)
+        base = self.retry_base_delay * 2 ** (attempt - 1)
+        return min(base * random.uniform(0.8, 1.2), MAX_RETRY_WAIT)
+
+    async def _retry_or_raise(self, exc: BaseException, attempt: int, yielded: bool) -> None:
+        """Sleep before the next try, or raise the classified error when there is none."""
+        error = self._error(exc)
+        if yielded or not error.retryable or attempt >= self.max_retries:
+            if attempt > 1 and error.retryable:
+                error.message = f"{error.message} (gave up after {attempt} tries)"
+            raise error from exc
+        wait = self._wait(error, attempt)
+        log.warning("%s: %s; try %d of %d in %.2fs", self.model, error.detail, attempt + 1,
+                    self.max_retries, wait)
+        await asyncio.sleep(wait)
+
+    # -- calls ----------------------------------------------------------------------------------
+    async def stream(
+        self,
+        messages: list[dict],
+        tools: list[dict] | None = None,
+        max_tokens: int | None = None,
+    ) -> AsyncIterator[StreamEvent]:
+        """The reply as events: TextChunk*, then ToolCallsReady?, UsageChunk?, StreamDone."""
+        model, params = self._params()
+        kwargs: dict[str, Any] = dict(params)
+        if tools:
+            kwargs["tools"] = tools
+        if max_tokens is not None:
+            kwargs["max_tokens"] = max_tokens
+        attempt = 0
+        while True:
+            attempt += 1
+            yielded = False
+            response: Any = None
+            try:
+                response = await litellm().acompletion(
+                    model=model,
+                    messages=messages,
+                    stream=True,
+                    stream_options={"include_usage": True},
+                    **kwargs,
+                )
+                assembler = ChunkAssembler()
+                async for chunk in response:
+                    for event in assembler.feed(chunk):
+                        yielded = True
+                        yield event
+                for event in assembler.finish():
+                    yield event
+                return
+            except Exception as exc:  # noqa: BLE001 - every failure is classified below
+                failure: Exception = exc
+            finally:
+                if response is not None:
+                    await _close(response)
+            await self._retry_or_raise(failure, attempt, yielded)
+
+    async def complete(
+        self, messages: list[dict], max_tokens: int | None = None
+    ) -> tuple[str, TokenUsage]:
+        """One non-streamed reply (summaries, titles): its text and usage."""
+        model, params = self._params()
+        kwargs: dict[str, Any] = dict(params)
+        if max_tokens is not None:
+            kwargs["max_tokens"] = max_tokens
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                response = await litellm().acompletion(model=model, messages=messages, **kwargs)
+            except Exception as exc:  # noqa: BLE001 - every failure is classified below
+                await self._retry_or_raise(exc, attempt, yielded=False)
+                continue
+            choice = response.choices[0]
+            text = getattr(choice.message, "content", None) or ""
+            usage = getattr(response, "usage", None)
+            return text, TokenUsage.from_litellm(usage) if usage is not None else TokenUsage()
+
+
+async def _close(response: Any) -> None:
+    """Close a litellm stream so its HTTP connection is released now, not at GC."""
+    close = getattr(response, "aclose", None)
+    if close is None:
+        return
+    try:
+        await close()
+    except Exception as exc:  # noqa: BLE001 - closing is best effort
+        log.debug("closing the stream failed: %s", exc)

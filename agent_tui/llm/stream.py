@@ -1,0 +1,128 @@
+"""What a streamed model call yields, and the assembly of litellm's chunks into it.
+
+The loop should not know litellm's chunk objects: it gets text as it arrives, the tool calls once
+they are whole (the arguments come in pieces, interleaved by index), the usage, and the finish
+reason — four small frozen values.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from agent_tui.messages import TokenUsage, ToolCall
+
+
+@dataclass(frozen=True)
+class TextChunk:
+    """A piece of the assistant's text, in order."""
+
+    text: str
+    """The delta as the provider sent it."""
+
+
+@dataclass(frozen=True)
+class ToolCallsReady:
+    """Every tool call of the reply, assembled from the deltas (sent once, after the text)."""
+
+    calls: tuple[ToolCall, ...]
+    """In the order the model made them."""
+
+
+@dataclass(frozen=True)
+class UsageChunk:
+    """The provider's usage report for this call."""
+
+    usage: TokenUsage
+    """Input (uncached), output, cache reads and writes."""
+
+
+@dataclass(frozen=True)
+class StreamDone:
+    """The stream ended normally."""
+
+    finish_reason: str | None
+    """stop / tool_calls / length / content_filter, or None when the provider gave none."""
+
+
+StreamEvent = Union[TextChunk, ToolCallsReady, UsageChunk, StreamDone]
+
+
+def _get(obj: Any, key: str) -> Any:
+    if obj is None:
+        return None
+    if isinstance(obj, dict):
+        return obj.get(key)
+    return getattr(obj, key, None)
+
+
+@dataclass
+class _PartialCall:
+    id: str = ""
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+
+class ChunkAssembler:
+    """Feeds on litellm stream chunks; returns the events each chunk completes."""
+
+    def __init__(self) -> None:
+        self._calls: dict[int, _PartialCall] = {}
+        self.finish_reason: str | None = None
+        self.usage: TokenUsage | None = None
+        self.text_parts: list[str] = []
+
+    def feed(self, chunk: Any) -> list[StreamEvent]:
+        events: list[StreamEvent] = []
+        usage = _get(chunk, "usage")
+        if usage is not None and (_get(usage, "prompt_tokens") or _get(usage, "completion_tokens")):
+            self.usage = TokenUsage.from_litellm(usage)  # the last report wins
+        for choice in _get(chunk, "choices") or ():
+            delta = _get(choice, "delta")
+            text = _get(delta, "content")
+            if text:
+                self.text_parts.append(text)
+                events.append(TextChunk(text))
+            for call in _get(delta, "tool_calls") or ():
+                self._feed_call(call)
+            reason = _get(choice, "finish_reason")
+            if reason:
+                self.finish_reason = reason
+        return events
+
+    def _feed_call(self, delta: Any) -> None:
+        index = _get(delta, "index")
+        if index is None:  # some providers omit it for single calls
+            index = max(self._calls, default=0) if _get(delta, "id") is None else len(self._calls)
+        partial = self._calls.setdefault(index, _PartialCall())
+        call_id = _get(delta, "id")
+        if call_id:
+            partial.id = call_id
+        fn = _get(delta, "function")
+        name = _get(fn, "name")
+        if name:
+            partial.name = name
+        args = _get(fn, "arguments")
+        if args:
+            partial.arguments.append(args)
+
+    def calls(self) -> tuple[ToolCall, ...]:
+        out = []
+        for _, p in sorted(self._calls.items()):
+            if not p.name:
+                continue
+            arguments = "".join(p.arguments) or "{}"
+            out.append(ToolCall(id=p.id or f"call_{uuid.uuid4().hex[:12]}", name=p.name, arguments=arguments))
+        return tuple(out)
+
+    def finish(self) -> list[StreamEvent]:
+        """The closing events: tool calls (if any), usage (if reported), done."""
+        events: list[StreamEvent] = []
+        calls = self.calls()
+        if calls:
+            events.append(ToolCallsReady(calls))
+        if self.usage is not None:
+            events.append(UsageChunk(self.usage))
+        events.append(StreamDone(self.finish_reason))
+        return events
