@@ -1,0 +1,177 @@
+"""The values compaction hands back: what was planned, what each strategy did, what came out.
+
+Kept apart from the strategies so the loop, the UI and the tests can import the result types
+without pulling in any strategy code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent_tui.config import CompactionSettings
+    from agent_tui.messages import Message
+
+LABELS: dict[str, str] = {
+    "tool_clearing": "tool clearing",
+    "pruning": "pruning",
+    "summarization": "summary",
+    "truncation": "truncation",
+}
+"""Strategy name (as in `CompactionSettings`) → the words the user reads."""
+
+SUMMARY_RESERVE_MIN = 512
+SUMMARY_RESERVE_MAX = 4096
+
+
+def format_tokens(n: int) -> str:
+    """182 431 → `182k`, 41 200 → `41k`, 8 240 → `8.2k`, 950 → `950`."""
+    if n >= 10_000:
+        return f"{n / 1000:.0f}k"
+    if n >= 1000:
+        text = f"{n / 1000:.1f}".rstrip("0").rstrip(".")
+        return f"{text}k"
+    return str(n)
+
+
+@dataclass(frozen=True)
+class CompactionPlan:
+    """The numbers one compaction works to, computed once from settings and the budget."""
+
+    target_tokens: int
+    """Target for the whole request (fixed part + conversation)."""
+    fixed_tokens: int
+    """System prompt + tool descriptions: counted against the target, never compacted."""
+    protected_tokens: int
+    """Newest tool outputs up to this many tokens are never cleared or condensed."""
+    retain_last_turns: int
+    """Whole turns summarisation keeps verbatim when they fit."""
+    summary_max_tokens: int
+    """Reply limit for the summariser, and the room reserved for the summary."""
+    summarizer_window: int | None = None
+    """The summariser's own input window; larger histories are summarised in chunks."""
+    force: bool = False
+    """Compact even when already under the target (`/compact`)."""
+
+    @property
+    def conversation_budget(self) -> int:
+        """What the conversation must come under: the target minus the fixed part."""
+        return max(self.target_tokens - self.fixed_tokens, 0)
+
+    @classmethod
+    def build(
+        cls,
+        settings: CompactionSettings,
+        *,
+        target_tokens: int,
+        fixed_tokens: int,
+        summarizer_window: int | None = None,
+        force: bool = False,
+    ) -> CompactionPlan:
+        budget = max(target_tokens - fixed_tokens, 0)
+        # The brief measures the protected window against the whole target, but it can never be
+        # allowed to hold more than the conversation may: then nothing would ever be cleared.
+        protected = min(int(settings.protected_ratio * target_tokens), budget)
+        summary = min(max(budget // 8, SUMMARY_RESERVE_MIN), SUMMARY_RESERVE_MAX)
+        return cls(
+            target_tokens=target_tokens,
+            fixed_tokens=fixed_tokens,
+            protected_tokens=max(protected, 0),
+            retain_last_turns=max(settings.retain_last_turns, 0),
+            summary_max_tokens=summary,
+            summarizer_window=summarizer_window,
+            force=force,
+        )
+
+    def unbounded(self) -> CompactionPlan:
+        """The same plan with a zero budget: each strategy goes as far as it can (for estimates
+        and for a forced compaction with no summariser)."""
+        return CompactionPlan(
+            target_tokens=self.fixed_tokens,
+            fixed_tokens=self.fixed_tokens,
+            protected_tokens=self.protected_tokens,
+            retain_last_turns=self.retain_last_turns,
+            summary_max_tokens=self.summary_max_tokens,
+            summarizer_window=self.summarizer_window,
+            force=self.force,
+        )
+
+
+@dataclass(frozen=True)
+class StrategyOutcome:
+    """What one strategy made of the conversation."""
+
+    messages: list[Message]
+    """The conversation after the strategy (the input list itself when nothing changed)."""
+    changed: int = 0
+    """Messages replaced, condensed, dropped or added; 0 means the strategy did nothing."""
+    tokens: int = 0
+    """Conversation tokens after the strategy."""
+    notes: tuple[str, ...] = field(default_factory=tuple)
+    """Things the result's reason should mention (a failed summariser, a fallback used)."""
+    model: str | None = None
+    """The model that wrote the summary, for summarisation."""
+
+
+@dataclass(frozen=True)
+class CompactResult:
+    """What a compaction did, for the chat line, the event stream and the tests."""
+
+    tokens_before: int
+    """Whole request (fixed + conversation) before."""
+    tokens_after: int
+    """Whole request after (equal to before when not applied)."""
+    messages_before: int
+    messages_after: int
+    strategies: tuple[str, ...]
+    """Strategies that ran and changed something, in order (`tool_clearing`, `summarization`…)."""
+    duration: float
+    """Seconds, summariser calls included."""
+    summary_model: str | None
+    """The model that wrote the summary; None when no summary was made."""
+    reached_target: bool
+    """The whole request is now at or under `target_tokens`."""
+    reason: str
+    """Why the target was not reached, or why the compaction was rejected; empty otherwise."""
+    applied: bool
+    """False when the history was left as it was (nothing to do, or it would not shrink)."""
+    target_tokens: int = 0
+    """The target the compaction worked to (whole request)."""
+    fixed_tokens: int = 0
+    """System prompt + tool descriptions, included in the token figures above."""
+
+    @property
+    def freed(self) -> int:
+        return max(self.tokens_before - self.tokens_after, 0)
+
+    def describe(self) -> str:
+        """The chat line: `Compacted 182k → 41k tokens (tool clearing, summary) in 3.2 s`."""
+        if not self.applied:
+            return f"Compaction skipped: {self.reason or 'nothing to compact'}"
+        labels = ", ".join(LABELS.get(s, s) for s in self.strategies)
+        line = (
+            f"Compacted {format_tokens(self.tokens_before)} → "
+            f"{format_tokens(self.tokens_after)} tokens ({labels}) in {self.duration:.1f} s"
+        )
+        if not self.reached_target:
+            line += f"; still over the {format_tokens(self.target_tokens)} target"
+            if self.reason:
+                line += f": {self.reason}"
+        return line
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "tokens_before": self.tokens_before,
+            "tokens_after": self.tokens_after,
+            "messages_before": self.messages_before,
+            "messages_after": self.messages_after,
+            "strategies": list(self.strategies),
+            "duration": round(self.duration, 3),
+            "summary_model": self.summary_model,
+            "reached_target": self.reached_target,
+            "reason": self.reason,
+            "applied": self.applied,
+            "target_tokens": self.target_tokens,
+            "fixed_tokens": self.fixed_tokens,
+        }

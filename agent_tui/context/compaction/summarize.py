@@ -1,0 +1,202 @@
+"""Summarisation: the old part of the history becomes a retain block and a summary.
+
+What stays verbatim is chosen first (`choose_split`): the last `retain_last_turns` turns when they
+fit, otherwise the newest user message plus the newest steps of the current turn that fit — and
+always the step still in flight, so a `compact_context` call and its result survive. Everything
+else goes to the summariser. The retain block then lists every ref the summarised part held,
+collected mechanically: a ref the model left out is added, so no stored output becomes
+unreachable.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+from agent_tui.messages import Message
+
+from .calls import describe_call
+from .result import StrategyOutcome
+from .shape import (
+    call_index,
+    collect_refs,
+    inflight_start,
+    leading_system,
+    newest_user_index,
+    text_refs,
+    turn_starts,
+    units,
+)
+from .summary_prompt import Summarizer, model_name, summarise_history
+
+if TYPE_CHECKING:
+    from agent_tui.tokens import TokenCounter
+
+    from .result import CompactionPlan
+
+log = logging.getLogger(__name__)
+
+REF_LINE_TOKENS = 14
+"""About what one described ref line costs in the retain block (for reserving room)."""
+REF_LIST_SHARE = 0.15
+"""Past this share of the budget, the retain block lists refs without their descriptions."""
+
+
+@dataclass(frozen=True)
+class Split:
+    """Which messages are summarised and which are kept verbatim (indices, in order)."""
+
+    head: tuple[int, ...]
+    """Summarised."""
+    tail: tuple[int, ...]
+    """Kept verbatim after the summary."""
+    context: tuple[int, ...]
+    """What the summariser is shown: the head, plus the newest user message when the head
+    holds steps of the current turn (so the summary knows what they were for)."""
+
+
+def choose_split(
+    messages: list[Message], plan: CompactionPlan, counter: TokenCounter, reserve: int
+) -> Split:
+    n = len(messages)
+    n_sys = leading_system(messages)
+    room = plan.conversation_budget - reserve
+    starts = [s for s in turn_starts(messages) if s > n_sys]
+    for k in range(min(plan.retain_last_turns, len(starts)), 0, -1):
+        start = starts[-k]
+        if counter.count_messages(messages[start:]) <= room:
+            head = tuple(range(n_sys, start))
+            return Split(head, tuple(range(start, n)), head)
+    newest = newest_user_index(messages)
+    inflight = inflight_start(messages)
+    suffix = inflight if inflight is not None else n
+    used = counter.count_messages(messages[suffix:])
+    if newest is not None and newest < suffix:
+        used += counter.count_message(messages[newest])
+    for unit in reversed(units(messages)):
+        if unit.start >= suffix:
+            continue
+        if unit.start <= (newest if newest is not None else n_sys - 1):
+            break
+        cost = counter.count_messages(messages[unit.start : unit.end])
+        if used + cost > room:
+            break
+        used += cost
+        suffix = unit.start
+    moved = [newest] if newest is not None and newest < suffix else []
+    tail = tuple(moved + list(range(suffix, n)))
+    kept = set(tail)
+    head = tuple(i for i in range(n_sys, n) if i not in kept)
+    context = head
+    if newest is not None and head and head[-1] > newest:
+        context = tuple(sorted({*head, newest}))
+    return Split(head, tail, context)
+
+
+def ref_lines(
+    summarised: list[Message], refs: list[str], counter: TokenCounter, budget: int
+) -> str:
+    """`ref=r_1 — Ran: pytest -q` per ref; bare ids when the list would take too much room."""
+    calls = {cid: call for cid, (_, call) in call_index(summarised).items()}
+    labels: dict[str, str] = {}
+    for m in summarised:
+        if m.output_ref is not None and m.output_ref.id not in labels:
+            call = calls.get(m.tool_call_id or "")
+            labels[m.output_ref.id] = describe_call(call).label if call else (m.name or "tool")
+    described = "\n".join(f"ref={r} — {labels[r]}" if r in labels else f"ref={r}" for r in refs)
+    if counter.count_text(described) <= max(budget * REF_LIST_SHARE, 2000):
+        return described
+    return ", ".join(f"ref={r}" for r in refs)
+
+
+def retain_message(
+    summarised: list[Message], retain: str, counter: TokenCounter, budget: int
+) -> Message:
+    """The retain block: the model's items plus every ref of the summarised part it left out."""
+    refs = collect_refs(summarised)
+    # Counted as kept only when written as a ref (`ref=r_1`), so the next compaction finds it.
+    named = set(text_refs(retain))
+    missing = [r for r in refs if r not in named]
+    text = f"[Kept verbatim from {len(summarised)} earlier messages, which the summary replaces]"
+    if retain.strip():
+        text += "\n" + retain.strip()
+    if missing:
+        text += (
+            "\nStored outputs from that part (read_result(ref_id=…) brings one back):\n"
+            + ref_lines(summarised, missing, counter, budget)
+        )
+    return Message(role="user", content=text, kind="retain")
+
+
+def layout(
+    messages: list[Message], split: Split, retain: Message, summary: str
+) -> list[Message]:
+    """System messages, retain block, summary, then the kept messages. The summary takes the
+    assistant role when a user message follows (strict providers want alternation), else user
+    (a trailing assistant message would read as a prefill)."""
+    n_sys = leading_system(messages)
+    tail = [messages[i] for i in split.tail]
+    role = "assistant" if tail and tail[0].role == "user" else "user"
+    header = (
+        f"[Summary of the {len(split.head)} earlier messages, written during context compaction; "
+        "the newest messages follow verbatim]"
+    )
+    summary_msg = Message(role=role, content=f"{header}\n{summary}", kind="summary")
+    return [*messages[:n_sys], retain, summary_msg, *tail]
+
+
+def reserve_for(messages: list[Message], plan: CompactionPlan) -> int:
+    """Room kept for the summary and the retain block when choosing what stays verbatim."""
+    return plan.summary_max_tokens + REF_LINE_TOKENS * len(collect_refs(messages)) + 120
+
+
+async def summarize(
+    messages: list[Message],
+    plan: CompactionPlan,
+    counter: TokenCounter,
+    summarizer: Summarizer,
+    *,
+    instructions: str,
+    on_progress: Callable[[str], None] | None = None,
+) -> StrategyOutcome:
+    """Replace the old part with a retain block and a summary. Raises `SummaryFailed`."""
+    total = counter.count_messages(messages)
+    split = choose_split(messages, plan, counter, reserve_for(messages, plan))
+    if not split.head:
+        return StrategyOutcome(messages, 0, total, notes=("nothing old enough to summarise",))
+    progress = on_progress or (lambda _label: None)
+    retain, summary = await summarise_history(
+        summarizer,
+        [messages[i] for i in split.context],
+        instructions=instructions,
+        max_tokens=plan.summary_max_tokens,
+        window=plan.summarizer_window,
+        counter=counter,
+        progress=progress,
+    )
+    summarised = [messages[i] for i in split.head]
+    keep = retain_message(summarised, retain, counter, plan.conversation_budget)
+    out = layout(messages, split, keep, summary)
+    after = counter.count_messages(out)
+    if after >= total:
+        note = "the summary would not shrink the history"
+        return StrategyOutcome(messages, 0, total, notes=(note,))
+    log.debug("summary: %d messages → 2, %d → %d tokens", len(split.head), total, after)
+    return StrategyOutcome(out, len(split.head) + 2, after, model=model_name(summarizer))
+
+
+def estimate_tokens(messages: list[Message], plan: CompactionPlan, counter: TokenCounter) -> int:
+    """What the conversation would hold after a summary, without calling a model: the kept
+    messages, the mechanical retain block, and a summary of a tenth of the part it replaces
+    (at least 200 tokens, at most the reply limit)."""
+    split = choose_split(messages, plan, counter, reserve_for(messages, plan))
+    total = counter.count_messages(messages)
+    if not split.head:
+        return total
+    summarised = [messages[i] for i in split.head]
+    summary = min(plan.summary_max_tokens, max(200, counter.count_messages(summarised) // 10))
+    keep = retain_message(summarised, "", counter, plan.conversation_budget)
+    kept = counter.count_messages([messages[i] for i in range(leading_system(messages))])
+    kept += counter.count_messages([messages[i] for i in split.tail])
+    return min(total, kept + counter.count_message(keep) + summary + 40)
