@@ -11,7 +11,7 @@ from typing import Optional
 import typer
 
 from agent_tui import __version__
-from agent_tui.commands import config_cmd
+from agent_tui.commands import config_cmd, run_cmd
 
 app = typer.Typer(
     help="A terminal agent shell whose edge is context management.",
@@ -19,6 +19,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(config_cmd.app, name="config")
+app.command("run")(run_cmd.run)
 
 
 def _version(value: bool) -> None:
@@ -50,8 +51,11 @@ def launch(
 
     setup_logging()
     loaded = load_or_fail(model_overrides(model, api_base, context_window, max_output_tokens, db))
-    typer.echo(f"agent-tui {__version__}: the TUI is not built yet (model: "
-               f"{loaded.config.model.name or 'not configured'}).")
+    from agent_tui.commands.tui import launch_tui
+
+    code = launch_tui(loaded.config, continue_=continue_, session_id=session)
+    if code:
+        raise typer.Exit(code)
 
 
 def main() -> None:

@@ -1,0 +1,154 @@
+"""Runs the compaction chain inside the loop and turns it into events and snapshots.
+
+The chain itself is a pure function in `agent_tui.context.compaction`; this module decides when it
+may run, relays its progress as events, swaps the history for the compacted one (rebuilding every
+derived count rather than patching it), and saves the snapshot resume starts from.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any, AsyncIterator
+
+from agent_tui.agent import events as ev
+from agent_tui.context import compaction
+from agent_tui.messages import ToolCall, tool_result
+
+if TYPE_CHECKING:
+    from agent_tui.agent.session import AgentSession
+    from agent_tui.context.budget import ContextBudget
+    from agent_tui.context.compaction import CompactResult, Summarizer
+
+log = logging.getLogger(__name__)
+
+REGROWTH_SHARE = 0.05
+"""After an auto-compaction that could not reach its target, wait until the conversation has grown
+by this share of the window before trying again (never compact on every turn)."""
+
+
+class Compactor:
+    def __init__(self, summarizer: Summarizer | None, fallback: Summarizer | None,
+                 summarizer_window: int | None) -> None:
+        self.summarizer = summarizer
+        self.fallback = fallback
+        self.summarizer_window = summarizer_window
+        self._auto_floor: int | None = None
+        self._warned_fixed = False
+        self.history_log: list[tuple[int, float, bool]] = []
+        """(turn, used_fraction, compacted) per measurement, for the /context sparkline."""
+
+    def may_auto_compact(self, budget: ContextBudget) -> bool:
+        if self._auto_floor is None:
+            return True
+        grown = budget.conversation - self._auto_floor
+        return grown >= REGROWTH_SHARE * budget.effective_window
+
+    def target_tokens(self, session: AgentSession) -> int:
+        budget = session.last_budget or session.measure()
+        return int(budget.effective_window * session.config.compaction.target_ratio)
+
+    async def trim_tool_outputs(self, session: AgentSession) -> AsyncIterator[ev.AgentEvent]:
+        """Past the tool-output budget, the oldest outputs become placeholders at once."""
+        budget_tokens = session.config.tool_output_budget(session.limits.context_window)
+        trimmed, count = compaction.trim_tool_outputs(
+            session.history, counter=session.meter.counter, budget_tokens=budget_tokens
+        )
+        if count:
+            session.history = trimmed
+            session.meter.history_rewritten()
+            yield ev.Notice(f"Trimmed {count} old tool output(s) past the tool-output budget "
+                            f"({budget_tokens} tokens); refs kept.")
+
+    async def run(self, session: AgentSession, *, reason: str, instructions: str | None = None,
+                  force: bool = False, snapshot: bool = True) -> AsyncIterator[ev.AgentEvent]:
+        """Compact `session.history`; yields started/progress/finished events."""
+        before = session.measure(with_status=False)
+        yield ev.CompactionStarted(reason, before.used)
+        progress: asyncio.Queue[str] = asyncio.Queue()
+        task = asyncio.ensure_future(compaction.compact(
+            list(session.history),
+            counter=session.meter.counter,
+            settings=session.config.compaction,
+            target_tokens=int(before.effective_window * session.config.compaction.target_ratio),
+            fixed_tokens=before.fixed,
+            summarizer=self.summarizer,
+            fallback_summarizer=self.fallback,
+            instructions=instructions,
+            summarizer_window=self.summarizer_window,
+            on_progress=progress.put_nowait,
+            force=force,
+        ))
+        try:
+            while not task.done():
+                getter = asyncio.ensure_future(progress.get())
+                await asyncio.wait({task, getter}, return_when=asyncio.FIRST_COMPLETED)
+                if getter.done():
+                    yield ev.CompactionProgress(getter.result())
+                else:
+                    getter.cancel()
+            while not progress.empty():
+                yield ev.CompactionProgress(progress.get_nowait())
+            new_history, result = task.result()
+        except BaseException:
+            task.cancel()
+            raise
+        if result.applied:
+            session.history = list(new_history)
+            session.meter.history_rewritten()
+            if snapshot:
+                await self.save_snapshot(session)
+        after = session.measure(with_status=False)
+        self._note_outcome(reason, result, after)
+        self.history_log.append((session.turns, after.used_fraction, True))
+        yield ev.CompactionFinished(result)
+        if not result.reached_target and result.reason and not self._warned_fixed:
+            self._warned_fixed = True
+            yield ev.Notice(f"Compaction could not reach its target: {result.reason}")
+        yield ev.BudgetMeasured(after)
+
+    def _note_outcome(self, reason: str, result: CompactResult, after: ContextBudget) -> None:
+        if after.should_compact:
+            # Still over the trigger: only try again once the conversation has grown.
+            self._auto_floor = after.conversation
+        else:
+            self._auto_floor = None
+
+    async def run_as_tool(self, session: AgentSession, call: ToolCall
+                          ) -> AsyncIterator[ev.AgentEvent]:
+        """The model called compact_context: its call and its result survive what it triggers."""
+        try:
+            args = call.parsed_arguments()
+        except ValueError:
+            args = {}
+        provisional = tool_result(call, "[compacting…]")
+        session.history.append(provisional)
+        result: Any = None
+        async for event in self.run(session, reason="tool", instructions=args.get("instructions"),
+                                    force=True, snapshot=False):
+            if isinstance(event, ev.CompactionFinished):
+                result = event.result
+            yield event
+        text = result.describe() if result is not None else "Compaction did not run."
+        final = tool_result(call, text)
+        session.history = [final if m.id == provisional.id else m for m in session.history]
+        if final not in session.history:
+            session.history.append(final)
+        session.meter.history_rewritten()
+        await session._persist(final)
+        if result is not None and result.applied:
+            await self.save_snapshot(session)
+        yield ev.ToolCallFinished(call, None, False, "compacted", text, 0.0)
+
+    async def save_snapshot(self, session: AgentSession) -> None:
+        store = session.store
+        if store is None:
+            return
+        try:
+            through = await store.sessions.last_sequence(session.session_id)
+            tokens = session.meter.counter.count_messages(session.history)
+            await store.sessions.save_snapshot(session.session_id, list(session.history),
+                                               tokens, through)
+        except Exception:  # noqa: BLE001 - resume then replays the transcript
+            log.exception("saving the snapshot failed; resume will replay the transcript")
+

@@ -1,0 +1,246 @@
+"""One conversation with the agent: the turn loop of the design, as an async stream of events.
+
+Each step builds the prompt, measures the budget, compacts when a threshold says so, streams the
+model's reply, runs its tool calls and persists every new message. The TUI and headless mode both
+consume `run_turn`'s events; neither reaches inside.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, AsyncIterator
+
+from agent_tui.agent import events as ev
+from agent_tui.agent.compactor import Compactor
+from agent_tui.agent.tool_runner import ToolRunner
+from agent_tui.context.budget import BudgetMeter, ContextBudget
+from agent_tui.messages import Message, TokenUsage, ToolCall, assistant, tool_result, user
+
+if TYPE_CHECKING:
+    from agent_tui.agent.prompting import PromptAssembler
+    from agent_tui.config import Config
+    from agent_tui.llm.provider import Provider
+    from agent_tui.models import ModelLimits
+    from agent_tui.store import Store
+
+log = logging.getLogger(__name__)
+
+INTERRUPTED = "[interrupted by the user]"
+
+
+class AgentSession:
+    """A session's history, budget and loop. Create through `agent_tui.factory`."""
+
+    def __init__(
+        self,
+        *,
+        session_id: str,
+        title: str | None,
+        config: Config,
+        provider: Provider,
+        limits: ModelLimits,
+        meter: BudgetMeter,
+        prompts: PromptAssembler,
+        runner: ToolRunner,
+        compactor: Compactor,
+        store: Store | None,
+        history: list[Message],
+        workspace: Path,
+    ) -> None:
+        self.session_id = session_id
+        self.title = title
+        self.config = config
+        self.provider = provider
+        self.model = provider.model
+        self.limits = limits
+        self.meter = meter
+        self.prompts = prompts
+        self.runner = runner
+        self.compactor = compactor
+        self.store = store
+        self.history = history
+        self.workspace = workspace
+        self.last_budget: ContextBudget | None = None
+        self.busy = False
+        self.usage_total = TokenUsage()
+        self.turns = 0
+        self._request_parts: tuple[list[Any], list[dict[str, Any]]] = ([], [])
+
+    # -- measuring -------------------------------------------------------------------------
+
+    def measure(self, *, with_status: bool = True) -> ContextBudget:
+        """The budget of the next request (no I/O)."""
+        # Two passes: the status note depends on how full the window is without it.
+        tools = self.prompts.tool_schemas(self.history)
+        sections = self.prompts.sections(None)
+        budget = self.meter.measure(self.history, sections, tools)
+        if with_status and budget.should_warn:
+            sections = self.prompts.sections(budget)
+            budget = self.meter.measure(self.history, sections, tools)
+        self._request_parts = (sections, tools)
+        self.last_budget = budget
+        return budget
+
+    # -- persistence -----------------------------------------------------------------------
+
+    async def _persist(self, *messages: Message) -> None:
+        if self.store is None or not messages:
+            return
+        tokens = [self.meter.counter.count_message(m) for m in messages]
+        try:
+            await self.store.sessions.append(self.session_id, list(messages), tokens)
+        except Exception:  # noqa: BLE001 - the turn goes on; the log says what was not saved
+            log.exception("could not persist %d message(s)", len(messages))
+
+    async def _add(self, *messages: Message) -> None:
+        self.history.extend(messages)
+        await self._persist(*messages)
+
+    # -- compaction ------------------------------------------------------------------------
+
+    async def compact(self, instructions: str | None = None,
+                      reason: str = "forced") -> AsyncIterator[ev.AgentEvent]:
+        """Force a compaction now (`/compact`, `sessions compact`, `run --compact`)."""
+        async for event in self.compactor.run(self, reason=reason, instructions=instructions,
+                                              force=True):
+            yield event
+
+    async def _thresholds(self) -> AsyncIterator[ev.AgentEvent]:
+        """Trim tool outputs past their budget at once; compact at the trigger; block at the top."""
+        async for event in self.compactor.trim_tool_outputs(self):
+            yield event
+        budget = self.measure()
+        if budget.is_blocked and self.config.compaction.enabled:
+            yield ev.Blocked(budget)
+            async for event in self.compactor.run(self, reason="blocked", force=True):
+                yield event
+        elif (budget.should_compact and self.config.compaction.enabled
+              and self.config.compaction.auto and self.compactor.may_auto_compact(budget)):
+            async for event in self.compactor.run(self, reason="auto"):
+                yield event
+
+    # -- the turn --------------------------------------------------------------------------
+
+    async def run_turn(self, prompt: str) -> AsyncIterator[ev.AgentEvent]:
+        """One user message and everything the agent does until it answers."""
+        self.busy = True
+        self.turns += 1
+        text_parts: list[str] = []
+        refs: list[Any] = []
+        pending: Message | None = None  # assistant message whose tool results are not all in
+        answered: set[str] = set()
+        try:
+            yield ev.TurnStarted(self.session_id, prompt)
+            await self._add(user(prompt))
+            stop_reason = "done"
+            step = 0
+            retried_overflow = False
+            while True:
+                async for event in self._thresholds():
+                    yield event
+                if step >= self.config.agent.max_steps:
+                    stop_reason = "max_steps"
+                    yield ev.Notice(f"Stopped after {step} model calls in one turn "
+                                    "([agent] max_steps); send a message to continue.")
+                    break
+                step += 1
+                budget = self.measure()
+                yield ev.BudgetMeasured(budget)
+                yield ev.StepStarted(step)
+                text_parts = []
+                calls: tuple[ToolCall, ...] = ()
+                from agent_tui.llm.errors import LLMError
+
+                try:
+                    async for chunk in self._stream():
+                        kind = type(chunk).__name__
+                        if kind == "TextChunk":
+                            text_parts.append(chunk.text)
+                            yield ev.TextDelta(chunk.text)
+                        elif kind == "ToolCallsReady":
+                            calls = chunk.calls
+                        elif kind == "UsageChunk":
+                            yield ev.UsageReported(chunk.usage, self.model)
+                except LLMError as exc:
+                    if exc.kind == "context_length" and not retried_overflow and not text_parts:
+                        retried_overflow = True
+                        yield ev.Notice("The provider says the prompt is too long; compacting "
+                                        "and retrying once.")
+                        async for event in self.compactor.run(self, reason="context_length",
+                                                              force=True):
+                            yield event
+                        step -= 1
+                        continue
+                    yield ev.ErrorEvent(str(exc), exc.kind)
+                    if text_parts:
+                        await self._add(assistant("".join(text_parts)))
+                    stop_reason = "error"
+                    break
+                reply = assistant("".join(text_parts) or None, calls)
+                if not calls:
+                    await self._add(reply if reply.content else assistant(""))
+                    break
+                pending, answered = reply, set()
+                await self._add(reply)
+                # compact_context goes last, so the calls it keeps are all answered already.
+                ordered = sorted(calls, key=lambda c: c.name == "compact_context")
+                for call in ordered:
+                    yield ev.ToolCallStarted(call)
+                    if call.name == "compact_context":
+                        async for event in self.compactor.run_as_tool(self, call):
+                            yield event
+                        answered.add(call.id)
+                        continue
+                    run = await self.runner.run(call)
+                    await self._add(run.message)
+                    answered.add(call.id)
+                    if run.ref is not None:
+                        refs.append(run.ref)
+                    yield ev.ToolCallFinished(call, run.ref, run.is_error, run.summary,
+                                              run.message.content or "", run.duration)
+                    if run.notice:
+                        yield ev.Notice(run.notice)
+                pending = None
+            async for event in self._thresholds():
+                yield event
+            self.last_budget = self.measure()
+            yield ev.BudgetMeasured(self.last_budget)
+            yield ev.TurnFinished("".join(text_parts), stop_reason=stop_reason, refs=tuple(refs))
+        except asyncio.CancelledError:
+            await self._interrupted(text_parts, pending, answered)
+            raise
+        finally:
+            self.busy = False
+
+    async def _interrupted(self, text_parts: list[str], pending: Message | None,
+                           answered: set[str]) -> None:
+        """Leave the session consistent: partial text saved and marked, every call answered."""
+        closing: list[Message] = []
+        if pending is not None:
+            for call in pending.tool_calls:
+                if call.id not in answered:
+                    closing.append(tool_result(call, "[cancelled by the user before it finished]"))
+        elif text_parts:
+            closing.append(assistant("".join(text_parts) + f"\n\n{INTERRUPTED}"))
+        closing.append(Message(role="user", content=INTERRUPTED, kind="note"))
+        await asyncio.shield(self._add(*closing))
+
+    async def _stream(self) -> AsyncIterator[Any]:
+        """The provider stream for the current history, recording usage against the estimate."""
+        sections, tools = self._request_parts
+        request = self.prompts.request(self.history, sections, tools)
+        async for chunk in self.provider.stream(
+            request.messages, tools=request.tools or None,
+            max_tokens=self.limits.max_output_tokens,
+        ):
+            if type(chunk).__name__ == "UsageChunk":
+                usage = chunk.usage
+                self.usage_total = self.usage_total + usage
+                self.meter.record_usage(usage.prompt_tokens, self.history, cached=usage.cache_read)
+            yield chunk
+
+    async def close(self) -> None:
+        """Nothing to release per session today; the store belongs to the app."""
+

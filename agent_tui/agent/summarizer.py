@@ -1,0 +1,68 @@
+"""The summariser compaction calls: a provider asked, with no tools, to condense a history.
+
+The history is rendered as plain text rather than sent as chat messages: a transcript cannot break
+a provider's tool-call pairing rules (a trailing assistant tool call, a tool result without its
+call), and every provider accepts it alike.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Sequence
+
+if TYPE_CHECKING:
+    from agent_tui.config import Config
+    from agent_tui.llm.provider import Provider
+    from agent_tui.messages import Message
+
+# Cheaper models of the same provider, used when their key is present and no api_base is set.
+CHEAP_MODELS = {
+    "anthropic": ("ANTHROPIC_API_KEY", "anthropic/claude-haiku-4-5"),
+    "openai": ("OPENAI_API_KEY", "openai/gpt-4o-mini"),
+    "gemini": ("GEMINI_API_KEY", "gemini/gemini-2.0-flash"),
+}
+
+
+def render_transcript(messages: Sequence[Message]) -> str:
+    lines: list[str] = []
+    for m in messages:
+        if m.role == "tool":
+            lines.append(f"[tool result {m.name or ''} id={m.tool_call_id}]\n{m.content or ''}")
+            continue
+        label = m.role if m.kind == "chat" else f"{m.role} ({m.kind})"
+        text = m.content or ""
+        for call in m.tool_calls:
+            text += f"\n[calls {call.name} {call.arguments} id={call.id}]"
+        lines.append(f"[{label}]\n{text.strip()}")
+    return "\n\n".join(lines)
+
+
+class ProviderSummarizer:
+    """Adapts a Provider to the `Summarizer` protocol of `agent_tui.context.compaction`."""
+
+    def __init__(self, provider: Provider) -> None:
+        self.provider = provider
+        self.model = provider.model
+
+    async def __call__(self, messages: list[Message], instructions: str, max_tokens: int) -> str:
+        request = [
+            {"role": "system", "content": "You condense conversations between a user and a "
+             "coding agent so the agent can continue the work with a smaller context."},
+            {"role": "user", "content": "<conversation>\n" + render_transcript(messages)
+             + "\n</conversation>\n\n" + instructions},
+        ]
+        text, _usage = await self.provider.complete(request, max_tokens=max_tokens)
+        return text
+
+
+def summarizer_model(config: Config, chat_model: str, provider_name: str | None) -> str:
+    """`[compaction] model`, else a cheaper model of the same provider when its key is present,
+    else the chat model. With a custom api_base (a local server) always the chat model."""
+    if config.compaction.model:
+        return config.compaction.model
+    if config.model.api_base:
+        return chat_model
+    choice = CHEAP_MODELS.get(provider_name or "")
+    if choice and os.environ.get(choice[0]):
+        return choice[1]
+    return chat_model

@@ -1,0 +1,153 @@
+"""Runs one tool call the way the loop needs it: ask, run, store whole, and decide what the model sees.
+
+Every output is stored whole in the blob store. Paged readers (read_file, read_result) return the page
+they were asked for; for other tools the model sees the output itself when it is small, and a head+tail
+view with a ref when it is past the offload threshold. If the store is down, the output stays inline,
+cut to a head+tail view — degraded, never broken.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent_tui.context.views import inline_view
+from agent_tui.messages import Message, ResultRef, ToolCall, tool_result
+from agent_tui.tools.base import ToolContext, ToolOutput
+
+if TYPE_CHECKING:
+    from agent_tui.config import Config
+    from agent_tui.store import Store
+    from agent_tui.tools.permissions import PermissionPolicy
+    from agent_tui.tools.registry import ToolRegistry
+
+log = logging.getLogger(__name__)
+
+# Outputs of these tools are derived from the store already: storing them again would only
+# duplicate blobs.
+NOT_STORED = frozenset({"read_result", "grep_result", "recall", "compact_context", "tool_search"})
+
+
+@dataclass(frozen=True)
+class ToolRun:
+    """What one call produced: the message for the history and what the UI shows."""
+
+    message: Message
+    ref: ResultRef | None
+    is_error: bool
+    summary: str
+    duration: float
+    meta: dict[str, Any]
+    notice: str | None = None
+    """Something the user must hear (a denial and how to allow it)."""
+
+
+def human_size(n: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024  # type: ignore[assignment]
+    return f"{n} B"
+
+
+class ToolRunner:
+    def __init__(
+        self,
+        *,
+        registry: ToolRegistry,
+        policy: PermissionPolicy,
+        store: Store | None,
+        config: Config,
+        workspace: Path,
+        session_id: str,
+        services: dict[str, Any],
+    ) -> None:
+        self.registry = registry
+        self.policy = policy
+        self.store = store
+        self.config = config
+        self.workspace = workspace
+        self.session_id = session_id
+        self.services = services
+
+    async def _offload(self, tool_name: str, call_id: str, content: Any) -> ResultRef:
+        assert self.store is not None
+        return await self.store.results.offload(self.session_id, tool_name, call_id, content)
+
+    def _context(self, call: ToolCall) -> ToolContext:
+        out = self.config.tool_output
+        offload = None
+        if self.store is not None:
+            async def offload(tool_name: str, content: Any, _id: str = call.id) -> ResultRef:
+                return await self._offload(tool_name, _id, content)
+        return ToolContext(
+            workspace=self.workspace,
+            session_id=self.session_id,
+            call_id=call.id,
+            offload=offload,
+            max_message_bytes=out.max_message_bytes,
+            max_line_length=out.max_line_length,
+            bash_timeout=self.config.tools.bash_timeout,
+            services=self.services,
+        )
+
+    async def run(self, call: ToolCall) -> ToolRun:
+        started = time.monotonic()
+        tool = self.registry.get(call.name)
+        if tool is not None and tool.spec.mutates:
+            try:
+                args = call.parsed_arguments()
+            except ValueError:
+                args = {}
+            allowed, message = await self.policy.check(call.name, args, tool.spec, self.workspace)
+            if not allowed:
+                run = self._finish(call, ToolOutput(text=message, is_error=True,
+                                                    summary="denied"), started)
+                return replace(run, notice=message)
+        output = await self.registry.run(call, self._context(call))
+        return await self._store_and_view(call, output, started)
+
+    async def _store_and_view(self, call: ToolCall, output: ToolOutput, started: float) -> ToolRun:
+        spec = self.registry.get(call.name)
+        paged = bool(spec and spec.spec.paged)
+        ref = output.ref
+        text = output.text
+        if ref is None and self.store is not None and call.name not in NOT_STORED:
+            try:
+                ref = await self._offload(call.name, call.id, text)
+            except Exception:  # noqa: BLE001 - store down: keep the output inline
+                log.exception("offloading %s output failed; keeping it inline", call.name)
+        threshold = self.config.agent.result_offload_threshold
+        width = self.config.tool_output.max_line_length
+        if output.ref is not None:
+            # Streamed into the store by the tool: the view comes from there.
+            text = await self.store.results.view(ref, threshold, width) if self.store else text
+        elif not paged and len(text.encode("utf-8", "replace")) > threshold:
+            if ref is not None:
+                text = await self.store.results.view(ref, threshold, width)  # type: ignore[union-attr]
+            else:
+                text = inline_view(text, threshold, width, call.name)
+        status = output.meta.get("status_line")
+        if status:
+            text = f"{text.rstrip()}\n{status}" if text.strip() else status
+        return self._finish(call, output, started, text=text, ref=ref)
+
+    def _finish(self, call: ToolCall, output: ToolOutput, started: float, *,
+                text: str | None = None, ref: ResultRef | None = None) -> ToolRun:
+        duration = time.monotonic() - started
+        content = text if text is not None else output.text
+        parts = [output.summary] if output.summary else []
+        if ref is not None:
+            parts += [human_size(ref.byte_size), f"{ref.line_count} lines", f"ref {ref.id}"]
+        return ToolRun(
+            message=tool_result(call, content or "(no output)", ref),
+            ref=ref,
+            is_error=output.is_error,
+            summary=" · ".join(parts),
+            duration=duration,
+            meta=output.meta,
+        )
+

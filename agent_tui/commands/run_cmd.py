@@ -1,0 +1,140 @@
+"""`agent-tui run PROMPT`: one turn headless, for scripts and CI.
+
+Plain mode prints the final assistant text to stdout and one line per compaction or notice on
+stderr. `--json` prints one JSON object per event per line (schema in the README), the last a
+`result`. Exit 0 on success, 1 on a provider or tool failure, 2 on bad config, 130 on Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from agent_tui.commands.common import fail, load_or_fail, model_overrides
+
+
+def _read_prompt(prompt: str | None) -> str:
+    if prompt == "-":
+        return sys.stdin.read()
+    return prompt or ""
+
+
+def _emit(data: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, default=str) + "\n")
+    sys.stdout.flush()
+
+
+def _stderr(line: str) -> None:
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+
+
+async def _run(config: Any, prompt: str, *, session_id: str | None, continue_: bool,
+               yes: bool, as_json: bool, compact_first: bool, db: Path | None) -> int:
+    import asyncio
+
+    from agent_tui.agent import events as ev
+    from agent_tui.config import ConfigError
+    from agent_tui.factory import build_services
+    from agent_tui.store import StoreError
+
+    try:
+        services = await build_services(config, db_path=db)
+    except StoreError as exc:
+        fail(str(exc), 1)
+    try:
+        try:
+            if continue_ and not session_id:
+                session_id = await services.newest_session_id()
+                if session_id is None and not as_json:
+                    _stderr("agent-tui: no earlier session in this directory; starting a new one")
+            if session_id:
+                session = await services.resume_session(session_id, yes=yes)
+            else:
+                session = await services.new_session(yes=yes)
+        except ConfigError as exc:
+            fail(str(exc), 2)
+        final_text, failed, refs = "", False, []
+        stream = []
+        if compact_first:
+            stream.append(session.compact(reason="forced"))
+        if prompt.strip():
+            stream.append(session.run_turn(prompt))
+        try:
+            for events in stream:
+                async for event in events:
+                    if as_json:
+                        _emit(event.to_json())
+                    _report(event, as_json)
+                    if isinstance(event, ev.ErrorEvent):
+                        failed = True
+                    if isinstance(event, ev.TurnFinished):
+                        final_text = event.text
+                        refs.extend(event.refs)
+        except asyncio.CancelledError:
+            _stderr(f"agent-tui: interrupted; the session is saved (resume with "
+                    f"--session {session.session_id})")
+            raise
+        budget = session.measure()
+        if as_json:
+            _emit({"type": "result", "session_id": session.session_id, "text": final_text,
+                   "budget": budget.to_json(), "usage": session.usage_total.to_json(),
+                   "refs": [r.to_json() for r in refs], "ok": not failed})
+        elif final_text:
+            sys.stdout.write(final_text.rstrip() + "\n")
+        return 1 if failed else 0
+    finally:
+        await services.close()
+
+
+def _report(event: Any, as_json: bool) -> None:
+    """Plain mode: compactions, notices and errors as one line each on stderr."""
+    from agent_tui.agent import events as ev
+
+    if as_json:
+        return
+    if isinstance(event, ev.Blocked):
+        _stderr(f"agent-tui: context {event.budget.used_fraction:.0%} full: blocked, compacting")
+    elif isinstance(event, ev.CompactionFinished):
+        _stderr(f"agent-tui: {event.result.describe()}")
+    elif isinstance(event, ev.Notice):
+        _stderr(f"agent-tui: {event.message}")
+    elif isinstance(event, ev.ErrorEvent):
+        _stderr(f"agent-tui: error: {event.message}")
+
+
+def run(
+    prompt: Optional[str] = typer.Argument(None, help="The prompt; `-` reads stdin."),
+    model: Optional[str] = typer.Option(None, "--model", "-m", help="litellm model name."),
+    api_base: Optional[str] = typer.Option(None, "--api-base", help="OpenAI-compatible base URL."),
+    context_window: Optional[int] = typer.Option(None, "--context-window", help="Window override."),
+    max_output_tokens: Optional[int] = typer.Option(None, "--max-output-tokens",
+                                                    help="Reply reserve override."),
+    session: Optional[str] = typer.Option(None, "--session", "-s", help="Resume this session."),
+    continue_: bool = typer.Option(False, "--continue", "-c",
+                                   help="Resume the newest session of this directory."),
+    db: Optional[Path] = typer.Option(None, "--db", help="SQLite database path."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Allow every tool without asking."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON event per line."),
+    compact: bool = typer.Option(False, "--compact", help="Compact the session first."),
+) -> None:
+    """Run one turn without the TUI and print the answer."""
+    from agent_tui.logs import setup_logging
+
+    import asyncio
+
+    setup_logging()
+    text = _read_prompt(prompt)
+    if not text.strip() and not compact:
+        fail("no prompt given (pass PROMPT, or `-` to read stdin)", 2)
+    loaded = load_or_fail(model_overrides(model, api_base, context_window, max_output_tokens, db))
+    try:
+        code = asyncio.run(_run(loaded.config, text, session_id=session, continue_=continue_,
+                                yes=yes, as_json=as_json, compact_first=compact, db=db))
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+    raise typer.Exit(code)

@@ -1,0 +1,126 @@
+"""One place that wires config, store, provider, tools and approver into sessions.
+
+The CLI, headless mode, the TUI and the tests all build agents here, so a test drives exactly
+what a user runs (with a temp database and the local test server).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent_tui import paths
+from agent_tui.config import Config, ConfigError
+
+if TYPE_CHECKING:
+    from agent_tui.agent.session import AgentSession
+    from agent_tui.store import Store
+    from agent_tui.tools.permissions import Approver
+
+log = logging.getLogger(__name__)
+
+
+def db_path_for(config: Config, override: Path | None = None) -> Path:
+    if override is not None:
+        return Path(override)
+    if config.store.db:
+        return Path(config.store.db).expanduser()
+    return paths.default_db_path()
+
+
+@dataclass
+class AppServices:
+    """What every session of one app shares: config, store, workspace."""
+
+    config: Config
+    store: Store
+    workspace: Path
+    extra_tools: list[Any] = field(default_factory=list)
+    """Tools beyond the built-ins (MCP servers' tools), shared by every session."""
+
+    async def new_session(self, approver: Approver | None = None, *, yes: bool = False,
+                          title: str | None = None) -> AgentSession:
+        """A fresh session. Raises ConfigError when no usable model is configured."""
+        limits = self._limits()
+        info = await self.store.sessions.create(str(self.workspace), self.config.model.name,
+                                                title=title)
+        return self._session(info.id, info.title, [], limits, approver, yes)
+
+    async def resume_session(self, session_id: str, approver: Approver | None = None, *,
+                             yes: bool = False) -> AgentSession:
+        """A stored session, from its newest snapshot plus the transcript after it."""
+        limits = self._limits()
+        info = await self.store.sessions.get(session_id)
+        if info is None:
+            raise ConfigError(f"no session {session_id!r} (see `agent-tui sessions list`)")
+        history = await self.store.sessions.load_for_resume(session_id)
+        return self._session(info.id, info.title, history, limits, approver, yes)
+
+    async def newest_session_id(self) -> str | None:
+        info = await self.store.sessions.newest(str(self.workspace))
+        return info.id if info else None
+
+    async def close(self) -> None:
+        await self.store.close()
+
+    def _limits(self) -> Any:
+        from agent_tui.models import resolve_limits
+
+        return resolve_limits(self.config)
+
+    def _session(self, session_id: str, title: str | None, history: list, limits: Any,
+                 approver: Approver | None, yes: bool) -> AgentSession:
+        from agent_tui.agent.compactor import Compactor
+        from agent_tui.agent.prompting import PromptAssembler
+        from agent_tui.agent.session import AgentSession
+        from agent_tui.agent.summarizer import ProviderSummarizer, summarizer_model
+        from agent_tui.agent.tool_runner import ToolRunner
+        from agent_tui.context.budget import BudgetMeter
+        from agent_tui.llm.provider import Provider, provider_of
+        from agent_tui.tokens import TokenCounter
+        from agent_tui.tools.context_tools import context_tools
+        from agent_tui.tools.permissions import PermissionPolicy
+        from agent_tui.tools.registry import ToolRegistry, builtin_tools
+
+        cfg = self.config
+        model = cfg.model.name
+        assert model is not None
+        provider = Provider(model, api_base=cfg.model.api_base, api_key_env=cfg.model.api_key_env)
+        registry = ToolRegistry()
+        for tool in [*builtin_tools(), *context_tools(), *self.extra_tools]:
+            registry.register(tool)
+        counter = TokenCounter(model)
+        a = cfg.agent
+        meter = BudgetMeter(counter, limits.context_window, limits.max_output_tokens,
+                            warn_at=a.warn_at, compact_trigger=a.compact_trigger,
+                            hard_block=a.hard_block)
+        policy = PermissionPolicy(cfg.tools.allow, approver=approver, yes=yes)
+        services: dict[str, Any] = {"store": self.store, "registry": registry}
+        runner = ToolRunner(registry=registry, policy=policy, store=self.store, config=cfg,
+                            workspace=self.workspace, session_id=session_id, services=services)
+        chat_summarizer = ProviderSummarizer(provider)
+        summary_name = summarizer_model(cfg, model, provider_of(model))
+        summarizer = chat_summarizer
+        if cfg.compaction.summarization is False:
+            summarizer = None
+        elif summary_name != model:
+            summarizer = ProviderSummarizer(Provider(summary_name))
+        compactor = Compactor(summarizer, chat_summarizer if summarizer is not chat_summarizer
+                              else None, limits.context_window)
+        return AgentSession(
+            session_id=session_id, title=title, config=cfg, provider=provider, limits=limits,
+            meter=meter, prompts=PromptAssembler(self.workspace, registry), runner=runner,
+            compactor=compactor, store=self.store, history=history, workspace=self.workspace,
+        )
+
+
+async def build_services(config: Config, *, workspace: Path | None = None,
+                         db_path: Path | None = None) -> AppServices:
+    """Open the store and return the shared services. Store errors surface as StoreError."""
+    from agent_tui.store import open_store
+
+    store = await open_store(db_path_for(config, db_path))
+    return AppServices(config=config, store=store,
+                       workspace=(workspace or Path.cwd()).resolve())

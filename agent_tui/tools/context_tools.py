@@ -1,0 +1,163 @@
+"""Tools that bring stored outputs back into context: read_result, grep_result, recall, and the
+spec of compact_context (which the loop runs itself, since it rewrites the history).
+
+Every failure (unknown ref, bad regex, lines out of range) is an error result phrased so the model
+can correct its call.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
+
+REF_HELP = "a ref id like r_1a2b3c4d (from a tool view or the retain block) or a ctx:// URI"
+
+
+def _store(ctx: ToolContext) -> Any:
+    return ctx.services.get("store")
+
+
+class ReadResult:
+    spec = ToolSpec(
+        name="read_result",
+        description=(
+            "Read numbered lines of a stored tool output. Large outputs appear in context only as "
+            "a view (head and tail) with a ref; use this to page through the rest."
+        ),
+        parameters={
+            "type": "object",
+            "properties": {
+                "ref_id": {"type": "string", "description": REF_HELP},
+                "offset": {"type": "integer", "description": "First line (1-based).",
+                           "default": 1},
+                "limit": {"type": "integer", "description": "How many lines.", "default": 200},
+            },
+            "required": ["ref_id"],
+        },
+        paged=True,
+        source="context",
+    )
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        store = _store(ctx)
+        if store is None:
+            return ToolOutput.error("the result store is unavailable in this session")
+        offset = int(args.get("offset") or 1)
+        limit = max(1, min(int(args.get("limit") or 200), 5000))
+        from agent_tui.store import StoreError
+
+        try:
+            text = await store.results.read(str(args["ref_id"]), offset, limit,
+                                            session_id=ctx.session_id,
+                                            max_bytes=ctx.max_message_bytes)
+        except StoreError as exc:
+            return ToolOutput.error(str(exc))
+        return ToolOutput(text=text, summary=f"lines {offset}–{offset + limit - 1}")
+
+
+class GrepResult:
+    spec = ToolSpec(
+        name="grep_result",
+        description="Find the lines of a stored tool output that match a regular expression; "
+        "returns them with their line numbers (use read_result to see around them).",
+        parameters={
+            "type": "object",
+            "properties": {
+                "ref_id": {"type": "string", "description": REF_HELP},
+                "pattern": {"type": "string", "description": "Python regular expression."},
+                "context": {"type": "integer", "description": "Lines of context around each "
+                            "match.", "default": 0},
+            },
+            "required": ["ref_id", "pattern"],
+        },
+        source="context",
+    )
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        store = _store(ctx)
+        if store is None:
+            return ToolOutput.error("the result store is unavailable in this session")
+        from agent_tui.store import StoreError
+
+        try:
+            text = await store.results.grep(str(args["ref_id"]), str(args["pattern"]),
+                                            context=int(args.get("context") or 0),
+                                            session_id=ctx.session_id)
+        except (StoreError, re.error) as exc:
+            return ToolOutput.error(str(exc))
+        return ToolOutput(text=text)
+
+
+class Recall:
+    spec = ToolSpec(
+        name="recall",
+        description="Search every stored tool output, across sessions and projects (full-text, "
+        "ranked). Returns refs with snippets; pass a ref to read_result to see more.",
+        parameters={
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "Words to search for."},
+                "scope": {"type": "string", "enum": ["session", "project", "all"],
+                          "default": "all"},
+                "limit": {"type": "integer", "default": 10},
+            },
+            "required": ["query"],
+        },
+        source="context",
+    )
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        store = _store(ctx)
+        if store is None:
+            return ToolOutput.error("the result store is unavailable in this session")
+        scope = args.get("scope") or "all"
+        kwargs: dict[str, Any] = {"limit": max(1, min(int(args.get("limit") or 10), 50))}
+        if scope == "session":
+            kwargs["session_id"] = ctx.session_id
+        elif scope == "project":
+            kwargs["project"] = str(ctx.workspace)
+        from agent_tui.store import StoreError
+
+        try:
+            hits = await store.results.recall(str(args["query"]), **kwargs)
+        except StoreError as exc:
+            return ToolOutput.error(str(exc))
+        if not hits:
+            return ToolOutput(text=f"No stored output matches {args['query']!r} ({scope}).",
+                              summary="0 hits")
+        lines = [f"{len(hits)} stored output(s) match {args['query']!r}:"]
+        for hit in hits:
+            ref = getattr(hit, "ref", None)
+            ref_id = getattr(ref, "id", ref)
+            tool = getattr(ref, "tool_name", "")
+            where = "" if hit.session_id == ctx.session_id else f" (session {hit.session_id})"
+            lines.append(f"- {ref_id} {tool}{where}: {' '.join(str(hit.snippet).split())}")
+        return ToolOutput(text="\n".join(lines), summary=f"{len(hits)} hits")
+
+
+class CompactContext:
+    """Spec only: the loop runs compaction itself, because it rewrites the history."""
+
+    spec = ToolSpec(
+        name="compact_context",
+        description="Free context space now: older tool outputs are cleared (still readable by "
+        "ref), old results condensed, and older history summarised. Call it before a large "
+        "operation when told the context is filling up.",
+        parameters={
+            "type": "object",
+            "properties": {
+                "instructions": {"type": "string",
+                                 "description": "What the summary must keep (optional)."},
+            },
+        },
+        source="context",
+    )
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        return ToolOutput.error("compact_context is run by the agent loop")
+
+
+def context_tools() -> list[Any]:
+    return [ReadResult(), GrepResult(), Recall(), CompactContext()]

@@ -1,0 +1,101 @@
+"""The loop's own time per turn, apart from the provider call, at 10, 500 and 1 500 messages.
+
+Run: .venv/bin/python benchmarks/turn_overhead.py [--turns 200]
+Targets (issue 4): the loop's own time ≤ 10 ms median per turn, no more than 2× growth from 10 to
+1 500 messages. The provider call through litellm is reported beside it (not targeted).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from agent_tui.config import load_config  # noqa: E402
+from agent_tui.factory import build_services  # noqa: E402
+from agent_tui.messages import ToolCall, assistant, tool_result, user  # noqa: E402
+from agent_tui.testing.fake_openai import FakeOpenAI, Reply  # noqa: E402
+
+
+def history(n: int) -> list:
+    out = []
+    i = 0
+    while len(out) < n:
+        i += 1
+        call = ToolCall(f"call_{i}", "read_file", f'{{"path": "src/m{i}.py"}}')
+        out += [user(f"please look at module {i} and tell me what it does"),
+                assistant(None, (call,)),
+                tool_result(call, f"1\timport os\n2\tdef f{i}():\n3\t    return {i}\n"),
+                assistant(f"Module {i} defines f{i}, which returns {i}.")]
+    cut = out[:n]
+    if cut[-1].tool_calls:  # never end on a call without its result
+        cut.append(out[n])
+    return cut
+
+
+async def measure(size: int, turns: int, server: FakeOpenAI, tmp: Path) -> tuple[float, float]:
+    cfg = load_config(overrides={
+        "model": {"name": "openai/fake-model", "api_base": server.base_url,
+                  "context_window": 2_000_000},
+        "store": {"db": str(tmp / f"bench-{size}.db")},
+    }, env={}).config
+    services = await build_services(cfg, workspace=tmp)
+    session = await services.new_session()
+    session.history.extend(history(size))
+    provider_time = 0.0
+    original = session.provider.stream
+
+    async def timed_stream(*args, **kwargs):
+        nonlocal provider_time
+        start = time.perf_counter()
+        try:
+            async for chunk in original(*args, **kwargs):
+                provider_time += time.perf_counter() - start
+                yield chunk
+                start = time.perf_counter()
+        finally:
+            provider_time += time.perf_counter() - start
+
+    session.provider.stream = timed_stream  # type: ignore[method-assign]
+    own, calls = [], []
+    for k in range(turns + 1):
+        server.enqueue(Reply(text=f"answer {k}"))
+        provider_time = 0.0
+        start = time.perf_counter()
+        async for _ in session.run_turn(f"question {k}"):
+            pass
+        total = time.perf_counter() - start
+        if k:  # the first turn warms litellm's imports and the tokenizer
+            own.append(total - provider_time)
+            calls.append(provider_time)
+    await services.close()
+    return statistics.median(own), statistics.median(calls)
+
+
+async def main(turns: int) -> None:
+    rows = []
+    with FakeOpenAI(window=2_000_000) as server, tempfile.TemporaryDirectory() as tmp:
+        for size in (10, 500, 1500):
+            own, call = await measure(size, turns, server, Path(tmp))
+            rows.append((size, own, call))
+    base = rows[0][1]
+    print(f"{'history':>8}  {'row':<28} {'median / turn':>14}  note")
+    for size, own, call in rows:
+        print(f"{size:>8}  {'loop own time':<28} {own * 1e3:>11.2f} ms  "
+              f"target ≤ 10 ms; {own / base:.2f}× the 10-message row (target ≤ 2×)")
+        print(f"{size:>8}  {'provider call via litellm':<28} {call * 1e3:>11.2f} ms  reported")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--turns", type=int, default=200)
+    asyncio.run(main(parser.parse_args().turns))

@@ -1,0 +1,44 @@
+"""Fixtures for tests that drive the real agent loop: a strict local OpenAI-compatible server,
+a temp database and a workspace, wired by the same factory the CLI uses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_tui.config import Config, load_config
+from agent_tui.testing.fake_openai import FakeOpenAI
+
+
+def make_config(server: FakeOpenAI, db: Path, window: int = 32_000, **sections: Any) -> Config:
+    overrides: dict[str, dict[str, Any]] = {
+        "model": {"name": "openai/fake-model", "api_base": server.base_url,
+                  "context_window": window},
+        "store": {"db": str(db)},
+    }
+    for name, values in sections.items():
+        overrides.setdefault(name, {}).update(values)
+    return load_config(overrides=overrides, cwd=db.parent, env={}).config
+
+
+@pytest.fixture
+def server():
+    with FakeOpenAI(window=32_000) as srv:
+        yield srv
+
+
+@pytest.fixture
+def workspace(tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    return ws
+
+
+async def collect(events) -> list:
+    return [event async for event in events]
+
+
+def of_type(events: list, cls: type) -> list:
+    return [e for e in events if isinstance(e, cls)]

@@ -1,0 +1,98 @@
+"""`agent-tui run` as scripts use it: a real subprocess, the strict local server, a real database."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from agent_tui.store import open_store
+from agent_tui.testing.fake_openai import FakeOpenAI, Reply
+from tests.agent_fixtures import server, workspace  # noqa: F401
+
+ROOT = Path(__file__).parent.parent
+
+
+def run_cli(args: list[str], cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    return subprocess.run([sys.executable, "-m", "agent_tui", *args], cwd=cwd, input=stdin,
+                          capture_output=True, text=True, env=env, timeout=120)
+
+
+def flags(server: FakeOpenAI, db: Path, window: int = 32_000) -> list[str]:
+    return ["--model", "openai/fake-model", "--api-base", server.base_url,
+            "--context-window", str(window), "--db", str(db)]
+
+
+class TestHeadless:
+    def test_run_then_continue_reads_back_an_offloaded_output(self, server, workspace, tmp_path):
+        """Two runs: the second resumes the first, reads its stored output by ref, and the
+        transcript in the database is exactly what the server was sent plus the final reply."""
+        db = tmp_path / "h.db"
+        server.enqueue(Reply(tool_calls=[("bash", {"command": "seq 1 4000"})]),
+                       Reply(text="counted to 4000"))
+        first = run_cli(["run", "count", "--yes", "--json", *flags(server, db)], workspace)
+        assert first.returncode == 0, first.stderr
+        events = [json.loads(line) for line in first.stdout.splitlines()]
+        result = events[-1]
+        assert result["type"] == "result" and result["ok"] and result["text"] == "counted to 4000"
+        ref = result["refs"][0]
+        assert ref["line_count"] == 4000
+        assert {"turn_started", "budget", "text_delta", "tool_call_finished",
+                "turn_finished"} <= {e["type"] for e in events}
+
+        server.enqueue(Reply(tool_calls=[("read_result", {"ref_id": ref["id"], "offset": 2000,
+                                                          "limit": 2})]),
+                       Reply(text="line 2000 says 2000"))
+        second = run_cli(["run", "what is on line 2000?", "--continue", *flags(server, db)],
+                         workspace)
+        assert second.returncode == 0, second.stderr
+        assert second.stdout.strip() == "line 2000 says 2000"
+        read_back = server.requests[-1]["messages"][-1]
+        assert read_back["role"] == "tool" and "2000" in read_back["content"]
+
+        async def transcript():
+            store = await open_store(db)
+            try:
+                session_id = result["session_id"]
+                return [m.to_openai() for m in await store.sessions.transcript(session_id)]
+            finally:
+                await store.close()
+
+        def wire(messages):  # litellm leaves out keys whose value is None
+            return [{k: v for k, v in m.items() if v is not None} for m in messages]
+
+        stored = wire(asyncio.run(transcript()))
+        sent = wire(server.requests[-1]["messages"][1:])  # without the system prompt
+        assert stored[: len(sent)] == sent
+        assert stored[-1] == {"role": "assistant", "content": "line 2000 says 2000"}
+
+    def test_prompt_from_stdin_and_plain_output(self, server, workspace, tmp_path):
+        server.enqueue(Reply(text="from stdin"))
+        out = run_cli(["run", "-", *flags(server, tmp_path / "s.db")], workspace,
+                      stdin="hello from a pipe")
+        assert out.returncode == 0 and out.stdout == "from stdin\n"
+        assert server.requests[0]["messages"][-1]["content"] == "hello from a pipe"
+
+    def test_provider_error_exits_non_zero_with_one_line(self, server, workspace, tmp_path):
+        server.enqueue(Reply(status=401))
+        out = run_cli(["run", "hi", *flags(server, tmp_path / "e.db")], workspace)
+        assert out.returncode == 1
+        assert "Traceback" not in out.stderr
+        assert "error:" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+    def test_unknown_model_is_a_clear_error(self, workspace, tmp_path):
+        out = run_cli(["run", "hi", "--model", "openai/nobody-knows-me",
+                       "--db", str(tmp_path / "u.db")], workspace)
+        assert out.returncode == 2
+        assert "context_window" in out.stderr and "Traceback" not in out.stderr
+
+    def test_denied_tool_says_how_to_allow(self, server, workspace, tmp_path):
+        server.enqueue(Reply(tool_calls=[("bash", {"command": "rm -rf build"})]),
+                       Reply(text="could not"))
+        out = run_cli(["run", "clean", *flags(server, tmp_path / "d.db")], workspace)
+        assert out.returncode == 0
+        assert "--yes" in out.stderr or "allow" in out.stderr
