@@ -87,3 +87,157 @@ class TestLongSession:
             assert read["role"] == "tool" and "turn001 row 700" in read["content"]
         finally:
             await services.close()
+
+
+def filler(n_words: int) -> str:
+    return " ".join(f"word{i % 97}" for i in range(n_words))
+
+
+@pytest.fixture
+async def small_services(small_server, workspace, tmp_path):
+    services = await build_services(make_config(small_server, tmp_path / "c.db", window=8192),
+                                    workspace=workspace)
+    yield services
+    await services.close()
+
+
+class TestThresholds:
+    async def test_status_note_from_eighty_percent(self, small_server, small_services):
+        """At ≥ 80% the system prompt tells the model it can call compact_context."""
+        session = await small_services.new_session(yes=True)
+        small_server.enqueue(Reply(text="ok"))
+        await collect(session.run_turn(filler(1000)))
+        assert "compact_context to free space" not in json.dumps(small_server.requests[0])
+        small_server.enqueue(Reply(text="ok"))
+        await collect(session.run_turn(filler(700)))
+        system = small_server.requests[-1]["messages"][0]["content"]
+        assert re.search(r"\[Context: \d+% used\. You can call compact_context", system)
+
+    async def test_hard_block_compacts_then_sends_the_message(self, small_server, small_services):
+        """Past 98% the turn starts blocked, compacts, and the user's message still goes out."""
+        session = await small_services.new_session(yes=True)
+        small_server.enqueue(Reply(text="ok"), Reply(text="ok"))
+        await collect(session.run_turn(filler(2000)))
+        session.config = session.config.__class__(
+            **{**session.config.__dict__,
+               "compaction": session.config.compaction.__class__(
+                   **{**session.config.compaction.__dict__, "auto": False})})
+        await collect(session.run_turn(filler(2000)))
+        assert session.measure().used_fraction > 0.8
+        events = await collect(session.run_turn("the message that must arrive " + filler(900)))
+        assert of_type(events, ev.Blocked)
+        assert of_type(events, ev.CompactionFinished)[0].result.applied
+        assert "the message that must arrive" in json.dumps(small_server.requests[-1]["messages"])
+
+    async def test_context_length_error_compacts_and_retries_once(self, workspace, tmp_path):
+        """When the provider's window is smaller than configured, its 400 makes the loop adopt
+        the provider's window, compact and retry once, and the turn succeeds."""
+        with FakeOpenAI(window=6000, responder=agent_responder) as srv:
+            cfg = make_config(srv, tmp_path / "o.db", window=12000,
+                              model={"max_output_tokens": 500})
+            services = await build_services(cfg, workspace=workspace)
+            try:
+                session = await services.new_session(yes=True)
+                srv.enqueue(Reply(text="one"), Reply(text="two"))
+                await collect(session.run_turn(filler(600)))
+                await collect(session.run_turn(filler(600)))
+                events = await collect(session.run_turn("third " + filler(600)))
+                assert of_type(events, ev.CompactionStarted)[0].reason == "context_length"
+                assert any("window is 6,000 tokens" in n.message
+                           for n in of_type(events, ev.Notice))
+                assert events[-1].stop_reason == "done"
+                assert session.limits.context_window == 6000
+            finally:
+                await services.close()
+
+
+class TestForcedCompaction:
+    async def test_compact_context_tool_keeps_its_own_call_and_result(self, small_server,
+                                                                      small_services):
+        """The model's compact_context call and its result survive the compaction it causes."""
+        session = await small_services.new_session(yes=True)
+        for _ in range(3):
+            await collect(session.run_turn("list please"))
+        small_server.enqueue(Reply(tool_calls=[("compact_context", {})]), Reply(text="lighter"))
+        events = await collect(session.run_turn("free some room"))
+        result = of_type(events, ev.CompactionFinished)[0].result
+        assert result.applied and result.tokens_after < result.tokens_before
+        sent = small_server.requests[-1]["messages"]
+        call = [m for m in sent if m["role"] == "assistant" and m.get("tool_calls")][-1]
+        assert call["tool_calls"][0]["function"]["name"] == "compact_context"
+        answer = [m for m in sent if m.get("tool_call_id") == call["tool_calls"][0]["id"]]
+        assert answer and "Compacted" in answer[0]["content"]
+        assert pairing_ok(sent[1:])
+
+    async def test_trailing_tool_call_breaks_a_strict_provider_but_not_our_summary(
+            self, small_server, small_services):
+        """Sending the history as is while a tool call is open is rejected; the summariser
+        request made at that very moment is accepted."""
+        from agent_tui.llm.errors import LLMError
+        from agent_tui.llm.provider import Provider
+
+        session = await small_services.new_session(yes=True)
+        await collect(session.run_turn("list please"))
+        small_server.enqueue(Reply(tool_calls=[("compact_context", {})]), Reply(text="ok"))
+        await collect(session.run_turn("compact now"))
+        open_call = [m.to_openai() for m in session.history
+                     if m.role != "tool"][:-1]  # ends with the assistant's compact_context call
+        assert open_call[-1].get("tool_calls")
+        provider = Provider("openai/fake-model", api_base=small_server.base_url)
+        with pytest.raises(LLMError) as err:
+            await provider.complete([{"role": "system", "content": "x"}, *open_call])
+        assert err.value.kind == "bad_request"
+        summaries = [b for b in small_server.requests if is_summary_request(b)]
+        assert summaries, "the compaction asked the summariser"
+
+    async def test_compact_when_already_full(self, small_server, small_services):
+        """/compact at 100%: cheap strategies first, then the summary; the history shrinks."""
+        session = await small_services.new_session(yes=True)
+        small_server.enqueue(Reply(text="ok"))
+        await collect(session.run_turn(filler(1000)))
+        from agent_tui.messages import assistant, user
+
+        session.history += [user(filler(900)), assistant("noted")] * 2
+        assert session.measure().used_fraction >= 1.0
+        events = await collect(session.compact("keep the word list"))
+        result = of_type(events, ev.CompactionFinished)[0].result
+        assert result.applied and session.measure().used_fraction < 0.7
+        summary_request = [b for b in small_server.requests if is_summary_request(b)][-1]
+        assert "keep the word list" in json.dumps(summary_request)
+
+    async def test_failing_summariser_falls_back_and_the_turn_goes_on(self, workspace, tmp_path):
+        def failing(body: dict) -> Reply:
+            if is_summary_request(body):
+                return Reply(status=500)
+            return agent_responder(body)
+
+        with FakeOpenAI(window=8192, responder=failing) as srv:
+            services = await build_services(make_config(srv, tmp_path / "f.db", window=8192),
+                                            workspace=workspace)
+            try:
+                session = await services.new_session(yes=True)
+                for turn in range(8):
+                    events = await collect(session.run_turn(f"round {turn}"))
+                    assert events[-1].stop_reason == "done"
+                events = await collect(session.compact())
+                result = of_type(events, ev.CompactionFinished)[0].result
+                assert result.applied and "summarization" not in result.strategies
+            finally:
+                await services.close()
+
+
+class TestResume:
+    async def test_resume_starts_from_the_snapshot(self, small_server, small_services):
+        """After a compaction, resume = snapshot + later messages; the transcript stays whole."""
+        session = await small_services.new_session(yes=True)
+        for _ in range(6):
+            await collect(session.run_turn("list please"))
+        await collect(session.compact())
+        small_server.enqueue(Reply(text="after compaction"))
+        await collect(session.run_turn("one more"))
+        resumed = await small_services.resume_session(session.session_id)
+        assert [m.to_openai() for m in resumed.history] == [m.to_openai()
+                                                            for m in session.history]
+        transcript = await small_services.store.sessions.transcript(session.session_id)
+        assert len(transcript) > len(resumed.history)
+        assert not any(m.kind == "summary" for m in transcript)

@@ -83,6 +83,22 @@ class AgentSession:
         self.last_budget = budget
         return budget
 
+    def _learn_window(self, reported: int | None) -> str | None:
+        """The provider's window is smaller than configured: believe the provider from now on."""
+        if not reported or reported >= self.limits.context_window:
+            return None
+        from dataclasses import replace
+
+        from agent_tui.models import reply_reserve
+
+        old = self.limits.context_window
+        reserve = min(self.limits.max_output_tokens, reply_reserve(reported, None, None))
+        self.limits = replace(self.limits, context_window=reported, max_output_tokens=reserve)
+        self.meter.resize(reported, reserve)
+        return (f"The provider's window is {reported:,} tokens, not {old:,}; using "
+                f"{reported:,} from now on (set [model] context_window to avoid this). "
+                "Compacting and retrying once.")
+
     # -- persistence -----------------------------------------------------------------------
 
     async def _persist(self, *messages: Message) -> None:
@@ -166,8 +182,9 @@ class AgentSession:
                 except LLMError as exc:
                     if exc.kind == "context_length" and not retried_overflow and not text_parts:
                         retried_overflow = True
-                        yield ev.Notice("The provider says the prompt is too long; compacting "
-                                        "and retrying once.")
+                        notice = self._learn_window(exc.reported_window)
+                        yield ev.Notice(notice or "The provider says the prompt is too long; "
+                                        "compacting and retrying once.")
                         async for event in self.compactor.run(self, reason="context_length",
                                                               force=True):
                             yield event

@@ -166,6 +166,11 @@ class BudgetMeter:
         self.calibration.record(prompt_tokens, self.last_raw_estimate, conversation)
         self.last_cached = cached
 
+    def resize(self, total: int, max_output_tokens: int) -> None:
+        """The window turned out different from what was configured (the provider said so)."""
+        self.total = total
+        self.max_output_tokens = max_output_tokens
+
     def history_rewritten(self) -> None:
         """After compaction: never reuse an anchor or a tally from the old history."""
         self.calibration.invalidate()

@@ -30,6 +30,11 @@ _MISSING_KEY = re.compile(
 _PREFIXES = re.compile(r"^(litellm\.\w+:\s*|\w+Error:\s*|\w+Exception\s*-\s*)+")
 
 
+_WINDOW = re.compile(
+    r"(?:maximum context length is|context size|n_ctx|context window of)\D{0,12}(\d{3,})", re.I
+)
+
+
 class LLMError(Exception):
     """A failed model call: `kind` says what class of failure, str() says what to do next."""
 
@@ -51,10 +56,20 @@ class LLMError(Exception):
         """Seconds the provider asked us to wait (Retry-After), if it said."""
         self.detail = detail
         """The provider's own first line, for logs."""
+        self.full_text = ""
+        """The whole provider message (the window figure can sit past the first line)."""
 
     @property
     def retryable(self) -> bool:
         return self.kind in RETRYABLE
+
+    @property
+    def reported_window(self) -> int | None:
+        """For a context-length error: the window the provider says it has, when it says."""
+        if self.kind != "context_length":
+            return None
+        match = _WINDOW.search(self.full_text or self.detail)
+        return int(match.group(1)) if match else None
 
     def __str__(self) -> str:
         return self.message
@@ -115,7 +130,10 @@ def classify(exc: BaseException, *, model: str, key_env: str | None, where: str)
     var = key_env or "the provider's API key variable"
 
     def make(kind: Kind, message: str) -> LLMError:
-        return LLMError(kind, message, status=status, retry_after=retry_after_of(exc), detail=reason)
+        error = LLMError(kind, message, status=status, retry_after=retry_after_of(exc),
+                         detail=reason)
+        error.full_text = str(exc)[:4000]
+        return error
 
     if _MISSING_KEY.search(str(exc)):  # litellm says this with a 401 or, for OpenAI, a 500
         return make("missing_key", f"No API key for {model}: set {var} in your environment.")
