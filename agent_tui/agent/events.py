@@ -90,6 +90,10 @@ class UsageReported(AgentEvent):
     type: ClassVar[str] = "usage"
     usage: TokenUsage
     model: str
+    cost: float | None = None
+    """USD for this reply; None when the model's prices are unknown."""
+    session_cost: float | None = None
+    """USD for the session so far; None when unknown."""
 
 
 @dataclass(frozen=True)

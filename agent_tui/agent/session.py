@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, AsyncIterator
 
 from agent_tui.agent import events as ev
+from agent_tui.agent.attachments import prepare_prompt
 from agent_tui.agent.compactor import Compactor
 from agent_tui.agent.tool_runner import ToolRunner
 from agent_tui.context.budget import BudgetMeter, ContextBudget
@@ -65,6 +66,8 @@ class AgentSession:
         self.last_budget: ContextBudget | None = None
         self.busy = False
         self.usage_total = TokenUsage()
+        self.cost_total: float | None = 0.0
+        """USD spent in this session by this process; None once any reply's price is unknown."""
         self.turns = 0
         self._request_parts: tuple[list[Any], list[dict[str, Any]]] = ([], [])
 
@@ -98,6 +101,14 @@ class AgentSession:
         return (f"The provider's window is {reported:,} tokens, not {old:,}; using "
                 f"{reported:,} from now on (set [model] context_window to avoid this). "
                 "Compacting and retrying once.")
+
+    def _add_cost(self, usage: TokenUsage) -> float | None:
+        from agent_tui.llm.cost import cost_of, prices_for
+
+        cost = cost_of(usage, prices_for(self.model, self.config.model.api_base))
+        self.cost_total = None if cost is None or self.cost_total is None else (
+            self.cost_total + cost)
+        return cost
 
     # -- persistence -----------------------------------------------------------------------
 
@@ -149,7 +160,14 @@ class AgentSession:
         answered: set[str] = set()
         try:
             yield ev.TurnStarted(self.session_id, prompt)
-            await self._add(user(prompt))
+            prepared = await prepare_prompt(
+                prompt, workspace=self.workspace, store=self.store, session_id=self.session_id,
+                threshold=self.config.agent.result_offload_threshold,
+                max_line_length=self.config.tool_output.max_line_length)
+            refs.extend(prepared.refs)
+            for note in prepared.notes:
+                yield ev.Notice(note)
+            await self._add(user(prepared.text))
             stop_reason = "done"
             step = 0
             retried_overflow = False
@@ -178,7 +196,9 @@ class AgentSession:
                         elif kind == "ToolCallsReady":
                             calls = chunk.calls
                         elif kind == "UsageChunk":
-                            yield ev.UsageReported(chunk.usage, self.model)
+                            cost = self._add_cost(chunk.usage)
+                            yield ev.UsageReported(chunk.usage, self.model, cost,
+                                                   self.cost_total)
                 except LLMError as exc:
                     if exc.kind == "context_length" and not retried_overflow and not text_parts:
                         retried_overflow = True

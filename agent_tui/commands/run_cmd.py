@@ -83,6 +83,7 @@ async def _run(config: Any, prompt: str, *, session_id: str | None, continue_: b
         if as_json:
             _emit({"type": "result", "session_id": session.session_id, "text": final_text,
                    "budget": budget.to_json(), "usage": session.usage_total.to_json(),
+                   "cost": session.cost_total,
                    "refs": [r.to_json() for r in refs], "ok": not failed})
         elif final_text:
             sys.stdout.write(final_text.rstrip() + "\n")

@@ -1,0 +1,106 @@
+"""What the user's message becomes before it enters the history: `@path` files attached, and a
+huge paste stored like a tool output.
+
+A prompt larger than the offload threshold goes into the blob store and the model sees a
+head+tail view with a ref, exactly as for a large tool output — a 2 MB paste is never sent whole,
+and one larger than the window cannot overflow it. `@path` attaches a workspace file: whole when
+small, as a view with a ref when large.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agent_tui.context.views import inline_view
+
+if TYPE_CHECKING:
+    from agent_tui.messages import ResultRef
+    from agent_tui.store import Store
+
+log = logging.getLogger(__name__)
+
+# `@path` at the start or after whitespace; the path runs to the next whitespace. A trailing
+# punctuation mark (`@src/app.py,`) is not part of the path.
+AT_PATH = re.compile(r"(?:(?<=\s)|^)@([^\s@]+?)(?=[.,;:!?)\]]*(?:\s|$))")
+
+
+@dataclass
+class PreparedPrompt:
+    text: str
+    """The message content the model will see."""
+    refs: list[ResultRef] = field(default_factory=list)
+    """Blobs made for attachments and the paste."""
+    notes: list[str] = field(default_factory=list)
+    """One line each for the user: what was attached or offloaded."""
+
+
+def mentioned_paths(text: str, workspace: Path) -> list[Path]:
+    """The `@path` mentions that name files inside the workspace (others stay plain text)."""
+    from agent_tui.tools.workspace import resolve_path
+
+    found: list[Path] = []
+    for match in AT_PATH.finditer(text):
+        try:
+            path = resolve_path(workspace, match.group(1))
+        except Exception:  # noqa: BLE001 - outside the workspace or unresolvable: plain text
+            continue
+        if path.is_file() and path not in found:
+            found.append(path)
+    return found
+
+
+async def prepare_prompt(text: str, *, workspace: Path, store: Store | None, session_id: str,
+                         threshold: int, max_line_length: int) -> PreparedPrompt:
+    """Offload a huge paste and attach `@path` files, within the offload threshold each."""
+    prepared = PreparedPrompt(text)
+    size = len(text.encode("utf-8", "replace"))
+    if size > threshold:
+        view, ref = await _stored_view("paste", text.encode("utf-8", "replace"), store,
+                                       session_id, threshold, max_line_length)
+        prepared.text = ("[The user pasted a large text; it is stored whole. This is a view of "
+                         f"it.]\n{view}")
+        if ref is not None:
+            prepared.refs.append(ref)
+        prepared.notes.append(f"Your {size:,}-byte message was stored"
+                              + (f" as {ref.id}" if ref else "")
+                              + "; the model sees a head+tail view and can read the rest.")
+        return prepared  # mentions inside a huge paste are not attachments
+    attachments = []
+    for path in mentioned_paths(text, workspace):
+        rel = path.relative_to(workspace) if path.is_relative_to(workspace) else path
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            prepared.notes.append(f"@{rel}: not attached ({exc.strerror})")
+            continue
+        if b"\0" in data[:8192]:
+            prepared.notes.append(f"@{rel}: not attached (binary file)")
+            continue
+        if len(data) <= threshold:
+            body = data.decode("utf-8", "replace")
+        else:
+            body, ref = await _stored_view(f"attachment:{rel}", data, store, session_id,
+                                           threshold, max_line_length)
+            if ref is not None:
+                prepared.refs.append(ref)
+            prepared.notes.append(f"@{rel}: {len(data):,} bytes, attached as a view"
+                                  + (f" with ref {ref.id}" if ref else ""))
+        attachments.append(f'<attachment path="{rel}">\n{body.rstrip()}\n</attachment>')
+    if attachments:
+        prepared.text = text + "\n\n" + "\n\n".join(attachments)
+    return prepared
+
+
+async def _stored_view(label: str, data: bytes, store: Store | None, session_id: str,
+                       size: int, width: int) -> tuple[str, ResultRef | None]:
+    if store is not None:
+        try:
+            ref = await store.results.offload(session_id, label, None, data)
+            return await store.results.view(ref, size, width), ref
+        except Exception:  # noqa: BLE001 - store down: an inline view (the middle is lost)
+            log.exception("could not store %s; sending an inline view", label)
+    return inline_view(data.decode("utf-8", "replace"), size, width, label), None

@@ -1,0 +1,57 @@
+"""What a reply cost, from litellm's price data. Cached and uncached input are priced apart.
+
+A model litellm has no prices for (a local server, a new model) costs "unknown" — never 0, which
+would read as free.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from agent_tui.messages import TokenUsage
+
+
+@dataclass(frozen=True)
+class Prices:
+    """USD per token."""
+
+    input: float
+    output: float
+    cache_read: float
+    """Falls back to the input price when litellm has no separate figure."""
+    cache_creation: float
+
+
+@lru_cache(maxsize=64)
+def prices_for(model: str, api_base: str | None = None) -> Prices | None:
+    """litellm's prices for `model`; None when unknown or served from a custom api_base."""
+    if api_base:
+        return None  # a local or proxied server: litellm's list prices do not apply
+    from agent_tui.llm.model_info import lookup
+
+    info = lookup(model)
+    if info is None or info.input_cost_per_token is None or info.output_cost_per_token is None:
+        return None
+    return Prices(
+        input=info.input_cost_per_token,
+        output=info.output_cost_per_token,
+        cache_read=info.cache_read_cost_per_token if info.cache_read_cost_per_token is not None
+        else info.input_cost_per_token,
+        cache_creation=info.cache_creation_cost_per_token
+        if info.cache_creation_cost_per_token is not None else info.input_cost_per_token,
+    )
+
+
+def cost_of(usage: TokenUsage, prices: Prices | None) -> float | None:
+    if prices is None:
+        return None
+    return (usage.input * prices.input + usage.output * prices.output
+            + usage.cache_read * prices.cache_read
+            + usage.cache_creation * prices.cache_creation)
+
+
+def format_cost(cost: float | None) -> str:
+    if cost is None:
+        return "unknown"
+    return f"${cost:.4f}" if cost < 1 else f"${cost:.2f}"
