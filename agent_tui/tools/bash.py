@@ -1,0 +1,292 @@
+"""The bash tool: one shell command, its whole process tree under control, its output streamed.
+
+The command runs as `bash -c` in a new session (so a new process group) in the workspace. When it
+times out, when the turn is cancelled, or when it exits leaving background children behind, the
+whole group gets SIGTERM and then SIGKILL — nothing it started outlives the call. stdout and
+stderr are merged and streamed chunk by chunk into `ctx.offload`, so a 50 MB build log goes to
+the blob store without ever being held whole in memory; without a store only a head and a tail
+are kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
+
+log = logging.getLogger(__name__)
+
+CHUNK_BYTES = 64 * 1024
+KILL_GRACE = 2.0
+"""Seconds between SIGTERM and SIGKILL."""
+DRAIN_GRACE = 1.0
+"""Seconds to finish reading output after the process group is gone."""
+MAX_TIMEOUT = 1800.0
+
+DESCRIPTION = """\
+Run a shell command with `bash -c` in the workspace directory and return its combined \
+stdout+stderr followed by a status line with the exit code and duration.
+- Non-interactive: stdin is empty and pagers are disabled; never start editors or prompts.
+- Default timeout is 120 s (`timeout` raises it, max 1800); on timeout the command and every \
+process it started are killed. Processes left running in the background are stopped when the \
+command ends, so do not start servers with `&`.
+- Long output is stored whole: you see its head and tail plus a ref to read or grep the rest.
+- Prefer read_file, grep, glob, list_dir, edit_file and write_file for files; use bash for \
+builds, tests, git and other programs."""
+
+_ENV_OVERRIDES = {
+    "PAGER": "cat",
+    "GIT_PAGER": "cat",
+    "GIT_TERMINAL_PROMPT": "0",
+    "TERM": "dumb",
+}
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether any process of the group is still running (zombies do not count).
+
+    A plain `killpg(pgid, 0)` also succeeds for zombies, which linger when the init process does
+    not reap orphans (as in some containers), so on Linux /proc is read instead.
+    """
+    proc = Path("/proc")
+    if not proc.is_dir():
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return False
+        return True
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # Fields after the parenthesised command: state, ppid, pgrp, ...
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
+            return True
+    return False
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+async def terminate_group(pgid: int, grace: float = KILL_GRACE) -> None:
+    """SIGTERM the process group, wait up to `grace` for it to go, then SIGKILL what remains."""
+    if not _group_alive(pgid):
+        return
+    _signal_group(pgid, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        await asyncio.sleep(0.05)  # orphans in the group are not our children: nothing to await
+        if not _group_alive(pgid):
+            return
+    log.info("process group %d outlived SIGTERM by %.1f s; sending SIGKILL", pgid, grace)
+    _signal_group(pgid, signal.SIGKILL)
+
+
+class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):
+    """Tells when bash itself exits. `Process.wait()` also waits for the pipes to close, which a
+    background child holding stdout would delay until the timeout."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(limit=CHUNK_BYTES, loop=loop)
+        self.exited = asyncio.Event()
+
+    def process_exited(self) -> None:
+        super().process_exited()
+        self.exited.set()
+
+
+def _format_seconds(seconds: float) -> str:
+    return f"{seconds:.1f} s" if seconds < 100 else f"{seconds:.0f} s"
+
+
+class _HeadTail:
+    """Keeps at most `limit` bytes of a stream: its head and its tail, counting what was dropped."""
+
+    def __init__(self, limit: int) -> None:
+        self.head_limit = limit // 2
+        self.tail_limit = limit - self.head_limit
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = self.head_limit - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk:
+            self.tail += chunk
+            if len(self.tail) > self.tail_limit:
+                del self.tail[: len(self.tail) - self.tail_limit]
+
+    def text(self) -> str:
+        omitted = self.total - len(self.head) - len(self.tail)
+        head = self.head.decode("utf-8", "replace")
+        tail = self.tail.decode("utf-8", "replace")
+        if omitted <= 0:
+            return head + tail
+        return f"{head}\n[… {omitted} bytes of output omitted …]\n{tail}"
+
+
+class BashTool:
+    spec = ToolSpec(
+        name="bash",
+        description=DESCRIPTION,
+        parameters={
+            "type": "object",
+            "properties": {
+                "command": {"type": "string", "description": "The command line to run."},
+                "timeout": {
+                    "type": "number",
+                    "description": "Seconds before the command is killed (default 120).",
+                },
+            },
+            "required": ["command"],
+        },
+        mutates=True,
+    )
+
+    def __init__(self, kill_grace: float = KILL_GRACE) -> None:
+        self.kill_grace = kill_grace
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        command = args.get("command")
+        if not isinstance(command, str) or not command.strip():
+            return ToolOutput.error("command must be a non-empty string")
+        timeout = args.get("timeout") or ctx.bash_timeout or 120.0
+        try:
+            timeout = min(max(float(timeout), 0.001), MAX_TIMEOUT)
+        except (TypeError, ValueError):
+            return ToolOutput.error(f"timeout must be a number of seconds, got {timeout!r}")
+        started = time.monotonic()
+        loop = asyncio.get_running_loop()
+        try:
+            transport, protocol = await self._spawn(command, ctx)
+        except OSError as exc:
+            return ToolOutput.error(f"could not start bash in {ctx.workspace}: {exc}")
+        proc = asyncio.subprocess.Process(transport, protocol, loop)
+        pgid = proc.pid
+        collect = asyncio.create_task(self._collect(proc, ctx))
+        exited = asyncio.create_task(protocol.exited.wait())
+        try:
+            # Until bash exits, the timeout passes, or the output side fails (store down).
+            waiting, deadline = {exited, collect}, loop.time() + timeout
+            while not exited.done() and (remaining := deadline - loop.time()) > 0:
+                await asyncio.wait(waiting, timeout=remaining, return_when=asyncio.FIRST_COMPLETED)
+                if collect.done():
+                    collect.result()  # re-raises a failed offload; the group is killed below
+                    waiting = {exited}
+            timed_out = not exited.done()
+            # Also after a normal exit: background children would hold the pipe open.
+            await terminate_group(pgid, self.kill_grace)
+            done, _ = await asyncio.wait({collect}, timeout=DRAIN_GRACE)
+            if not done:
+                # A process that left the group (`setsid … &`) still holds stdout: stop reading.
+                log.info("bash output still open after its process group ended; closing it")
+                pipe = transport.get_pipe_transport(1)
+                if pipe is not None:
+                    pipe.close()
+            ref, text, total = await collect
+        except BaseException:
+            # Cancelled, or the store failed mid-stream: no child may survive the call.
+            collect.cancel()
+            await asyncio.shield(self._shutdown(pgid, protocol))
+            raise
+        finally:
+            exited.cancel()
+            transport.close()
+        duration = time.monotonic() - started
+        code = transport.get_returncode()
+        if timed_out:
+            status = f"[timed out after {timeout:g} s; process group killed]"
+            summary = f"timed out · {_format_seconds(duration)}"
+        else:
+            status = f"[exit code {code} · {_format_seconds(duration)}]"
+            summary = f"exit {code} · {_format_seconds(duration)}"
+        return ToolOutput(
+            text=text,
+            is_error=False,
+            ref=ref,
+            summary=summary,
+            meta={
+                "exit_code": code,
+                "command": command,
+                "duration": round(duration, 3),
+                "timed_out": timed_out,
+                "output_bytes": total,
+                "status_line": status,
+            },
+        )
+
+    async def _spawn(
+        self, command: str, ctx: ToolContext
+    ) -> tuple[asyncio.SubprocessTransport, _Protocol]:
+        """Start bash in its own process group. A cancellation that lands while asyncio is still
+        connecting the pipes would otherwise kill bash alone and orphan what it already started."""
+        loop = asyncio.get_running_loop()
+        spawn = asyncio.ensure_future(loop.subprocess_exec(
+            lambda: _Protocol(loop),
+            "bash", "-c", command,
+            cwd=ctx.workspace,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,  # its own process group: killed as a whole
+            env={**os.environ, **_ENV_OVERRIDES},
+        ))
+        try:
+            return await asyncio.shield(spawn)
+        except asyncio.CancelledError:
+            if not spawn.cancelled():
+                try:
+                    transport, protocol = await spawn
+                except Exception:  # noqa: BLE001 - it never started: nothing to stop
+                    raise asyncio.CancelledError from None
+                await self._shutdown(transport.get_pid(), protocol)
+                transport.close()
+            raise
+
+    async def _shutdown(self, pgid: int, protocol: _Protocol) -> None:
+        await terminate_group(pgid, self.kill_grace)
+        try:  # let the child watcher reap bash, so nothing is left half-closed
+            await asyncio.wait_for(protocol.exited.wait(), self.kill_grace)
+        except asyncio.TimeoutError:
+            log.warning("bash (pid %d) not reaped after its group was killed", pgid)
+
+    async def _collect(self, proc: asyncio.subprocess.Process, ctx: ToolContext) -> tuple[Any, str, int]:
+        """Stream the output into the store (ref, "", bytes) or keep a head+tail (None, text, bytes)."""
+        assert proc.stdout is not None
+        stdout = proc.stdout
+        total = 0
+
+        async def chunks() -> AsyncIterator[bytes]:
+            nonlocal total
+            while chunk := await stdout.read(CHUNK_BYTES):
+                total += len(chunk)
+                yield chunk
+
+        if ctx.offload is not None:
+            stream = chunks()
+            ref = await ctx.offload("bash", stream)
+            while await stdout.read(CHUNK_BYTES):  # an offload that stopped early must not
+                pass  # leave the command blocked on a full pipe
+            return ref, "", total
+        kept = _HeadTail(ctx.max_message_bytes)
+        async for chunk in chunks():
+            kept.add(chunk)
+        return None, kept.text(), total

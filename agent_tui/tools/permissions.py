@@ -1,0 +1,262 @@
+"""Who may run a tool that changes things: config rules, session approvals, `--yes`, the approver.
+
+Only tools whose spec says `mutates` ask. A call is allowed by a `[tools] allow` rule (`edit_file`,
+`bash:git status`, `bash:pytest*`), by an "allow for this session" answer given earlier, by
+`--yes`, or by the injected approver (a modal in the TUI, `headless_approver` in `run`). A bash
+rule is a command prefix, never a loophole: a command that chains, substitutes or redirects
+beyond the prefix (`git status; rm -rf /`) does not match it and is asked about like any other.
+The policy returns values — (allowed, message) — and leaves showing them to the caller.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+import json
+import logging
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Literal
+
+if TYPE_CHECKING:
+    from agent_tui.tools.base import ToolSpec
+
+log = logging.getLogger(__name__)
+
+HEADLESS_HINT = "Re-run with --yes or add a rule to [tools] allow in .agent-tui.toml"
+
+_SHELL_META = re.compile(r"[;&|`<>\n\r]|\$\(")
+"""Chaining, pipes, backgrounding, substitution and redirection: what may not follow a prefix."""
+
+# Commands whose first word is only a launcher: their prefix is the first two (or three) words.
+_SUBCOMMAND_TOOLS = frozenset({
+    "git", "npm", "pnpm", "yarn", "cargo", "go", "docker", "kubectl", "uv", "poetry", "pip",
+    "pip3", "make", "just", "dotnet", "gradle", "mvn", "bundle", "rake", "hatch", "tox", "nox",
+})
+# Prefixes that would let anything run (`bash -c …`, `sudo …`, `python -c …`): never suggested.
+_ANY_COMMAND = frozenset({
+    "bash", "sh", "zsh", "fish", "dash", "sudo", "su", "doas", "env", "eval", "exec", "xargs",
+    "nohup", "timeout", "time", "nice", "command", "builtin", "source", ".", "rm", "dd", "find",
+    "python", "python3", "node", "ruby", "perl", "php", "deno", "bun",
+})
+_INTERPRETERS = frozenset({"python", "python3", "node", "ruby", "perl", "php", "deno", "bun"})
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    """What the approver is asked about."""
+
+    tool: str
+    """Tool name."""
+    arguments: dict[str, Any]
+    """Parsed arguments of the call."""
+    preview: str
+    """What would happen: the command for bash, the diff for write/edit, the arguments otherwise."""
+    suggested_prefix: str | None
+    """For bash, the prefix "allow for this session" would cover (`git status`); None = only
+    this exact command."""
+
+
+@dataclass(frozen=True)
+class ApprovalDecision:
+    """The approver's answer."""
+
+    action: Literal["allow_once", "allow_session", "deny"]
+    """Allow this call, allow it (or its prefix) for the rest of the session, or refuse."""
+    prefix: str | None = None
+    """For allow_session on bash: the prefix to allow; None = the exact command."""
+    reason: str | None = None
+    """For deny: a hint for the model (headless mode says how to allow); None = the user said no."""
+
+
+Approver = Callable[[ApprovalRequest], Awaitable[ApprovalDecision]]
+
+
+def headless_approver(yes: bool) -> Approver:
+    """The approver for `agent-tui run`: allows everything with --yes, denies with a hint without."""
+
+    async def approve(request: ApprovalRequest) -> ApprovalDecision:
+        if yes:
+            return ApprovalDecision("allow_once")
+        return ApprovalDecision("deny", reason=HEADLESS_HINT)
+
+    return approve
+
+
+def normalize_command(command: str) -> str:
+    """The form rules match against: trimmed, runs of spaces and tabs as one space. Newlines stay:
+    they separate commands."""
+    return re.sub(r"[ \t]+", " ", command.strip())
+
+
+def bash_prefix_matches(prefix: str, command: str) -> bool:
+    """Whether the rule `bash:<prefix>` covers `command`.
+
+    `prefix` matches a command equal to it or starting with it plus a space; with a `*` it is a
+    glob. Either way, what follows the literal part of the rule may not chain, pipe, substitute
+    or redirect.
+    """
+    prefix, command = normalize_command(prefix), normalize_command(command)
+    if not prefix:
+        return False
+    if "*" in prefix:
+        literal = prefix[: prefix.index("*")]
+        if not command.startswith(literal) or not fnmatch.fnmatchcase(command, prefix):
+            return False
+        rest = command[len(literal):]
+    elif command == prefix:
+        return True
+    elif command.startswith(prefix + " "):
+        rest = command[len(prefix):]
+    else:
+        return False
+    return not _SHELL_META.search(rest)
+
+
+def suggest_prefix(command: str) -> str | None:
+    """The prefix to offer for "allow for this session": `git status`, `pytest`, `python -m pytest`.
+
+    None (only the exact command) when the command chains or redirects, or when any prefix of it
+    would allow arbitrary commands (`bash -c`, `sudo`, `python -c`, `rm`).
+    """
+    command = normalize_command(command)
+    if not command or _SHELL_META.search(command):
+        return None
+    words = command.split(" ")
+    first = words[0]
+    if first in _INTERPRETERS and len(words) >= 3 and words[1] == "-m":
+        return " ".join(words[:3])  # python -m pytest
+    if first in _ANY_COMMAND or "=" in first:
+        return None
+    if first in _SUBCOMMAND_TOOLS:
+        # `git status`; but not bare `git` or `git -c …`, which reach arbitrary commands.
+        if len(words) >= 2 and not words[1].startswith("-"):
+            return " ".join(words[:2])
+        return None
+    return first
+
+
+def _describe(tool: str, args: dict[str, Any]) -> str:
+    """The call in one line for messages: the command for bash, the path for file tools."""
+    if tool == "bash":
+        return str(args.get("command", ""))
+    if "path" in args:
+        return str(args["path"])
+    return json.dumps(args, ensure_ascii=False)[:200]
+
+
+def build_preview(tool: str, args: dict[str, Any], workspace: Path) -> str:
+    """What the approver shows: the command, the diff a write/edit would apply, else the arguments."""
+    if tool == "bash":
+        return str(args.get("command", ""))
+    if tool in ("write_file", "edit_file"):
+        from agent_tui.tools.files import preview_edit, preview_write
+
+        try:
+            return (preview_write if tool == "write_file" else preview_edit)(args, workspace)
+        except Exception as exc:  # noqa: BLE001 - a preview never blocks the question
+            log.exception("preview for %s failed", tool)
+            return f"(no preview: {exc})"
+    return json.dumps(args, ensure_ascii=False, indent=2)
+
+
+class PermissionPolicy:
+    """Decides whether a call may run; remembers "allow for this session" answers."""
+
+    def __init__(
+        self, allow_rules: Iterable[str] = (), approver: Approver | None = None, yes: bool = False
+    ) -> None:
+        self.yes = yes
+        self.approver = approver or headless_approver(yes)
+        self._tools: set[str] = set()
+        self._bash_prefixes: list[str] = []
+        self._bash_exact: set[str] = set()
+        self._session_tools: set[str] = set()
+        self._session_prefixes: list[str] = []
+        self._session_exact: set[str] = set()
+        self._lock = asyncio.Lock()
+        for rule in allow_rules:
+            self._add_config_rule(rule)
+
+    def _add_config_rule(self, rule: str) -> None:
+        tool, sep, pattern = rule.strip().partition(":")
+        tool, pattern = tool.strip(), pattern.strip()
+        if not tool:
+            log.warning("ignoring empty [tools] allow rule %r", rule)
+        elif not sep:
+            self._tools.add(tool)
+        elif tool == "bash" and pattern:
+            self._bash_prefixes.append(pattern)
+        else:
+            log.warning("ignoring [tools] allow rule %r: only `tool` and `bash:PREFIX` are supported", rule)
+
+    def add_session_rule(self, tool: str, prefix: str | None = None, *, exact: str | None = None) -> None:
+        """Allow `tool` for the rest of the session; for bash a `prefix` or an `exact` command
+        is required (a session rule never covers all of bash)."""
+        if tool != "bash":
+            self._session_tools.add(tool)
+        elif prefix and prefix.strip():
+            self._session_prefixes.append(prefix.strip())
+        elif exact and exact.strip():
+            self._session_exact.add(normalize_command(exact))
+        else:
+            raise ValueError("a bash session rule needs a prefix or an exact command")
+
+    def rule_for(self, tool_name: str, args: dict[str, Any]) -> str | None:
+        """The rule that allows this call without asking, or None."""
+        if tool_name in self._tools:
+            return tool_name
+        if tool_name in self._session_tools:
+            return f"{tool_name} (this session)"
+        if tool_name != "bash":
+            return None
+        command = args.get("command")
+        if not isinstance(command, str):
+            return None
+        for prefix in self._bash_prefixes:
+            if bash_prefix_matches(prefix, command):
+                return f"bash:{prefix}"
+        if normalize_command(command) in self._session_exact:
+            return "this exact command (this session)"
+        for prefix in self._session_prefixes:
+            if bash_prefix_matches(prefix, command):
+                return f"bash:{prefix} (this session)"
+        return None
+
+    async def check(
+        self, tool_name: str, args: dict[str, Any], spec: ToolSpec, workspace: Path
+    ) -> tuple[bool, str]:
+        """(allowed, reason): the reason is the message for the model when not allowed."""
+        if not spec.mutates:
+            return True, "does not change anything"
+        rule = self.rule_for(tool_name, args)
+        if rule:
+            return True, f"allowed by rule {rule}"
+        if self.yes:
+            return True, "allowed by --yes"
+        # One question at a time: a session rule granted by the first answer covers the rest.
+        async with self._lock:
+            rule = self.rule_for(tool_name, args)
+            if rule:
+                return True, f"allowed by rule {rule}"
+            command = args.get("command") if tool_name == "bash" else None
+            request = ApprovalRequest(
+                tool=tool_name,
+                arguments=args,
+                preview=await asyncio.to_thread(build_preview, tool_name, args, workspace),
+                suggested_prefix=suggest_prefix(command) if isinstance(command, str) else None,
+            )
+            decision = await self.approver(request)
+        what = _describe(tool_name, args)
+        if decision.action == "allow_once":
+            return True, "allowed once"
+        if decision.action == "allow_session":
+            if tool_name == "bash":
+                self.add_session_rule("bash", decision.prefix, exact=str(command or ""))
+            else:
+                self.add_session_rule(tool_name)
+            return True, "allowed for this session"
+        if decision.reason:
+            return False, f"Permission denied for {tool_name}: {what}. {decision.reason}."
+        return False, f"Permission denied by the user for {tool_name}: {what}."

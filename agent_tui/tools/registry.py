@@ -1,0 +1,142 @@
+"""One registry for every tool the model can call: built-in, context, MCP and skill tools.
+
+`run` is the loop's single entry point and the reason the loop never dies of a tool: bad JSON,
+an unknown name, a missing required argument or any exception a tool raises all come back as an
+error result naming the problem, which the model can read and correct. Cancellation is the one
+thing that passes through, so Ctrl-C still stops a running tool.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any, Iterable
+
+from agent_tui.tools.base import Tool, ToolContext, ToolOutput, ToolSpec
+
+if TYPE_CHECKING:
+    from agent_tui.messages import ToolCall
+
+log = logging.getLogger(__name__)
+
+_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "array": (list,),
+    "object": (dict,),
+}
+
+
+def _coerce(value: Any, kind: str) -> Any:
+    """Accept the near-misses models produce ("10" for an integer, "true" for a boolean)."""
+    if isinstance(value, str):
+        text = value.strip()
+        if kind == "integer" and text.lstrip("-").isdigit():
+            return int(text)
+        if kind == "number":
+            try:
+                return float(text)
+            except ValueError:
+                return value
+        if kind == "boolean" and text.lower() in ("true", "false"):
+            return text.lower() == "true"
+    if kind == "integer" and isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def check_arguments(spec: ToolSpec, args: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """Arguments checked against the top level of the schema: (coerced args, error or None)."""
+    schema = spec.parameters or {}
+    props: dict[str, Any] = schema.get("properties") or {}
+    missing = [name for name in schema.get("required") or () if name not in args]
+    if missing:
+        expected = ", ".join(
+            f"{n} ({props.get(n, {}).get('type', 'any')}{', required' if n in (schema.get('required') or ()) else ''})"
+            for n in props
+        )
+        names = ", ".join(repr(m) for m in missing)
+        return args, f"{spec.name}: missing required argument {names}. Expected: {expected}."
+    fixed = dict(args)
+    for name, value in args.items():
+        kind = (props.get(name) or {}).get("type")
+        if not isinstance(kind, str) or kind not in _TYPES:
+            continue
+        value = _coerce(value, kind)
+        ok = isinstance(value, _TYPES[kind]) and not (kind != "boolean" and isinstance(value, bool))
+        if not ok and value is not None:
+            return args, f"{spec.name}: argument '{name}' must be {kind}, got {type(value).__name__}."
+        fixed[name] = value
+    return fixed, None
+
+
+class ToolRegistry:
+    """Tools by name, in registration order."""
+
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        for tool in tools:
+            self.register(tool)
+
+    def register(self, tool: Tool) -> None:
+        """Add a tool; a later registration under the same name replaces the earlier one."""
+        name = tool.spec.name
+        if name in self._tools:
+            log.info("tool %s registered again; the newer one replaces it", name)
+        self._tools[name] = tool
+
+    def unregister(self, name: str) -> None:
+        self._tools.pop(name, None)
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def specs(self, names: Iterable[str] | None = None) -> list[ToolSpec]:
+        """Specs of all tools, or of `names` (unknown names skipped), in registration order."""
+        if names is None:
+            return [tool.spec for tool in self._tools.values()]
+        wanted = set(names)
+        return [tool.spec for name, tool in self._tools.items() if name in wanted]
+
+    async def run(self, call: ToolCall, ctx: ToolContext) -> ToolOutput:
+        """Run one call. Never raises except for cancellation."""
+        tool = self._tools.get(call.name)
+        if tool is None:
+            known = ", ".join(self._tools) or "none"
+            return ToolOutput.error(f"unknown tool '{call.name}'. Available tools: {known}.")
+        try:
+            args = call.parsed_arguments()
+        except ValueError as exc:
+            return ToolOutput.error(
+                f"arguments for {call.name} are not a valid JSON object ({exc}); "
+                "send the arguments as one JSON object."
+            )
+        args, problem = check_arguments(tool.spec, args)
+        if problem:
+            return ToolOutput.error(problem)
+        try:
+            return await tool.run(args, ctx)
+        except Exception as exc:  # noqa: BLE001 - a tool bug is an error result, never a dead loop
+            log.exception("tool %s failed (call %s)", call.name, call.id)
+            return ToolOutput.error(f"{call.name} failed: {type(exc).__name__}: {exc}")
+
+
+def builtin_tools() -> list[Tool]:
+    """The seven built-in tools, in the order the model sees them."""
+    from agent_tui.tools.bash import BashTool
+    from agent_tui.tools.files import EditFileTool, ReadFileTool, WriteFileTool
+    from agent_tui.tools.search import GlobTool, GrepTool, ListDirTool
+
+    return [
+        ReadFileTool(), WriteFileTool(), EditFileTool(), BashTool(), GrepTool(), GlobTool(), ListDirTool(),
+    ]
