@@ -12,6 +12,8 @@ import typer
 
 from agent_tui import __version__
 from agent_tui.commands import config_cmd, run_cmd
+from agent_tui.commands import mcp_cmd
+from agent_tui.commands import loop_cmd
 
 app = typer.Typer(
     help="A terminal agent shell whose edge is context management.",
@@ -19,7 +21,9 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(config_cmd.app, name="config")
+app.add_typer(mcp_cmd.app, name="mcp")
 app.command("run")(run_cmd.run)
+app.command("loop")(loop_cmd.loop)
 
 
 def _version(value: bool) -> None:

@@ -39,6 +39,23 @@ class AppServices:
     workspace: Path
     extra_tools: list[Any] = field(default_factory=list)
     """Tools beyond the built-ins (MCP servers' tools), shared by every session."""
+    mcp: Any = None
+    """The MCP servers (tools/mcp.py McpManager) once `start_mcp` ran; None without servers."""
+
+    def start_mcp(self) -> Any:
+        """Launch the configured MCP servers in the background (idempotent, returns at once).
+        Their tools join every session as they come up and leave when a server dies."""
+        if self.mcp is None and self.config.mcp.servers:
+            from agent_tui.tools.mcp import McpManager
+
+            self.mcp = McpManager.from_config(self.config, self.workspace)
+            self.mcp.start()
+        return self.mcp
+
+    async def mcp_ready(self) -> None:
+        """Wait until every MCP server is up or has failed (bounded by mcp.startup_timeout)."""
+        if self.mcp is not None:
+            await self.mcp.ready()
 
     async def new_session(self, approver: Approver | None = None, *, yes: bool = False,
                           title: str | None = None) -> AgentSession:
@@ -63,6 +80,8 @@ class AppServices:
         return info.id if info else None
 
     async def close(self) -> None:
+        if self.mcp is not None:
+            await self.mcp.stop()
         await self.store.close()
 
     def _limits(self) -> Any:
@@ -91,6 +110,8 @@ class AppServices:
         registry = ToolRegistry()
         for tool in [*builtin_tools(), *context_tools(), *self.extra_tools]:
             registry.register(tool)
+        if self.mcp is not None:
+            self.mcp.attach(registry)
         counter = TokenCounter(model)
         a = cfg.agent
         meter = BudgetMeter(counter, limits.context_window, limits.max_output_tokens,
@@ -109,18 +130,28 @@ class AppServices:
             summarizer = ProviderSummarizer(Provider(summary_name))
         compactor = Compactor(summarizer, chat_summarizer if summarizer is not chat_summarizer
                               else None, limits.context_window)
+        prompts = PromptAssembler(
+            self.workspace, registry, counter=counter, meter=meter,
+            cache_control=provider.supports_cache_control,
+            deferral_threshold=a.tool_deferral_threshold,
+            notice_feed=self.mcp.notices if self.mcp is not None else None)
+        services["prompts"] = prompts  # tool_search ranks and promotes through it
         return AgentSession(
             session_id=session_id, title=title, config=cfg, provider=provider, limits=limits,
-            meter=meter, prompts=PromptAssembler(self.workspace, registry), runner=runner,
+            meter=meter, prompts=prompts, runner=runner,
             compactor=compactor, store=self.store, history=history, workspace=self.workspace,
         )
 
 
 async def build_services(config: Config, *, workspace: Path | None = None,
-                         db_path: Path | None = None) -> AppServices:
-    """Open the store and return the shared services. Store errors surface as StoreError."""
+                         db_path: Path | None = None, start_mcp: bool = True) -> AppServices:
+    """Open the store and return the shared services. Store errors surface as StoreError.
+    Configured MCP servers start in the background (`await services.mcp_ready()` to wait)."""
     from agent_tui.store import open_store
 
     store = await open_store(db_path_for(config, db_path))
-    return AppServices(config=config, store=store,
-                       workspace=(workspace or Path.cwd()).resolve())
+    services = AppServices(config=config, store=store,
+                           workspace=(workspace or Path.cwd()).resolve())
+    if start_mcp:
+        services.start_mcp()
+    return services

@@ -106,10 +106,10 @@ class TestThresholds:
         """At ≥ 80% the system prompt tells the model it can call compact_context."""
         session = await small_services.new_session(yes=True)
         small_server.enqueue(Reply(text="ok"))
-        await collect(session.run_turn(filler(1000)))
+        await collect(session.run_turn(filler(1000), as_is=True))
         assert "compact_context to free space" not in json.dumps(small_server.requests[0])
         small_server.enqueue(Reply(text="ok"))
-        await collect(session.run_turn(filler(700)))
+        await collect(session.run_turn(filler(700), as_is=True))
         system = small_server.requests[-1]["messages"][0]["content"]
         assert re.search(r"\[Context: \d+% used\. You can call compact_context", system)
 
@@ -117,14 +117,15 @@ class TestThresholds:
         """Past 98% the turn starts blocked, compacts, and the user's message still goes out."""
         session = await small_services.new_session(yes=True)
         small_server.enqueue(Reply(text="ok"), Reply(text="ok"))
-        await collect(session.run_turn(filler(2000)))
+        await collect(session.run_turn(filler(2000), as_is=True))
         session.config = session.config.__class__(
             **{**session.config.__dict__,
                "compaction": session.config.compaction.__class__(
                    **{**session.config.compaction.__dict__, "auto": False})})
-        await collect(session.run_turn(filler(2000)))
+        await collect(session.run_turn(filler(2000), as_is=True))
         assert session.measure().used_fraction > 0.8
-        events = await collect(session.run_turn("the message that must arrive " + filler(900)))
+        events = await collect(session.run_turn("the message that must arrive " + filler(900),
+                                                as_is=True))
         assert of_type(events, ev.Blocked)
         assert of_type(events, ev.CompactionFinished)[0].result.applied
         assert "the message that must arrive" in json.dumps(small_server.requests[-1]["messages"])
@@ -139,9 +140,9 @@ class TestThresholds:
             try:
                 session = await services.new_session(yes=True)
                 srv.enqueue(Reply(text="one"), Reply(text="two"))
-                await collect(session.run_turn(filler(600)))
-                await collect(session.run_turn(filler(600)))
-                events = await collect(session.run_turn("third " + filler(600)))
+                await collect(session.run_turn(filler(600), as_is=True))
+                await collect(session.run_turn(filler(600), as_is=True))
+                events = await collect(session.run_turn("third " + filler(600), as_is=True))
                 assert of_type(events, ev.CompactionStarted)[0].reason == "context_length"
                 assert any("window is 6,000 tokens" in n.message
                            for n in of_type(events, ev.Notice))
@@ -194,7 +195,7 @@ class TestForcedCompaction:
         """/compact at 100%: cheap strategies first, then the summary; the history shrinks."""
         session = await small_services.new_session(yes=True)
         small_server.enqueue(Reply(text="ok"))
-        await collect(session.run_turn(filler(1000)))
+        await collect(session.run_turn(filler(1000), as_is=True))
         from agent_tui.messages import assistant, user
 
         session.history += [user(filler(900)), assistant("noted")] * 2

@@ -1,69 +1,220 @@
 """Assembles what each request holds: system prompt sections, tool schemas, wire messages.
 
+Sections go static → dynamic: base instructions, project rules, memories, active skills, the
+deferral note, then the per-turn status note. Tools are what deferral selects. For Anthropic
+models the request carries `cache_control` breakpoints (llm/cache.py); every other provider gets
+the system prompt as plain text.
+
 The wire form of each message is cached (messages are frozen), so building a request over a long
-history costs a list comprehension of dict lookups, not a re-serialisation.
+history costs a list comprehension of dict lookups, not a re-serialisation. Every optional part
+degrades instead of failing the turn: a builder failure sends plain text, a deferral failure
+offers all tools, and either says so once through `Request.notices`.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 from agent_tui.agent.base_prompt import base_prompt
+from agent_tui.context.deferral import DEFERRAL_ORDER, Selection, ToolSelector, rank
+from agent_tui.context.memory import UserPrompts
 from agent_tui.context.prompt import PromptBuilder, rules_section, status_note
 from agent_tui.context.prompt_sections import PromptSection
+from agent_tui.llm import cache
 
 if TYPE_CHECKING:
-    from agent_tui.context.budget import ContextBudget
+    from agent_tui.context.budget import BudgetMeter, ContextBudget
     from agent_tui.messages import Message
+    from agent_tui.tokens import TokenCounter
+    from agent_tui.tools.base import ToolSpec
     from agent_tui.tools.registry import ToolRegistry
+
+log = logging.getLogger(__name__)
+
+SEARCH_TOOL = "tool_search"
 
 
 @dataclass(frozen=True)
 class Request:
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]]
+    notices: tuple[str, ...] = ()
+    """Warnings for the user (a degraded part, an MCP server gone), each said once."""
+
+
+@dataclass(frozen=True)
+class ToolRow:
+    """One line of the /tools view."""
+
+    name: str
+    source: str
+    """builtin / context / mcp / skill."""
+    tokens: int
+    """What the tool's schema costs in every request that offers it."""
+    state: str
+    """offered / deferred / promoted (found by tool_search this turn)."""
+    description: str
+    """First line of the description."""
 
 
 class PromptAssembler:
     def __init__(self, workspace: Path, registry: ToolRegistry,
-                 extra_sections: Sequence[PromptSection] = ()) -> None:
+                 extra_sections: Sequence[PromptSection] = (), *,
+                 counter: TokenCounter | None = None, meter: BudgetMeter | None = None,
+                 cache_control: bool = False, deferral_threshold: float = 0.10,
+                 user_prompts: UserPrompts | None = None,
+                 notice_feed: Sequence[str] | None = None) -> None:
+        from agent_tui.tokens import TokenCounter
+
         self.workspace = workspace
         self.registry = registry
         self.builder = PromptBuilder()
+        self.counter = counter or TokenCounter()
+        self.meter = meter
+        """Gives the effective window deferral measures against (it follows resizes)."""
+        self.cache_control = cache_control
+        """Place Anthropic cache breakpoints (only for providers that take them)."""
+        self.user_prompts = user_prompts or UserPrompts()
+        self.notice_feed = notice_feed
+        """A list others append warnings to (the MCP manager's); read from where we left off."""
+        self._feed_seen = 0  # a warning from before this session began is still news to it
         self._base = PromptSection("base", base_prompt(workspace))
         self._rules = rules_section(workspace)
         self.extra_sections = list(extra_sections)
         self._wire: dict[Message, dict[str, Any]] = {}
+        self._anchor: str | None = None
+        self._said: set[str] = set()
+        self._pending_notices: list[str] = []
+        if SEARCH_TOOL not in registry:
+            from agent_tui.tools.tool_search import ToolSearchTool
 
+            registry.register(ToolSearchTool())
+        search = registry.get(SEARCH_TOOL)
+        assert search is not None
+        self.selector = ToolSelector(self.counter.count_tool_schema, deferral_threshold,
+                                     search.spec.schema())
+        self.selection: Selection | None = None
+        """What the last `tool_schemas` call offered (the /context and /tools views read it)."""
+
+    # -- sections --------------------------------------------------------------------------
     def reload_rules(self) -> None:
         self._rules = rules_section(self.workspace)
+
+    def activate_skill(self, name: str) -> str:
+        """Turn a skill on for this session; returns its description. ValueError if unknown."""
+        return self.user_prompts.activate(name).description
+
+    def deactivate_skill(self, name: str) -> bool:
+        return self.user_prompts.deactivate(name)
 
     def sections(self, budget: ContextBudget | None) -> list[PromptSection]:
         out = [self._base]
         if self._rules is not None:
             out.append(self._rules)
+        try:
+            out.extend(self.user_prompts.sections())
+        except Exception:  # noqa: BLE001 - a broken memory file must not stop the turn
+            log.exception("loading memories and skills failed")
+            self._notice("Memories and skills could not be loaded (details in the log).")
+        note = self.selection.note if self.selection is not None else None
+        if note is not None:
+            out.append(note)
         out.extend(self.extra_sections)
         if budget is not None and budget.should_warn:
             out.append(status_note(budget.used_fraction))
         return out
 
-    def tool_schemas(self, history: Sequence[Message]) -> list[dict[str, Any]]:
-        return [spec.schema() for spec in self.registry.specs()]
+    # -- tools -----------------------------------------------------------------------------
+    def _specs(self) -> list[ToolSpec]:
+        return [spec for spec in self.registry.specs() if spec.name != SEARCH_TOOL]
 
+    def effective_window(self) -> int:
+        if self.meter is None:
+            return 1 << 30
+        return max(self.meter.total - self.meter.max_output_tokens, 1)
+
+    def tool_schemas(self, history: Sequence[Message]) -> list[dict[str, Any]]:
+        specs = self._specs()
+        try:
+            self.selector.observe(history)
+            self.selection = self.selector.select(specs, self.effective_window())
+        except Exception:  # noqa: BLE001 - deferral fails → all tools, never a dead turn
+            log.exception("tool deferral failed; offering every tool")
+            self._notice("Tool deferral failed; every tool is offered (details in the log).")
+            self.selection = Selection(tuple(spec.schema() for spec in specs))
+        return list(self.selection.schemas)
+
+    def search_tools(self, query: str, limit: int = 5) -> list[ToolSpec]:
+        """tool_search: rank the deferrable tools and offer the matches for this turn."""
+        candidates = [s for s in self._specs() if s.source in DEFERRAL_ORDER]
+        found = rank(query, candidates, limit)
+        self.selector.promote([spec.name for spec in found])
+        return found  # type: ignore[return-value]
+
+    def tool_table(self) -> list[ToolRow]:
+        """Every tool with its cost and whether the last request offered it (for /tools)."""
+        selection = self.selection
+        deferred = set(selection.deferred) if selection else set()
+        promoted = selection.promoted if selection else frozenset()
+        rows = []
+        for spec in self.registry.specs():
+            if spec.name == SEARCH_TOOL and not deferred:
+                continue
+            state = ("deferred" if spec.name in deferred else
+                     "promoted" if spec.name in promoted else "offered")
+            rows.append(ToolRow(spec.name, spec.source,
+                                self.counter.count_tool_schema(spec.schema()), state,
+                                (spec.description or "").strip().split("\n", 1)[0]))
+        return rows
+
+    # -- the request -----------------------------------------------------------------------
     def wire(self, message: Message) -> dict[str, Any]:
         data = self._wire.get(message)
         if data is None:
             data = self._wire[message] = message.to_openai()
         return data
 
+    def _notice(self, text: str) -> None:
+        if text not in self._said:
+            self._said.add(text)
+            self._pending_notices.append(text)
+
+    def _take_notices(self) -> tuple[str, ...]:
+        if self.notice_feed is not None and len(self.notice_feed) > self._feed_seen:
+            fresh = list(self.notice_feed[self._feed_seen:])
+            self._feed_seen += len(fresh)
+            self._pending_notices.extend(fresh)
+        out, self._pending_notices = tuple(self._pending_notices), []
+        return out
+
     def request(self, history: Sequence[Message], sections: Sequence[PromptSection],
                 tools: list[dict[str, Any]]) -> Request:
         built = self.builder.build(sections)
+        if built.warning:
+            self._notice(built.warning)
         if len(self._wire) > 4 * len(history) + 1000:
             live = set(history)
             self._wire = {m: d for m, d in self._wire.items() if m in live}
-        messages = [{"role": "system", "content": built.text}]
-        messages.extend(map(self.wire, history))
-        return Request(messages, list(tools))
+        conversation = list(map(self.wire, history))
+        if self.cache_control and not built.warning:
+            messages = cache.cached_request(built.cached_blocks, conversation,
+                                            self._anchors(history), built.dynamic_text)
+        else:
+            messages = [{"role": "system", "content": built.text}, *conversation]
+        return Request(messages, list(tools), self._take_notices())
+
+    def _anchors(self, history: Sequence[Message]) -> list[int]:
+        """The newest message, then the one that was newest in the previous request."""
+        if not history:
+            return []
+        anchors = [len(history) - 1]
+        if self._anchor is not None:
+            for index in range(len(history) - 2, -1, -1):
+                if history[index].id == self._anchor:
+                    anchors.append(index)
+                    break
+        self._anchor = history[-1].id
+        return anchors

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, AsyncIterator
 
 from agent_tui.agent import events as ev
-from agent_tui.agent.attachments import prepare_prompt
+from agent_tui.agent.attachments import PreparedPrompt, prepare_prompt
 from agent_tui.agent.compactor import Compactor
 from agent_tui.agent.tool_runner import ToolRunner
 from agent_tui.context.budget import BudgetMeter, ContextBudget
@@ -150,8 +150,10 @@ class AgentSession:
 
     # -- the turn --------------------------------------------------------------------------
 
-    async def run_turn(self, prompt: str) -> AsyncIterator[ev.AgentEvent]:
-        """One user message and everything the agent does until it answers."""
+    async def run_turn(self, prompt: str, *, as_is: bool = False) -> AsyncIterator[ev.AgentEvent]:
+        """One user message and everything the agent does until it answers. `as_is` sends the
+        prompt exactly as given, with no `@path` attachments and no offload of a long one (the
+        autonomous loop builds its own bounded prompt)."""
         self.busy = True
         self.turns += 1
         text_parts: list[str] = []
@@ -160,7 +162,7 @@ class AgentSession:
         answered: set[str] = set()
         try:
             yield ev.TurnStarted(self.session_id, prompt)
-            prepared = await prepare_prompt(
+            prepared = PreparedPrompt(prompt) if as_is else await prepare_prompt(
                 prompt, workspace=self.workspace, store=self.store, session_id=self.session_id,
                 threshold=self.config.agent.result_offload_threshold,
                 max_line_length=self.config.tool_output.max_line_length)
@@ -195,6 +197,8 @@ class AgentSession:
                             yield ev.TextDelta(chunk.text)
                         elif kind == "ToolCallsReady":
                             calls = chunk.calls
+                        elif kind == "Notice":
+                            yield chunk
                         elif kind == "UsageChunk":
                             cost = self._add_cost(chunk.usage)
                             yield ev.UsageReported(chunk.usage, self.model, cost,
@@ -268,6 +272,8 @@ class AgentSession:
         """The provider stream for the current history, recording usage against the estimate."""
         sections, tools = self._request_parts
         request = self.prompts.request(self.history, sections, tools)
+        for notice in request.notices:  # a degraded prompt part, an MCP server gone
+            yield ev.Notice(notice)
         async for chunk in self.provider.stream(
             request.messages, tools=request.tools or None,
             max_tokens=self.limits.max_output_tokens,

@@ -47,6 +47,7 @@ async def _run(config: Any, prompt: str, *, session_id: str | None, continue_: b
     except StoreError as exc:
         fail(str(exc), 1)
     try:
+        await services.mcp_ready()  # headless: the first request must already offer MCP tools
         try:
             if continue_ and not session_id:
                 session_id = await services.newest_session_id()

@@ -86,6 +86,12 @@ class Provider:
         """The endpoint named in connection errors."""
         return self.api_base or (provider_of(self.model) or "the provider")
 
+    @property
+    def supports_cache_control(self) -> bool:
+        """True when the provider takes explicit `cache_control` breakpoints (Anthropic's API);
+        others cache on their own, or not at all, and get plain text (see llm/cache.py)."""
+        return provider_of(self._litellm_model()) == "anthropic"
+
     def key_env(self) -> str | None:
         """The variable the key comes from: the configured one, else litellm's default name."""
         if self.api_key_env:

@@ -1,0 +1,87 @@
+"""`agent-tui mcp list`: the configured MCP servers, their tools, and what each tool costs.
+
+It starts the servers the way a session would (same config, same timeout), waits until each is
+up or has failed, prints them, and stops them. The token figure is what a tool's schema (name,
+description, parameters) costs in every request that offers it — the number deferral weighs.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from agent_tui.commands.common import fail, load_or_fail
+
+app = typer.Typer(help="MCP servers configured under [mcp.servers.NAME].", no_args_is_help=True)
+
+
+async def collect_reports(config: Any, workspace: Path) -> tuple[list[Any], list[str]]:
+    """Start every configured server, describe them, stop them: (reports, warnings)."""
+    from agent_tui.tokens import TokenCounter
+    from agent_tui.tools.mcp import McpManager
+
+    manager = McpManager.from_config(config, workspace)
+    manager.start()
+    try:
+        await manager.ready()
+        return manager.describe(TokenCounter(config.model.name)), list(manager.notices)
+    finally:
+        await manager.stop()
+
+
+def render(reports: list[Any]) -> list[str]:
+    """The plain-text table: one line per server, one indented line per tool."""
+    lines = []
+    width = max((len(t.name) for r in reports for t in r.tools), default=20)
+    for report in reports:
+        status = report.state if report.state == "ready" else f"{report.state}: {report.error}"
+        lines.append(f"{report.name}  {status}  ({len(report.tools)} tools, "
+                     f"{report.tokens:,} tokens)  {report.command}")
+        for tool in report.tools:
+            lines.append(f"  {tool.name:<{width}}  {tool.tokens:>6,}  {tool.description[:70]}")
+    total = sum(r.tokens for r in reports)
+    lines.append(f"total: {sum(len(r.tools) for r in reports)} tools, {total:,} tokens of "
+                 "tool descriptions")
+    return lines
+
+
+@app.command("list")
+def list_servers(
+    as_json: bool = typer.Option(False, "--json", help="One JSON object with every server."),
+    timeout: Optional[float] = typer.Option(None, "--timeout",
+                                            help="Seconds each server gets to start."),
+) -> None:
+    """Start the configured servers and list their tools with the tokens each costs."""
+    import asyncio
+
+    from agent_tui.logs import setup_logging
+
+    setup_logging()
+    overrides = {"mcp": {"startup_timeout": timeout}} if timeout else None
+    config = load_or_fail(overrides).config
+    if not config.mcp.servers:
+        if as_json:
+            typer.echo(json.dumps({"servers": []}))
+            return
+        typer.echo("No MCP servers configured: add a [mcp.servers.NAME] table with "
+                   "command, args and env to config.toml.")
+        return
+    try:
+        reports, warnings = asyncio.run(collect_reports(config, Path.cwd().resolve()))
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+    except Exception as exc:  # noqa: BLE001 - one line for the user, the details in the log
+        fail(f"listing MCP servers failed: {exc}")
+    if as_json:
+        typer.echo(json.dumps({"servers": [r.to_json() for r in reports],
+                               "warnings": warnings}, ensure_ascii=False))
+    else:
+        for line in render(reports):
+            typer.echo(line)
+        for warning in warnings:
+            typer.echo(f"agent-tui: {warning}", err=True)
+    if reports and all(r.state != "ready" for r in reports):
+        raise typer.Exit(1)

@@ -1,0 +1,200 @@
+"""Tool deferral: keep the tool schemas the model sees under a share of the window.
+
+Every tool description costs tokens on every request. When all of them together pass
+`tool_deferral_threshold` of the effective window, MCP tools are left out first, then skill
+tools, least recently used first; built-in and context tools never are. The model gets
+`tool_search` and a note saying how many tools are deferred; a search promotes its matches for
+the rest of the turn, and calling a deferred tool makes it recently used.
+
+Cache stability shapes the rules: the offered tools keep their registration order, and the
+selection only moves when the tool set, a promotion or a deferred tool's use changes it — using
+a tool that is already offered never reorders what is sent. The note is cacheable for the same
+reason: it changes only when the tools change, and those precede the system prompt in the cache.
+
+Selection runs on every step, so it must stay cheap (≤ 2 ms with 500 tools, see
+benchmarks/deferral.py): schema token counts are cached by the counter, the result is memoised
+on the tool identities, the budget, the promotions and the usage clock, and usage is read from
+the history incrementally.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol, Sequence
+
+from agent_tui.context.prompt_sections import PromptSection
+
+DEFERRAL_ORDER = {"mcp": 0, "skill": 1}
+"""Sources that may be deferred, in the order they go."""
+NOTE = "[{n} tools deferred to save context. Use tool_search to find them.]"
+
+
+class SpecLike(Protocol):
+    name: str
+    description: str
+    source: str
+
+    def schema(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The tools offered for one request."""
+
+    schemas: tuple[dict[str, Any], ...]
+    """What goes in `tools`, in registration order (tool_search last when added)."""
+    deferred: tuple[str, ...] = ()
+    """Names left out, in registration order."""
+    tokens_all: int = 0
+    """What every tool's schema would cost."""
+    tokens_offered: int = 0
+    """What the offered schemas cost."""
+    budget: int = 0
+    """The threshold in tokens (threshold × effective window)."""
+    promoted: frozenset[str] = field(default_factory=frozenset)
+    """Tools offered this turn because tool_search found them."""
+
+    @property
+    def note(self) -> PromptSection | None:
+        if not self.deferred:
+            return None
+        return PromptSection("deferral", NOTE.format(n=len(self.deferred)))
+
+
+class ToolSelector:
+    """Decides which tools each request offers; one per session."""
+
+    def __init__(self, count: Callable[[dict[str, Any]], int], threshold: float = 0.10,
+                 search_schema: dict[str, Any] | None = None) -> None:
+        self.count = count
+        """Tokens one schema costs (the session's TokenCounter.count_tool_schema)."""
+        self.threshold = threshold
+        self.search_schema = search_schema
+        """The tool_search schema, offered whenever something is deferred."""
+        self._last_used: dict[str, int] = {}
+        self._clock = 0
+        self._seen = 0
+        self._seen_id: str | None = None
+        self._turn: str | None = None
+        self._promoted: dict[str, str | None] = {}
+        self._memo: tuple[Any, Selection] | None = None
+        self._costed: tuple[tuple[int, ...], list[dict[str, Any]], list[int]] | None = None
+
+    # -- what happened -------------------------------------------------------------------
+    def observe(self, history: Sequence[Any]) -> None:
+        """Read tool use and turn starts from the messages added since the last call."""
+        n = len(history)
+        if self._seen and (n < self._seen or history[self._seen - 1].id != self._seen_id):
+            self._seen = 0  # rewritten by compaction: rescan what is left (clocks only grow)
+        for index in range(self._seen, n):
+            message = history[index]
+            if message.role == "user" and message.kind == "chat":
+                self._turn = message.id
+            for call in message.tool_calls:
+                self._clock += 1
+                self._last_used[call.name] = self._clock
+        self._seen = n
+        self._seen_id = history[-1].id if n else None
+
+    def promote(self, names: Sequence[str]) -> None:
+        """Offer these tools for the rest of the current turn."""
+        for name in names:
+            self._promoted[name] = self._turn
+
+    @property
+    def promoted(self) -> frozenset[str]:
+        return frozenset(n for n, turn in self._promoted.items() if turn == self._turn)
+
+    # -- the choice ----------------------------------------------------------------------
+    def select(self, specs: Sequence[SpecLike], effective_window: int) -> Selection:
+        budget = int(self.threshold * max(effective_window, 1))
+        promoted = self.promoted
+        ids = tuple(map(id, specs))
+        key = (ids, budget, promoted, self._clock)
+        if self._memo is not None and self._memo[0] == key:
+            return self._memo[1]
+        if self._costed is None or self._costed[0] != ids:
+            schemas = [spec.schema() for spec in specs]
+            self._costed = (ids, schemas, [self.count(schema) for schema in schemas])
+        selection = self._select(specs, self._costed[1], self._costed[2], budget, promoted)
+        self._memo = (key, selection)
+        return selection
+
+    def _select(self, specs: Sequence[SpecLike], schemas: list[dict[str, Any]],
+                costs: list[int], budget: int, promoted: frozenset[str]) -> Selection:
+        total = sum(costs)
+        if total <= budget:
+            return Selection(tuple(schemas), (), total, total, budget, promoted)
+        order = sorted(
+            (DEFERRAL_ORDER[spec.source], self._last_used.get(spec.name, 0), index)
+            for index, spec in enumerate(specs)
+            if spec.source in DEFERRAL_ORDER and spec.name not in promoted
+        )
+        running = total + (self.count(self.search_schema) if self.search_schema else 0)
+        deferred: set[int] = set()
+        for _, _, index in order:
+            if running <= budget:
+                break
+            deferred.add(index)
+            running -= costs[index]
+        if not deferred:
+            return Selection(tuple(schemas), (), total, total, budget, promoted)
+        offered = [s for i, s in enumerate(schemas) if i not in deferred]
+        if self.search_schema is not None:
+            offered.append(self.search_schema)
+        names = tuple(specs[i].name for i in sorted(deferred))
+        return Selection(tuple(offered), names, total, running, budget, promoted)
+
+
+# -- tool_search's ranking ----------------------------------------------------------------
+
+_CAMEL = re.compile(r"([a-z0-9])([A-Z])")
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def words(text: str) -> set[str]:
+    """Lower-case words of a name or description; camelCase and snake_case split, plurals cut."""
+    out = set()
+    for word in _WORD.findall(_CAMEL.sub(r"\1 \2", text).lower()):
+        out.add(word[:-1] if len(word) > 3 and word.endswith("s") else word)
+    return out
+
+
+_indexed: dict[int, tuple[SpecLike, set[str], set[str]]] = {}
+
+
+def _index(spec: SpecLike) -> tuple[set[str], set[str]]:
+    """A spec's name and description words, split once per spec object."""
+    hit = _indexed.get(id(spec))
+    if hit is None or hit[0] is not spec:
+        if len(_indexed) > 20_000:
+            _indexed.clear()
+        hit = _indexed[id(spec)] = (spec, words(spec.name), words(spec.description or ""))
+    return hit[1], hit[2]
+
+
+def rank(query: str, specs: Sequence[SpecLike], limit: int = 5) -> list[SpecLike]:
+    """The specs that best match `query` by name, then description; best first."""
+    terms = words(query)
+    whole = query.strip().lower()
+    if not terms:
+        return []
+    scored = []
+    for index, spec in enumerate(specs):
+        name = spec.name.lower()
+        score = 20.0 if whole in (name, name.split("__", 1)[-1]) else 0.0
+        name_words, desc_words = _index(spec)
+        for term in terms:
+            if term in name_words:
+                score += 5
+            elif len(term) >= 3 and term in name:
+                score += 3
+            if term in desc_words:
+                score += 2
+            elif len(term) >= 4 and any(w.startswith(term) for w in desc_words):
+                score += 1
+        if score:
+            scored.append((-score, index, spec))
+    scored.sort(key=lambda item: (item[0], item[1]))
+    return [spec for _, _, spec in scored[:limit]]

@@ -1,0 +1,196 @@
+"""Memories and skills: the user's own text that rides along in every system prompt.
+
+Memories are notes in one Markdown file (`<config dir>/memories.md`) that `remember()` appends to
+(the TUI's `/remember`). Skills are Markdown files in `<config dir>/skills/`, each a named
+fragment of instructions that is off until activated by name. Both count toward the budget's
+`skill_prompts` component and sit in the cacheable part of the prompt, after the base
+instructions and project rules, so editing one re-caches only what follows it.
+
+`UserPrompts` re-reads a file only when its modification time or size changed, so asking for
+the sections on every step costs a few `stat` calls.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+from agent_tui import paths
+from agent_tui.context.prompt_sections import PromptSection
+
+log = logging.getLogger(__name__)
+
+MAX_MEMORY_BYTES = 16_384
+MAX_SKILL_BYTES = 32_768
+_SKILL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+def memories_file() -> Path:
+    """Where the user's memory notes live."""
+    return paths.config_dir() / "memories.md"
+
+
+def skills_dir() -> Path:
+    """The folder of skill files (`NAME.md`)."""
+    return paths.config_dir() / "skills"
+
+
+def remember(text: str, path: Path | None = None) -> Path:
+    """Append one note to the memories file (created if missing); returns the file.
+
+    Raises ValueError for an empty note. A multi-line note stays one list item."""
+    note = text.strip()
+    if not note:
+        raise ValueError("nothing to remember: the note is empty")
+    path = path or memories_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = note.splitlines()
+    item = "- " + lines[0] + "".join(f"\n  {line}" for line in lines[1:]) + "\n"
+    existing = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+    prefix = "" if not existing or existing.endswith("\n") else "\n"
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(prefix + item)
+    return path
+
+
+def read_limited(path: Path, max_bytes: int) -> str:
+    """The file's text, cut at `max_bytes` with a marker saying so."""
+    raw = path.read_bytes()
+    text = raw[:max_bytes].decode("utf-8", errors="replace")
+    if len(raw) > max_bytes:
+        text += f"\n[… {len(raw) - max_bytes} more bytes not loaded from {path.name} …]"
+    return text.strip()
+
+
+@dataclass(frozen=True)
+class Skill:
+    """One skill file."""
+
+    name: str
+    """The file name without `.md`: what `activate_skill` takes."""
+    path: Path
+    description: str
+    """The front matter's `description:`, else the first line of text (for listings)."""
+    text: str
+    """The instructions, front matter removed."""
+
+
+def parse_skill(path: Path) -> Skill:
+    """Read one skill file; optional `---` front matter with `description: …`."""
+    text = read_limited(path, MAX_SKILL_BYTES)
+    meta: dict[str, str] = {}
+    if text.startswith("---"):
+        head, sep, rest = text[3:].partition("\n---")
+        if sep:
+            for line in head.splitlines():
+                key, colon, value = line.partition(":")
+                if colon:
+                    meta[key.strip().lower()] = value.strip()
+            text = rest.lstrip("-").strip()
+    first = next((ln.lstrip("# ").strip() for ln in text.splitlines() if ln.strip()), "")
+    return Skill(path.stem, path, meta.get("description") or first, text)
+
+
+def discover_skills(folder: Path | None = None) -> dict[str, Skill]:
+    """Every `*.md` in the skills folder by name (unreadable files are logged and skipped)."""
+    folder = folder or skills_dir()
+    found: dict[str, Skill] = {}
+    if not folder.is_dir():
+        return found
+    for path in sorted(folder.glob("*.md")):
+        if not _SKILL_NAME.match(path.stem):
+            continue
+        try:
+            found[path.stem] = parse_skill(path)
+        except OSError as exc:
+            log.warning("cannot read skill %s: %s", path, exc)
+    return found
+
+
+def memory_section(text: str) -> PromptSection:
+    return PromptSection(
+        "memories", f"# Memories (notes the user asked you to keep)\n{text}",
+        component="skill_prompts")
+
+
+def skill_section(skill: Skill) -> PromptSection:
+    return PromptSection(f"skill:{skill.name}", f"# Skill: {skill.name}\n{skill.text}",
+                         component="skill_prompts")
+
+
+class UserPrompts:
+    """The memory and active-skill sections, re-read when their files change."""
+
+    def __init__(self, memories: Path | None = None, skills: Path | None = None,
+                 active: Iterable[str] = ()) -> None:
+        self.memories_path = memories or memories_file()
+        self.skills_path = skills or skills_dir()
+        self._active: list[str] = []
+        self._files: dict[Path, tuple[tuple[int, int] | None, PromptSection | None]] = {}
+        for name in active:
+            try:
+                self.activate(name)
+            except ValueError as exc:
+                log.warning("%s", exc)
+
+    @property
+    def active(self) -> tuple[str, ...]:
+        return tuple(self._active)
+
+    def available(self) -> dict[str, Skill]:
+        return discover_skills(self.skills_path)
+
+    def activate(self, name: str) -> Skill:
+        """Turn a skill on (idempotent). ValueError naming the available ones when unknown."""
+        path = self.skills_path / f"{name}.md"
+        if not _SKILL_NAME.match(name) or not path.is_file():
+            known = ", ".join(self.available()) or "none"
+            raise ValueError(f"no skill named {name!r} in {self.skills_path} "
+                             f"(available: {known})")
+        if name not in self._active:
+            self._active.append(name)
+        return parse_skill(path)
+
+    def deactivate(self, name: str) -> bool:
+        """Turn a skill off; False when it was not on."""
+        if name in self._active:
+            self._active.remove(name)
+            return True
+        return False
+
+    def sections(self) -> list[PromptSection]:
+        """Memories first (they change least often), then the active skills in activation order."""
+        out = []
+        memories = self._load(self.memories_path, lambda p: memory_section(
+            read_limited(p, MAX_MEMORY_BYTES)))
+        if memories is not None:
+            out.append(memories)
+        for name in self._active:
+            section = self._load(self.skills_path / f"{name}.md",
+                                 lambda p: skill_section(parse_skill(p)))
+            if section is not None:
+                out.append(section)
+        return out
+
+    def _load(self, path: Path, build) -> PromptSection | None:  # noqa: ANN001 - local helper
+        try:
+            st = path.stat()
+            stamp: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            stamp = None
+        cached = self._files.get(path)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        section = None
+        if stamp is not None:
+            try:
+                section = build(path)
+            except OSError as exc:
+                log.warning("cannot read %s: %s", path, exc)
+            if section is not None and not section.text.split("\n", 1)[-1].strip():
+                section = None  # an empty file adds nothing, not even a heading
+        self._files[path] = (stamp, section)
+        return section
