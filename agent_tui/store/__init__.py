@@ -1,0 +1,85 @@
+"""The store: one SQLite file holding sessions, their transcripts and snapshots, and every tool
+output whole, searchable across sessions and projects.
+
+    store = await open_store()            # or open_store(path); default paths.default_db_path()
+    session = await store.sessions.create(project=cwd, model="openai/gpt-4o-mini")
+    ref = await store.results.offload(session.id, "bash", call.id, output)
+    text = await store.results.view(ref, size=4096, max_line_length=2000)
+    await store.close()
+
+One connection per Store, shared by every tab; statements are serialised through it.
+No Textual, rich or litellm here.
+"""
+
+from __future__ import annotations
+
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from agent_tui import paths
+from agent_tui.store.db import Database, open_database
+from agent_tui.store.errors import (
+    BadPattern,
+    BadRef,
+    CorruptDatabase,
+    LineRangeError,
+    NewerSchema,
+    RefNotFound,
+    SessionNotFound,
+    StoreError,
+)
+from agent_tui.store.models import BlobInfo, GcReport, RecallHit, ResolvedRef, SessionInfo
+from agent_tui.store.refs import build_uri, parse_ref
+from agent_tui.store.results import ResultStore
+from agent_tui.store.sessions import SessionStore
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "BadPattern", "BadRef", "BlobInfo", "CorruptDatabase", "GcReport", "LineRangeError",
+    "NewerSchema", "RecallHit", "RefNotFound", "ResolvedRef", "ResultStore", "SessionInfo",
+    "SessionNotFound", "SessionStore", "Store", "StoreError", "build_uri", "open_store",
+    "parse_ref",
+]
+
+
+class Store:
+    """Sessions and results over one database connection."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.path: Path = db.path
+        # Two threads compress chunks while the connection's thread inserts earlier ones.
+        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="agent-tui-store")
+        self.results = ResultStore(db, self._pool)
+        self.sessions = SessionStore(db, self.results.indexer)
+        self._closed = False
+
+    async def close(self) -> None:
+        """Stop background indexing (it resumes on the next open) and close the connection."""
+        if self._closed:
+            return
+        self._closed = True
+        await self.results.indexer.stop()
+        await self.db.close()
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    async def __aenter__(self) -> Store:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+async def open_store(path: str | Path | None = None) -> Store:
+    """Open the database at `path` (default: the user data dir), creating and migrating it."""
+    db = await open_database(Path(path) if path is not None else paths.default_db_path())
+    store = Store(db)
+    try:
+        if await store.results.indexer.pending():
+            store.results.indexer.kick()
+    except BaseException:
+        await store.close()
+        raise
+    return store

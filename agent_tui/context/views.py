@@ -1,0 +1,170 @@
+"""What the model sees of a long tool output: its head and its tail, and a footer with the ref.
+
+Errors come last in logs and test runs, so a view keeps the tail as well as the head, with
+`[… N lines omitted …]` between them, and a footer naming the tool, the full size and how to
+read the rest (`read_result` / `grep_result`). The store builds views of stored outputs from the
+lines it reads around the cut; the loop uses `inline_view` when the store is down, so the model
+still gets a bounded output (then without a ref: the middle is gone).
+
+Pure functions: no I/O, no third-party imports.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+CUT_MARK = " …[line cut]"
+READ_LIMIT = 200
+"""Lines the footer suggests reading at once."""
+
+
+@dataclass(frozen=True)
+class OutputTotals:
+    """What the footer says about the whole output."""
+
+    tool_name: str
+    """Tool that produced it."""
+    byte_size: int
+    """Size of the whole output in bytes."""
+    line_count: int
+    """Lines in the whole output."""
+    ref_id: str | None = None
+    """Ref holding it whole; None when it could not be stored."""
+
+
+def group(number: int) -> str:
+    """1180 → '1 180' (what the omission marker shows)."""
+    return f"{number:,}".replace(",", " ")
+
+
+def cut_line(line: str, max_line_length: int) -> tuple[str, bool]:
+    """The line cut at `max_line_length` characters (with a mark), and whether it was cut."""
+    if len(line) <= max_line_length:
+        return line, False
+    return line[:max_line_length] + CUT_MARK, True
+
+
+def omitted_marker(count: int) -> str:
+    return f"[… {group(count)} lines omitted …]"
+
+
+def read_hint(ref_id: str, offset: int, limit: int = READ_LIMIT) -> str:
+    return f'read_result(ref_id="{ref_id}", offset={offset}, limit={limit})'
+
+
+def grep_hint(ref_id: str) -> str:
+    return f'grep_result(ref_id="{ref_id}", pattern="…")'
+
+
+def _cost(text: str) -> int:
+    return len(text.encode("utf-8", "replace")) + 1
+
+
+def fit_head_tail(head_candidates: Sequence[str], tail_candidates: Sequence[str],
+                  total_lines: int, size: int, max_line_length: int,
+                  ) -> tuple[list[str], list[str], int]:
+    """Pick the head and tail lines (already cut) that fit in about `size` bytes.
+
+    `head_candidates` are the output's first lines in order, `tail_candidates` its last lines in
+    order. Half the budget goes to the head, the rest (plus what the head left) to the tail; each
+    side keeps at least one line, and the tail never repeats a head line. Also returns how
+    many of the kept lines were cut.
+    """
+    head: list[str] = []
+    used = cut = 0
+    for line in head_candidates:
+        text, was_cut = cut_line(line, max_line_length)
+        if head and used + _cost(text) > size // 2:
+            break
+        head.append(text)
+        used += _cost(text)
+        cut += was_cut
+    tail: list[str] = []
+    left = size - used
+    first_tail_number = total_lines - len(tail_candidates) + 1
+    for index in range(len(tail_candidates) - 1, -1, -1):
+        if first_tail_number + index <= len(head):
+            break
+        text, was_cut = cut_line(tail_candidates[index], max_line_length)
+        if tail and _cost(text) > left:
+            break
+        tail.append(text)
+        left -= _cost(text)
+        cut += was_cut
+    tail.reverse()
+    return head, tail, cut
+
+
+def footer(totals: OutputTotals, head_count: int, tail_count: int, cut_count: int,
+           max_line_length: int) -> str:
+    """The closing line: what the output is, what was left out, how to get it."""
+    omitted = totals.line_count - head_count - tail_count
+    parts = [f"{totals.tool_name} output: {totals.line_count} lines, {totals.byte_size} bytes"]
+    if totals.ref_id is None:
+        if omitted > 0:
+            parts.append(f"lines {head_count + 1}-{totals.line_count - tail_count} were "
+                         "dropped and could not be stored (the result store is unavailable)")
+        if cut_count:
+            parts.append(f"{cut_count} long lines cut at {max_line_length} characters")
+        return "[" + "; ".join(parts) + "]"
+    ref = totals.ref_id
+    parts[0] += f", stored whole as ref {ref}"
+    if omitted > 0:
+        shown = f"lines 1-{head_count}" if head_count else "no head lines"
+        if tail_count:
+            shown += f" and {totals.line_count - tail_count + 1}-{totals.line_count}"
+        parts.append(f"shown: {shown}")
+    if cut_count:
+        parts.append(f"{cut_count} long lines cut at {max_line_length} characters")
+    more = read_hint(ref, head_count + 1 if omitted > 0 else 1)
+    parts.append(f"read more: {more}; search: {grep_hint(ref)}")
+    return "[" + "; ".join(parts) + "]"
+
+
+def render_view(head_candidates: Sequence[str], tail_candidates: Sequence[str],
+                totals: OutputTotals, size: int, max_line_length: int) -> str:
+    """The view of an output over `size` bytes: head, omission marker, tail, footer."""
+    head, tail, cut = fit_head_tail(head_candidates, tail_candidates, totals.line_count, size,
+                                    max_line_length)
+    omitted = totals.line_count - len(head) - len(tail)
+    body = list(head)
+    if omitted > 0:
+        body.append(omitted_marker(omitted))
+    body.extend(tail)
+    body.append(footer(totals, len(head), len(tail), cut, max_line_length))
+    return "\n".join(body)
+
+
+def render_whole(lines: Sequence[str], totals: OutputTotals, max_line_length: int) -> str:
+    """An output within the size limit: every line (cut if too long); a footer only if cut."""
+    if not lines:
+        return f"[{totals.tool_name}: no output]"
+    shown = [cut_line(line, max_line_length) for line in lines]
+    cut = sum(was_cut for _, was_cut in shown)
+    body = [text for text, _ in shown]
+    if cut:
+        body.append(footer(totals, len(lines), 0, cut, max_line_length))
+    return "\n".join(body)
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as the store counts them: a final newline does not start another line."""
+    if not text:
+        return []
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+def inline_view(text: str, size: int, max_line_length: int, tool_name: str,
+                ref_id: str | None = None) -> str:
+    """A view built from text in memory (the fallback when the store is down)."""
+    lines = split_lines(text)
+    totals = OutputTotals(tool_name, len(text.encode("utf-8", "replace")), len(lines), ref_id)
+    if totals.byte_size <= size:
+        return render_whole(lines, totals, max_line_length)
+    # No side can use more lines than bytes in the budget, so that many candidates suffice.
+    keep = max(1, size)
+    return render_view(lines[:keep], lines[-keep:], totals, size, max_line_length)

@@ -1,0 +1,192 @@
+"""The one SQLite connection a Store uses: safe opening, pragmas, and serialised access.
+
+Opening never damages what is at the path: a file that is not SQLite, or an SQLite file of
+another program, is reported (naming the path) before anything is written to it. The folder is
+created 0700 and the file 0600 — transcripts and tool outputs often hold secrets.
+
+All statements go through one aiosqlite connection, i.e. one thread. An asyncio lock around
+every use keeps a transaction's statements together: without it, a read from another tab could
+run between an append's BEGIN and COMMIT and see rows that are then rolled back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sqlite3
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, AsyncIterator, Iterable
+
+import aiosqlite
+
+from agent_tui import paths
+from agent_tui.store.chunks import inflate_text
+from agent_tui.store.errors import CorruptDatabase, StoreError
+from agent_tui.store.schema import APPLICATION_ID, MIGRATIONS, migrate, user_version
+
+log = logging.getLogger(__name__)
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+BUSY_TIMEOUT_MS = 10_000
+"""How long a write waits for another process holding the write lock."""
+
+
+class Database:
+    """A connection plus the lock that serialises its use."""
+
+    def __init__(self, conn: aiosqlite.Connection, path: Path) -> None:
+        self.conn = conn
+        self.path = path
+        self.lock = asyncio.Lock()
+
+    @asynccontextmanager
+    async def write(self) -> AsyncIterator[aiosqlite.Connection]:
+        """An IMMEDIATE transaction, committed on success and rolled back on any error."""
+        async with self.lock:
+            await self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+            except BaseException:
+                try:
+                    await self.conn.execute("ROLLBACK")
+                except sqlite3.Error:
+                    log.exception("rollback failed in %s", self.path)
+                raise
+            else:
+                await self.conn.execute("COMMIT")
+
+    @asynccontextmanager
+    async def read(self) -> AsyncIterator[aiosqlite.Connection]:
+        """The connection, while no transaction of another task is half done."""
+        async with self.lock:
+            yield self.conn
+
+    async def fetchall(self, sql: str, params: Iterable[Any] = ()) -> list[Any]:
+        async with self.lock:
+            async with self.conn.execute(sql, tuple(params)) as cur:
+                return list(await cur.fetchall())
+
+    async def fetchone(self, sql: str, params: Iterable[Any] = ()) -> Any:
+        async with self.lock:
+            async with self.conn.execute(sql, tuple(params)) as cur:
+                return await cur.fetchone()
+
+    def file_bytes(self) -> int:
+        """Size on disk: the main file plus its write-ahead log."""
+        total = 0
+        for suffix in ("", "-wal"):
+            try:
+                total += os.stat(f"{self.path}{suffix}").st_size
+            except OSError:
+                pass
+        return total
+
+    async def close(self) -> None:
+        async with self.lock:
+            await self.conn.close()
+
+
+def _prepare_location(path: Path) -> None:
+    """Check what is at `path` before SQLite touches it; create folder 0700 and file 0600."""
+    if path.is_dir():
+        raise StoreError(f"{path} is a directory; pass --db with a file path")
+    parent = path.parent
+    if not parent.exists():
+        try:
+            parent.mkdir(parents=True, mode=0o700)
+            os.chmod(parent, 0o700)
+        except OSError as exc:
+            raise StoreError(f"cannot create the folder {parent}: {exc.strerror}") from exc
+    elif parent == paths.data_dir():
+        paths.ensure_private_dir(parent)
+    if path.exists():
+        try:
+            with open(path, "rb") as handle:
+                header = handle.read(len(SQLITE_HEADER))
+        except OSError as exc:
+            raise StoreError(f"cannot read {path}: {exc.strerror}") from exc
+        if header and header != SQLITE_HEADER:
+            raise CorruptDatabase(
+                f"{path} is not an SQLite database (corrupt, or another program's file); "
+                "nothing was changed — move it aside or pass --db with another path"
+            )
+        return
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        os.close(fd)
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise StoreError(f"cannot create {path}: {exc.strerror}") from exc
+
+
+async def _check_identity(conn: aiosqlite.Connection, path: Path) -> bool:
+    """True for a fresh file; raise for an SQLite file that is damaged or not agent-tui's."""
+    try:
+        async with conn.execute("PRAGMA application_id") as cur:
+            app_id = (await cur.fetchone())[0]
+        async with conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+        ) as cur:
+            tables = [row[0] for row in await cur.fetchall()]
+        version = await user_version(conn)
+    except sqlite3.DatabaseError as exc:
+        raise CorruptDatabase(
+            f"{path} is damaged ({exc}); nothing was changed — move it aside or restore a "
+            "backup, or pass --db with another path"
+        ) from exc
+    if app_id not in (0, APPLICATION_ID) or (app_id == 0 and tables and version == 0):
+        raise CorruptDatabase(
+            f"{path} is an SQLite database of another program, not agent-tui's; nothing was "
+            "changed — pass --db with another path"
+        )
+    return not tables and version == 0
+
+
+def _tighten(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        try:
+            os.chmod(f"{path}{suffix}", 0o600)
+        except OSError:
+            pass
+
+
+async def open_database(path: Path) -> Database:
+    """Open (creating and migrating as needed) the database at `path`."""
+    path = Path(path).expanduser().absolute()
+    _prepare_location(path)
+    try:
+        conn = await aiosqlite.connect(str(path), isolation_level=None)
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot open {path}: {exc}") from exc
+    try:
+        await conn.create_function("agent_tui_text", 2, inflate_text, deterministic=True)
+        await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        fresh = await _check_identity(conn, path)
+        _tighten(path)
+        if fresh:
+            # Free pages can only be handed back to the file system (by GC) if this is set
+            # before the first table exists.
+            await conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
+        await conn.execute("PRAGMA journal_mode = WAL")
+        # NORMAL in WAL mode loses no committed transaction when the process dies; only a power
+        # loss can drop the last few, and never corrupts the file.
+        await conn.execute("PRAGMA synchronous = NORMAL")
+        await conn.execute("PRAGMA foreign_keys = ON")
+        await migrate(conn, path)
+        _tighten(path)
+    except sqlite3.OperationalError as exc:
+        await conn.close()
+        raise StoreError(f"cannot open {path}: {exc}") from exc
+    except sqlite3.DatabaseError as exc:
+        await conn.close()
+        raise CorruptDatabase(
+            f"{path} is damaged ({exc}); move it aside or pass --db with another path"
+        ) from exc
+    except BaseException:
+        await conn.close()
+        raise
+    log.debug("opened %s (schema %d)", path, len(MIGRATIONS))
+    return Database(conn, path)

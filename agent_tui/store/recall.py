@@ -1,0 +1,180 @@
+"""Recall: BM25 search over every stored output, and the background indexer that feeds it.
+
+The FTS5 index has one row per chunk (external content: the text is not stored twice), so a hit
+names the lines it is in and a snippet only decompresses one chunk. Recall ranks outputs by their
+best chunk. Outputs up to 64 KB are indexed as they are stored; bigger ones (their first 16 MB)
+by a background task, a few chunks per transaction so it never holds the write lock for long.
+Chunks waiting for it are marked in the table, so work left at exit resumes on the next open.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import sqlite3
+
+from agent_tui.messages import ResultRef
+from agent_tui.store.db import Database
+from agent_tui.store.errors import StoreError
+from agent_tui.store.models import RecallHit
+
+log = logging.getLogger(__name__)
+
+_BATCH = 2
+"""Chunks (≤ 128 KB of text) indexed per transaction: the write lock is free again in ms."""
+START_DELAY = 0.5
+"""Seconds the indexer waits after an offload before starting, so the view the loop builds
+right after (and the next few reads) never queue behind it."""
+
+
+class Indexer:
+    """Indexes chunks marked `indexed = 0`, in the background, until none are left."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+        self._task: asyncio.Task[None] | None = None
+        self._stopping = False
+        self._failed = False
+        self._hurry = asyncio.Event()
+
+    async def pending(self) -> int:
+        row = await self._db.fetchone("SELECT count(*) FROM blob_chunks WHERE indexed = 0")
+        return int(row[0])
+
+    def kick(self, delay: float = 0.0) -> None:
+        """Start the indexer (after `delay` seconds) unless it is running or closing."""
+        if self._stopping or (self._task is not None and not self._task.done()):
+            return
+        self._failed = False
+        self._hurry = asyncio.Event()
+        self._task = asyncio.create_task(self._run(delay), name="agent-tui-fts-indexer")
+
+    async def wait(self) -> None:
+        """Return once every stored output is in the recall index (or indexing gave up)."""
+        while not self._stopping:
+            if self._task is None or self._task.done():
+                if self._failed or not await self.pending():
+                    return
+                self.kick()
+            assert self._task is not None
+            self._hurry.set()
+            await asyncio.shield(self._task)
+
+    async def stop(self) -> None:
+        """Finish the batch in hand and stop; what is left is indexed after the next open."""
+        self._stopping = True
+        self._hurry.set()
+        if self._task is not None:
+            await asyncio.gather(self._task, return_exceptions=True)
+
+    async def _run(self, delay: float) -> None:
+        if delay:
+            try:
+                await asyncio.wait_for(self._hurry.wait(), delay)
+            except asyncio.TimeoutError:
+                pass
+        try:
+            while not self._stopping:
+                rows = await self._db.fetchall(
+                    "SELECT id FROM blob_chunks WHERE indexed = 0 ORDER BY id LIMIT ?", (_BATCH,))
+                if not rows:
+                    return
+                ids = [row[0] for row in rows]
+                try:
+                    await self._index(ids)
+                except sqlite3.OperationalError:
+                    raise  # busy or I/O: leave the chunks pending for a later run
+                except sqlite3.Error:
+                    log.exception("indexing chunks %s failed; retrying one by one", ids)
+                    for chunk_id in ids:
+                        await self._index_alone(chunk_id)
+        except Exception:
+            self._failed = True
+            log.exception("recall indexing stopped; it resumes on the next store open")
+
+    async def _index(self, ids: list[int]) -> None:
+        marks = ",".join("?" * len(ids))
+        async with self._db.write() as conn:
+            await conn.execute(
+                "INSERT INTO blob_fts (rowid, text) SELECT id, agent_tui_text(codec, data) "
+                f"FROM blob_chunks WHERE id IN ({marks}) AND indexed = 0", ids)
+            await conn.execute(
+                f"UPDATE blob_chunks SET indexed = 1 WHERE id IN ({marks}) AND indexed = 0", ids)
+
+    async def _index_alone(self, chunk_id: int) -> None:
+        try:
+            await self._index([chunk_id])
+        except sqlite3.OperationalError:
+            raise
+        except sqlite3.Error:
+            log.exception("chunk %s cannot be indexed; recall will not see it", chunk_id)
+            async with self._db.write() as conn:
+                await conn.execute("UPDATE blob_chunks SET indexed = -1 WHERE id = ?",
+                                   (chunk_id,))
+
+
+def _terms(query: str) -> list[str]:
+    # Each whitespace-separated term becomes a quoted FTS5 string, so punctuation in paths and
+    # error names (`src/app.py`, `ECONNREFUSED:`) is matched as a phrase, never parsed as syntax.
+    return ['"' + term.replace('"', '""') + '"' for term in query.split() if re.search(r"\w", term)]
+
+
+async def _ranked(db: Database, match: str, project: str | None, session_id: str | None,
+                  limit: int) -> list[tuple[str, int, float]]:
+    """(blob id, best chunk id, rank) for the best-ranked outputs, best first."""
+    where, params = ["blob_fts MATCH ?"], [match]
+    joins = ""
+    if project is not None or session_id is not None:
+        joins = (" JOIN tool_result_blobs b ON b.id = c.blob_id"
+                 " JOIN sessions s ON s.id = b.session_id")
+        if project is not None:
+            where.append("s.project = ?")
+            params.append(project)
+        if session_id is not None:
+            where.append("b.session_id = ?")
+            params.append(session_id)
+    fetch = limit * 3
+    while True:
+        rows = await db.fetchall(
+            f"SELECT c.blob_id, f.rowid, f.rank FROM blob_fts f JOIN blob_chunks c "
+            f"ON c.id = f.rowid{joins} WHERE {' AND '.join(where)} ORDER BY f.rank LIMIT ?",
+            (*params, fetch))
+        best: dict[str, tuple[str, int, float]] = {}
+        for blob_id, chunk_id, rank in rows:
+            best.setdefault(blob_id, (blob_id, chunk_id, rank))
+        if len(best) >= limit or len(rows) < fetch:
+            return list(best.values())[:limit]
+        fetch *= 4
+
+
+async def recall(db: Database, query: str, project: str | None = None,
+                 session_id: str | None = None, limit: int = 10) -> list[RecallHit]:
+    terms = _terms(query)
+    if not terms:
+        raise StoreError("recall needs at least one word to search for, e.g. recall(query="
+                         "\"connection refused\")")
+    limit = max(1, min(limit, 100))
+    match = " ".join(terms)
+    ranked = await _ranked(db, match, project, session_id, limit)
+    if not ranked and len(terms) > 1:  # no output has every term: settle for any of them
+        match = " OR ".join(terms)
+        ranked = await _ranked(db, match, project, session_id, limit)
+    hits: list[RecallHit] = []
+    for blob_id, chunk_id, rank in ranked:
+        row = await db.fetchone(
+            "SELECT b.session_id, s.project, b.tool_name, b.byte_size, b.line_count, "
+            "c.first_line, c.end_line, "
+            "(SELECT snippet(blob_fts, 0, '[', ']', '…', 16) FROM blob_fts "
+            " WHERE blob_fts MATCH ? AND rowid = c.id) "
+            "FROM blob_chunks c JOIN tool_result_blobs b ON b.id = c.blob_id "
+            "JOIN sessions s ON s.id = b.session_id WHERE c.id = ?",
+            (match, chunk_id))
+        if row is None:  # deleted since the ranking query
+            continue
+        session, project_dir, tool, size, lines, first, end = row[:7]
+        snippet = " ".join((row[7] or "").split())
+        hits.append(RecallHit(
+            ref=ResultRef(blob_id, size, lines, tool, session), session_id=session,
+            project=project_dir, snippet=snippet, score=-float(rank), lines=(first, end)))
+    return hits

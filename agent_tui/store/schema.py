@@ -1,0 +1,151 @@
+"""Schema migrations: an ordered list of named functions, applied on open.
+
+`PRAGMA user_version` holds how many have run. Each runs in its own transaction, which re-reads
+the version first so two processes opening a fresh file at once do not both apply it. A file
+whose version is past the list was written by a newer agent-tui: `NewerSchema`, never a guess.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+from typing import Awaitable, Callable
+
+import aiosqlite
+
+from agent_tui.store.errors import NewerSchema
+
+log = logging.getLogger(__name__)
+
+APPLICATION_ID = 0x41475455
+"""`PRAGMA application_id` of agent-tui databases ('AGTU'): tells ours from other SQLite files."""
+
+_INITIAL = [
+    """CREATE TABLE IF NOT EXISTS migrations (
+        name TEXT PRIMARY KEY, applied REAL NOT NULL)""",
+    """CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        title TEXT,
+        project TEXT NOT NULL,
+        model TEXT,
+        created REAL NOT NULL,
+        updated REAL NOT NULL,
+        message_count INTEGER NOT NULL DEFAULT 0,
+        tokens INTEGER NOT NULL DEFAULT 0)""",
+    "CREATE INDEX sessions_by_project ON sessions(project, updated)",
+    "CREATE INDEX sessions_by_updated ON sessions(updated)",
+    # The transcript is append-only: audit and export rely on it never changing.
+    """CREATE TABLE messages (
+        id INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        message_id TEXT NOT NULL,
+        role TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        json TEXT NOT NULL,
+        tokens INTEGER,
+        created REAL NOT NULL,
+        UNIQUE (session_id, seq))""",
+    """CREATE TRIGGER messages_append_only BEFORE UPDATE ON messages
+        BEGIN SELECT RAISE(ABORT, 'the transcript is append-only'); END""",
+    """CREATE TABLE session_snapshots (
+        id INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        messages TEXT NOT NULL,
+        token_count INTEGER NOT NULL,
+        through_seq INTEGER NOT NULL,
+        created REAL NOT NULL)""",
+    "CREATE INDEX snapshots_by_session ON session_snapshots(session_id, id)",
+    """CREATE TABLE tool_result_blobs (
+        id TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        tool_name TEXT NOT NULL,
+        tool_call_id TEXT,
+        byte_size INTEGER NOT NULL DEFAULT 0,
+        line_count INTEGER NOT NULL DEFAULT 0,
+        first_line TEXT NOT NULL DEFAULT '',
+        complete INTEGER NOT NULL DEFAULT 0,
+        created REAL NOT NULL,
+        last_accessed REAL,
+        access_count INTEGER NOT NULL DEFAULT 0)""",
+    "CREATE INDEX blobs_by_session ON tool_result_blobs(session_id, created)",
+    "CREATE INDEX blobs_by_created ON tool_result_blobs(created)",
+    # indexed: 0 = waiting for the FTS indexer, 1 = in the index, NULL = never (binary or past
+    # the first 16 MB), -1 = indexing failed (logged).
+    """CREATE TABLE blob_chunks (
+        id INTEGER PRIMARY KEY,
+        blob_id TEXT NOT NULL REFERENCES tool_result_blobs(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        first_line INTEGER NOT NULL,
+        end_line INTEGER NOT NULL,
+        start_byte INTEGER NOT NULL,
+        raw_size INTEGER NOT NULL,
+        codec INTEGER NOT NULL,
+        indexed INTEGER,
+        data BLOB NOT NULL,
+        UNIQUE (blob_id, seq))""",
+    "CREATE INDEX chunks_by_end_line ON blob_chunks(blob_id, end_line, seq)",
+    "CREATE INDEX chunks_to_index ON blob_chunks(id) WHERE indexed = 0",
+    # External-content FTS5 over the chunks' text: the index holds no second copy of the text;
+    # snippets decompress the matching chunk through the view.
+    """CREATE VIEW blob_text AS
+        SELECT id, agent_tui_text(codec, data) AS text FROM blob_chunks WHERE indexed = 1""",
+    """CREATE VIRTUAL TABLE blob_fts USING fts5(
+        text, content='blob_text', content_rowid='id', tokenize='unicode61')""",
+    # Every way a chunk disappears (GC, session delete cascading) takes it out of the index.
+    """CREATE TRIGGER blob_chunks_unindex AFTER DELETE ON blob_chunks WHEN old.indexed = 1
+        BEGIN
+            INSERT INTO blob_fts(blob_fts, rowid, text)
+            VALUES ('delete', old.id, agent_tui_text(old.codec, old.data));
+        END""",
+]
+
+
+async def initial_schema(conn: aiosqlite.Connection) -> None:
+    for statement in _INITIAL:
+        await conn.execute(statement)
+
+
+Migration = tuple[str, Callable[[aiosqlite.Connection], Awaitable[None]]]
+MIGRATIONS: list[Migration] = [
+    ("initial_schema", initial_schema),
+]
+
+
+async def user_version(conn: aiosqlite.Connection) -> int:
+    async with conn.execute("PRAGMA user_version") as cur:
+        row = await cur.fetchone()
+    return int(row[0]) if row else 0
+
+
+def check_version(version: int, path: Path) -> None:
+    if version > len(MIGRATIONS):
+        raise NewerSchema(
+            f"{path} was written by a newer agent-tui (schema {version}, this one knows "
+            f"{len(MIGRATIONS)}); upgrade agent-tui or pass --db with another file"
+        )
+
+
+async def migrate(conn: aiosqlite.Connection, path: Path) -> int:
+    """Apply the migrations this file lacks; return the resulting schema version."""
+    check_version(await user_version(conn), path)
+    while True:
+        await conn.execute("BEGIN IMMEDIATE")
+        try:
+            version = await user_version(conn)
+            check_version(version, path)
+            if version == len(MIGRATIONS):
+                await conn.execute("COMMIT")
+                return version
+            name, apply = MIGRATIONS[version]
+            await apply(conn)
+            await conn.execute("INSERT OR REPLACE INTO migrations VALUES (?, ?)",
+                               (name, time.time()))
+            await conn.execute(f"PRAGMA user_version = {version + 1}")
+            await conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            await conn.execute("COMMIT")
+            log.info("applied migration %s to %s", name, path)
+        except BaseException:
+            await conn.execute("ROLLBACK")
+            raise

@@ -1,0 +1,198 @@
+"""SessionStore: sessions, their append-only transcript, and compaction snapshots.
+
+The transcript keeps every message ever sent, in order, for audit and export. What the model
+sees after compactions is the newest snapshot; resuming loads that snapshot plus every message
+appended after the sequence it covers, so a crash between a compaction and the next append loses
+nothing (and a session never compacted resumes from its whole transcript).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from pathlib import Path
+from typing import Sequence
+
+from agent_tui.messages import Message
+from agent_tui.store.db import Database
+from agent_tui.store.errors import SessionNotFound, StoreError
+from agent_tui.store.models import SessionInfo
+from agent_tui.store.recall import Indexer
+from agent_tui.store.refs import new_session_id
+from agent_tui.store.transfer import export_session, import_session
+
+log = logging.getLogger(__name__)
+
+_COLUMNS = "id, title, project, model, created, updated, message_count, tokens"
+
+
+def _title_from(messages: Sequence[Message]) -> str | None:
+    for message in messages:
+        if message.role == "user" and message.kind == "chat" and (message.content or "").strip():
+            line = message.content.strip().splitlines()[0].strip()
+            return line if len(line) <= 60 else line[:59] + "…"
+    return None
+
+
+class SessionStore:
+    """Sessions of every project in one database."""
+
+    def __init__(self, db: Database, indexer: Indexer | None = None) -> None:
+        self.db = db
+        self._indexer = indexer
+
+    async def create(self, project: str | Path, model: str | None,
+                     title: str | None = None) -> SessionInfo:
+        now = time.time()
+        info = SessionInfo(new_session_id(), title, str(project), model, now, now)
+        async with self.db.write() as conn:
+            await conn.execute(
+                f"INSERT INTO sessions ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, 0, 0)",
+                (info.id, info.title, info.project, info.model, now, now))
+        return info
+
+    async def get(self, session_id: str) -> SessionInfo:
+        row = await self.db.fetchone(f"SELECT {_COLUMNS} FROM sessions WHERE id = ?",
+                                     (session_id,))
+        if row is None:
+            raise SessionNotFound(f"no session {session_id}; `agent-tui sessions list` shows "
+                                  "the saved ones")
+        return SessionInfo(*row)
+
+    async def find(self, prefix: str) -> SessionInfo:
+        """The one session whose id starts with `prefix` (for the CLI's short ids)."""
+        rows = await self.db.fetchall(
+            f"SELECT {_COLUMNS} FROM sessions WHERE id >= ? AND id < ? LIMIT 2",
+            (prefix, prefix + "\U0010ffff"))
+        if len(rows) == 1:
+            return SessionInfo(*rows[0])
+        if rows:
+            raise StoreError(f"{prefix!r} matches several sessions; give more of the id")
+        raise SessionNotFound(f"no session id starts with {prefix!r}; `agent-tui sessions "
+                              "list` shows the saved ones")
+
+    async def list(self, project: str | Path | None = None,
+                   limit: int | None = None) -> list[SessionInfo]:
+        """Sessions, most recently updated first (of one project when given)."""
+        sql = f"SELECT {_COLUMNS} FROM sessions"
+        params: list[object] = []
+        if project is not None:
+            sql += " WHERE project = ?"
+            params.append(str(project))
+        sql += " ORDER BY updated DESC, rowid DESC LIMIT ?"
+        params.append(-1 if limit is None else limit)
+        return [SessionInfo(*row) for row in await self.db.fetchall(sql, params)]
+
+    async def newest(self, project: str | Path) -> SessionInfo | None:
+        found = await self.list(project, limit=1)
+        return found[0] if found else None
+
+    async def append(self, session_id: str, messages: Sequence[Message],
+                     tokens: Sequence[int | None] | None = None) -> list[int]:
+        """Add messages to the end of the transcript; return their sequence numbers."""
+        if tokens is not None and len(tokens) != len(messages):
+            raise ValueError("tokens must give one count (or None) per message")
+        if not messages:
+            return []
+        counts = list(tokens) if tokens is not None else [None] * len(messages)
+        now = time.time()
+        async with self.db.write() as conn:
+            async with conn.execute(
+                    "SELECT title, (SELECT coalesce(max(seq), 0) FROM messages "
+                    "WHERE session_id = ?) FROM sessions WHERE id = ?",
+                    (session_id, session_id)) as cur:
+                row = await cur.fetchone()
+            if row is None:
+                raise SessionNotFound(f"no session {session_id} to append to")
+            title, last = row
+            seqs = list(range(last + 1, last + 1 + len(messages)))
+            await conn.executemany(
+                "INSERT INTO messages (session_id, seq, message_id, role, kind, json, tokens, "
+                "created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [(session_id, seq, m.id, m.role, m.kind, m.dumps(), n, now)
+                 for seq, m, n in zip(seqs, messages, counts)])
+            await conn.execute(
+                "UPDATE sessions SET updated = ?, message_count = message_count + ?, "
+                "tokens = tokens + ?, title = coalesce(title, ?) WHERE id = ?",
+                (now, len(messages), sum(n or 0 for n in counts),
+                 None if title else _title_from(messages), session_id))
+        return seqs
+
+    async def transcript(self, session_id: str, after_seq: int = 0) -> list[Message]:
+        """Every message (after `after_seq`), in order."""
+        await self.get(session_id)
+        rows = await self.db.fetchall(
+            "SELECT json FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq",
+            (session_id, after_seq))
+        return [Message.loads(text) for (text,) in rows]
+
+    async def last_sequence(self, session_id: str) -> int:
+        await self.get(session_id)
+        row = await self.db.fetchone(
+            "SELECT coalesce(max(seq), 0) FROM messages WHERE session_id = ?", (session_id,))
+        return int(row[0])
+
+    async def save_snapshot(self, session_id: str, messages: Sequence[Message],
+                            token_count: int, through_seq: int) -> int:
+        """Record the compacted history, covering the transcript up to `through_seq`."""
+        text = json.dumps([m.to_json() for m in messages], ensure_ascii=False,
+                          separators=(",", ":"))
+        async with self.db.write() as conn:
+            async with conn.execute(
+                    "SELECT (SELECT coalesce(max(seq), 0) FROM messages WHERE session_id = ?) "
+                    "FROM sessions WHERE id = ?", (session_id, session_id)) as cur:
+                row = await cur.fetchone()
+            if row is None:
+                raise SessionNotFound(f"no session {session_id} to snapshot")
+            if not 0 <= through_seq <= row[0]:
+                raise StoreError(f"snapshot covers sequence {through_seq}, but session "
+                                 f"{session_id} has {row[0]} messages")
+            now = time.time()
+            async with conn.execute(
+                    "INSERT INTO session_snapshots (session_id, messages, token_count, "
+                    "through_seq, created) VALUES (?, ?, ?, ?, ?)",
+                    (session_id, text, token_count, through_seq, now)) as cur:
+                snapshot_id = cur.lastrowid
+            await conn.execute("UPDATE sessions SET updated = ? WHERE id = ?", (now, session_id))
+        return int(snapshot_id)
+
+    async def load_for_resume(self, session_id: str) -> list[Message]:
+        """Newest snapshot + the transcript after it; the whole transcript without one."""
+        await self.get(session_id)
+        row = await self.db.fetchone(
+            "SELECT messages, through_seq FROM session_snapshots WHERE session_id = ? "
+            "ORDER BY id DESC LIMIT 1", (session_id,))
+        if row is None:
+            return await self.transcript(session_id)
+        try:
+            snapshot = [Message.from_json(item) for item in json.loads(row[0])]
+        except (ValueError, KeyError, TypeError):
+            log.warning("snapshot of %s is unreadable; resuming from the transcript", session_id)
+            return await self.transcript(session_id)
+        return snapshot + await self.transcript(session_id, after_seq=row[1])
+
+    async def rename(self, session_id: str, title: str) -> None:
+        async with self.db.write() as conn:
+            cur = await conn.execute("UPDATE sessions SET title = ?, updated = ? WHERE id = ?",
+                                     (title, time.time(), session_id))
+            if cur.rowcount == 0:
+                raise SessionNotFound(f"no session {session_id} to rename")
+
+    async def delete(self, session_id: str) -> None:
+        """Delete the session with its transcript, snapshots and stored outputs."""
+        async with self.db.write() as conn:
+            cur = await conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+            if cur.rowcount == 0:
+                raise SessionNotFound(f"no session {session_id} to delete")
+
+    async def export(self, session_id: str, path: Path) -> Path:
+        """Write the session, its transcript, snapshots and outputs to one JSON file."""
+        return await export_session(self.db, await self.get(session_id), Path(path))
+
+    async def import_(self, path: Path) -> SessionInfo:
+        """Load a file written by `export` (ids kept, so refs in it still resolve)."""
+        session_id = await import_session(self.db, Path(path))
+        if self._indexer is not None:
+            self._indexer.kick()
+        return await self.get(session_id)

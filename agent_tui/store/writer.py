@@ -1,0 +1,219 @@
+"""Storing a tool output whole: cut into slices, chunk and compress them in worker threads,
+insert them in order.
+
+Each ~1 MB slice is chunked and compressed on the pool independently (zlib releases the GIL, so
+two slices compress at once while the connection's thread inserts earlier ones); an `Assembler`
+then shifts each slice's local sequence, line and byte numbers by what came before. Content in
+memory (str / bytes) goes in one transaction. A stream (async iterator of byte pieces, e.g. a
+long bash run) is written as it arrives, a slice per short transaction, so the write lock is
+never held while waiting on the producer and memory stays at about two slices whatever the size.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+import time
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from typing import AsyncIterator
+
+import aiosqlite
+
+from agent_tui.messages import ResultRef
+from agent_tui.store.chunks import FTS_LIMIT, Chunker, compress, preview, to_bytes
+from agent_tui.store.db import Database
+from agent_tui.store.errors import SessionNotFound
+from agent_tui.store.refs import new_ref_id
+
+log = logging.getLogger(__name__)
+
+SLICE_BYTES = 1 << 20
+"""Raw bytes chunked and compressed together by one worker."""
+INLINE_INDEX_BYTES = 64 * 1024
+"""Outputs up to this size are indexed for recall in the same transaction; larger ones by the
+background indexer."""
+
+INSERT_CHUNK = (
+    "INSERT INTO blob_chunks (blob_id, seq, first_line, end_line, start_byte, raw_size, codec, "
+    "indexed, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+@dataclass(frozen=True)
+class Packed:
+    """One slice, chunked and compressed, numbered as if it were the whole output."""
+
+    chunks: list[tuple[int, int, int, int, int, bool, int, bytes]]
+    """(seq, first_line, end_line, start_byte, raw_size, binary, codec, data) per chunk."""
+    newlines: int
+    """Newlines in the slice."""
+    size: int
+    """Raw bytes in the slice."""
+    ends_with_newline: bool
+    head: bytes
+    """The slice's first ≤ 4 KB (for the listing's first line)."""
+
+
+def pack(data: bytes, start: int, end: int, chunk_size: int) -> Packed:
+    """Chunk and compress `data[start:end]` (runs on a worker thread)."""
+    chunker = Chunker(chunk_size)
+    piece = data[start:end]
+    chunks = chunker.feed(piece) + chunker.finish()
+    rows = []
+    for c in chunks:
+        codec, packed = compress(c.data)
+        rows.append((c.seq, c.first_line, c.end_line, c.start_byte, len(c.data),
+                     b"\x00" in c.data, codec, packed))
+    return Packed(rows, chunker.newlines, len(piece), chunker.ends_with_newline, piece[:4096])
+
+
+def slices(data: bytes, size: int = SLICE_BYTES) -> list[tuple[int, int]]:
+    """Bounds of ~`size` slices of `data`, each ending after a newline when one is near."""
+    out, pos, total = [], 0, len(data)
+    while pos < total:
+        end = min(pos + size, total)
+        if end < total:
+            cut = data.rfind(b"\n", pos + size // 2, end)
+            end = cut + 1 if cut >= 0 else end
+        out.append((pos, end))
+        pos = end
+    return out
+
+
+class Assembler:
+    """Places packed slices one after another in one blob."""
+
+    def __init__(self, blob_id: str) -> None:
+        self.blob_id = blob_id
+        self.seq = self.newlines = self.byte_size = 0
+        self.ends_with_newline = False
+        self.head = b""
+
+    def rows(self, packed: Packed) -> list[tuple[object, ...]]:
+        lines, offset = self.newlines, self.byte_size
+        rows = [(self.blob_id, self.seq + seq, first + lines, end + lines, start + offset, raw,
+                 codec, None if binary or start + offset >= FTS_LIMIT else 0, data)
+                for seq, first, end, start, raw, binary, codec, data in packed.chunks]
+        if not self.byte_size:
+            self.head = packed.head
+        self.seq += len(packed.chunks)
+        self.newlines += packed.newlines
+        self.byte_size += packed.size
+        if packed.size:
+            self.ends_with_newline = packed.ends_with_newline
+        return rows
+
+    @property
+    def line_count(self) -> int:
+        if not self.byte_size:
+            return 0
+        return self.newlines + (0 if self.ends_with_newline else 1)
+
+
+async def insert_blob(conn: aiosqlite.Connection, session_id: str, tool_name: str,
+                       tool_call_id: str | None, complete: bool) -> str:
+    async with conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)) as cur:
+        if await cur.fetchone() is None:
+            raise SessionNotFound(f"no session {session_id}: create the session before "
+                                  "storing its tool outputs")
+    for _ in range(5):
+        blob_id = new_ref_id()
+        try:
+            await conn.execute(
+                "INSERT INTO tool_result_blobs (id, session_id, tool_name, tool_call_id, "
+                "complete, created) VALUES (?, ?, ?, ?, ?, ?)",
+                (blob_id, session_id, tool_name, tool_call_id, int(complete), time.time()),
+            )
+            return blob_id
+        except sqlite3.IntegrityError:
+            log.warning("ref id collision on %s; drawing another", blob_id)
+    raise sqlite3.IntegrityError("could not draw a free ref id")
+
+
+async def finish_blob(conn: aiosqlite.Connection, done: Assembler) -> None:
+    await conn.execute(
+        "UPDATE tool_result_blobs SET byte_size = ?, line_count = ?, first_line = ?, "
+        "complete = 1 WHERE id = ?",
+        (done.byte_size, done.line_count, preview(done.head), done.blob_id),
+    )
+    if done.byte_size <= INLINE_INDEX_BYTES:
+        await conn.execute(
+            "INSERT INTO blob_fts (rowid, text) SELECT id, agent_tui_text(codec, data) "
+            "FROM blob_chunks WHERE blob_id = ? AND indexed = 0", (done.blob_id,))
+        await conn.execute(
+            "UPDATE blob_chunks SET indexed = 1 WHERE blob_id = ? AND indexed = 0",
+            (done.blob_id,))
+
+
+async def write_whole(db: Database, pool: Executor, session_id: str, tool_name: str,
+                      tool_call_id: str | None, content: str | bytes,
+                      chunk_size: int) -> ResultRef:
+    loop = asyncio.get_running_loop()
+    data = to_bytes(content)
+    packing = [loop.run_in_executor(pool, pack, data, start, end, chunk_size)
+               for start, end in slices(data)]
+    try:
+        async with db.write() as conn:
+            done = Assembler(await insert_blob(conn, session_id, tool_name, tool_call_id, True))
+            for future in packing:
+                await conn.executemany(INSERT_CHUNK, done.rows(await future))
+            await finish_blob(conn, done)
+    finally:
+        for future in packing:
+            future.cancel()
+    return ResultRef(done.blob_id, done.byte_size, done.line_count, tool_name, session_id)
+
+
+async def write_stream(db: Database, pool: Executor, session_id: str, tool_name: str,
+                       tool_call_id: str | None, stream: AsyncIterator[bytes],
+                       chunk_size: int) -> ResultRef:
+    loop = asyncio.get_running_loop()
+    async with db.write() as conn:
+        done = Assembler(await insert_blob(conn, session_id, tool_name, tool_call_id, False))
+    parts: list[bytes] = []
+    pending = 0
+    # One slice compresses on the pool while the next is being read from the producer.
+    in_flight: asyncio.Future[Packed] | None = None
+
+    async def store(future: asyncio.Future[Packed] | None) -> None:
+        if future is not None:
+            rows = done.rows(await future)
+            async with db.write() as conn:
+                await conn.executemany(INSERT_CHUNK, rows)
+
+    try:
+        async for piece in stream:
+            data = to_bytes(piece)
+            parts.append(data)
+            pending += len(data)
+            if pending >= SLICE_BYTES:
+                buf = b"".join(parts)
+                cut = buf.rfind(b"\n") + 1 or len(buf)
+                await store(in_flight)
+                in_flight = loop.run_in_executor(pool, pack, buf, 0, cut, chunk_size)
+                parts = [buf[cut:]] if cut < len(buf) else []
+                pending = len(buf) - cut
+        await store(in_flight)
+        in_flight = None
+        if pending:
+            await store(loop.run_in_executor(pool, pack, b"".join(parts), 0, pending,
+                                             chunk_size))
+        async with db.write() as conn:
+            await finish_blob(conn, done)
+    except BaseException:
+        # A producer that fails or is cancelled leaves no half-written blob behind.
+        if in_flight is not None:
+            in_flight.cancel()
+        await asyncio.shield(_discard(db, done.blob_id))
+        raise
+    return ResultRef(done.blob_id, done.byte_size, done.line_count, tool_name, session_id)
+
+
+async def _discard(db: Database, blob_id: str) -> None:
+    try:
+        async with db.write() as conn:
+            await conn.execute("DELETE FROM tool_result_blobs WHERE id = ?", (blob_id,))
+    except (sqlite3.Error, ValueError):
+        log.exception("could not discard the partial output %s (GC will)", blob_id)
