@@ -68,10 +68,13 @@ class AppServices:
     async def resume_session(self, session_id: str, approver: Approver | None = None, *,
                              yes: bool = False) -> AgentSession:
         """A stored session, from its newest snapshot plus the transcript after it."""
+        from agent_tui.store import SessionNotFound
+
         limits = self._limits()
-        info = await self.store.sessions.get(session_id)
-        if info is None:
-            raise ConfigError(f"no session {session_id!r} (see `agent-tui sessions list`)")
+        try:
+            info = await self.store.sessions.get(session_id)
+        except SessionNotFound as exc:
+            raise ConfigError(str(exc)) from None
         history = await self.store.sessions.load_for_resume(session_id)
         return self._session(info.id, info.title, history, limits, approver, yes)
 

@@ -96,3 +96,9 @@ class TestHeadless:
         out = run_cli(["run", "clean", *flags(server, tmp_path / "d.db")], workspace)
         assert out.returncode == 0
         assert "--yes" in out.stderr or "allow" in out.stderr
+
+    def test_unknown_session_is_a_clear_error(self, server, workspace, tmp_path):
+        out = run_cli(["run", "hi", "--session", "s_nope", *flags(server, tmp_path / "n.db")],
+                      workspace)
+        assert out.returncode == 2 and "no session s_nope" in out.stderr
+        assert "Traceback" not in out.stderr

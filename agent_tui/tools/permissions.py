@@ -62,10 +62,11 @@ class ApprovalRequest:
 class ApprovalDecision:
     """The approver's answer."""
 
-    action: Literal["allow_once", "allow_session", "deny"]
-    """Allow this call, allow it (or its prefix) for the rest of the session, or refuse."""
+    action: Literal["allow_once", "allow_session", "allow_always", "deny"]
+    """Allow this call, allow it (or its prefix) for the rest of the session, allow it from now
+    on (a rule written to the project's .agent-tui.toml), or refuse."""
     prefix: str | None = None
-    """For allow_session on bash: the prefix to allow; None = the exact command."""
+    """For allow_session / allow_always on bash: the prefix to allow; None = the exact command."""
     reason: str | None = None
     """For deny: a hint for the model (headless mode says how to allow); None = the user said no."""
 
@@ -251,6 +252,19 @@ class PermissionPolicy:
         what = _describe(tool_name, args)
         if decision.action == "allow_once":
             return True, "allowed once"
+        if decision.action == "allow_always":
+            rule = tool_name
+            if tool_name == "bash":
+                rule = f"bash:{(decision.prefix or str(command or '')).strip()}"
+            self._add_config_rule(rule)
+            try:
+                from agent_tui.allow_rules import add_rule
+
+                written = await asyncio.to_thread(add_rule, rule, workspace)
+                log.info("allow rule %r written to %s", rule, written)
+            except Exception:  # noqa: BLE001 - the rule still holds for this process
+                log.exception("could not write allow rule %r", rule)
+            return True, f"allowed from now on by rule {rule}"
         if decision.action == "allow_session":
             if tool_name == "bash":
                 self.add_session_rule("bash", decision.prefix, exact=str(command or ""))
