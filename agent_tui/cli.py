@@ -12,8 +12,7 @@ import typer
 
 from agent_tui import __version__
 from agent_tui.commands import config_cmd, run_cmd
-from agent_tui.commands import mcp_cmd
-from agent_tui.commands import loop_cmd
+from agent_tui.commands import blobs_cmd, loop_cmd, mcp_cmd, sessions_cmd
 
 app = typer.Typer(
     help="A terminal agent shell whose edge is context management.",
@@ -22,6 +21,8 @@ app = typer.Typer(
 )
 app.add_typer(config_cmd.app, name="config")
 app.add_typer(mcp_cmd.app, name="mcp")
+app.add_typer(sessions_cmd.app, name="sessions")
+app.add_typer(blobs_cmd.app, name="blobs")
 app.command("run")(run_cmd.run)
 app.command("loop")(loop_cmd.loop)
 

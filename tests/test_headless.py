@@ -102,3 +102,27 @@ class TestHeadless:
                       workspace)
         assert out.returncode == 2 and "no session s_nope" in out.stderr
         assert "Traceback" not in out.stderr
+
+    def test_sessions_compact_reports_on_stderr_and_resume_uses_it(self, server, workspace,
+                                                                   tmp_path):
+        """`sessions compact ID` compacts a saved session; plain mode says so in one line."""
+        db = tmp_path / "k.db"
+        for k in range(3):
+            server.enqueue(Reply(tool_calls=[("bash", {"command": f"seq 1 {2000 + k}"})]),
+                           Reply(text=f"done {k}"))
+            args = ["run", f"count {k}", "--yes", *flags(server, db)]
+            if k:
+                args.append("--continue")
+            assert run_cli(args, workspace).returncode == 0
+        listing = run_cli(["sessions", "list", "--db", str(db)], workspace)
+        session_id = listing.stdout.split()[0]
+        server.enqueue(Reply(text="<retain>r_x</retain><summary>counted three times</summary>"))
+        out = run_cli(["sessions", "compact", session_id, "-i", "keep the counts",
+                       *flags(server, db)], workspace)
+        assert out.returncode == 0, out.stderr
+        assert "Compacted" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+        assert "keep the counts" in json.dumps(server.requests[-1])
+        server.enqueue(Reply(text="resumed"))
+        again = run_cli(["run", "and now?", "--continue", *flags(server, db)], workspace)
+        assert again.returncode == 0
+        assert "counted three times" in json.dumps(server.requests[-1]["messages"])

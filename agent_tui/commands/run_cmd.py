@@ -34,7 +34,8 @@ def _stderr(line: str) -> None:
 
 
 async def _run(config: Any, prompt: str, *, session_id: str | None, continue_: bool,
-               yes: bool, as_json: bool, compact_first: bool, db: Path | None) -> int:
+               yes: bool, as_json: bool, compact_first: bool, db: Path | None,
+               instructions: str | None = None) -> int:
     import asyncio
 
     from agent_tui.agent import events as ev
@@ -62,7 +63,7 @@ async def _run(config: Any, prompt: str, *, session_id: str | None, continue_: b
         final_text, failed, refs = "", False, []
         stream = []
         if compact_first:
-            stream.append(session.compact(reason="forced"))
+            stream.append(session.compact(instructions, reason="forced"))
         if prompt.strip():
             stream.append(session.run_turn(prompt))
         try:

@@ -30,9 +30,9 @@ class ReadResult:
             "type": "object",
             "properties": {
                 "ref_id": {"type": "string", "description": REF_HELP},
-                "offset": {"type": "integer", "description": "First line (1-based).",
-                           "default": 1},
-                "limit": {"type": "integer", "description": "How many lines.", "default": 200},
+                "offset": {"type": "integer", "description": "First line (1-based); default 1, "
+                           "or the start of a URI's :L range."},
+                "limit": {"type": "integer", "description": "How many lines (default 200)."},
             },
             "required": ["ref_id"],
         },
@@ -44,8 +44,9 @@ class ReadResult:
         store = _store(ctx)
         if store is None:
             return ToolOutput.error("the result store is unavailable in this session")
-        offset = int(args.get("offset") or 1)
-        limit = max(1, min(int(args.get("limit") or 200), 5000))
+        # No offset given: let a `ctx://…:L<start>-<end>` URI choose the lines.
+        offset = int(args["offset"]) if args.get("offset") else None
+        limit = max(1, min(int(args["limit"]), 5000)) if args.get("limit") else None
         from agent_tui.store import StoreError
 
         try:
@@ -54,7 +55,7 @@ class ReadResult:
                                             max_bytes=ctx.max_message_bytes)
         except StoreError as exc:
             return ToolOutput.error(str(exc))
-        return ToolOutput(text=text, summary=f"lines {offset}–{offset + limit - 1}")
+        return ToolOutput(text=text, summary=f"from line {offset or 1}")
 
 
 class GrepResult:
@@ -132,8 +133,9 @@ class Recall:
             ref = getattr(hit, "ref", None)
             ref_id = getattr(ref, "id", ref)
             tool = getattr(ref, "tool_name", "")
-            where = "" if hit.session_id == ctx.session_id else f" (session {hit.session_id})"
-            lines.append(f"- {ref_id} {tool}{where}: {' '.join(str(hit.snippet).split())}")
+            # A short id resolves only inside its own session: elsewhere give the URI.
+            handle = ref_id if hit.session_id == ctx.session_id else hit.uri
+            lines.append(f"- {handle} {tool}: {' '.join(str(hit.snippet).split())}")
         return ToolOutput(text="\n".join(lines), summary=f"{len(hits)} hits")
 
 

@@ -1,0 +1,234 @@
+"""`agent-tui sessions list|show|export|import|delete`, and the helpers `blobs` shares.
+
+Rich tables on a terminal; plain tab-separated lines (no header, raw numbers) when piped, so the
+output feeds `cut`/`awk`. Every failure is one line on stderr. The store and rich are imported
+inside the commands: `agent-tui --help` must stay fast.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Optional, Sequence, TypeVar
+
+import typer
+
+from agent_tui.commands.common import fail, is_piped, load_or_fail
+
+if TYPE_CHECKING:
+    from agent_tui.store import Store
+
+T = TypeVar("T")
+
+app = typer.Typer(help="List, show, export, import and delete saved sessions.",
+                  no_args_is_help=True)
+
+DB_HELP = "SQLite database path (default: [store] db from the config, else the user data dir)."
+
+
+def resolve_db(db: Path | None) -> Path:
+    if db is not None:
+        return db.expanduser()
+    configured = load_or_fail().config.store.db
+    if configured:
+        return Path(configured).expanduser()
+    from agent_tui.paths import default_db_path
+
+    return default_db_path()
+
+
+def run_with_store(db: Path | None, work: Callable[["Store"], Awaitable[T]]) -> T:
+    """Open the store, run `work`, close it; any store failure becomes one line and exit 1."""
+    import sqlite3
+
+    from agent_tui.store import StoreError, open_store
+
+    path = resolve_db(db)
+
+    async def main() -> T:
+        store = await open_store(path)
+        try:
+            return await work(store)
+        finally:
+            await store.close()
+
+    try:
+        return asyncio.run(main())
+    except StoreError as exc:
+        fail(str(exc))
+    except sqlite3.Error as exc:
+        fail(f"database error in {path}: {exc}")
+    except OSError as exc:
+        fail(f"{exc.filename or path}: {exc.strerror or exc}")
+
+
+def fmt_time(stamp: float | None) -> str:
+    if stamp is None:
+        return "-"
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp))
+
+
+def fmt_size(size: int) -> str:
+    if is_piped():
+        return str(size)
+    value = float(size)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return str(size)
+
+
+def one_line(text: str | None, limit: int = 80) -> str:
+    flat = " ".join((text or "").split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+    if is_piped():
+        for row in rows:
+            typer.echo("\t".join(str(v).replace("\t", " ").replace("\n", " ") for v in row))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left", header_style="bold")
+    for column in columns:
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        table.add_row(*(str(v) for v in row))
+    Console().print(table)
+
+
+async def find_session(store: "Store", session_id: str) -> Any:
+    return await store.sessions.find(session_id)
+
+
+@app.command("list")
+def list_sessions(
+    project: Optional[Path] = typer.Option(None, "--project", "-p", help="Only this directory."),
+    here: bool = typer.Option(False, "--here", help="Only the current directory."),
+    limit: int = typer.Option(50, "--limit", "-n", help="At most this many."),
+    db: Optional[Path] = typer.Option(None, "--db", help=DB_HELP),
+) -> None:
+    """Saved sessions, most recently used first."""
+    where = str(Path.cwd()) if here else (str(project.expanduser().absolute()) if project else None)
+    found = run_with_store(db, lambda store: store.sessions.list(where, limit=limit))
+    rows = [(s.id, one_line(s.title or "(untitled)", 40), s.project, s.model or "-",
+             s.message_count, s.tokens, fmt_time(s.updated)) for s in found]
+    if not rows and not is_piped():
+        typer.echo("No saved sessions.")
+        return
+    print_table("Sessions", ["id", "title", "project", "model", "messages", "tokens",
+                             "updated"], rows)
+
+
+def _message_row(seq: int, message: Any) -> tuple[Any, ...]:
+    text = message.content or ""
+    if message.tool_calls:
+        calls = ", ".join(f"{c.name}({one_line(c.arguments, 40)})" for c in message.tool_calls)
+        text = f"{text} → {calls}" if text else f"→ {calls}"
+    ref = f" [{message.output_ref.id}]" if message.output_ref else ""
+    return seq, message.role, message.kind, one_line(text, 100) + ref
+
+
+@app.command("show")
+def show(
+    session_id: str = typer.Argument(..., help="Session id (a unique prefix will do)."),
+    db: Optional[Path] = typer.Option(None, "--db", help=DB_HELP),
+) -> None:
+    """A session's details and its transcript, one line per message."""
+
+    async def work(store: "Store") -> tuple[Any, list[Any]]:
+        info = await find_session(store, session_id)
+        return info, await store.sessions.transcript(info.id)
+
+    info, messages = run_with_store(db, work)
+    if not is_piped():
+        typer.echo(f"{info.id}  {info.title or '(untitled)'}\n  project {info.project}\n"
+                   f"  model {info.model or '-'} · {info.message_count} messages · "
+                   f"{info.tokens} tokens · created {fmt_time(info.created)} · updated "
+                   f"{fmt_time(info.updated)}")
+    print_table("Transcript", ["seq", "role", "kind", "text"],
+                [_message_row(i, m) for i, m in enumerate(messages, 1)])
+
+
+@app.command("export")
+def export(
+    session_id: str = typer.Argument(..., help="Session id (a unique prefix will do)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o",
+                                          help="File to write (default ./agent-tui-<id>.json)."),
+    db: Optional[Path] = typer.Option(None, "--db", help=DB_HELP),
+) -> None:
+    """Write a session with its transcript, snapshots and stored outputs to one JSON file."""
+
+    async def work(store: "Store") -> Path:
+        info = await find_session(store, session_id)
+        target = output or Path(f"agent-tui-{info.id}.json")
+        return await store.sessions.export(info.id, target)
+
+    typer.echo(str(run_with_store(db, work)))
+
+
+@app.command("import")
+def import_(
+    file: Path = typer.Argument(..., help="A file written by `sessions export`."),
+    db: Optional[Path] = typer.Option(None, "--db", help=DB_HELP),
+) -> None:
+    """Load an exported session (ids are kept, so its refs still resolve)."""
+    info = run_with_store(db, lambda store: store.sessions.import_(file))
+    typer.echo(f"imported {info.id} ({info.title or 'untitled'}, {info.message_count} messages)")
+
+
+@app.command("delete")
+def delete(
+    session_id: str = typer.Argument(..., help="Session id (a unique prefix will do)."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation."),
+    db: Optional[Path] = typer.Option(None, "--db", help=DB_HELP),
+) -> None:
+    """Delete a session with its transcript, snapshots and stored outputs."""
+    info = run_with_store(db, lambda store: find_session(store, session_id))
+    if not yes:
+        if not sys.stdin.isatty():
+            fail(f"not deleting {info.id} without confirmation: pass --yes")
+        typer.confirm(f"Delete {info.id} ({info.title or 'untitled'}, {info.message_count} "
+                      "messages) and its stored outputs?", abort=True)
+    run_with_store(db, lambda store: store.sessions.delete(info.id))
+    typer.echo(f"deleted {info.id}")
+
+
+@app.command("rename")
+def rename(
+    session_id: str = typer.Argument(..., help="Session id (a unique prefix will do)."),
+    title: str = typer.Argument(..., help="The new title."),
+    db: Optional[Path] = typer.Option(None, "--db", help=DB_HELP),
+) -> None:
+    """Give a session a title (shown in tabs, /resume and `sessions list`)."""
+    info = run_with_store(db, lambda store: find_session(store, session_id))
+    run_with_store(db, lambda store: store.sessions.rename(info.id, title))
+    typer.echo(f"renamed {info.id}: {title}")
+
+
+@app.command("compact")
+def compact(
+    session_id: str = typer.Argument(..., help="Session id (a unique prefix will do)."),
+    instructions: Optional[str] = typer.Option(None, "--instructions", "-i",
+                                               help="What the summary must keep."),
+    model: Optional[str] = typer.Option(None, "--model", "-m", help="litellm model name."),
+    api_base: Optional[str] = typer.Option(None, "--api-base", help="OpenAI-compatible base URL."),
+    context_window: Optional[int] = typer.Option(None, "--context-window", help="Window override."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON event per line."),
+    db: Optional[Path] = typer.Option(None, "--db", help=DB_HELP),
+) -> None:
+    """Compact a saved session now, as /compact does; its next resume starts from the result."""
+    from agent_tui.commands.common import model_overrides
+    from agent_tui.commands.run_cmd import _run
+
+    info = run_with_store(db, lambda store: find_session(store, session_id))
+    loaded = load_or_fail(model_overrides(model, api_base, context_window, None, db))
+    code = asyncio.run(_run(loaded.config, "", session_id=info.id, continue_=False, yes=False,
+                            as_json=as_json, compact_first=True, db=resolve_db(db),
+                            instructions=instructions))
+    raise typer.Exit(code)
