@@ -112,18 +112,19 @@ class AgentSession:
 
     # -- persistence -----------------------------------------------------------------------
 
-    async def _persist(self, *messages: Message) -> None:
+    async def _persist(self, *messages: Message) -> list[int]:
         if self.store is None or not messages:
-            return
+            return []
         tokens = [self.meter.counter.count_message(m) for m in messages]
         try:
-            await self.store.sessions.append(self.session_id, list(messages), tokens)
+            return await self.store.sessions.append(self.session_id, list(messages), tokens)
         except Exception:  # noqa: BLE001 - the turn goes on; the log says what was not saved
             log.exception("could not persist %d message(s)", len(messages))
+            return []
 
-    async def _add(self, *messages: Message) -> None:
+    async def _add(self, *messages: Message) -> list[int]:
         self.history.extend(messages)
-        await self._persist(*messages)
+        return await self._persist(*messages)
 
     # -- compaction ------------------------------------------------------------------------
 
@@ -169,7 +170,9 @@ class AgentSession:
             refs.extend(prepared.refs)
             for note in prepared.notes:
                 yield ev.Notice(note)
-            await self._add(user(prepared.text))
+            seqs = await self._add(user(prepared.text))
+            if seqs and self.runner.checkpointer is not None:
+                self.runner.checkpointer.turn_seq = seqs[0]  # edits of this turn undo together
             stop_reason = "done"
             step = 0
             retried_overflow = False

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_tui.agent.undo import EDITING_TOOLS, Checkpointer
 from agent_tui.context.views import inline_view
 from agent_tui.messages import Message, ResultRef, ToolCall, tool_result
 from agent_tui.tools.base import ToolContext, ToolOutput
@@ -72,6 +73,7 @@ class ToolRunner:
         self.workspace = workspace
         self.session_id = session_id
         self.services = services
+        self.checkpointer = Checkpointer(store, session_id) if store is not None else None
 
     async def _offload(self, tool_name: str, call_id: str, content: Any) -> ResultRef:
         assert self.store is not None
@@ -107,8 +109,26 @@ class ToolRunner:
                 run = self._finish(call, ToolOutput(text=message, is_error=True,
                                                     summary="denied"), started)
                 return replace(run, notice=message)
+        target, before_ref = await self._checkpoint_before(call)
         output = await self.registry.run(call, self._context(call))
+        if target is not None and not output.is_error:
+            try:
+                await self.checkpointer.after(target, before_ref)  # type: ignore[union-attr]
+            except Exception:  # noqa: BLE001 - the edit stands; only its undo is lost
+                log.exception("could not record the checkpoint of %s", target)
         return await self._store_and_view(call, output, started)
+
+    async def _checkpoint_before(self, call: ToolCall) -> tuple[Path | None, str | None]:
+        """For an edit: the file it targets and the blob of its content before the edit."""
+        if self.checkpointer is None or call.name not in EDITING_TOOLS:
+            return None, None
+        from agent_tui.tools.workspace import resolve_path
+
+        try:
+            target = resolve_path(self.workspace, call.parsed_arguments().get("path"))
+            return target, await self.checkpointer.before(call.name, target, call.id)
+        except Exception:  # noqa: BLE001 - a bad path fails in the tool itself, with its message
+            return None, None
 
     async def _store_and_view(self, call: ToolCall, output: ToolOutput, started: float) -> ToolRun:
         spec = self.registry.get(call.name)

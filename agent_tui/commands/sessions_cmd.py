@@ -232,3 +232,20 @@ def compact(
                             as_json=as_json, compact_first=True, db=resolve_db(db),
                             instructions=instructions))
     raise typer.Exit(code)
+
+
+@app.command("undo")
+def undo_cmd(
+    session_id: str = typer.Argument(..., help="Session id (a unique prefix will do)."),
+    turns: int = typer.Option(1, "--turns", "-n", help="How many turns with edits to undo."),
+    force: bool = typer.Option(False, "--force", help="Overwrite files changed outside since."),
+    db: Optional[Path] = typer.Option(None, "--db", help=DB_HELP),
+) -> None:
+    """Put back the files the agent changed in the last turn(s) of a session."""
+    from agent_tui.agent.undo import undo
+
+    info = run_with_store(db, lambda store: find_session(store, session_id))
+    report = run_with_store(db, lambda store: undo(store, info.id, turns, force=force))
+    typer.echo(report.describe(Path(info.project)))
+    if report.refused:
+        raise typer.Exit(1)

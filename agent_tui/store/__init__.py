@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from agent_tui import paths
+from agent_tui.store.checkpoints import CheckpointStore
 from agent_tui.store.db import Database, open_database
 from agent_tui.store.errors import (
     BadPattern,
@@ -54,6 +55,7 @@ class Store:
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="agent-tui-store")
         self.results = ResultStore(db, self._pool)
         self.sessions = SessionStore(db, self.results.indexer)
+        self.checkpoints = CheckpointStore(db)
         self._closed = False
 
     async def close(self) -> None:

@@ -107,9 +107,25 @@ async def initial_schema(conn: aiosqlite.Connection) -> None:
         await conn.execute(statement)
 
 
+async def file_checkpoints(conn: aiosqlite.Connection) -> None:
+    """What write_file/edit_file replaced, per turn, so /undo can put it back."""
+    await conn.execute("""CREATE TABLE file_checkpoints (
+        id INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        turn_seq INTEGER NOT NULL,
+        path TEXT NOT NULL,
+        before_ref TEXT,
+        after_sha TEXT NOT NULL,
+        created REAL NOT NULL,
+        undone INTEGER NOT NULL DEFAULT 0)""")
+    await conn.execute("CREATE INDEX file_checkpoints_turn "
+                       "ON file_checkpoints(session_id, turn_seq)")
+
+
 Migration = tuple[str, Callable[[aiosqlite.Connection], Awaitable[None]]]
 MIGRATIONS: list[Migration] = [
     ("initial_schema", initial_schema),
+    ("file_checkpoints", file_checkpoints),
 ]
 
 
