@@ -130,7 +130,12 @@ class AppServices:
         if cfg.compaction.summarization is False:
             summarizer = None
         elif summary_name != model:
-            summarizer = ProviderSummarizer(Provider(summary_name))
+            # A bare or openai/ name beside a local chat server lives on that server too.
+            local = cfg.model.api_base if "/" not in summary_name or \
+                summary_name.startswith("openai/") else None
+            summarizer = ProviderSummarizer(Provider(summary_name, api_base=local,
+                                                     api_key_env=cfg.model.api_key_env
+                                                     if local else None))
         compactor = Compactor(summarizer, chat_summarizer if summarizer is not chat_summarizer
                               else None, limits.context_window)
         prompts = PromptAssembler(

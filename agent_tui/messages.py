@@ -112,6 +112,16 @@ class Message:
     id: str = field(default_factory=new_id)
     """Stable identity inside agent-tui (never sent to the provider)."""
 
+    def __hash__(self) -> int:
+        # Messages key every per-message cache (token counts, wire dicts) and are looked up on
+        # each step; hashing all fields every time made the loop's cost grow with history.
+        cached = self.__dict__.get("_hash")
+        if cached is None:
+            cached = hash((self.id, self.role, self.content, self.tool_calls, self.tool_call_id,
+                           self.name, self.kind, self.output_ref))
+            object.__setattr__(self, "_hash", cached)
+        return cached
+
     def to_openai(self) -> dict[str, Any]:
         """The OpenAI chat-completions dict (only the keys the provider understands)."""
         data: dict[str, Any] = {"role": self.role}

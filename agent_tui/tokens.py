@@ -160,10 +160,17 @@ class ConversationTally:
     trimming a tool output in the middle — is a full recount from the per-message cache.
     """
 
-    def __init__(self, counter: TokenCounter) -> None:
+    def __init__(self, counter: TokenCounter, role: str | None = None) -> None:
         self.counter = counter
+        self.role = role
+        """Count only messages of this role (e.g. "tool" for the tool-output budget)."""
         self._seen: list[Message] = []
         self._total = 0
+
+    def _count(self, messages: Sequence[Message]) -> int:
+        if self.role is None:
+            return self.counter.count_messages(messages)
+        return sum(self.counter.count_message(m) for m in messages if m.role == self.role)
 
     def total(self, messages: Sequence[Message]) -> int:
         seen = self._seen
@@ -171,11 +178,11 @@ class ConversationTally:
         if n and len(messages) >= n and all(map(operator.is_, messages[:n], seen)):
             tail = messages[n:]
             if tail:
-                self._total += self.counter.count_messages(tail)
+                self._total += self._count(tail)
                 seen.extend(tail)
             return self._total
         self._seen = list(messages)
-        self._total = self.counter.count_messages(messages)
+        self._total = self._count(messages)
         return self._total
 
 
@@ -195,6 +202,9 @@ class Calibration:
         self.anchor_first: Message | None = None
         self.anchor_last: Message | None = None
         self.anchor_length: int = 0
+        self.marginal: float | None = None
+        """reported/estimated for what was added between two anchored calls: new text's own
+        ratio, which the whole-request average (dominated by the fixed prompt) hides."""
 
     @property
     def ratio(self) -> float:
@@ -208,6 +218,11 @@ class Calibration:
         """Call after a provider reply: `estimate` is what we measured for that same request."""
         if reported <= 0 or estimate <= 0:
             return
+        added = estimate - self.anchor_estimate
+        if self._anchor_holds(conversation) and added >= 64:
+            assert self.anchor_reported is not None
+            marginal = (reported - self.anchor_reported) / added
+            self.marginal = min(max(marginal, 0.25), 4.0)
         self._ratios.append(reported / estimate)
         self.anchor_reported = reported
         self.anchor_estimate = estimate
@@ -232,5 +247,7 @@ class Calibration:
         if self._anchor_holds(conversation):
             assert self.anchor_reported is not None
             added = estimate - self.anchor_estimate
-            return max(0, self.anchor_reported + round(added * self.ratio))
+            # Never below the average: underestimating is what overflows a window.
+            scale = max(self.ratio, self.marginal or 0.0)
+            return max(0, self.anchor_reported + round(added * scale))
         return round(estimate * self.ratio)

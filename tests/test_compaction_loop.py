@@ -110,8 +110,12 @@ class TestThresholds:
         assert "compact_context to free space" not in json.dumps(small_server.requests[0])
         small_server.enqueue(Reply(text="ok"))
         await collect(session.run_turn(filler(700), as_is=True))
-        system = small_server.requests[-1]["messages"][0]["content"]
-        assert re.search(r"\[Context: \d+% used\. You can call compact_context", system)
+        sent = small_server.requests[-1]["messages"]
+        note = r"\[Context: \d+% used\. You can call compact_context"
+        assert re.search(note, sent[-1]["content"]), "the note rides on the newest message"
+        assert not re.search(note, sent[0]["content"]), "the system prompt prefix stays stable"
+        first_system = small_server.requests[0]["messages"][0]["content"]
+        assert sent[0]["content"] == first_system
 
     async def test_hard_block_compacts_then_sends_the_message(self, small_server, small_services):
         """Past 98% the turn starts blocked, compacts, and the user's message still goes out."""

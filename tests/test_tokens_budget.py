@@ -77,6 +77,24 @@ class TestCalibration:
         expected = int(raw * 1.5) + round(counter.count_message(added) * 1.5)
         assert abs(meter.measure(conv).used - expected) <= 1
 
+    def test_new_text_follows_its_own_ratio_not_the_fixed_parts(self):
+        """When the provider counts new text 2× tiktoken but the fixed prompt 1×, the next
+        estimate scales the added text by 2, not by the diluted whole-request average."""
+        counter = TokenCounter("gpt-4o")
+        meter = BudgetMeter(counter, 100_000, 1_000)
+        fixed = [PromptSection("base", "stable instructions " * 500)]
+        conv = [user("hello")]
+        first = meter.measure(conv, fixed).used
+        meter.record_usage(first, conv)
+        conv.append(user("9 " * 300))
+        second_raw = meter.measure(conv, fixed).used
+        added = second_raw - first
+        meter.record_usage(first + 2 * added, conv)
+        conv.append(user("7 " * 300))
+        third = meter.measure(conv, fixed).used
+        expected = first + 2 * added + 2 * counter.count_message(conv[-1])
+        assert abs(third - expected) <= 0.01 * expected
+
     def test_rewritten_history_uses_the_ratio_not_the_anchor(self):
         counter = TokenCounter("gpt-4o")
         meter = BudgetMeter(counter, 10_000, 1_000)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, AsyncIterator
 from agent_tui.agent import events as ev
 from agent_tui.context import compaction
 from agent_tui.messages import ToolCall, tool_result
+from agent_tui.tokens import ConversationTally
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
@@ -35,6 +36,7 @@ class Compactor:
         self.summarizer_window = summarizer_window
         self._auto_floor: int | None = None
         self._warned_fixed = False
+        self._tool_tally: ConversationTally | None = None
         self.history_log: list[tuple[int, float, bool]] = []
         """(turn, used_fraction, compacted) per measurement, for the /context sparkline."""
 
@@ -51,6 +53,10 @@ class Compactor:
     async def trim_tool_outputs(self, session: AgentSession) -> AsyncIterator[ev.AgentEvent]:
         """Past the tool-output budget, the oldest outputs become placeholders at once."""
         budget_tokens = session.config.tool_output_budget(session.limits.context_window)
+        if self._tool_tally is None or self._tool_tally.counter is not session.meter.counter:
+            self._tool_tally = ConversationTally(session.meter.counter, role="tool")
+        if self._tool_tally.total(session.history) <= budget_tokens:
+            return  # the common case, in O(new messages): nothing to trim
         trimmed, count = compaction.trim_tool_outputs(
             session.history, counter=session.meter.counter, budget_tokens=budget_tokens
         )
@@ -65,13 +71,19 @@ class Compactor:
         """Compact `session.history`; yields started/progress/finished events."""
         before = session.measure(with_status=False)
         yield ev.CompactionStarted(reason, before.used)
+        # The chain counts with the raw tokenizer; express the target and the fixed part in the
+        # same raw units, or a provider that counts 1.3× tiktoken lands 30% over the target.
+        ratio = session.meter.calibration.ratio or 1.0
+        raw = session.meter.raw_parts(session.history, *session.request_parts)
+        fixed_raw = sum(raw.values()) - raw["conversation"]
+        target = before.effective_window * session.config.compaction.target_ratio
         progress: asyncio.Queue[str] = asyncio.Queue()
         task = asyncio.ensure_future(compaction.compact(
             list(session.history),
             counter=session.meter.counter,
             settings=session.config.compaction,
-            target_tokens=int(before.effective_window * session.config.compaction.target_ratio),
-            fixed_tokens=before.fixed,
+            target_tokens=int(target / ratio),
+            fixed_tokens=fixed_raw,
             summarizer=self.summarizer,
             fallback_summarizer=self.fallback,
             instructions=instructions,

@@ -14,6 +14,7 @@ offers all tools, and either says so once through `Request.notices`.
 from __future__ import annotations
 
 import logging
+import operator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
@@ -85,6 +86,8 @@ class PromptAssembler:
         self._rules = rules_section(workspace)
         self.extra_sections = list(extra_sections)
         self._wire: dict[Message, dict[str, Any]] = {}
+        self._wire_seen: list[Message] = []
+        self._wire_built: list[dict[str, Any]] = []
         self._anchor: str | None = None
         self._said: set[str] = set()
         self._pending_notices: list[str] = []
@@ -177,6 +180,21 @@ class PromptAssembler:
             data = self._wire[message] = message.to_openai()
         return data
 
+    def _conversation(self, history: Sequence[Message]) -> list[dict[str, Any]]:
+        """The wire dicts of `history`; when it only grew, only the new tail is converted."""
+        seen, built = self._wire_seen, self._wire_built
+        n = len(seen)
+        if not (n and len(history) >= n and all(map(operator.is_, history[:n], seen))):
+            if len(self._wire) > 4 * len(history) + 1000:
+                live = set(history)
+                self._wire = {m: d for m, d in self._wire.items() if m in live}
+            seen, built = [], []
+        tail = history[len(seen):]
+        seen.extend(tail)
+        built.extend(map(self.wire, tail))
+        self._wire_seen, self._wire_built = seen, built
+        return list(built)
+
     def _notice(self, text: str) -> None:
         if text not in self._said:
             self._said.add(text)
@@ -195,15 +213,14 @@ class PromptAssembler:
         built = self.builder.build(sections)
         if built.warning:
             self._notice(built.warning)
-        if len(self._wire) > 4 * len(history) + 1000:
-            live = set(history)
-            self._wire = {m: d for m, d in self._wire.items() if m in live}
-        conversation = list(map(self.wire, history))
+        conversation = self._conversation(history)
         if self.cache_control and not built.warning:
             messages = cache.cached_request(built.cached_blocks, conversation,
                                             self._anchors(history), built.dynamic_text)
         else:
-            messages = [{"role": "system", "content": built.text}, *conversation]
+            messages = [{"role": "system", "content": _static_text(built)}, *conversation]
+            if built.dynamic_text and not built.warning:
+                _append_to_newest(messages, built.dynamic_text)
         return Request(messages, list(tools), self._take_notices())
 
     def _anchors(self, history: Sequence[Message]) -> list[int]:
@@ -218,3 +235,25 @@ class PromptAssembler:
                     break
         self._anchor = history[-1].id
         return anchors
+
+
+def _static_text(built: Any) -> str:
+    """The system prompt without its per-turn part (or all of it when the builder failed)."""
+    if built.warning or not built.dynamic_text:
+        return built.text
+    return "".join(text for text, cacheable in built.blocks if cacheable)
+
+
+def _append_to_newest(messages: list[dict[str, Any]], note: str) -> None:
+    """Put the per-turn note on the newest message (a copy: cached wire dicts stay clean).
+
+    In the system prompt a note that changes every turn would change the whole prefix and void
+    the provider's prompt cache (OpenAI, llama.cpp, vLLM cache by prefix); at the end only the
+    newest message differs. A separate message would break strict role alternation."""
+    last = dict(messages[-1])
+    content = last.get("content")
+    if isinstance(content, str) or content is None:
+        last["content"] = f"{content}\n\n{note}" if content else note
+        messages[-1] = last
+    else:
+        messages[0] = {**messages[0], "content": f"{messages[0]['content']}\n\n{note}"}

@@ -110,6 +110,11 @@ class AgentSession:
             self.cost_total + cost)
         return cost
 
+    @property
+    def request_parts(self) -> tuple[list[Any], list[dict[str, Any]]]:
+        """The prompt sections and tool schemas of the last measured request."""
+        return self._request_parts
+
     # -- persistence -----------------------------------------------------------------------
 
     async def _persist(self, *messages: Message) -> list[int]:

