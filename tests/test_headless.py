@@ -126,3 +126,39 @@ class TestHeadless:
         again = run_cli(["run", "and now?", "--continue", *flags(server, db)], workspace)
         assert again.returncode == 0
         assert "counted three times" in json.dumps(server.requests[-1]["messages"])
+
+
+class TestInterrupt:
+    def test_ctrl_c_mid_stream_saves_the_session(self, server, workspace, tmp_path):
+        """SIGINT while the reply streams: exit 130, one line saying how to resume, and the
+        partial reply kept and marked in the transcript."""
+        import signal
+        import time
+
+        db = tmp_path / "i.db"
+        server.enqueue(Reply(text=" ".join(f"w{i}" for i in range(400)), chunk_delay=0.05,
+                             words_per_chunk=1))
+        env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+        proc = subprocess.Popen([sys.executable, "-m", "agent_tui", "run", "talk", "--json",
+                                 *flags(server, db)], cwd=workspace, env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        for line in proc.stdout:
+            if '"text_delta"' in line or time.monotonic() > deadline:
+                break
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130
+        assert "--session" in err and "Traceback" not in err
+
+        async def transcript():
+            store = await open_store(db)
+            try:
+                sessions = await store.sessions.list()
+                return await store.sessions.transcript(sessions[0].id)
+            finally:
+                await store.close()
+
+        stored = asyncio.run(transcript())
+        assert stored[0].content == "talk"
+        assert stored[1].role == "assistant" and "interrupted" in stored[1].content
