@@ -21,5 +21,10 @@ def litellm() -> Any:
         module.suppress_debug_info = True
         module.drop_params = True
         module.telemetry = False
+        # We register no litellm callbacks; its post-stream success logging still rebuilt the
+        # whole response and walked the request's messages in a background task, costing each
+        # turn ~10 ms more at 1 500 messages (benchmarks/turn_overhead.py).
+        module.disable_streaming_logging = True
+        module.turn_off_message_logging = True
         _litellm = module
     return _litellm
