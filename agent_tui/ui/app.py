@@ -1,0 +1,343 @@
+"""The Textual app: tabs of sessions, the keys that act across them, and the modals.
+
+The app is built from injected parts: a coroutine that returns the `AppServices` (tests pass one
+with a temp database and the local test server), so what a test drives is what a user runs. The
+services are built in a worker after the first frame, which keeps start-up under a second; each
+tab's session view waits for them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import logging
+import os
+import signal
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Awaitable, Callable, ClassVar
+
+from rich.text import Text
+from textual import events, on, work
+from textual.app import App
+from textual.binding import Binding
+from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.worker import Worker, WorkerState
+
+from agent_tui import paths
+from agent_tui.ui import themes
+from agent_tui.ui.app_commands import AppCommands
+from agent_tui.ui.widgets.session_view import SessionView
+
+if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+    from textual.screen import Screen
+
+    from agent_tui.factory import AppServices
+    from agent_tui.tools.permissions import ApprovalDecision, ApprovalRequest
+
+log = logging.getLogger(__name__)
+
+ServicesFactory = Callable[[], Awaitable["AppServices"]]
+FIRST_FRAME_ENV = "AGENT_TUI_FIRST_FRAME_FILE"
+"""Benchmark hook: write the wall-clock time of the first frame to this file, then exit."""
+QUIT_WINDOW = 2.0
+
+
+def warm_imports() -> None:
+    """Import what building services and sessions needs (run in a thread)."""
+    import importlib
+
+    for name in ("agent_tui.store", "agent_tui.factory", "agent_tui.agent.session",
+                 "agent_tui.tools.registry", "agent_tui.llm.provider",
+                 "agent_tui.context.compaction", "rich.markdown"):
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - the real import reports it where it matters
+            log.debug("warming %s failed", name, exc_info=True)
+    try:
+        # litellm takes 1-3 s to import; on the first turn that would freeze every tab.
+        from agent_tui.llm.lazy import litellm
+
+        litellm()
+    except Exception:  # noqa: BLE001 - the first model call reports a broken install
+        log.debug("warming litellm failed", exc_info=True)
+
+
+class AgentApp(AppCommands, App):
+    CSS_PATH = Path(__file__).parent / "app.tcss"  # absolute: subclasses live elsewhere
+    TITLE = "agent-tui"
+    COMMAND_PALETTE_DISPLAY = "^P"
+    BINDINGS: ClassVar = [
+        Binding("ctrl+c", "interrupt", "cancel", key_display="^C", priority=True),
+        Binding("ctrl+t", "new_tab", "new tab", key_display="^T", priority=True),
+        Binding("ctrl+w", "close_tab", "close", key_display="^W", priority=True),
+        Binding("f1", "help", "help", key_display="F1", priority=True),
+        Binding("ctrl+pageup", "switch_tab(-1)", "previous tab", show=False),
+        Binding("ctrl+pagedown", "switch_tab(1)", "next tab", show=False),
+    ]
+
+    def __init__(self, services: ServicesFactory | AppServices | None, *,
+                 continue_: bool = False, session_id: str | None = None,
+                 theme_name: str | None = None, workspace: Path | None = None) -> None:
+        """`services` is a coroutine function building the services (the app then owns and
+        closes them) or ready-made services (their owner closes them)."""
+        super().__init__()
+        self._owns_services = services is None or callable(services)
+        if services is not None and not callable(services):
+            ready = services
+
+            async def given() -> AppServices:
+                return ready
+
+            services = given
+        self._factory = services
+        self._services: asyncio.Future[AppServices | None] | None = None
+        self._start = (session_id, continue_)
+        self._theme_name = theme_name or themes.DEFAULT_DARK
+        self._tab_count = 0
+        self._views: list[SessionView] = []
+        self._last_interrupt = 0.0
+        self.workspace = workspace or Path.cwd()
+        self.key_timings: list[float] | None = None
+        """Set to a list to record, per key, seconds from its arrival to the next refresh."""
+        self._register_themes()
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = False) -> None:
+        """Notices carry user text and error messages (`[model] name`): no markup by default."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return {**super().get_theme_variable_defaults(), **themes.VARIABLE_DEFAULTS}
+
+    def compose(self):
+        yield Static("", id="topbar")
+        yield TabbedContent(id="tabs")
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        self._exit_on_signals()
+        for problem in self._theme_problems:
+            self.notify(problem, severity="warning")
+        self._services = asyncio.get_running_loop().create_future()
+        # After the first frame: the prompt shows first, the store and agent load behind it.
+        self.call_after_refresh(self.build_services)
+        session_id, continue_ = self._start
+        await self.add_tab(session_id=session_id, continue_=continue_)
+        if os.environ.get(FIRST_FRAME_ENV):
+            self.call_after_refresh(self._first_frame, os.environ[FIRST_FRAME_ENV])
+
+    def _exit_on_signals(self) -> None:
+        """SIGTERM and SIGHUP (terminal closed) exit cleanly, so the terminal is restored."""
+        loop = asyncio.get_running_loop()
+        for name in ("SIGTERM", "SIGHUP"):
+            number = getattr(signal, name, None)
+            if number is None:
+                continue
+            try:
+                loop.add_signal_handler(number, self.exit)
+            except (NotImplementedError, RuntimeError, ValueError):
+                pass  # not the main thread (tests) or not supported on this platform
+
+    def _first_frame(self, path: str) -> None:
+        Path(path).write_text(f"{time.time():.6f}\n")
+        self.exit()
+
+    def _register_themes(self) -> None:
+        """Register the theme files and pick the configured theme. Done before the first
+        mount: switching themes afterwards would style every widget twice."""
+        loaded = themes.load_themes()
+        for theme in loaded.themes:
+            self.register_theme(theme)
+        self._theme_problems = list(loaded.problems)
+        if self._theme_name not in self.available_themes:
+            self._theme_problems.append(
+                f"Unknown theme {self._theme_name!r}; using {themes.DEFAULT_DARK}.")
+            self._theme_name = themes.DEFAULT_DARK
+        self.theme = self._theme_name
+
+    # -- services ----------------------------------------------------------------------------
+
+    @work(group="services", exit_on_error=False)
+    async def build_services(self) -> None:
+        assert self._services is not None
+        try:
+            # Import the agent stack in a thread: done on the event loop, its ~1 s of imports
+            # (store, tools, tokenizer, provider) would freeze the prompt the user types in.
+            await asyncio.to_thread(warm_imports)
+            # litellm and friends leave ~1M long-lived objects; without this every full GC
+            # pass walks them all, a pause of 0.1-0.3 s that lands on some keystroke.
+            gc.freeze()
+            services = await self._factory() if self._factory is not None else None
+        except Exception as exc:  # noqa: BLE001 - the app stays open and says what failed
+            log.exception("building the services failed")
+            self.notify(f"Could not open the session store: {' '.join(str(exc).split())[:160]}"
+                        " (details in the log file)", severity="error")
+            services = None
+        self._services.set_result(services)
+
+    async def services(self) -> AppServices | None:
+        """The shared services once built (None when the store could not be opened)."""
+        assert self._services is not None
+        return await asyncio.shield(self._services)
+
+    @on(Worker.StateChanged)
+    def _app_worker_changed(self, event: Worker.StateChanged) -> None:
+        """The App's own workers (the services build) end here when they fail."""
+        if event.state == WorkerState.ERROR:
+            log.error("%s failed", event.worker.name, exc_info=event.worker.error)
+            self.notify(f"{event.worker.name} failed (details in the log file)", severity="error")
+            if self._services is not None and not self._services.done():
+                self._services.set_result(None)
+
+    async def on_unmount(self) -> None:
+        # The screens are gone by now: close the sessions the views left behind by reference.
+        for view in self._views:
+            if view.session is not None:
+                await view.session.close()
+        if self._owns_services and self._services is not None and self._services.done():
+            services = self._services.result()
+            if services is not None:
+                try:
+                    await services.close()
+                except Exception:  # noqa: BLE001 - closing must never block the exit
+                    log.exception("closing the services failed")
+
+    # -- tabs --------------------------------------------------------------------------------
+
+    @property
+    def view(self) -> SessionView | None:
+        """The session view of the active tab."""
+        pane = self.query_one(TabbedContent).active_pane
+        return pane.query_one(SessionView) if pane is not None else None
+
+    async def add_tab(self, *, session_id: str | None = None,
+                      continue_: bool = False) -> SessionView:
+        self._tab_count += 1
+        number = self._tab_count
+        view = SessionView(self.services, self.ask_approval, number=number,
+                           session_id=session_id, continue_=continue_)
+        self._views.append(view)
+        tabs = self.query_one(TabbedContent)
+        pane_id = f"tab-{number}"
+        await tabs.add_pane(TabPane(f"{number} new", view, id=pane_id))
+        tabs.active = pane_id
+        view.prompt.focus()
+        return view
+
+    @on(SessionView.TitleChanged)
+    def _retitle(self, event: SessionView.TitleChanged) -> None:
+        tabs = self.query_one(TabbedContent)
+        tab = tabs.get_tab(f"tab-{event.view.number}")
+        tab.label = f"{event.view.number} {event.title}"
+        self._update_topbar()
+
+    @on(TabbedContent.TabActivated)
+    def _tab_activated(self) -> None:
+        view = self.view
+        if view is not None:
+            view.prompt.focus()
+        self._update_topbar()
+
+    def _update_topbar(self) -> None:
+        view = self.view
+        model = view.session.model if view and view.session else "no model"
+        home = str(Path.home())
+        where = str(self.workspace)
+        where = "~" + where[len(home):] if where.startswith(home) else where
+        self.query_one("#topbar", Static).update(Text(f" agent-tui ─ {model} ─ {where}"))
+
+    async def action_new_tab(self) -> None:
+        await self.add_tab()
+
+    @work(group="close-tab", exclusive=True, exit_on_error=False)
+    async def action_close_tab(self) -> None:
+        # A worker: awaiting the confirmation inside a plain handler would block the very
+        # message loop that has to process the answer.
+        view = self.view
+        if view is None:
+            return
+        if view.busy and view.session is not None and view.session.busy:
+            from agent_tui.ui.screens.dialogs import ConfirmScreen
+
+            if not await self.push_screen_wait_safe(
+                    ConfirmScreen(f"A turn is running in tab {view.number}. Close it anyway?")):
+                return
+        await self.close_view(view)
+
+    async def close_view(self, view: SessionView) -> None:
+        view.cancel()
+        if view in self._views:
+            self._views.remove(view)
+        if view.session is not None:
+            await view.session.close()
+        tabs = self.query_one(TabbedContent)
+        await tabs.remove_pane(f"tab-{view.number}")
+        if not tabs.tab_count:
+            await self.add_tab()
+
+    def action_switch_tab(self, step: int) -> None:
+        tabs = self.query_one(TabbedContent)
+        panes = [pane.id for pane in tabs.query(TabPane)]
+        if tabs.active in panes:
+            tabs.active = panes[(panes.index(tabs.active) + step) % len(panes)]
+
+    async def push_screen_wait_safe(self, screen: Screen) -> object:
+        """Push a modal and await its result from any task (not only from a worker)."""
+        future: asyncio.Future = asyncio.get_running_loop().create_future()
+        self.push_screen(screen, callback=lambda r: future.done() or future.set_result(r))
+        try:
+            return await future
+        except asyncio.CancelledError:
+            if screen.is_attached and self.screen is screen:
+                screen.dismiss(None)
+            raise
+
+    async def ask_approval(self, request: ApprovalRequest, where: str) -> ApprovalDecision:
+        """The TUI approver: a modal per request; a cancelled turn takes its modal away."""
+        from agent_tui.ui.screens.approval import ApprovalScreen
+
+        return await self.push_screen_wait_safe(ApprovalScreen(request, where=where))
+
+    # -- keys and commands -------------------------------------------------------------------
+
+    def action_interrupt(self) -> None:
+        """Ctrl+C: cancel the running turn; a second press within 2 s quits."""
+        now = time.monotonic()
+        if now - self._last_interrupt < QUIT_WINDOW:
+            self.exit()
+            return
+        self._last_interrupt = now
+        view = self.view
+        if view is not None and view.cancel():
+            self.notify("Cancelling the turn. Press Ctrl+C again to quit.", timeout=QUIT_WINDOW)
+        else:
+            self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW)
+
+    async def on_event(self, event: events.Event) -> None:
+        timings = self.key_timings
+        # Only a key's first arrival from the driver (a key no widget stops bubbles back here).
+        if timings is None or not isinstance(event, events.Key) or event.is_forwarded:
+            await super().on_event(event)
+            return
+        started = time.perf_counter()
+        await super().on_event(event)
+        # Queued behind the forwarded key, so it runs after the key is handled and then drawn.
+        target = self.focused or self.screen
+        target.call_after_refresh(lambda: timings.append(time.perf_counter() - started))
+
+    def _handle_exception(self, error: Exception) -> None:
+        log.error("agent-tui crashed", exc_info=error)
+        super()._handle_exception(error)
+
+    def _fatal_error(self) -> None:
+        # An unexpected exception in the UI: its traceback is in the log file (above); the
+        # terminal gets one line, not Textual's full traceback with locals.
+        from rich.text import Text
+
+        self.bell()
+        self._exit_renderables.append(Text(
+            f"agent-tui stopped on an unexpected error; details in {paths.log_file()}. "
+            "Your session is saved: agent-tui --continue resumes it."))
+        self._close_messages_no_wait()

@@ -1,0 +1,90 @@
+"""The app's commands: the slash commands only the App can run, and the command palette.
+
+A mixin of `AgentApp`, so the palette and `/help`, `/context`, `/resume`, `/quit` share one set
+of actions (the session view runs `/compact`, `/new` and `/model` itself).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Iterable
+
+from textual import work
+from textual.app import SystemCommand
+
+from agent_tui.ui.widgets.session_view import SessionView
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
+
+
+class AppCommands:
+    """Actions behind slash commands and palette entries (mixed into `AgentApp`)."""
+
+    view: Any
+    screen: Any
+
+    def action_help(self) -> None:
+        from agent_tui.ui.screens.dialogs import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_context(self) -> None:
+        from agent_tui.ui.screens.dialogs import ContextScreen
+
+        view = self.view
+        if view is None or view.session is None:
+            self.notify("No session with a model in this tab.", severity="warning")
+            return
+        budget = view.budget if view.busy and view.budget else view.session.measure()
+        self.push_screen(ContextScreen(budget, view.session.model))
+
+    @work(group="resume", exclusive=True, exit_on_error=False)
+    async def action_resume(self) -> None:
+        from agent_tui.ui.screens.resume import ResumeScreen
+        from agent_tui.ui.session_list import session_rows
+
+        services = await self.services()
+        if services is None:
+            self.notify("The session store is not available.", severity="error")
+            return
+        rows = await session_rows(services)
+        chosen = await self.push_screen_wait_safe(ResumeScreen(rows))
+        if not chosen:
+            return
+        view = self.view
+        if view is not None and not view.busy:
+            await view.open_new(str(chosen))
+        else:
+            await self.add_tab(session_id=str(chosen))
+
+    async def _send(self, text: str) -> None:
+        if self.view is not None:
+            await self.view.send(text)
+
+    async def on_session_view_app_command(self, event: SessionView.AppCommand) -> None:
+        actions = {"help": self.action_help, "context": self.action_context,
+                   "resume": self.action_resume, "quit": self.exit}
+        actions[event.command]()
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Compact", "Condense the conversation now (/compact)",
+                            lambda: self.run_worker(self._send("/compact")))
+        yield SystemCommand("Context", "What fills the context window (/context)",
+                            self.action_context)
+        yield SystemCommand("New session", "Start a new session in this tab (/new)",
+                            lambda: self.run_worker(self._send("/new")))
+        yield SystemCommand("Resume session", "Open an earlier session (/resume)",
+                            self.action_resume)
+        yield SystemCommand("Model", "Switch this tab's model (/model NAME)", self._prefill_model)
+        yield SystemCommand("New tab", "Open another session side by side (Ctrl+T)",
+                            self.action_new_tab)
+        yield SystemCommand("Close tab", "Close this tab (Ctrl+W)", self.action_close_tab)
+        yield SystemCommand("Help", "Keys, commands and the log file (/help, F1)",
+                            self.action_help)
+
+    def _prefill_model(self) -> None:
+        if self.view is not None:
+            self.view.prompt.set_text("/model ")
+            self.view.prompt.focus()

@@ -1,0 +1,58 @@
+"""Short human figures for the meter and the chat: `117k`, `1 204`, `48 KB`, `2.1 s`, `3 min`."""
+
+from __future__ import annotations
+
+import re
+
+_HAS_SECONDS = re.compile(r"\d(?:\.\d+)? ?(?:ms|s)\b")
+
+
+def tokens(n: int) -> str:
+    """Token counts as the meter shows them: 950, 9.4k, 117k, 1.2M."""
+    if n < 1000:
+        return str(n)
+    if n < 10_000:
+        return f"{n / 1000:.1f}k"
+    if n < 1_000_000:
+        return f"{round(n / 1000)}k"
+    return f"{n / 1_000_000:.1f}M"
+
+
+def count(n: int) -> str:
+    """An exact count with thin groups: 1 204, 102 851."""
+    return f"{n:,}".replace(",", " ")
+
+
+def size(n: int) -> str:
+    """Bytes as 512 B, 48 KB, 3.1 MB."""
+    if n < 1024:
+        return f"{n} B"
+    if n < 1024 * 1024:
+        return f"{round(n / 1024)} KB"
+    return f"{n / (1024 * 1024):.1f} MB"
+
+
+def duration(seconds: float) -> str:
+    if seconds < 10:
+        return f"{seconds:.1f} s"
+    if seconds < 120:
+        return f"{round(seconds)} s"
+    return f"{round(seconds / 60)} min"
+
+
+def age(seconds: float) -> str:
+    """How long ago: `just now`, `5 min`, `3 h`, `2 d`."""
+    if seconds < 60:
+        return "just now"
+    if seconds < 3600:
+        return f"{int(seconds // 60)} min"
+    if seconds < 86400:
+        return f"{int(seconds // 3600)} h"
+    return f"{int(seconds // 86400)} d"
+
+
+def with_duration(summary: str, seconds: float | None) -> str:
+    """A tool's summary plus how long it ran, unless the tool already said so."""
+    if seconds is None or _HAS_SECONDS.search(summary):
+        return summary
+    return " · ".join(part for part in (summary, duration(seconds)) if part)

@@ -1,0 +1,1 @@
+"""Modal screens: approvals, the session picker, /context, help and confirmations."""

@@ -1,0 +1,93 @@
+"""The approval modal: what a tool that changes things is about to do, and the user's answer.
+
+`a` allows this call, `s` allows it for the rest of the session (for bash: the prefix in the
+field, editable, defaulting to the policy's suggestion; when there is none the field holds the
+whole command and, left so, allows only that exact command), `d` or Escape denies. The field is not focused at first so the letters act
+as keys; Tab moves into it and Enter there means "allow for this session".
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.syntax import Syntax
+from rich.text import Text
+from textual import on
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Static
+
+from agent_tui.tools.permissions import ApprovalDecision, ApprovalRequest
+
+
+class ApprovalScreen(ModalScreen[ApprovalDecision]):
+    BINDINGS: ClassVar = [
+        Binding("a", "allow_once", "Allow once"),
+        Binding("s", "allow_session", "Allow for session"),
+        Binding("d", "deny", "Deny"),
+        Binding("escape", "deny", "Deny", show=False),
+    ]
+
+    def __init__(self, request: ApprovalRequest, *, where: str = "") -> None:
+        super().__init__(classes="dialog-screen")
+        self.request = request
+        self.where = where
+
+    @property
+    def _command(self) -> str | None:
+        command = self.request.arguments.get("command")
+        return command if self.request.tool == "bash" and isinstance(command, str) else None
+
+    def compose(self):
+        request = self.request
+        with Vertical(id="approval", classes="dialog"):
+            title = f"Allow {request.tool}?" + (f"  ·  {self.where}" if self.where else "")
+            yield Label(Text(title), classes="dialog-title")
+            lexer = "bash" if self._command is not None else (
+                "diff" if request.preview.lstrip().startswith(("---", "@@", "diff")) else "text")
+            with VerticalScroll(id="approval-preview"):
+                yield Static(Syntax(request.preview or "(no preview)", lexer, word_wrap=True,
+                                    theme="ansi_dark" if self.app.current_theme.dark
+                                    else "ansi_light", background_color="default"))
+            if self._command is not None:
+                hint = ("Allow for this session — commands starting with:"
+                        if request.suggested_prefix else
+                        "Allow for this session — this exact command (edit it into a prefix):")
+                yield Label(hint, classes="dialog-hint")
+                yield Input(request.suggested_prefix or self._command, id="approval-prefix")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button(Text("[a] Allow once"), id="allow-once", variant="primary")
+                yield Button(Text("[s] Allow for session"), id="allow-session")
+                yield Button(Text("[d] Deny (Esc)"), id="deny", variant="error")
+
+    def on_mount(self) -> None:
+        self.query_one("#allow-once", Button).focus()
+
+    def _decide(self, action: str, prefix: str | None = None) -> None:
+        self.dismiss(ApprovalDecision(action, prefix))  # type: ignore[arg-type]
+
+    def action_allow_once(self) -> None:
+        self._decide("allow_once")
+
+    def action_allow_session(self) -> None:
+        prefix = None
+        if self._command is not None:
+            typed = self.query_one("#approval-prefix", Input).value.strip()
+            # Without a suggestion the field starts as the whole command, meaning "this exact
+            # command"; anything else typed there is a prefix.
+            exact = self.request.suggested_prefix is None and typed == self._command.strip()
+            prefix = typed if typed and not exact else None
+        self._decide("allow_session", prefix)
+
+    def action_deny(self) -> None:
+        self._decide("deny")
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        {"allow-once": self.action_allow_once, "allow-session": self.action_allow_session,
+         "deny": self.action_deny}[event.button.id or "deny"]()
+
+    @on(Input.Submitted, "#approval-prefix")
+    def _prefix_entered(self) -> None:
+        self.action_allow_session()

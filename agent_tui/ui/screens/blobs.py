@@ -1,0 +1,336 @@
+"""/blobs: the session's stored outputs, a recall search over them, and a viewer.
+
+The table lists what the scope holds (this session, this project, everything); typing in the
+search box ranks outputs by recall (BM25) instead. Moving through the table opens each output
+in the viewer below, which reads windows of lines and greps inside the blob. `y` / `Y` copy the
+ref and its ctx:// URI. Ages are computed from an injectable clock, so snapshots are stable.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import TYPE_CHECKING, Callable, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Select, Static
+
+from agent_tui.ui import formatting
+from agent_tui.ui.screens.blob_rows import (
+    SCOPE_LABELS,
+    SCOPES,
+    BlobRow,
+    Scope,
+    from_hit,
+    from_info,
+    from_resolved,
+    scope_filter,
+    terms_pattern,
+)
+from agent_tui.ui.widgets.blob_viewer import BlobViewer, StoreBlob
+
+if TYPE_CHECKING:
+    from agent_tui.store import Store
+
+log = logging.getLogger(__name__)
+
+LIST_LIMIT = 500
+SEARCH_LIMIT = 50
+SEARCH_DELAY = 0.25
+"""Seconds of no typing before the search runs (Enter runs it at once)."""
+wall_clock: Callable[[], float] = time.time
+"""Where ages are measured from (snapshot tests freeze it)."""
+COLUMNS = ("ref", "tool", "size", "lines", "age", "read", "first line / match")
+
+
+class BlobsScreen(Screen):
+    """The result-blob browser; Escape goes back to the chat."""
+
+    BINDINGS: ClassVar = [
+        Binding("escape", "back", "Back"),
+        Binding("slash", "prompt('grep')", "Grep"),
+        Binding("colon", "prompt('line')", "Go to line"),
+        Binding("y", "copy(False)", "Copy ref"),
+        Binding("Y", "copy(True)", "Copy URI"),
+        Binding("f2", "cycle_scope", "Scope"),
+        Binding("ctrl+f", "focus_search", "Search"),
+    ]
+    DEFAULT_CSS = """
+    BlobsScreen { layout: vertical; }
+    BlobsScreen #blobs-title { height: 1; padding: 0 1; background: $panel; }
+    BlobsScreen #blobs-bar { height: 3; }
+    BlobsScreen #blobs-scope { width: 24; }
+    BlobsScreen #blobs-search { width: 1fr; }
+    BlobsScreen #blobs-table { height: 10; }
+    BlobsScreen #viewer-title { height: 1; padding: 0 1; background: $panel; }
+    BlobsScreen #viewer { height: 1fr; }
+    BlobsScreen #viewer-prompt { display: none; }
+    BlobsScreen #viewer-prompt.-open { display: block; }
+    """
+
+    def __init__(self, store: Store, *, session_id: str | None, project: str | None,
+                 open_ref: str | None = None, hints: dict[str, str] | None = None,
+                 scope: Scope | None = None, clock: Callable[[], float] | None = None) -> None:
+        super().__init__()
+        self.store = store
+        self.session_id = session_id
+        self.project = project
+        self.scope: Scope = scope or ("session" if session_id else "project")
+        self.hints = hints or {}
+        self.clock = clock or (lambda: wall_clock())
+        self.rows: dict[str, BlobRow] = {}
+        self.known: dict[str, BlobRow] = {}
+        self.search_text = ""
+        self.opened: BlobRow | None = None
+        self.searches = 0
+        """Searches whose results reached the table (tests and the benchmark wait on it)."""
+        self._open_ref = open_ref
+        self._prompt_mode = "grep"
+        self._search_timer = None
+        self._grep_pattern: str | None = None
+
+    def compose(self):
+        yield Static("", id="blobs-title")
+        with Horizontal(id="blobs-bar"):
+            yield Select(SCOPES, value=self.scope, allow_blank=False, id="blobs-scope")
+            yield Input(placeholder="search every stored output (recall, BM25) — Enter",
+                        id="blobs-search")
+        table = DataTable(id="blobs-table", cursor_type="row", zebra_stripes=True)
+        table.add_columns(*COLUMNS)
+        yield table
+        yield Static("", id="viewer-title")
+        yield BlobViewer(id="viewer")
+        yield Input(id="viewer-prompt")
+        yield Footer()
+
+    @property
+    def viewer(self) -> BlobViewer:
+        return self.query_one(BlobViewer)
+
+    @property
+    def table(self) -> DataTable:
+        return self.query_one(DataTable)
+
+    def on_mount(self) -> None:
+        self.table.focus()
+        self._title()
+        self._viewer_title()
+        self.load_rows()
+
+    # -- listing and search --------------------------------------------------------------------
+
+    def _filter(self) -> dict[str, str | None]:
+        return scope_filter(self.scope, self.session_id, self.project)
+
+    @work(exclusive=True, group="blobs-rows", exit_on_error=False)
+    async def load_rows(self) -> None:
+        """The scope's outputs (newest first), or the recall hits for the query."""
+        where = self._filter()
+        try:
+            infos = await self.store.results.list_blobs(limit=LIST_LIMIT, **where)
+            self.known = {info.ref.id: from_info(info) for info in infos}
+            if self.search_text.strip():
+                hits = await self.store.results.recall(self.search_text, limit=SEARCH_LIMIT, **where)
+                rows = [from_hit(hit, self.known) for hit in hits]
+            else:
+                rows = list(self.known.values())
+        except Exception as exc:  # noqa: BLE001 - a bad query or a store problem: one line
+            log.info("blob listing failed", exc_info=True)
+            self.app.notify(f"Search failed: {' '.join(str(exc).split())[:160]}",
+                            severity="warning")
+            return
+        await self._show(rows)
+        if self._open_ref is not None:
+            ref, self._open_ref = self._open_ref, None
+            await self.open_ref(ref)
+
+    async def _show(self, rows: list[BlobRow]) -> None:
+        table = self.table
+        now = self.clock()
+        table.clear()
+        self.rows = {}
+        for row in rows:
+            if row.ref.id in self.rows:
+                continue
+            self.rows[row.ref.id] = row
+            table.add_row(*row.cells(now), key=row.ref.id)
+        self.searches += 1
+        self._title()
+
+    def _title(self) -> None:
+        scope = SCOPE_LABELS[self.scope]
+        if self.search_text.strip():
+            what = f"search: {self.search_text.strip()} · {len(self.rows)} hit(s) (recall, BM25)"
+        else:
+            what = f"{len(self.rows)} stored output(s), newest first"
+        self.query_one("#blobs-title", Static).update(Text(f"Blobs · {scope} · {what}"))
+
+    @on(Select.Changed, "#blobs-scope")
+    def _scope_changed(self, event: Select.Changed) -> None:
+        if event.value != self.scope and isinstance(event.value, str):
+            self.scope = event.value  # type: ignore[assignment]
+            self.load_rows()
+
+    def action_cycle_scope(self) -> None:
+        values = [value for _, value in SCOPES]
+        self.query_one("#blobs-scope", Select).value = values[
+            (values.index(self.scope) + 1) % len(values)]
+
+    def action_focus_search(self) -> None:
+        self.query_one("#blobs-search", Input).focus()
+
+    @on(Input.Changed, "#blobs-search")
+    def _query_changed(self, event: Input.Changed) -> None:
+        self.search_text = event.value
+        if self._search_timer is not None:
+            self._search_timer.stop()
+        self._search_timer = self.set_timer(SEARCH_DELAY, self.load_rows)
+
+    @on(Input.Submitted, "#blobs-search")
+    def _query_submitted(self, event: Input.Submitted) -> None:
+        self.search_text = event.value
+        if self._search_timer is not None:
+            self._search_timer.stop()
+        self.load_rows()
+        self.table.focus()
+
+    # -- opening -------------------------------------------------------------------------------
+
+    @on(DataTable.RowHighlighted, "#blobs-table")
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        row = self.rows.get(str(event.row_key.value))
+        if row is not None and row is not self.opened:
+            self.open_row(row)
+
+    @on(DataTable.RowSelected, "#blobs-table")
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        self.viewer.focus()
+
+    async def open_ref(self, ref: str) -> None:
+        """Open `ref` (a short id or a ctx:// URI) whether or not the table lists it."""
+        row = self.rows.get(ref)
+        if row is None:
+            try:
+                row = from_resolved(await self.store.results.resolve(ref))
+            except Exception as exc:  # noqa: BLE001 - a ref gone by GC, a typo: one line
+                self.app.notify(f"Cannot open {ref}: {' '.join(str(exc).split())[:160]}",
+                                severity="warning")
+                return
+        if row.ref.id in self.rows:
+            self.table.move_cursor(row=self.table.get_row_index(row.ref.id))
+        self.open_row(row)
+        self.viewer.focus()
+
+    def open_row(self, row: BlobRow) -> None:
+        self.opened = row
+        self._grep_pattern = None
+        self.viewer.open(StoreBlob(self.store.results, row.ref), hint=self.hints.get(row.ref.id),
+                         line=row.line)
+        self._viewer_title()
+        pattern = terms_pattern(self.search_text) if row.line is not None else None
+        if pattern:
+            self.grep(pattern, quiet=True)
+
+    def _viewer_title(self, extra: str = "") -> None:
+        row = self.opened
+        if row is None:
+            text = "No output open: move through the table to open one."
+        else:
+            ref = row.ref
+            reads = f" · read {row.access_count}×" if row.access_count is not None else ""
+            text = (f"{ref.id} · {ref.tool_name} · {formatting.size(ref.byte_size)} · "
+                    f"{formatting.count(ref.line_count)} lines{reads}{extra}")
+        hints = "   / grep  n/N next/prev  : line  y ref  Y URI"
+        self.query_one("#viewer-title", Static).update(Text(text + hints))
+
+    # -- viewer prompt: grep and go to line ----------------------------------------------------
+
+    def action_prompt(self, mode: str) -> None:
+        if self.opened is None:
+            self.app.notify("Open an output first (move through the table).")
+            return
+        self._prompt_mode = mode
+        prompt = self.query_one("#viewer-prompt", Input)
+        prompt.placeholder = ("grep: a regular expression, Enter searches, Escape cancels"
+                              if mode == "grep" else
+                              f"go to line (1–{formatting.count(self.viewer.line_count)})")
+        prompt.value = ""
+        prompt.add_class("-open")
+        prompt.focus()
+
+    @on(Input.Submitted, "#viewer-prompt")
+    def _prompt_submitted(self, event: Input.Submitted) -> None:
+        self._close_prompt()
+        value = event.value.strip()
+        if not value:
+            return
+        if self._prompt_mode == "line":
+            if not value.isdigit():
+                self.app.notify(f"{value!r} is not a line number.", severity="warning")
+                return
+            self.viewer.goto(int(value))
+        else:
+            self.grep(value)
+
+    def _close_prompt(self) -> None:
+        self.query_one("#viewer-prompt", Input).remove_class("-open")
+        self.viewer.focus()
+
+    @work(exclusive=True, group="blobs-grep", exit_on_error=False)
+    async def grep(self, pattern: str, quiet: bool = False) -> None:
+        viewer = self.viewer
+        source = viewer.source
+        if source is None:
+            return
+        self._grep_pattern = pattern
+        self._viewer_title(" · searching…")
+        try:
+            numbers, cut = await source.grep(pattern)
+        except Exception as exc:  # noqa: BLE001 - a bad regex says how to fix it
+            self._viewer_title()
+            self.app.notify(" ".join(str(exc).split())[:200], severity="warning")
+            return
+        if viewer.source is not source:
+            return  # another output was opened meanwhile
+        viewer.set_matches(pattern, numbers)
+        if not numbers:
+            self._viewer_title(" · no match")
+            if not quiet:
+                self.app.notify(f"No line matches {pattern!r}.")
+        elif cut:
+            self._viewer_title(f" · first {formatting.count(len(numbers))} matches")
+
+    @on(BlobViewer.MatchMoved)
+    def _match_moved(self, event: BlobViewer.MatchMoved) -> None:
+        self._viewer_title(f" · match {event.index + 1}/{formatting.count(event.total)}")
+
+    # -- copying and leaving -------------------------------------------------------------------
+
+    def _target(self) -> BlobRow | None:
+        if self.opened is not None:
+            return self.opened
+        table = self.table
+        if table.row_count:
+            key = table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value
+            return self.rows.get(str(key))
+        return None
+
+    def action_copy(self, uri: bool) -> None:
+        row = self._target()
+        if row is None:
+            self.app.notify("Nothing to copy: no output is selected.")
+            return
+        text = row.uri if uri else row.ref.id
+        self.app.copy_to_clipboard(text)
+        self.app.notify(f"Copied {text}", title="Clipboard")
+
+    def action_back(self) -> None:
+        prompt = self.query_one("#viewer-prompt", Input)
+        if prompt.has_class("-open"):
+            self._close_prompt()
+            return
+        self.app.pop_screen()

@@ -1,0 +1,167 @@
+"""What /context shows, as values read off a session: no Textual here.
+
+The screen is a picture of these values, so the tests can pin the numbers (the largest items, the
+calibration, what each compaction strategy would free) without reading pixels, and the figures
+come from the same objects the loop uses: the budget meter, the calibration, the compactor's log
+and `estimate_savings`, which runs the real strategies on a copy of the history.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Sequence
+
+from agent_tui.tools.base import short_arguments
+
+if TYPE_CHECKING:
+    from agent_tui.agent.session import AgentSession
+    from agent_tui.context.budget import ContextBudget
+    from agent_tui.messages import Message
+    from agent_tui.tokens import Calibration, TokenCounter
+
+STRATEGIES = ("tool_clearing", "pruning", "summarization", "truncation")
+LARGEST = 5
+
+
+@dataclass(frozen=True)
+class LargeItem:
+    """One message of the conversation, by size."""
+
+    role: str
+    """`tool`, `user`, `agent` or `summary`."""
+    label: str
+    """What it is, in a few words: `bash pytest -q`, `pasted log`."""
+    ref: str | None
+    """The result ref holding it whole, when it was stored."""
+    tokens: int
+    """Its share of the window (calibrated like the component table)."""
+
+
+@dataclass(frozen=True)
+class CalibrationState:
+    """How the estimates relate to what the provider reported."""
+
+    calls: int
+    """Provider reports the ratio averages over (0: pure tiktoken estimates)."""
+    ratio: float
+    """reported / estimated, averaged over those calls."""
+    marginal: float | None
+    """reported / estimated for text added between two calls."""
+    reported: int | None
+    """Prompt tokens the provider reported on the last call (None once the history was
+    rewritten, or before any call)."""
+    estimated: int
+    """The raw estimate for that same request."""
+
+    def describe(self) -> str:
+        if not self.calls:
+            return "Not calibrated yet: figures are tiktoken estimates until the provider " \
+                   "reports usage."
+        calls = f"{self.calls} call{'s' if self.calls != 1 else ''}"
+        if self.reported is None or not self.estimated:
+            return (f"History rewritten since the last call: estimates scaled by "
+                    f"×{self.ratio:.3f} (last {calls}) until the next report.")
+        diff = self.reported / self.estimated - 1
+        marginal = f", new text ×{self.marginal:.2f}" if self.marginal else ""
+        return (f"Calibrated against provider usage: last call {count(self.reported)} reported "
+                f"vs {count(self.estimated)} estimated ({diff:+.1%}); ratio ×{self.ratio:.3f} "
+                f"over the last {calls}{marginal}.")
+
+
+@dataclass(frozen=True)
+class ContextReport:
+    """Everything /context shows except the savings (computed apart: they take a while)."""
+
+    model: str
+    budget: ContextBudget
+    calibration: CalibrationState
+    largest: tuple[LargeItem, ...]
+    turns: tuple[tuple[int, float, bool], ...]
+    """(turn, used fraction, compacted) per logged measurement, oldest first."""
+    cost: float | None
+    """USD spent in this session by this process; None when a price is unknown."""
+    prompt_tokens: int
+    """Prompt tokens the provider reported over the session, this process."""
+    output_tokens: int
+    enabled: tuple[str, ...]
+    """The compaction strategies the config enables, in chain order."""
+
+
+def count(n: int) -> str:
+    return f"{n:,}".replace(",", " ")
+
+
+def calibration_state(calibration: Calibration) -> CalibrationState:
+    return CalibrationState(calibration.calls, calibration.ratio, calibration.marginal,
+                            calibration.anchor_reported, calibration.anchor_estimate)
+
+
+def _first_words(text: str | None, width: int = 28) -> str:
+    line = " ".join((text or "").split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def largest_items(history: Sequence[Message], counter: TokenCounter, ratio: float = 1.0,
+                  limit: int = LARGEST) -> list[LargeItem]:
+    """The `limit` biggest messages, biggest first, labelled the way the chat shows them."""
+    calls = {call.id: call for m in history for call in m.tool_calls}
+    sized = sorted(((counter.count_message(m), i) for i, m in enumerate(history)), reverse=True)
+    items = []
+    for tokens, index in sized[:limit]:
+        message = history[index]
+        ref = message.output_ref.id if message.output_ref is not None else None
+        if message.kind in ("summary", "retain"):
+            role, label = "summary", "earlier conversation"
+        elif message.role == "tool":
+            call = calls.get(message.tool_call_id or "")
+            name = call.name if call else (message.name or "tool")
+            args = short_arguments(call.arguments) if call else ""
+            role, label = "tool", _first_words(f"{name} {args}".strip())
+        elif message.role == "user":
+            role, label = "user", _first_words(message.content)
+        else:
+            names = ", ".join(c.name for c in message.tool_calls)
+            role, label = "agent", _first_words(message.content or f"calls {names}")
+        items.append(LargeItem(role, label, ref, round(tokens * ratio)))
+    return items
+
+
+def build_report(session: AgentSession, budget: ContextBudget) -> ContextReport:
+    """The report for `session` as measured by `budget` (no I/O, no model call)."""
+    calibration = session.meter.calibration
+    settings = session.config.compaction
+    usage = session.usage_total
+    return ContextReport(
+        model=session.model,
+        budget=budget,
+        calibration=calibration_state(calibration),
+        largest=tuple(largest_items(session.history, session.meter.counter, calibration.ratio)),
+        turns=tuple(session.compactor.history_log),
+        cost=session.cost_total,
+        prompt_tokens=usage.prompt_tokens,
+        output_tokens=usage.output,
+        enabled=tuple(name for name in STRATEGIES if getattr(settings, name)),
+    )
+
+
+async def compaction_savings(session: AgentSession, budget: ContextBudget) -> dict[str, int]:
+    """Tokens each strategy would free if it ran now, by running it on a copy of the history
+    (in a thread: a long history takes a moment). In the calibrated units of the table."""
+    from agent_tui.context.compaction import estimate_savings
+
+    history = list(session.history)
+    meter = session.meter
+    ratio = meter.calibration.ratio or 1.0
+    # The same raw units and target as a real compaction (see Compactor.run).
+    raw = meter.raw_parts(history, *session.request_parts)
+    fixed_raw = sum(raw.values()) - raw["conversation"]
+    target = int(budget.effective_window * session.config.compaction.target_ratio / ratio)
+
+    def run() -> dict[str, int]:
+        return asyncio.run(estimate_savings(history, counter=meter.counter,
+                                            settings=session.config.compaction,
+                                            target_tokens=target, fixed_tokens=fixed_raw))
+
+    savings = await asyncio.to_thread(run)
+    return {name: max(0, round(tokens * ratio)) for name, tokens in savings.items()}

@@ -1,0 +1,159 @@
+"""/context: what fills the window, how that was measured, how it grew, and what compacting now
+would free.
+
+The numbers come from `context_data` (values read off the session); what each strategy would
+free is computed by running the strategies on a copy of the history in a worker, so the modal
+opens at once and that part fills in a moment later.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from rich.table import Table
+from rich.text import Text
+from textual import work
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Label, Static
+
+from agent_tui.llm.cost import format_cost
+from agent_tui.ui import formatting
+from agent_tui.ui.screens.context_data import (
+    ContextReport,
+    build_report,
+    compaction_savings,
+    count,
+)
+from agent_tui.ui.screens.dialogs import Dialog, component_table
+from agent_tui.ui.widgets.usage_chart import UsageChart
+
+if TYPE_CHECKING:
+    from agent_tui.agent.session import AgentSession
+    from agent_tui.context.budget import ContextBudget
+
+log = logging.getLogger(__name__)
+
+STRATEGY_ROWS = (
+    ("tool_clearing", "tool clearing", "no LLM"),
+    ("pruning", "pruning", "no LLM"),
+    ("summarization", "summary", "LLM call"),
+    ("truncation", "truncation", "drops oldest turns"),
+)
+
+
+def largest_table(report: ContextReport) -> Table:
+    table = Table.grid(padding=(0, 1), expand=True)
+    table.add_column(width=7, no_wrap=True)
+    table.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
+    table.add_column(width=12, no_wrap=True)
+    table.add_column(width=8, justify="right", no_wrap=True)
+    for item in report.largest:
+        table.add_row(Text(item.role, style="bold"), Text(item.label), Text(item.ref or "—"),
+                      count(item.tokens))
+    if not report.largest:
+        table.add_row("", Text("(the conversation is empty)"), "", "")
+    return table
+
+
+def savings_table(report: ContextReport, savings: dict[str, int] | None) -> Table | Text:
+    if savings is None:
+        return Text("running the strategies on a copy of the history…", style="italic")
+    table = Table.grid(padding=(0, 1), expand=True)
+    table.add_column(width=13, no_wrap=True)
+    table.add_column(width=9, justify="right", no_wrap=True)
+    table.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
+    conversation = report.budget.conversation
+    for name, label, how in STRATEGY_ROWS:
+        if name not in report.enabled:
+            table.add_row(Text(label), "—", Text("off in [compaction]", style="italic"))
+            continue
+        freed = savings.get(name, 0)
+        figure = f"−{count(freed)}" if freed else "0"
+        note = f"({how})"
+        if name == "summarization" and freed:
+            note = f"→ ~{count(max(conversation - freed, 0))} left ({how})"
+        table.add_row(Text(label), figure, Text(note))
+    return table
+
+
+def header(report: ContextReport) -> str:
+    b = report.budget
+    return (f"Context · {report.model} · window {count(b.total)} · reserved output "
+            f"{count(b.max_output_tokens)} · effective {count(b.effective_window)}")
+
+
+def footer_lines(report: ContextReport) -> Text:
+    b = report.budget
+    window = b.effective_window
+    marks = " · ".join(f"{name} at {share:.0%} ({formatting.tokens(round(share * window))})"
+                       for name, share in (("note", b.warn_at), ("auto-compact", b.compact_trigger),
+                                           ("hard block", b.hard_block)))
+    cached = f" · cached on the last call {count(b.cached)}" if b.cached else ""
+    lines = [
+        report.calibration.describe(),
+        f"Thresholds: {marks}{cached}",
+        (f"Session cost: {format_cost(report.cost)} · {count(report.prompt_tokens)} prompt + "
+         f"{count(report.output_tokens)} output tokens reported in this run"),
+    ]
+    return Text("\n".join(lines))
+
+
+class ContextScreen(Dialog):
+    """The /context modal over a session; Escape closes it."""
+
+    DEFAULT_CSS = """
+    ContextScreen #context {
+        width: 116; max-width: 100%; height: auto; max-height: 100%;
+        padding: 0 2; border: round $primary; background: $surface;
+    }
+    ContextScreen .context-row { height: auto; margin-bottom: 1; }
+    ContextScreen #context-table { width: 46; }
+    ContextScreen #context-chart-box { width: 1fr; height: auto; padding-left: 2; }
+    ContextScreen #context-largest-box { width: 1fr; height: auto; }
+    ContextScreen #context-savings-box { width: 56; height: auto; padding-left: 2; }
+    ContextScreen .context-heading { text-style: bold; }
+    """
+
+    def __init__(self, session: AgentSession, budget: ContextBudget | None = None) -> None:
+        super().__init__()
+        self.session = session
+        self.report = build_report(session, budget or session.measure())
+        self.savings: dict[str, int] | None = None
+
+    def compose(self):
+        report = self.report
+        with Vertical(id="context"):
+            yield Label(Text(header(report)), classes="dialog-title")
+            with Horizontal(classes="context-row"):
+                yield Static(component_table(report.budget), id="context-table")
+                with Vertical(id="context-chart-box"):
+                    yield Label("Usage per turn (▼ = compaction)", classes="context-heading")
+                    yield UsageChart(report.turns, trigger=report.budget.compact_trigger,
+                                     id="context-chart")
+            with Horizontal(classes="context-row"):
+                with Vertical(id="context-largest-box"):
+                    yield Label("Largest items", classes="context-heading")
+                    yield Static(largest_table(report), id="context-largest")
+                with Vertical(id="context-savings-box"):
+                    yield Label(f"If you compact now (target "
+                                f"{self.session.config.compaction.target_ratio:.0%})",
+                                classes="context-heading")
+                    yield Static(savings_table(report, None), id="context-savings")
+            yield Static(footer_lines(report), id="context-footer")
+            yield Label("Escape closes", classes="dialog-hint")
+
+    def on_mount(self) -> None:
+        self.compute_savings()
+
+    @work(exclusive=True, group="context-savings", exit_on_error=False)
+    async def compute_savings(self) -> None:
+        try:
+            self.savings = await compaction_savings(self.session, self.report.budget)
+        except Exception as exc:  # noqa: BLE001 - the rest of the screen stays useful
+            log.exception("estimating compaction savings failed")
+            self.query_one("#context-savings", Static).update(Text(
+                f"Could not estimate: {' '.join(str(exc).split())[:80]} (see the log file)"))
+            return
+        self.query_one("#context-savings", Static).update(savings_table(self.report,
+                                                                        self.savings))

@@ -1,0 +1,144 @@
+"""Small modals: help (keys, commands, log file), confirmation, and the /context table."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.table import Table
+from rich.text import Text
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Label, Static
+
+from agent_tui import paths
+from agent_tui.ui import formatting, slash
+
+if TYPE_CHECKING:
+    from agent_tui.context.budget import ContextBudget
+
+KEYS = (
+    ("Enter", "send (queued while a turn runs)"),
+    ("Shift+Enter / Ctrl+J", "new line"),
+    ("Up / Down", "history (on the first / last line)"),
+    ("Ctrl+C", "cancel the running turn; twice within 2 s quits"),
+    ("Ctrl+T / Ctrl+W", "new tab / close tab"),
+    ("Ctrl+PgUp / Ctrl+PgDn", "previous / next tab"),
+    ("Ctrl+P", "command palette"),
+    ("PgUp / PgDn", "scroll the chat"),
+    ("Shift+Tab, then Enter", "reach a tool line and unfold it (or click it)"),
+    ("Escape", "close a screen"),
+    ("F1", "this help"),
+)
+
+
+class Dialog(ModalScreen):
+    """A modal that Escape closes."""
+
+    BINDINGS: ClassVar = [Binding("escape", "close", "Close")]
+
+    def __init__(self) -> None:
+        super().__init__(classes="dialog-screen")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class HelpScreen(Dialog):
+    def compose(self):
+        keys = Table.grid(padding=(0, 2))
+        keys.add_column(style="bold", no_wrap=True, min_width=max(len(k) for k, _ in KEYS))
+        keys.add_column()
+        for key, what in KEYS:
+            keys.add_row(Text(key), Text(what))
+        commands = Table.grid(padding=(0, 2))
+        commands.add_column(style="bold", no_wrap=True,
+                            min_width=max(len(c.usage) for c in slash.COMMANDS))
+        commands.add_column()
+        for command in slash.COMMANDS:
+            commands.add_row(Text(command.usage), Text(command.help))
+        with Vertical(id="help", classes="dialog"):
+            yield Label("agent-tui help", classes="dialog-title")
+            with VerticalScroll():
+                yield Static(Text("Keys", style="bold underline"))
+                yield Static(keys)
+                yield Static(Text("\nCommands", style="bold underline"))
+                yield Static(commands)
+                yield Static(Text.assemble("\nLog file: ", (str(paths.log_file()), "bold")),
+                             id="help-log")
+                yield Static("Errors show as one line; their details are in the log file.")
+            yield Label("Escape closes", classes="dialog-hint")
+
+
+class ConfirmScreen(Dialog):
+    """Yes / no; dismisses with True or False."""
+
+    BINDINGS: ClassVar = [Binding("y", "answer(True)", "Yes"), Binding("n", "answer(False)", "No"),
+                          Binding("escape", "answer(False)", "No", show=False)]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self):
+        with Vertical(classes="dialog confirm"):
+            yield Label(Text(self.question))
+            with Horizontal(classes="dialog-buttons"):
+                yield Button(Text("[y] Yes"), id="yes", variant="error")
+                yield Button(Text("[n] No"), id="no", variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one("#no", Button).focus()
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+
+def component_table(budget: ContextBudget) -> Table:
+    """The /context table: tokens and share of the effective window per component."""
+    table = Table(show_header=True, header_style="bold", expand=False, pad_edge=True)
+    table.add_column("component")
+    table.add_column("tokens", justify="right")
+    table.add_column("share", justify="right")
+    effective = budget.effective_window
+    rows = [
+        ("system prompt", budget.system_prompt),
+        ("memories + skills", budget.skill_prompts),
+        ("tool descriptions", budget.tool_descriptions),
+        ("conversation", budget.conversation),
+        ("free", max(budget.remaining, 0)),
+    ]
+    for name, tokens in rows:
+        table.add_row(name, formatting.count(tokens), f"{tokens / effective:.1%}")
+    table.add_section()
+    table.add_row("used", formatting.count(budget.used), f"{budget.used_fraction:.1%}",
+                  style="bold")
+    return table
+
+
+class ContextScreen(Dialog):
+    """/context: what fills the window (part 2 adds history and what compaction would free)."""
+
+    def __init__(self, budget: ContextBudget, model: str) -> None:
+        super().__init__()
+        self.budget = budget
+        self.model = model
+
+    def compose(self):
+        b = self.budget
+        head = (f"Context · {self.model} · window {formatting.count(b.total)} · reserved output "
+                f"{formatting.count(b.max_output_tokens)} · effective "
+                f"{formatting.count(b.effective_window)}")
+        calibration = ("Calibrated against the provider's reported usage." if b.calibrated
+                       else "Estimated with tiktoken (no provider report yet).")
+        with Vertical(id="context", classes="dialog"):
+            yield Label(Text(head), classes="dialog-title")
+            yield Static(component_table(b), id="context-table")
+            marks = (f"Thresholds: note at {b.warn_at:.0%}, auto-compact at "
+                     f"{b.compact_trigger:.0%}, hard block at {b.hard_block:.0%}.")
+            cached = f" Cached on the last call: {formatting.count(b.cached)}." if b.cached else ""
+            yield Static(Text(f"{calibration}{cached}\n{marks}"))
+            yield Label("Escape closes", classes="dialog-hint")

@@ -1,0 +1,122 @@
+"""What the chat pane shows, as values: one entry per user prompt, reply, tool call or notice.
+
+The pane keeps the whole list (cheap) and mounts widgets only for the part near the viewport, so
+turning a 2 000-message history into entries must not touch Textual at all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, Sequence, Union
+
+from agent_tui.tools.base import short_arguments
+from agent_tui.ui import formatting
+
+if TYPE_CHECKING:
+    from agent_tui.messages import Message, ResultRef, ToolCall
+
+ToolState = Literal["running", "ok", "error", "cancelled"]
+Level = Literal["info", "warning", "error"]
+
+
+@dataclass(frozen=True)
+class UserEntry:
+    text: str
+    """What the user sent."""
+
+
+@dataclass(frozen=True)
+class AgentEntry:
+    text: str
+    """The assistant's Markdown (grows while streaming)."""
+
+
+@dataclass(frozen=True)
+class ToolEntry:
+    """One tool call, folded to a line; the body is what the model saw of the output."""
+
+    name: str
+    """Tool name (or `summary` for a compaction summary)."""
+    arguments: str
+    """The arguments as one short line."""
+    state: ToolState
+    detail: str = ""
+    """Status after it ran: `exit 1 · 2.1 s · 48 KB · 1204 lines · ref r_7f3a`."""
+    body: str = ""
+    """The in-context view, shown when unfolded."""
+    call_id: str | None = None
+    """Which call this is, to finish the running line."""
+    ref: str | None = None
+    """The result ref id, if the output was stored."""
+
+
+@dataclass(frozen=True)
+class NoticeEntry:
+    text: str
+    level: Level = "info"
+
+
+Entry = Union[UserEntry, AgentEntry, ToolEntry, NoticeEntry]
+
+
+def tool_started(call: ToolCall) -> ToolEntry:
+    return ToolEntry(call.name, short_arguments(call.arguments), "running", call_id=call.id)
+
+
+def tool_finished(call: ToolCall, *, ref: ResultRef | None, is_error: bool, summary: str,
+                  view: str, duration: float | None) -> ToolEntry:
+    state: ToolState = "error" if is_error else "ok"
+    return ToolEntry(call.name, short_arguments(call.arguments), state,
+                     detail=formatting.with_duration(summary, duration), body=view,
+                     call_id=call.id, ref=ref.id if ref else None)
+
+
+def _history_detail(message: Message | None) -> tuple[ToolState, str, str, str | None]:
+    if message is None:
+        return "cancelled", "no result", "", None
+    content = message.content or ""
+    ref = message.output_ref
+    parts: list[str] = []
+    if ref is not None:
+        parts += [formatting.size(ref.byte_size), f"{formatting.count(ref.line_count)} lines",
+                  f"ref {ref.id}"]
+    else:
+        parts.append(f"{formatting.count(content.count(chr(10)) + 1)} lines")
+    lowered = content.lstrip()[:80].lower()
+    state: ToolState = "ok"
+    if lowered.startswith("error") or "cancelled by the user" in lowered:
+        state = "cancelled" if "cancelled" in lowered else "error"
+    return state, " · ".join(parts), content, ref.id if ref else None
+
+
+def entries_from_history(messages: Sequence[Message]) -> list[Entry]:
+    """The chat entries of a stored conversation (tool results joined to their calls)."""
+    results = {m.tool_call_id: m for m in messages if m.role == "tool" and m.tool_call_id}
+    entries: list[Entry] = []
+    for message in messages:
+        if message.role == "user":
+            if message.kind == "note":
+                entries.append(NoticeEntry(message.content or "", "warning"))
+            elif message.kind in ("summary", "retain"):
+                entries.append(_summary_entry(message))
+            else:
+                entries.append(UserEntry(message.content or ""))
+        elif message.role == "assistant":
+            if message.kind in ("summary", "retain"):
+                entries.append(_summary_entry(message))
+            elif message.content:
+                entries.append(AgentEntry(message.content))
+            for call in message.tool_calls:
+                state, detail, body, ref = _history_detail(results.get(call.id))
+                entries.append(ToolEntry(call.name, short_arguments(call.arguments), state,
+                                         detail, body, call.id, ref))
+        elif message.role == "system" and message.kind in ("summary", "retain"):
+            entries.append(_summary_entry(message))
+    return entries
+
+
+def _summary_entry(message: Message) -> ToolEntry:
+    text = message.content or ""
+    label = "retained" if message.kind == "retain" else "summary"
+    return ToolEntry(label, "earlier conversation, compacted", "ok",
+                     f"{formatting.count(len(text.split()))} words", text)

@@ -1,0 +1,164 @@
+"""The chat pane: the whole transcript as values, widgets only for the newest part.
+
+A 2 000-message session opens as fast as a 20-message one because only the last `WINDOW`
+entries get widgets; scrolling within a page of the top mounts older ones above in small batches
+(keeping the view where it was), so the cost is paid only by someone who reads that far back,
+and a batch never holds up a key for long.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from agent_tui.ui import formatting
+from agent_tui.ui.widgets.chat_items import AgentItem, ChatItem, item_for
+
+if TYPE_CHECKING:
+    from agent_tui.ui.transcript import Entry
+
+WINDOW = 16
+"""Entries mounted when a session opens (a screenful; more follow if they do not fill it)."""
+CHUNK = 30
+"""Older entries `mount_older` mounts by default."""
+BATCH = 4
+"""Older entries mounted per refresh while the view is within a page of the top."""
+
+
+class EarlierHint(Static):
+    """The first line of the pane while older entries are not mounted yet."""
+
+
+class ChatPane(VerticalScroll):
+    """A scrolling list of chat items, lazily mounted from the top."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.entries: list[Entry] = []
+        self._first = 0  # index in `entries` of the first mounted entry
+        self._items: list[ChatItem] = []  # mounted widgets, aligned with entries[_first:]
+        self._loading_older = False
+        self._hint = EarlierHint("")
+
+    def compose(self):
+        yield self._hint
+
+    def on_mount(self) -> None:
+        self.anchor()
+        self._update_hint()
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._rebuild_items())
+
+    def _rebuild_items(self) -> None:
+        for item in self._items:
+            item.rebuild()
+
+    @property
+    def mounted_count(self) -> int:
+        return len(self._items)
+
+    @property
+    def unmounted_count(self) -> int:
+        return self._first
+
+    def _update_hint(self) -> None:
+        self._hint.display = self._first > 0
+        if self._first:
+            self._hint.update(f"↑ {formatting.count(self._first)} earlier entries · scroll up "
+                              "to load them")
+
+    async def load(self, entries: list[Entry]) -> None:
+        """Show a whole transcript (replacing what was there); mounts only the newest part."""
+        await self.remove_children([w for w in self.children if w is not self._hint])
+        self.entries = list(entries)
+        self._first = max(0, len(self.entries) - WINDOW)
+        self._items = [item_for(entry) for entry in self.entries[self._first:]]
+        if self._items:
+            await self.mount_all(self._items)
+        self._update_hint()
+        self.anchor()
+        self.call_after_refresh(self._fill_viewport)
+
+    async def _fill_viewport(self) -> None:
+        """Mount older entries until the pane can scroll (short items: tool lines, notices);
+        without a scrollbar the user could never reach the top to ask for more."""
+        if not self.is_mounted:
+            return
+        if self._first and self.virtual_size.height <= self.size.height:
+            await self.mount_older()
+            # Check again once the new items are laid out (awaiting a refresh here would wait
+            # on this very widget's message queue).
+            self.call_after_refresh(self._fill_viewport)
+        else:
+            self.scroll_end(animate=False, immediate=True)  # right after a load: the newest
+
+    async def add(self, entry: Entry) -> ChatItem:
+        """Append an entry at the bottom and return its widget."""
+        self.entries.append(entry)
+        item = item_for(entry)
+        self._items.append(item)
+        if self.is_attached and self.is_mounted:  # events can still arrive while closing
+            await self.mount(item)
+        return item
+
+    def replace(self, item: ChatItem, entry: Entry) -> None:
+        """Give a mounted item a new entry (a tool call that finished, a reply that grew)."""
+        index = self._index_of(item)
+        if index is not None:
+            self.entries[index] = entry
+        item.set_entry(entry)
+
+    def commit(self, item: AgentItem) -> None:
+        """A streamed reply is complete: render it fully and store its final text."""
+        item.flush()
+        index = self._index_of(item)
+        if index is not None:
+            self.entries[index] = item.entry
+
+    def _index_of(self, item: ChatItem) -> int | None:
+        try:
+            return self._first + self._items.index(item)
+        except ValueError:
+            return None
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if self._near_top() and not self._loading_older and self.is_mounted:
+            self._loading_older = True
+            self.call_after_refresh(self._mount_older_step)
+
+    def _near_top(self) -> bool:
+        return bool(self._first) and self.scroll_y <= self.size.height
+
+    async def _mount_older_step(self) -> None:
+        """Mount one small batch, then another after the next refresh while the view is still
+        within a page of the top: keys are handled between batches, so scrolling up through
+        a long session never stalls on one big mount."""
+        await self.mount_older(BATCH)
+        if self._near_top() and self.is_mounted:
+            self._loading_older = True
+            self.call_after_refresh(self._mount_older_step)
+
+    async def mount_older(self, count: int = CHUNK) -> int:
+        """Mount up to `count` older entries above the mounted ones, keeping the view still."""
+        try:
+            count = min(count, self._first)
+            if count <= 0:
+                return 0
+            start = self._first - count
+            items = [item_for(entry) for entry in self.entries[start:self._first]]
+            height_before = self.virtual_size.height
+            await self.mount_all(items, after=self._hint)
+            self._items[:0] = items
+            self._first = start
+            self._update_hint()
+            self.call_after_refresh(self._keep_view, height_before)
+            return count
+        finally:
+            self._loading_older = False
+
+    def _keep_view(self, height_before: int) -> None:
+        grown = self.virtual_size.height - height_before
+        if grown > 0:
+            self.scroll_to(y=self.scroll_y + grown, animate=False, immediate=True)

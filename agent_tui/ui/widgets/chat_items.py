@@ -1,0 +1,218 @@
+"""The widgets of one chat entry each: a single Static per entry, so a screenful is cheap.
+
+Replies render with Rich's Markdown (code highlighted by Pygments) inside one Static: Textual's
+Markdown widget mounts a widget per block, which makes 50 replies take a second to mount. A
+streaming reply re-renders at most every 50 ms however fast the deltas come.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.console import Group, RenderableType
+from rich.padding import Padding
+from rich.table import Table
+from rich.text import Text
+from textual.binding import Binding
+from textual.widgets import Static
+
+from agent_tui.ui.transcript import AgentEntry, NoticeEntry, ToolEntry, UserEntry
+
+if TYPE_CHECKING:
+    from agent_tui.ui.transcript import Entry
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+LABEL_WIDTH = 6
+STREAM_INTERVAL = 0.05
+
+
+_markdown_class = None
+
+
+def markdown(text: str, code_theme: str) -> RenderableType:
+    """Rich Markdown whose code blocks sit tight (Rich pads them with a blank line each side).
+
+    Imported on first use: markdown-it and Pygments cost ~50 ms, not worth paying before the
+    first frame when the session is empty."""
+    global _markdown_class
+    if _markdown_class is None:
+        from rich.markdown import CodeBlock, Markdown
+        from rich.syntax import Syntax
+
+        class TightCodeBlock(CodeBlock):
+            def __rich_console__(self, console, options):
+                code = str(self.text).rstrip()
+                yield Syntax(code, self.lexer_name, theme=self.theme, word_wrap=True,
+                             padding=(0, 1))
+
+        class TightMarkdown(Markdown):
+            elements = {**Markdown.elements, "fence": TightCodeBlock,
+                        "code_block": TightCodeBlock}
+
+        _markdown_class = TightMarkdown
+    return _markdown_class(text, code_theme=code_theme)
+
+
+def spinner_frame(now: float | None = None) -> str:
+    return SPINNER[int((time.monotonic() if now is None else now) * 10) % len(SPINNER)]
+
+
+def _labelled(label: Text, body: RenderableType) -> Table:
+    grid = Table.grid(expand=True)
+    grid.add_column(width=LABEL_WIDTH, no_wrap=True)
+    grid.add_column(ratio=1)
+    grid.add_row(label, body)
+    return grid
+
+
+class ChatItem(Static):
+    """Base of the entry widgets: knows its entry and re-renders when given a new one."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "chat--user", "chat--agent", "chat--detail", "chat--error", "chat--body",
+    }
+
+    def __init__(self, entry: Entry) -> None:
+        super().__init__()
+        self.entry = entry
+
+    def on_mount(self) -> None:
+        self.update(self.build())
+
+    def set_entry(self, entry: Entry) -> None:
+        self.entry = entry
+        if self.is_mounted:
+            self.update(self.build())
+
+    def build(self) -> RenderableType:
+        raise NotImplementedError
+
+    def rebuild(self) -> None:
+        """Render again (after a theme change: the component styles changed)."""
+        if self.is_mounted:
+            self.update(self.build())
+
+
+class UserItem(ChatItem):
+    def build(self) -> RenderableType:
+        style = self.get_component_rich_style("chat--user")
+        return _labelled(Text("you", style=style), Text(self.entry.text))
+
+
+class AgentItem(ChatItem):
+    """A reply; `append` streams text into it without re-rendering on every delta."""
+
+    def __init__(self, entry: AgentEntry) -> None:
+        super().__init__(entry)
+        self._parts: list[str] = [entry.text]
+        self._dirty = False
+
+    def build(self) -> RenderableType:
+        style = self.get_component_rich_style("chat--agent")
+        code_theme = "monokai" if self.app.current_theme.dark else "friendly"
+        text = self.entry.text
+        body: RenderableType = markdown(text, code_theme) if text else Text("")
+        return _labelled(Text("agent", style=style), body)
+
+    def append(self, fragment: str) -> None:
+        self._parts.append(fragment)
+        if not self._dirty:
+            self._dirty = True
+            self.set_timer(STREAM_INTERVAL, self.flush)
+
+    def flush(self) -> None:
+        """Render what has streamed so far (called by the throttle and at the end of a reply)."""
+        self._dirty = False
+        self.set_entry(AgentEntry("".join(self._parts)))
+
+    @property
+    def text(self) -> str:
+        return "".join(self._parts)
+
+
+class NoticeItem(ChatItem):
+    def build(self) -> RenderableType:
+        name = {"error": "chat--error", "warning": "chat--detail"}.get(self.entry.level,
+                                                                       "chat--detail")
+        marker = {"error": "✗ ", "warning": "! "}.get(self.entry.level, "· ")
+        return Padding(Text(marker + self.entry.text, style=self.get_component_rich_style(name)),
+                       (0, 0, 0, LABEL_WIDTH))
+
+
+class ToolLine(ChatItem):
+    """One tool call on one line; Enter or a click unfolds what the model saw of its output."""
+
+    can_focus = True
+    BINDINGS: ClassVar = [Binding("enter", "toggle", "Unfold", show=False)]
+
+    def __init__(self, entry: ToolEntry) -> None:
+        super().__init__(entry)
+        self.expanded = False
+        self._started = time.monotonic()
+        self._ticker = None
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self._sync_ticker()
+
+    def set_entry(self, entry: Entry) -> None:
+        super().set_entry(entry)
+        if self.is_mounted:
+            self._sync_ticker()
+
+    def _sync_ticker(self) -> None:
+        running = self.entry.state == "running"
+        if running and self._ticker is None:
+            self._ticker = self.set_interval(0.1, lambda: self.update(self.build()))
+        elif not running and self._ticker is not None:
+            self._ticker.stop()
+            self._ticker = None
+
+    def action_toggle(self) -> None:
+        self.expanded = not self.expanded
+        self.set_class(self.expanded, "-expanded")
+        self.update(self.build())
+
+    def on_click(self) -> None:
+        self.action_toggle()
+
+    def build(self) -> RenderableType:
+        entry: ToolEntry = self.entry
+        detail_style = self.get_component_rich_style("chat--detail")
+        if entry.state == "running":
+            marker = spinner_frame()
+            detail = Text(f"running {time.monotonic() - self._started:.1f} s", style=detail_style)
+        else:
+            marker = "▾" if self.expanded else "▸"
+            text = entry.detail
+            if entry.state == "error":
+                detail = Text("✗ " + (text or "error"), style=self.get_component_rich_style(
+                    "chat--error"))
+            elif entry.state == "cancelled":
+                detail = Text("cancelled" + (f" · {text}" if text else ""), style=detail_style)
+            else:
+                detail = Text(text, style=detail_style)
+        head = Table.grid(expand=True, padding=(0, 1))
+        head.add_column(width=1, no_wrap=True)
+        head.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
+        head.add_column(no_wrap=True, justify="right")
+        title = Text.assemble((entry.name, "bold"), "  ", entry.arguments)
+        head.add_row(marker, title, detail)
+        if not self.expanded:
+            return head
+        body = Text(entry.body.rstrip() or "(no output)",
+                    style=self.get_component_rich_style("chat--body"))
+        return Group(head, Padding(body, (0, 0, 0, 4)))
+
+
+def item_for(entry: Entry) -> ChatItem:
+    if isinstance(entry, UserEntry):
+        return UserItem(entry)
+    if isinstance(entry, AgentEntry):
+        return AgentItem(entry)
+    if isinstance(entry, ToolEntry):
+        return ToolLine(entry)
+    if isinstance(entry, NoticeEntry):
+        return NoticeItem(entry)
+    raise TypeError(f"no widget for {type(entry).__name__}")

@@ -1,0 +1,182 @@
+"""The input: multi-line, Enter sends, history on Up/Down, slash-command completion under it.
+
+Enter sends; Shift+Enter or Ctrl+J insert a newline (many terminals cannot tell Shift+Enter from
+Enter, Ctrl+J always works). Up on the first line and Down on the last walk the history of what was
+sent. Typing `/` opens a menu of commands below the input; Up/Down move in it, Tab or Enter
+complete, Escape closes it. PageUp/PageDown scroll the chat above.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from rich.text import Text
+from textual import events, on
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import OptionList, TextArea
+from textual.widgets.option_list import Option
+
+from agent_tui.ui import slash
+
+NEWLINE_KEYS = ("shift+enter", "ctrl+j")
+
+
+class CommandMenu(OptionList):
+    """The completion dropdown. Never takes focus: the input drives it."""
+
+    can_focus = False
+
+    def show_for(self, text: str) -> bool:
+        matches = slash.completions(text)
+        if not matches:
+            if self.display:  # most keystrokes: nothing to show and nothing shown
+                self.display = False
+            return False
+        self.clear_options()
+        width = max(len(c.usage) for c in matches) + 3
+        self.add_options(
+            Option(Text.assemble((c.usage.ljust(width), "bold"), c.help), id=c.name)
+            for c in matches
+        )
+        self.highlighted = 0
+        self.display = True
+        return True
+
+    def hide(self) -> None:
+        self.display = False
+
+    @property
+    def choice(self) -> slash.SlashCommand | None:
+        option = self.highlighted_option if self.display else None
+        return slash.BY_NAME.get(option.id) if option and option.id else None
+
+
+class PromptInput(TextArea):
+    """The multi-line input; posts `Submitted` and leaves clearing to whoever handles it."""
+
+    @dataclass
+    class Submitted(Message):
+        prompt: PromptInput
+        text: str
+
+    @dataclass
+    class Scroll(Message):
+        """PageUp / PageDown typed in the input: scroll the chat, not the (short) input."""
+
+        pages: int
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus",
+                         compact=True, highlight_cursor_line=False,
+                         placeholder="Ask anything · / for commands · Enter sends, Ctrl+J newline")
+        self.sent_history: list[str] = []
+        self._history_at: int | None = None  # index into history while browsing it
+        self._draft = ""
+        self.menu: CommandMenu | None = None
+        self._menu_dismissed: str | None = None  # text the menu was closed on (stays closed)
+
+    def remember(self, text: str) -> None:
+        """Add a sent text to the history (not twice in a row)."""
+        if text.strip() and (not self.sent_history or self.sent_history[-1] != text):
+            self.sent_history.append(text)
+        self._history_at = None
+
+    def set_text(self, text: str) -> None:
+        """Replace the content and put the cursor at its end."""
+        self.load_text(text)
+        self.move_cursor(self.document.end)
+
+    async def _on_key(self, event: events.Key) -> None:
+        if self._handle(event.key):
+            event.stop()
+            event.prevent_default()
+            return
+        await super()._on_key(event)
+
+    def _handle(self, key: str) -> bool:
+        menu = self.menu if self.menu is not None and self.menu.display else None
+        if key in NEWLINE_KEYS:
+            self.insert("\n")
+            return True
+        if menu is not None:
+            if key in ("up", "down"):
+                menu.action_cursor_up() if key == "up" else menu.action_cursor_down()
+                return True
+            if key == "escape":
+                self._menu_dismissed = self.text
+                menu.hide()
+                return True
+            if key == "tab" or (key == "enter" and self._completes(menu.choice)):
+                self._complete(menu.choice)
+                return True
+        if key == "enter":
+            self.post_message(self.Submitted(self, self.text))
+            return True
+        if key in ("pageup", "pagedown"):
+            self.post_message(self.Scroll(-1 if key == "pageup" else 1))
+            return True
+        if key == "up" and self.cursor_at_first_line and self.sent_history:
+            self._browse(-1)
+            return True
+        if key == "down" and self.cursor_at_last_line and self._history_at is not None:
+            self._browse(+1)
+            return True
+        return False
+
+    def _completes(self, command: slash.SlashCommand | None) -> bool:
+        """Enter completes a partly typed name; on a whole name it sends."""
+        return command is not None and self.text.strip() != f"/{command.name}"
+
+    def _complete(self, command: slash.SlashCommand | None) -> None:
+        if command is None:
+            return
+        text = f"/{command.name}" + (" " if command.takes_argument else "")
+        self._menu_dismissed = text
+        self.set_text(text)
+        if self.menu is not None:
+            self.menu.hide()
+
+    def _browse(self, step: int) -> None:
+        if self._history_at is None:
+            self._draft = self.text
+            at = len(self.sent_history)
+        else:
+            at = self._history_at
+        at += step
+        if at >= len(self.sent_history):
+            self._history_at = None
+            self.set_text(self._draft)
+            return
+        self._history_at = max(0, at)
+        self.set_text(self.sent_history[self._history_at])
+
+    @on(TextArea.Changed)
+    def _update_menu(self) -> None:
+        if self.menu is None:
+            return
+        if self.text == self._menu_dismissed:
+            self.menu.hide()
+        else:
+            self._menu_dismissed = None
+            self.menu.show_for(self.text)
+
+
+class PromptArea(Vertical):
+    """The input and its completion menu."""
+
+    def compose(self):
+        prompt = PromptInput(id="prompt")
+        menu = CommandMenu(id="command-menu")
+        menu.display = False
+        prompt.menu = menu
+        yield prompt
+        yield menu
+
+    @property
+    def input(self) -> PromptInput:
+        return self.query_one(PromptInput)
+
+    @on(OptionList.OptionSelected, "#command-menu")
+    def _clicked(self, event: OptionList.OptionSelected) -> None:
+        self.input._complete(slash.BY_NAME.get(event.option.id or ""))
+        self.input.focus()

@@ -1,0 +1,383 @@
+"""One tab: a session with its chat, meter, queue and input, running its own turns.
+
+The turn worker lives here, not on the App: exclusive worker groups are per node, so two tabs'
+turns run side by side and one never cancels the other. The worker only relays the session's
+events as messages; everything the user sees changes in the message handlers, in order. Sends
+made while a turn or compaction runs wait in a queue (shown dimmed) and go out after it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import time
+from collections import deque
+from typing import TYPE_CHECKING, Awaitable, Callable
+
+from textual import events, on, work
+from textual.containers import Vertical
+from textual.message import Message
+from textual.worker import Worker, WorkerState
+
+from agent_tui.config import ConfigError
+from agent_tui.ui import slash, transcript
+from agent_tui.ui.events import AgentEventMessage
+from agent_tui.ui.transcript import NoticeEntry, UserEntry
+from agent_tui.ui.widgets.chat import ChatPane
+from agent_tui.ui.widgets.meter import ContextMeter
+from agent_tui.ui.widgets.prompt import PromptArea, PromptInput
+from agent_tui.ui.widgets.session_events import EventRendering
+from agent_tui.ui.widgets.status import NoModelPanel, QueuePanel, ThinkingLine
+
+if TYPE_CHECKING:
+    from agent_tui.agent.session import AgentSession
+    from agent_tui.factory import AppServices
+    from agent_tui.tools.permissions import ApprovalDecision, ApprovalRequest
+    from agent_tui.ui.widgets.chat_items import AgentItem, ToolLine
+
+log = logging.getLogger(__name__)
+
+ServicesSource = Callable[[], Awaitable["AppServices | None"]]
+Approve = Callable[["ApprovalRequest", str], Awaitable["ApprovalDecision"]]
+# Commands a session view runs itself; the App handles the others (help, context, quit, resume).
+SESSION_COMMANDS = ("compact", "new", "model")
+
+
+class SessionView(EventRendering, Vertical):
+    """Owns one AgentSession (or none, when no model is configured)."""
+
+    @dataclasses.dataclass
+    class TitleChanged(Message):
+        view: SessionView
+        title: str
+
+    @dataclasses.dataclass
+    class AppCommand(Message):
+        """A slash command only the App can run (help, context, resume, quit)."""
+
+        view: SessionView
+        command: str
+        argument: str
+
+    def __init__(self, services: ServicesSource, approve: Approve, *, number: int,
+                 session_id: str | None = None, continue_: bool = False) -> None:
+        super().__init__(classes="session-view")
+        self._get_services = services
+        self._approve = approve
+        self.number = number
+        self.services: AppServices | None = None
+        self.session: AgentSession | None = None
+        self.title = "new"
+        self.busy = False
+        self.queue: deque[str] = deque()
+        self.budget = None
+        self._start = (session_id, continue_)
+        self._live: AgentItem | None = None
+        self._tools: dict[str, ToolLine] = {}
+        self._streamed = 0
+        self._prompt: str | None = None  # the send of the running turn, restored if it fails
+        self._failed = False
+        self._replied = False  # text streamed in the running turn (then nothing is restored)
+        self._compaction_steps: list[str] = []
+        self._worker: Worker | None = None
+        self._cancel_requested = False
+        self.chat_shown_at: float | None = None
+        """perf_counter() when the opened session's chat was first drawn (for benchmarks)."""
+
+    def compose(self):
+        yield ChatPane(id="chat")
+        yield NoModelPanel(id="no-model")
+        yield ThinkingLine(id="thinking")
+        yield QueuePanel(id="queue")
+        yield ContextMeter(id="meter")
+        yield PromptArea(id="prompt-area")
+
+    @property
+    def chat(self) -> ChatPane:
+        return self.query_one(ChatPane)
+
+    @property
+    def meter(self) -> ContextMeter:
+        return self.query_one(ContextMeter)
+
+    @property
+    def prompt(self) -> PromptInput:
+        return self.query_one(PromptInput)
+
+    def on_mount(self) -> None:
+        self.query_one(NoModelPanel).display = False
+        self.meter.placeholder = "opening…"
+        session_id, continue_ = self._start
+        self._begin(self.open_session(session_id, continue_=continue_))
+
+    def _begin(self, worker: Worker) -> None:
+        self.busy = True
+        self._worker = worker
+
+    # -- opening -----------------------------------------------------------------------------
+
+    @work(exclusive=True, group="agent", exit_on_error=False)
+    async def open_session(self, session_id: str | None = None, *, continue_: bool = False,
+                           services: AppServices | None = None) -> None:
+        """Create or resume this tab's session; without a model, show the panel instead."""
+        services = services or self.services or await self._get_services()
+        if services is None:
+            self.meter.placeholder = "the session store could not be opened (see the log)"
+            self.meter.refresh()
+            return
+        self.services = services
+        if continue_ and session_id is None:
+            session_id = await services.newest_session_id()
+        try:
+            if session_id:
+                session = await services.resume_session(session_id, approver=self.approve)
+            else:
+                session = await services.new_session(approver=self.approve)
+        except ConfigError as exc:
+            await self._without_model(str(exc), session_id)
+            return
+        old, self.session = self.session, session
+        if old is not None and old is not session:
+            await old.close()
+        self.query_one(NoModelPanel).display = False
+        await self.chat.load(await self._entries_to_show(services, session))
+        self._set_title(session.title or _title_from(session.history) or "new")
+        self.chat_shown_at = None
+        self.call_after_refresh(self._mark_shown)
+        # The first measure counts every message (~0.1 s per 1 000): the chat is already on
+        # screen, sends made meanwhile wait in the queue, and the count runs off the UI loop.
+        self.meter.placeholder = f"measuring {len(session.history)} messages…"
+        self.meter.show(None)
+        self.budget = await asyncio.to_thread(session.measure)
+        self.meter.show(self.budget)
+
+    async def _entries_to_show(self, services: AppServices, session: AgentSession) -> list:
+        """The whole transcript (what the user saw), not the compacted history the model
+        gets; a notice at the end says when the two differ."""
+        history = session.history
+        compacted = any(m.kind in ("summary", "retain") for m in history)
+        if not compacted:
+            return transcript.entries_from_history(history)
+        try:
+            whole = await services.store.sessions.transcript(session.session_id)
+        except Exception:  # noqa: BLE001 - the compacted history is still worth showing
+            log.warning("could not read the transcript of %s", session.session_id,
+                        exc_info=True)
+            return transcript.entries_from_history(history)
+        entries = transcript.entries_from_history(whole)
+        entries.append(NoticeEntry("Compacted earlier: the model sees a summary of the turns "
+                                   "above (/context shows what it holds)."))
+        return entries
+
+    def _mark_shown(self) -> None:
+        self.chat_shown_at = time.perf_counter()
+
+    async def _without_model(self, reason: str, session_id: str | None) -> None:
+        self.session = None
+        self.query_one(NoModelPanel).explain(reason)
+        self.meter.placeholder = "no model configured"
+        self.meter.show(None)
+        if session_id and self.services is not None:
+            history = await self.services.store.sessions.transcript(session_id)
+            await self.chat.load(transcript.entries_from_history(history))
+            self.query_one(NoModelPanel).display = False
+            await self.chat.add(NoticeEntry("Read-only: no model is configured (/model NAME "
+                                            "sets one).", "warning"))
+            info = await self.services.store.sessions.get(session_id)
+            self._set_title((info.title if info else None) or _title_from(history) or "session")
+
+    def _set_title(self, title: str) -> None:
+        self.title = " ".join(title.split())[:24] or "new"
+        self.post_message(self.TitleChanged(self, self.title))
+
+    async def approve(self, request: ApprovalRequest) -> ApprovalDecision:
+        """The approver this tab's session was built with: the App shows the modal."""
+        return await self._approve(request, f"tab {self.number} · {self.title}")
+
+    # -- sending -----------------------------------------------------------------------------
+
+    @on(PromptInput.Submitted)
+    async def _submitted(self, event: PromptInput.Submitted) -> None:
+        event.stop()
+        text = event.text
+        if not text.strip():
+            return
+        event.prompt.remember(text)
+        event.prompt.set_text("")
+        await self.send(text)
+
+    def on_key(self, event: events.Key) -> None:
+        """Typing while a tool line or the chat has focus goes to the input."""
+        if isinstance(self.app.focused, PromptInput):
+            return
+        if event.is_printable and event.character:
+            self.prompt.focus()
+            self.prompt.insert(event.character)
+            event.stop()
+        elif event.key == "escape":
+            self.prompt.focus()
+            event.stop()
+
+    @on(PromptInput.Scroll)
+    def _scroll_chat(self, event: PromptInput.Scroll) -> None:
+        event.stop()
+        if event.pages < 0:
+            self.chat.scroll_page_up()
+        else:
+            self.chat.scroll_page_down()
+
+    async def send(self, text: str) -> None:
+        """Run a prompt or command now, or queue it while this tab is busy."""
+        parsed = slash.parse(text)
+        if parsed is not None and parsed.command.name not in SESSION_COMMANDS:
+            self.post_message(self.AppCommand(self, parsed.command.name, parsed.argument))
+            return
+        unknown = slash.unknown_command(text)
+        if unknown is not None:
+            self.app.notify(f"Unknown command /{unknown}: /help lists the commands.",
+                            severity="warning")
+            self._restore(text)
+            return
+        if self.busy:
+            self.queue.append(text)
+            await self.query_one(QueuePanel).push(text)
+            return
+        if parsed is not None:
+            await self._run_command(parsed)
+            return
+        if self.session is None:
+            self.app.notify("No model configured: set one with /model NAME or see the panel.",
+                            severity="error")
+            self._restore(text)
+            return
+        self._prompt, self._failed, self._replied, self._streamed = text, False, False, 0
+        await self.chat.add(UserEntry(text))
+        self.chat.anchor()
+        if self.title == "new":
+            self._set_title(text)
+        self.query_one(ThinkingLine).show(True)
+        self._begin(self.run_turn(text))
+
+    async def _run_command(self, parsed: slash.ParsedCommand) -> None:
+        name, argument = parsed.command.name, parsed.argument
+        if name == "new":
+            await self.open_new()
+        elif name == "model":
+            await self.switch_model(argument)
+        elif name == "compact":
+            if self.session is None:
+                self.app.notify("Nothing to compact: no model configured.", severity="warning")
+                return
+            self._compaction_steps = []
+            self._begin(self.run_compact(argument or None))
+
+    async def open_new(self, session_id: str | None = None) -> None:
+        """Replace this tab's session with a new (or a stored) one."""
+        self._begin(self.open_session(session_id))
+
+    async def switch_model(self, name: str) -> None:
+        if not name:
+            current = self.session.model if self.session else "none"
+            self.app.notify(f"Model: {current}. Use /model NAME to switch.")
+            return
+        services = self.services or await self._get_services()
+        if services is None:
+            return
+        config = services.config
+        config = dataclasses.replace(config, model=dataclasses.replace(config.model, name=name))
+        self.services = dataclasses.replace(services, config=config)
+        session_id = self.session.session_id if self.session else None
+        self._begin(self.open_session(session_id, services=self.services))
+
+    def _restore(self, text: str) -> None:
+        """Put a send that did not go through back into the input (unless something new is
+        being typed there)."""
+        if not self.prompt.text.strip():
+            self.prompt.set_text(text)
+
+    # -- workers -----------------------------------------------------------------------------
+
+    @work(exclusive=True, group="agent", exit_on_error=False)
+    async def run_turn(self, text: str) -> None:
+        assert self.session is not None
+        async for event in self.session.run_turn(text):
+            self.post_message(AgentEventMessage(event))
+
+    @work(exclusive=True, group="agent", exit_on_error=False)
+    async def run_compact(self, instructions: str | None) -> None:
+        assert self.session is not None
+        self.session.busy = True
+        try:
+            async for event in self.session.compact(instructions):
+                self.post_message(AgentEventMessage(event))
+        finally:
+            self.session.busy = False
+
+    def cancel(self) -> bool:
+        """Cancel the running turn or compaction; False when there is none."""
+        worker = self._worker
+        if worker is None or worker.is_finished or not self.busy:
+            return False
+        self._cancel_requested = True
+        worker.cancel()
+        return True
+
+    @on(Worker.StateChanged)
+    async def _worker_changed(self, event: Worker.StateChanged) -> None:
+        """Every worker of this tab ends here: failures become one line, the queue moves on."""
+        worker = event.worker
+        if worker is not self._worker or not worker.is_finished:
+            return
+        # A cancelled request can surface as an error from deep inside the HTTP client.
+        cancelled = event.state == WorkerState.CANCELLED or self._cancel_requested
+        self._cancel_requested = False
+        if event.state == WorkerState.ERROR and not cancelled:
+            error = worker.error
+            log.error("tab %s: %s failed", self.number, worker.name, exc_info=error)
+            self.app.notify(f"{worker.name.replace('_', ' ')} failed: {_one_line(error)} "
+                            "(details in the log file)", severity="error")
+            self._failed = True
+            if worker.name == "open_session" and self.session is None:
+                self.meter.placeholder = "no session: opening it failed (details in the log file)"
+                self.meter.show(None)
+        elif cancelled:
+            if event.state == WorkerState.ERROR:
+                log.info("tab %s: cancelled %s ended with %r", self.number, worker.name,
+                         worker.error)
+            await self.chat.add(NoticeEntry("Cancelled.", "warning"))
+        await self._settle(cancelled=cancelled)
+        self._worker = None
+        self.busy = False
+        if self._failed and self._prompt and not self._replied:
+            self._restore(self._prompt)
+        self._prompt = None
+        if self.queue:
+            text = self.queue.popleft()
+            await self.query_one(QueuePanel).pop()
+            await self.send(text)
+
+    async def _settle(self, *, cancelled: bool) -> None:
+        """Stop every spinner of the finished work and show the recalibrated budget."""
+        self.query_one(ThinkingLine).show(False)
+        self.meter.set_activity(None)
+        for item in self._tools.values():
+            if item.entry.state == "running":
+                self.chat.replace(item, dataclasses.replace(item.entry, state="cancelled"))
+        self._tools.clear()
+        if self._live is not None:
+            self.chat.commit(self._live)
+            self._live = None
+        if self.session is not None and (cancelled or self._failed):
+            self.budget = self.session.measure()
+            self.meter.show(self.budget)
+
+
+def _title_from(history) -> str | None:
+    return next((m.content for m in history if m.role == "user" and m.kind == "chat"
+                 and m.content), None)
+
+
+def _one_line(error: BaseException | None) -> str:
+    text = " ".join(str(error or "").split()) or type(error).__name__
+    return text[:160]

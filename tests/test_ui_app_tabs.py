@@ -1,0 +1,133 @@
+"""Tabs running independent sessions at once, closing them, and the app without a model."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_tui.config import load_config
+from agent_tui.factory import build_services
+from agent_tui.messages import assistant, user
+from agent_tui.testing.fake_openai import Reply
+from agent_tui.ui.app import AgentApp
+from agent_tui.ui.screens.dialogs import ConfirmScreen
+from agent_tui.ui.screens.resume import ResumeScreen
+from agent_tui.ui.widgets.chat_items import AgentItem, UserItem
+from agent_tui.ui.widgets.session_view import SessionView
+from agent_tui.ui.widgets.status import NoModelPanel
+from tests.agent_fixtures import make_config, server, workspace  # noqa: F401
+from tests.test_ui_app_chat import send
+from tests.ui_helpers import make_app, screen_text, settle, until
+
+SLOW = " ".join(f"w{i}" for i in range(240))
+
+
+@pytest.fixture
+def config(server, tmp_path):  # noqa: F811
+    return make_config(server, tmp_path / "ui.db")
+
+
+class TestTabs:
+    async def test_two_tabs_run_turns_at_once(self, server, config, workspace):  # noqa: F811
+        """Each tab has its own session and worker; both turns stream at the same time."""
+        server.enqueue(Reply(text=SLOW, chunk_delay=0.05), Reply(text=SLOW, chunk_delay=0.05))
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            first = app.view
+            await pilot.press("ctrl+t")
+            await settle(pilot)
+            second = app.view
+            assert second is not first and second.session is not None
+            await pilot.press("ctrl+pageup")
+            assert app.view is first
+            await send(pilot, "tab one")
+            await pilot.press("ctrl+pagedown")
+            assert app.view is second
+            await send(pilot, "tab two")
+            overlapped = []
+
+            def both_streaming():
+                streaming = [v._live is not None for v in (first, second)]
+                if all(streaming):
+                    overlapped.append(True)
+                return not first.busy and not second.busy
+
+            await until(pilot, both_streaming, timeout=20, what="both turns")
+            await settle(pilot)
+            assert overlapped, "the two turns never streamed at the same time"
+            assert first.session.session_id != second.session.session_id
+            for view, prompt in ((first, "tab one"), (second, "tab two")):
+                assert [i.entry.text for i in view.query(UserItem)] == [prompt]
+                assert [i.entry.text for i in view.query(AgentItem)] == [SLOW]
+                assert [m.content for m in view.session.history if m.role == "user"] == [prompt]
+
+    async def test_close_running_tab_asks(self, server, config, workspace):  # noqa: F811
+        """Ctrl+W on a tab with a running turn asks first; n keeps it, y closes it."""
+        server.enqueue(Reply(text=" ".join(f"x{i}" for i in range(300)), chunk_delay=0.05))
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await pilot.press("ctrl+t")
+            await settle(pilot)
+            await send(pilot, "long")
+            await until(pilot, lambda: app.view._live is not None, what="streaming")
+            await pilot.press("ctrl+w")
+            await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+            await pilot.press("n")
+            await pilot.pause()
+            assert len(app.query(SessionView)) == 2
+            await pilot.press("ctrl+w")
+            await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+            await pilot.press("y")
+            await settle(pilot)
+            assert len(app.query(SessionView)) == 1
+
+    async def test_closing_the_last_tab_opens_a_new_one(self, config, workspace):  # noqa: F811
+        """The app always keeps one tab."""
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            first = app.view.session.session_id
+            await pilot.press("ctrl+w")
+            await settle(pilot)
+            assert len(app.query(SessionView)) == 1
+            assert app.view.session.session_id != first
+
+
+class TestNoModel:
+    async def test_opens_and_explains(self, tmp_path, workspace):  # noqa: F811
+        """Without a model the app opens with one panel saying how to set one."""
+        config = load_config(overrides={"store": {"db": str(tmp_path / "n.db")}},
+                             cwd=workspace, env={}).config
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            panel = app.query_one(NoModelPanel)
+            assert panel.display
+            text = screen_text(app)
+            for part in ("No model configured", "ANTHROPIC_API_KEY", "OPENAI_API_KEY",
+                         "config.toml", "--api-base http://localhost:11434/v1"):
+                assert part in text
+            await send(pilot, "hello?")
+            await pilot.pause()
+            assert app.view.prompt.text == "hello?"
+            assert any("No model configured" in n.message for n in app._notifications)
+
+    async def test_sessions_stay_browsable(self, tmp_path, workspace):  # noqa: F811
+        """/resume still lists sessions and shows the chosen one read-only."""
+        config = load_config(overrides={"store": {"db": str(tmp_path / "n.db")}},
+                             cwd=workspace, env={}).config
+        services = await build_services(config, workspace=workspace)
+        info = await services.store.sessions.create(str(workspace), "openai/gone", title="past")
+        await services.store.sessions.append(info.id, [user("old question"),
+                                                       assistant("old answer")])
+        await services.close()
+        app = AgentApp(lambda: build_services(config, workspace=workspace), workspace=workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await send(pilot, "/resume")
+            await until(pilot, lambda: isinstance(app.screen, ResumeScreen), what="the picker")
+            await pilot.press("enter")
+            await settle(pilot)
+            assert [i.entry.text for i in app.query(UserItem)] == ["old question"]
+            assert "Read-only" in screen_text(app)

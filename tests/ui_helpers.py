@@ -1,0 +1,63 @@
+"""Helpers the UI tests share: the screen as plain text, a minimal host app."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import App
+
+from agent_tui.ui.themes import VARIABLE_DEFAULTS
+
+
+def screen_text(app: App) -> str:
+    """What the terminal shows, one line per row, without styles."""
+    strips = app.screen._compositor.render_strips()
+    return "\n".join("".join(segment.text for segment in strip) for strip in strips)
+
+
+class Host(App):
+    """An empty app with agent-tui's stylesheet, to push one screen or widget onto."""
+
+    CSS_PATH = Path(__file__).parent.parent / "agent_tui" / "ui" / "app.tcss"
+
+    def get_theme_variable_defaults(self):
+        return {**super().get_theme_variable_defaults(), **VARIABLE_DEFAULTS}
+
+
+async def until(pilot, predicate, timeout: float = 10.0, what: str = "condition") -> None:
+    """Let the app run until `predicate()` holds (for states no awaitable signals)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.01)
+
+
+async def settle(pilot) -> None:
+    """Wait until every worker has finished and every tab is idle (queues drained)."""
+    from agent_tui.ui.widgets.session_view import SessionView
+
+    import asyncio
+
+    app = pilot.app
+    for _ in range(200):
+        # Failed and cancelled workers are the app's to report; here we only wait for them.
+        await asyncio.gather(*(w.wait() for w in list(app.workers)), return_exceptions=True)
+        await pilot.pause()
+        if not any(not w.is_finished for w in app.workers) and not any(
+                view.busy for view in app.query(SessionView)):
+            return
+    raise AssertionError("the app did not settle")
+
+
+def make_app(config, workspace, **kwargs):
+    """The app as `agent-tui` builds it, over the given config and workspace."""
+    from agent_tui.factory import build_services
+    from agent_tui.ui.app import AgentApp
+
+    async def services():
+        return await build_services(config, workspace=workspace)
+
+    return AgentApp(services, workspace=workspace, **kwargs)
