@@ -25,6 +25,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
     BINDINGS: ClassVar = [
         Binding("a", "allow_once", "Allow once"),
         Binding("s", "allow_session", "Allow for session"),
+        Binding("w", "allow_always", "Always allow"),
         Binding("d", "deny", "Deny"),
         Binding("escape", "deny", "Deny", show=False),
     ]
@@ -59,6 +60,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button(Text("[a] Allow once"), id="allow-once", variant="primary")
                 yield Button(Text("[s] Allow for session"), id="allow-session")
+                yield Button(Text("[w] Always (.agent-tui.toml)"), id="allow-always")
                 yield Button(Text("[d] Deny (Esc)"), id="deny", variant="error")
 
     def on_mount(self) -> None:
@@ -70,7 +72,14 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
     def action_allow_once(self) -> None:
         self._decide("allow_once")
 
+    def action_allow_always(self) -> None:
+        """Like allow for session, but written as a rule to the project's .agent-tui.toml."""
+        self._decide("allow_always", self._chosen_prefix())
+
     def action_allow_session(self) -> None:
+        self._decide("allow_session", self._chosen_prefix())
+
+    def _chosen_prefix(self) -> str | None:
         prefix = None
         if self._command is not None:
             typed = self.query_one("#approval-prefix", Input).value.strip()
@@ -78,7 +87,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
             # command"; anything else typed there is a prefix.
             exact = self.request.suggested_prefix is None and typed == self._command.strip()
             prefix = typed if typed and not exact else None
-        self._decide("allow_session", prefix)
+        return prefix
 
     def action_deny(self) -> None:
         self._decide("deny")
@@ -86,7 +95,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
         {"allow-once": self.action_allow_once, "allow-session": self.action_allow_session,
-         "deny": self.action_deny}[event.button.id or "deny"]()
+         "allow-always": self.action_allow_always, "deny": self.action_deny}[event.button.id or "deny"]()
 
     @on(Input.Submitted, "#approval-prefix")
     def _prefix_entered(self) -> None:

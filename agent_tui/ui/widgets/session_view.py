@@ -21,7 +21,7 @@ from textual.message import Message
 from textual.worker import Worker, WorkerState
 
 from agent_tui.config import ConfigError
-from agent_tui.ui import slash, transcript
+from agent_tui.ui import session_commands, slash, transcript
 from agent_tui.ui.events import AgentEventMessage
 from agent_tui.ui.transcript import NoticeEntry, UserEntry
 from agent_tui.ui.widgets.chat import ChatPane
@@ -41,7 +41,7 @@ log = logging.getLogger(__name__)
 ServicesSource = Callable[[], Awaitable["AppServices | None"]]
 Approve = Callable[["ApprovalRequest", str], Awaitable["ApprovalDecision"]]
 # Commands a session view runs itself; the App handles the others (help, context, quit, resume).
-SESSION_COMMANDS = ("compact", "new", "model")
+SESSION_COMMANDS = ("compact", "new", "model", *session_commands.NAMES)
 
 
 class SessionView(EventRendering, Vertical):
@@ -271,6 +271,8 @@ class SessionView(EventRendering, Vertical):
                 return
             self._compaction_steps = []
             self._begin(self.run_compact(argument or None))
+        else:
+            await session_commands.run(self, name, argument)
 
     async def open_new(self, session_id: str | None = None) -> None:
         """Replace this tab's session with a new (or a stored) one."""

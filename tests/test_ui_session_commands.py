@@ -1,0 +1,83 @@
+"""/undo, /rename, /remember, /init, /tools, /permissions and 'always allow', through the app."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_tui.allow_rules import project_rules
+from agent_tui.config import load_config
+from agent_tui.testing.fake_openai import Reply
+from tests.agent_fixtures import make_config, server, workspace  # noqa: F401
+from tests.test_ui_app_chat import send
+from tests.ui_helpers import make_app, settle, until
+
+
+@pytest.fixture
+def config(server, workspace, tmp_path):  # noqa: F811
+    base = make_config(server, tmp_path / "ui.db")
+    # cwd = the workspace, so the project's .agent-tui.toml is the one rules are written to.
+    return load_config(overrides={"model": base.model.__dict__, "store": {"db": base.store.db}},
+                       cwd=workspace, env={}).config
+
+
+def notices(app) -> str:
+    return "\n".join(str(n.message) for n in app._notifications)
+
+
+class TestSessionCommands:
+    async def test_undo_after_an_edit_through_the_app(self, server, config, workspace):  # noqa: F811
+        """An approved edit, then /undo: the file is back and the notice names it."""
+        from agent_tui.ui.screens.approval import ApprovalScreen
+
+        (workspace / "app.py").write_text("total = 1\n")
+        server.enqueue(Reply(tool_calls=[("edit_file", {"path": "app.py", "old_string": "1",
+                                                        "new_string": "2"})]),
+                       Reply(text="edited"))
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await send(pilot, "change the total")
+            await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="modal")
+            await pilot.press("a")
+            await settle(pilot)
+            assert (workspace / "app.py").read_text() == "total = 2\n"
+            await send(pilot, "/undo")
+            await settle(pilot)
+            await until(pilot, lambda: "app.py" in notices(app), what="the undo notice")
+            assert (workspace / "app.py").read_text() == "total = 1\n"
+
+    async def test_always_allow_writes_the_rule(self, server, config, workspace):  # noqa: F811
+        from agent_tui.ui.screens.approval import ApprovalScreen
+
+        server.enqueue(Reply(tool_calls=[("bash", {"command": "git status"})]), Reply(text="ok"))
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await send(pilot, "status?")
+            await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="modal")
+            await pilot.press("w")
+            await settle(pilot)
+        assert project_rules(workspace) == ["bash:git status"]
+
+    async def test_rename_remember_init_tools_permissions(self, config, workspace):  # noqa: F811
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await send(pilot, "/rename fixing the cart")
+            await settle(pilot)
+            view = app.view
+            assert view.session.title == "fixing the cart"
+            info = await view.session.store.sessions.get(view.session.session_id)
+            assert info.title == "fixing the cart"
+            await send(pilot, "/remember the tests live in tests/unit")
+            await send(pilot, "/init")
+            await send(pilot, "/tools")
+            await send(pilot, "/permissions")
+            await settle(pilot)
+            text = notices(app)
+            assert "Remembered" in text and "Wrote AGENTS.md" in text
+            assert "read_result" in text and "Allow rules" in text
+            assert (workspace / "AGENTS.md").is_file()
+            from agent_tui.context.memory import memories_file
+
+            assert "tests/unit" in memories_file().read_text()
