@@ -81,3 +81,31 @@ class TestSessionCommands:
             from agent_tui.context.memory import memories_file
 
             assert "tests/unit" in memories_file().read_text()
+
+
+class TestAtCompletion:
+    async def test_at_completes_a_workspace_path_and_attaches_it(self, server, config,  # noqa: F811
+                                                                 workspace):
+        """Typing @ lists files (not ignored ones); Tab completes; the file rides along."""
+        (workspace / "src").mkdir()
+        (workspace / "src" / "cart.py").write_text("def total(items):\n    return 0\n")
+        (workspace / ".gitignore").write_text("build/\n")
+        (workspace / "build").mkdir()
+        (workspace / "build" / "cart.py").write_text("generated\n")
+        server.enqueue(Reply(text="seen"))
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            prompt = app.view.prompt
+            prompt.focus()
+            for key in "look at @car":
+                await pilot.press("space" if key == " " else key)
+            menu = prompt.menu
+            await until(pilot, lambda: menu.display, what="the @ menu")
+            assert menu.choice == "src/cart.py" and menu.option_count == 1
+            await pilot.press("tab")
+            assert prompt.text == "look at @src/cart.py "
+            await pilot.press("enter")
+            await settle(pilot)
+        sent = server.requests[-1]["messages"][-1]["content"]
+        assert '<attachment path="src/cart.py">' in sent and "def total" in sent

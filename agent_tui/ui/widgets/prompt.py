@@ -3,12 +3,15 @@
 Enter sends; Shift+Enter or Ctrl+J insert a newline (many terminals cannot tell Shift+Enter from
 Enter, Ctrl+J always works). Up on the first line and Down on the last walk the history of what was
 sent. Typing `/` opens a menu of commands below the input; Up/Down move in it, Tab or Enter
-complete, Escape closes it. PageUp/PageDown scroll the chat above.
+complete, Escape closes it. Typing `@` offers the workspace's files the same way (the file is
+attached when the message is sent). PageUp/PageDown scroll the chat above.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+
 from rich.text import Text
 from textual import events, on
 from textual.containers import Vertical
@@ -17,8 +20,11 @@ from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
 from agent_tui.ui import slash
+from agent_tui.ui.path_complete import complete_mention, path_completions
 
 NEWLINE_KEYS = ("shift+enter", "ctrl+j")
+PATH_ID = "path:"
+"""Option ids of @ completions carry this prefix (command ids are bare names)."""
 
 
 class CommandMenu(OptionList):
@@ -26,8 +32,16 @@ class CommandMenu(OptionList):
 
     can_focus = False
 
-    def show_for(self, text: str) -> bool:
+    def show_for(self, text: str, workspace: Path | None = None) -> bool:
         matches = slash.completions(text)
+        paths = path_completions(text, workspace) if not matches and workspace else []
+        if paths:
+            self.clear_options()
+            self.add_options(Option(Text.assemble(("@", "bold"), p), id=PATH_ID + p)
+                             for p in paths)
+            self.highlighted = 0
+            self.display = True
+            return True
         if not matches:
             if self.display:  # most keystrokes: nothing to show and nothing shown
                 self.display = False
@@ -46,9 +60,14 @@ class CommandMenu(OptionList):
         self.display = False
 
     @property
-    def choice(self) -> slash.SlashCommand | None:
+    def choice(self) -> slash.SlashCommand | str | None:
+        """The highlighted command, or a path (str) when completing an `@` mention."""
         option = self.highlighted_option if self.display else None
-        return slash.BY_NAME.get(option.id) if option and option.id else None
+        if option is None or not option.id:
+            return None
+        if option.id.startswith(PATH_ID):
+            return option.id[len(PATH_ID):]
+        return slash.BY_NAME.get(option.id)
 
 
 class PromptInput(TextArea):
@@ -123,14 +142,19 @@ class PromptInput(TextArea):
             return True
         return False
 
-    def _completes(self, command: slash.SlashCommand | None) -> bool:
-        """Enter completes a partly typed name; on a whole name it sends."""
+    def _completes(self, command: slash.SlashCommand | str | None) -> bool:
+        """Enter completes a partly typed name or an @ path; on a whole name it sends."""
+        if isinstance(command, str):
+            return True
         return command is not None and self.text.strip() != f"/{command.name}"
 
-    def _complete(self, command: slash.SlashCommand | None) -> None:
+    def _complete(self, command: slash.SlashCommand | str | None) -> None:
         if command is None:
             return
-        text = f"/{command.name}" + (" " if command.takes_argument else "")
+        if isinstance(command, str):
+            text = complete_mention(self.text, command)
+        else:
+            text = f"/{command.name}" + (" " if command.takes_argument else "")
         self._menu_dismissed = text
         self.set_text(text)
         if self.menu is not None:
@@ -158,7 +182,7 @@ class PromptInput(TextArea):
             self.menu.hide()
         else:
             self._menu_dismissed = None
-            self.menu.show_for(self.text)
+            self.menu.show_for(self.text, getattr(self.app, "workspace", None))
 
 
 class PromptArea(Vertical):
@@ -178,5 +202,7 @@ class PromptArea(Vertical):
 
     @on(OptionList.OptionSelected, "#command-menu")
     def _clicked(self, event: OptionList.OptionSelected) -> None:
-        self.input._complete(slash.BY_NAME.get(event.option.id or ""))
+        option_id = event.option.id or ""
+        self.input._complete(option_id[len(PATH_ID):] if option_id.startswith(PATH_ID)
+                             else slash.BY_NAME.get(option_id))
         self.input.focus()
