@@ -41,3 +41,29 @@ class TestInTheLoop:
             assert session.cost_total is None
         finally:
             await svc.close()
+
+
+class TestSessionCost:
+    async def test_session_total_is_kept_and_unknown_sticks(self, tmp_path):
+        """Known costs add up per session; one unknown price makes the total unknown."""
+        from agent_tui.store import open_store
+
+        store = await open_store(tmp_path / "c.db")
+        try:
+            a = await store.sessions.create("/p", "gpt-4o")
+            await store.sessions.add_cost(a.id, 0.25)
+            await store.sessions.add_cost(a.id, 0.5)
+            assert (await store.sessions.get(a.id)).cost == 0.75
+            await store.sessions.add_cost(a.id, None)
+            assert (await store.sessions.get(a.id)).cost is None
+        finally:
+            await store.close()
+
+    def test_sessions_list_says_unknown_for_a_local_model(self, server, workspace, tmp_path):
+        from tests.test_headless import flags, run_cli
+
+        db = tmp_path / "l.db"
+        server.enqueue(Reply(text="hi"))
+        assert run_cli(["run", "hello", *flags(server, db)], workspace).returncode == 0
+        listing = run_cli(["sessions", "list", "--db", str(db)], workspace).stdout
+        assert "\tunknown\t" in listing

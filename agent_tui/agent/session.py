@@ -115,6 +115,14 @@ class AgentSession:
         """The prompt sections and tool schemas of the last measured request."""
         return self._request_parts
 
+    async def _persist_cost(self, cost: float | None) -> None:
+        if self.store is None:
+            return
+        try:
+            await self.store.sessions.add_cost(self.session_id, cost)
+        except Exception:  # noqa: BLE001 - cost bookkeeping never fails a turn
+            log.exception("could not record the reply's cost")
+
     # -- persistence -----------------------------------------------------------------------
 
     async def _persist(self, *messages: Message) -> list[int]:
@@ -209,6 +217,7 @@ class AgentSession:
                             yield chunk
                         elif kind == "UsageChunk":
                             cost = self._add_cost(chunk.usage)
+                            await self._persist_cost(cost)
                             yield ev.UsageReported(chunk.usage, self.model, cost,
                                                    self.cost_total)
                 except LLMError as exc:
@@ -255,6 +264,7 @@ class AgentSession:
             async for event in self._thresholds():
                 yield event
             self.last_budget = self.measure()
+            self.compactor.record_turn(self.turns, self.last_budget)
             yield ev.BudgetMeasured(self.last_budget)
             yield ev.TurnFinished("".join(text_parts), stop_reason=stop_reason, refs=tuple(refs))
         except asyncio.CancelledError:

@@ -116,13 +116,16 @@ def list_sessions(
     """Saved sessions, most recently used first."""
     where = str(Path.cwd()) if here else (str(project.expanduser().absolute()) if project else None)
     found = run_with_store(db, lambda store: store.sessions.list(where, limit=limit))
+    from agent_tui.llm.cost import format_cost
+
     rows = [(s.id, one_line(s.title or "(untitled)", 40), s.project, s.model or "-",
-             s.message_count, s.tokens, fmt_time(s.updated)) for s in found]
+             s.message_count, s.tokens, format_cost(s.cost), fmt_time(s.updated))
+            for s in found]
     if not rows and not is_piped():
         typer.echo("No saved sessions.")
         return
     print_table("Sessions", ["id", "title", "project", "model", "messages", "tokens",
-                             "updated"], rows)
+                             "cost", "updated"], rows)
 
 
 def _message_row(seq: int, message: Any) -> tuple[Any, ...]:

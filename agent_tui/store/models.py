@@ -31,6 +31,8 @@ class SessionInfo:
     """Messages in the transcript."""
     tokens: int = 0
     """Sum of the per-message token counts given to `append`."""
+    cost: float | None = 0.0
+    """USD the session's replies cost; None once any reply's price was unknown."""
 
 
 @dataclass(frozen=True)

@@ -122,10 +122,17 @@ async def file_checkpoints(conn: aiosqlite.Connection) -> None:
                        "ON file_checkpoints(session_id, turn_seq)")
 
 
+async def session_cost(conn: aiosqlite.Connection) -> None:
+    """What each session's replies cost; once any reply's price is unknown, so is the total."""
+    await conn.execute("ALTER TABLE sessions ADD COLUMN cost REAL NOT NULL DEFAULT 0")
+    await conn.execute("ALTER TABLE sessions ADD COLUMN cost_unknown INTEGER NOT NULL DEFAULT 0")
+
+
 Migration = tuple[str, Callable[[aiosqlite.Connection], Awaitable[None]]]
 MIGRATIONS: list[Migration] = [
     ("initial_schema", initial_schema),
     ("file_checkpoints", file_checkpoints),
+    ("session_cost", session_cost),
 ]
 
 

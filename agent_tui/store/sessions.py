@@ -25,6 +25,7 @@ from agent_tui.store.transfer import export_session, import_session
 log = logging.getLogger(__name__)
 
 _COLUMNS = "id, title, project, model, created, updated, message_count, tokens"
+_SELECT = _COLUMNS + ", CASE WHEN cost_unknown THEN NULL ELSE cost END"
 
 
 def _title_from(messages: Sequence[Message]) -> str | None:
@@ -53,7 +54,7 @@ class SessionStore:
         return info
 
     async def get(self, session_id: str) -> SessionInfo:
-        row = await self.db.fetchone(f"SELECT {_COLUMNS} FROM sessions WHERE id = ?",
+        row = await self.db.fetchone(f"SELECT {_SELECT} FROM sessions WHERE id = ?",
                                      (session_id,))
         if row is None:
             raise SessionNotFound(f"no session {session_id}; `agent-tui sessions list` shows "
@@ -63,7 +64,7 @@ class SessionStore:
     async def find(self, prefix: str) -> SessionInfo:
         """The one session whose id starts with `prefix` (for the CLI's short ids)."""
         rows = await self.db.fetchall(
-            f"SELECT {_COLUMNS} FROM sessions WHERE id >= ? AND id < ? LIMIT 2",
+            f"SELECT {_SELECT} FROM sessions WHERE id >= ? AND id < ? LIMIT 2",
             (prefix, prefix + "\U0010ffff"))
         if len(rows) == 1:
             return SessionInfo(*rows[0])
@@ -75,7 +76,7 @@ class SessionStore:
     async def list(self, project: str | Path | None = None,
                    limit: int | None = None) -> list[SessionInfo]:
         """Sessions, most recently updated first (of one project when given)."""
-        sql = f"SELECT {_COLUMNS} FROM sessions"
+        sql = f"SELECT {_SELECT} FROM sessions"
         params: list[object] = []
         if project is not None:
             sql += " WHERE project = ?"
@@ -171,6 +172,13 @@ class SessionStore:
             log.warning("snapshot of %s is unreadable; resuming from the transcript", session_id)
             return await self.transcript(session_id)
         return snapshot + await self.transcript(session_id, after_seq=row[1])
+
+    async def add_cost(self, session_id: str, cost: float | None) -> None:
+        """Add one reply's cost; None (an unknown price) makes the session's total unknown."""
+        async with self.db.write() as conn:
+            await conn.execute(
+                "UPDATE sessions SET cost = cost + ?, cost_unknown = max(cost_unknown, ?) "
+                "WHERE id = ?", (cost or 0.0, 1 if cost is None else 0, session_id))
 
     async def rename(self, session_id: str, title: str) -> None:
         async with self.db.write() as conn:
