@@ -109,3 +109,19 @@ class TestAtCompletion:
             await settle(pilot)
         sent = server.requests[-1]["messages"][-1]["content"]
         assert '<attachment path="src/cart.py">' in sent and "def total" in sent
+
+
+class TestMeterTooltip:
+    async def test_tooltip_gives_exact_numbers_and_unknown_cost(self, server, config,  # noqa: F811
+                                                                workspace):
+        from agent_tui.ui.widgets.meter import ContextMeter
+
+        server.enqueue(Reply(text="hello"))
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await send(pilot, "hi")
+            await settle(pilot)
+            tooltip = str(app.query_one(ContextMeter).tooltip)
+            assert "effective" in tooltip and "cost   unknown last reply · unknown session" \
+                in tooltip

@@ -118,6 +118,8 @@ class ContextMeter(Widget):
         self.estimate = False
         self.activity: str | None = None
         self.placeholder = "no session yet"
+        self.cost_line: str | None = None
+        """`cost $0.0123 last reply · $0.41 session` (or unknown), for the tooltip."""
         self._ticker = None
 
     def on_context_meter_update(self, message: Update) -> None:
@@ -131,8 +133,17 @@ class ContextMeter(Widget):
     def show(self, budget: ContextBudget | None, extra: int = 0, *, estimate: bool = False) -> None:
         self.budget, self.extra, self.estimate = budget, extra, estimate
         if budget is not None:
-            self.tooltip = self._exact(budget)
+            exact = self._exact(budget)
+            if budget.cached:
+                exact += f"\n{'cached':<6} {formatting.count(budget.cached):>9} read from cache"
+            self.tooltip = exact + (f"\n{self.cost_line}" if self.cost_line else "")
         self.refresh()
+
+    def set_cost(self, reply: float | None, session: float | None) -> None:
+        from agent_tui.llm.cost import format_cost
+
+        self.cost_line = f"cost   {format_cost(reply)} last reply · {format_cost(session)} session"
+        self.show(self.budget, self.extra, estimate=self.estimate)
 
     def set_activity(self, text: str | None) -> None:
         self.activity = text

@@ -36,6 +36,9 @@ class EventRendering:
         self.budget, self._streamed = event.budget, 0
         self.meter.post_message(ContextMeter.Update(event.budget))
 
+    async def _on_usage(self, event: ev.UsageReported) -> None:
+        self.meter.set_cost(event.cost, event.session_cost)
+
     async def _on_step_started(self, event: ev.StepStarted) -> None:
         self.query_one(ThinkingLine).show(True)
 
