@@ -45,6 +45,8 @@ class TestSessionCommands:
             await settle(pilot)
             await until(pilot, lambda: "app.py" in notices(app), what="the undo notice")
             assert (workspace / "app.py").read_text() == "total = 1\n"
+            note = app.view.session.history[-1]
+            assert note.kind == "note" and "undid" in note.content and "app.py" in note.content
 
     async def test_always_allow_writes_the_rule(self, server, config, workspace):  # noqa: F811
         from agent_tui.ui.screens.approval import ApprovalScreen

@@ -115,6 +115,10 @@ class AgentSession:
         """The prompt sections and tool schemas of the last measured request."""
         return self._request_parts
 
+    async def add_note(self, text: str) -> None:
+        """Tell the model something the user did outside a turn (e.g. /undo), in the history."""
+        await self._add(Message(role="user", content=text, kind="note"))
+
     async def _persist_cost(self, cost: float | None) -> None:
         if self.store is None:
             return

@@ -43,6 +43,10 @@ async def _undo(view: SessionView, argument: str) -> None:
     force = "--force" in words
     turns = next((int(w) for w in words if w.isdigit()), 1)
     report = await undo(session.store, session.session_id, turns, force=force)
+    if report.restored:
+        await session.add_note("[The user undid file changes of the last "
+                               f"{report.turns} turn(s): " + report.describe(session.workspace)
+                               + " Re-read these files before relying on earlier views.]")
     view.app.notify(report.describe(session.workspace),
                     severity="warning" if report.refused else "information", timeout=8)
 
