@@ -18,6 +18,7 @@ from agent_tui.agent.undo import EDITING_TOOLS, Checkpointer
 from agent_tui.context.views import inline_view
 from agent_tui.messages import Message, ResultRef, ToolCall, tool_result
 from agent_tui.tools.base import ToolContext, ToolOutput
+from agent_tui.units import human_size
 
 if TYPE_CHECKING:
     from agent_tui.config import Config
@@ -44,14 +45,6 @@ class ToolRun:
     meta: dict[str, Any]
     notice: str | None = None
     """Something the user must hear (a denial and how to allow it)."""
-
-
-def human_size(n: int) -> str:
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024  # type: ignore[assignment]
-    return f"{n} B"
 
 
 class ToolRunner:

@@ -71,14 +71,9 @@ def fmt_time(stamp: float | None) -> str:
 
 
 def fmt_size(size: int) -> str:
-    if is_piped():
-        return str(size)
-    value = float(size)
-    for unit in ("B", "KB", "MB", "GB"):
-        if value < 1024 or unit == "GB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return str(size)
+    from agent_tui.units import human_size
+
+    return str(size) if is_piped() else human_size(size)
 
 
 def one_line(text: str | None, limit: int = 80) -> str:

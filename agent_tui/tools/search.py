@@ -16,17 +16,10 @@ from typing import Any, Iterator
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 from agent_tui.tools.gitignore import IgnoreRules, glob_regex, walk_files
 from agent_tui.tools.workspace import PathError, looks_binary, relative, resolve_path
+from agent_tui.units import human_size
 
 MAX_GLOB_RESULTS = 1000
 MAX_DIR_ENTRIES = 1000
-
-
-def _human(n: int) -> str:
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
-            return f"{n} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024  # type: ignore[assignment]
-    return f"{n} B"
 
 
 def _start(ctx: ToolContext, args: dict[str, Any]) -> Path:
@@ -233,7 +226,7 @@ class ListDirTool:
             elif stat_mod.S_ISDIR(st.st_mode):
                 order, line, is_dir = 0, f"dir   {entry.name}/", True
             else:
-                order, line, is_dir = 1, f"file  {entry.name}  {_human(st.st_size)}", False
+                order, line, is_dir = 1, f"file  {entry.name}  {human_size(st.st_size)}", False
             if rules.ignored(rel, is_dir):
                 line += "  (ignored)"
             rows.append((order, entry.name.lower(), line))
