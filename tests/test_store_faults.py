@@ -43,7 +43,7 @@ APPENDER = textwrap.dedent("""
 """)
 
 STREAMER = textwrap.dedent("""
-    import asyncio, json, resource, sys, time
+    import asyncio, json, sys, time
     from agent_tui.store import open_store
 
     LINES_PER_BLOCK = 10_000
@@ -67,7 +67,11 @@ STREAMER = textwrap.dedent("""
         view_s = time.perf_counter() - start
         await store.results.wait_indexed()
         await store.close()
-        rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        # VmHWM is this process's own peak; ru_maxrss would carry the forking parent's peak
+        # across fork+exec (Linux keeps it in signal->maxrss), i.e. pytest's, not ours.
+        with open("/proc/self/status") as status:
+            hwm = next(l for l in status if l.startswith("VmHWM:"))
+        rss_mb = int(hwm.split()[1]) / 1024
         print(json.dumps({"bytes": ref.byte_size, "lines": ref.line_count, "rss_mb": rss_mb,
                           "view_s": view_s, "stored_s": stored, "view": view}))
 

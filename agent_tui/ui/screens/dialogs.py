@@ -27,6 +27,7 @@ KEYS = (
     ("Ctrl+P", "command palette"),
     ("PgUp / PgDn", "scroll the chat"),
     ("Shift+Tab, then Enter", "reach a tool line and unfold it (or click it)"),
+    ("o (on a tool line)", "open its whole output in the blob browser"),
     ("Escape", "close a screen"),
     ("F1", "this help"),
 )
@@ -59,14 +60,15 @@ class HelpScreen(Dialog):
             commands.add_row(Text(command.usage), Text(command.help))
         with Vertical(id="help", classes="dialog"):
             yield Label("agent-tui help", classes="dialog-title")
+            # The log path first: it must stay in view however long the command list grows.
+            yield Static(Text.assemble("Log file: ", (str(paths.log_file()), "bold"),
+                                       " — errors show as one line; details are there."),
+                         id="help-log")
             with VerticalScroll():
-                yield Static(Text("Keys", style="bold underline"))
+                yield Static(Text("\nKeys", style="bold underline"))
                 yield Static(keys)
                 yield Static(Text("\nCommands", style="bold underline"))
                 yield Static(commands)
-                yield Static(Text.assemble("\nLog file: ", (str(paths.log_file()), "bold")),
-                             id="help-log")
-                yield Static("Errors show as one line; their details are in the log file.")
             yield Label("Escape closes", classes="dialog-hint")
 
 
