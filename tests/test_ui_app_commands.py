@@ -8,7 +8,8 @@ from textual.widgets import DataTable
 from agent_tui.factory import build_services
 from agent_tui.messages import assistant, user
 from agent_tui.testing.fake_openai import Reply
-from agent_tui.ui.screens.dialogs import ContextScreen, HelpScreen
+from agent_tui.ui.screens.context_screen import ContextScreen
+from agent_tui.ui.screens.dialogs import HelpScreen
 from agent_tui.ui.screens.resume import ResumeScreen
 from agent_tui.ui.widgets.chat import WINDOW, ChatPane
 from agent_tui.ui.widgets.chat_items import AgentItem, NoticeItem, UserItem

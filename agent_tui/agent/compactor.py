@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+HISTORY_LOG_LIMIT = 1000
+"""Entries `history_log` keeps (the oldest go first): the sparkline never needs more."""
 REGROWTH_SHARE = 0.05
 """After an auto-compaction that could not reach its target, wait until the conversation has grown
 by this share of the window before trying again (never compact on every turn)."""
@@ -38,7 +40,14 @@ class Compactor:
         self._warned_fixed = False
         self._tool_tally: ConversationTally | None = None
         self.history_log: list[tuple[int, float, bool]] = []
-        """(turn, used_fraction, compacted) per measurement, for the /context sparkline."""
+        """(turn, used_fraction, compacted): one entry at the end of every turn and one after
+        every compaction, for the /context sparkline."""
+
+    def record_turn(self, turn: int, budget: ContextBudget, *, compacted: bool = False) -> None:
+        """Log how full the window was at the end of a turn (or after a compaction)."""
+        self.history_log.append((turn, budget.used_fraction, compacted))
+        if len(self.history_log) > HISTORY_LOG_LIMIT:
+            del self.history_log[: len(self.history_log) - HISTORY_LOG_LIMIT]
 
     def may_auto_compact(self, budget: ContextBudget) -> bool:
         if self._auto_floor is None:
@@ -112,7 +121,8 @@ class Compactor:
                 await self.save_snapshot(session)
         after = session.measure(with_status=False)
         self._note_outcome(reason, result, after)
-        self.history_log.append((session.turns, after.used_fraction, True))
+        if result.applied:
+            self.record_turn(session.turns, after, compacted=True)
         yield ev.CompactionFinished(result)
         if not result.reached_target and result.reason and not self._warned_fixed:
             self._warned_fixed = True

@@ -43,19 +43,39 @@ class Database:
 
     @asynccontextmanager
     async def write(self) -> AsyncIterator[aiosqlite.Connection]:
-        """An IMMEDIATE transaction, committed on success and rolled back on any error."""
+        """An IMMEDIATE transaction, committed on success and rolled back on any error.
+
+        A statement handed to the connection's thread runs even if its caller is cancelled
+        meanwhile (closing a screen cancels its workers): a BEGIN that ran after its caller was
+        cancelled must be rolled back before the lock is released, or every later write would
+        fail with "cannot start a transaction within a transaction"."""
         async with self.lock:
-            await self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                await self._shielded("BEGIN IMMEDIATE")
+            except asyncio.CancelledError:
+                await self._rollback(quiet=True)
+                raise
             try:
                 yield self.conn
             except BaseException:
-                try:
-                    await self.conn.execute("ROLLBACK")
-                except sqlite3.Error:
-                    log.exception("rollback failed in %s", self.path)
+                await self._rollback()
                 raise
             else:
-                await self.conn.execute("COMMIT")
+                await self._shielded("COMMIT")
+
+    async def _shielded(self, sql: str) -> None:
+        """Run `sql` to its end even if the caller is cancelled while it runs."""
+        task = asyncio.ensure_future(self.conn.execute(sql))
+        task.add_done_callback(_retrieved)
+        await asyncio.shield(task)
+
+    async def _rollback(self, quiet: bool = False) -> None:
+        try:
+            # Queued behind anything still running, and run even if cancelled again.
+            await self._shielded("ROLLBACK")
+        except sqlite3.Error:
+            if not quiet:  # quiet: the BEGIN may have failed, leaving nothing to roll back
+                log.exception("rollback failed in %s", self.path)
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[aiosqlite.Connection]:
@@ -86,6 +106,12 @@ class Database:
     async def close(self) -> None:
         async with self.lock:
             await self.conn.close()
+
+
+def _retrieved(task: asyncio.Future[Any]) -> None:
+    """A shielded statement whose caller was cancelled: its error has no one to go to."""
+    if not task.cancelled() and task.exception() is not None:
+        log.debug("statement finished after its caller was cancelled: %s", task.exception())
 
 
 def _prepare_location(path: Path) -> None:

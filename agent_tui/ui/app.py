@@ -150,11 +150,13 @@ class AgentApp(AppCommands, App):
         loaded = themes.load_themes()
         for theme in loaded.themes:
             self.register_theme(theme)
+        self.file_themes = list(dict.fromkeys(theme.name for theme in loaded.themes))
+        """Themes from files (built-in and the user's), for /theme and the palette."""
         self._theme_problems = list(loaded.problems)
-        if self._theme_name not in self.available_themes:
-            self._theme_problems.append(
-                f"Unknown theme {self._theme_name!r}; using {themes.DEFAULT_DARK}.")
-            self._theme_name = themes.DEFAULT_DARK
+        self._theme_name, problem = themes.pick_theme(self._theme_name, self.available_themes,
+                                                      listed=self.file_themes)
+        if problem:
+            self._theme_problems.append(problem)
         self.theme = self._theme_name
 
     # -- services ----------------------------------------------------------------------------

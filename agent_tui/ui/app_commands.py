@@ -1,7 +1,7 @@
 """The app's commands: the slash commands only the App can run, and the command palette.
 
-A mixin of `AgentApp`, so the palette and `/help`, `/context`, `/resume`, `/quit` share one set
-of actions (the session view runs `/compact`, `/new` and `/model` itself).
+A mixin of `AgentApp`, so the palette and `/help`, `/context`, `/blobs`, `/theme`, `/resume`,
+`/quit` share one set of actions (the session view runs `/compact`, `/new` and `/model` itself).
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 from textual import work
 from textual.app import SystemCommand
 
+from agent_tui.ui.widgets.chat_items import ToolLine
 from agent_tui.ui.widgets.session_view import SessionView
 
 if TYPE_CHECKING:
@@ -30,14 +31,60 @@ class AppCommands:
             self.push_screen(HelpScreen())
 
     def action_context(self) -> None:
-        from agent_tui.ui.screens.dialogs import ContextScreen
+        from agent_tui.ui.screens.context_screen import ContextScreen
 
         view = self.view
         if view is None or view.session is None:
             self.notify("No session with a model in this tab.", severity="warning")
             return
+        # Measuring mid-turn would change the request being sent: show the last budget then.
         budget = view.budget if view.busy and view.budget else view.session.measure()
-        self.push_screen(ContextScreen(budget, view.session.model))
+        self.push_screen(ContextScreen(view.session, budget))
+
+    @work(group="blobs", exclusive=True, exit_on_error=False)
+    async def action_blobs(self, ref: str = "") -> None:
+        """The blob browser over this tab's session (at `ref`, a ref id or ctx:// URI)."""
+        from agent_tui.ui.screens.blob_rows import syntax_hints
+        from agent_tui.ui.screens.blobs import BlobsScreen
+
+        services = await self.services()
+        if services is None:
+            self.notify("The session store is not available.", severity="error")
+            return
+        if isinstance(self.screen, BlobsScreen):
+            if ref:
+                await self.screen.open_ref(ref)
+            return
+        session = self.view.session if self.view is not None else None
+        self.push_screen(BlobsScreen(
+            services.store, session_id=session.session_id if session else None,
+            project=str(services.workspace), open_ref=ref or None,
+            hints=syntax_hints(session.history) if session else None))
+
+    def on_tool_line_open_output(self, event: ToolLine.OpenOutput) -> None:
+        entry = event.entry
+        if entry.ref is None:
+            self.notify(f"This {entry.name} output was not stored (it was short enough to keep "
+                        "whole): Enter unfolds it in the chat.")
+            return
+        self.action_blobs(entry.ref)
+
+    def action_theme(self, name: str = "") -> None:
+        """/theme NAME switches; without a name, lists the themes."""
+        from agent_tui.ui import themes
+
+        ours = list(getattr(self, "file_themes", ()))
+        if not name:
+            self.notify(f"Theme: {self.theme}. Themes: {', '.join(ours)}; Textual's own work "
+                        "too. /theme NAME switches; [ui] theme in config.toml sets the default.")
+            return
+        chosen, problem = themes.pick_theme(name.strip(), self.available_themes,
+                                            fallback=self.theme, listed=ours)
+        if problem:
+            self.notify(problem, severity="warning")
+            return
+        self.theme = chosen
+        self.notify(f"Theme: {chosen}")
 
     @work(group="resume", exclusive=True, exit_on_error=False)
     async def action_resume(self) -> None:
@@ -63,6 +110,9 @@ class AppCommands:
             await self.view.send(text)
 
     async def on_session_view_app_command(self, event: SessionView.AppCommand) -> None:
+        if event.command in ("blobs", "theme"):
+            getattr(self, f"action_{event.command}")(event.argument)
+            return
         actions = {"help": self.action_help, "context": self.action_context,
                    "resume": self.action_resume, "quit": self.exit}
         actions[event.command]()
@@ -73,6 +123,11 @@ class AppCommands:
                             lambda: self.run_worker(self._send("/compact")))
         yield SystemCommand("Context", "What fills the context window (/context)",
                             self.action_context)
+        yield SystemCommand("Blobs", "Browse, search and read stored tool outputs (/blobs)",
+                            self.action_blobs)
+        for name in getattr(self, "file_themes", ()):
+            yield SystemCommand(f"Theme: {name}", f"Switch to the {name} theme (/theme {name})",
+                                lambda name=name: self.action_theme(name))
         yield SystemCommand("New session", "Start a new session in this tab (/new)",
                             lambda: self.run_worker(self._send("/new")))
         yield SystemCommand("Resume session", "Open an earlier session (/resume)",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Iterable
 
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
@@ -99,16 +100,20 @@ def load_themes(dirs: list[Path] | None = None) -> ThemeLoad:
 # -- choosing --------------------------------------------------------------------------------
 
 
-def pick_theme(requested: str | None, available: list[str] | set[str] | dict[str, object],
-               fallback: str = DEFAULT_DARK) -> tuple[str, str | None]:
+def pick_theme(requested: str | None, available: Iterable[str],
+               fallback: str = DEFAULT_DARK, listed: Iterable[str] | None = None
+               ) -> tuple[str, str | None]:
     """The theme to use for `requested` (a name from /theme or [ui] theme), and the notice to
-    show when it is not available."""
+    show when it is not available, naming the `listed` themes (default: the available ones
+    that are not Textual's own)."""
+    names = set(available)
     if not requested:
         return fallback, None
-    if requested in available:
+    if requested in names:
         return requested, None
-    ours = ", ".join(sorted(name for name in available if not name.startswith("textual-")))
-    return fallback, f"Unknown theme {requested!r}; using {fallback}. Themes: {ours}."
+    shown = list(listed) if listed is not None else sorted(
+        name for name in names if not name.startswith("textual-"))
+    return fallback, f"Unknown theme {requested!r}; using {fallback}. Themes: {', '.join(shown)}."
 
 
 # -- legibility ------------------------------------------------------------------------------

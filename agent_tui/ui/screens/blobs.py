@@ -17,7 +17,7 @@ from textual import on, work
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Select, Static
+from textual.widgets import DataTable, Input, Select, Static
 
 from agent_tui.ui import formatting
 from agent_tui.ui.screens.blob_rows import (
@@ -44,6 +44,8 @@ SEARCH_DELAY = 0.25
 """Seconds of no typing before the search runs (Enter runs it at once)."""
 wall_clock: Callable[[], float] = time.time
 """Where ages are measured from (snapshot tests freeze it)."""
+KEYS = ("esc back · ^F search · F2 scope · Enter read · / grep · n/N next/prev · : line · "
+        "g/G top/end · y ref · Y URI")
 COLUMNS = ("ref", "tool", "size", "lines", "age", "read", "first line / match")
 
 
@@ -65,10 +67,11 @@ class BlobsScreen(Screen):
     BlobsScreen #blobs-bar { height: 3; }
     BlobsScreen #blobs-scope { width: 24; }
     BlobsScreen #blobs-search { width: 1fr; }
-    BlobsScreen #blobs-table { height: 10; }
+    BlobsScreen #blobs-table { height: auto; max-height: 11; }
     BlobsScreen #viewer-title { height: 1; padding: 0 1; background: $panel; }
     BlobsScreen #viewer { height: 1fr; }
     BlobsScreen #viewer-prompt { display: none; }
+    BlobsScreen #blobs-keys { height: 1; padding: 0 1; background: $panel; color: $text-muted; }
     BlobsScreen #viewer-prompt.-open { display: block; }
     """
 
@@ -92,6 +95,7 @@ class BlobsScreen(Screen):
         self._prompt_mode = "grep"
         self._search_timer = None
         self._grep_pattern: str | None = None
+        self._known_scope: Scope | None = None
 
     def compose(self):
         yield Static("", id="blobs-title")
@@ -105,7 +109,9 @@ class BlobsScreen(Screen):
         yield Static("", id="viewer-title")
         yield BlobViewer(id="viewer")
         yield Input(id="viewer-prompt")
-        yield Footer()
+        # A fixed key bar, not a Footer: a Footer rebuilds a widget per key on every focus
+        # change, which made each search and each open ~100 ms slower.
+        yield Static(Text(KEYS), id="blobs-keys")
 
     @property
     def viewer(self) -> BlobViewer:
@@ -131,10 +137,15 @@ class BlobsScreen(Screen):
         """The scope's outputs (newest first), or the recall hits for the query."""
         where = self._filter()
         try:
-            infos = await self.store.results.list_blobs(limit=LIST_LIMIT, **where)
-            self.known = {info.ref.id: from_info(info) for info in infos}
+            # The listing gives the hits their ages and read counts; a search in the same
+            # scope reuses it rather than listing again.
+            if not self.search_text.strip() or self._known_scope != self.scope:
+                infos = await self.store.results.list_blobs(limit=LIST_LIMIT, **where)
+                self.known = {info.ref.id: from_info(info) for info in infos}
+                self._known_scope = self.scope
             if self.search_text.strip():
-                hits = await self.store.results.recall(self.search_text, limit=SEARCH_LIMIT, **where)
+                hits = await self.store.results.recall(self.search_text, limit=SEARCH_LIMIT,
+                                                       **where)
                 rows = [from_hit(hit, self.known) for hit in hits]
             else:
                 rows = list(self.known.values())
@@ -202,6 +213,8 @@ class BlobsScreen(Screen):
 
     @on(DataTable.RowHighlighted, "#blobs-table")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.cursor_row != self.table.cursor_row:
+            return  # stale: the cursor moved on (e.g. to the ref the screen was opened at)
         row = self.rows.get(str(event.row_key.value))
         if row is not None and row is not self.opened:
             self.open_row(row)
@@ -244,8 +257,7 @@ class BlobsScreen(Screen):
             reads = f" · read {row.access_count}×" if row.access_count is not None else ""
             text = (f"{ref.id} · {ref.tool_name} · {formatting.size(ref.byte_size)} · "
                     f"{formatting.count(ref.line_count)} lines{reads}{extra}")
-        hints = "   / grep  n/N next/prev  : line  y ref  Y URI"
-        self.query_one("#viewer-title", Static).update(Text(text + hints))
+        self.query_one("#viewer-title", Static).update(Text(text))
 
     # -- viewer prompt: grep and go to line ----------------------------------------------------
 

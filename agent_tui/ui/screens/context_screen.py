@@ -44,7 +44,7 @@ STRATEGY_ROWS = (
 
 def largest_table(report: ContextReport) -> Table:
     table = Table.grid(padding=(0, 1), expand=True)
-    table.add_column(width=7, no_wrap=True)
+    table.add_column(width=8, no_wrap=True)
     table.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
     table.add_column(width=12, no_wrap=True)
     table.add_column(width=8, justify="right", no_wrap=True)

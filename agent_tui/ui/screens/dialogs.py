@@ -1,4 +1,5 @@
-"""Small modals: help (keys, commands, log file), confirmation, and the /context table."""
+"""Small modals: help (keys, commands, log file), confirmation; and the component table that
+/context (screens/context_screen.py) shows."""
 
 from __future__ import annotations
 
@@ -119,28 +120,3 @@ def component_table(budget: ContextBudget) -> Table:
     table.add_row("used", formatting.count(budget.used), f"{budget.used_fraction:.1%}",
                   style="bold")
     return table
-
-
-class ContextScreen(Dialog):
-    """/context: what fills the window (part 2 adds history and what compaction would free)."""
-
-    def __init__(self, budget: ContextBudget, model: str) -> None:
-        super().__init__()
-        self.budget = budget
-        self.model = model
-
-    def compose(self):
-        b = self.budget
-        head = (f"Context · {self.model} · window {formatting.count(b.total)} · reserved output "
-                f"{formatting.count(b.max_output_tokens)} · effective "
-                f"{formatting.count(b.effective_window)}")
-        calibration = ("Calibrated against the provider's reported usage." if b.calibrated
-                       else "Estimated with tiktoken (no provider report yet).")
-        with Vertical(id="context", classes="dialog"):
-            yield Label(Text(head), classes="dialog-title")
-            yield Static(component_table(b), id="context-table")
-            marks = (f"Thresholds: note at {b.warn_at:.0%}, auto-compact at "
-                     f"{b.compact_trigger:.0%}, hard block at {b.hard_block:.0%}.")
-            cached = f" Cached on the last call: {formatting.count(b.cached)}." if b.cached else ""
-            yield Static(Text(f"{calibration}{cached}\n{marks}"))
-            yield Label("Escape closes", classes="dialog-hint")

@@ -9,7 +9,6 @@ and jumps to its end, in the time of one window read.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 from collections import OrderedDict
@@ -81,7 +80,7 @@ class StoreBlob:
 
 
 _CONTROLS = {c: 0x2400 + c for c in range(32) if c != 9} | {127: 0x2421}
-"""C0 controls as their visible symbols (␛, ␀ …): raw escapes must never reach the terminal."""
+"""C0 controls as their visible symbols (␛, ␀ …): raw escapes never reach the terminal."""
 
 
 class BlobViewer(ScrollView, can_focus=True):
@@ -267,10 +266,8 @@ class BlobViewer(ScrollView, can_focus=True):
                         await self._fetch(window, generation)
                 self.refresh()
         finally:
-            if generation == self._generation:
-                self._loading = False
-            if self._wanted and generation != self._generation:
-                self._loading = False
+            self._loading = False
+            if self._wanted:  # asked for while this loader was finishing (or for a new blob)
                 self._request(next(iter(self._wanted)))
 
     async def _fetch(self, window: int, generation: int) -> None:

@@ -8,6 +8,7 @@ streaming reply re-renders at most every 50 ms however fast the deltas come.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import Group, RenderableType
@@ -15,6 +16,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 from textual.binding import Binding
+from textual.message import Message
 from textual.widgets import Static
 
 from agent_tui.ui.transcript import AgentEntry, NoticeEntry, ToolEntry, UserEntry
@@ -141,10 +143,18 @@ class NoticeItem(ChatItem):
 
 
 class ToolLine(ChatItem):
-    """One tool call on one line; Enter or a click unfolds what the model saw of its output."""
+    """One tool call on one line; Enter or a click unfolds what the model saw of its output,
+    `o` opens the whole stored output in the blob browser."""
 
     can_focus = True
-    BINDINGS: ClassVar = [Binding("enter", "toggle", "Unfold", show=False)]
+    BINDINGS: ClassVar = [Binding("enter", "toggle", "Unfold", show=False),
+                          Binding("o", "open_output", "Open output")]
+
+    @dataclass
+    class OpenOutput(Message):
+        """Open this call's stored output (the App shows the blob browser at its ref)."""
+
+        entry: ToolEntry
 
     def __init__(self, entry: ToolEntry) -> None:
         super().__init__(entry)
@@ -176,6 +186,9 @@ class ToolLine(ChatItem):
 
     def on_click(self) -> None:
         self.action_toggle()
+
+    def action_open_output(self) -> None:
+        self.post_message(self.OpenOutput(self.entry))
 
     def build(self) -> RenderableType:
         entry: ToolEntry = self.entry

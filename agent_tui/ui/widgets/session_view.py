@@ -25,6 +25,7 @@ from agent_tui.ui import session_commands, slash, transcript
 from agent_tui.ui.events import AgentEventMessage
 from agent_tui.ui.transcript import NoticeEntry, UserEntry
 from agent_tui.ui.widgets.chat import ChatPane
+from agent_tui.ui.widgets.chat_items import ToolLine
 from agent_tui.ui.widgets.meter import ContextMeter
 from agent_tui.ui.widgets.prompt import PromptArea, PromptInput
 from agent_tui.ui.widgets.session_events import EventRendering
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
     from agent_tui.factory import AppServices
     from agent_tui.tools.permissions import ApprovalDecision, ApprovalRequest
-    from agent_tui.ui.widgets.chat_items import AgentItem, ToolLine
+    from agent_tui.ui.widgets.chat_items import AgentItem
 
 log = logging.getLogger(__name__)
 
@@ -211,6 +212,8 @@ class SessionView(EventRendering, Vertical):
         """Typing while a tool line or the chat has focus goes to the input."""
         if isinstance(self.app.focused, PromptInput):
             return
+        if event.character == "o" and isinstance(self.app.focused, ToolLine):
+            return  # the tool line's own binding: open its stored output
         if event.is_printable and event.character:
             self.prompt.focus()
             self.prompt.insert(event.character)

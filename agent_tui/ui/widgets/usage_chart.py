@@ -34,43 +34,51 @@ class ChartStyles:
 
 def usage_chart(points: Sequence[tuple[int, float, bool]], *, width: int, height: int = 5,
                 trigger: float = 0.95, styles: ChartStyles | None = None) -> Text:
-    """`height` rows of bars (one column per point, the newest `width` of them) above an axis.
+    """`height` rows of bars above an axis: the newest points that fit in `width` columns, each
+    up to three columns wide when there are few.
 
     `points` are (turn, used fraction, compacted) as `Compactor.history_log` keeps them."""
     styles = styles or ChartStyles()
-    shown = list(points)[-max(1, width):]
+    width = max(1, width)
+    per = max(1, min(3, width // max(len(points), 1)))
+    shown = list(points)[-(width // per):]
     levels = [round(min(max(fraction, 0.0), 1.0) * height * 8) for _, fraction, _ in shown]
     trigger_row = min(height - 1, int(trigger * height))
     rows: list[Text] = []
     for row in range(height - 1, -1, -1):  # top row first
         label = {height - 1: "100%", (height - 1) // 2: " 50%"}.get(row, "")
         line = Text(f"{label:>{AXIS_WIDTH - 1}}│", style=styles.axis)
-        for column, level in enumerate(levels):
-            _, fraction, compacted = shown[column]
-            fill = min(max(level - row * 8, 0), 8)
-            top = (level + 7) // 8  # the first row above the bar
-            if compacted and (row == min(top, height - 1) and fill < 8 or
-                              row == height - 1 and fill == 8):
-                line.append(MARK, styles.compacted)
-            elif fill:
-                style = styles.compacted if compacted else (
-                    styles.over if fraction >= trigger else styles.bar)
-                line.append(BLOCKS[fill], style)
-            elif row == trigger_row:
-                line.append(DASH if column % 2 == 0 else " ", styles.threshold)
-            else:
-                line.append(" ")
+        for index, level in enumerate(levels):
+            for sub in range(per):
+                line.append(*_cell(shown[index], level, row, height, trigger, trigger_row,
+                                   index * per + sub, sub == per // 2, styles))
         if row == trigger_row:
             line.append(f" {trigger * 100:.0f}", styles.threshold)
         rows.append(line)
     first = shown[0][0] if shown else 0
     last = shown[-1][0] if shown else 0
-    axis = Text(f"{'0%':>{AXIS_WIDTH - 1}}└" + "─" * len(levels), style=styles.axis)
+    axis = Text(f"{'0%':>{AXIS_WIDTH - 1}}└" + "─" * (len(levels) * per), style=styles.axis)
     axis.append(f" turn {first}–{last}" if shown and first != last else " turn",
                 style=styles.axis)
     rows.append(axis)
     return Text("\n").join(rows)
 
+
+def _cell(point: tuple[int, float, bool], level: int, row: int, height: int, trigger: float,
+          trigger_row: int, column: int, centre: bool, styles: ChartStyles) -> tuple[str, Style]:
+    """One character of one bar: block, compaction mark, threshold dash or blank."""
+    _, fraction, compacted = point
+    fill = min(max(level - row * 8, 0), 8)
+    top = min((level + 7) // 8, height - 1)  # the row the mark goes in: just above the bar
+    if compacted and centre and row == top and (fill < 8 or row == height - 1):
+        return MARK, styles.compacted
+    if fill:
+        style = styles.compacted if compacted else (
+            styles.over if fraction >= trigger else styles.bar)
+        return BLOCKS[fill], style
+    if row == trigger_row:
+        return (DASH if column % 2 == 0 else " "), styles.threshold
+    return " ", Style()
 
 class UsageChart(Widget):
     """The chart as a widget: as many turns as its width holds, coloured by the theme."""
