@@ -246,3 +246,21 @@ class TestResume:
         transcript = await small_services.store.sessions.transcript(session.session_id)
         assert len(transcript) > len(resumed.history)
         assert not any(m.kind == "summary" for m in transcript)
+
+
+class TestPagedReadersFitTheWindow:
+    async def test_read_file_of_a_big_log_fits_a_small_window(self, small_server, small_services,
+                                                              workspace):
+        """One read_file of a 35 KB log in an 8k window returns a page that fits (and says how
+        to read on) instead of overflowing the window."""
+        (workspace / "app.log").write_text("".join(f"{i:05d} request handled in 12 ms\n"
+                                                   for i in range(1200)))
+        small_server.enqueue(Reply(tool_calls=[("read_file", {"path": "app.log"})]),
+                             Reply(text="read it"))
+        session = await small_services.new_session(yes=True)
+        events = await collect(session.run_turn("read app.log"))
+        assert not of_type(events, ev.ErrorEvent)
+        page = small_server.requests[-1]["messages"][-1]["content"]
+        assert "00000" in page and "offset=" in page
+        assert len(page.encode()) < 12_000
+        assert session.measure().used_fraction < 1.0

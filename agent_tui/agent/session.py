@@ -246,6 +246,9 @@ class AgentSession:
                     break
                 pending, answered = reply, set()
                 await self._add(reply)
+                # Paged readers must fit what is left of the window, not just their byte cap.
+                room = self.measure(with_status=False).remaining
+                self.runner.room_tokens = max(0, room) // max(1, len(calls))
                 # compact_context goes last, so the calls it keeps are all answered already.
                 ordered = sorted(calls, key=lambda c: c.name == "compact_context")
                 for call in ordered:

@@ -67,6 +67,8 @@ class ToolRunner:
         self.session_id = session_id
         self.services = services
         self.checkpointer = Checkpointer(store, session_id) if store is not None else None
+        self.room_tokens: int | None = None
+        """Tokens left in the window before this step's tool results (set by the loop)."""
 
     async def _offload(self, tool_name: str, call_id: str, content: Any) -> ResultRef:
         assert self.store is not None
@@ -83,11 +85,20 @@ class ToolRunner:
             session_id=self.session_id,
             call_id=call.id,
             offload=offload,
-            max_message_bytes=out.max_message_bytes,
+            max_message_bytes=self.page_bytes(),
             max_line_length=out.max_line_length,
             bash_timeout=self.config.tools.bash_timeout,
             services=self.services,
         )
+
+    def page_bytes(self) -> int:
+        """What a paged reader may return: max_message_bytes, but never more than half of the
+        room left in the window (at ~3 bytes a token), so one read_file of a big log cannot
+        overflow a small window. At least 2 KB, so a read always makes progress."""
+        limit = self.config.tool_output.max_message_bytes
+        if self.room_tokens is not None:
+            limit = min(limit, max(2048, self.room_tokens * 3 // 2))
+        return limit
 
     async def run(self, call: ToolCall) -> ToolRun:
         started = time.monotonic()
