@@ -17,7 +17,7 @@ from agent_tui.ui.widgets.prompt import PromptInput
 from agent_tui.ui.widgets.session_view import SessionView
 from agent_tui.ui.widgets.status import QueuePanel, ThinkingLine
 from tests.agent_fixtures import make_config, server, workspace  # noqa: F401
-from tests.ui_helpers import make_app, screen_text, settle, until
+from tests.ui_helpers import make_app, screen_text, settle, until, until_approval
 
 
 @pytest.fixture
@@ -200,15 +200,13 @@ class TestCancel:
 class TestApproval:
     async def test_bash_asks_and_allow_once_runs(self, server, config, workspace):  # noqa: F811
         """A command asks in a modal; `a` runs it once."""
-        from agent_tui.ui.screens.approval import ApprovalScreen
-
         server.enqueue(Reply(tool_calls=[("bash", {"command": "touch made.txt"})]),
                        Reply(text="made it"))
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
             await send(pilot, "make a file")
-            await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the modal")
+            await until_approval(pilot)
             assert "touch made.txt" in screen_text(app)
             await pilot.press("a")
             await settle(pilot)
@@ -217,15 +215,13 @@ class TestApproval:
 
     async def test_deny_with_escape(self, server, config, workspace):  # noqa: F811
         """Escape denies: nothing runs and the line says so."""
-        from agent_tui.ui.screens.approval import ApprovalScreen
-
         server.enqueue(Reply(tool_calls=[("bash", {"command": "touch nope.txt"})]),
                        Reply(text="ok, not doing it"))
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
             await send(pilot, "make a file")
-            await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the modal")
+            await until_approval(pilot)
             await pilot.press("escape")
             await settle(pilot)
             assert not (workspace / "nope.txt").exists()
@@ -242,7 +238,7 @@ class TestApproval:
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
             await send(pilot, "status?")
-            await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the modal")
+            await until_approval(pilot)
             await pilot.press("s")
             await settle(pilot)
             assert not isinstance(app.screen, ApprovalScreen)
@@ -258,7 +254,7 @@ class TestApproval:
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
             await send(pilot, "go")
-            await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the modal")
+            await until_approval(pilot)
             await pilot.press("ctrl+c")
             await settle(pilot)
             assert not isinstance(app.screen, ApprovalScreen) and app.is_running

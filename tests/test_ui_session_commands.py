@@ -9,7 +9,7 @@ from agent_tui.config import load_config
 from agent_tui.testing.fake_openai import Reply
 from tests.agent_fixtures import make_config, server, workspace  # noqa: F401
 from tests.test_ui_app_chat import send
-from tests.ui_helpers import make_app, settle, until
+from tests.ui_helpers import make_app, settle, until, until_approval
 
 
 @pytest.fixture
@@ -27,8 +27,6 @@ def notices(app) -> str:
 class TestSessionCommands:
     async def test_undo_after_an_edit_through_the_app(self, server, config, workspace):  # noqa: F811
         """An approved edit, then /undo: the file is back and the notice names it."""
-        from agent_tui.ui.screens.approval import ApprovalScreen
-
         (workspace / "app.py").write_text("total = 1\n")
         server.enqueue(Reply(tool_calls=[("edit_file", {"path": "app.py", "old_string": "1",
                                                         "new_string": "2"})]),
@@ -37,7 +35,7 @@ class TestSessionCommands:
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
             await send(pilot, "change the total")
-            await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="modal")
+            await until_approval(pilot)
             await pilot.press("a")
             await settle(pilot)
             assert (workspace / "app.py").read_text() == "total = 2\n"
@@ -49,14 +47,12 @@ class TestSessionCommands:
             assert note.kind == "note" and "undid" in note.content and "app.py" in note.content
 
     async def test_always_allow_writes_the_rule(self, server, config, workspace):  # noqa: F811
-        from agent_tui.ui.screens.approval import ApprovalScreen
-
         server.enqueue(Reply(tool_calls=[("bash", {"command": "git status"})]), Reply(text="ok"))
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
             await send(pilot, "status?")
-            await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="modal")
+            await until_approval(pilot)
             await pilot.press("w")
             await settle(pilot)
         assert project_rules(workspace) == ["bash:git status"]

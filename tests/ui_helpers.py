@@ -61,3 +61,10 @@ def make_app(config, workspace, **kwargs):
         return await build_services(config, workspace=workspace)
 
     return AgentApp(services, workspace=workspace, **kwargs)
+
+
+async def until_approval(pilot) -> None:
+    """Wait until the approval modal is the active screen."""
+    from agent_tui.ui.screens.approval import ApprovalScreen
+
+    await until(pilot, lambda: isinstance(pilot.app.screen, ApprovalScreen), what="the modal")
