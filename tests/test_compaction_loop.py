@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -122,10 +123,8 @@ class TestThresholds:
         session = await small_services.new_session(yes=True)
         small_server.enqueue(Reply(text="ok"), Reply(text="ok"))
         await collect(session.run_turn(filler(2000), as_is=True))
-        session.config = session.config.__class__(
-            **{**session.config.__dict__,
-               "compaction": session.config.compaction.__class__(
-                   **{**session.config.compaction.__dict__, "auto": False})})
+        session.config = replace(session.config,
+                                 compaction=replace(session.config.compaction, auto=False))
         await collect(session.run_turn(filler(2000), as_is=True))
         assert session.measure().used_fraction > 0.8
         events = await collect(session.run_turn("the message that must arrive " + filler(900),
