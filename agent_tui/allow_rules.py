@@ -41,7 +41,7 @@ def _with_allow(text: str, rules: list[str]) -> str:
     body = text[start:end]
     allow = _ALLOW.search(body)
     if allow:
-        body = body[: allow.start()] + line + body[allow.end():]
+        body = body[: allow.start()] + line + body[allow.end() :]
     else:
         body = "\n" + line + body
     return text[:start] + body + text[end:]
@@ -54,8 +54,7 @@ def _write(rules: list[str], cwd: Path | None) -> Path:
     try:
         parsed = tomllib.loads(new)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: could not update [tools] allow safely ({exc}); "
-                          "edit it by hand") from None
+        raise ConfigError(f"{path}: could not update [tools] allow safely ({exc}); edit it by hand") from None
     if parsed.get("tools", {}).get("allow") != rules:
         raise ConfigError(f"{path}: could not update [tools] allow safely; edit it by hand")
     path.write_text(new, encoding="utf-8")

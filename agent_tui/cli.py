@@ -6,13 +6,11 @@ Start-up must stay fast (`--help` ≤ 0.3 s): nothing heavy is imported here.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
 from agent_tui import __version__
-from agent_tui.commands import config_cmd, run_cmd
-from agent_tui.commands import blobs_cmd, loop_cmd, mcp_cmd, sessions_cmd
+from agent_tui.commands import blobs_cmd, config_cmd, loop_cmd, mcp_cmd, run_cmd, sessions_cmd
 
 app = typer.Typer(
     help="A terminal agent shell whose edge is context management.",
@@ -36,17 +34,18 @@ def _version(value: bool) -> None:
 @app.callback(invoke_without_command=True)
 def launch(
     ctx: typer.Context,
-    model: Optional[str] = typer.Option(None, "--model", "-m", help="litellm model name."),
-    api_base: Optional[str] = typer.Option(None, "--api-base", help="OpenAI-compatible base URL."),
-    context_window: Optional[int] = typer.Option(None, "--context-window", help="Window override."),
-    max_output_tokens: Optional[int] = typer.Option(None, "--max-output-tokens",
-                                                    help="Reply reserve override."),
-    db: Optional[Path] = typer.Option(None, "--db", help="SQLite database path."),
-    continue_: bool = typer.Option(False, "--continue", "-c",
-                                   help="Resume the newest session of this directory."),
-    session: Optional[str] = typer.Option(None, "--session", "-s", help="Resume a session by id."),
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
-                                 help="Print the version and exit."),
+    model: str | None = typer.Option(None, "--model", "-m", help="litellm model name."),
+    api_base: str | None = typer.Option(None, "--api-base", help="OpenAI-compatible base URL."),
+    context_window: int | None = typer.Option(None, "--context-window", help="Window override."),
+    max_output_tokens: int | None = typer.Option(None, "--max-output-tokens", help="Reply reserve override."),
+    db: Path | None = typer.Option(None, "--db", help="SQLite database path."),
+    continue_: bool = typer.Option(
+        False, "--continue", "-c", help="Resume the newest session of this directory."
+    ),
+    session: str | None = typer.Option(None, "--session", "-s", help="Resume a session by id."),
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
 ) -> None:
     """Open the TUI (when no sub-command is given)."""
     if ctx.invoked_subcommand is not None:

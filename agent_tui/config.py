@@ -12,9 +12,10 @@ import os
 import tomllib
 import types
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from agent_tui import paths
 
@@ -128,7 +129,8 @@ class Config:
 
 # Each section's field is built by its class, so the factory *is* the section type.
 _SECTION_TYPES: dict[str, type] = {
-    f.name: f.default_factory for f in dataclasses.fields(Config)  # type: ignore[misc]
+    f.name: f.default_factory
+    for f in dataclasses.fields(Config)  # type: ignore[misc]
 }
 _HINTS = {name: typing.get_type_hints(cls) for name, cls in _SECTION_TYPES.items()}
 
@@ -151,9 +153,7 @@ def _describe(tp: Any) -> str:
         return "a list of strings"
     if origin is dict:
         return "a table"
-    return {int: "an integer", float: "a number", bool: "true or false", str: "a string"}.get(
-        tp, str(tp)
-    )
+    return {int: "an integer", float: "a number", bool: "true or false", str: "a string"}.get(tp, str(tp))
 
 
 def _coerce(value: Any, tp: Any) -> Any:
@@ -217,8 +217,7 @@ def _apply(
                 merged.setdefault(section, {})[key] = _coerce(value, hints[key])
             except TypeError:
                 raise ConfigError(
-                    f"{origin}: {section}.{key} must be {_describe(hints[key])}, "
-                    f"got {value!r}"
+                    f"{origin}: {section}.{key} must be {_describe(hints[key])}, got {value!r}"
                 ) from None
             sources[f"{section}.{key}"] = origin
 

@@ -57,16 +57,17 @@ class AppServices:
         if self.mcp is not None:
             await self.mcp.ready()
 
-    async def new_session(self, approver: Approver | None = None, *, yes: bool = False,
-                          title: str | None = None) -> AgentSession:
+    async def new_session(
+        self, approver: Approver | None = None, *, yes: bool = False, title: str | None = None
+    ) -> AgentSession:
         """A fresh session. Raises ConfigError when no usable model is configured."""
         limits = self._limits()
-        info = await self.store.sessions.create(str(self.workspace), self.config.model.name,
-                                                title=title)
+        info = await self.store.sessions.create(str(self.workspace), self.config.model.name, title=title)
         return self._session(info.id, info.title, [], limits, approver, yes)
 
-    async def resume_session(self, session_id: str, approver: Approver | None = None, *,
-                             yes: bool = False) -> AgentSession:
+    async def resume_session(
+        self, session_id: str, approver: Approver | None = None, *, yes: bool = False
+    ) -> AgentSession:
         """A stored session, from its newest snapshot plus the transcript after it."""
         from agent_tui.store import SessionNotFound
 
@@ -92,8 +93,15 @@ class AppServices:
 
         return resolve_limits(self.config)
 
-    def _session(self, session_id: str, title: str | None, history: list, limits: Any,
-                 approver: Approver | None, yes: bool) -> AgentSession:
+    def _session(
+        self,
+        session_id: str,
+        title: str | None,
+        history: list,
+        limits: Any,
+        approver: Approver | None,
+        yes: bool,
+    ) -> AgentSession:
         from agent_tui.agent.compactor import Compactor
         from agent_tui.agent.prompting import PromptAssembler
         from agent_tui.agent.session import AgentSession
@@ -117,13 +125,25 @@ class AppServices:
             self.mcp.attach(registry)
         counter = TokenCounter(model)
         a = cfg.agent
-        meter = BudgetMeter(counter, limits.context_window, limits.max_output_tokens,
-                            warn_at=a.warn_at, compact_trigger=a.compact_trigger,
-                            hard_block=a.hard_block)
+        meter = BudgetMeter(
+            counter,
+            limits.context_window,
+            limits.max_output_tokens,
+            warn_at=a.warn_at,
+            compact_trigger=a.compact_trigger,
+            hard_block=a.hard_block,
+        )
         policy = PermissionPolicy(cfg.tools.allow, approver=approver, yes=yes)
         services: dict[str, Any] = {"store": self.store, "registry": registry}
-        runner = ToolRunner(registry=registry, policy=policy, store=self.store, config=cfg,
-                            workspace=self.workspace, session_id=session_id, services=services)
+        runner = ToolRunner(
+            registry=registry,
+            policy=policy,
+            store=self.store,
+            config=cfg,
+            workspace=self.workspace,
+            session_id=session_id,
+            services=services,
+        )
         chat_summarizer = ProviderSummarizer(provider)
         summary_name = summarizer_model(cfg, model, provider_of(model))
         summarizer = chat_summarizer
@@ -131,35 +151,50 @@ class AppServices:
             summarizer = None
         elif summary_name != model:
             # A bare or openai/ name beside a local chat server lives on that server too.
-            local = cfg.model.api_base if "/" not in summary_name or \
-                summary_name.startswith("openai/") else None
-            summarizer = ProviderSummarizer(Provider(summary_name, api_base=local,
-                                                     api_key_env=cfg.model.api_key_env
-                                                     if local else None))
-        compactor = Compactor(summarizer, chat_summarizer if summarizer is not chat_summarizer
-                              else None, limits.context_window)
+            local = (
+                cfg.model.api_base if "/" not in summary_name or summary_name.startswith("openai/") else None
+            )
+            summarizer = ProviderSummarizer(
+                Provider(summary_name, api_base=local, api_key_env=cfg.model.api_key_env if local else None)
+            )
+        compactor = Compactor(
+            summarizer, chat_summarizer if summarizer is not chat_summarizer else None, limits.context_window
+        )
         prompts = PromptAssembler(
-            self.workspace, registry, counter=counter, meter=meter,
+            self.workspace,
+            registry,
+            counter=counter,
+            meter=meter,
             cache_control=provider.supports_cache_control,
             deferral_threshold=a.tool_deferral_threshold,
-            notice_feed=self.mcp.notices if self.mcp is not None else None)
+            notice_feed=self.mcp.notices if self.mcp is not None else None,
+        )
         services["prompts"] = prompts  # tool_search ranks and promotes through it
         return AgentSession(
-            session_id=session_id, title=title, config=cfg, provider=provider, limits=limits,
-            meter=meter, prompts=prompts, runner=runner,
-            compactor=compactor, store=self.store, history=history, workspace=self.workspace,
+            session_id=session_id,
+            title=title,
+            config=cfg,
+            provider=provider,
+            limits=limits,
+            meter=meter,
+            prompts=prompts,
+            runner=runner,
+            compactor=compactor,
+            store=self.store,
+            history=history,
+            workspace=self.workspace,
         )
 
 
-async def build_services(config: Config, *, workspace: Path | None = None,
-                         db_path: Path | None = None, start_mcp: bool = True) -> AppServices:
+async def build_services(
+    config: Config, *, workspace: Path | None = None, db_path: Path | None = None, start_mcp: bool = True
+) -> AppServices:
     """Open the store and return the shared services. Store errors surface as StoreError.
     Configured MCP servers start in the background (`await services.mcp_ready()` to wait)."""
     from agent_tui.store import open_store
 
     store = await open_store(db_path_for(config, db_path))
-    services = AppServices(config=config, store=store,
-                           workspace=(workspace or Path.cwd()).resolve())
+    services = AppServices(config=config, store=store, workspace=(workspace or Path.cwd()).resolve())
     if start_mcp:
         services.start_mcp()
     return services

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
 
 Role = Literal["system", "user", "assistant", "tool"]
 Kind = Literal["chat", "summary", "retain", "note", "attachment"]
@@ -117,8 +118,18 @@ class Message:
         # each step; hashing all fields every time made the loop's cost grow with history.
         cached = self.__dict__.get("_hash")
         if cached is None:
-            cached = hash((self.id, self.role, self.content, self.tool_calls, self.tool_call_id,
-                           self.name, self.kind, self.output_ref))
+            cached = hash(
+                (
+                    self.id,
+                    self.role,
+                    self.content,
+                    self.tool_calls,
+                    self.tool_call_id,
+                    self.name,
+                    self.kind,
+                    self.output_ref,
+                )
+            )
             object.__setattr__(self, "_hash", cached)
         return cached
 
@@ -206,9 +217,7 @@ def assistant(text: str | None, tool_calls: tuple[ToolCall, ...] = ()) -> Messag
 
 
 def tool_result(call: ToolCall, content: str, ref: ResultRef | None = None) -> Message:
-    return Message(
-        role="tool", content=content, tool_call_id=call.id, name=call.name, output_ref=ref
-    )
+    return Message(role="tool", content=content, tool_call_id=call.id, name=call.name, output_ref=ref)
 
 
 @dataclass(frozen=True)

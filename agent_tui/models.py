@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from agent_tui.config import Config, ConfigError
 
@@ -54,11 +54,7 @@ def resolve_limits(config: Config, lookup: Callable | None = None) -> ModelLimit
             f"unknown model {name!r}: litellm does not know its context window; set "
             "[model] context_window in config (or pass --context-window N)"
         )
-    reserve = reply_reserve(
-        window, info.max_output_tokens if info else None, config.model.max_output_tokens
-    )
+    reserve = reply_reserve(window, info.max_output_tokens if info else None, config.model.max_output_tokens)
     if reserve >= window:
-        raise ConfigError(
-            f"model.max_output_tokens ({reserve}) must be smaller than the window ({window})"
-        )
+        raise ConfigError(f"model.max_output_tokens ({reserve}) must be smaller than the window ({window})")
     return ModelLimits(window, reserve, known_to_litellm=info is not None)

@@ -35,8 +35,11 @@ def skeleton(workspace: Path) -> str:
     builds = [m[3] for m in found] or ["(how to build or install)"]
     if (workspace / "Makefile").is_file():
         tests.insert(0, "make test")
-    dirs = sorted(p.name + "/" for p in workspace.iterdir()
-                  if p.is_dir() and p.name not in SKIP and not p.name.startswith("."))
+    dirs = sorted(
+        p.name + "/"
+        for p in workspace.iterdir()
+        if p.is_dir() and p.name not in SKIP and not p.name.startswith(".")
+    )
     layout = "\n".join(f"- `{d}` — " for d in dirs[:20]) or "- (describe the layout)"
     return f"""# AGENTS.md — what an agent should know about {workspace.name}
 

@@ -14,8 +14,9 @@ import logging
 import operator
 import os
 from collections import deque
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agent_tui.messages import Message

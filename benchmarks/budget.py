@@ -26,8 +26,10 @@ from agent_tui.messages import ToolCall, assistant, tool_result, user  # noqa: E
 from agent_tui.tokens import MESSAGE_OVERHEAD, REPLY_PRIMING, TOOL_CALL_OVERHEAD, TokenCounter  # noqa: E402
 
 MODEL = "gpt-4o"
-WORDS = ("the cart total ignored quantities fixed src cart py tests pass failing assert "
-         "error traceback module import def return value config window budget").split()
+WORDS = (
+    "the cart total ignored quantities fixed src cart py tests pass failing assert "
+    "error traceback module import def return value config window budget"
+).split()
 THAI = "การจัดการบริบทเป็นสิ่งสำคัญสำหรับเอเจนต์ "
 JAPANESE = "コンテキスト管理はエージェントにとって重要です。"
 
@@ -62,8 +64,7 @@ def timed(fn, repeat: int) -> list[float]:
 
 
 def wall(cmd: list[str], repeat: int = 5) -> float:
-    return statistics.median(timed(lambda: subprocess.run(cmd, capture_output=True, check=True),
-                                   repeat))
+    return statistics.median(timed(lambda: subprocess.run(cmd, capture_output=True, check=True), repeat))
 
 
 def main() -> None:
@@ -105,19 +106,26 @@ def main() -> None:
 
     py = sys.executable
     help_wall = wall([py, "-m", "agent_tui", "--help"])
-    import_litellm = wall([py, "-c", "import os; os.environ['LITELLM_LOCAL_MODEL_COST_MAP']='True';"
-                                     " import litellm"], 3)
+    import_litellm = wall(
+        [py, "-c", "import os; os.environ['LITELLM_LOCAL_MODEL_COST_MAP']='True'; import litellm"], 3
+    )
 
     rows = [
-        ("messages / tokens (ours, litellm)", f"{len(conv)} / {full.conversation:,}",
-         f"litellm {lite_count:,}"),
+        (
+            "messages / tokens (ours, litellm)",
+            f"{len(conv)} / {full.conversation:,}",
+            f"litellm {lite_count:,}",
+        ),
         ("full measure vs tiktoken sum", f"{agreement:.3%} apart", "target ≤ 2%"),
         ("re-measure after append (median)", f"{re_median * 1e3:.3f} ms", "target ≤ 1 ms"),
         ("litellm.token_counter (median)", f"{lite_median * 1e3:.1f} ms", "baseline"),
         ("speed-up vs litellm", f"{lite_median / re_median:,.0f}×", "target ≥ 300×"),
         ("agent-tui --help wall", f"{help_wall:.3f} s", "target ≤ 0.3 s"),
-        ("python -c 'import litellm' wall", f"{import_litellm:.3f} s",
-         f"ratio {import_litellm / help_wall:.1f}×"),
+        (
+            "python -c 'import litellm' wall",
+            f"{import_litellm:.3f} s",
+            f"ratio {import_litellm / help_wall:.1f}×",
+        ),
     ]
     width = max(len(r[0]) for r in rows)
     print(f"{'measure'.ljust(width)}  {'result':>22}  note")

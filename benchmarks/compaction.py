@@ -59,8 +59,18 @@ FACTS_TOOL = {
     "grep hit": "MAGIC_MARKER_9b3f",
     "command output": "build id: BLD-20931",
 }
-GREP_PATTERNS = ("def __init__", "raise ", "import re", "async def", "return None", "class .*Error",
-                 "TODO", "@property", "yield", "isinstance(")
+GREP_PATTERNS = (
+    "def __init__",
+    "raise ",
+    "import re",
+    "async def",
+    "return None",
+    "class .*Error",
+    "TODO",
+    "@property",
+    "yield",
+    "isinstance(",
+)
 
 
 class Session:
@@ -90,13 +100,20 @@ class Session:
         ref = ResultRef(ref_id, len(output.encode()), output.count("\n") + 1, name)
         view = output if paged else inline_view(output, VIEW_BYTES, LINE_CHARS, name, ref_id)
         self.messages.append(Message(role="assistant", content=None, tool_calls=(call,)))
-        self.messages.append(Message(role="tool", content=view, tool_call_id=call.id, name=name,
-                                     output_ref=ref))
+        self.messages.append(
+            Message(role="tool", content=view, tool_call_id=call.id, name=name, output_ref=ref)
+        )
 
     def run(self, command: list[str], shown: str) -> None:
         self.subprocesses += 1
-        done = subprocess.run(command, cwd=self.root, capture_output=True, text=True, timeout=60,
-                              env={"PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"})
+        done = subprocess.run(
+            command,
+            cwd=self.root,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={"PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"},
+        )
         output = done.stdout + done.stderr + f"\nexit code: {done.returncode}"
         self.record("bash", {"command": shown}, output)
 
@@ -104,30 +121,44 @@ class Session:
         path = path or self.rng.choice(self.files)
         lines = path.read_text(errors="replace").splitlines()
         offset = self.rng.randrange(0, max(len(lines) - 60, 1))
-        page = "\n".join(f"{i + 1:>5}  {line}" for i, line in
-                         enumerate(lines[offset:offset + 60], start=offset))
-        self.record("read_file", {"path": self.rel(path), "offset": offset + 1, "limit": 60},
-                    page, paged=True)
+        page = "\n".join(
+            f"{i + 1:>5}  {line}" for i, line in enumerate(lines[offset : offset + 60], start=offset)
+        )
+        self.record(
+            "read_file", {"path": self.rel(path), "offset": offset + 1, "limit": 60}, page, paged=True
+        )
 
     def grep(self, pattern: str | None = None) -> None:
         pattern = pattern or self.rng.choice(GREP_PATTERNS)
         package = self.rng.choice(PACKAGES)
         self.subprocesses += 1
-        done = subprocess.run(["grep", "-rn", "--include=*.py", pattern, package], cwd=self.root,
-                              capture_output=True, text=True, timeout=60)
+        done = subprocess.run(
+            ["grep", "-rn", "--include=*.py", pattern, package],
+            cwd=self.root,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         self.record("grep", {"pattern": pattern, "path": package}, done.stdout or "(no matches)")
 
     def edit(self) -> None:
         path = self.rng.choice(self.files)
         text = path.read_text(errors="replace")
         path.write_text(text + "\n# reviewed during the benchmark session\n")
-        self.record("edit_file", {"path": self.rel(path), "old_string": "", "new_string":
-                                  "# reviewed during the benchmark session"},
-                    f"Edited {self.rel(path)}: 1 line added")
+        self.record(
+            "edit_file",
+            {
+                "path": self.rel(path),
+                "old_string": "",
+                "new_string": "# reviewed during the benchmark session",
+            },
+            f"Edited {self.rel(path)}: 1 line added",
+        )
 
     def missing(self) -> None:
-        self.record("read_file", {"path": "src/does_not_exist.py"},
-                    "Error: no such file: src/does_not_exist.py")
+        self.record(
+            "read_file", {"path": "src/does_not_exist.py"}, "Error: no such file: src/does_not_exist.py"
+        )
 
     def command(self) -> None:
         choice = self.rng.random()
@@ -158,13 +189,14 @@ def build_session(root: Path) -> Session:
             s.user(f"Decision: the {FACTS_CHAT['user decision']}. Now check the settings module.")
             s.read(planted)
         elif turn == 4:
-            s.user(f"Put the notes in {FACTS_CHAT['file path']} when we are done. "
-                   "Grep for the marker.")
+            s.user(f"Put the notes in {FACTS_CHAT['file path']} when we are done. Grep for the marker.")
             s.grep(FACTS_TOOL["grep hit"])
         elif turn == 5:
             s.user("What build are we on?")
-            s.run([sys.executable, "-c", "print('" + FACTS_TOOL["command output"] + "')"],
-                  "python -c 'print(build id)'")
+            s.run(
+                [sys.executable, "-c", "print('" + FACTS_TOOL["command output"] + "')"],
+                "python -c 'print(build id)'",
+            )
         else:
             s.user(f"Request {turn}: look into {rng.choice(PACKAGES)} and tidy what you find.")
         for _ in range(rng.randint(6, 12)):
@@ -181,9 +213,19 @@ def build_session(root: Path) -> Session:
                 s.missing()
             elif pytest_runs < 4:
                 pytest_runs += 1
-                s.run([sys.executable, "-m", "pytest", "--co", "-q", "-p", "no:cacheprovider",
-                       "jsonschema/tests/test_types.py"],
-                      "python -m pytest --co -q jsonschema/tests")
+                s.run(
+                    [
+                        sys.executable,
+                        "-m",
+                        "pytest",
+                        "--co",
+                        "-q",
+                        "-p",
+                        "no:cacheprovider",
+                        "jsonschema/tests/test_types.py",
+                    ],
+                    "python -m pytest --co -q jsonschema/tests",
+                )
             else:
                 s.read()
         if turn == 3:
@@ -204,8 +246,9 @@ async def extractive(messages: list[Message], instructions: str, max_tokens: int
         if m.role not in ("user", "assistant") or not m.content or m.kind != "chat":
             continue
         for sentence in re.split(r"(?<=[.!?])\s+", m.content):
-            if re.search(r"(?i)\b(decision|decided|finding|found|must|remember)\b", sentence) or \
-                    (m.role == "user" and path.search(sentence)):
+            if re.search(r"(?i)\b(decision|decided|finding|found|must|remember)\b", sentence) or (
+                m.role == "user" and path.search(sentence)
+            ):
                 keep.append(sentence.strip())
         if m.role == "user":
             asks.append(m.content[:60])
@@ -218,8 +261,9 @@ extractive.model = "local/extractive"  # type: ignore[attr-defined]
 
 
 def facts_kept(history: list[Message], blobs: dict[str, str]) -> tuple[int, list[str]]:
-    text = "\n".join([m.content or "" for m in history] +
-                     [c.arguments for m in history for c in m.tool_calls])
+    text = "\n".join(
+        [m.content or "" for m in history] + [c.arguments for m in history for c in m.tool_calls]
+    )
     refs = collect_refs(history)
     lost = []
     for name, fact in {**FACTS_CHAT, **FACTS_TOOL}.items():
@@ -233,30 +277,46 @@ async def measure(label, messages, counter, cfg, blobs, summarizer=None, target=
     times = []
     for _ in range(RUNS):
         start = time.perf_counter()
-        out, result = await compact(messages, counter=counter, settings=cfg, target_tokens=target,
-                                    fixed_tokens=FIXED, summarizer=summarizer)
+        out, result = await compact(
+            messages,
+            counter=counter,
+            settings=cfg,
+            target_tokens=target,
+            fixed_tokens=FIXED,
+            summarizer=summarizer,
+        )
         times.append((time.perf_counter() - start) * 1000)
     kept, lost = facts_kept(out, blobs)
     problems = check_invariants(messages, out, counter=counter, result=result)
-    return {"label": label, "before": result.tokens_before, "after": result.tokens_after,
-            "messages": len(out), "reached": result.reached_target, "ms": statistics.median(times),
-            "facts": kept, "lost": lost, "ok": not problems, "problems": problems,
-            "ran": ", ".join(result.strategies) or "-"}
+    return {
+        "label": label,
+        "before": result.tokens_before,
+        "after": result.tokens_after,
+        "messages": len(out),
+        "reached": result.reached_target,
+        "ms": statistics.median(times),
+        "facts": kept,
+        "lost": lost,
+        "ok": not problems,
+        "problems": problems,
+        "ran": ", ".join(result.strategies) or "-",
+    }
 
 
 async def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         for package in PACKAGES:
-            shutil.copytree(SITE / package, root / package,
-                            ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.copytree(SITE / package, root / package, ignore=shutil.ignore_patterns("__pycache__"))
         started = time.perf_counter()
         session = build_session(root)
         built = time.perf_counter() - started
     messages, blobs = session.messages, session.blobs
     tools = sum(m.role == "tool" for m in messages)
-    print(f"session: {len(messages)} messages, {tools} tool results, "
-          f"{session.subprocesses} subprocesses, built in {built:.1f} s")
+    print(
+        f"session: {len(messages)} messages, {tools} tool results, "
+        f"{session.subprocesses} subprocesses, built in {built:.1f} s"
+    )
 
     cold = TokenCounter("gpt-4o")
     start = time.perf_counter()
@@ -264,36 +324,62 @@ async def main() -> None:
     cold_ms = (time.perf_counter() - start) * 1000
     counter = TokenCounter("gpt-4o")
     counter.count_messages(messages)  # the loop's counter already knows every message
-    print(f"conversation: {total:,} tokens + {FIXED:,} fixed; target {TARGET:,} "
-          f"(60% of a {WINDOW:,} window less {MAX_OUTPUT:,} reply); cold count {cold_ms:.0f} ms\n")
+    print(
+        f"conversation: {total:,} tokens + {FIXED:,} fixed; target {TARGET:,} "
+        f"(60% of a {WINDOW:,} window less {MAX_OUTPUT:,} reply); cold count {cold_ms:.0f} ms\n"
+    )
 
     off = dict(tool_clearing=False, pruning=False, summarization=False, truncation=False)
     rows = [
-        await measure("tool clearing alone", messages, counter,
-                      CompactionSettings(**{**off, "tool_clearing": True}), blobs),
-        await measure("pruning alone", messages, counter,
-                      CompactionSettings(**{**off, "pruning": True}), blobs),
-        await measure("summary alone (local)", messages, counter,
-                      CompactionSettings(**{**off, "summarization": True}), blobs, extractive),
-        await measure("truncation alone", messages, counter,
-                      CompactionSettings(**{**off, "truncation": True}), blobs),
+        await measure(
+            "tool clearing alone",
+            messages,
+            counter,
+            CompactionSettings(**{**off, "tool_clearing": True}),
+            blobs,
+        ),
+        await measure(
+            "pruning alone", messages, counter, CompactionSettings(**{**off, "pruning": True}), blobs
+        ),
+        await measure(
+            "summary alone (local)",
+            messages,
+            counter,
+            CompactionSettings(**{**off, "summarization": True}),
+            blobs,
+            extractive,
+        ),
+        await measure(
+            "truncation alone", messages, counter, CompactionSettings(**{**off, "truncation": True}), blobs
+        ),
         await measure("chain, no model", messages, counter, CompactionSettings(), blobs),
-        await measure("chain + local summary", messages, counter, CompactionSettings(), blobs,
-                      extractive),
-        await measure("chain, no model, 32k", messages, counter, CompactionSettings(), blobs,
-                      target=FIXED + 20_000),
-        await measure("chain + local summary, 32k", messages, counter, CompactionSettings(),
-                      blobs, extractive, target=FIXED + 20_000),
+        await measure("chain + local summary", messages, counter, CompactionSettings(), blobs, extractive),
+        await measure(
+            "chain, no model, 32k", messages, counter, CompactionSettings(), blobs, target=FIXED + 20_000
+        ),
+        await measure(
+            "chain + local summary, 32k",
+            messages,
+            counter,
+            CompactionSettings(),
+            blobs,
+            extractive,
+            target=FIXED + 20_000,
+        ),
     ]
-    header = f"{'strategy':<28}{'before':>9}{'after':>9}{'msgs':>6}{'target':>8}{'ms':>9}" \
-             f"{'facts':>7}  {'invariants':<11}ran"
+    header = (
+        f"{'strategy':<28}{'before':>9}{'after':>9}{'msgs':>6}{'target':>8}{'ms':>9}"
+        f"{'facts':>7}  {'invariants':<11}ran"
+    )
     print(header)
     print("-" * len(header))
     for r in rows:
         facts = f"{r['facts']}/{len(FACTS_CHAT) + len(FACTS_TOOL)}"
-        print(f"{r['label']:<28}{r['before']:>9,}{r['after']:>9,}{r['messages']:>6}"
-              f"{'yes' if r['reached'] else 'no':>8}{r['ms']:>9.1f}{facts:>7}  "
-              f"{'ok' if r['ok'] else 'BROKEN':<11}{r['ran']}")
+        print(
+            f"{r['label']:<28}{r['before']:>9,}{r['after']:>9,}{r['messages']:>6}"
+            f"{'yes' if r['reached'] else 'no':>8}{r['ms']:>9.1f}{facts:>7}  "
+            f"{'ok' if r['ok'] else 'BROKEN':<11}{r['ran']}"
+        )
     for r in rows:
         if r["lost"]:
             print(f"  {r['label']}: lost {', '.join(r['lost'])}")
@@ -301,14 +387,19 @@ async def main() -> None:
             print(f"  {r['label']}: {p}")
 
     start = time.perf_counter()
-    savings = await estimate_savings(messages, counter=counter, settings=CompactionSettings(),
-                                     target_tokens=TARGET, fixed_tokens=FIXED)
+    savings = await estimate_savings(
+        messages, counter=counter, settings=CompactionSettings(), target_tokens=TARGET, fixed_tokens=FIXED
+    )
     estimate_ms = (time.perf_counter() - start) * 1000
     chain = rows[4]["ms"]
-    print(f"\nchain without a model: {chain:.1f} ms = {chain / GOAL_MS:.2f}× the "
-          f"{GOAL_MS:.0f} ms goal, {chain / cold_ms:.2f}× one cold token count ({cold_ms:.0f} ms)")
-    print(f"estimate_savings (/context screen): {estimate_ms:.1f} ms; at most freed: "
-          + ", ".join(f"{k} {v:,}" for k, v in savings.items()))
+    print(
+        f"\nchain without a model: {chain:.1f} ms = {chain / GOAL_MS:.2f}× the "
+        f"{GOAL_MS:.0f} ms goal, {chain / cold_ms:.2f}× one cold token count ({cold_ms:.0f} ms)"
+    )
+    print(
+        f"estimate_savings (/context screen): {estimate_ms:.1f} ms; at most freed: "
+        + ", ".join(f"{k} {v:,}" for k, v in savings.items())
+    )
 
 
 if __name__ == "__main__":

@@ -34,17 +34,21 @@ N_TOOLS = 500
 TURNS = 300
 WINDOW, RESERVE = 200_000, 8_192
 VERBS = "list get create update delete search sync export import watch render scan".split()
-NOUNS = ("issue branch commit file folder ticket invoice user team project page record table "
-         "metric alert build deploy secret image volume").split()
-FILLER = ("returns the matching items with their identifiers and timestamps sorted by recency "
-          "optionally filtered by owner label or state and paginated with a cursor").split()
+NOUNS = (
+    "issue branch commit file folder ticket invoice user team project page record table "
+    "metric alert build deploy secret image volume"
+).split()
+FILLER = (
+    "returns the matching items with their identifiers and timestamps sorted by recency "
+    "optionally filtered by owner label or state and paginated with a cursor"
+).split()
 
 
 class Synthetic:
     def __init__(self, spec: ToolSpec) -> None:
         self.spec = spec
 
-    async def run(self, args, ctx) -> ToolOutput:  # noqa: ANN001 - never called here
+    async def run(self, args, ctx) -> ToolOutput:
         return ToolOutput(text="")
 
 
@@ -53,13 +57,23 @@ def synthetic_tools(rng: random.Random) -> list[Synthetic]:
     for i in range(N_TOOLS):
         verb, noun = rng.choice(VERBS), rng.choice(NOUNS)
         words = " ".join(rng.choice(FILLER) for _ in range(rng.randint(20, 90)))
-        props = {f"{noun}_{k}": {"type": rng.choice(["string", "integer", "boolean"]),
-                                 "description": " ".join(rng.choice(FILLER) for _ in range(8))}
-                 for k in range(rng.randint(1, 4))}
-        out.append(Synthetic(ToolSpec(
-            f"srv{i % 10}__{verb}_{noun}_{i}", f"{verb.title()} {noun}s. {words}",
-            {"type": "object", "properties": props, "required": list(props)[:1]},
-            source="mcp")))
+        props = {
+            f"{noun}_{k}": {
+                "type": rng.choice(["string", "integer", "boolean"]),
+                "description": " ".join(rng.choice(FILLER) for _ in range(8)),
+            }
+            for k in range(rng.randint(1, 4))
+        }
+        out.append(
+            Synthetic(
+                ToolSpec(
+                    f"srv{i % 10}__{verb}_{noun}_{i}",
+                    f"{verb.title()} {noun}s. {words}",
+                    {"type": "object", "properties": props, "required": list(props)[:1]},
+                    source="mcp",
+                )
+            )
+        )
     return out
 
 
@@ -98,8 +112,7 @@ def main() -> None:
     budget = first.budget
     for turn in range(TURNS):
         history.append(user(f"turn {turn}: do the next thing"))
-        offered = [s["function"]["name"] for s in (prompts.selection.schemas if prompts.selection
-                                                   else ())]
+        offered = [s["function"]["name"] for s in (prompts.selection.schemas if prompts.selection else ())]
         picks = [rng.choice([n for n in offered if "__" in n] or names) for _ in range(2)]
         if turn % 10 == 0:  # now and then the model reaches a deferred tool by search
             found = prompts.search_tools(rng.choice(NOUNS), 3)
@@ -134,15 +147,16 @@ def main() -> None:
         ("effective window / threshold", f"{WINDOW - RESERVE:,} / {budget:,}", "10% share"),
         ("selection per turn (median)", f"{med * 1e3:.3f} ms", "target ≤ 2 ms"),
         ("selection per turn (p95 wall)", f"{p95 * 1e3:.3f} ms", f"over {TURNS} turns"),
-        ("selection per turn (p95 CPU time)", f"{cpu_p95 * 1e3:.3f} ms",
-         "wall minus waiting for a busy CPU"),
+        ("selection per turn (p95 CPU time)", f"{cpu_p95 * 1e3:.3f} ms", "wall minus waiting for a busy CPU"),
         ("first selection (counts every schema)", f"{cold * 1e3:.1f} ms", "once per session"),
-        ("naive re-count per turn (baseline)", f"{naive_med * 1e3:.1f} ms",
-         f"ratio {naive_med / med:,.0f}× slower"),
+        (
+            "naive re-count per turn (baseline)",
+            f"{naive_med * 1e3:.1f} ms",
+            f"ratio {naive_med / med:,.0f}× slower",
+        ),
         ("tool_search ranking over 500", f"{search * 1e3:.2f} ms", "per query"),
         ("tool-description tokens, all", f"{all_tokens:,}", "baseline: no deferral"),
-        ("tool-description tokens, offered", f"{after:,.0f}",
-         f"ratio {after / all_tokens:.2f} of all"),
+        ("tool-description tokens, offered", f"{after:,.0f}", f"ratio {after / all_tokens:.2f} of all"),
         ("tools deferred", f"{len(first.deferred)}", "first turn"),
     ]
     width = max(len(r[0]) for r in rows)

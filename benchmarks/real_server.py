@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from agent_tui.agent import events as ev  # noqa: E402
 from agent_tui.factory import build_services  # noqa: E402
-from agent_tui.testing.llama_server import start_test_server  # noqa: E402
+from testkit.llama_server import start_test_server  # noqa: E402
 from tests.real_server.support import (  # noqa: E402
     QUIET,
     SERVER_SETTINGS,
@@ -84,8 +84,9 @@ async def run(turns: int, tokens: int, tmp: Path, server) -> list[dict]:
                     calls[-1]["error"] = event.kind
             total = time.perf_counter() - start
             for call in calls:
-                call.update(turn=turn + 1, kind=kind, compacted=compacted,
-                            own=total - spent[0], provider=spent[0])
+                call.update(
+                    turn=turn + 1, kind=kind, compacted=compacted, own=total - spent[0], provider=spent[0]
+                )
                 rows.append(call)
     finally:
         await services.close()
@@ -97,8 +98,10 @@ def pct(value: float) -> str:
 
 
 def report(rows: list[dict]) -> None:
-    head = (f"{'turn':>4} {'paste':<8} {'reported':>8} {'estimate':>8} {'error':>7} "
-            f"{'raw':>6} {'raw err':>8} {'ratio':>6} {'loop ms':>8} {'provider ms':>11}  note")
+    head = (
+        f"{'turn':>4} {'paste':<8} {'reported':>8} {'estimate':>8} {'error':>7} "
+        f"{'raw':>6} {'raw err':>8} {'ratio':>6} {'loop ms':>8} {'provider ms':>11}  note"
+    )
     print(head)
     print("-" * len(head))
     calibrated, raw_errors, own, provider = [], [], [], []
@@ -106,9 +109,11 @@ def report(rows: list[dict]) -> None:
         reported = r.get("reported")
         note = ("compacted " if r["compacted"] else "") + (r.get("error") or "")
         if not reported:
-            print(f"{r['turn']:>4} {r['kind']:<8} {'-':>8} {r['estimate']:>8} {'':>7} "
-                  f"{r['raw']:>6} {'':>8} {'':>6} {r['own'] * 1e3:>8.1f} "
-                  f"{r['provider'] * 1e3:>11.0f}  {note}")
+            print(
+                f"{r['turn']:>4} {r['kind']:<8} {'-':>8} {r['estimate']:>8} {'':>7} "
+                f"{r['raw']:>6} {'':>8} {'':>6} {r['own'] * 1e3:>8.1f} "
+                f"{r['provider'] * 1e3:>11.0f}  {note}"
+            )
             continue
         err = (r["estimate"] - reported) / reported
         raw = (r["raw"] - reported) / reported
@@ -118,37 +123,47 @@ def report(rows: list[dict]) -> None:
             raw_errors.append(abs(raw))
         own.append(r["own"])
         provider.append(r["provider"])
-        print(f"{r['turn']:>4} {r['kind']:<8} {reported:>8} {r['estimate']:>8} {pct(err):>7} "
-              f"{r['raw']:>6} {pct(raw):>8} {ratio:>6.2f} {r['own'] * 1e3:>8.1f} "
-              f"{r['provider'] * 1e3:>11.0f}  {note}")
+        print(
+            f"{r['turn']:>4} {r['kind']:<8} {reported:>8} {r['estimate']:>8} {pct(err):>7} "
+            f"{r['raw']:>6} {pct(raw):>8} {ratio:>6.2f} {r['own'] * 1e3:>8.1f} "
+            f"{r['provider'] * 1e3:>11.0f}  {note}"
+        )
     print()
     if calibrated:
         med_c, med_r = statistics.median(calibrated), statistics.median(raw_errors)
-        print(f"estimate error after the first report: median {med_c:.1%}, max "
-              f"{max(calibrated):.1%} (target ≤ 5%); raw tiktoken (baseline) median {med_r:.1%} "
-              f"→ {med_c / med_r if med_r else float('nan'):.2f}× the baseline's error")
+        print(
+            f"estimate error after the first report: median {med_c:.1%}, max "
+            f"{max(calibrated):.1%} (target ≤ 5%); raw tiktoken (baseline) median {med_r:.1%} "
+            f"→ {med_c / med_r if med_r else float('nan'):.2f}× the baseline's error"
+        )
     if own:
         med_o, med_p = statistics.median(own), statistics.median(provider)
-        print(f"loop's own time per turn: median {med_o * 1e3:.1f} ms, max {max(own) * 1e3:.1f} "
-              f"ms; provider call (baseline) median {med_p * 1e3:.0f} ms → "
-              f"{med_o / med_p:.2%} of the provider's time")
+        print(
+            f"loop's own time per turn: median {med_o * 1e3:.1f} ms, max {max(own) * 1e3:.1f} "
+            f"ms; provider call (baseline) median {med_p * 1e3:.0f} ms → "
+            f"{med_o / med_p:.2%} of the provider's time"
+        )
 
 
 async def main(turns: int, tokens: int) -> None:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
-        server = start_test_server(TEMPLATE.read_text(), n_ctx=WINDOW, extra=SERVER_SETTINGS,
-                                   log_path=Path(tmp) / "server.log")
+        server = start_test_server(
+            TEMPLATE.read_text(), n_ctx=WINDOW, extra=SERVER_SETTINGS, log_path=Path(tmp) / "server.log"
+        )
         try:
-            print(f"llama.cpp server {server.address} (pid {server.pid}), n_ctx {WINDOW}, "
-                  f"started in {time.perf_counter() - started:.1f} s\n")
+            print(
+                f"llama.cpp server {server.address} (pid {server.pid}), n_ctx {WINDOW}, "
+                f"started in {time.perf_counter() - started:.1f} s\n"
+            )
             rows = await run(turns, tokens, Path(tmp), server)
             overflows = server.overflows()
         finally:
             server.stop()
     report(rows)
-    print(f"requests the server refused as too long: {overflows}; "
-          f"total {time.perf_counter() - started:.0f} s")
+    print(
+        f"requests the server refused as too long: {overflows}; total {time.perf_counter() - started:.0f} s"
+    )
 
 
 if __name__ == "__main__":

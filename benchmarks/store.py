@@ -20,17 +20,39 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Awaitable, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent_tui.store import Store, open_store  # noqa: E402
+from agent_tui.store import Store, open_store
 
-WORDS = [f"{a}{b}" for a in ("con", "re", "de", "pro", "in", "ex", "sub", "trans", "com", "dis")
-         for b in ("nect", "fuse", "load", "pile", "dex", "port", "mit", "form", "pend", "tract",
-                   "ject", "vert", "sist", "duce", "ceive", "scribe", "pose", "cede", "vene",
-                   "serve")]
+WORDS = [
+    f"{a}{b}"
+    for a in ("con", "re", "de", "pro", "in", "ex", "sub", "trans", "com", "dis")
+    for b in (
+        "nect",
+        "fuse",
+        "load",
+        "pile",
+        "dex",
+        "port",
+        "mit",
+        "form",
+        "pend",
+        "tract",
+        "ject",
+        "vert",
+        "sist",
+        "duce",
+        "ceive",
+        "scribe",
+        "pose",
+        "cede",
+        "vene",
+        "serve",
+    )
+]
 RARE = [f"zz{n:05d}" for n in range(20_000)]
 
 Row = tuple[str, float, float, "float | None", "float | None", str]
@@ -42,7 +64,8 @@ def log_lines(count: int, seed: int, start: int = 1) -> str:
     return "".join(
         f"{start + i:08d} {rng.choice(levels)} worker-{rng.randrange(16)} "
         f"{' '.join(rng.choices(WORDS, k=6))} took {rng.randrange(999)}ms\n"
-        for i in range(count))
+        for i in range(count)
+    )
 
 
 def children_cpu() -> float:
@@ -50,8 +73,9 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-async def measure(runs: int, work: Callable[[], Awaitable[object]],
-                  clock: Callable[[], float] = time.process_time) -> tuple[float, float]:
+async def measure(
+    runs: int, work: Callable[[], Awaitable[object]], clock: Callable[[], float] = time.process_time
+) -> tuple[float, float]:
     """Median wall and CPU milliseconds of `work`."""
     walls, cpus = [], []
     for _ in range(runs):
@@ -76,10 +100,26 @@ async def bench_offload(store: Store, session_id: str, rows: list[Row]) -> None:
         wall = time.perf_counter()
         await store.results.wait_indexed()
         index_walls.append((time.perf_counter() - wall) * 1000)
-    rows.append((f"offload a {size / 2**20:.0f} MB output, stored + view built",
-                 statistics.median(walls), statistics.median(cpus), 100.0, 100.0, "target"))
-    rows.append(("  its FTS indexing (background, after the view)",
-                 statistics.median(index_walls), float("nan"), None, None, "-"))
+    rows.append(
+        (
+            f"offload a {size / 2**20:.0f} MB output, stored + view built",
+            statistics.median(walls),
+            statistics.median(cpus),
+            100.0,
+            100.0,
+            "target",
+        )
+    )
+    rows.append(
+        (
+            "  its FTS indexing (background, after the view)",
+            statistics.median(index_walls),
+            float("nan"),
+            None,
+            None,
+            "-",
+        )
+    )
 
 
 async def bench_read(store: Store, session_id: str, rows: list[Row]) -> None:
@@ -106,16 +146,15 @@ async def bench_grep(store: Store, session_id: str, folder: Path, rows: list[Row
     ref = await store.results.offload(session_id, "bash", None, text)
     await store.results.wait_indexed()
     for pattern, flags, label in (
-            ("connection refused", "-n", f"grep a {len(text) / 2**20:.0f} MB output "
-                                         "(60 matches, literal)"),
-            (r"connection\s+refused", "-nE", "  same with a regex (connection\\s+refused)")):
+        ("connection refused", "-n", f"grep a {len(text) / 2**20:.0f} MB output (60 matches, literal)"),
+        (r"connection\s+refused", "-nE", "  same with a regex (connection\\s+refused)"),
+    ):
         out = await store.results.grep(ref.id, pattern)
         assert "60 matching lines" in out, out.splitlines()[0]
         wall, cpu = await measure(9, lambda: store.results.grep(ref.id, pattern))
 
         async def gnu() -> None:
-            subprocess.run(["grep", flags, pattern, str(file)], stdout=subprocess.DEVNULL,
-                           check=True)
+            subprocess.run(["grep", flags, pattern, str(file)], stdout=subprocess.DEVNULL, check=True)
 
         base_wall, base_cpu = await measure(9, gnu, clock=children_cpu)
         rows.append((label, wall, cpu, base_wall, base_cpu, f"grep {flags}"))
@@ -136,8 +175,18 @@ async def bench_recall(store: Store, rows: list[Row]) -> None:
     build = time.perf_counter() - start
     # Every output is drawn from the same 3000 lines, so the common words below match all
     # 10000 outputs: the hardest case for BM25, which scores every match.
-    queries = ["connect", "refuse timeout", "ERROR worker-3", "zz00042", "repile condect",
-               "transmit describe", "proform", "zz01234 marker", "dispend exvene", "took"]
+    queries = [
+        "connect",
+        "refuse timeout",
+        "ERROR worker-3",
+        "zz00042",
+        "repile condect",
+        "transmit describe",
+        "proform",
+        "zz01234 marker",
+        "dispend exvene",
+        "took",
+    ]
     for query in queries:
         assert await store.results.recall(query), query
     walls, cpus = [], []
@@ -146,24 +195,44 @@ async def bench_recall(store: Store, rows: list[Row]) -> None:
             wall, cpu = await measure(1, lambda: store.results.recall(query, limit=10))
             walls.append(wall)
             cpus.append(cpu)
-    rows.append((f"recall over 10000 outputs ({total / 2**20:.0f} MB; built in {build:.0f} s)",
-                 statistics.median(walls), statistics.median(cpus), 50.0, 50.0, "target"))
+    rows.append(
+        (
+            f"recall over 10000 outputs ({total / 2**20:.0f} MB; built in {build:.0f} s)",
+            statistics.median(walls),
+            statistics.median(cpus),
+            50.0,
+            50.0,
+            "target",
+        )
+    )
     walls.sort()
     cpus.sort()
-    rows.append(("  its 90th percentile (words in every output)", walls[int(len(walls) * 0.9)],
-                 cpus[int(len(cpus) * 0.9)], 50.0, 50.0, "target"))
+    rows.append(
+        (
+            "  its 90th percentile (words in every output)",
+            walls[int(len(walls) * 0.9)],
+            cpus[int(len(cpus) * 0.9)],
+            50.0,
+            50.0,
+            "target",
+        )
+    )
 
 
 def print_table(rows: list[Row]) -> None:
     print(f"\nload average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
-    print(f"{'case':<58} {'wall ms':>8} {'cpu ms':>7}  {'vs':<9} {'wall':>7} {'cpu':>7} "
-          f"{'ratio':>6} {'cpu r.':>6}")
+    print(
+        f"{'case':<58} {'wall ms':>8} {'cpu ms':>7}  {'vs':<9} {'wall':>7} {'cpu':>7} "
+        f"{'ratio':>6} {'cpu r.':>6}"
+    )
     print("-" * 116)
     for name, wall, cpu, base_wall, base_cpu, kind in rows:
         line = f"{name:<58} {wall:>8.1f} {cpu:>7.1f}  "
         if base_wall is not None and base_cpu is not None:
-            line += (f"{kind:<9} {base_wall:>7.1f} {base_cpu:>7.1f} {wall / base_wall:>6.2f} "
-                     f"{cpu / max(base_cpu, 0.1):>6.2f}")
+            line += (
+                f"{kind:<9} {base_wall:>7.1f} {base_cpu:>7.1f} {wall / base_wall:>6.2f} "
+                f"{cpu / max(base_cpu, 0.1):>6.2f}"
+            )
         print(line.replace("nan", "  -"))
 
 
@@ -174,10 +243,12 @@ async def main() -> None:
         store = await open_store(folder / "bench.db")
         try:
             session = await store.sessions.create("/work/bench", "m")
-            for name, job in (("offload", bench_offload(store, session.id, rows)),
-                              ("read", bench_read(store, session.id, rows)),
-                              ("grep", bench_grep(store, session.id, folder, rows)),
-                              ("recall", bench_recall(store, rows))):
+            for name, job in (
+                ("offload", bench_offload(store, session.id, rows)),
+                ("read", bench_read(store, session.id, rows)),
+                ("grep", bench_grep(store, session.id, folder, rows)),
+                ("recall", bench_recall(store, rows)),
+            ):
                 start = time.perf_counter()
                 await job
                 print(f"{name} done in {time.perf_counter() - start:.1f} s", file=sys.stderr)

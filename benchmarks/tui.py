@@ -57,8 +57,7 @@ def first_frame(argv: list[str], env: dict[str, str], timeout: float = 20.0) -> 
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))
         child_env = {**os.environ, **env, FIRST_FRAME_ENV: str(stamp), "TERM": "xterm-256color"}
         started = time.time()
-        proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=child_env,
-                                close_fds=True)
+        proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=child_env, close_fds=True)
         os.close(slave)
         drain = threading.Thread(target=_drain, args=(master,), daemon=True)
         drain.start()
@@ -83,13 +82,20 @@ def _drain(fd: int) -> None:
 
 
 def bench_launch(repeat: int = 5) -> tuple[list[float], list[float]]:
-    from agent_tui.testing.fake_openai import FakeOpenAI
+    from testkit.fake_openai import FakeOpenAI
 
     agent = str(ROOT / ".venv" / "bin" / "agent-tui")
     ours, bare = [], []
     with FakeOpenAI(window=32_768) as server, tempfile.TemporaryDirectory() as home:
-        argv = [agent, "--model", "openai/fake-model", "--api-base", server.base_url,
-                "--context-window", "32768"]
+        argv = [
+            agent,
+            "--model",
+            "openai/fake-model",
+            "--api-base",
+            server.base_url,
+            "--context-window",
+            "32768",
+        ]
         env = {"AGENT_TUI_HOME": home}
         for _ in range(repeat):
             ours.append(first_frame(argv, env))
@@ -108,8 +114,9 @@ async def make_db(config, workspace: Path, sizes: tuple[int, ...]) -> dict[int, 
     ids = {}
     try:
         for size in sizes:
-            info = await services.store.sessions.create(str(workspace), config.model.name,
-                                                        title=f"{size} messages")
+            info = await services.store.sessions.create(
+                str(workspace), config.model.name, title=f"{size} messages"
+            )
             messages = []
             i = 0
             while len(messages) < size:
@@ -119,8 +126,10 @@ async def make_db(config, workspace: Path, sizes: tuple[int, ...]) -> dict[int, 
                     user(f"question {i}: why does test {i} fail?"),
                     assistant(f"Checking test {i}.", (call,)),
                     tool_result(call, "\n".join(f"line {n} of output" for n in range(40))),
-                    assistant(f"Test **{i}** fails because:\n\n```python\nassert f({i}) == "
-                              f"{i * 2}\n```\n\nFixed in `src/m{i}.py`."),
+                    assistant(
+                        f"Test **{i}** fails because:\n\n```python\nassert f({i}) == "
+                        f"{i * 2}\n```\n\nFixed in `src/m{i}.py`."
+                    ),
                 ]
             await services.store.sessions.append(info.id, messages[:size])
             ids[size] = info.id
@@ -132,19 +141,27 @@ async def make_db(config, workspace: Path, sizes: tuple[int, ...]) -> dict[int, 
 async def bench_open_and_keys(repeat: int = 5) -> dict[str, dict[int, list[float]]]:
     from agent_tui.config import load_config
     from agent_tui.factory import build_services
-    from agent_tui.testing.fake_openai import FakeOpenAI
     from agent_tui.ui.app import AgentApp
     from agent_tui.ui.widgets.chat import ChatPane
+    from testkit.fake_openai import FakeOpenAI
 
     results: dict[str, dict[int, list[float]]] = {"open": {}, "measured": {}, "keys": {}}
     with FakeOpenAI(window=200_000) as server, tempfile.TemporaryDirectory() as tmp:
         os.environ["AGENT_TUI_HOME"] = str(Path(tmp) / "home")
         workspace = Path(tmp) / "ws"
         workspace.mkdir()
-        config = load_config(overrides={
-            "model": {"name": "openai/fake-model", "api_base": server.base_url,
-                      "context_window": 200_000},
-            "store": {"db": str(Path(tmp) / "bench.db")}}, cwd=workspace, env={}).config
+        config = load_config(
+            overrides={
+                "model": {
+                    "name": "openai/fake-model",
+                    "api_base": server.base_url,
+                    "context_window": 200_000,
+                },
+                "store": {"db": str(Path(tmp) / "bench.db")},
+            },
+            cwd=workspace,
+            env={},
+        ).config
         ids = await make_db(config, workspace, (20, 2000))
         app = AgentApp(lambda: build_services(config, workspace=workspace), workspace=workspace)
         async with app.run_test(size=(120, 36)) as pilot:
@@ -160,8 +177,7 @@ async def bench_open_and_keys(repeat: int = 5) -> dict[str, dict[int, list[float
                     await drawn.wait()
                     # Shown: the chat drawn (the app stamps it); measured: the meter filled too.
                     results["open"].setdefault(size, []).append(view.chat_shown_at - started)
-                    results["measured"].setdefault(size, []).append(
-                        time.perf_counter() - started)
+                    results["measured"].setdefault(size, []).append(time.perf_counter() - started)
             for size, session_id in ids.items():
                 await view.open_new(session_id)
                 await _idle(pilot)
@@ -188,8 +204,10 @@ async def _idle(pilot) -> None:
 
 def row(name: str, value: float, baseline: float, target: str, unit: str = "s") -> str:
     scale = 1000 if unit == "ms" else 1
-    return (f"{name:<44} {value * scale:>9.3f} {unit:<2} {baseline * scale:>9.3f} {unit:<2} "
-            f"{value / baseline:>7.2f}×  {target}")
+    return (
+        f"{name:<44} {value * scale:>9.3f} {unit:<2} {baseline * scale:>9.3f} {unit:<2} "
+        f"{value / baseline:>7.2f}×  {target}"
+    )
 
 
 def main() -> None:
@@ -198,26 +216,49 @@ def main() -> None:
     med = statistics.median
     print(f"{'measure (median)':<44} {'agent-tui':>12} {'baseline':>12} {'ratio':>8}  target")
     print("-" * 100)
-    print(row("launch → first frame (pty subprocess)", med(ours), med(bare),
-              "≤ 1.0 s · baseline: bare Textual app"))
+    print(
+        row(
+            "launch → first frame (pty subprocess)",
+            med(ours),
+            med(bare),
+            "≤ 1.0 s · baseline: bare Textual app",
+        )
+    )
     opened = timings["open"]
-    print(row("open session, 2 000 messages: chat drawn", med(opened[2000]), med(opened[20]),
-              "≤ 0.5 s · baseline: 20 messages"))
+    print(
+        row(
+            "open session, 2 000 messages: chat drawn",
+            med(opened[2000]),
+            med(opened[20]),
+            "≤ 0.5 s · baseline: 20 messages",
+        )
+    )
     measured = timings["measured"]
-    print(row("open session, 2 000 messages: meter filled", med(measured[2000]),
-              med(measured[20]), "(first full count, off the UI loop)"))
+    print(
+        row(
+            "open session, 2 000 messages: meter filled",
+            med(measured[2000]),
+            med(measured[20]),
+            "(first full count, off the UI loop)",
+        )
+    )
     keys = timings["keys"]
-    print(row("key → next refresh, 2 000 loaded (median)", med(keys[2000]), med(keys[20]),
-              "≤ 50 ms · baseline: 20 messages", "ms"))
+    print(
+        row(
+            "key → next refresh, 2 000 loaded (median)",
+            med(keys[2000]),
+            med(keys[20]),
+            "≤ 50 ms · baseline: 20 messages",
+            "ms",
+        )
+    )
     p95 = lambda xs: sorted(xs)[max(0, int(len(xs) * 0.95) - 1)]  # noqa: E731
-    print(row("key → next refresh, 2 000 loaded (p95)", p95(keys[2000]), p95(keys[20]),
-              "", "ms"))
-    print(row("key → next refresh, 2 000 loaded (max)", max(keys[2000]), max(keys[20]),
-              "", "ms"))
-    print(f"\nlaunch runs: {', '.join(f'{t:.3f}' for t in ours)} s; keys timed: "
-          f"{len(keys[2000])} per session")
+    print(row("key → next refresh, 2 000 loaded (p95)", p95(keys[2000]), p95(keys[20]), "", "ms"))
+    print(row("key → next refresh, 2 000 loaded (max)", max(keys[2000]), max(keys[20]), "", "ms"))
+    print(
+        f"\nlaunch runs: {', '.join(f'{t:.3f}' for t in ours)} s; keys timed: {len(keys[2000])} per session"
+    )
     print_blob_rows(asyncio.run(bench_blobs()))
-
 
 
 # -- issue 8: the blob browser (a million-line output, search across 10 000) -----------------
@@ -245,8 +286,7 @@ async def _blob_db(path: Path, workspace: Path, config, *, blobs: int, big: bool
         results = services.store.results
         if big:
             for lines in (1_000, 1_000_000):
-                text = "".join(f"log line {n:07d} status=ok in {n % 97} ms\n"
-                               for n in range(1, lines + 1))
+                text = "".join(f"log line {n:07d} status=ok in {n % 97} ms\n" for n in range(1, lines + 1))
                 made[lines] = (await results.offload(info.id, "bash", None, text)).id
         for i in range(blobs):
             await results.offload(info.id, "bash", None, _blob_text(i))
@@ -280,8 +320,9 @@ async def _blob_app(config, workspace: Path, session_id: str, work) -> dict:
     from agent_tui.factory import build_services
     from agent_tui.ui.app import AgentApp
 
-    app = AgentApp(lambda: build_services(config, workspace=workspace), workspace=workspace,
-                   session_id=session_id)
+    app = AgentApp(
+        lambda: build_services(config, workspace=workspace), workspace=workspace, session_id=session_id
+    )
     async with app.run_test(size=(120, 36)) as pilot:
         await _idle(pilot)
         return await work(app, pilot)
@@ -291,17 +332,21 @@ async def bench_blobs(repeat: int = 5) -> dict[str, dict]:
     """Open a blob and jump to its end (1 000 000 lines vs 1 000), and recall searches from the
     browser's box (10 000 blobs vs 100), timed to the frame that shows the result."""
     from agent_tui.config import load_config
-    from agent_tui.testing.fake_openai import FakeOpenAI
     from agent_tui.ui.screens.blobs import BlobsScreen
+    from testkit.fake_openai import FakeOpenAI
 
     out: dict[str, dict] = {"open_end": {}, "search": {}, "setup": {}}
     with FakeOpenAI(window=200_000) as server, tempfile.TemporaryDirectory() as tmp:
         os.environ["AGENT_TUI_HOME"] = str(Path(tmp) / "home")
         workspace = Path(tmp) / "ws"
         workspace.mkdir()
-        config = load_config(overrides={"model": {
-            "name": "openai/fake-model", "api_base": server.base_url,
-            "context_window": 200_000}}, cwd=workspace, env={}).config
+        config = load_config(
+            overrides={
+                "model": {"name": "openai/fake-model", "api_base": server.base_url, "context_window": 200_000}
+            },
+            cwd=workspace,
+            env={},
+        ).config
         started = time.perf_counter()
         many = await _blob_db(Path(tmp) / "many.db", workspace, config, blobs=10_000, big=True)
         out["setup"]["many"] = time.perf_counter() - started
@@ -313,9 +358,13 @@ async def bench_blobs(repeat: int = 5) -> dict[str, dict]:
                 for lines in (1_000, 1_000_000):
                     begun = time.perf_counter()
                     app.action_blobs(many[lines])
-                    await _until(lambda: isinstance(app.screen, BlobsScreen)
-                                 and app.screen.opened is not None
-                                 and app.screen.opened.ref.id == many[lines])
+                    await _until(
+                        lambda: (
+                            isinstance(app.screen, BlobsScreen)
+                            and app.screen.opened is not None
+                            and app.screen.opened.ref.id == many[lines]
+                        )
+                    )
                     screen = app.screen
                     await _until(lambda: screen.viewer.settled)
                     screen.viewer.action_bottom()  # what End does (without Pilot's own waits)
@@ -326,8 +375,9 @@ async def bench_blobs(repeat: int = 5) -> dict[str, dict]:
                     await _idle(pilot)
             return timings
 
-        out["open_end"] = await _blob_app(_with_db(config, Path(tmp) / "many.db"), workspace,
-                                          many["session"], open_and_end)
+        out["open_end"] = await _blob_app(
+            _with_db(config, Path(tmp) / "many.db"), workspace, many["session"], open_and_end
+        )
 
         async def searches(app, pilot) -> list[float]:
             app.action_blobs()
@@ -351,23 +401,37 @@ async def bench_blobs(repeat: int = 5) -> dict[str, dict]:
             return timings
 
         for name, db, made in (("10 000", "many.db", many), ("100", "few.db", few)):
-            out["search"][name] = await _blob_app(_with_db(config, Path(tmp) / db), workspace,
-                                                  made["session"], searches)
+            out["search"][name] = await _blob_app(
+                _with_db(config, Path(tmp) / db), workspace, made["session"], searches
+            )
     return out
 
 
 def print_blob_rows(out: dict[str, dict]) -> None:
     med = statistics.median
     opened, search = out["open_end"], out["search"]
-    print(row("open 1 000 000-line blob + jump to end", med(opened[1_000_000]),
-              med(opened[1_000]), "≤ 0.5 s · baseline: 1 000-line blob"))
-    print(row("recall search, 10 000 blobs → on screen", med(search["10 000"]),
-              med(search["100"]), "≤ 0.2 s · baseline: 100 blobs"))
-    print(row("recall search, 10 000 blobs (max)", max(search["10 000"]),
-              max(search["100"]), ""))
-    print(f"blob runs: open+end {', '.join(f'{t:.3f}' for t in opened[1_000_000])} s; "
-          f"{len(search['10 000'])} searches ({', '.join(QUERIES)}); storing the 10 000 "
-          f"blobs and the million-line one took {out['setup']['many']:.1f} s")
+    print(
+        row(
+            "open 1 000 000-line blob + jump to end",
+            med(opened[1_000_000]),
+            med(opened[1_000]),
+            "≤ 0.5 s · baseline: 1 000-line blob",
+        )
+    )
+    print(
+        row(
+            "recall search, 10 000 blobs → on screen",
+            med(search["10 000"]),
+            med(search["100"]),
+            "≤ 0.2 s · baseline: 100 blobs",
+        )
+    )
+    print(row("recall search, 10 000 blobs (max)", max(search["10 000"]), max(search["100"]), ""))
+    print(
+        f"blob runs: open+end {', '.join(f'{t:.3f}' for t in opened[1_000_000])} s; "
+        f"{len(search['10 000'])} searches ({', '.join(QUERIES)}); storing the 10 000 "
+        f"blobs and the million-line one took {out['setup']['many']:.1f} s"
+    )
 
 
 if __name__ == "__main__":

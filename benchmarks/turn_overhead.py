@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 from agent_tui.config import load_config  # noqa: E402
 from agent_tui.factory import build_services  # noqa: E402
 from agent_tui.messages import ToolCall, assistant, tool_result, user  # noqa: E402
-from agent_tui.testing.fake_openai import FakeOpenAI, Reply  # noqa: E402
+from testkit.fake_openai import FakeOpenAI, Reply  # noqa: E402
 
 
 def history(n: int) -> list:
@@ -32,10 +32,12 @@ def history(n: int) -> list:
     while len(out) < n:
         i += 1
         call = ToolCall(f"call_{i}", "read_file", f'{{"path": "src/m{i}.py"}}')
-        out += [user(f"please look at module {i} and tell me what it does"),
-                assistant(None, (call,)),
-                tool_result(call, f"1\timport os\n2\tdef f{i}():\n3\t    return {i}\n"),
-                assistant(f"Module {i} defines f{i}, which returns {i}.")]
+        out += [
+            user(f"please look at module {i} and tell me what it does"),
+            assistant(None, (call,)),
+            tool_result(call, f"1\timport os\n2\tdef f{i}():\n3\t    return {i}\n"),
+            assistant(f"Module {i} defines f{i}, which returns {i}."),
+        ]
     cut = out[:n]
     if cut[-1].tool_calls:  # never end on a call without its result
         cut.append(out[n])
@@ -43,11 +45,13 @@ def history(n: int) -> list:
 
 
 async def measure(size: int, turns: int, server: FakeOpenAI, tmp: Path) -> tuple[float, float]:
-    cfg = load_config(overrides={
-        "model": {"name": "openai/fake-model", "api_base": server.base_url,
-                  "context_window": 2_000_000},
-        "store": {"db": str(tmp / f"bench-{size}.db")},
-    }, env={}).config
+    cfg = load_config(
+        overrides={
+            "model": {"name": "openai/fake-model", "api_base": server.base_url, "context_window": 2_000_000},
+            "store": {"db": str(tmp / f"bench-{size}.db")},
+        },
+        env={},
+    ).config
     services = await build_services(cfg, workspace=tmp)
     session = await services.new_session()
     session.history.extend(history(size))
@@ -83,7 +87,7 @@ async def measure(size: int, turns: int, server: FakeOpenAI, tmp: Path) -> tuple
 
 SERVER = """
 import sys, time
-from agent_tui.testing.fake_openai import FakeOpenAI
+from testkit.fake_openai import FakeOpenAI
 server = FakeOpenAI(window=2_000_000).start()
 print(server.base_url, flush=True)
 sys.stdin.read()
@@ -97,8 +101,9 @@ class ServerProcess:
     def __init__(self) -> None:
         import subprocess
 
-        self.proc = subprocess.Popen([sys.executable, "-c", SERVER], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True, cwd=ROOT)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT
+        )
         self.base_url = self.proc.stdout.readline().strip()
 
     def enqueue(self, *_replies: object) -> None:
@@ -122,8 +127,10 @@ async def main(turns: int) -> None:
     base = rows[0][1]
     print(f"{'history':>8}  {'row':<28} {'median / turn':>14}  note")
     for size, own, call in rows:
-        print(f"{size:>8}  {'loop own time':<28} {own * 1e3:>11.2f} ms  "
-              f"target ≤ 10 ms; {own / base:.2f}× the 10-message row (target ≤ 2×)")
+        print(
+            f"{size:>8}  {'loop own time':<28} {own * 1e3:>11.2f} ms  "
+            f"target ≤ 10 ms; {own / base:.2f}× the 10-message row (target ≤ 2×)"
+        )
         print(f"{size:>8}  {'provider call via litellm':<28} {call * 1e3:>11.2f} ms  reported")
 
 

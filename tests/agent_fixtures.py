@@ -9,13 +9,12 @@ from typing import Any
 import pytest
 
 from agent_tui.config import Config, load_config
-from agent_tui.testing.fake_openai import FakeOpenAI
+from testkit.fake_openai import FakeOpenAI
 
 
 def make_config(server: FakeOpenAI, db: Path, window: int = 32_000, **sections: Any) -> Config:
     overrides: dict[str, dict[str, Any]] = {
-        "model": {"name": "openai/fake-model", "api_base": server.base_url,
-                  "context_window": window},
+        "model": {"name": "openai/fake-model", "api_base": server.base_url, "context_window": window},
         "store": {"db": str(db)},
     }
     for name, values in sections.items():

@@ -15,3 +15,8 @@ def isolated_home(tmp_path, monkeypatch):
     monkeypatch.setenv("AGENT_TUI_HOME", str(home))
     monkeypatch.delenv("AGENT_TUI_MODEL", raising=False)
     return home
+
+
+# Shared fixtures (the strict local server, a workspace, the UI session set-up) live in these
+# modules; pytest loads them for every test so no module has to import fixtures by name.
+pytest_plugins = ["tests.agent_fixtures", "tests.ui_session_fixtures"]

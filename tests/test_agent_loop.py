@@ -10,9 +10,9 @@ import pytest
 
 from agent_tui.agent import events as ev
 from agent_tui.factory import build_services
-from agent_tui.testing.fake_openai import Reply
 from agent_tui.tools.permissions import ApprovalDecision
-from tests.agent_fixtures import collect, make_config, of_type, server, workspace  # noqa: F401
+from testkit.fake_openai import Reply
+from tests.agent_fixtures import collect, make_config, of_type
 
 
 def tool_messages(request: dict) -> list[dict]:
@@ -58,8 +58,7 @@ class TestTurn:
 
     async def test_a_failing_tool_is_an_error_result_not_a_crash(self, server, services):
         """Unknown tools and bad arguments reach the model as error results."""
-        server.enqueue(Reply(tool_calls=[("no_such_tool", {}), ("read_file", {})]),
-                       Reply(text="ok"))
+        server.enqueue(Reply(tool_calls=[("no_such_tool", {}), ("read_file", {})]), Reply(text="ok"))
         session = await services.new_session()
         events = await collect(session.run_turn("go"))
         assert all(f.is_error for f in of_type(events, ev.ToolCallFinished))
@@ -80,8 +79,7 @@ class TestOffloading:
         assert "line-1\n" in sent and "line-5000" in sent and "line-2500\n" not in sent
         assert done.ref.id in sent and "read_result" in sent
         assert len(sent.encode()) < 6000
-        page = await services.store.results.read(done.ref.id, 2500, 2,
-                                                 session_id=session.session_id)
+        page = await services.store.results.read(done.ref.id, 2500, 2, session_id=session.session_id)
         assert "line-2500" in page and "line-2501" in page
 
     async def test_model_reads_back_with_read_result(self, server, services):
@@ -91,9 +89,10 @@ class TestOffloading:
         session = await services.new_session(yes=True)
         first = await collect(session.run_turn("count"))
         ref = of_type(first, ev.ToolCallFinished)[0].ref
-        server.enqueue(Reply(tool_calls=[("read_result", {"ref_id": ref.id, "offset": 1500,
-                                                          "limit": 3})]),
-                       Reply(text="1500 is there"))
+        server.enqueue(
+            Reply(tool_calls=[("read_result", {"ref_id": ref.id, "offset": 1500, "limit": 3})]),
+            Reply(text="1500 is there"),
+        )
         await collect(session.run_turn("what is at line 1500?"))
         content = tool_messages(server.requests[-1])[-1]["content"]
         assert "1500" in content and "1502" in content
@@ -109,8 +108,7 @@ class TestPermissions:
         assert "denied" in tool_messages(server.requests[1])[0]["content"].lower()
         assert not (workspace / "made").exists()
 
-    async def test_approver_is_asked_and_session_rule_remembered(self, server, services,
-                                                                 workspace):
+    async def test_approver_is_asked_and_session_rule_remembered(self, server, services, workspace):
         """allow_session with a prefix covers later commands with that prefix only."""
         asked = []
 
@@ -118,8 +116,11 @@ class TestPermissions:
             asked.append(request)
             return ApprovalDecision("allow_session", prefix="echo")
 
-        server.enqueue(Reply(tool_calls=[("bash", {"command": "echo one"})]),
-                       Reply(tool_calls=[("bash", {"command": "echo two"})]), Reply(text="ok"))
+        server.enqueue(
+            Reply(tool_calls=[("bash", {"command": "echo one"})]),
+            Reply(tool_calls=[("bash", {"command": "echo two"})]),
+            Reply(text="ok"),
+        )
         session = await services.new_session(approver)
         events = await collect(session.run_turn("echo twice"))
         assert len(asked) == 1 and asked[0].tool == "bash"
@@ -129,8 +130,7 @@ class TestPermissions:
 class TestCancellation:
     async def test_cancel_mid_stream_saves_partial_text(self, server, services):
         """Ctrl-C mid-reply: the partial text is kept and marked; the next turn works."""
-        server.enqueue(Reply(text=" ".join(f"w{i}" for i in range(200)), chunk_delay=0.02,
-                             words_per_chunk=1))
+        server.enqueue(Reply(text=" ".join(f"w{i}" for i in range(200)), chunk_delay=0.02, words_per_chunk=1))
         session = await services.new_session()
         seen = asyncio.Event()
 
@@ -212,6 +212,5 @@ class TestResume:
         server.enqueue(Reply(text="continued"))
         await collect(again.run_turn("more"))
         sent = server.requests[-1]["messages"]
-        assert [m["role"] for m in sent] == ["system", "user", "assistant", "tool", "assistant",
-                                             "user"]
+        assert [m["role"] for m in sent] == ["system", "user", "assistant", "tool", "assistant", "user"]
         assert json.dumps(sent).count("listed") == 1

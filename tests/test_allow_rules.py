@@ -4,21 +4,21 @@ from __future__ import annotations
 
 import tomllib
 
-import pytest
-
 from agent_tui.agent import events as ev
 from agent_tui.allow_rules import add_rule, project_rules, remove_rule
 from agent_tui.factory import build_services
-from agent_tui.testing.fake_openai import Reply
 from agent_tui.tools.permissions import ApprovalDecision
-from tests.agent_fixtures import collect, make_config, of_type, server, workspace  # noqa: F401
+from testkit.fake_openai import Reply
+from tests.agent_fixtures import collect, make_config, of_type
 
 
 class TestRulesFile:
     def test_add_keeps_comments_and_other_settings(self, tmp_path):
         cfg = tmp_path / ".agent-tui.toml"
-        cfg.write_text('# my project\n[model]\nname = "x"  # chosen\n\n[tools]\n'
-                       'bash_timeout = 30.0\nallow = ["edit_file"]\n\n[ui]\ntheme = "agent-light"\n')
+        cfg.write_text(
+            '# my project\n[model]\nname = "x"  # chosen\n\n[tools]\n'
+            'bash_timeout = 30.0\nallow = ["edit_file"]\n\n[ui]\ntheme = "agent-light"\n'
+        )
         add_rule("bash:git status", tmp_path)
         text = cfg.read_text()
         assert "# my project" in text and "# chosen" in text
@@ -48,9 +48,11 @@ class TestAlwaysAllow:
 
         def config():
             base = make_config(server, tmp_path / "r.db")
-            return load_config(overrides={"model": base.model.__dict__,
-                                          "store": {"db": base.store.db}},
-                               cwd=workspace, env={}).config
+            return load_config(
+                overrides={"model": base.model.__dict__, "store": {"db": base.store.db}},
+                cwd=workspace,
+                env={},
+            ).config
 
         services = await build_services(config(), workspace=workspace)
         server.enqueue(Reply(tool_calls=[("bash", {"command": "echo hi"})]), Reply(text="ok"))
@@ -62,11 +64,11 @@ class TestAlwaysAllow:
 
         services = await build_services(config(), workspace=workspace)
         try:
+
             async def refuse(request):
                 raise AssertionError("asked again")
 
-            server.enqueue(Reply(tool_calls=[("bash", {"command": "echo again"})]),
-                           Reply(text="ok"))
+            server.enqueue(Reply(tool_calls=[("bash", {"command": "echo again"})]), Reply(text="ok"))
             session = await services.new_session(refuse)
             events = await collect(session.run_turn("again"))
             assert not of_type(events, ev.ToolCallFinished)[0].is_error

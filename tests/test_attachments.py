@@ -6,8 +6,8 @@ import pytest
 
 from agent_tui.agent import events as ev
 from agent_tui.factory import build_services
-from agent_tui.testing.fake_openai import Reply
-from tests.agent_fixtures import collect, make_config, of_type, server, workspace  # noqa: F401
+from testkit.fake_openai import Reply
+from tests.agent_fixtures import collect, make_config, of_type
 
 
 @pytest.fixture
@@ -26,8 +26,7 @@ class TestAttachments:
         sent = server.requests[0]["messages"][-1]["content"]
         assert '<attachment path="notes.txt">\nremember the milk\n</attachment>' in sent
 
-    async def test_five_megabyte_file_arrives_as_a_view_with_a_ref(self, server, services,
-                                                                   workspace):
+    async def test_five_megabyte_file_arrives_as_a_view_with_a_ref(self, server, services, workspace):
         """A 5 MB attachment: the model gets head, tail and a ref; the store holds it all."""
         lines = [f"row {i:07d} " + "x" * 40 for i in range(100_000)]
         (workspace / "big.log").write_text("\n".join(lines) + "\n")
@@ -40,8 +39,7 @@ class TestAttachments:
         ref = events[-1].refs[0]
         assert ref.byte_size == (workspace / "big.log").stat().st_size
         assert ref.id in sent
-        page = await services.store.results.read(ref.id, 50_001, 1,
-                                                 session_id=session.session_id)
+        page = await services.store.results.read(ref.id, 50_001, 1, session_id=session.session_id)
         assert "row 0050000" in page
         assert any("big.log" in n.message for n in of_type(events, ev.Notice))
 

@@ -8,16 +8,17 @@ from __future__ import annotations
 import re
 import subprocess
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from agent_tui.autoloop import LoopRunner
 from agent_tui.autoloop import events as lev
 from agent_tui.factory import build_services
-from agent_tui.testing.fake_openai import FakeOpenAI, Reply
 from agent_tui.tokens import TokenCounter
-from tests.agent_fixtures import make_config, workspace  # noqa: F401
+from testkit.fake_openai import FakeOpenAI, Reply
+from tests.agent_fixtures import make_config
 
 ITERATION = re.compile(r"# Autonomous loop · iteration (\d+)")
 COVERS = re.compile(r"Write the summary of iterations (\d+)–(\d+)")
@@ -77,9 +78,11 @@ class LoopModel:
             self.log.append(Logged("summary_failed", body, covers=(first, last)))
             return Reply(status=500, retry_after=0)
         version = sum(1 for e in self.log if e.kind == "summary") + 1
-        text = (f"Memory v{version} of iterations {first}–{last}. Decisions: one step per "
-                f"iteration. Worked: steps {first} to {last}. Failed: nothing yet. State: "
-                f"step files written. Next: step {last + 1}.")
+        text = (
+            f"Memory v{version} of iterations {first}–{last}. Decisions: one step per "
+            f"iteration. Worked: steps {first} to {last}. Failed: nothing yet. State: "
+            f"step files written. Next: step {last + 1}."
+        )
         self.log.append(Logged("summary", body, covers=(first, last), reply=text))
         return Reply(text=text)
 
@@ -98,11 +101,11 @@ class LoopModel:
         if last["role"] == "user" and self.tool_every and n % self.tool_every == 0:
             return Reply(tool_calls=[("bash", {"command": f"printf 'step {n}\\n' > step_{n}.txt"})])
         new = self.markers_until is None or n <= self.markers_until
-        marker = f"<progress>step {n} done</progress>" if new else \
-            "<progress>step 1 done</progress>"
+        marker = f"<progress>step {n} done</progress>" if new else "<progress>step 1 done</progress>"
         done = "\n<promise>COMPLETE</promise>" if n == self.complete_at else ""
-        return Reply(text=f"Iteration {n} report. {filler(n, self.words)}\n{marker}{done}",
-                     words_per_chunk=200)
+        return Reply(
+            text=f"Iteration {n} report. {filler(n, self.words)}\n{marker}{done}", words_per_chunk=200
+        )
 
     def of(self, kind: str) -> list[Logged]:
         return [e for e in self.log if e.kind == kind]
@@ -120,13 +123,19 @@ def prompt_parts(prompt: str) -> dict[str, str]:
     summary = prompt.index("\n\n## Summary")
     raw = prompt.index("\n\n## Recent iteration")
     state = prompt.index("\n\n## Current state")
-    return {"heading": prompt[:goal], "goal": prompt[goal + 2:summary],
-            "summary": prompt[summary + 2:raw], "raw": prompt[raw + 2:state],
-            "rest": prompt[state + 2:]}
+    return {
+        "heading": prompt[:goal],
+        "goal": prompt[goal + 2 : summary],
+        "summary": prompt[summary + 2 : raw],
+        "raw": prompt[raw + 2 : state],
+        "rest": prompt[state + 2 :],
+    }
 
 
-ALLOCATION_LINE = re.compile(r"Prompt allocation: goal ([\d,]+) · summary ([\d,]+) · raw "
-                             r"iterations ([\d,]+) · instructions ([\d,]+) tokens")
+ALLOCATION_LINE = re.compile(
+    r"Prompt allocation: goal ([\d,]+) · summary ([\d,]+) · raw "
+    r"iterations ([\d,]+) · instructions ([\d,]+) tokens"
+)
 
 
 def allocation_in(prompt: str) -> dict[str, int]:
@@ -134,17 +143,18 @@ def allocation_in(prompt: str) -> dict[str, int]:
     found = ALLOCATION_LINE.search(prompt)
     assert found, "the prompt shows its allocation"
     values = [int(v.replace(",", "")) for v in found.groups()]
-    return dict(zip(("goal", "summary", "raw", "instructions"), values))
+    return dict(zip(("goal", "summary", "raw", "instructions"), values, strict=False))
 
 
 def over_allocation(prompt: str, allocation: dict[str, int], counter: Any) -> dict[str, int]:
     """Parts of a sent prompt that exceed their share (empty when all fit)."""
     parts = prompt_parts(prompt)
-    used = {"goal": counter.count_text(parts["goal"]),
-            "summary": counter.count_text(parts["summary"]),
-            "raw": counter.count_text(parts["raw"]),
-            "instructions": counter.count_text(parts["heading"])
-            + counter.count_text(parts["rest"])}
+    used = {
+        "goal": counter.count_text(parts["goal"]),
+        "summary": counter.count_text(parts["summary"]),
+        "raw": counter.count_text(parts["raw"]),
+        "instructions": counter.count_text(parts["heading"]) + counter.count_text(parts["rest"]),
+    }
     return {k: v for k, v in used.items() if v > allocation[k]}
 
 
@@ -168,9 +178,15 @@ class LoopRun:
         return self.events[-1]
 
 
-async def run_loop(server: FakeOpenAI, tmp_path: Path, workspace: Path, *,
-                   goal: str = "Write step files until the plan is done", window: int = 32_000,
-                   **loop: Any) -> LoopRun:
+async def run_loop(
+    server: FakeOpenAI,
+    tmp_path: Path,
+    workspace: Path,
+    *,
+    goal: str = "Write step files until the plan is done",
+    window: int = 32_000,
+    **loop: Any,
+) -> LoopRun:
     cfg = make_config(server, tmp_path / "loop.db", window=window, loop=loop)
     services = await build_services(cfg, workspace=workspace)
     session = await services.new_session(yes=True)
@@ -227,15 +243,14 @@ class TestFortyIterations:
                 assert run.finished.reason == "max_iterations" and run.finished.iterations == 40
                 iterations = model.of("iteration")
                 assert [e.number for e in iterations] == list(range(1, 41))
-                for entry, built in zip(iterations, run.runner.prompts):
+                for entry, built in zip(iterations, run.runner.prompts, strict=False):
                     messages = entry.body["messages"]
                     assert [m["role"] for m in messages] == ["system", "user"], "empty history"
                     prompt = messages[1]["content"]
                     assert prompt == built.text
                     alloc = allocation_in(prompt)
                     assert over_allocation(prompt, alloc, COUNTER) == {}, entry.number
-                    assert alloc == {k: v for k, v in built.allocation.to_json().items()
-                                     if k in alloc}
+                    assert alloc == {k: v for k, v in built.allocation.to_json().items() if k in alloc}
                     # A 32k window cannot hold the 33 500-token allocation: scaled in proportion.
                     assert built.allocation.scale < 1
                     assert abs(alloc["raw"] / alloc["goal"] - 30) < 0.3
@@ -265,8 +280,7 @@ class TestFortyIterations:
                 store = run.session.store
                 for record in run.runner.records:
                     wrote = record.number % 3 == 0
-                    assert record.files_changed == ((f"step_{record.number}.txt",) if wrote
-                                                    else ())
+                    assert record.files_changed == ((f"step_{record.number}.txt",) if wrote else ())
                     assert record.score == (0.43 if wrote else 0.3)
                     assert len(record.output) <= 5000 < record.output_chars
                     assert len(record.prompt) <= 500
@@ -274,8 +288,15 @@ class TestFortyIterations:
                     assert len(whole) == record.output_chars
                     assert f"<progress>step {record.number} done</progress>" in whole
                 finished = run.of(lev.IterationFinished)[-1].to_json()
-                assert {"number", "score", "markers", "files_changed", "ref", "duration",
-                        "prompt_tokens"} <= set(finished)
+                assert {
+                    "number",
+                    "score",
+                    "markers",
+                    "files_changed",
+                    "ref",
+                    "duration",
+                    "prompt_tokens",
+                } <= set(finished)
 
                 transcript = await store.sessions.transcript(run.session.session_id)
                 prompts = [m.content for m in transcript if m.role == "user"]
@@ -318,7 +339,6 @@ class TestStopping:
         assert all(r.markers == ("step 1 done",) and not r.new_markers for r in stalled)
         assert [r.score for r in stalled] == [0.13, 0.0, 0.0]  # iteration 3 wrote a file
 
-
     async def test_stops_on_a_provider_error(self, tmp_path, workspace):
         """A failure the provider's retries cannot fix ends the loop with reason error."""
         with FakeOpenAI(window=32_000, responder=LoopModel(error_at=2)) as srv:
@@ -337,13 +357,17 @@ class TestSummariserFailure:
         model = LoopModel(fail_summary=lambda first, last: last < 10)
         ws = git_workspace(tmp_path / "ws")
         with FakeOpenAI(window=16_000, responder=model) as srv:
-            run = await run_loop(srv, tmp_path, ws, window=16_000, max_iterations=20,
-                                 raw_window_size=3, summarize_every=5)
+            run = await run_loop(
+                srv, tmp_path, ws, window=16_000, max_iterations=20, raw_window_size=3, summarize_every=5
+            )
             await run.services.close()
         assert (run.finished.reason, run.finished.iterations) == ("max_iterations", 20)
         failed = run.of(lev.SummaryFailed)
         assert [(f.after_iteration, f.wanted, f.retry_at) for f in failed] == [
-            (4, (1, 1), 5), (5, (1, 2), 10), (10, (1, 7), 15)]
+            (4, (1, 1), 5),
+            (5, (1, 2), 10),
+            (10, (1, 7), 15),
+        ]
         assert len(model.of("summary_failed")) == 9, "three tries per attempt, then give up"
         asked_after = []
         last_iteration = 0
@@ -354,8 +378,7 @@ class TestSummariserFailure:
                 asked_after.append((last_iteration, entry.kind))
         assert [n for n, _ in asked_after] == [4, 5, 10, 15, 16, 17, 18, 19]
         updated = run.of(lev.SummaryUpdated)
-        assert (updated[0].after_iteration, updated[0].covers, updated[0].mode) == \
-            (15, (1, 12), "regenerate")
+        assert (updated[0].after_iteration, updated[0].covers, updated[0].mode) == (15, (1, 12), "regenerate")
         assert check_summary_and_window(model, 3) == 5  # the prompts of iterations 16..20
         prompts = run.runner.prompts
         assert prompts[14].raw_numbers == tuple(range(1, 15)), "all raw while failing"

@@ -9,19 +9,34 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agent_tui.testing.fake_openai import FakeOpenAI
+from testkit.fake_openai import FakeOpenAI
 from tests.test_autoloop import LoopModel
 
 
 def run_loop_cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    return subprocess.run([sys.executable, "-m", "agent_tui", "loop", *args], cwd=cwd,
-                          capture_output=True, text=True, env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "agent_tui", "loop", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
 
 
 def flags(server: FakeOpenAI, db: Path) -> list[str]:
-    return ["--model", "openai/fake-model", "--api-base", server.base_url,
-            "--context-window", "32000", "--db", str(db), "--yes"]
+    return [
+        "--model",
+        "openai/fake-model",
+        "--api-base",
+        server.base_url,
+        "--context-window",
+        "32000",
+        "--db",
+        str(db),
+        "--yes",
+    ]
 
 
 class TestLoopCommand:
@@ -29,17 +44,32 @@ class TestLoopCommand:
         """--json: one event per line, the loop's flags in loop_started, iteration_finished
         with its fields, loop_finished complete, exit 0."""
         with FakeOpenAI(window=32_000, responder=LoopModel(complete_at=3)) as srv:
-            out = run_loop_cli(["write the steps", "--json", "--raw-window", "1",
-                                "--summarize-every", "2", "--stall-limit", "4",
-                                *flags(srv, tmp_path / "l.db")], tmp_path)
+            out = run_loop_cli(
+                [
+                    "write the steps",
+                    "--json",
+                    "--raw-window",
+                    "1",
+                    "--summarize-every",
+                    "2",
+                    "--stall-limit",
+                    "4",
+                    *flags(srv, tmp_path / "l.db"),
+                ],
+                tmp_path,
+            )
         assert out.returncode == 0, out.stderr
         events = [json.loads(line) for line in out.stdout.splitlines()]
         types = [e["type"] for e in events]
         assert types[0] == "loop_started" and types[-1] == "loop_finished"
         assert types.count("iteration_started") == types.count("iteration_finished") == 3
-        assert events[0]["settings"] == {"max_iterations": 50, "raw_window_size": 1,
-                                         "summarize_every": 2, "max_summary_tokens": 2000,
-                                         "stall_limit": 4}
+        assert events[0]["settings"] == {
+            "max_iterations": 50,
+            "raw_window_size": 1,
+            "summarize_every": 2,
+            "max_summary_tokens": 2000,
+            "stall_limit": 4,
+        }
         assert [e["covers"] for e in events if e["type"] == "summary_updated"] == [[1, 1]]
         finished = [e for e in events if e["type"] == "iteration_finished"]
         assert [e["markers"] for e in finished] == [[f"step {n} done"] for n in (1, 2, 3)]
@@ -51,8 +81,9 @@ class TestLoopCommand:
         """Plain mode: a progress line per iteration on stderr, the last answer on stdout, and
         exit 3 when the loop stops without the goal met."""
         with FakeOpenAI(window=32_000, responder=LoopModel(tool_every=0)) as srv:
-            out = run_loop_cli(["write the steps", "--max-iterations", "2",
-                                *flags(srv, tmp_path / "l.db")], tmp_path)
+            out = run_loop_cli(
+                ["write the steps", "--max-iterations", "2", *flags(srv, tmp_path / "l.db")], tmp_path
+            )
         assert out.returncode == 3, out.stderr
         lines = out.stderr.splitlines()
         assert any(line.startswith("iter   1/2 ·") and "0.30" in line for line in lines)
@@ -65,8 +96,9 @@ class TestLoopCommand:
     def test_bad_options_are_one_line_exit_two(self, tmp_path):
         """A zero window size or no model: one line on stderr, exit 2, no traceback."""
         out = run_loop_cli(["goal", "--raw-window", "0"], tmp_path)
-        assert out.returncode == 2 and out.stderr.strip() == \
-            "agent-tui: --raw-window must be at least 1, got 0"
+        assert (
+            out.returncode == 2 and out.stderr.strip() == "agent-tui: --raw-window must be at least 1, got 0"
+        )
         out = run_loop_cli(["goal", "--db", str(tmp_path / "x.db")], tmp_path)
         assert out.returncode == 2 and "no model configured" in out.stderr
         assert len(out.stderr.strip().splitlines()) == 1

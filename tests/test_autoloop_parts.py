@@ -22,12 +22,26 @@ COUNTER = TokenCounter("openai/fake-model")
 
 
 def record(n: int, output: str = "", **kw) -> IterationRecord:
-    values = dict(number=n, started_at=0.0, model="m", prompt="p", prompt_tokens=10,
-                  output=keep(output, 5000), output_chars=len(output),
-                  ref=ResultRef(f"r_{n:010x}", len(output), 1, "loop_iteration") if output
-                  else None, markers=(f"step {n}",), new_markers=(f"step {n}",),
-                  files_changed=(), errors=(), repeated_errors=0, score=0.3, tool_calls=0,
-                  duration=1.0, stop_reason="done", complete=False)
+    values = dict(
+        number=n,
+        started_at=0.0,
+        model="m",
+        prompt="p",
+        prompt_tokens=10,
+        output=keep(output, 5000),
+        output_chars=len(output),
+        ref=ResultRef(f"r_{n:010x}", len(output), 1, "loop_iteration") if output else None,
+        markers=(f"step {n}",),
+        new_markers=(f"step {n}",),
+        files_changed=(),
+        errors=(),
+        repeated_errors=0,
+        score=0.3,
+        tool_calls=0,
+        duration=1.0,
+        stop_reason="done",
+        complete=False,
+    )
     values.update(kw)
     return IterationRecord(**values)
 
@@ -37,8 +51,7 @@ class TestProgress:
         """Markers are trimmed, compared without case or end punctuation; COMPLETE is found."""
         text = "did it <progress> Tests  pass </progress> and <progress>Docs.</progress>"
         assert progress.parse_markers(text) == ("Tests pass", "Docs.")
-        assert progress.new_markers(("tests pass!", "API done", "api done"),
-                                    {"tests pass"}) == ("API done",)
+        assert progress.new_markers(("tests pass!", "API done", "api done"), {"tests pass"}) == ("API done",)
         assert progress.says_complete("ok\n<promise> COMPLETE </promise>")
         assert not progress.says_complete("<promise>almost</promise>")
 
@@ -55,9 +68,11 @@ class TestProgress:
     def test_error_signature_ignores_numbers_and_refs(self):
         """The same failure on another line or run, with another ref, has the same signature."""
         a = progress.error_signature(
-            "bash", "x\nerror at line 12 (r_0123456789)\n[exit code 1 · 0.1 s]", "pytest -q")
+            "bash", "x\nerror at line 12 (r_0123456789)\n[exit code 1 · 0.1 s]", "pytest -q"
+        )
         b = progress.error_signature(
-            "bash", "y\nerror at line 40 (r_9876543210)\n[exit code 1 · 2 s]", "pytest -q")
+            "bash", "y\nerror at line 40 (r_9876543210)\n[exit code 1 · 2 s]", "pytest -q"
+        )
         assert a == b and "error at line #" in a
         assert a != progress.error_signature("bash", "other failure", "pytest -q")
 
@@ -66,8 +81,13 @@ class TestAllocation:
     def test_base_shares_when_the_window_is_large(self):
         """A 200k window holds goal 1 000, summary 2 000, raw 30 000, instructions 500."""
         plan = allocation.plan(192_000, 3_000)
-        assert (plan.goal, plan.summary, plan.raw, plan.instructions, plan.scale) == \
-            (1000, 2000, 30_000, 500, 1.0)
+        assert (plan.goal, plan.summary, plan.raw, plan.instructions, plan.scale) == (
+            1000,
+            2000,
+            30_000,
+            500,
+            1.0,
+        )
 
     def test_scaled_in_proportion_with_an_instruction_floor(self):
         """Half of what the window leaves after the fixed parts, shared in proportion; the
@@ -107,12 +127,25 @@ class TestPrompt:
         within its share, the goal and summary cut with their refs, no raw iteration dropped."""
         plan = allocation.plan(9_000, 2_000)
         goal = "Build it. " + "requirement " * 2000
-        summary = LoopSummary("Decisions: " + "detail " * 3000, 1, 5, 17, "fold", 3000,
-                              ResultRef("r_5555555555", 1, 1, "loop_summary"))
+        summary = LoopSummary(
+            "Decisions: " + "detail " * 3000,
+            1,
+            5,
+            17,
+            "fold",
+            3000,
+            ResultRef("r_5555555555", 1, 1, "loop_summary"),
+        )
         raw = [record(n, f"out{n} " * 1500) for n in range(6, 18)]
-        built = build_prompt(goal=goal, goal_ref=ResultRef("r_6666666666", 1, 1, "loop_goal"),
-                             summary=summary, raw=raw, facts=facts(18), allocation=plan,
-                             counter=COUNTER)
+        built = build_prompt(
+            goal=goal,
+            goal_ref=ResultRef("r_6666666666", 1, 1, "loop_goal"),
+            summary=summary,
+            raw=raw,
+            facts=facts(18),
+            allocation=plan,
+            counter=COUNTER,
+        )
         for part in ("goal", "summary", "raw", "instructions"):
             assert built.used[part] <= getattr(plan, part), part
         assert 'read_result(ref_id="r_6666666666")' in built.parts["goal"]
@@ -126,8 +159,9 @@ class TestPrompt:
         """With room, each raw output shows 1 000 chars (head and tail) and its ref."""
         plan = allocation.plan(192_000, 3_000)
         raw = [record(n, f"start{n} " + "x " * 3000 + f"end{n}") for n in (1, 2)]
-        built = build_prompt(goal="g", goal_ref=None, summary=None, raw=raw, facts=facts(3),
-                             allocation=plan, counter=COUNTER)
+        built = build_prompt(
+            goal="g", goal_ref=None, summary=None, raw=raw, facts=facts(3), allocation=plan, counter=COUNTER
+        )
         assert built.excerpt_chars == 1000
         assert "start1" in built.parts["raw"] and "end1" in built.parts["raw"]
         assert 'read_result(ref_id="r_0000000001")' in built.parts["raw"]
@@ -165,14 +199,25 @@ class TestSummarySchedule:
     async def test_fold_each_time_and_regenerate_on_schedule(self):
         """After W iterations one fold per iteration; every E-th a regeneration from all."""
         s = Summariser()
-        memory = LoopMemory(summarizer=s, counter=COUNTER, window=32_000,
-                            settings=settings(raw_window_size=2, summarize_every=4),
-                            goal="g", store=None, session_id="s")
+        memory = LoopMemory(
+            summarizer=s,
+            counter=COUNTER,
+            window=32_000,
+            settings=settings(raw_window_size=2, summarize_every=4),
+            goal="g",
+            store=None,
+            session_id="s",
+        )
         events = await self.run_schedule(memory, 9)
         assert [(e.after_iteration, e.covers, e.mode) for e in events] == [
-            (3, (1, 1), "fold"), (4, (1, 2), "regenerate"), (5, (1, 3), "fold"),
-            (6, (1, 4), "fold"), (7, (1, 5), "fold"), (8, (1, 6), "regenerate"),
-            (9, (1, 7), "fold")]
+            (3, (1, 1), "fold"),
+            (4, (1, 2), "regenerate"),
+            (5, (1, 3), "fold"),
+            (6, (1, 4), "fold"),
+            (7, (1, 5), "fold"),
+            (8, (1, 6), "regenerate"),
+            (9, (1, 7), "fold"),
+        ]
         assert "Previous summary (iterations 1–2):\nsummary #2" in s.calls[2]
         assert "### Iteration 1 ·" in s.calls[5] and "Previous summary" not in s.calls[5]
         assert memory.summary.text == "summary #7"
@@ -181,26 +226,39 @@ class TestSummarySchedule:
     async def test_failure_keeps_raw_until_the_next_interval(self):
         """A failure leaves the summary as it was and waits for the next regeneration."""
         s = Summariser()
-        memory = LoopMemory(summarizer=s, counter=COUNTER, window=32_000,
-                            settings=settings(raw_window_size=1, summarize_every=3),
-                            goal="g", store=None, session_id="s")
+        memory = LoopMemory(
+            summarizer=s,
+            counter=COUNTER,
+            window=32_000,
+            settings=settings(raw_window_size=1, summarize_every=3),
+            goal="g",
+            store=None,
+            session_id="s",
+        )
         s.fail = True
         events = await self.run_schedule(memory, 5)
         assert [(e.type, e.after_iteration, e.retry_at) for e in events] == [
-            ("summary_failed", 2, 3), ("summary_failed", 3, 6)]
+            ("summary_failed", 2, 3),
+            ("summary_failed", 3, 6),
+        ]
         assert memory.summary is None and len(s.calls) == 2
         s.fail = False
         records = [record(n, f"output {n}") for n in range(1, 7)]
         events = [e async for e in memory.after_iteration(records, 500)]
-        assert [(e.type, e.covers, e.mode) for e in events] == [
-            ("summary_updated", (1, 5), "regenerate")]
+        assert [(e.type, e.covers, e.mode) for e in events] == [("summary_updated", (1, 5), "regenerate")]
 
     async def test_the_request_fits_a_small_summariser_window(self):
         """Forty long records shrink until the request fits the summariser's window."""
         s = Summariser()
-        memory = LoopMemory(summarizer=s, counter=COUNTER, window=8_000,
-                            settings=settings(raw_window_size=1, summarize_every=40),
-                            goal="g", store=None, session_id="s")
+        memory = LoopMemory(
+            summarizer=s,
+            counter=COUNTER,
+            window=8_000,
+            settings=settings(raw_window_size=1, summarize_every=40),
+            goal="g",
+            store=None,
+            session_id="s",
+        )
         records = [record(n, f"o{n} " * 2000) for n in range(1, 41)]
         events = [e async for e in memory.after_iteration(records, 500)]
         assert events[0].mode == "regenerate" and events[0].covers == (1, 39)
@@ -208,8 +266,9 @@ class TestSummarySchedule:
 
 
 def git(cwd, *args):
-    subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", *args], cwd=cwd,
-                   check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.email=t@t", "-c", "user.name=t", *args], cwd=cwd, check=True, capture_output=True
+    )
 
 
 class TestGitState:

@@ -11,7 +11,6 @@ from agent_tui.context.compaction import (
     estimate_savings,
 )
 from agent_tui.messages import Message
-
 from tests.test_compaction_support import COUNTER, Convo, long_session, settings, tokens
 
 
@@ -25,8 +24,7 @@ tagged.model = "fake/tagged"
 def run(messages, share, *, fixed=0, **kw):
     cfg = kw.pop("cfg", settings())
     target = int(tokens(messages) * share) + fixed
-    return compact(messages, counter=COUNTER, settings=cfg, target_tokens=target,
-                   fixed_tokens=fixed, **kw)
+    return compact(messages, counter=COUNTER, settings=cfg, target_tokens=target, fixed_tokens=fixed, **kw)
 
 
 class TestChainOrder:
@@ -110,8 +108,14 @@ class TestRejectionAndReasons:
     async def test_fixed_part_over_the_target_is_named_and_compaction_still_helps(self):
         """System prompt + tools above the target: the reason says so; the history still shrinks."""
         c = long_session(turns=6)
-        out, result = await compact(c.messages, counter=COUNTER, settings=settings(),
-                                    target_tokens=5000, fixed_tokens=8000, summarizer=tagged)
+        out, result = await compact(
+            c.messages,
+            counter=COUNTER,
+            settings=settings(),
+            target_tokens=5000,
+            fixed_tokens=8000,
+            summarizer=tagged,
+        )
         assert result.applied and not result.reached_target
         assert "system prompt and tool descriptions alone take 8k tokens" in result.reason
         assert result.tokens_after - 8000 < tokens(c.messages)
@@ -127,8 +131,9 @@ class TestRejectionAndReasons:
         """A newest message over the budget: compacted as far as possible, and why not more."""
         c = long_session(turns=3)
         c.user("paste: " + "word " * 3000)
-        out, result = await compact(c.messages, counter=COUNTER, settings=settings(),
-                                    target_tokens=1000, fixed_tokens=0)
+        out, result = await compact(
+            c.messages, counter=COUNTER, settings=settings(), target_tokens=1000, fixed_tokens=0
+        )
         assert result.applied and not result.reached_target
         assert "newest user message and the step in flight alone take" in result.reason
         assert out[-1] is c.messages[-1]
@@ -155,8 +160,9 @@ class TestEstimates:
         c = long_session(turns=6)
         snapshot = list(c.messages)
         target = tokens(c.messages)
-        savings = await estimate_savings(c.messages, counter=COUNTER, settings=settings(),
-                                         target_tokens=target, fixed_tokens=0)
+        savings = await estimate_savings(
+            c.messages, counter=COUNTER, settings=settings(), target_tokens=target, fixed_tokens=0
+        )
         assert set(savings) == {"tool_clearing", "pruning", "summarization", "truncation"}
         assert all(v > 0 for v in savings.values())
         assert c.messages == snapshot
@@ -169,21 +175,44 @@ class TestEstimates:
 class TestDescribe:
     def test_line_names_sizes_strategies_and_time(self):
         """`Compacted 182k → 41k tokens (tool clearing, summary) in 3.2 s`."""
-        result = CompactResult(182_431, 41_200, 900, 40, ("tool_clearing", "summarization"), 3.21,
-                               "m", True, "", True, target_tokens=120_000)
+        result = CompactResult(
+            182_431,
+            41_200,
+            900,
+            40,
+            ("tool_clearing", "summarization"),
+            3.21,
+            "m",
+            True,
+            "",
+            True,
+            target_tokens=120_000,
+        )
         line = "Compacted 182k → 41k tokens (tool clearing, summary) in 3.2 s"
         assert result.describe() == line
 
     def test_line_says_when_the_target_was_missed(self):
         """Over target: the line says so and why."""
-        result = CompactResult(9_000, 8_200, 10, 4, ("truncation",), 0.01, None, False,
-                               "truncation is disabled", True, target_tokens=5_000)
+        result = CompactResult(
+            9_000,
+            8_200,
+            10,
+            4,
+            ("truncation",),
+            0.01,
+            None,
+            False,
+            "truncation is disabled",
+            True,
+            target_tokens=5_000,
+        )
         assert result.describe().endswith("still over the 5k target: truncation is disabled")
 
     def test_rejected_line_gives_the_reason(self):
         """Not applied: `Compaction skipped: <reason>`."""
-        result = CompactResult(9_000, 9_000, 10, 10, (), 0.0, None, True,
-                               "the conversation is already under the target", False)
+        result = CompactResult(
+            9_000, 9_000, 10, 10, (), 0.0, None, True, "the conversation is already under the target", False
+        )
         line = "Compaction skipped: the conversation is already under the target"
         assert result.describe() == line
 

@@ -11,8 +11,8 @@ import pytest
 
 from agent_tui.agent import events as ev
 from agent_tui.factory import build_services
-from agent_tui.testing.fake_openai import FakeOpenAI, Reply
-from tests.agent_fixtures import collect, make_config, of_type, workspace  # noqa: F401
+from testkit.fake_openai import FakeOpenAI, Reply
+from tests.agent_fixtures import collect, make_config, of_type
 
 REF = re.compile(r"r_[0-9a-f]{10}")
 
@@ -26,8 +26,10 @@ def agent_responder(body: dict) -> Reply:
     asked (with the tags, listing whatever refs it saw)."""
     if is_summary_request(body):
         refs = sorted(set(REF.findall(json.dumps(body))))
-        return Reply(text=f"<retain>refs: {' '.join(refs[:5])}</retain>"
-                          "<summary>The user asked for many listings; each was run.</summary>")
+        return Reply(
+            text=f"<retain>refs: {' '.join(refs[:5])}</retain>"
+            "<summary>The user asked for many listings; each was run.</summary>"
+        )
     last = body["messages"][-1]
     if last["role"] == "user":
         turn = sum(1 for m in body["messages"] if m["role"] == "user")
@@ -80,9 +82,9 @@ class TestLongSession:
             history_text = json.dumps([m.to_openai() for m in session.history])
             assert first_ref.id in history_text, "the retain block keeps the first turn's ref"
             small_server.enqueue(
-                Reply(tool_calls=[("read_result", {"ref_id": first_ref.id, "offset": 700,
-                                                   "limit": 2})]),
-                Reply(text="found it"))
+                Reply(tool_calls=[("read_result", {"ref_id": first_ref.id, "offset": 700, "limit": 2})]),
+                Reply(text="found it"),
+            )
             events = await collect(session.run_turn("what was row 700 of the first listing?"))
             read = small_server.requests[-1]["messages"][-1]
             assert read["role"] == "tool" and "turn001 row 700" in read["content"]
@@ -96,8 +98,9 @@ def filler(n_words: int) -> str:
 
 @pytest.fixture
 async def small_services(small_server, workspace, tmp_path):
-    services = await build_services(make_config(small_server, tmp_path / "c.db", window=8192),
-                                    workspace=workspace)
+    services = await build_services(
+        make_config(small_server, tmp_path / "c.db", window=8192), workspace=workspace
+    )
     yield services
     await services.close()
 
@@ -123,12 +126,10 @@ class TestThresholds:
         session = await small_services.new_session(yes=True)
         small_server.enqueue(Reply(text="ok"), Reply(text="ok"))
         await collect(session.run_turn(filler(2000), as_is=True))
-        session.config = replace(session.config,
-                                 compaction=replace(session.config.compaction, auto=False))
+        session.config = replace(session.config, compaction=replace(session.config.compaction, auto=False))
         await collect(session.run_turn(filler(2000), as_is=True))
         assert session.measure().used_fraction > 0.8
-        events = await collect(session.run_turn("the message that must arrive " + filler(900),
-                                                as_is=True))
+        events = await collect(session.run_turn("the message that must arrive " + filler(900), as_is=True))
         assert of_type(events, ev.Blocked)
         assert of_type(events, ev.CompactionFinished)[0].result.applied
         assert "the message that must arrive" in json.dumps(small_server.requests[-1]["messages"])
@@ -137,8 +138,7 @@ class TestThresholds:
         """When the provider's window is smaller than configured, its 400 makes the loop adopt
         the provider's window, compact and retry once, and the turn succeeds."""
         with FakeOpenAI(window=6000, responder=agent_responder) as srv:
-            cfg = make_config(srv, tmp_path / "o.db", window=12000,
-                              model={"max_output_tokens": 500})
+            cfg = make_config(srv, tmp_path / "o.db", window=12000, model={"max_output_tokens": 500})
             services = await build_services(cfg, workspace=workspace)
             try:
                 session = await services.new_session(yes=True)
@@ -147,8 +147,7 @@ class TestThresholds:
                 await collect(session.run_turn(filler(600), as_is=True))
                 events = await collect(session.run_turn("third " + filler(600), as_is=True))
                 assert of_type(events, ev.CompactionStarted)[0].reason == "context_length"
-                assert any("window is 6,000 tokens" in n.message
-                           for n in of_type(events, ev.Notice))
+                assert any("window is 6,000 tokens" in n.message for n in of_type(events, ev.Notice))
                 assert events[-1].stop_reason == "done"
                 assert session.limits.context_window == 6000
             finally:
@@ -156,8 +155,7 @@ class TestThresholds:
 
 
 class TestForcedCompaction:
-    async def test_compact_context_tool_keeps_its_own_call_and_result(self, small_server,
-                                                                      small_services):
+    async def test_compact_context_tool_keeps_its_own_call_and_result(self, small_server, small_services):
         """The model's compact_context call and its result survive the compaction it causes."""
         session = await small_services.new_session(yes=True)
         for _ in range(3):
@@ -174,7 +172,8 @@ class TestForcedCompaction:
         assert pairing_ok(sent[1:])
 
     async def test_trailing_tool_call_breaks_a_strict_provider_but_not_our_summary(
-            self, small_server, small_services):
+        self, small_server, small_services
+    ):
         """Sending the history as is while a tool call is open is rejected; the summariser
         request made at that very moment is accepted."""
         from agent_tui.llm.errors import LLMError
@@ -184,8 +183,9 @@ class TestForcedCompaction:
         await collect(session.run_turn("list please"))
         small_server.enqueue(Reply(tool_calls=[("compact_context", {})]), Reply(text="ok"))
         await collect(session.run_turn("compact now"))
-        open_call = [m.to_openai() for m in session.history
-                     if m.role != "tool"][:-1]  # ends with the assistant's compact_context call
+        open_call = [m.to_openai() for m in session.history if m.role != "tool"][
+            :-1
+        ]  # ends with the assistant's compact_context call
         assert open_call[-1].get("tool_calls")
         provider = Provider("openai/fake-model", api_base=small_server.base_url)
         with pytest.raises(LLMError) as err:
@@ -216,8 +216,9 @@ class TestForcedCompaction:
             return agent_responder(body)
 
         with FakeOpenAI(window=8192, responder=failing) as srv:
-            services = await build_services(make_config(srv, tmp_path / "f.db", window=8192),
-                                            workspace=workspace)
+            services = await build_services(
+                make_config(srv, tmp_path / "f.db", window=8192), workspace=workspace
+            )
             try:
                 session = await services.new_session(yes=True)
                 for turn in range(8):
@@ -240,22 +241,20 @@ class TestResume:
         small_server.enqueue(Reply(text="after compaction"))
         await collect(session.run_turn("one more"))
         resumed = await small_services.resume_session(session.session_id)
-        assert [m.to_openai() for m in resumed.history] == [m.to_openai()
-                                                            for m in session.history]
+        assert [m.to_openai() for m in resumed.history] == [m.to_openai() for m in session.history]
         transcript = await small_services.store.sessions.transcript(session.session_id)
         assert len(transcript) > len(resumed.history)
         assert not any(m.kind == "summary" for m in transcript)
 
 
 class TestPagedReadersFitTheWindow:
-    async def test_read_file_of_a_big_log_fits_a_small_window(self, small_server, small_services,
-                                                              workspace):
+    async def test_read_file_of_a_big_log_fits_a_small_window(self, small_server, small_services, workspace):
         """One read_file of a 35 KB log in an 8k window returns a page that fits (and says how
         to read on) instead of overflowing the window."""
-        (workspace / "app.log").write_text("".join(f"{i:05d} request handled in 12 ms\n"
-                                                   for i in range(1200)))
-        small_server.enqueue(Reply(tool_calls=[("read_file", {"path": "app.log"})]),
-                             Reply(text="read it"))
+        (workspace / "app.log").write_text(
+            "".join(f"{i:05d} request handled in 12 ms\n" for i in range(1200))
+        )
+        small_server.enqueue(Reply(tool_calls=[("read_file", {"path": "app.log"})]), Reply(text="read it"))
         session = await small_services.new_session(yes=True)
         events = await collect(session.run_turn("read app.log"))
         assert not of_type(events, ev.ErrorEvent)

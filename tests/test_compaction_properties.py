@@ -28,13 +28,13 @@ from agent_tui.context.compaction import (
 from agent_tui.context.compaction.shape import inflight_start
 from agent_tui.context.compaction.tool_budget import tool_output_tokens
 from agent_tui.messages import Message
-
 from tests.test_compaction_support import COUNTER, Convo, settings, tokens
 
 TOOLS = ("read_file", "edit_file", "bash", "grep", "recall", "mcp__fetch")
 PATHS = ("src/a.py", "./src/a.py", "src/b.py", "README.md")
-PROPERTY = hsettings(max_examples=60, deadline=None,
-                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+PROPERTY = hsettings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 
 
 @st.composite
@@ -53,8 +53,10 @@ def conversations(draw) -> list[Message]:
     c = Convo()
     messages: list[Message] = []
     if draw(st.booleans()):
-        messages += [Message(role="user", content="[Kept] ref=r_old_1", kind="retain"),
-                     Message(role="assistant", content="[Summary] earlier work", kind="summary")]
+        messages += [
+            Message(role="user", content="[Kept] ref=r_old_1", kind="retain"),
+            Message(role="assistant", content="[Summary] earlier work", kind="summary"),
+        ]
     for t in range(draw(st.integers(1, 5))):
         c.user(f"request {t}")
         for _ in range(draw(st.integers(0, 4))):
@@ -83,8 +85,7 @@ budgets = st.floats(0.0, 1.2)
 ratios = st.floats(0.0, 0.6)
 
 
-def make_plan(messages: list[Message], share: float, ratio: float,
-              turns: int = 1) -> CompactionPlan:
+def make_plan(messages: list[Message], share: float, ratio: float, turns: int = 1) -> CompactionPlan:
     cfg = settings(protected_ratio=ratio, retain_last_turns=turns)
     return CompactionPlan.build(cfg, target_tokens=int(tokens(messages) * share), fixed_tokens=0)
 
@@ -113,8 +114,7 @@ class TestEachStrategy:
         assert check_invariants(messages, out.messages, counter=COUNTER) == []
 
     @PROPERTY
-    @given(conversations(), budgets, st.integers(0, 3),
-           st.sampled_from(["tagged", "untagged", "drops"]))
+    @given(conversations(), budgets, st.integers(0, 3), st.sampled_from(["tagged", "untagged", "drops"]))
     def test_summary_keeps_the_invariants(self, messages, share, turns, style):
         """Whatever the summariser returns, the summarised part's refs end up in the retain."""
 
@@ -135,7 +135,7 @@ class TestEachStrategy:
         budget = int(tool_output_tokens(messages, COUNTER) * share)
         out, trimmed = trim_tool_outputs(messages, counter=COUNTER, budget_tokens=budget)
         assert check_invariants(messages, out, counter=COUNTER) == []
-        assert trimmed == sum(a is not b for a, b in zip(out, messages))
+        assert trimmed == sum(a is not b for a, b in zip(out, messages, strict=False))
         if tool_output_tokens(messages, COUNTER) <= budget:
             assert trimmed == 0 and out is messages  # under budget: nothing is touched
             return
@@ -155,10 +155,10 @@ class TestEachStrategy:
 
 class TestWholeChain:
     @PROPERTY
-    @given(conversations(), budgets, ratios, st.sampled_from(["ok", "untagged", "raises", "none"]),
-           st.booleans())
-    def test_chain_keeps_the_invariants_and_explains_a_miss(self, messages, share, ratio, kind,
-                                                            force):
+    @given(
+        conversations(), budgets, ratios, st.sampled_from(["ok", "untagged", "raises", "none"]), st.booleans()
+    )
+    def test_chain_keeps_the_invariants_and_explains_a_miss(self, messages, share, ratio, kind, force):
         """compact(): invariants hold, growth is never applied, a missed target has a reason."""
 
         async def summarizer(history, instructions, max_tokens):
@@ -168,10 +168,17 @@ class TestWholeChain:
 
         cfg = settings(protected_ratio=ratio)
         target = int(tokens(messages) * share)
-        out, result = asyncio.run(compact(
-            messages, counter=COUNTER, settings=cfg, target_tokens=target, fixed_tokens=0,
-            summarizer=None if kind == "none" else summarizer, force=force,
-        ))
+        out, result = asyncio.run(
+            compact(
+                messages,
+                counter=COUNTER,
+                settings=cfg,
+                target_tokens=target,
+                fixed_tokens=0,
+                summarizer=None if kind == "none" else summarizer,
+                force=force,
+            )
+        )
         assert check_invariants(messages, out, counter=COUNTER, result=result) == []
         if not result.applied:
             assert out == messages and result.reason
@@ -218,8 +225,7 @@ class TestTheCheckItself:
         c = Convo()
         c.user("go")
         grown = [*c.messages, Message(role="assistant", content="more " * 50)]
-        result = CompactResult(10, 100, 1, 2, ("pruning",), 0.0, None, False, "", True,
-                               target_tokens=5)
+        result = CompactResult(10, 100, 1, 2, ("pruning",), 0.0, None, False, "", True, target_tokens=5)
         problems = check_invariants(c.messages, grown, counter=COUNTER, result=result)
         assert any("grew" in p for p in problems)
         assert any("no reason" in p for p in problems)

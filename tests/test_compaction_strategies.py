@@ -14,13 +14,13 @@ from agent_tui.context.compaction import (
     truncate,
 )
 from agent_tui.messages import Message, ResultRef
-
 from tests.test_compaction_support import COUNTER, Convo, big, long_session, settings, tokens
 
 
 def plan(budget: int, protected_ratio: float = 0.25, fixed: int = 0, **kw) -> CompactionPlan:
-    return CompactionPlan.build(settings(protected_ratio=protected_ratio, **kw),
-                                target_tokens=budget + fixed, fixed_tokens=fixed)
+    return CompactionPlan.build(
+        settings(protected_ratio=protected_ratio, **kw), target_tokens=budget + fixed, fixed_tokens=fixed
+    )
 
 
 class TestClearing:
@@ -34,8 +34,7 @@ class TestClearing:
         new = out.messages[first_tool]
         old = before[first_tool]
         assert new.content == f"[tool output trimmed; ref={old.output_ref.id}]"
-        assert (new.tool_call_id, new.name, new.output_ref) == (old.tool_call_id, old.name,
-                                                                old.output_ref)
+        assert (new.tool_call_id, new.name, new.output_ref) == (old.tool_call_id, old.name, old.output_ref)
         assert new.id != old.id
         assert check_invariants(before, out.messages, counter=COUNTER) == []
 
@@ -54,13 +53,19 @@ class TestClearing:
         c.user("refactor everything")
         for i in range(40):
             c.call("bash", {"command": f"step {i}"}, big(f"s{i}", 60))
-        p = CompactionPlan(target_tokens=100, fixed_tokens=0, protected_tokens=4000,
-                           retain_last_turns=1, summary_max_tokens=512)
+        p = CompactionPlan(
+            target_tokens=100,
+            fixed_tokens=0,
+            protected_tokens=4000,
+            retain_last_turns=1,
+            summary_max_tokens=512,
+        )
         out = clear_tool_outputs(c.messages, p, COUNTER)
-        kept = [m for m in out.messages
-                if m.role == "tool" and not m.content.startswith("[tool output trimmed")]
+        kept = [
+            m for m in out.messages if m.role == "tool" and not m.content.startswith("[tool output trimmed")
+        ]
         assert 1 < len(kept) < 10
-        assert kept == [m for m in c.messages if m.role == "tool"][-len(kept):]
+        assert kept == [m for m in c.messages if m.role == "tool"][-len(kept) :]
         assert tokens(kept[:-1]) <= p.protected_tokens
 
     def test_output_without_a_ref_keeps_its_head_and_says_so(self):
@@ -76,8 +81,7 @@ class TestClearing:
     def test_results_of_the_step_in_flight_are_never_trimmed(self):
         """The trailing call's results (unseen by the model) stay whole even at a zero budget."""
         c = long_session(turns=2)
-        c.calls([("read_file", {"path": "a.py"}, big("a", 200), True),
-                 ("compact_context", {}, None, True)])
+        c.calls([("read_file", {"path": "a.py"}, big("a", 200), True), ("compact_context", {}, None, True)])
         out = clear_tool_outputs(c.messages, plan(0, protected_ratio=0.0), COUNTER)
         assert out.messages[-1] is c.messages[-1]
         assert out.messages[-2] is c.messages[-2]
@@ -230,7 +234,7 @@ class TestToolOutputBudget:
         out, trimmed = trim_tool_outputs(c.messages, counter=COUNTER, budget_tokens=budget)
         after = sum(COUNTER.count_message(m) for m in out if m.role == "tool")
         assert after <= budget * 0.75
-        assert trimmed == sum(a is not b for a, b in zip(out, c.messages)) > 0
+        assert trimmed == sum(a is not b for a, b in zip(out, c.messages, strict=False)) > 0
         last_tool = max(i for i, m in enumerate(c.messages) if m.role == "tool")
         assert out[last_tool] is c.messages[last_tool]
         first_tool = next(i for i, m in enumerate(c.messages) if m.role == "tool")
@@ -254,12 +258,15 @@ class TestRefs:
             Message(role="tool", content="x", tool_call_id="c", name="bash", output_ref=ref),
             Message(role="user", content='see ref=r_def456 and read_result(ref_id="r_x_9")'),
             Message(role="user", content="ctx://home/me/proj/s_0123456789ab/r_00112233ff:L1-5"),
-            Message(role="tool", content="bash output: 3 lines, stored whole as ref r_aabbccddee",
-                    tool_call_id="d", name="bash"),
+            Message(
+                role="tool",
+                content="bash output: 3 lines, stored whole as ref r_aabbccddee",
+                tool_call_id="d",
+                name="bash",
+            ),
             Message(role="assistant", content="self.ref = node; foo(ref=other)"),
         ]
-        assert collect_refs(messages) == ["r_abc123", "r_def456", "r_x_9", "r_00112233ff",
-                                          "r_aabbccddee"]
+        assert collect_refs(messages) == ["r_abc123", "r_def456", "r_x_9", "r_00112233ff", "r_aabbccddee"]
 
     def test_every_id_the_store_makes_is_found(self):
         """The store's ref ids (and its view footers) are recognised, so GC and compaction agree."""

@@ -21,7 +21,6 @@ from agent_tui.context.compaction import (
 )
 from agent_tui.context.compaction.summary_prompt import build_instructions
 from agent_tui.messages import Message
-
 from tests.test_compaction_support import COUNTER, Convo, big, long_session, settings, tokens
 
 TAGGED = (
@@ -58,9 +57,16 @@ def target_for(messages: list[Message], share: float = 0.25) -> int:
 
 async def run(messages, summarizer, *, share=0.25, fallback=None, **kw):
     cfg = settings(tool_clearing=False, pruning=False, **kw.pop("cfg", {}))
-    return await compact(messages, counter=COUNTER, settings=cfg,
-                         target_tokens=target_for(messages, share), fixed_tokens=0,
-                         summarizer=summarizer, fallback_summarizer=fallback, **kw)
+    return await compact(
+        messages,
+        counter=COUNTER,
+        settings=cfg,
+        target_tokens=target_for(messages, share),
+        fixed_tokens=0,
+        summarizer=summarizer,
+        fallback_summarizer=fallback,
+        **kw,
+    )
 
 
 class TestSummaryLayout:
@@ -76,7 +82,7 @@ class TestSummaryLayout:
         assert (summary.role, summary.kind) == ("assistant", "summary")
         assert "Decision: keep SQLite in WAL mode" in retain.content
         assert "off-by-one" in summary.content
-        last_turn = c.messages[-(len(out) - 2):]
+        last_turn = c.messages[-(len(out) - 2) :]
         assert out[2:] == last_turn and last_turn[0].content.startswith("Request 5")
         assert check_invariants(c.messages, out, counter=COUNTER, result=result) == []
 
@@ -84,8 +90,9 @@ class TestSummaryLayout:
         """Refs of the summarised part are added mechanically; one the model kept is not doubled."""
         c = long_session(turns=4, steps=2, lines=60)
         first_ref = c.messages[2].output_ref.id
-        summarizer = recording(f"<retain>ref={first_ref} holds the first view</retain>"
-                               "<summary>stuff</summary>")
+        summarizer = recording(
+            f"<retain>ref={first_ref} holds the first view</retain><summary>stuff</summary>"
+        )
         out, result = await run(c.messages, summarizer)
         retain = out[0].content
         summarised = c.messages[: len(c.messages) - (len(out) - 2)]
@@ -106,8 +113,12 @@ class TestSummaryLayout:
         """Config directives and the `/compact` words are appended to the instructions."""
         c = long_session(turns=4, steps=2, lines=60)
         summarizer = recording(TAGGED)
-        await run(c.messages, summarizer, instructions="focus on the parser",
-                  cfg={"summary_directives": "be terse", "retain_directives": "all URLs"})
+        await run(
+            c.messages,
+            summarizer,
+            instructions="focus on the parser",
+            cfg={"summary_directives": "be terse", "retain_directives": "all URLs"},
+        )
         instructions = summarizer.calls[0][1]
         assert "<retain>" in instructions and "<summary>" in instructions
         assert "be terse" in instructions and "all URLs" in instructions

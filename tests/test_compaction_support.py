@@ -41,29 +41,38 @@ class Convo:
         self.messages.append(m)
         return m
 
-    def call(self, name: str, args: dict[str, Any], output: str, *, stored: bool = True,
-             text: str | None = None) -> Message:
+    def call(
+        self, name: str, args: dict[str, Any], output: str, *, stored: bool = True, text: str | None = None
+    ) -> Message:
         """One assistant step with one call and its result."""
         return self.calls([(name, args, output, stored)], text=text)
 
-    def calls(self, specs: list[tuple[str, dict[str, Any], str | None, bool]],
-              text: str | None = None) -> Message:
+    def calls(
+        self, specs: list[tuple[str, dict[str, Any], str | None, bool]], text: str | None = None
+    ) -> Message:
         """One assistant step with several calls; an output of None leaves that call
         unanswered (the step in flight)."""
-        tool_calls = tuple(ToolCall(id=self._next("call"), name=name, arguments=json.dumps(args))
-                           for name, args, _, _ in specs)
+        tool_calls = tuple(
+            ToolCall(id=self._next("call"), name=name, arguments=json.dumps(args))
+            for name, args, _, _ in specs
+        )
         step = Message(role="assistant", content=text, tool_calls=tool_calls)
         self.messages.append(step)
-        for call, (name, _, output, stored) in zip(tool_calls, specs):
+        for call, (name, _, output, stored) in zip(tool_calls, specs, strict=False):
             if output is None:
                 continue
             ref = None
             if stored:
-                ref = ResultRef(id=self._next("r"), byte_size=len(output.encode()),
-                                line_count=output.count("\n") + 1, tool_name=name)
+                ref = ResultRef(
+                    id=self._next("r"),
+                    byte_size=len(output.encode()),
+                    line_count=output.count("\n") + 1,
+                    tool_name=name,
+                )
                 self.blobs[ref.id] = output
-            self.messages.append(Message(role="tool", content=output, tool_call_id=call.id,
-                                         name=name, output_ref=ref))
+            self.messages.append(
+                Message(role="tool", content=output, tool_call_id=call.id, name=name, output_ref=ref)
+            )
         return step
 
 
@@ -83,8 +92,11 @@ def long_session(turns: int = 6, steps: int = 4, lines: int = 150) -> Convo:
         c.user(f"Request {t}: please look at module_{t}.py and fix the failing test")
         for s in range(steps):
             c.call("read_file", {"path": f"src/module_{t}.py"}, big(f"m{t}s{s}", lines))
-            c.call("bash", {"command": f"pytest tests/test_{t}.py -q"},
-                   big(f"pytest{t}{s}", lines // 3) + f"\nexit code: {s % 2}")
+            c.call(
+                "bash",
+                {"command": f"pytest tests/test_{t}.py -q"},
+                big(f"pytest{t}{s}", lines // 3) + f"\nexit code: {s % 2}",
+            )
         c.call("edit_file", {"path": f"src/module_{t}.py", "old": "a", "new": "b"}, "Edited 1 line")
         c.say(f"Fixed module_{t}.py: the bug was an off-by-one in parse_{t}().")
     return c

@@ -25,8 +25,10 @@ class TestLayering:
 
     def test_later_layers_win_and_sources_are_tracked(self, tmp_path):
         """user file < project file < AGENT_TUI_MODEL < CLI flags, each value's origin named."""
-        write(paths.user_config_file(), '[model]\nname = "user-model"\ncontext_window = 1000\n'
-              '[agent]\nwarn_at = 0.7\n')
+        write(
+            paths.user_config_file(),
+            '[model]\nname = "user-model"\ncontext_window = 1000\n[agent]\nwarn_at = 0.7\n',
+        )
         project = write(tmp_path / ".agent-tui.toml", '[model]\nname = "project-model"\n')
         loaded = load_config(cwd=tmp_path, env={})
         assert loaded.config.model.name == "project-model"
@@ -34,8 +36,11 @@ class TestLayering:
         assert loaded.sources["model.name"] == str(project)
         loaded = load_config(cwd=tmp_path, env={"AGENT_TUI_MODEL": "env-model"})
         assert loaded.config.model.name == "env-model"
-        loaded = load_config(cwd=tmp_path, env={"AGENT_TUI_MODEL": "env-model"},
-                             overrides={"model": {"name": "flag-model", "api_base": None}})
+        loaded = load_config(
+            cwd=tmp_path,
+            env={"AGENT_TUI_MODEL": "env-model"},
+            overrides={"model": {"name": "flag-model", "api_base": None}},
+        )
         assert loaded.config.model.name == "flag-model"
         assert loaded.sources["model.name"] == "command line"
         assert loaded.config.agent.warn_at == 0.7
@@ -95,7 +100,7 @@ class TestExampleFile:
         data = tomllib.loads(example.read_text())
         keys = {f"{s}.{k}" for s, t in data.items() for k in t}
         text = example.read_text()
-        for key, value in flatten(Config()).items():
+        for key, _value in flatten(Config()).items():
             section, name = key.split(".")
             assert f"{name} =" in text or f"# {name} =" in text, f"{key} not documented"
         assert keys <= set(flatten(Config()))

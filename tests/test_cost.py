@@ -7,8 +7,8 @@ from agent_tui.factory import build_services
 from agent_tui.llm.cost import cost_of, format_cost, prices_for
 from agent_tui.llm.model_info import lookup
 from agent_tui.messages import TokenUsage
-from agent_tui.testing.fake_openai import Reply
-from tests.agent_fixtures import collect, make_config, of_type, server, workspace  # noqa: F401
+from testkit.fake_openai import Reply
+from tests.agent_fixtures import collect, make_config, of_type
 
 
 class TestPrices:
@@ -29,8 +29,7 @@ class TestPrices:
 
 
 class TestInTheLoop:
-    async def test_usage_events_carry_unknown_cost_for_a_local_server(self, server, workspace,
-                                                                      tmp_path):
+    async def test_usage_events_carry_unknown_cost_for_a_local_server(self, server, workspace, tmp_path):
         svc = await build_services(make_config(server, tmp_path / "c.db"), workspace=workspace)
         try:
             server.enqueue(Reply(text="hi"))

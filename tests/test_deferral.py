@@ -11,22 +11,20 @@ from agent_tui.agent import events as ev
 from agent_tui.context.deferral import NOTE, ToolSelector, rank
 from agent_tui.factory import build_services
 from agent_tui.messages import ToolCall, assistant, user
-from agent_tui.testing.fake_openai import FakeOpenAI, Reply
 from agent_tui.tokens import TokenCounter
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 from agent_tui.tools.tool_search import ToolSearchTool
-from tests.agent_fixtures import collect, make_config, of_type, workspace  # noqa: F401
+from testkit.fake_openai import FakeOpenAI, Reply
+from tests.agent_fixtures import collect, make_config, of_type
 
 
 def spec(name: str, source: str = "mcp", words: int = 40, about: str = "") -> ToolSpec:
     text = (about + " " if about else "") + " ".join(f"word{i}" for i in range(words))
-    return ToolSpec(name, text, {"type": "object", "properties": {"q": {"type": "string"}}},
-                    source=source)  # type: ignore[arg-type]
+    return ToolSpec(name, text, {"type": "object", "properties": {"q": {"type": "string"}}}, source=source)  # type: ignore[arg-type]
 
 
 def selector(threshold: float = 0.10) -> ToolSelector:
-    return ToolSelector(TokenCounter().count_tool_schema, threshold,
-                        ToolSearchTool.spec.schema())
+    return ToolSelector(TokenCounter().count_tool_schema, threshold, ToolSearchTool.spec.schema())
 
 
 def names(schemas) -> list[str]:
@@ -57,8 +55,13 @@ class TestSelection:
 
     def test_mcp_goes_before_skill_and_builtins_never(self):
         """Over the threshold: MCP tools first, then skill tools; built-ins and context stay."""
-        specs = [spec("read_file", "builtin"), spec("recall", "context"), spec("s__one", "skill"),
-                 spec("m__one"), spec("m__two")]
+        specs = [
+            spec("read_file", "builtin"),
+            spec("recall", "context"),
+            spec("s__one", "skill"),
+            spec("m__one"),
+            spec("m__two"),
+        ]
         one = TokenCounter().count_tool_schema(specs[0].schema())
         chosen = selector(1.0).select(specs, effective_window=one * 4)
         assert set(chosen.deferred) == {"m__one", "m__two"}
@@ -129,9 +132,11 @@ class TestSelection:
 class TestRanking:
     def test_name_beats_description_and_words_are_split(self):
         """Matches on the name rank first; camelCase and snake_case split into words."""
-        specs = [spec("git__git_log", about="Shows the commit logs"),
-                 spec("time__get_current_time", about="Get current time in a timezone"),
-                 spec("fs__readFile", about="Read a file; see git for history")]
+        specs = [
+            spec("git__git_log", about="Shows the commit logs"),
+            spec("time__get_current_time", about="Get current time in a timezone"),
+            spec("fs__readFile", about="Read a file; see git for history"),
+        ]
         assert [s.name for s in rank("git log", specs)][:1] == ["git__git_log"]
         assert [s.name for s in rank("current timezone", specs)] == ["time__get_current_time"]
         assert rank("read file", specs)[0].name == "fs__readFile"
@@ -139,20 +144,23 @@ class TestRanking:
 
 
 class TestLoop:
-    async def test_deferred_tools_found_and_called_through_tool_search(self, tmp_path,
-                                                                       workspace):  # noqa: F811
+    async def test_deferred_tools_found_and_called_through_tool_search(self, tmp_path, workspace):
         """The request lacks deferred tools; tool_search returns schemas and makes them callable."""
         tools = [EchoTool(f"weather__tool{i}", f"forecast number {i}") for i in range(30)]
         tools.append(EchoTool("stocks__quote", "Current share price for a ticker symbol"))
         with FakeOpenAI(window=16_000) as server:
-            services = await build_services(make_config(server, tmp_path / "d.db", window=16_000),
-                                            workspace=workspace)
+            services = await build_services(
+                make_config(server, tmp_path / "d.db", window=16_000), workspace=workspace
+            )
             services.extra_tools.extend(tools)
             try:
                 session = await services.new_session(yes=True)
-                server.enqueue(Reply(tool_calls=[("tool_search", {"query": "share price"})]),
-                               Reply(tool_calls=[("stocks__quote", {"q": "ACME"})]),
-                               Reply(text="ACME is up"), Reply(text="next"))
+                server.enqueue(
+                    Reply(tool_calls=[("tool_search", {"query": "share price"})]),
+                    Reply(tool_calls=[("stocks__quote", {"q": "ACME"})]),
+                    Reply(text="ACME is up"),
+                    Reply(text="next"),
+                )
                 events = await collect(session.run_turn("how is ACME doing?"))
                 await collect(session.run_turn("and now?"))
             finally:
@@ -167,16 +175,18 @@ class TestLoop:
         assert "stocks__quote" in ran[0].view and '"q"' in ran[0].view
         assert ran[1].view == 'stocks__quote ran with {"q": "ACME"}'
         assert len(first) < len(tools)
-        assert session.last_budget.tool_descriptions < 0.10 * session.last_budget.effective_window \
-            + 2000  # built-ins are never deferred, so only they may exceed the share
+        assert (
+            session.last_budget.tool_descriptions < 0.10 * session.last_budget.effective_window + 2000
+        )  # built-ins are never deferred, so only they may exceed the share
         assert "tool_search" in fourth
 
-    async def test_a_failing_selector_offers_every_tool(self, tmp_path, workspace):  # noqa: F811
+    async def test_a_failing_selector_offers_every_tool(self, tmp_path, workspace):
         """Deferral failing degrades to all tools plus one notice; the turn completes."""
         tools = [EchoTool(f"weather__tool{i}", "forecast") for i in range(30)]
         with FakeOpenAI(window=16_000) as server:
-            services = await build_services(make_config(server, tmp_path / "f.db", window=16_000),
-                                            workspace=workspace)
+            services = await build_services(
+                make_config(server, tmp_path / "f.db", window=16_000), workspace=workspace
+            )
             services.extra_tools.extend(tools)
             try:
                 session = await services.new_session()

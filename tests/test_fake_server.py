@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_tui.testing import FakeOpenAI, Reply
-from agent_tui.testing.openai_shapes import pairing_error, split_text
+from testkit import FakeOpenAI, Reply
+from testkit.openai_shapes import pairing_error, split_text
 
 
 @pytest.fixture
@@ -47,7 +47,7 @@ def sse(response: httpx.Response) -> list[dict | str]:
     out: list[dict | str] = []
     for block in response.text.split("\n\n"):
         if block.startswith("data: "):
-            data = block[len("data: "):]
+            data = block[len("data: ") :]
             out.append(data if data == "[DONE]" else json.loads(data))
     return out
 
@@ -110,7 +110,7 @@ class TestPairingProperties:
         victims = [i for i, m in enumerate(messages) if m["role"] == "tool" or m.get("tool_calls")]
         if victims:
             i = data.draw(st.sampled_from(victims))
-            assert pairing_error(messages[:i] + messages[i + 1:]) is not None
+            assert pairing_error(messages[:i] + messages[i + 1 :]) is not None
 
 
 class TestWindow:
@@ -193,7 +193,7 @@ class TestStreamShape:
         """Filler text never yields identical consecutive chunks (litellm aborts on 100 of them)."""
         pieces = split_text("x " * 500 + "end", 1)
         assert "".join(pieces) == "x " * 500 + "end"
-        assert all(a != b for a, b in zip(pieces, pieces[1:]))
+        assert all(a != b for a, b in zip(pieces, pieces[1:], strict=False))
 
 
 class TestProtocol:

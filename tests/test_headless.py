@@ -10,21 +10,35 @@ import sys
 from pathlib import Path
 
 from agent_tui.store import open_store
-from agent_tui.testing.fake_openai import FakeOpenAI, Reply
-from tests.agent_fixtures import server, workspace  # noqa: F401
+from testkit.fake_openai import FakeOpenAI, Reply
 
 ROOT = Path(__file__).parent.parent
 
 
 def run_cli(args: list[str], cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess:
     env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    return subprocess.run([sys.executable, "-m", "agent_tui", *args], cwd=cwd, input=stdin,
-                          capture_output=True, text=True, env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "agent_tui", *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
 
 
 def flags(server: FakeOpenAI, db: Path, window: int = 32_000) -> list[str]:
-    return ["--model", "openai/fake-model", "--api-base", server.base_url,
-            "--context-window", str(window), "--db", str(db)]
+    return [
+        "--model",
+        "openai/fake-model",
+        "--api-base",
+        server.base_url,
+        "--context-window",
+        str(window),
+        "--db",
+        str(db),
+    ]
 
 
 class TestHeadless:
@@ -32,8 +46,7 @@ class TestHeadless:
         """Two runs: the second resumes the first, reads its stored output by ref, and the
         transcript in the database is exactly what the server was sent plus the final reply."""
         db = tmp_path / "h.db"
-        server.enqueue(Reply(tool_calls=[("bash", {"command": "seq 1 4000"})]),
-                       Reply(text="counted to 4000"))
+        server.enqueue(Reply(tool_calls=[("bash", {"command": "seq 1 4000"})]), Reply(text="counted to 4000"))
         first = run_cli(["run", "count", "--yes", "--json", *flags(server, db)], workspace)
         assert first.returncode == 0, first.stderr
         events = [json.loads(line) for line in first.stdout.splitlines()]
@@ -41,14 +54,15 @@ class TestHeadless:
         assert result["type"] == "result" and result["ok"] and result["text"] == "counted to 4000"
         ref = result["refs"][0]
         assert ref["line_count"] == 4000
-        assert {"turn_started", "budget", "text_delta", "tool_call_finished",
-                "turn_finished"} <= {e["type"] for e in events}
+        assert {"turn_started", "budget", "text_delta", "tool_call_finished", "turn_finished"} <= {
+            e["type"] for e in events
+        }
 
-        server.enqueue(Reply(tool_calls=[("read_result", {"ref_id": ref["id"], "offset": 2000,
-                                                          "limit": 2})]),
-                       Reply(text="line 2000 says 2000"))
-        second = run_cli(["run", "what is on line 2000?", "--continue", *flags(server, db)],
-                         workspace)
+        server.enqueue(
+            Reply(tool_calls=[("read_result", {"ref_id": ref["id"], "offset": 2000, "limit": 2})]),
+            Reply(text="line 2000 says 2000"),
+        )
+        second = run_cli(["run", "what is on line 2000?", "--continue", *flags(server, db)], workspace)
         assert second.returncode == 0, second.stderr
         assert second.stdout.strip() == "line 2000 says 2000"
         read_back = server.requests[-1]["messages"][-1]
@@ -72,8 +86,7 @@ class TestHeadless:
 
     def test_prompt_from_stdin_and_plain_output(self, server, workspace, tmp_path):
         server.enqueue(Reply(text="from stdin"))
-        out = run_cli(["run", "-", *flags(server, tmp_path / "s.db")], workspace,
-                      stdin="hello from a pipe")
+        out = run_cli(["run", "-", *flags(server, tmp_path / "s.db")], workspace, stdin="hello from a pipe")
         assert out.returncode == 0 and out.stdout == "from stdin\n"
         assert server.requests[0]["messages"][-1]["content"] == "hello from a pipe"
 
@@ -85,31 +98,30 @@ class TestHeadless:
         assert "error:" in out.stderr and len(out.stderr.strip().splitlines()) == 1
 
     def test_unknown_model_is_a_clear_error(self, workspace, tmp_path):
-        out = run_cli(["run", "hi", "--model", "openai/nobody-knows-me",
-                       "--db", str(tmp_path / "u.db")], workspace)
+        out = run_cli(
+            ["run", "hi", "--model", "openai/nobody-knows-me", "--db", str(tmp_path / "u.db")], workspace
+        )
         assert out.returncode == 2
         assert "context_window" in out.stderr and "Traceback" not in out.stderr
 
     def test_denied_tool_says_how_to_allow(self, server, workspace, tmp_path):
-        server.enqueue(Reply(tool_calls=[("bash", {"command": "rm -rf build"})]),
-                       Reply(text="could not"))
+        server.enqueue(Reply(tool_calls=[("bash", {"command": "rm -rf build"})]), Reply(text="could not"))
         out = run_cli(["run", "clean", *flags(server, tmp_path / "d.db")], workspace)
         assert out.returncode == 0
         assert "--yes" in out.stderr or "allow" in out.stderr
 
     def test_unknown_session_is_a_clear_error(self, server, workspace, tmp_path):
-        out = run_cli(["run", "hi", "--session", "s_nope", *flags(server, tmp_path / "n.db")],
-                      workspace)
+        out = run_cli(["run", "hi", "--session", "s_nope", *flags(server, tmp_path / "n.db")], workspace)
         assert out.returncode == 2 and "no session s_nope" in out.stderr
         assert "Traceback" not in out.stderr
 
-    def test_sessions_compact_reports_on_stderr_and_resume_uses_it(self, server, workspace,
-                                                                   tmp_path):
+    def test_sessions_compact_reports_on_stderr_and_resume_uses_it(self, server, workspace, tmp_path):
         """`sessions compact ID` compacts a saved session; plain mode says so in one line."""
         db = tmp_path / "k.db"
         for k in range(3):
-            server.enqueue(Reply(tool_calls=[("bash", {"command": f"seq 1 {2000 + k}"})]),
-                           Reply(text=f"done {k}"))
+            server.enqueue(
+                Reply(tool_calls=[("bash", {"command": f"seq 1 {2000 + k}"})]), Reply(text=f"done {k}")
+            )
             args = ["run", f"count {k}", "--yes", *flags(server, db)]
             if k:
                 args.append("--continue")
@@ -117,8 +129,9 @@ class TestHeadless:
         listing = run_cli(["sessions", "list", "--db", str(db)], workspace)
         session_id = listing.stdout.split()[0]
         server.enqueue(Reply(text="<retain>r_x</retain><summary>counted three times</summary>"))
-        out = run_cli(["sessions", "compact", session_id, "-i", "keep the counts",
-                       *flags(server, db)], workspace)
+        out = run_cli(
+            ["sessions", "compact", session_id, "-i", "keep the counts", *flags(server, db)], workspace
+        )
         assert out.returncode == 0, out.stderr
         assert "Compacted" in out.stderr and len(out.stderr.strip().splitlines()) == 1
         assert "keep the counts" in json.dumps(server.requests[-1])
@@ -136,12 +149,16 @@ class TestInterrupt:
         import time
 
         db = tmp_path / "i.db"
-        server.enqueue(Reply(text=" ".join(f"w{i}" for i in range(400)), chunk_delay=0.05,
-                             words_per_chunk=1))
+        server.enqueue(Reply(text=" ".join(f"w{i}" for i in range(400)), chunk_delay=0.05, words_per_chunk=1))
         env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-        proc = subprocess.Popen([sys.executable, "-m", "agent_tui", "run", "talk", "--json",
-                                 *flags(server, db)], cwd=workspace, env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "agent_tui", "run", "talk", "--json", *flags(server, db)],
+            cwd=workspace,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         deadline = time.monotonic() + 60
         for line in proc.stdout:
             if '"text_delta"' in line or time.monotonic() > deadline:

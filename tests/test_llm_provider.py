@@ -20,7 +20,7 @@ from agent_tui.llm.provider import (
     UsageChunk,
     provider_of,
 )
-from agent_tui.testing import FakeOpenAI, Reply
+from testkit import FakeOpenAI, Reply
 
 HI = [{"role": "user", "content": "hi"}]
 BASH = {
@@ -273,7 +273,6 @@ class TestCancellation:
         assert await asyncio.to_thread(server.aborted.wait, 3)
         assert len(seen) < 10
         assert text_of(await collect(make(server))) == "echo: hi"  # the provider still works
-
 
     async def test_closing_early_closes_connection(self, server):
         """A consumer that stops reading and closes the stream frees the HTTP stream at once."""

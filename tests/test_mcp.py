@@ -17,9 +17,9 @@ import pytest
 
 from agent_tui.agent import events as ev
 from agent_tui.factory import build_services
-from agent_tui.testing.fake_openai import FakeOpenAI, Reply
 from agent_tui.tools.mcp import parse_servers, tool_name
-from tests.agent_fixtures import collect, make_config, of_type, workspace  # noqa: F401
+from testkit.fake_openai import FakeOpenAI, Reply
+from tests.agent_fixtures import collect, make_config, of_type
 
 BIG_ENV = {f"BIG_{i:02d}": f"value-{i}-" + "y" * 200 for i in range(30)}
 
@@ -36,39 +36,56 @@ def installed(name: str) -> str:
 def everything_server() -> dict:
     if shutil.which("npx") is None:
         pytest.skip("node/npx is not installed: @modelcontextprotocol/server-everything needs it")
-    return {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"],
-            "env": {**BIG_ENV, "npm_config_update_notifier": "false"}}
+    return {
+        "command": "npx",
+        "args": ["-y", "@modelcontextprotocol/server-everything"],
+        "env": {**BIG_ENV, "npm_config_update_notifier": "false"},
+    }
 
 
 @pytest.fixture
 def git_repo(tmp_path) -> Path:
     repo = tmp_path / "repo"
     repo.mkdir()
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
     subprocess.run(["git", "init", "-q", str(repo)], check=True, env=env)
-    script = "".join(f"commit refs/heads/main\ncommitter t <t@example.com> {1700000000 + i} +0000\n"
-                     f"data <<END\nchange number {i}: a commit message long enough to count\nEND\n\n"
-                     for i in range(120))
-    subprocess.run(["git", "fast-import", "--quiet"], input=script.encode(), cwd=repo,
-                   check=True, env=env)
+    script = "".join(
+        f"commit refs/heads/main\ncommitter t <t@example.com> {1700000000 + i} +0000\n"
+        f"data <<END\nchange number {i}: a commit message long enough to count\nEND\n\n"
+        for i in range(120)
+    )
+    subprocess.run(["git", "fast-import", "--quiet"], input=script.encode(), cwd=repo, check=True, env=env)
     subprocess.run(["git", "symbolic-ref", "HEAD", "refs/heads/main"], cwd=repo, check=True)
     return repo
 
 
 def servers(git_repo: Path, *, everything: bool = True) -> dict:
-    table = {"time": {"command": installed("mcp-server-time"),
-                      "args": ["--local-timezone", "UTC"]},
-             "git": {"command": installed("mcp-server-git"), "args": ["--repository", str(git_repo)]}}
+    table = {
+        "time": {"command": installed("mcp-server-time"), "args": ["--local-timezone", "UTC"]},
+        "git": {"command": installed("mcp-server-git"), "args": ["--repository", str(git_repo)]},
+    }
     if everything:
         table["everything"] = everything_server()
     return table
 
 
-async def mcp_services(server: FakeOpenAI, tmp_path: Path, workspace: Path,  # noqa: F811
-                       table: dict, window: int = 64_000, timeout: float = 120):
-    config = make_config(server, tmp_path / "mcp.db", window=window,
-                         mcp={"servers": table, "startup_timeout": timeout})
+async def mcp_services(
+    server: FakeOpenAI,
+    tmp_path: Path,
+    workspace: Path,
+    table: dict,
+    window: int = 64_000,
+    timeout: float = 120,
+):
+    config = make_config(
+        server, tmp_path / "mcp.db", window=window, mcp={"servers": table, "startup_timeout": timeout}
+    )
     services = await build_services(config, workspace=workspace)
     await services.mcp_ready()
     return services
@@ -97,13 +114,15 @@ def tool_names(request: dict) -> list[str]:
 class TestConfig:
     def test_bad_tables_are_one_line_problems_and_the_rest_still_start(self):
         """A malformed server table is skipped with a line naming the key; good ones stay."""
-        good, problems = parse_servers({
-            "ok": {"command": "srv", "args": ["-v"], "env": {"N": 1}},
-            "noargs": {"command": "srv", "args": "-v"},
-            "typo": {"command": "srv", "arg": []},
-            "bad name": {"command": "srv"},
-            "off": {"command": "srv", "enabled": False},
-        })
+        good, problems = parse_servers(
+            {
+                "ok": {"command": "srv", "args": ["-v"], "env": {"N": 1}},
+                "noargs": {"command": "srv", "args": "-v"},
+                "typo": {"command": "srv", "arg": []},
+                "bad name": {"command": "srv"},
+                "off": {"command": "srv", "enabled": False},
+            }
+        )
         assert [(s.name, s.args, dict(s.env)) for s in good] == [("ok", ("-v",), {"N": "1"})]
         assert len(problems) == 3
         assert any("args must be a list" in p for p in problems)
@@ -116,8 +135,12 @@ class TestConfig:
 
 
 class TestServers:
-    async def test_tools_listed_called_and_big_outputs_offloaded(self, tmp_path, workspace,  # noqa: F811
-                                                                 git_repo):
+    async def test_tools_listed_called_and_big_outputs_offloaded(
+        self,
+        tmp_path,
+        workspace,
+        git_repo,
+    ):
         """All three servers' tools reach the model; calls run; big outputs become refs."""
         with FakeOpenAI(window=64_000) as server:
             services = await mcp_services(server, tmp_path, workspace, servers(git_repo))
@@ -125,17 +148,20 @@ class TestServers:
                 states = {name: s.state for name, s in services.mcp.servers.items()}
                 assert states == {"time": "ready", "git": "ready", "everything": "ready"}
                 server.enqueue(
-                    Reply(tool_calls=[("time__get_current_time", {"timezone": "Asia/Tokyo"}),
-                                      ("git__git_log", {"repo_path": str(git_repo),
-                                                        "max_count": 120}),
-                                      ("everything__get-env", {}),
-                                      ("everything__get-sum", {"a": 2, "b": 40})]),
-                    Reply(text="done"))
+                    Reply(
+                        tool_calls=[
+                            ("time__get_current_time", {"timezone": "Asia/Tokyo"}),
+                            ("git__git_log", {"repo_path": str(git_repo), "max_count": 120}),
+                            ("everything__get-env", {}),
+                            ("everything__get-sum", {"a": 2, "b": 40}),
+                        ]
+                    ),
+                    Reply(text="done"),
+                )
                 session = await services.new_session(yes=True)
                 events = await collect(session.run_turn("use the tools"))
                 offered = tool_names(server.requests[0])
-                assert {"time__get_current_time", "git__git_log", "everything__get-env"} <= \
-                    set(offered)
+                assert {"time__get_current_time", "git__git_log", "everything__get-env"} <= set(offered)
                 done = {e.call.name: e for e in of_type(events, ev.ToolCallFinished)}
                 assert not any(e.is_error for e in done.values()), done
                 assert "Asia/Tokyo" in done["time__get_current_time"].view
@@ -146,34 +172,36 @@ class TestServers:
                     assert "read_result" in done[name].view and ref.id in done[name].view
                     assert len(done[name].view.encode()) < 6000
                 whole = await services.store.results.read(
-                    done["everything__get-env"].ref.id, 1, 10_000, session_id=session.session_id)
+                    done["everything__get-env"].ref.id, 1, 10_000, session_id=session.session_id
+                )
                 assert all(f'"{k}": "{v}"' in whole for k, v in BIG_ENV.items())
                 log = await services.store.results.read(
-                    done["git__git_log"].ref.id, 1, 10_000, session_id=session.session_id)
+                    done["git__git_log"].ref.id, 1, 10_000, session_id=session.session_id
+                )
                 assert "change number 0" in log and "change number 119" in log
             finally:
                 await services.close()
         assert children_running("mcp-server-time") == []
 
     async def test_deferred_under_a_small_window_and_found_with_tool_search(
-            self, tmp_path, workspace, git_repo):  # noqa: F811
+        self, tmp_path, workspace, git_repo
+    ):
         """At 8192 tokens the MCP tools are deferred; tool_search brings one back for the turn."""
         with FakeOpenAI(window=8192) as server:
-            services = await mcp_services(server, tmp_path, workspace, servers(git_repo),
-                                          window=8192)
+            services = await mcp_services(server, tmp_path, workspace, servers(git_repo), window=8192)
             try:
                 session = await services.new_session(yes=True)
-                server.enqueue(Reply(tool_calls=[("tool_search",
-                                                  {"query": "current time in a timezone"})]),
-                               Reply(tool_calls=[("time__get_current_time",
-                                                  {"timezone": "Europe/Paris"})]),
-                               Reply(text="it is late"), Reply(text="bye"))
+                server.enqueue(
+                    Reply(tool_calls=[("tool_search", {"query": "current time in a timezone"})]),
+                    Reply(tool_calls=[("time__get_current_time", {"timezone": "Europe/Paris"})]),
+                    Reply(text="it is late"),
+                    Reply(text="bye"),
+                )
                 events = await collect(session.run_turn("what time is it in Paris?"))
                 first, second, third = server.requests[:3]
                 assert "tool_search" in tool_names(first)
                 assert not any("__" in name for name in tool_names(first))
-                assert "tools deferred to save context. Use tool_search" in \
-                    first["messages"][0]["content"]
+                assert "tools deferred to save context. Use tool_search" in first["messages"][0]["content"]
                 found = of_type(events, ev.ToolCallFinished)[0]
                 assert found.view.startswith("Found") and "time__get_current_time" in found.view
                 assert '"timezone"' in found.view  # the schema comes with it
@@ -190,12 +218,10 @@ class TestServers:
             finally:
                 await services.close()
 
-    async def test_killed_server_vanishes_and_the_others_keep_working(
-            self, tmp_path, workspace, git_repo):  # noqa: F811
+    async def test_killed_server_vanishes_and_the_others_keep_working(self, tmp_path, workspace, git_repo):
         """Kill the time server mid-session: a warning, its tools gone, git still answers."""
         with FakeOpenAI(window=64_000) as server:
-            services = await mcp_services(server, tmp_path, workspace,
-                                          servers(git_repo, everything=False))
+            services = await mcp_services(server, tmp_path, workspace, servers(git_repo, everything=False))
             try:
                 session = await services.new_session(yes=True)
                 server.enqueue(Reply(text="ready"))
@@ -205,9 +231,14 @@ class TestServers:
                 os.kill(pid, signal.SIGKILL)
                 await asyncio.wait_for(services.mcp.servers["time"].task, 30)
                 server.enqueue(
-                    Reply(tool_calls=[("time__get_current_time", {"timezone": "UTC"}),
-                                      ("git__git_status", {"repo_path": str(git_repo)})]),
-                    Reply(text="ok"))
+                    Reply(
+                        tool_calls=[
+                            ("time__get_current_time", {"timezone": "UTC"}),
+                            ("git__git_status", {"repo_path": str(git_repo)}),
+                        ]
+                    ),
+                    Reply(text="ok"),
+                )
                 events = await collect(session.run_turn("time and status please"))
             finally:
                 await services.close()
@@ -219,12 +250,18 @@ class TestServers:
         assert "unknown tool" in done["time__get_current_time"].view
         assert not done["git__git_status"].is_error and "branch" in done["git__git_status"].view
 
-    async def test_failing_and_hanging_servers_are_warnings(self, tmp_path, workspace,  # noqa: F811
-                                                            git_repo):
+    async def test_failing_and_hanging_servers_are_warnings(
+        self,
+        tmp_path,
+        workspace,
+        git_repo,
+    ):
         """A missing command and a silent process fail with a warning; time still works."""
-        table = {"missing": {"command": "no-such-mcp-server-here"},
-                 "silent": {"command": "sleep", "args": ["60"]},
-                 "time": {"command": installed("mcp-server-time")}}
+        table = {
+            "missing": {"command": "no-such-mcp-server-here"},
+            "silent": {"command": "sleep", "args": ["60"]},
+            "time": {"command": installed("mcp-server-time")},
+        }
         with FakeOpenAI(window=64_000) as server:
             services = await mcp_services(server, tmp_path, workspace, table, timeout=3)
             try:
@@ -252,10 +289,17 @@ class TestListCommand:
             f'[mcp.servers.time]\ncommand = "{installed("mcp-server-time")}"\n'
             f'[mcp.servers.git]\ncommand = "{installed("mcp-server-git")}"\n'
             f'args = ["--repository", "{git_repo}"]\n'
-            '[mcp.servers.broken]\ncommand = "no-such-mcp-server-here"\n')
+            '[mcp.servers.broken]\ncommand = "no-such-mcp-server-here"\n'
+        )
         env = {**os.environ, "AGENT_TUI_HOME": str(isolated_home)}
-        done = subprocess.run([sys.executable, "-m", "agent_tui", "mcp", "list", "--json"],
-                              capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-m", "agent_tui", "mcp", "list", "--json"],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+            timeout=120,
+        )
         assert done.returncode == 0, done.stderr
         data = {s["name"]: s for s in json.loads(done.stdout)["servers"]}
         assert data["broken"]["state"] == "failed" and data["broken"]["tools"] == []
@@ -263,8 +307,14 @@ class TestListCommand:
         assert set(time_tools) == {"time__get_current_time", "time__convert_time"}
         assert all(50 < n < 1000 for n in time_tools.values())
         assert data["git"]["tokens"] == sum(t["tokens"] for t in data["git"]["tools"]) > 500
-        plain = subprocess.run([sys.executable, "-m", "agent_tui", "mcp", "list"],
-                               capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+        plain = subprocess.run(
+            [sys.executable, "-m", "agent_tui", "mcp", "list"],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+            timeout=120,
+        )
         assert "time  ready  (2 tools" in plain.stdout
         assert "broken  failed: command not found" in plain.stdout
         assert "Traceback" not in plain.stderr

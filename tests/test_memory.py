@@ -13,8 +13,8 @@ from agent_tui.context.memory import (
     skills_dir,
 )
 from agent_tui.factory import build_services
-from agent_tui.testing.fake_openai import FakeOpenAI, Reply
-from tests.agent_fixtures import collect, make_config, workspace  # noqa: F401
+from testkit.fake_openai import FakeOpenAI, Reply
+from tests.agent_fixtures import collect, make_config
 
 
 def write_skill(name: str, text: str) -> None:
@@ -29,8 +29,9 @@ class TestRemember:
         path = remember("Use tabs in Makefiles.")
         remember("Deploys happen on Fridays\nnever on Mondays")
         assert path == memories_file() and path.is_relative_to(isolated_home)
-        assert path.read_text() == ("- Use tabs in Makefiles.\n"
-                                    "- Deploys happen on Fridays\n  never on Mondays\n")
+        assert path.read_text() == (
+            "- Use tabs in Makefiles.\n- Deploys happen on Fridays\n  never on Mondays\n"
+        )
 
     def test_an_empty_note_is_refused(self):
         """Blank text raises a ValueError the TUI can show."""
@@ -75,15 +76,13 @@ class TestUserPrompts:
 
 
 class TestSession:
-    async def test_memories_and_skills_reach_the_prompt_and_the_budget(self, tmp_path,
-                                                                       workspace):  # noqa: F811
+    async def test_memories_and_skills_reach_the_prompt_and_the_budget(self, tmp_path, workspace):
         """The system prompt holds them after the rules; /remember mid-session shows up next."""
         (workspace / "AGENTS.md").write_text("Project rule: run make test.")
         remember("Prefer pathlib over os.path.")
         write_skill("review", "Review instructions: check every diff.")
         with FakeOpenAI(window=32_000) as server:
-            services = await build_services(make_config(server, tmp_path / "m.db"),
-                                            workspace=workspace)
+            services = await build_services(make_config(server, tmp_path / "m.db"), workspace=workspace)
             try:
                 session = await services.new_session()
                 assert "check every diff" in session.prompts.activate_skill("review")

@@ -10,9 +10,14 @@ from agent_tui.messages import Message, ResultRef, TokenUsage, ToolCall
 text = st.text(max_size=200)
 ident = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789_", min_size=1, max_size=12)
 calls = st.builds(ToolCall, id=ident, name=ident, arguments=text)
-refs = st.builds(ResultRef, id=ident, byte_size=st.integers(0, 10**9),
-                 line_count=st.integers(0, 10**7), tool_name=ident,
-                 session_id=st.none() | ident)
+refs = st.builds(
+    ResultRef,
+    id=ident,
+    byte_size=st.integers(0, 10**9),
+    line_count=st.integers(0, 10**7),
+    tool_name=ident,
+    session_id=st.none() | ident,
+)
 
 
 @st.composite
@@ -23,10 +28,16 @@ def messages(draw):
         content = draw(st.none() | text) if tool_calls else draw(text)
         return Message(role=role, content=content, tool_calls=tool_calls)
     if role == "tool":
-        return Message(role=role, content=draw(text), tool_call_id=draw(ident),
-                       name=draw(ident), output_ref=draw(st.none() | refs))
-    return Message(role=role, content=draw(text),
-                   kind=draw(st.sampled_from(["chat", "summary", "retain", "note"])))
+        return Message(
+            role=role,
+            content=draw(text),
+            tool_call_id=draw(ident),
+            name=draw(ident),
+            output_ref=draw(st.none() | refs),
+        )
+    return Message(
+        role=role, content=draw(text), kind=draw(st.sampled_from(["chat", "summary", "retain", "note"]))
+    )
 
 
 class TestRoundTrip:
@@ -47,9 +58,17 @@ class TestRoundTrip:
         """Assistant tool calls use the function format litellm takes."""
         call = ToolCall("c1", "bash", '{"command": "ls"}')
         wire = Message(role="assistant", content=None, tool_calls=(call,)).to_openai()
-        assert wire == {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "c1", "type": "function",
-             "function": {"name": "bash", "arguments": '{"command": "ls"}'}}]}
+        assert wire == {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "bash", "arguments": '{"command": "ls"}'},
+                }
+            ],
+        }
 
 
 class TestUsage:
@@ -59,12 +78,18 @@ class TestUsage:
 
     def test_from_litellm_openai_cached_tokens(self):
         """OpenAI reports cached tokens inside prompt_tokens; input is what remains."""
-        u = TokenUsage.from_litellm({"prompt_tokens": 100, "completion_tokens": 9,
-                                     "prompt_tokens_details": {"cached_tokens": 60}})
+        u = TokenUsage.from_litellm(
+            {"prompt_tokens": 100, "completion_tokens": 9, "prompt_tokens_details": {"cached_tokens": 60}}
+        )
         assert (u.input, u.cache_read, u.output, u.prompt_tokens) == (40, 60, 9, 100)
 
     def test_from_litellm_anthropic_cache_fields(self):
-        u = TokenUsage.from_litellm({"prompt_tokens": 150, "completion_tokens": 1,
-                                     "cache_creation_input_tokens": 50,
-                                     "cache_read_input_tokens": 90})
+        u = TokenUsage.from_litellm(
+            {
+                "prompt_tokens": 150,
+                "completion_tokens": 1,
+                "cache_creation_input_tokens": 50,
+                "cache_read_input_tokens": 90,
+            }
+        )
         assert (u.input, u.cache_creation, u.cache_read) == (10, 50, 90)

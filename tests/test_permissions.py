@@ -4,7 +4,6 @@ session approvals, and the messages the model gets on denial."""
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import pytest
 
@@ -99,7 +98,9 @@ class TestPolicy:
     async def test_non_mutating_never_asks(self, tmp_path):
         """Tools that change nothing run without asking."""
         approver = Recorder()
-        allowed, _ = await PermissionPolicy(approver=approver).check("read_file", {"path": "x"}, ReadFileTool.spec, tmp_path)
+        allowed, _ = await PermissionPolicy(approver=approver).check(
+            "read_file", {"path": "x"}, ReadFileTool.spec, tmp_path
+        )
         assert allowed and approver.requests == []
 
     async def test_config_rules(self, tmp_path):
@@ -118,9 +119,7 @@ class TestPolicy:
 
     async def test_session_prefix(self, tmp_path):
         """allow_session with a prefix covers later commands with that prefix only."""
-        approver = Recorder(
-            ApprovalDecision("allow_session", prefix="git log"), ApprovalDecision("deny")
-        )
+        approver = Recorder(ApprovalDecision("allow_session", prefix="git log"), ApprovalDecision("deny"))
         policy = PermissionPolicy(approver=approver)
         assert (await policy.check("bash", bash("git log -3"), BASH, tmp_path))[0]
         assert approver.requests[0].suggested_prefix == "git log"
@@ -162,7 +161,9 @@ class TestPolicy:
         """The approval request for write_file carries the diff it would apply."""
         approver = Recorder(ApprovalDecision("deny"))
         policy = PermissionPolicy(approver=approver)
-        ok, message = await policy.check("write_file", {"path": "n.txt", "content": "hi\n"}, WriteFileTool.spec, tmp_path)
+        ok, message = await policy.check(
+            "write_file", {"path": "n.txt", "content": "hi\n"}, WriteFileTool.spec, tmp_path
+        )
         assert not ok and message == "Permission denied by the user for write_file: n.txt."
         assert approver.requests[0].preview.startswith("--- /dev/null")
 

@@ -6,8 +6,8 @@ import pytest
 
 from agent_tui.factory import build_services
 from agent_tui.project_init import AlreadyExists, write_agents_md
-from agent_tui.testing.fake_openai import Reply
-from tests.agent_fixtures import collect, make_config, server, workspace  # noqa: F401
+from testkit.fake_openai import Reply
+from tests.agent_fixtures import collect, make_config
 
 
 class TestInit:
@@ -26,15 +26,13 @@ class TestInit:
             write_agents_md(workspace)
 
     async def test_the_prompt_builder_loads_it(self, server, workspace, tmp_path):
-        services = await build_services(make_config(server, tmp_path / "i.db"),
-                                        workspace=workspace)
+        services = await build_services(make_config(server, tmp_path / "i.db"), workspace=workspace)
         try:
             session = await services.new_session()
             write_agents_md(workspace)
             session.prompts.reload_rules()
             server.enqueue(Reply(text="ok"))
             await collect(session.run_turn("hi"))
-            assert "AGENTS.md — what an agent should know" in \
-                server.requests[0]["messages"][0]["content"]
+            assert "AGENTS.md — what an agent should know" in server.requests[0]["messages"][0]["content"]
         finally:
             await services.close()

@@ -19,9 +19,9 @@ from agent_tui.context.prompt import PromptBuilder
 from agent_tui.context.prompt_sections import PromptSection
 from agent_tui.factory import build_services
 from agent_tui.llm import cache
-from agent_tui.testing.fake_anthropic import FakeAnthropic, Reply, strip_cache_control
-from agent_tui.testing.fake_openai import FakeOpenAI
-from tests.agent_fixtures import collect, make_config, of_type, workspace  # noqa: F401
+from testkit.fake_anthropic import FakeAnthropic, Reply, strip_cache_control
+from testkit.fake_openai import FakeOpenAI
+from tests.agent_fixtures import collect, make_config, of_type
 
 MODEL = "anthropic/claude-sonnet-4-5"
 KEY = "sk-ant-test-dummy"
@@ -40,7 +40,7 @@ def blocks_in_order(body: dict) -> list[tuple[str, bool]]:
         add(block)
     for message in body["messages"]:
         content = message["content"]
-        for block in ([{"type": "text", "text": content}] if isinstance(content, str) else content):
+        for block in [{"type": "text", "text": content}] if isinstance(content, str) else content:
             add({"role": message["role"], **block})
     return out
 
@@ -59,9 +59,11 @@ def anthropic(monkeypatch):
         yield server
 
 
-async def anthropic_services(server: FakeAnthropic, tmp_path, workspace, **sections):  # noqa: F811
-    overrides = {"model": {"name": MODEL, "api_base": server.base_url},
-                 "store": {"db": str(tmp_path / "cache.db")}}
+async def anthropic_services(server: FakeAnthropic, tmp_path, workspace, **sections):
+    overrides = {
+        "model": {"name": MODEL, "api_base": server.base_url},
+        "store": {"db": str(tmp_path / "cache.db")},
+    }
     for name, values in sections.items():
         overrides.setdefault(name, {}).update(values)
     config = load_config(overrides=overrides, cwd=tmp_path, env={}).config
@@ -71,12 +73,14 @@ async def anthropic_services(server: FakeAnthropic, tmp_path, workspace, **secti
 class TestBuilder:
     def test_static_sections_before_dynamic_with_a_breakpoint_per_tier(self):
         """Stable tier, then memories/skills, then the status note; breakpoints end each tier."""
-        built = PromptBuilder().build([
-            PromptSection("status", "[Context: 85% used.]", cacheable=False),
-            PromptSection("memories", "# Memories\n- tabs", component="skill_prompts"),
-            PromptSection("base", "You are an agent."),
-            PromptSection("rules", "# Project rules\nrun make test"),
-        ])
+        built = PromptBuilder().build(
+            [
+                PromptSection("status", "[Context: 85% used.]", cacheable=False),
+                PromptSection("memories", "# Memories\n- tabs", component="skill_prompts"),
+                PromptSection("base", "You are an agent."),
+                PromptSection("rules", "# Project rules\nrun make test"),
+            ]
+        )
         assert [s.name for s in built.sections] == ["base", "rules", "memories", "status"]
         assert built.text.endswith("[Context: 85% used.]")
         assert "".join(text for text, _ in built.blocks) == built.text
@@ -96,9 +100,11 @@ class TestPlacement:
     def test_marks_are_capped_and_history_dicts_are_never_mutated(self):
         """At most 4 marks; marked messages are copies; a tool-calling reply is marked at its end."""
         call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
-        history = [{"role": "user", "content": "a"},
-                   {"role": "assistant", "content": None, "tool_calls": [call]},
-                   {"role": "tool", "tool_call_id": "c1", "content": "out"}]
+        history = [
+            {"role": "user", "content": "a"},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "c1", "content": "out"},
+        ]
         snapshot = json.dumps(history)
         messages = cache.cached_request(["base", "memories"], history, [2, 1, 0])
         assert cache.count_marks(messages) == 4
@@ -108,21 +114,21 @@ class TestPlacement:
 
 
 class TestAnthropicRequests:
-    async def test_marks_and_byte_identical_prefix_over_several_turns(self, anthropic, tmp_path,
-                                                                      workspace):  # noqa: F811
+    async def test_marks_and_byte_identical_prefix_over_several_turns(self, anthropic, tmp_path, workspace):
         """≤ 4 marks, one on the newest message, and each request's cached prefix reappears."""
         (workspace / "AGENTS.md").write_text("Run `make test` before you finish.\n")
         (workspace / "notes.txt").write_text("alpha\nbeta\n")
         remember("The user prefers short answers.")
-        services = await anthropic_services(anthropic, tmp_path, workspace,
-                                            agent={"warn_at": 0.01})
+        services = await anthropic_services(anthropic, tmp_path, workspace, agent={"warn_at": 0.01})
         try:
             session = await services.new_session(yes=True)
             anthropic.enqueue(
-                Reply(tool_calls=[("read_file", {"path": "notes.txt"})]), Reply(text="read it"),
+                Reply(tool_calls=[("read_file", {"path": "notes.txt"})]),
+                Reply(text="read it"),
                 Reply(text="second answer"),
                 Reply(tool_calls=[("list_dir", {"path": "."}), ("grep", {"pattern": "beta"})]),
-                Reply(text="third answer"))
+                Reply(text="third answer"),
+            )
             usages = []
             for prompt in ("read notes.txt", "and now?", "look around"):
                 events = await collect(session.run_turn(prompt))
@@ -142,21 +148,19 @@ class TestAnthropicRequests:
             assert marks[-1] is False and True in marks
             assert last_user["content"][-1]["text"].startswith("[Context: ")
             assert "[Context:" not in json.dumps(body["system"])
-        for before, after in zip(bodies, bodies[1:]):
+        for before, after in zip(bodies, bodies[1:], strict=False):
             prefix = cached_prefix(before)
             now = [text for text, _ in blocks_in_order(after)]
             assert now[: len(prefix)] == prefix
         # The cache model read every prefix back; the usage reached events and the meter.
         assert [r.cache_read_input_tokens > 0 for r in anthropic.reports] == [False] + [True] * 4
-        assert [u.cache_read for u in usages] == [r.cache_read_input_tokens
-                                                  for r in anthropic.reports]
+        assert [u.cache_read for u in usages] == [r.cache_read_input_tokens for r in anthropic.reports]
         assert usages[0].cache_creation > 0
         assert session.meter.last_cached == usages[-1].cache_read
         assert session.measure().cached == usages[-1].cache_read
         assert session.last_budget.skill_prompts > 0
 
-    async def test_previous_anchor_keeps_the_cache_after_a_wide_step(self, anthropic, tmp_path,
-                                                                      workspace):  # noqa: F811
+    async def test_previous_anchor_keeps_the_cache_after_a_wide_step(self, anthropic, tmp_path, workspace):
         """After a step adding > 20 blocks, the next request still reads the earlier prefix."""
         (workspace / "a.txt").write_text("x\n")
         services = await anthropic_services(anthropic, tmp_path, workspace)
@@ -170,8 +174,9 @@ class TestAnthropicRequests:
             await services.close()
         last = anthropic.requests[2]
         assert cache.count_marks(last["messages"]) == 2  # newest + previous request's newest
-        marked_before = (anthropic.reports[1].cache_read_input_tokens
-                         + anthropic.reports[1].cache_creation_input_tokens)
+        marked_before = (
+            anthropic.reports[1].cache_read_input_tokens + anthropic.reports[1].cache_creation_input_tokens
+        )
         assert anthropic.reports[2].cache_read_input_tokens >= marked_before > 0
         # Without the second mark the 24 new blocks hide the earlier entry from the lookback.
         newest_only = json.loads(json.dumps(last))
@@ -183,8 +188,7 @@ class TestAnthropicRequests:
             replay.account(body)
         assert replay.account(newest_only).cache_read_input_tokens < marked_before
 
-    async def test_builder_failure_sends_plain_text_and_warns_once(self, anthropic, tmp_path,
-                                                                   workspace):  # noqa: F811
+    async def test_builder_failure_sends_plain_text_and_warns_once(self, anthropic, tmp_path, workspace):
         """A broken section set degrades to a plain system prompt and one Notice."""
         services = await anthropic_services(anthropic, tmp_path, workspace)
         try:
@@ -204,11 +208,10 @@ class TestAnthropicRequests:
 
 
 class TestOtherProviders:
-    async def test_openai_compatible_gets_plain_text(self, tmp_path, workspace):  # noqa: F811
+    async def test_openai_compatible_gets_plain_text(self, tmp_path, workspace):
         """No cache_control anywhere for a provider that does not take it."""
         with FakeOpenAI(window=32_000) as server:
-            services = await build_services(make_config(server, tmp_path / "o.db"),
-                                            workspace=workspace)
+            services = await build_services(make_config(server, tmp_path / "o.db"), workspace=workspace)
             try:
                 session = await services.new_session()
                 await collect(session.run_turn("hi"))

@@ -14,8 +14,13 @@ from agent_tui.store import open_store
 from agent_tui.store.chunks import Chunker
 
 content = st.lists(
-    st.one_of(st.just(b"\n"), st.just(b"\r\n"), st.just(b"\xff"), st.just("é".encode()),
-              st.binary(min_size=1, max_size=30)),
+    st.one_of(
+        st.just(b"\n"),
+        st.just(b"\r\n"),
+        st.just(b"\xff"),
+        st.just("é".encode()),
+        st.binary(min_size=1, max_size=30),
+    ),
     max_size=60,
 ).map(b"".join)
 
@@ -27,13 +32,13 @@ class TestChunker:
         chunker = Chunker(size)
         chunks = []
         for start in range(0, len(data), piece):
-            chunks += chunker.feed(data[start:start + piece])
+            chunks += chunker.feed(data[start : start + piece])
         chunks += chunker.finish()
         assert b"".join(c.data for c in chunks) == data
         for c in chunks:
             assert len(c.data) <= size
-            assert c.first_line == data[:c.start_byte].count(b"\n") + 1
-            assert c.end_line == data[:c.start_byte + len(c.data) - 1].count(b"\n") + 1
+            assert c.first_line == data[: c.start_byte].count(b"\n") + 1
+            assert c.end_line == data[: c.start_byte + len(c.data) - 1].count(b"\n") + 1
         assert chunker.line_count == len(split_lines(data.decode("latin-1")))
 
     def test_cut_after_newline_when_possible(self):
@@ -45,12 +50,12 @@ class TestChunker:
 
 class TestStoredLines:
     @settings(max_examples=40, deadline=None)
-    @given(data=content, size=st.integers(1, 40), start=st.integers(1, 30),
-           count=st.integers(1, 30))
+    @given(data=content, size=st.integers(1, 40), start=st.integers(1, 30), count=st.integers(1, 30))
     def test_window_reads_match_split_lines(self, data, size, start, count):
         """read_lines over any chunking returns exactly the lines split from the input."""
-        expected = [line.encode("latin-1").decode("utf-8", "replace")
-                    for line in split_lines(data.decode("latin-1"))]
+        expected = [
+            line.encode("latin-1").decode("utf-8", "replace") for line in split_lines(data.decode("latin-1"))
+        ]
 
         async def run(folder: str) -> None:
             store = await open_store(Path(folder) / "a.db")
@@ -62,13 +67,12 @@ class TestStoredLines:
                 assert await store.results.get_bytes(ref.id) == data
                 if start <= len(expected):
                     got = await store.results.read_lines(ref.id, start, count)
-                    assert got == expected[start - 1:start - 1 + count]
+                    assert got == expected[start - 1 : start - 1 + count]
                 if expected:
                     whole = await store.results.read_lines(ref.id, 1, len(expected))
                     assert whole == expected
                     # Capped reads skip the middle of long lines yet keep every line.
-                    short = await store.results.read_lines(ref.id, 1, len(expected),
-                                                           max_line_length=2)
+                    short = await store.results.read_lines(ref.id, 1, len(expected), max_line_length=2)
                     assert short == [cut_line(line, 2)[0] for line in expected]
             finally:
                 await store.close()
@@ -83,8 +87,7 @@ def reference_grep(lines: list[str], pattern: str, context: int) -> list[str]:
 
     regex = re.compile(pattern)
     matches = {n for n, line in enumerate(lines, 1) if regex.search(line)}
-    shown = sorted({j for m in matches
-                    for j in range(max(1, m - context), min(len(lines), m + context) + 1)})
+    shown = sorted({j for m in matches for j in range(max(1, m - context), min(len(lines), m + context) + 1)})
     out, previous = [], 0
     for j in shown:
         if context and previous and j > previous + 1:
@@ -96,9 +99,12 @@ def reference_grep(lines: list[str], pattern: str, context: int) -> list[str]:
 
 class TestGrepAgainstReference:
     @settings(max_examples=40, deadline=None)
-    @given(lines=st.lists(st.text(alphabet="abc é\r", max_size=12), min_size=1, max_size=120),
-           pattern=st.sampled_from(["ab", "a.b", "^b", "c$", "é", "b c"]),
-           context=st.integers(0, 3), size=st.integers(8, 64))
+    @given(
+        lines=st.lists(st.text(alphabet="abc é\r", max_size=12), min_size=1, max_size=120),
+        pattern=st.sampled_from(["ab", "a.b", "^b", "c$", "é", "b c"]),
+        context=st.integers(0, 3),
+        size=st.integers(8, 64),
+    )
     def test_grep_matches_line_by_line_reference(self, lines, pattern, context, size):
         """grep over tiny chunks (many batches) prints what a line-by-line grep prints,
         for literal and regex patterns, with and without context."""

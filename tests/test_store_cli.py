@@ -41,10 +41,14 @@ def seeded(tmp_path):
         try:
             s = await store.sessions.create("/work/proj", "openai/gpt-4o-mini")
             ref = await store.results.offload(
-                s.id, "bash", "c1", "".join(f"row {i} kiwi\n" for i in range(1, 501)))
+                s.id, "bash", "c1", "".join(f"row {i} kiwi\n" for i in range(1, 501))
+            )
             call = ToolCall("c1", "bash", '{"command": "make"}')
-            await store.sessions.append(s.id, [user("build it please"), assistant(None, (call,)),
-                                               tool_result(call, "view", ref)], [3, 4, 5])
+            await store.sessions.append(
+                s.id,
+                [user("build it please"), assistant(None, (call,)), tool_result(call, "view", ref)],
+                [3, 4, 5],
+            )
             return s.id, ref.id
         finally:
             await store.close()
@@ -155,8 +159,9 @@ class TestTerminalOutput:
         """)
         env = dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS="200", TERM="xterm")
         main, child = pty.openpty()
-        proc = subprocess.Popen([sys.executable, "-c", script], stdout=child, stderr=child,
-                                stdin=child, env=env)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", script], stdout=child, stderr=child, stdin=child, env=env
+        )
         os.close(child)
         chunks = []
         while True:
@@ -178,11 +183,18 @@ class TestTerminalOutput:
 class TestStartup:
     def test_commands_import_no_store_or_rich(self):
         """Importing the command modules loads neither the store nor rich (fast --help)."""
-        code = ("import sys, agent_tui.commands.sessions_cmd, agent_tui.commands.blobs_cmd;"
-                "print(sorted(m for m in ('agent_tui.store', 'rich.console', 'aiosqlite') "
-                "if m in sys.modules))")
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             env=dict(os.environ, PYTHONPATH=str(ROOT)), check=True)
+        code = (
+            "import sys, agent_tui.commands.sessions_cmd, agent_tui.commands.blobs_cmd;"
+            "print(sorted(m for m in ('agent_tui.store', 'rich.console', 'aiosqlite') "
+            "if m in sys.modules))"
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            env=dict(os.environ, PYTHONPATH=str(ROOT)),
+            check=True,
+        )
         assert out.stdout.strip() == "[]"
 
 

@@ -90,8 +90,9 @@ class TestKilledMidAppend:
         """After SIGKILL during appends (and a streamed offload) the database opens cleanly,
         passes its integrity check and holds every message the child saw committed."""
         db = tmp_path / "agent.db"
-        child = subprocess.Popen([sys.executable, "-c", APPENDER, str(db)],
-                                 stdout=subprocess.PIPE, text=True, env=child_env())
+        child = subprocess.Popen(
+            [sys.executable, "-c", APPENDER, str(db)], stdout=subprocess.PIPE, text=True, env=child_env()
+        )
         try:
             session_id = child.stdout.readline().strip()
             committed = 0
@@ -113,7 +114,8 @@ class TestKilledMidAppend:
                 transcript = await store.sessions.transcript(session_id)
                 assert len(transcript) >= committed
                 assert [m.content.split()[1] for m in transcript] == [
-                    str(i) for i in range(1, len(transcript) + 1)]
+                    str(i) for i in range(1, len(transcript) + 1)
+                ]
                 assert await store.sessions.last_sequence(session_id) == len(transcript)
                 # The half-streamed output is not offered as a stored result.
                 assert await store.results.list_blobs() == []
@@ -129,8 +131,13 @@ class TestHugeStreamedOutput:
     def test_200_mb_streams_in_bounded_memory_with_fast_view(self, tmp_path):
         """A 200 MB output streamed in keeps peak RSS under 300 MB and its view takes < 1 s."""
         db = tmp_path / "agent.db"
-        done = subprocess.run([sys.executable, "-c", STREAMER, str(db)], capture_output=True,
-                              text=True, env=child_env(), timeout=600)
+        done = subprocess.run(
+            [sys.executable, "-c", STREAMER, str(db)],
+            capture_output=True,
+            text=True,
+            env=child_env(),
+            timeout=600,
+        )
         assert done.returncode == 0, done.stderr
         result = json.loads(done.stdout)
         print({k: v for k, v in result.items() if k != "view"})

@@ -23,8 +23,9 @@ async def age(store, ref_id: str, days: float) -> None:
     """Make an output look `days` old (created and last read)."""
     stamp = time.time() - days * 86400
     async with store.db.write() as conn:
-        await conn.execute("UPDATE tool_result_blobs SET created = ?, last_accessed = NULL "
-                           "WHERE id = ?", (stamp, ref_id))
+        await conn.execute(
+            "UPDATE tool_result_blobs SET created = ?, last_accessed = NULL WHERE id = ?", (stamp, ref_id)
+        )
 
 
 async def ids(store) -> set[str]:
@@ -50,7 +51,9 @@ class TestOrphans:
         async with store.db.write() as conn:
             await conn.execute(
                 "INSERT INTO tool_result_blobs (id, session_id, tool_name, complete, created) "
-                "VALUES ('r_aaaaaaaaaa', ?, 'bash', 0, ?)", (s.id, time.time() - 2 * 86400))
+                "VALUES ('r_aaaaaaaaaa', ?, 'bash', 0, ?)",
+                (s.id, time.time() - 2 * 86400),
+            )
         assert (await store.results.gc()).blobs_removed == 1
 
     async def test_plain_gc_keeps_live_outputs(self, store):
@@ -69,8 +72,9 @@ class TestAge:
         old_used = await store.results.offload(s.id, "bash", "c1", "used\n")
         fresh = await store.results.offload(s.id, "bash", None, "fresh\n")
         call = ToolCall("c1", "bash", "{}")
-        await store.sessions.append(s.id, [user("go"), assistant(None, (call,)),
-                                           tool_result(call, "view", old_used)])
+        await store.sessions.append(
+            s.id, [user("go"), assistant(None, (call,)), tool_result(call, "view", old_used)]
+        )
         await age(store, old_free.id, 40)
         await age(store, old_used.id, 40)
         report = await store.results.gc(older_than=timedelta(days=30))
@@ -86,7 +90,8 @@ class TestAge:
         later = await store.results.offload(s.id, "bash", None, "later\n")
         await store.sessions.append(s.id, [user(f"see {gone.id} and {summarised.id}")])
         await store.sessions.save_snapshot(
-            s.id, [user(f"[tool output trimmed; ref={summarised.id}]", kind="summary")], 10, 1)
+            s.id, [user(f"[tool output trimmed; ref={summarised.id}]", kind="summary")], 10, 1
+        )
         await store.sessions.append(s.id, [user(f"now {later.id}")])
         for ref in (gone, summarised, later):
             await age(store, ref.id, 90)

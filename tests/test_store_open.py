@@ -70,8 +70,7 @@ class TestMigrations:
         await (await open_store(path)).close()
         with sqlite3.connect(path) as conn:
             assert conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
-            names = [r[0] for r in conn.execute(
-                "SELECT name FROM migrations ORDER BY applied, rowid")]
+            names = [r[0] for r in conn.execute("SELECT name FROM migrations ORDER BY applied, rowid")]
         assert names == [name for name, _ in MIGRATIONS]
 
     async def test_reopen_keeps_data(self, tmp_path):

@@ -23,10 +23,10 @@ class TestRecall:
         """The output mentioning the terms most ranks first, whatever its project."""
         a = await store.sessions.create("/proj/a", "m")
         b = await store.sessions.create("/proj/b", "m")
-        weak = await store.results.offload(a.id, "bash", None,
-                                           filler(50) + "connection refused once\n")
+        weak = await store.results.offload(a.id, "bash", None, filler(50) + "connection refused once\n")
         strong = await store.results.offload(
-            b.id, "bash", None, "ECONNREFUSED: connection refused\n" * 20 + filler(5))
+            b.id, "bash", None, "ECONNREFUSED: connection refused\n" * 20 + filler(5)
+        )
         await store.results.offload(a.id, "bash", None, filler(30))
         hits = await store.results.recall("connection refused")
         assert [h.ref.id for h in hits] == [strong.id, weak.id]
@@ -41,17 +41,16 @@ class TestRecall:
         b = await store.sessions.create("/proj/b", "m")
         in_a = await store.results.offload(a.id, "bash", None, "needle here\n")
         in_b = await store.results.offload(b.id, "bash", None, "needle there\n")
-        assert [h.ref.id for h in await store.results.recall("needle", project="/proj/a")] == [
-            in_a.id]
-        assert [h.ref.id for h in await store.results.recall("needle", session_id=b.id)] == [
-            in_b.id]
+        assert [h.ref.id for h in await store.results.recall("needle", project="/proj/a")] == [in_a.id]
+        assert [h.ref.id for h in await store.results.recall("needle", session_id=b.id)] == [in_b.id]
 
     async def test_punctuation_is_not_query_syntax(self, store):
         """Paths and error names with FTS operators in them search as phrases."""
         s = await store.sessions.create("/p", "m")
-        ref = await store.results.offload(s.id, "bash", None,
-                                          "Traceback in src/app.py: KeyError(\"x\") - NOT found\n")
-        for query in ['src/app.py', 'KeyError("x")', "NOT", "-", "found*"]:
+        ref = await store.results.offload(
+            s.id, "bash", None, 'Traceback in src/app.py: KeyError("x") - NOT found\n'
+        )
+        for query in ["src/app.py", 'KeyError("x")', "NOT", "-", "found*"]:
             if query == "-":
                 with pytest.raises(StoreError, match="at least one word"):
                     await store.results.recall(query)
@@ -88,8 +87,7 @@ class TestBackgroundIndexing:
     async def test_large_output_indexed_in_background(self, store):
         """An output over 64 KB becomes searchable once wait_indexed() returns."""
         s = await store.sessions.create("/p", "m")
-        ref = await store.results.offload(s.id, "bash", None,
-                                          filler(50_000) + "marmalade at the end\n")
+        ref = await store.results.offload(s.id, "bash", None, filler(50_000) + "marmalade at the end\n")
         await store.results.wait_indexed()
         assert await store.results.indexer.pending() == 0
         assert [h.ref.id for h in await store.results.recall("marmalade")] == [ref.id]

@@ -34,15 +34,14 @@ def numbered(n: int) -> str:
 
 async def pieces(data: bytes, size: int):
     for start in range(0, len(data), size):
-        yield data[start:start + size]
+        yield data[start : start + size]
 
 
 class TestOffload:
     async def test_str_sizes_and_ref(self, store, session):
         """A str is stored with its byte size, line count, tool and session."""
         ref = await store.results.offload(session.id, "bash", "c1", "héllo\nworld")
-        assert (ref.byte_size, ref.line_count, ref.tool_name, ref.session_id) == (
-            12, 2, "bash", session.id)
+        assert (ref.byte_size, ref.line_count, ref.tool_name, ref.session_id) == (12, 2, "bash", session.id)
         assert ref.id.startswith("r_") and len(ref.id) >= 10
 
     async def test_ids_unique(self, store, session):
@@ -70,8 +69,7 @@ class TestOffload:
     async def test_surrogate_escaped_str_restores_bytes(self, store, session):
         """A str decoded with surrogateescape is stored as the original bytes."""
         raw = b"caf\xe9\n"
-        ref = await store.results.offload(session.id, "bash", None,
-                                          raw.decode("utf-8", "surrogateescape"))
+        ref = await store.results.offload(session.id, "bash", None, raw.decode("utf-8", "surrogateescape"))
         assert await store.results.get_bytes(ref.id) == raw
 
     async def test_empty_output(self, store, session):
@@ -88,6 +86,7 @@ class TestOffload:
 
     async def test_failing_stream_leaves_nothing(self, store, session):
         """A producer that fails midway leaves no partial blob behind."""
+
         async def broken():
             yield b"a" * 200_000
             raise RuntimeError("process died")
@@ -135,8 +134,7 @@ class TestView:
         view = await store.results.view(ref, 4096, 100)
         lines = await store.results.read_lines(ref.id, 1, 3, max_line_length=100)
         assert time.perf_counter() - start < 0.5
-        assert view.splitlines()[:3] == ["A" * 100 + " …[line cut]", "middle",
-                                         "Z" * 100 + " …[line cut]"]
+        assert view.splitlines()[:3] == ["A" * 100 + " …[line cut]", "middle", "Z" * 100 + " …[line cut]"]
         assert lines == ["A" * 100 + " …[line cut]", "middle", "Z" * 100 + " …[line cut]"]
 
     async def test_view_by_ref_object_or_id(self, store, session):
@@ -225,8 +223,7 @@ class TestGrep:
         """Context lines are `N-line`, non-adjacent groups are split by `--`."""
         ref = await store.results.offload(session.id, "bash", None, numbered(20))
         out = (await store.results.grep(ref.id, r"^line (5|15)$", context=1)).splitlines()
-        assert out[1:] == ["4-line 4", "5:line 5", "6-line 6", "--",
-                           "14-line 14", "15:line 15", "16-line 16"]
+        assert out[1:] == ["4-line 4", "5:line 5", "6-line 6", "--", "14-line 14", "15:line 15", "16-line 16"]
 
     async def test_numbers_right_across_chunks(self, store, session):
         """Line numbers stay exact when matches sit in later chunks of a big output."""
@@ -264,9 +261,19 @@ class TestRefs:
         with pytest.raises(RefNotFound, match="recall"):
             await store.results.read("r_0123456789")
 
-    @pytest.mark.parametrize("text", ["", "hello", "r_12", "ctx://p/s_1/r_0123456789",
-                                      "ctx://r_0123456789", "r_0123456789:L5-2",
-                                      "r_0123456789:Lx", "ctx:///p/s_0123456789ab/nope"])
+    @pytest.mark.parametrize(
+        "text",
+        [
+            "",
+            "hello",
+            "r_12",
+            "ctx://p/s_1/r_0123456789",
+            "ctx://r_0123456789",
+            "r_0123456789:L5-2",
+            "r_0123456789:Lx",
+            "ctx:///p/s_0123456789ab/nope",
+        ],
+    )
     async def test_bad_refs(self, store, text):
         """Malformed ids and URIs are BadRef errors that show the expected forms."""
         with pytest.raises(BadRef):

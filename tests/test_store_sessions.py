@@ -115,8 +115,7 @@ class TestTranscript:
         await asyncio.gather(writer(a.id, "a1"), writer(a.id, "a2"), writer(b.id, "b"))
         got_a = [m.content for m in await store.sessions.transcript(a.id)]
         got_b = [m.content for m in await store.sessions.transcript(b.id)]
-        assert sorted(got_a) == sorted([f"a1 {i}" for i in range(40)] +
-                                       [f"a2 {i}" for i in range(40)])
+        assert sorted(got_a) == sorted([f"a1 {i}" for i in range(40)] + [f"a2 {i}" for i in range(40)])
         assert [c for c in got_a if c.startswith("a1")] == [f"a1 {i}" for i in range(40)]
         assert got_b == [f"b {i}" for i in range(40)]
         assert (await store.sessions.get(a.id)).message_count == 80
@@ -170,8 +169,7 @@ class TestSnapshots:
         await store.sessions.save_snapshot(s.id, [user("sum", kind="summary")], 1, 2)
         assert [m.content for m in await store.sessions.load_for_resume(s.id)] == ["sum"]
         await store.sessions.append(s.id, [user("after")])
-        assert [m.content for m in await store.sessions.load_for_resume(s.id)] == [
-            "sum", "after"]
+        assert [m.content for m in await store.sessions.load_for_resume(s.id)] == ["sum", "after"]
 
     async def test_no_snapshot_resumes_whole_transcript(self, store):
         """Without a snapshot, resume returns the whole transcript."""
@@ -193,8 +191,7 @@ class TestSnapshots:
         await store.sessions.save_snapshot(s.id, [user("x")], 1, 2)
         async with store.db.write() as conn:
             await conn.execute("UPDATE session_snapshots SET messages = 'not json'")
-        assert [m.content for m in await store.sessions.load_for_resume(s.id)] == [
-            "msg 0", "msg 1"]
+        assert [m.content for m in await store.sessions.load_for_resume(s.id)] == ["msg 0", "msg 1"]
 
 
 class TestDelete:
@@ -208,15 +205,15 @@ class TestDelete:
         other = await store.results.offload(keep.id, "bash", "c2", "zebra other\n")
         await store.sessions.delete(s.id)
         for table in ("messages", "session_snapshots", "tool_result_blobs", "blob_chunks"):
-            row = await store.db.fetchone(f"SELECT count(*) FROM {table} WHERE "
-                                          + ("session_id = ?" if table != "blob_chunks"
-                                             else "blob_id = ?"),
-                                          (s.id if table != "blob_chunks" else ref.id,))
+            row = await store.db.fetchone(
+                f"SELECT count(*) FROM {table} WHERE "
+                + ("session_id = ?" if table != "blob_chunks" else "blob_id = ?"),
+                (s.id if table != "blob_chunks" else ref.id,),
+            )
             assert row[0] == 0, table
         hits = await store.results.recall("zebra")
         assert [h.ref.id for h in hits] == [other.id]
-        row = await store.db.fetchone(
-            "SELECT count(*) FROM blob_fts WHERE blob_fts MATCH 'crossing'")
+        row = await store.db.fetchone("SELECT count(*) FROM blob_fts WHERE blob_fts MATCH 'crossing'")
         assert row[0] == 0
         with pytest.raises(SessionNotFound):
             await store.sessions.delete(s.id)
@@ -242,8 +239,7 @@ class TestExportImport:
         other = await open_store(tmp_path / "other.db")
         try:
             info = await other.sessions.import_(path)
-            assert (info.id, info.title, info.message_count, info.tokens) == (
-                s.id, "exported", 3, 6)
+            assert (info.id, info.title, info.message_count, info.tokens) == (s.id, "exported", 3, 6)
             assert await other.sessions.transcript(s.id) == messages
             assert await other.sessions.load_for_resume(s.id) == await store.sessions.load_for_resume(s.id)
             assert await other.results.get_bytes(ref_bin.id) == binary

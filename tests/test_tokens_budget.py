@@ -7,10 +7,15 @@ import pytest
 from agent_tui.config import Config, ConfigError, load_config
 from agent_tui.context.budget import BudgetMeter, ContextBudget
 from agent_tui.context.prompt_sections import PromptSection
-from agent_tui.messages import Message, ToolCall, assistant, tool_result, user
+from agent_tui.messages import ToolCall, assistant, user
 from agent_tui.models import ModelLimits, UnknownModelError, reply_reserve, resolve_limits
-from agent_tui.tokens import (MESSAGE_OVERHEAD, ConversationTally, TokenCounter,
-                              encoding_name_for, heuristic_count)
+from agent_tui.tokens import (
+    MESSAGE_OVERHEAD,
+    ConversationTally,
+    TokenCounter,
+    encoding_name_for,
+    heuristic_count,
+)
 
 
 class TestCounting:
@@ -45,8 +50,10 @@ class TestCounting:
 
     def test_tool_schemas_are_counted(self):
         counter = TokenCounter("gpt-4o")
-        schema = {"type": "function", "function": {"name": "bash", "description": "run " * 50,
-                                                   "parameters": {"type": "object"}}}
+        schema = {
+            "type": "function",
+            "function": {"name": "bash", "description": "run " * 50, "parameters": {"type": "object"}},
+        }
         assert counter.count_tools([schema]) > 50
 
 
@@ -109,8 +116,14 @@ class TestCalibration:
 
 class TestBudget:
     def test_components_and_thresholds(self):
-        b = ContextBudget(total=10_000, max_output_tokens=2_000, system_prompt=1_000,
-                          skill_prompts=500, tool_descriptions=500, conversation=4_400)
+        b = ContextBudget(
+            total=10_000,
+            max_output_tokens=2_000,
+            system_prompt=1_000,
+            skill_prompts=500,
+            tool_descriptions=500,
+            conversation=4_400,
+        )
         assert b.effective_window == 8_000 and b.used == 6_400 and b.remaining == 1_600
         assert b.used_fraction == 0.8 and b.should_warn and not b.should_compact
         assert not b.exceeds
@@ -120,10 +133,11 @@ class TestBudget:
     def test_measure_fills_every_component(self):
         counter = TokenCounter("gpt-4o")
         meter = BudgetMeter(counter, 100_000, 8_000)
-        sections = [PromptSection("base", "you are an agent " * 20),
-                    PromptSection("memories", "remember this " * 10, component="skill_prompts")]
-        tools = [{"type": "function", "function": {"name": "t", "description": "d" * 100,
-                                                   "parameters": {}}}]
+        sections = [
+            PromptSection("base", "you are an agent " * 20),
+            PromptSection("memories", "remember this " * 10, component="skill_prompts"),
+        ]
+        tools = [{"type": "function", "function": {"name": "t", "description": "d" * 100, "parameters": {}}}]
         conv = [user("hi"), assistant("hello")]
         b = meter.measure(conv, sections, tools)
         assert b.system_prompt > 60 and b.skill_prompts >= 20 and b.tool_descriptions > 10

@@ -8,8 +8,8 @@ import os
 import signal
 import sys
 import textwrap
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import AsyncIterator
 
 import pytest
 
@@ -245,7 +245,8 @@ class TestStreaming:
     async def test_fifty_megabytes_never_held_whole(self, tmp_path):
         """50 MB of output streams through a file-backed offload with little peak-RSS growth."""
         script = tmp_path / "big.py"
-        script.write_text(textwrap.dedent(f"""
+        script.write_text(
+            textwrap.dedent(f"""
             import asyncio, json, sys
             from pathlib import Path
             sys.path.insert(0, {str(REPO)!r})
@@ -271,7 +272,8 @@ class TestStreaming:
                                   "lines": out.ref.line_count, "exit": out.meta["exit_code"],
                                   "text": out.text}}))
             asyncio.run(main())
-        """))
+        """)
+        )
         proc = await asyncio.create_subprocess_exec(
             sys.executable, str(script), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
         )

@@ -167,11 +167,15 @@ class TestEditFile:
 
     async def test_missing_file_and_bad_arguments(self, ws, ctx):
         """A missing file, an empty old_string and identical strings are error results."""
-        assert "write_file" in (await EditFileTool().run(
-            {"path": "no.py", "old_string": "a", "new_string": "b"}, ctx)).text
+        assert (
+            "write_file"
+            in (await EditFileTool().run({"path": "no.py", "old_string": "a", "new_string": "b"}, ctx)).text
+        )
         (ws / "m.py").write_text("a\n")
         assert (await EditFileTool().run({"path": "m.py", "old_string": "", "new_string": "b"}, ctx)).is_error
-        assert (await EditFileTool().run({"path": "m.py", "old_string": "a", "new_string": "a"}, ctx)).is_error
+        assert (
+            await EditFileTool().run({"path": "m.py", "old_string": "a", "new_string": "a"}, ctx)
+        ).is_error
 
     def test_preview_before_running(self, ws):
         """preview_edit shows the diff that would be applied without writing it."""

@@ -23,7 +23,11 @@ class Echo:
         description="Echo the arguments.",
         parameters={
             "type": "object",
-            "properties": {"text": {"type": "string"}, "times": {"type": "integer"}, "loud": {"type": "boolean"}},
+            "properties": {
+                "text": {"type": "string"},
+                "times": {"type": "integer"},
+                "loud": {"type": "boolean"},
+            },
             "required": ["text"],
         },
     )
@@ -33,14 +37,18 @@ class Echo:
 
 
 class Broken:
-    spec = ToolSpec(name="broken", description="Always fails.", parameters={"type": "object", "properties": {}})
+    spec = ToolSpec(
+        name="broken", description="Always fails.", parameters={"type": "object", "properties": {}}
+    )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         raise KeyError("boom")
 
 
 class Slow:
-    spec = ToolSpec(name="slow", description="Waits forever.", parameters={"type": "object", "properties": {}})
+    spec = ToolSpec(
+        name="slow", description="Waits forever.", parameters={"type": "object", "properties": {}}
+    )
 
     def __init__(self) -> None:
         self.started = asyncio.Event()
@@ -72,7 +80,15 @@ class TestRegistry:
     def test_builtin_tools(self):
         """builtin_tools gives the seven built-ins; only bash, write_file and edit_file mutate."""
         registry = ToolRegistry(builtin_tools())
-        assert registry.names() == ["read_file", "write_file", "edit_file", "bash", "grep", "glob", "list_dir"]
+        assert registry.names() == [
+            "read_file",
+            "write_file",
+            "edit_file",
+            "bash",
+            "grep",
+            "glob",
+            "list_dir",
+        ]
         assert {s.name for s in registry.specs() if s.mutates} == {"bash", "write_file", "edit_file"}
         assert all(s.source == "builtin" and s.description for s in registry.specs())
 
@@ -85,7 +101,9 @@ class TestRegistry:
 class TestRun:
     async def test_runs_with_coerced_arguments(self, ctx):
         """Near-miss argument types ("3", "true") are coerced to the schema's types."""
-        out = await ToolRegistry([Echo()]).run(call("echo", '{"text": "hi", "times": "3", "loud": "true"}'), ctx)
+        out = await ToolRegistry([Echo()]).run(
+            call("echo", '{"text": "hi", "times": "3", "loud": "true"}'), ctx
+        )
         assert out.text == "[('loud', True), ('text', 'hi'), ('times', 3)]"
 
     async def test_unknown_tool(self, ctx):

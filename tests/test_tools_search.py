@@ -26,24 +26,27 @@ def write(root: Path, files: dict[str, str | bytes]) -> None:
 def ws(tmp_path: Path) -> Path:
     root = (tmp_path / "ws").resolve()
     root.mkdir()
-    write(root, {
-        ".gitignore": "node_modules/\n*.log\n!keep.log\n/dist\nbuild/\n**/cache/**\n",
-        ".git/config": "needle in git\n",
-        "src/app.py": "import os\nNEEDLE = 1\n",
-        "src/util.py": "def needle():\n    pass\n",
-        "src/web/ui.ts": "const needle = 2;\n",
-        "src/.gitignore": "generated.py\n!important.log\n",
-        "src/generated.py": "needle generated\n",
-        "src/important.log": "needle important\n",
-        "node_modules/pkg/index.js": "needle\n",
-        "debug.log": "needle log\n",
-        "keep.log": "needle keep\n",
-        "dist/out.js": "needle dist\n",
-        "lib/dist/kept.js": "needle nested dist\n",
-        "build": "a file named build, not a directory: needle\n",
-        "pkg/cache/x.txt": "needle cache\n",
-        "image.png": b"\x89PNG\x00needle\x00",
-    })
+    write(
+        root,
+        {
+            ".gitignore": "node_modules/\n*.log\n!keep.log\n/dist\nbuild/\n**/cache/**\n",
+            ".git/config": "needle in git\n",
+            "src/app.py": "import os\nNEEDLE = 1\n",
+            "src/util.py": "def needle():\n    pass\n",
+            "src/web/ui.ts": "const needle = 2;\n",
+            "src/.gitignore": "generated.py\n!important.log\n",
+            "src/generated.py": "needle generated\n",
+            "src/important.log": "needle important\n",
+            "node_modules/pkg/index.js": "needle\n",
+            "debug.log": "needle log\n",
+            "keep.log": "needle keep\n",
+            "dist/out.js": "needle dist\n",
+            "lib/dist/kept.js": "needle nested dist\n",
+            "build": "a file named build, not a directory: needle\n",
+            "pkg/cache/x.txt": "needle cache\n",
+            "image.png": b"\x89PNG\x00needle\x00",
+        },
+    )
     return root
 
 
@@ -90,8 +93,16 @@ class TestGitignore:
         """The walk yields only files git would track, never .git."""
         found = {rel for _, rel in walk_files(ws, ws)}
         assert found == {
-            ".gitignore", "src/app.py", "src/util.py", "src/web/ui.ts", "src/.gitignore",
-            "src/important.log", "keep.log", "lib/dist/kept.js", "build", "image.png",
+            ".gitignore",
+            "src/app.py",
+            "src/util.py",
+            "src/web/ui.ts",
+            "src/.gitignore",
+            "src/important.log",
+            "keep.log",
+            "lib/dist/kept.js",
+            "build",
+            "image.png",
         }
 
     def test_glob_regex(self):
@@ -111,7 +122,15 @@ class TestGrep:
         assert "src/web/ui.ts:1:const needle = 2;" in lines
         assert "lib/dist/kept.js:1:needle nested dist" in lines
         joined = out.text
-        for absent in ("node_modules", "debug.log", "dist/out.js\n", "generated", "cache", "image.png", ".git/"):
+        for absent in (
+            "node_modules",
+            "debug.log",
+            "dist/out.js\n",
+            "generated",
+            "cache",
+            "image.png",
+            ".git/",
+        ):
             assert absent not in joined, absent
         assert out.meta["matches"] == len(lines) and not out.meta["truncated"]
 
@@ -178,12 +197,12 @@ class TestListDir:
         """Directories first, files with sizes, ignored entries marked, .git hidden."""
         out = await ListDirTool().run({}, ctx)
         lines = out.text.splitlines()
-        dirs = [l for l in lines if l.startswith("dir")]
+        dirs = [line for line in lines if line.startswith("dir")]
         assert lines[: len(dirs)] == dirs and "dir   src/" in dirs
         assert "dir   node_modules/  (ignored)" in lines
         assert "file  debug.log  11 B  (ignored)" in lines
         assert "file  keep.log  12 B" in lines
-        assert not any(".git/" in l for l in lines)
+        assert not any(".git/" in line for line in lines)
 
     async def test_not_a_directory(self, ctx):
         """Listing a file or a missing path is an error."""

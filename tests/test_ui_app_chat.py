@@ -10,31 +10,32 @@ import asyncio
 
 import pytest
 
-from agent_tui.testing.fake_openai import Reply
 from agent_tui.ui.widgets.chat_items import AgentItem, NoticeItem, ToolLine, UserItem
 from agent_tui.ui.widgets.meter import ContextMeter
 from agent_tui.ui.widgets.prompt import PromptInput
 from agent_tui.ui.widgets.session_view import SessionView
 from agent_tui.ui.widgets.status import QueuePanel, ThinkingLine
-from tests.agent_fixtures import make_config, server, workspace  # noqa: F401
+from testkit.fake_openai import Reply
+from tests.agent_fixtures import make_config
 from tests.ui_helpers import make_app, screen_text, settle, until, until_approval
 
 
 @pytest.fixture
-def config(server, tmp_path):  # noqa: F811
+def config(server, tmp_path):
     return make_config(server, tmp_path / "ui.db")
 
 
 async def send(pilot, text: str) -> None:
-    prompt = pilot.app.query_one(PromptInput) if len(pilot.app.query(PromptInput)) == 1 \
-        else pilot.app.view.prompt
+    prompt = (
+        pilot.app.query_one(PromptInput) if len(pilot.app.query(PromptInput)) == 1 else pilot.app.view.prompt
+    )
     prompt.focus()
     prompt.set_text(text)
     await pilot.press("enter")
 
 
 class TestLaunch:
-    async def test_prompt_before_services(self, config, workspace):  # noqa: F811
+    async def test_prompt_before_services(self, config, workspace):
         """The prompt is on screen and focused while the services are still being built."""
         gate = asyncio.Event()
         from agent_tui.factory import build_services
@@ -54,7 +55,7 @@ class TestLaunch:
             assert app.view.session is not None
             assert "openai/fake-model" in screen_text(app)
 
-    async def test_ready_services_can_be_injected(self, server, config, workspace):  # noqa: F811
+    async def test_ready_services_can_be_injected(self, server, config, workspace):
         """Services built by the caller drive the app and stay open for their owner after."""
         from agent_tui.factory import build_services
         from agent_tui.ui.app import AgentApp
@@ -71,7 +72,7 @@ class TestLaunch:
         assert [m.content for m in stored] == ["hi", "hello from the injected services"]
         await services.close()
 
-    async def test_meter_shows_budget_once_open(self, config, workspace):  # noqa: F811
+    async def test_meter_shows_budget_once_open(self, config, workspace):
         """After the session opens, the meter shows percent and used/effective window."""
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:
@@ -81,7 +82,7 @@ class TestLaunch:
 
 
 class TestChat:
-    async def test_reply_streams_as_markdown(self, server, config, workspace):  # noqa: F811
+    async def test_reply_streams_as_markdown(self, server, config, workspace):
         """The reply is one agent item rendered from Markdown; the meter is recalibrated."""
         server.enqueue(Reply(text="Use `pytest -q` to **run** them."))
         app = make_app(config, workspace)
@@ -96,11 +97,10 @@ class TestChat:
             assert app.view.budget.calibrated
             assert not app.query_one(ThinkingLine).display
 
-    async def test_tool_call_is_one_folded_line(self, server, config, workspace):  # noqa: F811
+    async def test_tool_call_is_one_folded_line(self, server, config, workspace):
         """A tool call shows as one line with its status; Enter unfolds what the model saw."""
         (workspace / "cart.py").write_text("total = 1\n")
-        server.enqueue(Reply(tool_calls=[("read_file", {"path": "cart.py"})]),
-                       Reply(text="It sets total."))
+        server.enqueue(Reply(tool_calls=[("read_file", {"path": "cart.py"})]), Reply(text="It sets total."))
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
@@ -115,7 +115,7 @@ class TestChat:
             await pilot.pause()
             assert line.size.height > 1 and "total = 1" in screen_text(app)
 
-    async def test_thinking_until_first_delta(self, server, config, workspace):  # noqa: F811
+    async def test_thinking_until_first_delta(self, server, config, workspace):
         """`thinking…` shows while the model has not answered, and goes with the first text."""
         server.enqueue(Reply(text="late answer", delay=0.5))
         app = make_app(config, workspace)
@@ -130,7 +130,7 @@ class TestChat:
 
 
 class TestQueue:
-    async def test_message_sent_during_a_turn_waits(self, server, config, workspace):  # noqa: F811
+    async def test_message_sent_during_a_turn_waits(self, server, config, workspace):
         """A send while a turn runs is queued (shown dimmed) and goes out after it."""
         long = " ".join(f"w{i}" for i in range(60))
         server.enqueue(Reply(text=long, chunk_delay=0.05), Reply(text="second answer"))
@@ -152,10 +152,13 @@ class TestQueue:
             last_user = [m for m in server.requests[1]["messages"] if m["role"] == "user"][-1]
             assert last_user["content"] == "second"
 
-    async def test_failed_send_restores_the_text(self, server, config, workspace):  # noqa: F811
+    async def test_failed_send_restores_the_text(self, server, config, workspace):
         """When the provider refuses, the error is one line and the text is back in the input."""
-        server.enqueue(Reply(status=400, error_body={"error": {
-            "message": "bad request", "type": "invalid_request_error"}}))
+        server.enqueue(
+            Reply(
+                status=400, error_body={"error": {"message": "bad request", "type": "invalid_request_error"}}
+            )
+        )
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
@@ -168,7 +171,7 @@ class TestQueue:
 
 
 class TestCancel:
-    async def test_ctrl_c_cancels_the_turn(self, server, config, workspace):  # noqa: F811
+    async def test_ctrl_c_cancels_the_turn(self, server, config, workspace):
         """Ctrl+C ends the running turn cleanly; the app stays open."""
         server.enqueue(Reply(text=" ".join(f"w{i}" for i in range(200)), chunk_delay=0.05))
         app = make_app(config, workspace)
@@ -183,7 +186,7 @@ class TestCancel:
             assert "Cancelled." in [n.entry.text for n in app.query(NoticeItem)]
             assert view.session.history[-1].kind == "note"
 
-    async def test_ctrl_c_twice_when_idle_quits(self, config, workspace):  # noqa: F811
+    async def test_ctrl_c_twice_when_idle_quits(self, config, workspace):
         """Idle, the first Ctrl+C says to press again; the second within 2 s quits."""
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:
@@ -198,10 +201,9 @@ class TestCancel:
 
 
 class TestApproval:
-    async def test_bash_asks_and_allow_once_runs(self, server, config, workspace):  # noqa: F811
+    async def test_bash_asks_and_allow_once_runs(self, server, config, workspace):
         """A command asks in a modal; `a` runs it once."""
-        server.enqueue(Reply(tool_calls=[("bash", {"command": "touch made.txt"})]),
-                       Reply(text="made it"))
+        server.enqueue(Reply(tool_calls=[("bash", {"command": "touch made.txt"})]), Reply(text="made it"))
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
@@ -213,10 +215,11 @@ class TestApproval:
             assert (workspace / "made.txt").exists()
             assert app.query_one(ToolLine).entry.state == "ok"
 
-    async def test_deny_with_escape(self, server, config, workspace):  # noqa: F811
+    async def test_deny_with_escape(self, server, config, workspace):
         """Escape denies: nothing runs and the line says so."""
-        server.enqueue(Reply(tool_calls=[("bash", {"command": "touch nope.txt"})]),
-                       Reply(text="ok, not doing it"))
+        server.enqueue(
+            Reply(tool_calls=[("bash", {"command": "touch nope.txt"})]), Reply(text="ok, not doing it")
+        )
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
@@ -227,13 +230,15 @@ class TestApproval:
             assert not (workspace / "nope.txt").exists()
             assert app.query_one(ToolLine).entry.state == "error"
 
-    async def test_allow_for_session_with_prefix(self, server, config, workspace):  # noqa: F811
+    async def test_allow_for_session_with_prefix(self, server, config, workspace):
         """`s` with the suggested prefix lets the next matching command run without asking."""
         from agent_tui.ui.screens.approval import ApprovalScreen
 
-        server.enqueue(Reply(tool_calls=[("bash", {"command": "git status"})]),
-                       Reply(tool_calls=[("bash", {"command": "git status --short"})]),
-                       Reply(text="clean"))
+        server.enqueue(
+            Reply(tool_calls=[("bash", {"command": "git status"})]),
+            Reply(tool_calls=[("bash", {"command": "git status --short"})]),
+            Reply(text="clean"),
+        )
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
@@ -243,9 +248,11 @@ class TestApproval:
             await settle(pilot)
             assert not isinstance(app.screen, ApprovalScreen)
             assert [line.entry.arguments for line in app.query(ToolLine)] == [
-                "git status", "git status --short"]
+                "git status",
+                "git status --short",
+            ]
 
-    async def test_cancel_takes_the_modal_away(self, server, config, workspace):  # noqa: F811
+    async def test_cancel_takes_the_modal_away(self, server, config, workspace):
         """Ctrl+C while the approval modal is open cancels the turn and closes the modal."""
         from agent_tui.ui.screens.approval import ApprovalScreen
 

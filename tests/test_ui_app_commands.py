@@ -7,29 +7,28 @@ from textual.widgets import DataTable
 
 from agent_tui.factory import build_services
 from agent_tui.messages import assistant, user
-from agent_tui.testing.fake_openai import Reply
 from agent_tui.ui.screens.context_screen import ContextScreen
 from agent_tui.ui.screens.dialogs import HelpScreen
 from agent_tui.ui.screens.resume import ResumeScreen
 from agent_tui.ui.widgets.chat import WINDOW, ChatPane
 from agent_tui.ui.widgets.chat_items import AgentItem, NoticeItem, UserItem
 from agent_tui.ui.widgets.meter import ContextMeter
-from tests.agent_fixtures import make_config, server, workspace  # noqa: F401
+from testkit.fake_openai import Reply
+from tests.agent_fixtures import make_config
 from tests.test_ui_app_chat import send
 from tests.ui_helpers import make_app, screen_text, settle, until
 
 
 @pytest.fixture
-def config(server, tmp_path):  # noqa: F811
+def config(server, tmp_path):
     return make_config(server, tmp_path / "ui.db")
 
 
-async def stored_session(config, workspace, turns: int, title: str = "old work") -> str:  # noqa: F811
+async def stored_session(config, workspace, turns: int, title: str = "old work") -> str:
     """A session written straight into the database (as an earlier run would have left it)."""
     services = await build_services(config, workspace=workspace)
     try:
-        info = await services.store.sessions.create(str(workspace), config.model.name,
-                                                    title=title)
+        info = await services.store.sessions.create(str(workspace), config.model.name, title=title)
         messages = []
         for i in range(turns):
             messages += [user(f"question {i}"), assistant(f"answer **{i}**")]
@@ -40,11 +39,14 @@ async def stored_session(config, workspace, turns: int, title: str = "old work")
 
 
 class TestCompact:
-    async def test_compact_shows_progress_then_result(self, server, config, workspace):  # noqa: F811
+    async def test_compact_shows_progress_then_result(self, server, config, workspace):
         """/compact shows the running strategy on the meter line, then a one-line result."""
         (workspace / "big.txt").write_text("".join(f"line {i} of the log\n" for i in range(3000)))
-        server.enqueue(Reply(tool_calls=[("read_file", {"path": "big.txt"})]),
-                       Reply(text="It is a log."), Reply(text="next"))
+        server.enqueue(
+            Reply(tool_calls=[("read_file", {"path": "big.txt"})]),
+            Reply(text="It is a log."),
+            Reply(text="next"),
+        )
         summary = "<retain>big.txt</retain><summary>We read big.txt, a log.</summary>"
         server.responder = lambda request: Reply(text=summary, chunk_delay=0.02)
         app = make_app(config, workspace)
@@ -72,11 +74,11 @@ class TestCompact:
             assert meter.activity is None
             assert "keep file names" in str(server.requests[-1]["messages"])
 
-    async def test_resumed_after_compaction_shows_the_whole_transcript(
-            self, server, tmp_path, workspace):  # noqa: F811
+    async def test_resumed_after_compaction_shows_the_whole_transcript(self, server, tmp_path, workspace):
         """A compacted session reopens with every turn the user saw, plus a notice."""
         server.responder = lambda request: Reply(
-            text="<retain>notes</retain><summary>Two questions were asked.</summary>")
+            text="<retain>notes</retain><summary>Two questions were asked.</summary>"
+        )
         config = make_config(server, tmp_path / "small.db", window=8_000)
         bulk = " ".join(f"w{i}" for i in range(600))  # under the 4 KB paste threshold
         app = make_app(config, workspace)
@@ -92,10 +94,12 @@ class TestCompact:
             await app.view.open_new(session_id)
             await settle(pilot)
             assert [i.entry.text[:15] for i in app.view.query(UserItem)] == [
-                "first question ", "second question"]
+                "first question ",
+                "second question",
+            ]
             assert "Compacted earlier" in app.view.query(NoticeItem).last().entry.text
 
-    async def test_compact_waits_for_a_running_turn(self, server, config, workspace):  # noqa: F811
+    async def test_compact_waits_for_a_running_turn(self, server, config, workspace):
         """/compact typed during a turn is queued like a prompt, not lost."""
         server.enqueue(Reply(text=" ".join(f"w{i}" for i in range(100)), chunk_delay=0.05))
         app = make_app(config, workspace)
@@ -107,12 +111,13 @@ class TestCompact:
             await pilot.pause()
             assert list(app.view.queue) == ["/compact"]
             await settle(pilot)
-            assert any(n.entry.text.startswith(("Compacted", "Compaction skipped"))
-                       for n in app.query(NoticeItem))
+            assert any(
+                n.entry.text.startswith(("Compacted", "Compaction skipped")) for n in app.query(NoticeItem)
+            )
 
 
 class TestSessions:
-    async def test_new_starts_an_empty_session(self, server, config, workspace):  # noqa: F811
+    async def test_new_starts_an_empty_session(self, server, config, workspace):
         """/new replaces the tab's session with a fresh one and clears the chat."""
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:
@@ -125,7 +130,7 @@ class TestSessions:
             assert app.view.session.session_id != first
             assert not app.query(UserItem)
 
-    async def test_resume_picker_opens_a_stored_session(self, config, workspace):  # noqa: F811
+    async def test_resume_picker_opens_a_stored_session(self, config, workspace):
         """/resume lists stored sessions (title, age, size); Enter opens one in the tab."""
         session_id = await stored_session(config, workspace, 3, title="fix the cart")
         app = make_app(config, workspace)
@@ -141,11 +146,10 @@ class TestSessions:
             await pilot.press("enter")
             await settle(pilot)
             assert app.view.session.session_id == session_id
-            assert [i.entry.text for i in app.query(UserItem)] == [
-                "question 0", "question 1", "question 2"]
+            assert [i.entry.text for i in app.query(UserItem)] == ["question 0", "question 1", "question 2"]
             assert "fix the cart" in screen_text(app)
 
-    async def test_continue_opens_the_newest(self, config, workspace):  # noqa: F811
+    async def test_continue_opens_the_newest(self, config, workspace):
         """--continue resumes the newest session of the workspace."""
         session_id = await stored_session(config, workspace, 2)
         app = make_app(config, workspace, continue_=True)
@@ -154,7 +158,7 @@ class TestSessions:
             assert app.view.session.session_id == session_id
             assert len(app.query(AgentItem)) == 2
 
-    async def test_big_session_mounts_only_the_newest(self, config, workspace):  # noqa: F811
+    async def test_big_session_mounts_only_the_newest(self, config, workspace):
         """A 2 000-message session opens with only the newest entries mounted."""
         session_id = await stored_session(config, workspace, 1000)
         app = make_app(config, workspace, session_id=session_id)
@@ -165,7 +169,7 @@ class TestSessions:
             assert chat.unmounted_count == 2000 - WINDOW
             assert "question 999" in screen_text(app)
 
-    async def test_model_switch(self, config, workspace):  # noqa: F811
+    async def test_model_switch(self, config, workspace):
         """/model NAME reopens the tab's session on another model, keeping its history."""
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:
@@ -182,7 +186,7 @@ class TestSessions:
 
 
 class TestDialogs:
-    async def test_context_help_quit(self, config, workspace):  # noqa: F811
+    async def test_context_help_quit(self, config, workspace):
         """/context shows the component table, /help and F1 the help; /quit leaves."""
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:
@@ -203,7 +207,7 @@ class TestDialogs:
             await pilot.pause()
             assert app._exit
 
-    async def test_unknown_command_is_explained(self, config, workspace):  # noqa: F811
+    async def test_unknown_command_is_explained(self, config, workspace):
         """A mistyped command says /help lists them, and the text stays in the input."""
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:
@@ -213,14 +217,22 @@ class TestDialogs:
             assert app.view.prompt.text == "/frobnicate now"
             assert any("/help" in n.message for n in app._notifications)
 
-    async def test_palette_runs_the_same_actions(self, config, workspace):  # noqa: F811
+    async def test_palette_runs_the_same_actions(self, config, workspace):
         """Ctrl+P lists the commands; choosing Context opens the /context modal."""
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
             titles = {c.title for c in app.get_system_commands(app.screen)}
-            assert {"Compact", "Context", "New session", "Resume session", "Model", "New tab",
-                    "Close tab", "Help"} <= titles
+            assert {
+                "Compact",
+                "Context",
+                "New session",
+                "Resume session",
+                "Model",
+                "New tab",
+                "Close tab",
+                "Help",
+            } <= titles
             await pilot.press("ctrl+p")
             await pilot.press(*"Context")
             await until(pilot, lambda: "Context" in screen_text(app), what="the palette")

@@ -7,14 +7,14 @@ import pytest
 from agent_tui.config import load_config
 from agent_tui.factory import build_services
 from agent_tui.messages import assistant, user
-from agent_tui.testing.fake_openai import Reply
 from agent_tui.ui.app import AgentApp
 from agent_tui.ui.screens.dialogs import ConfirmScreen
 from agent_tui.ui.screens.resume import ResumeScreen
 from agent_tui.ui.widgets.chat_items import AgentItem, UserItem
 from agent_tui.ui.widgets.session_view import SessionView
 from agent_tui.ui.widgets.status import NoModelPanel
-from tests.agent_fixtures import make_config, server, workspace  # noqa: F401
+from testkit.fake_openai import Reply
+from tests.agent_fixtures import make_config
 from tests.test_ui_app_chat import send
 from tests.ui_helpers import make_app, screen_text, settle, until
 
@@ -22,12 +22,12 @@ SLOW = " ".join(f"w{i}" for i in range(240))
 
 
 @pytest.fixture
-def config(server, tmp_path):  # noqa: F811
+def config(server, tmp_path):
     return make_config(server, tmp_path / "ui.db")
 
 
 class TestTabs:
-    async def test_two_tabs_run_turns_at_once(self, server, config, workspace):  # noqa: F811
+    async def test_two_tabs_run_turns_at_once(self, server, config, workspace):
         """Each tab has its own session and worker; both turns stream at the same time."""
         server.enqueue(Reply(text=SLOW, chunk_delay=0.05), Reply(text=SLOW, chunk_delay=0.05))
         app = make_app(config, workspace)
@@ -61,7 +61,7 @@ class TestTabs:
                 assert [i.entry.text for i in view.query(AgentItem)] == [SLOW]
                 assert [m.content for m in view.session.history if m.role == "user"] == [prompt]
 
-    async def test_close_running_tab_asks(self, server, config, workspace):  # noqa: F811
+    async def test_close_running_tab_asks(self, server, config, workspace):
         """Ctrl+W on a tab with a running turn asks first; n keeps it, y closes it."""
         server.enqueue(Reply(text=" ".join(f"x{i}" for i in range(300)), chunk_delay=0.05))
         app = make_app(config, workspace)
@@ -82,7 +82,7 @@ class TestTabs:
             await settle(pilot)
             assert len(app.query(SessionView)) == 1
 
-    async def test_closing_the_last_tab_opens_a_new_one(self, config, workspace):  # noqa: F811
+    async def test_closing_the_last_tab_opens_a_new_one(self, config, workspace):
         """The app always keeps one tab."""
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:
@@ -95,32 +95,38 @@ class TestTabs:
 
 
 class TestNoModel:
-    async def test_opens_and_explains(self, tmp_path, workspace):  # noqa: F811
+    async def test_opens_and_explains(self, tmp_path, workspace):
         """Without a model the app opens with one panel saying how to set one."""
-        config = load_config(overrides={"store": {"db": str(tmp_path / "n.db")}},
-                             cwd=workspace, env={}).config
+        config = load_config(
+            overrides={"store": {"db": str(tmp_path / "n.db")}}, cwd=workspace, env={}
+        ).config
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
             panel = app.query_one(NoModelPanel)
             assert panel.display
             text = screen_text(app)
-            for part in ("No model configured", "ANTHROPIC_API_KEY", "OPENAI_API_KEY",
-                         "config.toml", "--api-base http://localhost:11434/v1"):
+            for part in (
+                "No model configured",
+                "ANTHROPIC_API_KEY",
+                "OPENAI_API_KEY",
+                "config.toml",
+                "--api-base http://localhost:11434/v1",
+            ):
                 assert part in text
             await send(pilot, "hello?")
             await pilot.pause()
             assert app.view.prompt.text == "hello?"
             assert any("No model configured" in n.message for n in app._notifications)
 
-    async def test_sessions_stay_browsable(self, tmp_path, workspace):  # noqa: F811
+    async def test_sessions_stay_browsable(self, tmp_path, workspace):
         """/resume still lists sessions and shows the chosen one read-only."""
-        config = load_config(overrides={"store": {"db": str(tmp_path / "n.db")}},
-                             cwd=workspace, env={}).config
+        config = load_config(
+            overrides={"store": {"db": str(tmp_path / "n.db")}}, cwd=workspace, env={}
+        ).config
         services = await build_services(config, workspace=workspace)
         info = await services.store.sessions.create(str(workspace), "openai/gone", title="past")
-        await services.store.sessions.append(info.id, [user("old question"),
-                                                       assistant("old answer")])
+        await services.store.sessions.append(info.id, [user("old question"), assistant("old answer")])
         await services.close()
         app = AgentApp(lambda: build_services(config, workspace=workspace), workspace=workspace)
         async with app.run_test(size=(120, 36)) as pilot:

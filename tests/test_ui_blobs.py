@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 
 from agent_tui.messages import ResultRef, ToolCall, assistant, tool_result
+from agent_tui.ui.screens import blobs
 from agent_tui.ui.screens.blob_rows import (
     BlobRow,
     scope_filter,
@@ -13,19 +14,11 @@ from agent_tui.ui.screens.blob_rows import (
     syntax_hints,
     terms_pattern,
 )
-from agent_tui.ui.screens import blobs
 from agent_tui.ui.screens.blobs import BlobsScreen
 from agent_tui.ui.widgets.blob_viewer import CACHE_WINDOWS, WINDOW, BlobViewer
 from agent_tui.ui.widgets.chat_items import ToolLine
 from tests.ui_helpers import screen_text, settle, until
-from tests.ui_session_fixtures import (  # noqa: F401
-    agent_server,
-    loop_app,
-    loop_config,
-    loop_workspace,
-    run_turns,
-    send,
-)
+from tests.ui_session_fixtures import loop_app, run_turns, send
 
 SIZE = (120, 36)
 NOW = 1_700_000_000.0
@@ -83,8 +76,12 @@ class TestRows:
 
 
 class TestBrowser:
-    async def test_lists_the_sessions_outputs(self, loop_config, loop_workspace,  # noqa: F811
-                                              monkeypatch):
+    async def test_lists_the_sessions_outputs(
+        self,
+        loop_config,
+        loop_workspace,
+        monkeypatch,
+    ):
         """Three turns, three outputs, newest first: ref, tool, size, lines, age, reads and
         the first line; the newest opens in the viewer with line numbers."""
         monkeypatch.setattr(blobs, "wall_clock", lambda: time.time() + 180)
@@ -102,7 +99,7 @@ class TestBrowser:
             assert screen.opened.ref.id == refs[0]
             assert line_on_screen(app, 1) and "turn3 row 2 of the listing" in text
 
-    async def test_search_finds_an_old_output(self, loop_config, loop_workspace):  # noqa: F811
+    async def test_search_finds_an_old_output(self, loop_config, loop_workspace):
         """Recall finds turn 2's error among the outputs; opening the hit jumps to the error
         line with the query's words marked."""
         app = loop_app(loop_config, loop_workspace)
@@ -121,7 +118,7 @@ class TestBrowser:
             assert viewer.current == 1501 and viewer.matches == [1501]
             assert "▶1501  ERROR: deadline exceeded" in screen_text(app)
 
-    async def test_scope_switch(self, loop_config, loop_workspace):  # noqa: F811
+    async def test_scope_switch(self, loop_config, loop_workspace):
         """Another session of this project shows under `this project`; another project's
         output only under `everything`."""
         app = loop_app(loop_config, loop_workspace)
@@ -143,7 +140,7 @@ class TestBrowser:
             assert {sibling.id, far.id} <= set(screen.rows)
             assert "Blobs · everything" in screen_text(app)
 
-    async def test_copy_ref_and_uri(self, loop_config, loop_workspace):  # noqa: F811
+    async def test_copy_ref_and_uri(self, loop_config, loop_workspace):
         """y copies the ref, Y its ctx:// URI; each is also shown in a notice."""
         app = loop_app(loop_config, loop_workspace)
         async with app.run_test(size=SIZE) as pilot:
@@ -161,8 +158,11 @@ class TestBrowser:
 
 
 class TestOpening:
-    async def test_o_on_a_tool_line_opens_its_output(self, loop_config,  # noqa: F811
-                                                     loop_workspace):
+    async def test_o_on_a_tool_line_opens_its_output(
+        self,
+        loop_config,
+        loop_workspace,
+    ):
         """`o` on a tool line in the chat opens the browser at that call's stored output;
         Escape goes back to the chat."""
         app = loop_app(loop_config, loop_workspace)
@@ -181,7 +181,7 @@ class TestOpening:
             await pilot.press("escape")
             assert not isinstance(app.screen, BlobsScreen)
 
-    async def test_uri_and_unknown_ref(self, loop_config, loop_workspace):  # noqa: F811
+    async def test_uri_and_unknown_ref(self, loop_config, loop_workspace):
         """`/blobs URI` opens that output; a ref that does not exist is a one-line notice."""
         app = loop_app(loop_config, loop_workspace)
         async with app.run_test(size=SIZE) as pilot:
@@ -199,7 +199,7 @@ class TestOpening:
 
 
 class TestViewer:
-    async def test_a_million_lines(self, loop_config, loop_workspace):  # noqa: F811
+    async def test_a_million_lines(self, loop_config, loop_workspace):
         """A 1 000 000-line output opens at once, jumps to its end and to any line, and only a
         few windows of it are ever held."""
         app = loop_app(loop_config, loop_workspace)
@@ -229,8 +229,11 @@ class TestViewer:
             held = sum(len(lines) for lines in screen.viewer._cache.values())
             assert held <= CACHE_WINDOWS * WINDOW < ref.line_count // 50
 
-    async def test_grep_and_step_through_matches(self, loop_config,  # noqa: F811
-                                                  loop_workspace):
+    async def test_grep_and_step_through_matches(
+        self,
+        loop_config,
+        loop_workspace,
+    ):
         """`/` greps the open output, n and N step through the matches (wrapping), the header
         counts them; a bad regex is a one-line notice."""
         app = loop_app(loop_config, loop_workspace)

@@ -15,14 +15,7 @@ from agent_tui.ui.screens.context_data import (
 from agent_tui.ui.screens.context_screen import ContextScreen
 from agent_tui.ui.widgets.usage_chart import DASH, MARK, usage_chart
 from tests.ui_helpers import screen_text, settle
-from tests.ui_session_fixtures import (  # noqa: F401
-    agent_server,
-    loop_app,
-    loop_config,
-    loop_workspace,
-    run_turns,
-    send,
-)
+from tests.ui_session_fixtures import loop_app, run_turns, send
 
 SIZE = (120, 36)
 
@@ -68,7 +61,7 @@ class TestContextValues:
 
 
 class TestContextScreen:
-    async def test_mid_session(self, loop_config, loop_workspace):  # noqa: F811
+    async def test_mid_session(self, loop_config, loop_workspace):
         """After three turns: header figures, components, the largest items with their refs,
         the calibration against the provider's report, thresholds and the cost."""
         app = loop_app(loop_config, loop_workspace)
@@ -79,10 +72,18 @@ class TestContextScreen:
             screen = await open_context(pilot)
             text = screen_text(app)
             budget = screen.report.budget
-            assert (f"window {budget.total:,} · reserved output "
-                    f"{budget.max_output_tokens:,}".replace(",", " ")) in text
-            for part in ("system prompt", "memories + skills", "tool descriptions",
-                         "conversation", "free", "Largest items", "If you compact now"):
+            assert (
+                f"window {budget.total:,} · reserved output {budget.max_output_tokens:,}".replace(",", " ")
+            ) in text
+            for part in (
+                "system prompt",
+                "memories + skills",
+                "tool descriptions",
+                "conversation",
+                "free",
+                "Largest items",
+                "If you compact now",
+            ):
                 assert part in text
             refs = [m.output_ref.id for m in session.history if m.output_ref]
             assert len(refs) == 3 and all(ref in text for ref in refs)
@@ -93,7 +94,7 @@ class TestContextScreen:
             await pilot.press("escape")
             assert not isinstance(app.screen, ContextScreen)
 
-    async def test_chart_marks_the_compaction(self, loop_config, loop_workspace):  # noqa: F811
+    async def test_chart_marks_the_compaction(self, loop_config, loop_workspace):
         """Turns, a /compact, more turns: one column per logged point, ▼ where it compacted."""
         app = loop_app(loop_config, loop_workspace)
         async with app.run_test(size=SIZE) as pilot:
@@ -107,8 +108,11 @@ class TestContextScreen:
             await open_context(pilot)
             assert screen_text(app).count(MARK) == 2  # the legend and the one compaction
 
-    async def test_savings_come_from_running_the_strategies(self, loop_config,  # noqa: F811
-                                                            loop_workspace):
+    async def test_savings_come_from_running_the_strategies(
+        self,
+        loop_config,
+        loop_workspace,
+    ):
         """What each strategy would free is what running it on the history frees (scaled like
         the table), and the session's history is left as it was."""
         app = loop_app(loop_config, loop_workspace)
@@ -125,9 +129,12 @@ class TestContextScreen:
             budget = screen.report.budget
             ratio = meter.calibration.ratio
             direct = await estimate_savings(
-                before, counter=meter.counter, settings=session.config.compaction,
+                before,
+                counter=meter.counter,
+                settings=session.config.compaction,
                 target_tokens=int(budget.effective_window * 0.6 / ratio),
-                fixed_tokens=sum(raw.values()) - raw["conversation"])
+                fixed_tokens=sum(raw.values()) - raw["conversation"],
+            )
             assert screen.savings == {k: max(0, round(v * ratio)) for k, v in direct.items()}
             assert screen.savings["tool_clearing"] > 1000
             assert screen.savings == await compaction_savings(session, budget)
@@ -135,8 +142,11 @@ class TestContextScreen:
             freed = f"−{screen.savings['tool_clearing']:,}".replace(",", " ")
             assert "tool clearing" in text and freed in text and "(no LLM)" in text
 
-    async def test_largest_items_are_the_tool_outputs(self, loop_config,  # noqa: F811
-                                                      loop_workspace):
+    async def test_largest_items_are_the_tool_outputs(
+        self,
+        loop_config,
+        loop_workspace,
+    ):
         """The biggest messages are the three listings, labelled by command, with their refs."""
         app = loop_app(loop_config, loop_workspace)
         async with app.run_test(size=SIZE) as pilot:
@@ -145,7 +155,6 @@ class TestContextScreen:
             session = app.view.session
             items = largest_items(session.history, session.meter.counter)
             assert [i.role for i in items[:3]] == ["tool"] * 3
-            assert {i.ref for i in items[:3]} == {m.output_ref.id for m in session.history
-                                                 if m.output_ref}
+            assert {i.ref for i in items[:3]} == {m.output_ref.id for m in session.history if m.output_ref}
             assert items[0].label.startswith("bash sh gen.sh")
             assert items[0].tokens >= items[-1].tokens

@@ -9,8 +9,14 @@ from agent_tui.ui.widgets.meter import ContextMeter, bar_cells, figures, level
 
 
 def budget(conversation: int, **kw) -> ContextBudget:
-    values = dict(total=200_000, max_output_tokens=8_000, system_prompt=3_112, skill_prompts=1_840,
-                  tool_descriptions=9_406, conversation=conversation)
+    values = dict(
+        total=200_000,
+        max_output_tokens=8_000,
+        system_prompt=3_112,
+        skill_prompts=1_840,
+        tool_descriptions=9_406,
+        conversation=conversation,
+    )
     values.update(kw)
     return ContextBudget(**values)
 

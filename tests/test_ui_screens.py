@@ -14,10 +14,8 @@ from agent_tui.ui.screens.dialogs import ConfirmScreen, HelpScreen, component_ta
 from agent_tui.ui.screens.resume import ResumeScreen, SessionRow
 from tests.ui_helpers import Host, screen_text
 
-BASH = ApprovalRequest("bash", {"command": "git status --short"}, "git status --short",
-                       "git status")
-EDIT = ApprovalRequest("edit_file", {"path": "a.py"}, "--- a.py\n+++ a.py\n@@ -1 +1 @@\n-x\n+y\n",
-                       None)
+BASH = ApprovalRequest("bash", {"command": "git status --short"}, "git status --short", "git status")
+EDIT = ApprovalRequest("edit_file", {"path": "a.py"}, "--- a.py\n+++ a.py\n@@ -1 +1 @@\n-x\n+y\n", None)
 
 
 async def answer(screen, *keys, setup=None):
@@ -43,25 +41,23 @@ class TestApproval:
 
     async def test_session_allow_uses_suggested_prefix(self):
         """s allows for the session with the suggested prefix by default."""
-        assert await answer(ApprovalScreen(BASH), "s") == [
-            ApprovalDecision("allow_session", "git status")]
+        assert await answer(ApprovalScreen(BASH), "s") == [ApprovalDecision("allow_session", "git status")]
 
     async def test_prefix_is_editable(self):
         """The prefix field can be edited; Enter in it allows that prefix for the session."""
+
         async def edit(app, pilot):
             field = app.screen.query_one("#approval-prefix", Input)
             field.focus()
             field.value = ""
             await pilot.press(*"git", "enter")
 
-        assert await answer(ApprovalScreen(BASH), setup=edit) == [
-            ApprovalDecision("allow_session", "git")]
+        assert await answer(ApprovalScreen(BASH), setup=edit) == [ApprovalDecision("allow_session", "git")]
 
     async def test_whole_command_means_exact(self):
         """Leaving the whole command in the field allows only that exact command."""
         request = ApprovalRequest("bash", {"command": "make"}, "make", None)
-        assert await answer(ApprovalScreen(request), "s") == [
-            ApprovalDecision("allow_session", None)]
+        assert await answer(ApprovalScreen(request), "s") == [ApprovalDecision("allow_session", None)]
 
     async def test_edit_shows_the_diff(self):
         """An edit's preview (the diff) is on screen; there is no prefix field."""
@@ -101,8 +97,14 @@ class TestDialogs:
 
         from rich.console import Console
 
-        budget = ContextBudget(total=200_000, max_output_tokens=8_000, system_prompt=3_112,
-                               skill_prompts=1_840, tool_descriptions=9_406, conversation=102_851)
+        budget = ContextBudget(
+            total=200_000,
+            max_output_tokens=8_000,
+            system_prompt=3_112,
+            skill_prompts=1_840,
+            tool_descriptions=9_406,
+            conversation=102_851,
+        )
         console = Console(file=StringIO(), width=100)
         console.print(component_table(budget))
         text = console.file.getvalue()
@@ -114,8 +116,10 @@ class TestResumePicker:
     async def test_lists_and_picks(self):
         """Sessions show title, age and size; Enter picks the highlighted one."""
         now = time.time()
-        rows = [SessionRow("s_1", "fix the tests", now - 300, 42, 12_000, "m"),
-                SessionRow("s_2", "refactor cart", now - 7200, 8, 900, "m")]
+        rows = [
+            SessionRow("s_1", "fix the tests", now - 300, 42, 12_000, "m"),
+            SessionRow("s_2", "refactor cart", now - 7200, 8, 900, "m"),
+        ]
 
         async def down(app, pilot):
             table = app.screen.query_one(DataTable)

@@ -6,18 +6,19 @@ import pytest
 
 from agent_tui.allow_rules import project_rules
 from agent_tui.config import load_config
-from agent_tui.testing.fake_openai import Reply
-from tests.agent_fixtures import make_config, server, workspace  # noqa: F401
+from testkit.fake_openai import Reply
+from tests.agent_fixtures import make_config
 from tests.test_ui_app_chat import send
 from tests.ui_helpers import make_app, settle, until, until_approval
 
 
 @pytest.fixture
-def config(server, workspace, tmp_path):  # noqa: F811
+def config(server, workspace, tmp_path):
     base = make_config(server, tmp_path / "ui.db")
     # cwd = the workspace, so the project's .agent-tui.toml is the one rules are written to.
-    return load_config(overrides={"model": base.model.__dict__, "store": {"db": base.store.db}},
-                       cwd=workspace, env={}).config
+    return load_config(
+        overrides={"model": base.model.__dict__, "store": {"db": base.store.db}}, cwd=workspace, env={}
+    ).config
 
 
 def notices(app) -> str:
@@ -25,12 +26,13 @@ def notices(app) -> str:
 
 
 class TestSessionCommands:
-    async def test_undo_after_an_edit_through_the_app(self, server, config, workspace):  # noqa: F811
+    async def test_undo_after_an_edit_through_the_app(self, server, config, workspace):
         """An approved edit, then /undo: the file is back and the notice names it."""
         (workspace / "app.py").write_text("total = 1\n")
-        server.enqueue(Reply(tool_calls=[("edit_file", {"path": "app.py", "old_string": "1",
-                                                        "new_string": "2"})]),
-                       Reply(text="edited"))
+        server.enqueue(
+            Reply(tool_calls=[("edit_file", {"path": "app.py", "old_string": "1", "new_string": "2"})]),
+            Reply(text="edited"),
+        )
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
@@ -46,7 +48,7 @@ class TestSessionCommands:
             note = app.view.session.history[-1]
             assert note.kind == "note" and "undid" in note.content and "app.py" in note.content
 
-    async def test_always_allow_writes_the_rule(self, server, config, workspace):  # noqa: F811
+    async def test_always_allow_writes_the_rule(self, server, config, workspace):
         server.enqueue(Reply(tool_calls=[("bash", {"command": "git status"})]), Reply(text="ok"))
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:
@@ -57,7 +59,7 @@ class TestSessionCommands:
             await settle(pilot)
         assert project_rules(workspace) == ["bash:git status"]
 
-    async def test_rename_remember_init_tools_permissions(self, config, workspace):  # noqa: F811
+    async def test_rename_remember_init_tools_permissions(self, config, workspace):
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
@@ -82,8 +84,12 @@ class TestSessionCommands:
 
 
 class TestAtCompletion:
-    async def test_at_completes_a_workspace_path_and_attaches_it(self, server, config,  # noqa: F811
-                                                                 workspace):
+    async def test_at_completes_a_workspace_path_and_attaches_it(
+        self,
+        server,
+        config,
+        workspace,
+    ):
         """Typing @ lists files (not ignored ones); Tab completes; the file rides along."""
         (workspace / "src").mkdir()
         (workspace / "src" / "cart.py").write_text("def total(items):\n    return 0\n")
@@ -110,8 +116,12 @@ class TestAtCompletion:
 
 
 class TestMeterTooltip:
-    async def test_tooltip_gives_exact_numbers_and_unknown_cost(self, server, config,  # noqa: F811
-                                                                workspace):
+    async def test_tooltip_gives_exact_numbers_and_unknown_cost(
+        self,
+        server,
+        config,
+        workspace,
+    ):
         from agent_tui.ui.widgets.meter import ContextMeter
 
         server.enqueue(Reply(text="hello"))
@@ -121,5 +131,4 @@ class TestMeterTooltip:
             await send(pilot, "hi")
             await settle(pilot)
             tooltip = str(app.query_one(ContextMeter).tooltip)
-            assert "effective" in tooltip and "cost   unknown last reply · unknown session" \
-                in tooltip
+            assert "effective" in tooltip and "cost   unknown last reply · unknown session" in tooltip

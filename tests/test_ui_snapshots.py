@@ -22,7 +22,7 @@ from agent_tui.tools.permissions import ApprovalRequest
 from agent_tui.ui.screens.approval import ApprovalScreen
 from agent_tui.ui.widgets.chat_items import ToolLine
 from agent_tui.ui.widgets.prompt import PromptInput
-from tests.agent_fixtures import make_config, server  # noqa: F401
+from tests.agent_fixtures import make_config
 from tests.ui_helpers import make_app, settle
 
 SIZE = (120, 36)
@@ -52,13 +52,18 @@ def history():
     return [
         user("run the test suite and fix what fails"),
         assistant("Running the tests first.", (test,)),
-        tool_result(test, "FAILED tests/test_cart.py::test_total\nexit 1",
-                    ResultRef("r_7f3a", 48_000, 1204, "bash")),
+        tool_result(
+            test, "FAILED tests/test_cart.py::test_total\nexit 1", ResultRef("r_7f3a", 48_000, 1204, "bash")
+        ),
         assistant(None, (read, edit)),
-        tool_result(read, "def total(items):\n    return sum(i.price for i in items)\n",
-                    ResultRef("r_91c2", 11_000, 312, "read_file")),
-        tool_result(edit, "- total = sum(i.price for i in items)\n"
-                          "+ total = sum(i.price * i.qty for i in items)"),
+        tool_result(
+            read,
+            "def total(items):\n    return sum(i.price for i in items)\n",
+            ResultRef("r_91c2", 11_000, 312, "read_file"),
+        ),
+        tool_result(
+            edit, "- total = sum(i.price for i in items)\n+ total = sum(i.price * i.qty for i in items)"
+        ),
         assistant(None, (again,)),
         tool_result(again, "212 passed\nexit 0"),
         assistant(REPLY),
@@ -72,8 +77,7 @@ def resumed_app(config, workspace, **kwargs):
 
     async def store() -> str:
         services = await build_services(config, workspace=workspace)
-        info = await services.store.sessions.create(str(workspace), config.model.name,
-                                                    title="fix-tests")
+        info = await services.store.sessions.create(str(workspace), config.model.name, title="fix-tests")
         await services.store.sessions.append(info.id, history())
         await services.close()
         return info.id
@@ -89,8 +93,13 @@ async def ready(pilot) -> None:
 
 
 class TestSnapshots:
-    def test_main_screen_mid_session(self, snap_compare, server, tmp_path,  # noqa: F811
-                                           fixed_workspace):
+    def test_main_screen_mid_session(
+        self,
+        snap_compare,
+        server,
+        tmp_path,
+        fixed_workspace,
+    ):
         """Chat with folded tool lines (one unfolded), the meter and the input."""
         app = resumed_app(make_config(server, tmp_path / "s.db"), fixed_workspace)
 
@@ -102,15 +111,24 @@ class TestSnapshots:
 
         assert snap_compare(app, run_before=run_before, terminal_size=SIZE)
 
-    def test_main_screen_light(self, snap_compare, server, tmp_path,  # noqa: F811
-                                     fixed_workspace):
+    def test_main_screen_light(
+        self,
+        snap_compare,
+        server,
+        tmp_path,
+        fixed_workspace,
+    ):
         """The same screen in agent-light stays legible."""
-        app = resumed_app(make_config(server, tmp_path / "s.db"), fixed_workspace,
-                                theme_name="agent-light")
+        app = resumed_app(make_config(server, tmp_path / "s.db"), fixed_workspace, theme_name="agent-light")
         assert snap_compare(app, run_before=ready, terminal_size=SIZE)
 
-    def test_slash_menu(self, snap_compare, server, tmp_path,  # noqa: F811
-                              fixed_workspace):
+    def test_slash_menu(
+        self,
+        snap_compare,
+        server,
+        tmp_path,
+        fixed_workspace,
+    ):
         """Typing `/c` opens the completion menu under the input."""
         app = resumed_app(make_config(server, tmp_path / "s.db"), fixed_workspace)
 
@@ -121,12 +139,18 @@ class TestSnapshots:
 
         assert snap_compare(app, run_before=run_before, terminal_size=SIZE)
 
-    def test_approval_modal(self, snap_compare, server, tmp_path,  # noqa: F811
-                                  fixed_workspace):
+    def test_approval_modal(
+        self,
+        snap_compare,
+        server,
+        tmp_path,
+        fixed_workspace,
+    ):
         """The approval modal over the session: command, editable prefix, a/s/d."""
         app = resumed_app(make_config(server, tmp_path / "s.db"), fixed_workspace)
-        request = ApprovalRequest("bash", {"command": "git status --short"},
-                                  "git status --short", "git status")
+        request = ApprovalRequest(
+            "bash", {"command": "git status --short"}, "git status --short", "git status"
+        )
 
         async def run_before(pilot):
             await ready(pilot)
@@ -139,7 +163,8 @@ class TestSnapshots:
         """Without a model: the panel that says how to set one."""
         # The panel prints the config file's path: keep it the same on every run.
         monkeypatch.setenv("AGENT_TUI_HOME", str(fixed_workspace / "home"))
-        config = load_config(overrides={"store": {"db": str(tmp_path / "n.db")}},
-                             cwd=fixed_workspace, env={}).config
+        config = load_config(
+            overrides={"store": {"db": str(tmp_path / "n.db")}}, cwd=fixed_workspace, env={}
+        ).config
         app = make_app(config, fixed_workspace)
         assert snap_compare(app, run_before=ready, terminal_size=SIZE)

@@ -19,11 +19,11 @@ from pathlib import Path
 import pytest
 
 from agent_tui.messages import ToolCall, assistant, tool_result, user
-from agent_tui.testing.fake_openai import FakeOpenAI, Reply
 from agent_tui.ui.screens import blobs
 from agent_tui.ui.screens.blobs import BlobsScreen
 from agent_tui.ui.screens.context_screen import ContextScreen
 from agent_tui.ui.widgets.prompt import PromptInput
+from testkit.fake_openai import FakeOpenAI, Reply
 from tests.agent_fixtures import make_config
 from tests.ui_helpers import make_app, settle, until
 
@@ -46,28 +46,36 @@ def discount(total, code):
 
 
 def pytest_output() -> str:
-    lines = ["============================= test session starts ==============================",
-             "platform linux -- Python 3.11.7, pytest-8.3.3"]
+    lines = [
+        "============================= test session starts ==============================",
+        "platform linux -- Python 3.11.7, pytest-8.3.3",
+    ]
     lines += [f"tests/test_cart.py::test_case_{i:04d} PASSED" for i in range(1, 1196)]
-    lines += ["tests/test_cart.py::test_total FAILED",
-              "    assert total(items) == 30",
-              "E   assert 10 == 30",
-              "FAILED tests/test_cart.py::test_total - assert 10 == 30",
-              "WARNING: 1 test deprecated",
-              "=================== 1 failed, 1195 passed, 1 warning in 2.10s ==================="]
+    lines += [
+        "tests/test_cart.py::test_total FAILED",
+        "    assert total(items) == 30",
+        "E   assert 10 == 30",
+        "FAILED tests/test_cart.py::test_total - assert 10 == 30",
+        "WARNING: 1 test deprecated",
+        "=================== 1 failed, 1195 passed, 1 warning in 2.10s ===================",
+    ]
     return "\n".join(lines) + "\n"
 
 
 def app_log(day: int) -> str:
-    return "".join(f"2024-05-{day:02d} 10:{i // 60:02d}:{i % 60:02d} INFO request {i} served "
-                   f"in {i % 97} ms\n" for i in range(150))
+    return "".join(
+        f"2024-05-{day:02d} 10:{i // 60:02d}:{i % 60:02d} INFO request {i} served in {i % 97} ms\n"
+        for i in range(150)
+    )
 
 
 def responder(body: dict) -> Reply:
     """Fixed answers: a summary when asked; `read logs/dayN.log` reads that file."""
     if not body.get("tools") and "<conversation>" in json.dumps(body):
-        return Reply(text="<summary>The user ran the cart tests; test_total fails because "
-                          "quantities are ignored.</summary>")
+        return Reply(
+            text="<summary>The user ran the cart tests; test_total fails because "
+            "quantities are ignored.</summary>"
+        )
     last = body["messages"][-1]
     if last["role"] == "user" and str(last["content"]).startswith("read logs/"):
         return Reply(tool_calls=[("read_file", {"path": str(last["content"])[5:]})])
@@ -106,19 +114,21 @@ def stored_session(config, workspace, monkeypatch) -> tuple[str, float]:
     async def store() -> tuple[str, float]:
         services = await build_services(config, workspace=workspace)
         results = services.store.results
-        info = await services.store.sessions.create(str(workspace), config.model.name,
-                                                    title="fix-tests")
-        calls = [ToolCall("call_1", "bash", '{"command": "pytest -q"}'),
-                 ToolCall("call_2", "read_file", '{"path": "src/cart.py"}'),
-                 ToolCall("call_3", "bash", '{"command": "git log --oneline"}')]
-        outputs = [pytest_output(), CART,
-                   "".join(f"{i:07x} commit number {i} of the cart history\n"
-                           for i in range(1, 401))]
+        info = await services.store.sessions.create(str(workspace), config.model.name, title="fix-tests")
+        calls = [
+            ToolCall("call_1", "bash", '{"command": "pytest -q"}'),
+            ToolCall("call_2", "read_file", '{"path": "src/cart.py"}'),
+            ToolCall("call_3", "bash", '{"command": "git log --oneline"}'),
+        ]
+        outputs = [
+            pytest_output(),
+            CART,
+            "".join(f"{i:07x} commit number {i} of the cart history\n" for i in range(1, 401)),
+        ]
         history = [user("run the tests and fix what fails")]
         for call, output in zip(calls, outputs, strict=True):
             ref = await results.offload(info.id, call.name, call.id, output)
-            history += [assistant(None, (call,)),
-                        tool_result(call, await results.view(ref), ref)]
+            history += [assistant(None, (call,)), tool_result(call, await results.view(ref), ref)]
         history.append(assistant("test_total fails: quantities are ignored."))
         await services.store.sessions.append(info.id, history)
         newest = max(b.created for b in await results.list_blobs(session_id=info.id))
@@ -180,15 +190,13 @@ async def blob_browser(pilot) -> None:
 
 class TestSnapshotsPart2:
     @pytest.mark.parametrize("theme", ["agent-dark", "agent-light"])
-    def test_context(self, snap_compare, snap_server, tmp_path, fixed_workspace, monkeypatch,
-                     theme):
+    def test_context(self, snap_compare, snap_server, tmp_path, fixed_workspace, monkeypatch, theme):
         """/context mid-session: table, chart with the compaction, largest items, savings."""
         app = snapshot_app(snap_server, tmp_path, fixed_workspace, monkeypatch, theme)
         assert snap_compare(app, run_before=context_mid_session, terminal_size=SIZE)
 
     @pytest.mark.parametrize("theme", ["agent-dark", "agent-light"])
-    def test_blob_browser(self, snap_compare, snap_server, tmp_path, fixed_workspace,
-                          monkeypatch, theme):
+    def test_blob_browser(self, snap_compare, snap_server, tmp_path, fixed_workspace, monkeypatch, theme):
         """The browser: outputs with ages from a frozen clock, the newest open in the viewer."""
         app = snapshot_app(snap_server, tmp_path, fixed_workspace, monkeypatch, theme)
         assert snap_compare(app, run_before=blob_browser, terminal_size=SIZE)

@@ -8,14 +8,14 @@ from textual.color import Color
 
 from agent_tui import paths
 from agent_tui.ui import themes
-from tests.agent_fixtures import make_config, server, workspace  # noqa: F401
+from tests.agent_fixtures import make_config
 from tests.ui_helpers import make_app, settle
 
 SIZE = (120, 36)
 
 
 @pytest.fixture
-def config(server, tmp_path):  # noqa: F811
+def config(server, tmp_path):
     return make_config(server, tmp_path / "themes.db")
 
 
@@ -47,7 +47,8 @@ class TestThemeFiles:
         """A [variables] value that is not a colour skips the file (it would break the
         stylesheet on first paint)."""
         (tmp_path / "odd.toml").write_text(
-            "name = 'odd'\nprimary = '#112233'\n[variables]\nmeter-system = 'banana'\n")
+            "name = 'odd'\nprimary = '#112233'\n[variables]\nmeter-system = 'banana'\n"
+        )
         loaded = themes.load_themes([tmp_path])
         assert loaded.themes == ()
         assert "meter-system" in loaded.problems[0] and "not a colour" in loaded.problems[0]
@@ -56,11 +57,11 @@ class TestThemeFiles:
         """Grey on grey still loads (it is the user's choice) but says it is hard to read."""
         (tmp_path / "fog.toml").write_text(
             "name = 'fog'\nprimary = '#777777'\nforeground = '#8a8a8a'\n"
-            "background = '#808080'\nsurface = '#808080'\npanel = '#808080'\n")
+            "background = '#808080'\nsurface = '#808080'\npanel = '#808080'\n"
+        )
         loaded = themes.load_themes([tmp_path])
         assert [t.name for t in loaded.themes] == ["fog"]
-        assert any("foreground on background" in p and "hard to read" in p
-                   for p in loaded.problems)
+        assert any("foreground on background" in p and "hard to read" in p for p in loaded.problems)
 
     def test_pick_theme(self):
         """A known name is used; an unknown one falls back and names the choices."""
@@ -73,17 +74,18 @@ class TestThemeFiles:
 
 
 class TestThemesInTheApp:
-    async def test_user_theme_file_and_ui_theme(self, config, workspace):  # noqa: F811
+    async def test_user_theme_file_and_ui_theme(self, config, workspace):
         """A theme file in <config>/themes is registered; [ui] theme selects it at start."""
         (user_themes() / "mine.toml").write_text(
-            "name = 'mine'\ndark = true\nprimary = '#ff8800'\nbackground = '#101010'\n")
+            "name = 'mine'\ndark = true\nprimary = '#ff8800'\nbackground = '#101010'\n"
+        )
         app = make_app(config, workspace, theme_name="mine")
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             assert app.theme == "mine" and "mine" in app.available_themes
             assert not [n for n in app._notifications if n.severity != "information"]
 
-    async def test_bad_theme_file_is_a_notice_not_a_crash(self, config, workspace):  # noqa: F811
+    async def test_bad_theme_file_is_a_notice_not_a_crash(self, config, workspace):
         """A broken user theme is skipped with a warning; a theme name nobody provides falls
         back to agent-dark with a warning; the app runs."""
         (user_themes() / "broken.toml").write_text("name = 'broken'\nprimary = 12\n")
@@ -97,7 +99,7 @@ class TestThemesInTheApp:
 
 
 class TestSwitching:
-    async def test_theme_command_switches_and_lists(self, config, workspace):  # noqa: F811
+    async def test_theme_command_switches_and_lists(self, config, workspace):
         """/theme agent-light switches at once; /theme alone lists the themes; an unknown
         name is a warning and leaves the theme as it was."""
         from tests.ui_session_fixtures import send
@@ -109,14 +111,18 @@ class TestSwitching:
             assert app.theme == "agent-light" and app.current_theme.dark is False
             await send(pilot, "/theme")
             messages = [n.message for n in app._notifications]
-            assert any(m.startswith("Theme: agent-light. Themes: agent-dark, agent-light")
-                       for m in messages), messages
+            assert any(
+                m.startswith("Theme: agent-light. Themes: agent-dark, agent-light") for m in messages
+            ), messages
             await send(pilot, "/theme neon")
             assert app.theme == "agent-light"
-            assert any("Unknown theme 'neon'; using agent-light" in n.message
-                       for n in app._notifications if n.severity == "warning")
+            assert any(
+                "Unknown theme 'neon'; using agent-light" in n.message
+                for n in app._notifications
+                if n.severity == "warning"
+            )
 
-    async def test_palette_offers_each_theme_file(self, config, workspace):  # noqa: F811
+    async def test_palette_offers_each_theme_file(self, config, workspace):
         """The command palette has a `Theme: NAME` entry per theme file, and `Blobs`."""
         app = make_app(config, workspace)
         async with app.run_test(size=SIZE) as pilot:

@@ -45,8 +45,12 @@ class TestTranscript:
         """A stored conversation becomes user, reply and one folded line per tool call."""
         call = ToolCall("c1", "bash", '{"command": "pytest -q"}')
         ref = ResultRef("r_7f3a", 48_000, 1204, "bash")
-        history = [user("run the tests"), assistant("Running.", (call,)),
-                   tool_result(call, "exit 1", ref), assistant("Fixed.")]
+        history = [
+            user("run the tests"),
+            assistant("Running.", (call,)),
+            tool_result(call, "exit 1", ref),
+            assistant("Fixed."),
+        ]
         entries = entries_from_history(history)
         assert entries[0] == UserEntry("run the tests")
         assert entries[1] == AgentEntry("Running.")
@@ -64,8 +68,10 @@ class TestTranscript:
 
     def test_notes_and_summaries(self):
         """Interruption notes become notices; summaries a foldable line."""
-        history = [Message(role="user", content="[interrupted by the user]", kind="note"),
-                   Message(role="user", content="We fixed the cart.", kind="summary")]
+        history = [
+            Message(role="user", content="[interrupted by the user]", kind="note"),
+            Message(role="user", content="We fixed the cart.", kind="summary"),
+        ]
         entries = entries_from_history(history)
         assert isinstance(entries[0], NoticeEntry)
         assert isinstance(entries[1], ToolEntry) and entries[1].name == "summary"
@@ -73,11 +79,9 @@ class TestTranscript:
     def test_finished_line_has_duration_once(self):
         """Duration is added to the summary unless the tool already printed one."""
         call = ToolCall("c1", "bash", '{"command": "ls"}')
-        entry = tool_finished(call, ref=None, is_error=False, summary="exit 0", view="a",
-                              duration=2.13)
+        entry = tool_finished(call, ref=None, is_error=False, summary="exit 0", view="a", duration=2.13)
         assert entry.detail == "exit 0 · 2.1 s"
-        entry = tool_finished(call, ref=None, is_error=True, summary="exit 1 · 2.1 s", view="",
-                              duration=2.1)
+        entry = tool_finished(call, ref=None, is_error=True, summary="exit 1 · 2.1 s", view="", duration=2.1)
         assert entry.detail == "exit 1 · 2.1 s" and entry.state == "error"
 
     def test_two_thousand_messages_fast(self):
@@ -95,7 +99,11 @@ class TestFormatting:
     def test_tokens(self):
         """Meter figures: 950, 9.4k, 117k, 1.2M."""
         assert [formatting.tokens(n) for n in (950, 9_406, 117_000, 1_200_000)] == [
-            "950", "9.4k", "117k", "1.2M"]
+            "950",
+            "9.4k",
+            "117k",
+            "1.2M",
+        ]
 
     def test_count_size_age(self):
         """Exact counts group thousands; sizes and ages read naturally."""

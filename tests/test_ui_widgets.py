@@ -112,8 +112,11 @@ class ChatApp(PromptApp):
 def many(n: int) -> list:
     entries = []
     for i in range(n):
-        entries.append(UserEntry(f"question {i}") if i % 2 == 0 else
-                       AgentEntry(f"answer **{i}**\n\n```python\nx = {i}\n```"))
+        entries.append(
+            UserEntry(f"question {i}")
+            if i % 2 == 0
+            else AgentEntry(f"answer **{i}**\n\n```python\nx = {i}\n```")
+        )
     return entries
 
 
@@ -139,8 +142,9 @@ class TestChatPane:
             await pilot.pause()
             first_visible = pane._items[0]
             pane.scroll_home(animate=False, immediate=True)
-            await until(pilot, lambda: pane.mounted_count > WINDOW and not pane._loading_older,
-                        what="older entries")
+            await until(
+                pilot, lambda: pane.mounted_count > WINDOW and not pane._loading_older, what="older entries"
+            )
             await pilot.pause()
             assert WINDOW < pane.mounted_count < 200
             # The entry that was at the top is still at the top of the viewport: older ones
@@ -157,17 +161,15 @@ class TestChatPane:
             await pane.mount_older(CHUNK)
             await pilot.pause()
             texts = [item.entry.text for item in pane._items]
-            assert texts == [e.text for e in pane.entries[200 - WINDOW - CHUNK:]]
+            assert texts == [e.text for e in pane.entries[200 - WINDOW - CHUNK :]]
 
     async def test_short_items_fill_the_screen(self):
         """One-line entries that do not fill the pane pull in older ones until it scrolls."""
         app = ChatApp()
         async with app.run_test(size=(100, 30)) as pilot:
             pane = app.query_one(ChatPane)
-            await pane.load([ToolEntry("bash", f"ls {i}", "ok", "exit 0", "", f"c{i}")
-                             for i in range(500)])
-            await until(pilot, lambda: pane.virtual_size.height > pane.size.height,
-                        what="a scrollable pane")
+            await pane.load([ToolEntry("bash", f"ls {i}", "ok", "exit 0", "", f"c{i}") for i in range(500)])
+            await until(pilot, lambda: pane.virtual_size.height > pane.size.height, what="a scrollable pane")
             assert WINDOW < pane.mounted_count < 500
             assert pane.scroll_y == pane.max_scroll_y
 
@@ -176,8 +178,9 @@ class TestChatPane:
         app = ChatApp()
         async with app.run_test(size=(100, 30)) as pilot:
             pane = app.query_one(ChatPane)
-            await pane.load([ToolEntry("bash", "pytest -q", "ok", "exit 0 · 1.9 s",
-                                       "line one\nline two", "c1")])
+            await pane.load(
+                [ToolEntry("bash", "pytest -q", "ok", "exit 0 · 1.9 s", "line one\nline two", "c1")]
+            )
             await pilot.pause()
             line = pane.query_one(ToolLine)
             assert line.size.height == 1

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
-import subprocess
-import sys
-
 import pytest
 
 from agent_tui.agent.undo import undo
 from agent_tui.factory import build_services
-from agent_tui.testing.fake_openai import Reply
-from tests.agent_fixtures import collect, make_config, server, workspace  # noqa: F401
+from testkit.fake_openai import Reply
+from tests.agent_fixtures import collect, make_config
 from tests.test_headless import flags, run_cli
 
 
@@ -27,19 +23,25 @@ def edit(path, old, new):
 
 
 class TestUndo:
-    async def test_undo_restores_every_file_of_a_multi_file_turn(self, server, services,
-                                                                 workspace):
+    async def test_undo_restores_every_file_of_a_multi_file_turn(self, server, services, workspace):
         (workspace / "a.py").write_text("x = 1\n")
         (workspace / "b.py").write_text("y = 2\n")
-        server.enqueue(Reply(tool_calls=[edit("a.py", "1", "10"), edit("b.py", "2", "20"),
-                                         ("write_file", {"path": "new.py", "content": "z\n"})]),
-                       Reply(tool_calls=[edit("a.py", "10", "100")]), Reply(text="done"))
+        server.enqueue(
+            Reply(
+                tool_calls=[
+                    edit("a.py", "1", "10"),
+                    edit("b.py", "2", "20"),
+                    ("write_file", {"path": "new.py", "content": "z\n"}),
+                ]
+            ),
+            Reply(tool_calls=[edit("a.py", "10", "100")]),
+            Reply(text="done"),
+        )
         session = await services.new_session(yes=True)
         await collect(session.run_turn("change things"))
         assert (workspace / "a.py").read_text() == "x = 100\n"
         report = await undo(services.store, session.session_id)
-        assert sorted(report.restored) == sorted(str(workspace / n)
-                                                 for n in ("a.py", "b.py", "new.py"))
+        assert sorted(report.restored) == sorted(str(workspace / n) for n in ("a.py", "b.py", "new.py"))
         assert (workspace / "a.py").read_text() == "x = 1\n"
         assert (workspace / "b.py").read_text() == "y = 2\n"
         assert not (workspace / "new.py").exists()
@@ -49,8 +51,7 @@ class TestUndo:
         (workspace / "a.txt").write_text("v0\n")
         session = await services.new_session(yes=True)
         for k in range(3):
-            server.enqueue(Reply(tool_calls=[edit("a.txt", f"v{k}", f"v{k + 1}")]),
-                           Reply(text="ok"))
+            server.enqueue(Reply(tool_calls=[edit("a.txt", f"v{k}", f"v{k + 1}")]), Reply(text="ok"))
             await collect(session.run_turn(f"bump {k}"))
         assert (workspace / "a.txt").read_text() == "v3\n"
         report = await undo(services.store, session.session_id, turns=2)

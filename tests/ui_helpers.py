@@ -37,9 +37,9 @@ async def until(pilot, predicate, timeout: float = 10.0, what: str = "condition"
 
 async def settle(pilot) -> None:
     """Wait until every worker has finished and every tab is idle (queues drained)."""
-    from agent_tui.ui.widgets.session_view import SessionView
-
     import asyncio
+
+    from agent_tui.ui.widgets.session_view import SessionView
 
     app = pilot.app
     for _ in range(200):
@@ -47,7 +47,8 @@ async def settle(pilot) -> None:
         await asyncio.gather(*(w.wait() for w in list(app.workers)), return_exceptions=True)
         await pilot.pause()
         if not any(not w.is_finished for w in app.workers) and not any(
-                view.busy for view in app.query(SessionView)):
+            view.busy for view in app.query(SessionView)
+        ):
             return
     raise AssertionError("the app did not settle")
 

@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from agent_tui.testing.fake_openai import FakeOpenAI, Reply
+from testkit.fake_openai import FakeOpenAI, Reply
 from tests.agent_fixtures import make_config
 from tests.ui_helpers import make_app, settle
 
@@ -37,8 +37,10 @@ def responder(body: dict) -> Reply:
     asked."""
     if is_summary_request(body):
         refs = sorted(set(REF.findall(json.dumps(body))))
-        return Reply(text=f"<retain>refs: {' '.join(refs[:5])}</retain>"
-                          "<summary>The user listed rows, one listing per turn.</summary>")
+        return Reply(
+            text=f"<retain>refs: {' '.join(refs[:5])}</retain>"
+            "<summary>The user listed rows, one listing per turn.</summary>"
+        )
     last = body["messages"][-1]
     round_ = re.search(r"list rows, round (\d+)", str(last.get("content")))
     if last["role"] == "user" and round_:
@@ -62,8 +64,7 @@ def loop_workspace(tmp_path):
 
 @pytest.fixture
 def loop_config(agent_server, tmp_path):
-    return make_config(agent_server, tmp_path / "ui2.db", window=16_384,
-                       tools={"allow": ["bash:sh gen.sh"]})
+    return make_config(agent_server, tmp_path / "ui2.db", window=16_384, tools={"allow": ["bash:sh gen.sh"]})
 
 
 def loop_app(config, workspace, **kwargs):

@@ -53,21 +53,24 @@ def mentioned_paths(text: str, workspace: Path) -> list[Path]:
     return found
 
 
-async def prepare_prompt(text: str, *, workspace: Path, store: Store | None, session_id: str,
-                         threshold: int, max_line_length: int) -> PreparedPrompt:
+async def prepare_prompt(
+    text: str, *, workspace: Path, store: Store | None, session_id: str, threshold: int, max_line_length: int
+) -> PreparedPrompt:
     """Offload a huge paste and attach `@path` files, within the offload threshold each."""
     prepared = PreparedPrompt(text)
     size = len(text.encode("utf-8", "replace"))
     if size > threshold:
-        view, ref = await _stored_view("paste", text.encode("utf-8", "replace"), store,
-                                       session_id, threshold, max_line_length)
-        prepared.text = ("[The user pasted a large text; it is stored whole. This is a view of "
-                         f"it.]\n{view}")
+        view, ref = await _stored_view(
+            "paste", text.encode("utf-8", "replace"), store, session_id, threshold, max_line_length
+        )
+        prepared.text = f"[The user pasted a large text; it is stored whole. This is a view of it.]\n{view}"
         if ref is not None:
             prepared.refs.append(ref)
-        prepared.notes.append(f"Your {size:,}-byte message was stored"
-                              + (f" as {ref.id}" if ref else "")
-                              + "; the model sees a head+tail view and can read the rest.")
+        prepared.notes.append(
+            f"Your {size:,}-byte message was stored"
+            + (f" as {ref.id}" if ref else "")
+            + "; the model sees a head+tail view and can read the rest."
+        )
         return prepared  # mentions inside a huge paste are not attachments
     attachments = []
     for path in mentioned_paths(text, workspace):
@@ -83,24 +86,27 @@ async def prepare_prompt(text: str, *, workspace: Path, store: Store | None, ses
         if len(data) <= threshold:
             body = data.decode("utf-8", "replace")
         else:
-            body, ref = await _stored_view(f"attachment:{rel}", data, store, session_id,
-                                           threshold, max_line_length)
+            body, ref = await _stored_view(
+                f"attachment:{rel}", data, store, session_id, threshold, max_line_length
+            )
             if ref is not None:
                 prepared.refs.append(ref)
-            prepared.notes.append(f"@{rel}: {len(data):,} bytes, attached as a view"
-                                  + (f" with ref {ref.id}" if ref else ""))
+            prepared.notes.append(
+                f"@{rel}: {len(data):,} bytes, attached as a view" + (f" with ref {ref.id}" if ref else "")
+            )
         attachments.append(f'<attachment path="{rel}">\n{body.rstrip()}\n</attachment>')
     if attachments:
         prepared.text = text + "\n\n" + "\n\n".join(attachments)
     return prepared
 
 
-async def _stored_view(label: str, data: bytes, store: Store | None, session_id: str,
-                       size: int, width: int) -> tuple[str, ResultRef | None]:
+async def _stored_view(
+    label: str, data: bytes, store: Store | None, session_id: str, size: int, width: int
+) -> tuple[str, ResultRef | None]:
     if store is not None:
         try:
             ref = await store.results.offload(session_id, label, None, data)
             return await store.results.view(ref, size, width), ref
-        except Exception:  # noqa: BLE001 - store down: an inline view (the middle is lost)
+        except Exception:
             log.exception("could not store %s; sending an inline view", label)
     return inline_view(data.decode("utf-8", "replace"), size, width, label), None

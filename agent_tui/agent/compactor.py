@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent import events as ev
 from agent_tui.context import compaction
@@ -31,8 +32,9 @@ by this share of the window before trying again (never compact on every turn).""
 
 
 class Compactor:
-    def __init__(self, summarizer: Summarizer | None, fallback: Summarizer | None,
-                 summarizer_window: int | None) -> None:
+    def __init__(
+        self, summarizer: Summarizer | None, fallback: Summarizer | None, summarizer_window: int | None
+    ) -> None:
         self.summarizer = summarizer
         self.fallback = fallback
         self.summarizer_window = summarizer_window
@@ -72,11 +74,20 @@ class Compactor:
         if count:
             session.history = trimmed
             session.meter.history_rewritten()
-            yield ev.Notice(f"Trimmed {count} old tool output(s) past the tool-output budget "
-                            f"({budget_tokens} tokens); refs kept.")
+            yield ev.Notice(
+                f"Trimmed {count} old tool output(s) past the tool-output budget "
+                f"({budget_tokens} tokens); refs kept."
+            )
 
-    async def run(self, session: AgentSession, *, reason: str, instructions: str | None = None,
-                  force: bool = False, snapshot: bool = True) -> AsyncIterator[ev.AgentEvent]:
+    async def run(
+        self,
+        session: AgentSession,
+        *,
+        reason: str,
+        instructions: str | None = None,
+        force: bool = False,
+        snapshot: bool = True,
+    ) -> AsyncIterator[ev.AgentEvent]:
         """Compact `session.history`; yields started/progress/finished events."""
         before = session.measure(with_status=False)
         yield ev.CompactionStarted(reason, before.used)
@@ -87,19 +98,21 @@ class Compactor:
         fixed_raw = sum(raw.values()) - raw["conversation"]
         target = before.effective_window * session.config.compaction.target_ratio
         progress: asyncio.Queue[str] = asyncio.Queue()
-        task = asyncio.ensure_future(compaction.compact(
-            list(session.history),
-            counter=session.meter.counter,
-            settings=session.config.compaction,
-            target_tokens=int(target / ratio),
-            fixed_tokens=fixed_raw,
-            summarizer=self.summarizer,
-            fallback_summarizer=self.fallback,
-            instructions=instructions,
-            summarizer_window=self.summarizer_window,
-            on_progress=progress.put_nowait,
-            force=force,
-        ))
+        task = asyncio.ensure_future(
+            compaction.compact(
+                list(session.history),
+                counter=session.meter.counter,
+                settings=session.config.compaction,
+                target_tokens=int(target / ratio),
+                fixed_tokens=fixed_raw,
+                summarizer=self.summarizer,
+                fallback_summarizer=self.fallback,
+                instructions=instructions,
+                summarizer_window=self.summarizer_window,
+                on_progress=progress.put_nowait,
+                force=force,
+            )
+        )
         try:
             while not task.done():
                 getter = asyncio.ensure_future(progress.get())
@@ -136,8 +149,7 @@ class Compactor:
         else:
             self._auto_floor = None
 
-    async def run_as_tool(self, session: AgentSession, call: ToolCall
-                          ) -> AsyncIterator[ev.AgentEvent]:
+    async def run_as_tool(self, session: AgentSession, call: ToolCall) -> AsyncIterator[ev.AgentEvent]:
         """The model called compact_context: its call and its result survive what it triggers."""
         try:
             args = call.parsed_arguments()
@@ -146,8 +158,9 @@ class Compactor:
         provisional = tool_result(call, "[compacting…]")
         session.history.append(provisional)
         result: Any = None
-        async for event in self.run(session, reason="tool", instructions=args.get("instructions"),
-                                    force=True, snapshot=False):
+        async for event in self.run(
+            session, reason="tool", instructions=args.get("instructions"), force=True, snapshot=False
+        ):
             if isinstance(event, ev.CompactionFinished):
                 result = event.result
             yield event
@@ -169,8 +182,6 @@ class Compactor:
         try:
             through = await store.sessions.last_sequence(session.session_id)
             tokens = session.meter.counter.count_messages(session.history)
-            await store.sessions.save_snapshot(session.session_id, list(session.history),
-                                               tokens, through)
-        except Exception:  # noqa: BLE001 - resume then replays the transcript
+            await store.sessions.save_snapshot(session.session_id, list(session.history), tokens, through)
+        except Exception:
             log.exception("saving the snapshot failed; resume will replay the transcript")
-

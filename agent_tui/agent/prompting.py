@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import logging
 import operator
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent.base_prompt import base_prompt
 from agent_tui.context.deferral import DEFERRAL_ORDER, Selection, ToolSelector, rank
@@ -62,12 +63,19 @@ class ToolRow:
 
 
 class PromptAssembler:
-    def __init__(self, workspace: Path, registry: ToolRegistry,
-                 extra_sections: Sequence[PromptSection] = (), *,
-                 counter: TokenCounter | None = None, meter: BudgetMeter | None = None,
-                 cache_control: bool = False, deferral_threshold: float = 0.10,
-                 user_prompts: UserPrompts | None = None,
-                 notice_feed: Sequence[str] | None = None) -> None:
+    def __init__(
+        self,
+        workspace: Path,
+        registry: ToolRegistry,
+        extra_sections: Sequence[PromptSection] = (),
+        *,
+        counter: TokenCounter | None = None,
+        meter: BudgetMeter | None = None,
+        cache_control: bool = False,
+        deferral_threshold: float = 0.10,
+        user_prompts: UserPrompts | None = None,
+        notice_feed: Sequence[str] | None = None,
+    ) -> None:
         from agent_tui.tokens import TokenCounter
 
         self.workspace = workspace
@@ -97,8 +105,7 @@ class PromptAssembler:
             registry.register(ToolSearchTool())
         search = registry.get(SEARCH_TOOL)
         assert search is not None
-        self.selector = ToolSelector(self.counter.count_tool_schema, deferral_threshold,
-                                     search.spec.schema())
+        self.selector = ToolSelector(self.counter.count_tool_schema, deferral_threshold, search.spec.schema())
         self.selection: Selection | None = None
         """What the last `tool_schemas` call offered (the /context and /tools views read it)."""
 
@@ -119,7 +126,7 @@ class PromptAssembler:
             out.append(self._rules)
         try:
             out.extend(self.user_prompts.sections())
-        except Exception:  # noqa: BLE001 - a broken memory file must not stop the turn
+        except Exception:
             log.exception("loading memories and skills failed")
             self._notice("Memories and skills could not be loaded (details in the log).")
         note = self.selection.note if self.selection is not None else None
@@ -144,7 +151,7 @@ class PromptAssembler:
         try:
             self.selector.observe(history)
             self.selection = self.selector.select(specs, self.effective_window())
-        except Exception:  # noqa: BLE001 - deferral fails → all tools, never a dead turn
+        except Exception:
             log.exception("tool deferral failed; offering every tool")
             self._notice("Tool deferral failed; every tool is offered (details in the log).")
             self.selection = Selection(tuple(spec.schema() for spec in specs))
@@ -166,11 +173,18 @@ class PromptAssembler:
         for spec in self.registry.specs():
             if spec.name == SEARCH_TOOL and not deferred:
                 continue
-            state = ("deferred" if spec.name in deferred else
-                     "promoted" if spec.name in promoted else "offered")
-            rows.append(ToolRow(spec.name, spec.source,
-                                self.counter.count_tool_schema(spec.schema()), state,
-                                (spec.description or "").strip().split("\n", 1)[0]))
+            state = (
+                "deferred" if spec.name in deferred else "promoted" if spec.name in promoted else "offered"
+            )
+            rows.append(
+                ToolRow(
+                    spec.name,
+                    spec.source,
+                    self.counter.count_tool_schema(spec.schema()),
+                    state,
+                    (spec.description or "").strip().split("\n", 1)[0],
+                )
+            )
         return rows
 
     # -- the request -----------------------------------------------------------------------
@@ -189,7 +203,7 @@ class PromptAssembler:
                 live = set(history)
                 self._wire = {m: d for m, d in self._wire.items() if m in live}
             seen, built = [], []
-        tail = history[len(seen):]
+        tail = history[len(seen) :]
         seen.extend(tail)
         built.extend(map(self.wire, tail))
         self._wire_seen, self._wire_built = seen, built
@@ -202,21 +216,23 @@ class PromptAssembler:
 
     def _take_notices(self) -> tuple[str, ...]:
         if self.notice_feed is not None and len(self.notice_feed) > self._feed_seen:
-            fresh = list(self.notice_feed[self._feed_seen:])
+            fresh = list(self.notice_feed[self._feed_seen :])
             self._feed_seen += len(fresh)
             self._pending_notices.extend(fresh)
         out, self._pending_notices = tuple(self._pending_notices), []
         return out
 
-    def request(self, history: Sequence[Message], sections: Sequence[PromptSection],
-                tools: list[dict[str, Any]]) -> Request:
+    def request(
+        self, history: Sequence[Message], sections: Sequence[PromptSection], tools: list[dict[str, Any]]
+    ) -> Request:
         built = self.builder.build(sections)
         if built.warning:
             self._notice(built.warning)
         conversation = self._conversation(history)
         if self.cache_control and not built.warning:
-            messages = cache.cached_request(built.cached_blocks, conversation,
-                                            self._anchors(history), built.dynamic_text)
+            messages = cache.cached_request(
+                built.cached_blocks, conversation, self._anchors(history), built.dynamic_text
+            )
         else:
             messages = [{"role": "system", "content": _static_text(built)}, *conversation]
             if built.dynamic_text and not built.warning:

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, AsyncIterator
+from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent import events as ev
 from agent_tui.agent.attachments import PreparedPrompt, prepare_prompt
@@ -98,16 +99,17 @@ class AgentSession:
         reserve = min(self.limits.max_output_tokens, reply_reserve(reported, None, None))
         self.limits = replace(self.limits, context_window=reported, max_output_tokens=reserve)
         self.meter.resize(reported, reserve)
-        return (f"The provider's window is {reported:,} tokens, not {old:,}; using "
-                f"{reported:,} from now on (set [model] context_window to avoid this). "
-                "Compacting and retrying once.")
+        return (
+            f"The provider's window is {reported:,} tokens, not {old:,}; using "
+            f"{reported:,} from now on (set [model] context_window to avoid this). "
+            "Compacting and retrying once."
+        )
 
     def _add_cost(self, usage: TokenUsage) -> float | None:
         from agent_tui.llm.cost import cost_of, prices_for
 
         cost = cost_of(usage, prices_for(self.model, self.config.model.api_base))
-        self.cost_total = None if cost is None or self.cost_total is None else (
-            self.cost_total + cost)
+        self.cost_total = None if cost is None or self.cost_total is None else (self.cost_total + cost)
         return cost
 
     @property
@@ -124,7 +126,7 @@ class AgentSession:
             return
         try:
             await self.store.sessions.add_cost(self.session_id, cost)
-        except Exception:  # noqa: BLE001 - cost bookkeeping never fails a turn
+        except Exception:
             log.exception("could not record the reply's cost")
 
     # -- persistence -----------------------------------------------------------------------
@@ -135,7 +137,7 @@ class AgentSession:
         tokens = [self.meter.counter.count_message(m) for m in messages]
         try:
             return await self.store.sessions.append(self.session_id, list(messages), tokens)
-        except Exception:  # noqa: BLE001 - the turn goes on; the log says what was not saved
+        except Exception:
             log.exception("could not persist %d message(s)", len(messages))
             return []
 
@@ -145,11 +147,11 @@ class AgentSession:
 
     # -- compaction ------------------------------------------------------------------------
 
-    async def compact(self, instructions: str | None = None,
-                      reason: str = "forced") -> AsyncIterator[ev.AgentEvent]:
+    async def compact(
+        self, instructions: str | None = None, reason: str = "forced"
+    ) -> AsyncIterator[ev.AgentEvent]:
         """Force a compaction now (`/compact`, `sessions compact`, `run --compact`)."""
-        async for event in self.compactor.run(self, reason=reason, instructions=instructions,
-                                              force=True):
+        async for event in self.compactor.run(self, reason=reason, instructions=instructions, force=True):
             yield event
 
     async def _thresholds(self) -> AsyncIterator[ev.AgentEvent]:
@@ -161,8 +163,12 @@ class AgentSession:
             yield ev.Blocked(budget)
             async for event in self.compactor.run(self, reason="blocked", force=True):
                 yield event
-        elif (budget.should_compact and self.config.compaction.enabled
-              and self.config.compaction.auto and self.compactor.may_auto_compact(budget)):
+        elif (
+            budget.should_compact
+            and self.config.compaction.enabled
+            and self.config.compaction.auto
+            and self.compactor.may_auto_compact(budget)
+        ):
             async for event in self.compactor.run(self, reason="auto"):
                 yield event
 
@@ -180,10 +186,18 @@ class AgentSession:
         answered: set[str] = set()
         try:
             yield ev.TurnStarted(self.session_id, prompt)
-            prepared = PreparedPrompt(prompt) if as_is else await prepare_prompt(
-                prompt, workspace=self.workspace, store=self.store, session_id=self.session_id,
-                threshold=self.config.agent.result_offload_threshold,
-                max_line_length=self.config.tool_output.max_line_length)
+            prepared = (
+                PreparedPrompt(prompt)
+                if as_is
+                else await prepare_prompt(
+                    prompt,
+                    workspace=self.workspace,
+                    store=self.store,
+                    session_id=self.session_id,
+                    threshold=self.config.agent.result_offload_threshold,
+                    max_line_length=self.config.tool_output.max_line_length,
+                )
+            )
             refs.extend(prepared.refs)
             for note in prepared.notes:
                 yield ev.Notice(note)
@@ -198,8 +212,10 @@ class AgentSession:
                     yield event
                 if step >= self.config.agent.max_steps:
                     stop_reason = "max_steps"
-                    yield ev.Notice(f"Stopped after {step} model calls in one turn "
-                                    "([agent] max_steps); send a message to continue.")
+                    yield ev.Notice(
+                        f"Stopped after {step} model calls in one turn "
+                        "([agent] max_steps); send a message to continue."
+                    )
                     break
                 step += 1
                 budget = self.measure()
@@ -222,16 +238,16 @@ class AgentSession:
                         elif kind == "UsageChunk":
                             cost = self._add_cost(chunk.usage)
                             await self._persist_cost(cost)
-                            yield ev.UsageReported(chunk.usage, self.model, cost,
-                                                   self.cost_total)
+                            yield ev.UsageReported(chunk.usage, self.model, cost, self.cost_total)
                 except LLMError as exc:
                     if exc.kind == "context_length" and not retried_overflow and not text_parts:
                         retried_overflow = True
                         notice = self._learn_window(exc.reported_window)
-                        yield ev.Notice(notice or "The provider says the prompt is too long; "
-                                        "compacting and retrying once.")
-                        async for event in self.compactor.run(self, reason="context_length",
-                                                              force=True):
+                        yield ev.Notice(
+                            notice
+                            or "The provider says the prompt is too long; compacting and retrying once."
+                        )
+                        async for event in self.compactor.run(self, reason="context_length", force=True):
                             yield event
                         step -= 1
                         continue
@@ -263,8 +279,9 @@ class AgentSession:
                     answered.add(call.id)
                     if run.ref is not None:
                         refs.append(run.ref)
-                    yield ev.ToolCallFinished(call, run.ref, run.is_error, run.summary,
-                                              run.message.content or "", run.duration)
+                    yield ev.ToolCallFinished(
+                        call, run.ref, run.is_error, run.summary, run.message.content or "", run.duration
+                    )
                     if run.notice:
                         yield ev.Notice(run.notice)
                 pending = None
@@ -280,8 +297,7 @@ class AgentSession:
         finally:
             self.busy = False
 
-    async def _interrupted(self, text_parts: list[str], pending: Message | None,
-                           answered: set[str]) -> None:
+    async def _interrupted(self, text_parts: list[str], pending: Message | None, answered: set[str]) -> None:
         """Leave the session consistent: partial text saved and marked, every call answered."""
         closing: list[Message] = []
         if pending is not None:
@@ -300,7 +316,8 @@ class AgentSession:
         for notice in request.notices:  # a degraded prompt part, an MCP server gone
             yield ev.Notice(notice)
         async for chunk in self.provider.stream(
-            request.messages, tools=request.tools or None,
+            request.messages,
+            tools=request.tools or None,
             max_tokens=self.limits.max_output_tokens,
         ):
             if type(chunk).__name__ == "UsageChunk":
@@ -311,4 +328,3 @@ class AgentSession:
 
     async def close(self) -> None:
         """Nothing to release per session today; the store belongs to the app."""
-

@@ -8,7 +8,8 @@ call), and every provider accepts it alike.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from agent_tui.config import Config
@@ -46,10 +47,18 @@ class ProviderSummarizer:
 
     async def __call__(self, messages: list[Message], instructions: str, max_tokens: int) -> str:
         request = [
-            {"role": "system", "content": "You condense conversations between a user and a "
-             "coding agent so the agent can continue the work with a smaller context."},
-            {"role": "user", "content": "<conversation>\n" + render_transcript(messages)
-             + "\n</conversation>\n\n" + instructions},
+            {
+                "role": "system",
+                "content": "You condense conversations between a user and a "
+                "coding agent so the agent can continue the work with a smaller context.",
+            },
+            {
+                "role": "user",
+                "content": "<conversation>\n"
+                + render_transcript(messages)
+                + "\n</conversation>\n\n"
+                + instructions,
+            },
         ]
         text, _usage = await self.provider.complete(request, max_tokens=max_tokens)
         return text

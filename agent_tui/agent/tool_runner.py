@@ -78,8 +78,10 @@ class ToolRunner:
         out = self.config.tool_output
         offload = None
         if self.store is not None:
+
             async def offload(tool_name: str, content: Any, _id: str = call.id) -> ResultRef:
                 return await self._offload(tool_name, _id, content)
+
         return ToolContext(
             workspace=self.workspace,
             session_id=self.session_id,
@@ -110,15 +112,14 @@ class ToolRunner:
                 args = {}
             allowed, message = await self.policy.check(call.name, args, tool.spec, self.workspace)
             if not allowed:
-                run = self._finish(call, ToolOutput(text=message, is_error=True,
-                                                    summary="denied"), started)
+                run = self._finish(call, ToolOutput(text=message, is_error=True, summary="denied"), started)
                 return replace(run, notice=message)
         target, before_ref = await self._checkpoint_before(call)
         output = await self.registry.run(call, self._context(call))
         if target is not None and not output.is_error:
             try:
                 await self.checkpointer.after(target, before_ref)  # type: ignore[union-attr]
-            except Exception:  # noqa: BLE001 - the edit stands; only its undo is lost
+            except Exception:
                 log.exception("could not record the checkpoint of %s", target)
         return await self._store_and_view(call, output, started)
 
@@ -142,7 +143,7 @@ class ToolRunner:
         if ref is None and self.store is not None and call.name not in NOT_STORED:
             try:
                 ref = await self._offload(call.name, call.id, text)
-            except Exception:  # noqa: BLE001 - store down: keep the output inline
+            except Exception:
                 log.exception("offloading %s output failed; keeping it inline", call.name)
         threshold = self.config.agent.result_offload_threshold
         width = self.config.tool_output.max_line_length
@@ -159,8 +160,15 @@ class ToolRunner:
             text = f"{text.rstrip()}\n{status}" if text.strip() else status
         return self._finish(call, output, started, text=text, ref=ref)
 
-    def _finish(self, call: ToolCall, output: ToolOutput, started: float, *,
-                text: str | None = None, ref: ResultRef | None = None) -> ToolRun:
+    def _finish(
+        self,
+        call: ToolCall,
+        output: ToolOutput,
+        started: float,
+        *,
+        text: str | None = None,
+        ref: ResultRef | None = None,
+    ) -> ToolRun:
         duration = time.monotonic() - started
         content = text if text is not None else output.text
         parts = [output.summary] if output.summary else []
@@ -174,4 +182,3 @@ class ToolRunner:
             duration=duration,
             meta=output.meta,
         )
-

@@ -38,15 +38,16 @@ class UndoReport:
     def describe(self, workspace: Path | None = None) -> str:
         def show(path: str) -> str:
             p = Path(path)
-            return str(p.relative_to(workspace)) if workspace and p.is_relative_to(workspace) \
-                else path
+            return str(p.relative_to(workspace)) if workspace and p.is_relative_to(workspace) else path
 
         if not self.turns:
             return "Nothing to undo: no file changes recorded in this session."
         parts = []
         if self.restored:
-            parts.append(f"Restored {len(self.restored)} file(s) from {self.turns} turn(s): "
-                         + ", ".join(show(p) for p in self.restored))
+            parts.append(
+                f"Restored {len(self.restored)} file(s) from {self.turns} turn(s): "
+                + ", ".join(show(p) for p in self.restored)
+            )
         for path, why in self.refused:
             parts.append(f"Left {show(path)} alone: {why}")
         return "\n".join(parts) or "Nothing was restored."
@@ -64,23 +65,22 @@ class Checkpointer:
         """Store the current content; returns the blob id (None when the file is new)."""
         if not path.is_file():
             return None
-        ref = await self.store.results.offload(self.session_id, f"checkpoint:{tool_name}",
-                                               call_id, path.read_bytes())
+        ref = await self.store.results.offload(
+            self.session_id, f"checkpoint:{tool_name}", call_id, path.read_bytes()
+        )
         return ref.id
 
     async def after(self, path: Path, before_ref: str | None) -> None:
         after = sha256_of(path)
         if after is None:
             return
-        await self.store.checkpoints.record(self.session_id, self.turn_seq, str(path),
-                                            before_ref, after)
+        await self.store.checkpoints.record(self.session_id, self.turn_seq, str(path), before_ref, after)
 
 
-async def undo(store: Store, session_id: str, turns: int = 1, *, force: bool = False
-               ) -> UndoReport:
+async def undo(store: Store, session_id: str, turns: int = 1, *, force: bool = False) -> UndoReport:
     """Restore the files changed by the last `turns` turns with changes, newest first."""
     report = UndoReport()
-    for turn_seq in (await store.checkpoints.turns(session_id))[:max(1, turns)]:
+    for turn_seq in (await store.checkpoints.turns(session_id))[: max(1, turns)]:
         report.turns += 1
         checkpoints = await store.checkpoints.for_turn(session_id, turn_seq)
         done: list[int] = []
@@ -92,19 +92,19 @@ async def undo(store: Store, session_id: str, turns: int = 1, *, force: bool = F
             path = Path(path_text)
             current = sha256_of(path)
             if current != cps[-1].after_sha and not force:
-                report.refused.append((path_text, "changed outside the agent since; "
-                                       "use /undo --force to overwrite it"))
+                report.refused.append(
+                    (path_text, "changed outside the agent since; use /undo --force to overwrite it")
+                )
                 continue
             first = cps[0]
             try:
                 if first.before_ref is None:
                     path.unlink(missing_ok=True)
                 else:
-                    data = await store.results.get_bytes(first.before_ref,
-                                                         session_id=session_id)
+                    data = await store.results.get_bytes(first.before_ref, session_id=session_id)
                     path.parent.mkdir(parents=True, exist_ok=True)
                     path.write_bytes(data)
-            except Exception as exc:  # noqa: BLE001 - report it; the other files go on
+            except Exception as exc:
                 log.exception("undo of %s failed", path)
                 report.refused.append((path_text, f"could not restore ({exc})"))
                 continue

@@ -47,20 +47,32 @@ class Allocation:
         return self.goal + self.summary + self.raw + self.instructions
 
     def to_json(self) -> dict[str, Any]:
-        return {"goal": self.goal, "summary": self.summary, "raw": self.raw,
-                "instructions": self.instructions, "total": self.total,
-                "scale": round(self.scale, 4), "room": self.room}
+        return {
+            "goal": self.goal,
+            "summary": self.summary,
+            "raw": self.raw,
+            "instructions": self.instructions,
+            "total": self.total,
+            "scale": round(self.scale, 4),
+            "room": self.room,
+        }
 
     def describe(self) -> str:
         scaled = "" if self.scale >= 1 else f", scaled ×{self.scale:.2f} to the window"
-        return (f"goal {self.goal:,} · summary {self.summary:,} · raw iterations {self.raw:,} · "
-                f"instructions {self.instructions:,} tokens{scaled}")
+        return (
+            f"goal {self.goal:,} · summary {self.summary:,} · raw iterations {self.raw:,} · "
+            f"instructions {self.instructions:,} tokens{scaled}"
+        )
 
 
 def plan(effective_window: int, fixed_tokens: int, summary_tokens: int = 2000) -> Allocation:
     """The allocation for a window: the base shares, or all of them scaled to fit."""
-    base = {"goal": GOAL_TOKENS, "summary": summary_tokens, "raw": RAW_TOKENS,
-            "instructions": INSTRUCTION_TOKENS}
+    base = {
+        "goal": GOAL_TOKENS,
+        "summary": summary_tokens,
+        "raw": RAW_TOKENS,
+        "instructions": INSTRUCTION_TOKENS,
+    }
     room = max(0, int((effective_window - fixed_tokens) * PROMPT_SHARE))
     total = sum(base.values())
     scale = min(1.0, room / total)
@@ -82,7 +94,7 @@ def clip_tokens(text: str, limit: int, counter: TokenCounter, note: str = "") ->
 
     def build(chars: int) -> str:
         head = chars * 3 // 5
-        return text[:head] + marker + (text[len(text) - (chars - head):] if chars > head else "")
+        return text[:head] + marker + (text[len(text) - (chars - head) :] if chars > head else "")
 
     lo, hi = 0, len(text)
     while lo < hi:  # the longest cut that still fits

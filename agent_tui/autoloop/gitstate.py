@@ -10,9 +10,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 log = logging.getLogger(__name__)
 
@@ -36,13 +36,18 @@ class GitSnapshot:
 async def _git(cwd: Path, *args: str) -> tuple[int, bytes]:
     try:
         proc = await asyncio.create_subprocess_exec(
-            "git", *args, cwd=str(cwd), stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL, stdin=asyncio.subprocess.DEVNULL)
+            "git",
+            *args,
+            cwd=str(cwd),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+            stdin=asyncio.subprocess.DEVNULL,
+        )
     except OSError:
         return 127, b""
     try:
         out, _ = await asyncio.wait_for(proc.communicate(), GIT_TIMEOUT)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         proc.kill()
         await proc.wait()
         log.warning("git %s timed out in %s", args[0], cwd)
@@ -95,21 +100,23 @@ def _ignored(path: Path, ignore: Sequence[Path]) -> bool:
     return any(path == own or path.is_relative_to(own) for own in ignore)
 
 
-async def changed_files(before: GitSnapshot | None, after: GitSnapshot | None,
-                        ignore: Sequence[Path] = ()) -> tuple[str, ...]:
+async def changed_files(
+    before: GitSnapshot | None, after: GitSnapshot | None, ignore: Sequence[Path] = ()
+) -> tuple[str, ...]:
     """Paths (relative to the repository root) that changed between the two snapshots, but
     none at or under `ignore` (agent-tui's own database and logs change every iteration)."""
     if before is None or after is None:
         return ()
-    changed = {path for path in before.entries.keys() | after.entries.keys()
-               if before.entries.get(path) != after.entries.get(path)}
+    changed = {
+        path
+        for path in before.entries.keys() | after.entries.keys()
+        if before.entries.get(path) != after.entries.get(path)
+    }
     if after.head and after.head != before.head:
-        code, out = await _git(after.root, "diff", "--name-only", "-z",
-                               before.head or EMPTY_TREE, after.head)
+        code, out = await _git(after.root, "diff", "--name-only", "-z", before.head or EMPTY_TREE, after.head)
         if code == 0:
             changed |= {p for p in out.decode("utf-8", "surrogateescape").split("\0") if p}
     if ignore:
         resolved = [Path(os.path.abspath(p)) for p in ignore]
-        changed = {p for p in changed
-                   if not _ignored(Path(os.path.abspath(after.root / p)), resolved)}
+        changed = {p for p in changed if not _ignored(Path(os.path.abspath(after.root / p)), resolved)}
     return tuple(sorted(p.rstrip(os.sep) for p in changed))

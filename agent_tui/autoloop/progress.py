@@ -11,7 +11,7 @@ already seen in an earlier iteration count against it (the loop is going round i
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 MARKER_WEIGHT = 0.6
 """Share of the score from new progress markers (full at MARKER_CAP markers)."""
@@ -70,7 +70,9 @@ def error_signature(tool: str, view: str, detail: str = "") -> str:
 
 def score(new_marker_count: int, files_changed: int, repeated_errors: int) -> float:
     """The progress score of one iteration, 0–1 (formula in the module docstring)."""
-    value = (MARKER_WEIGHT * min(new_marker_count, MARKER_CAP) / MARKER_CAP
-             + FILES_WEIGHT * min(files_changed, FILES_CAP) / FILES_CAP
-             - REPEAT_PENALTY * min(repeated_errors, REPEAT_CAP))
+    value = (
+        MARKER_WEIGHT * min(new_marker_count, MARKER_CAP) / MARKER_CAP
+        + FILES_WEIGHT * min(files_changed, FILES_CAP) / FILES_CAP
+        - REPEAT_PENALTY * min(repeated_errors, REPEAT_CAP)
+    )
     return round(min(1.0, max(0.0, value)), 2)

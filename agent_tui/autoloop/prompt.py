@@ -8,8 +8,9 @@ fewer iterations, so none falls between the window and the summary) until it fit
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 from agent_tui.autoloop.allocation import Allocation, clip_tokens
 
@@ -65,8 +66,13 @@ class IterationPrompt:
     """Characters of output shown per raw iteration."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"tokens": self.tokens, "used": self.used, "allocation": self.allocation.to_json(),
-                "raw": list(self.raw_numbers), "excerpt_chars": self.excerpt_chars}
+        return {
+            "tokens": self.tokens,
+            "used": self.used,
+            "allocation": self.allocation.to_json(),
+            "raw": list(self.raw_numbers),
+            "excerpt_chars": self.excerpt_chars,
+        }
 
 
 def _read_hint(ref: ResultRef | None) -> str:
@@ -79,13 +85,15 @@ def excerpt(text: str, chars: int) -> str:
     if chars <= 0:
         return ""
     head = chars * 2 // 5
-    return f"{text[:head]}\n[…]\n{text[len(text) - (chars - head):]}"
+    return f"{text[:head]}\n[…]\n{text[len(text) - (chars - head) :]}"
 
 
 def render_record(record: IterationRecord, chars: int) -> str:
     """One raw iteration: the header line, markers, files, errors and an output excerpt."""
-    lines = [f"### Iteration {record.number} · score {record.score:.2f} · "
-             f"{record.duration:.1f} s · {record.tool_calls} tool call(s)"]
+    lines = [
+        f"### Iteration {record.number} · score {record.score:.2f} · "
+        f"{record.duration:.1f} s · {record.tool_calls} tool call(s)"
+    ]
     markers = " | ".join(record.markers)
     lines.append(f"Progress: {markers[:400]}" if markers else "Progress: none reported")
     if record.files_changed:
@@ -101,8 +109,10 @@ def render_record(record: IterationRecord, chars: int) -> str:
     if len(shown) >= record.output_chars:
         lines.append("Output:\n" + shown)
     elif shown:
-        lines.append(f"Output ({record.output_chars:,} chars; head and tail shown; whole: "
-                     f"{_read_hint(record.ref)}):\n{shown}")
+        lines.append(
+            f"Output ({record.output_chars:,} chars; head and tail shown; whole: "
+            f"{_read_hint(record.ref)}):\n{shown}"
+        )
     else:
         lines.append(f"Output: {record.output_chars:,} chars at {_read_hint(record.ref)}")
     return "\n".join(lines)
@@ -113,33 +123,41 @@ def goal_part(goal: str, limit: int, counter: TokenCounter, ref: ResultRef | Non
     return clip_tokens("## Goal\n" + goal.strip(), limit, counter, note)
 
 
-def summary_part(summary: LoopSummary | None, number: int, limit: int,
-                 counter: TokenCounter) -> str:
+def summary_part(summary: LoopSummary | None, number: int, limit: int, counter: TokenCounter) -> str:
     if summary is None:
         if number == 1:
             return clip_tokens("## Summary\nNone yet: this is the first iteration.", limit, counter)
-        return clip_tokens("## Summary\nNone yet: every earlier iteration is shown raw below.",
-                           limit, counter)
-    empty = (f"; empty output in iteration(s) {', '.join(map(str, summary.empty_iterations))}"
-             if summary.empty_iterations else "")
-    label = (f"## Summary of iterations {summary.first}–{summary.last} "
-             f"(by the summariser after iteration {summary.made_at}{empty})\n")
+        return clip_tokens(
+            "## Summary\nNone yet: every earlier iteration is shown raw below.", limit, counter
+        )
+    empty = (
+        f"; empty output in iteration(s) {', '.join(map(str, summary.empty_iterations))}"
+        if summary.empty_iterations
+        else ""
+    )
+    label = (
+        f"## Summary of iterations {summary.first}–{summary.last} "
+        f"(by the summariser after iteration {summary.made_at}{empty})\n"
+    )
     room = limit - counter.count_text(label)
     if room <= 0:
         return clip_tokens(label.rstrip(), limit, counter)
-    body = clip_tokens(summary.text, room, counter,
-                       f"whole summary: {_read_hint(summary.ref)}" if summary.ref else "")
+    body = clip_tokens(
+        summary.text, room, counter, f"whole summary: {_read_hint(summary.ref)}" if summary.ref else ""
+    )
     return label + body
 
 
-def raw_part(records: Sequence[IterationRecord], limit: int,
-             counter: TokenCounter) -> tuple[str, int]:
+def raw_part(records: Sequence[IterationRecord], limit: int, counter: TokenCounter) -> tuple[str, int]:
     """The raw window in `limit` tokens, and the excerpt size that made it fit."""
     if not records:
         return clip_tokens("## Recent iterations\nNone yet.", limit, counter), 0
     first, last = records[0].number, records[-1].number
-    heading = f"## Recent iterations, raw ({first}–{last})" if first != last else \
-        f"## Recent iteration, raw ({first})"
+    heading = (
+        f"## Recent iterations, raw ({first}–{last})"
+        if first != last
+        else f"## Recent iteration, raw ({first})"
+    )
     for chars in EXCERPT_STEPS:
         text = "\n\n".join([heading, *(render_record(r, chars) for r in records)])
         if counter.count_text(text) <= limit:
@@ -149,16 +167,19 @@ def raw_part(records: Sequence[IterationRecord], limit: int,
     for cut in range(1, len(records) + 1):
         older, newer = records[:cut], records[cut:]
         refs = ", ".join(r.ref.id for r in older if r.ref)
-        line = (f"Iterations {older[0].number}–{older[-1].number}: not summarised yet; "
-                f"outputs at refs {refs or 'none'}")
+        line = (
+            f"Iterations {older[0].number}–{older[-1].number}: not summarised yet; "
+            f"outputs at refs {refs or 'none'}"
+        )
         text = "\n\n".join([heading, line, *(render_record(r, 0) for r in newer)])
         if counter.count_text(text) <= limit:
             return text, 0
     return clip_tokens(text, limit, counter), 0
 
 
-def instructions_part(facts: LoopFacts, allocation: Allocation, limit: int,
-                      counter: TokenCounter) -> tuple[str, str]:
+def instructions_part(
+    facts: LoopFacts, allocation: Allocation, limit: int, counter: TokenCounter
+) -> tuple[str, str]:
     """The heading line (first in the prompt) and the state with the instructions (last);
     together, each counted on its own, within `limit`."""
     head = f"# Autonomous loop · iteration {facts.number} of at most {facts.max_iterations}"
@@ -167,7 +188,8 @@ def instructions_part(facts: LoopFacts, allocation: Allocation, limit: int,
         f"Iterations run: {facts.number - 1} · model {facts.model}",
         f"Iterations since the last new progress marker: {facts.stall_count} "
         f"(the loop stops at {facts.stall_limit})",
-        "Changed files are tracked with git." if facts.git
+        "Changed files are tracked with git."
+        if facts.git
         else "The workspace is not a git repository: changed files are not tracked.",
         f"Prompt allocation: {allocation.describe()}.",
     ]
@@ -182,9 +204,16 @@ def instructions_part(facts: LoopFacts, allocation: Allocation, limit: int,
     return head, clip_tokens(rules, limit - head_tokens, counter)
 
 
-def build_prompt(*, goal: str, goal_ref: ResultRef | None, summary: LoopSummary | None,
-                 raw: Sequence[IterationRecord], facts: LoopFacts, allocation: Allocation,
-                 counter: TokenCounter) -> IterationPrompt:
+def build_prompt(
+    *,
+    goal: str,
+    goal_ref: ResultRef | None,
+    summary: LoopSummary | None,
+    raw: Sequence[IterationRecord],
+    facts: LoopFacts,
+    allocation: Allocation,
+    counter: TokenCounter,
+) -> IterationPrompt:
     """The iteration prompt, every part within its share of `allocation`."""
     raw_text, chars = raw_part(raw, allocation.raw, counter)
     head, rest = instructions_part(facts, allocation, allocation.instructions, counter)
@@ -198,5 +227,6 @@ def build_prompt(*, goal: str, goal_ref: ResultRef | None, summary: LoopSummary 
     parts["instructions"] = rest
     parts["heading"] = head
     text = "\n\n".join(p for p in (head, parts["goal"], parts["summary"], raw_text, rest) if p)
-    return IterationPrompt(text, parts, used, counter.count_text(text), allocation,
-                           tuple(r.number for r in raw), chars)
+    return IterationPrompt(
+        text, parts, used, counter.count_text(text), allocation, tuple(r.number for r in raw), chars
+    )

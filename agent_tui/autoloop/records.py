@@ -27,7 +27,7 @@ def keep(text: str, limit: int) -> str:
     marker = f"\n[… {len(text) - limit:,}+ chars cut; the whole is in the blob store …]\n"
     room = max(0, limit - len(marker))
     head = room * 3 // 5
-    return text[:head] + marker + text[len(text) - (room - head):] if room else text[:limit]
+    return text[:head] + marker + text[len(text) - (room - head) :] if room else text[:limit]
 
 
 @dataclass(frozen=True)

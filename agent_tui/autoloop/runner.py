@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import TYPE_CHECKING, AsyncIterator
+from typing import TYPE_CHECKING
 
 from agent_tui import paths
 from agent_tui.agent import events as ev
@@ -54,10 +55,14 @@ class LoopRunner:
         self.prompts: list[IterationPrompt] = []
         """Every iteration's prompt as built (tests and the JSON events read them)."""
         self.memory = LoopMemory(
-            summarizer=loop_summarizer(session), counter=self.counter,
+            summarizer=loop_summarizer(session),
+            counter=self.counter,
             window=session.compactor.summarizer_window or session.limits.context_window,
-            settings=settings, goal=self.goal, store=session.store,
-            session_id=session.session_id)
+            settings=settings,
+            goal=self.goal,
+            store=session.store,
+            session_id=session.session_id,
+        )
         self.goal_ref: ResultRef | None = None
         self.stall_count = 0
         self.reason: str | None = None
@@ -68,10 +73,18 @@ class LoopRunner:
         """Loop events (iteration_started/finished, summary_*, loop_finished) with the agent's
         own events of each turn in between."""
         s = self.settings
-        yield lev.LoopStarted(self.session.session_id, self.goal, self.session.model, {
-            "max_iterations": s.max_iterations, "raw_window_size": s.raw_window_size,
-            "summarize_every": s.summarize_every, "max_summary_tokens": s.max_summary_tokens,
-            "stall_limit": s.stall_limit})
+        yield lev.LoopStarted(
+            self.session.session_id,
+            self.goal,
+            self.session.model,
+            {
+                "max_iterations": s.max_iterations,
+                "raw_window_size": s.raw_window_size,
+                "summarize_every": s.summarize_every,
+                "max_summary_tokens": s.max_summary_tokens,
+                "stall_limit": s.stall_limit,
+            },
+        )
         last_text = ""
         for number in range(1, s.max_iterations + 1):
             async for event in self._iteration(number):
@@ -81,11 +94,11 @@ class LoopRunner:
             self.reason = self._stop_reason(self.records[-1])
             if self.reason:
                 break
-            async for event in self.memory.after_iteration(
-                    self.records, self.prompts[-1].allocation.summary):
+            async for event in self.memory.after_iteration(self.records, self.prompts[-1].allocation.summary):
                 yield event
-        yield lev.LoopFinished(self.reason or "max_iterations", len(self.records),
-                               self.session.session_id, last_text)
+        yield lev.LoopFinished(
+            self.reason or "max_iterations", len(self.records), self.session.session_id, last_text
+        )
 
     def _stop_reason(self, record: IterationRecord) -> str | None:
         if record.stop_reason == "error":
@@ -104,18 +117,34 @@ class LoopRunner:
 
     async def _prompt(self, number: int, git: bool) -> IterationPrompt:
         allocation = self._allocation()
-        if self.goal_ref is None and self.session.store is not None and \
-                self.counter.count_text("## Goal\n" + self.goal) > allocation.goal:
+        if (
+            self.goal_ref is None
+            and self.session.store is not None
+            and self.counter.count_text("## Goal\n" + self.goal) > allocation.goal
+        ):
             try:
                 self.goal_ref = await self.session.store.results.offload(
-                    self.session.session_id, "loop_goal", "goal", self.goal)
-            except Exception:  # noqa: BLE001 - the goal is cut without a ref then
+                    self.session.session_id, "loop_goal", "goal", self.goal
+                )
+            except Exception:
                 log.exception("could not store the loop goal")
-        facts = LoopFacts(number, self.settings.max_iterations, self.session.model,
-                          self.stall_count, self.settings.stall_limit, git)
-        return build_prompt(goal=self.goal, goal_ref=self.goal_ref,
-                            summary=self.memory.summary, raw=self.memory.raw(self.records),
-                            facts=facts, allocation=allocation, counter=self.counter)
+        facts = LoopFacts(
+            number,
+            self.settings.max_iterations,
+            self.session.model,
+            self.stall_count,
+            self.settings.stall_limit,
+            git,
+        )
+        return build_prompt(
+            goal=self.goal,
+            goal_ref=self.goal_ref,
+            summary=self.memory.summary,
+            raw=self.memory.raw(self.records),
+            facts=facts,
+            allocation=allocation,
+            counter=self.counter,
+        )
 
     async def _iteration(self, number: int) -> AsyncIterator[ev.AgentEvent]:
         session = self.session
@@ -126,9 +155,14 @@ class LoopRunner:
         prompt = await self._prompt(number, before is not None)
         self.prompts.append(prompt)
         summary = self.memory.summary
-        yield lev.IterationStarted(number, prompt.tokens, prompt.used,
-                                   prompt.allocation.to_json(), prompt.raw_numbers,
-                                   (summary.first, summary.last) if summary else None)
+        yield lev.IterationStarted(
+            number,
+            prompt.tokens,
+            prompt.used,
+            prompt.allocation.to_json(),
+            prompt.raw_numbers,
+            (summary.first, summary.last) if summary else None,
+        )
         started_at, started = time.time(), time.monotonic()
         turn = TurnOutput()
         async for event in session.run_turn(prompt.text, as_is=True):
@@ -141,9 +175,19 @@ class LoopRunner:
         self.records.append(record)
         await self._save_snapshot()
         yield lev.IterationFinished(
-            number, record.score, record.markers, record.new_markers, record.files_changed,
-            record.ref.id if record.ref else None, round(duration, 3), record.prompt_tokens,
-            record.output_chars, record.tool_calls, record.complete, record.stop_reason)
+            number,
+            record.score,
+            record.markers,
+            record.new_markers,
+            record.files_changed,
+            record.ref.id if record.ref else None,
+            round(duration, 3),
+            record.prompt_tokens,
+            record.output_chars,
+            record.tool_calls,
+            record.complete,
+            record.stop_reason,
+        )
 
     def _own_files(self) -> list[Path]:
         """agent-tui's database and state: they change every iteration, the work does not."""
@@ -154,16 +198,23 @@ class LoopRunner:
             own += [db.with_name(db.name + suffix) for suffix in ("", "-wal", "-shm", "-journal")]
         return own
 
-    async def _record(self, number: int, prompt: IterationPrompt, turn: TurnOutput,
-                      started_at: float, duration: float,
-                      files: tuple[str, ...]) -> IterationRecord:
+    async def _record(
+        self,
+        number: int,
+        prompt: IterationPrompt,
+        turn: TurnOutput,
+        started_at: float,
+        duration: float,
+        files: tuple[str, ...],
+    ) -> IterationRecord:
         output = turn.output
         ref = None
         if output and self.session.store is not None:
             try:
                 ref = await self.session.store.results.offload(
-                    self.session.session_id, "loop_iteration", f"iter-{number}", output)
-            except Exception:  # noqa: BLE001 - the record keeps its 5 000 chars regardless
+                    self.session.session_id, "loop_iteration", f"iter-{number}", output
+                )
+            except Exception:
                 log.exception("could not store the output of iteration %d", number)
         said = turn.assistant_text
         markers = progress.parse_markers(said)
@@ -173,14 +224,25 @@ class LoopRunner:
         self._seen_errors |= set(turn.failures)
         self.stall_count = 0 if new else self.stall_count + 1
         return IterationRecord(
-            number=number, started_at=started_at, model=self.session.model,
-            prompt=keep(prompt.text, PROMPT_KEEP), prompt_tokens=prompt.tokens,
-            output=keep(output, OUTPUT_KEEP), output_chars=len(output), ref=ref,
-            markers=markers, new_markers=new, files_changed=files,
-            errors=tuple(turn.failures), repeated_errors=repeated,
-            score=progress.score(len(new), len(files), repeated), tool_calls=turn.tool_calls,
-            duration=duration, stop_reason=turn.stop_reason,
-            complete=progress.says_complete(said))
+            number=number,
+            started_at=started_at,
+            model=self.session.model,
+            prompt=keep(prompt.text, PROMPT_KEEP),
+            prompt_tokens=prompt.tokens,
+            output=keep(output, OUTPUT_KEEP),
+            output_chars=len(output),
+            ref=ref,
+            markers=markers,
+            new_markers=new,
+            files_changed=files,
+            errors=tuple(turn.failures),
+            repeated_errors=repeated,
+            score=progress.score(len(new), len(files), repeated),
+            tool_calls=turn.tool_calls,
+            duration=duration,
+            stop_reason=turn.stop_reason,
+            complete=progress.says_complete(said),
+        )
 
     async def _save_snapshot(self) -> None:
         """Resume (the TUI, `run --session`) starts from the newest iteration, not the run."""
@@ -190,8 +252,6 @@ class LoopRunner:
         try:
             through = await session.store.sessions.last_sequence(session.session_id)
             tokens = sum(self.counter.count_message(m) for m in session.history)
-            await session.store.sessions.save_snapshot(session.session_id, session.history,
-                                                       tokens, through)
-        except Exception:  # noqa: BLE001 - resume then replays the transcript
+            await session.store.sessions.save_snapshot(session.session_id, session.history, tokens, through)
+        except Exception:
             log.exception("could not save the loop snapshot")
-

@@ -10,7 +10,8 @@ shows them) and the next try waits for the next regeneration point.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Sequence
+from typing import TYPE_CHECKING
 
 from agent_tui.autoloop import events as lev
 from agent_tui.autoloop.allocation import clip_tokens
@@ -43,10 +44,14 @@ Next steps — what should happen next.
 Leave out logs, command output and repeated errors; name the iterations whose output was empty. \
 Do not call tools."""
 
-FOLD_TASK = ("The conversation holds the previous summary and the iterations that just left "
-             "the raw window; merge them into one summary.")
-REGENERATE_TASK = ("The conversation holds the record of every iteration so far (outputs "
-                   "shortened); write the summary afresh from them.")
+FOLD_TASK = (
+    "The conversation holds the previous summary and the iterations that just left "
+    "the raw window; merge them into one summary."
+)
+REGENERATE_TASK = (
+    "The conversation holds the record of every iteration so far (outputs "
+    "shortened); write the summary afresh from them."
+)
 OUTPUT_STEPS = (OUTPUT_KEEP, 3000, 2000, 1000, 500, 200, 0)
 """Characters of each iteration's output given to the summariser, tried until the request fits."""
 REQUEST_OVERHEAD = 300
@@ -57,9 +62,17 @@ GOAL_CHARS = 2000
 class LoopMemory:
     """The summary and its schedule. `raw(records)` is what the summary does not cover yet."""
 
-    def __init__(self, *, summarizer: Summarizer | None, counter: TokenCounter, window: int,
-                 settings: LoopSettings, goal: str, store: Store | None,
-                 session_id: str) -> None:
+    def __init__(
+        self,
+        *,
+        summarizer: Summarizer | None,
+        counter: TokenCounter,
+        window: int,
+        settings: LoopSettings,
+        goal: str,
+        store: Store | None,
+        session_id: str,
+    ) -> None:
         self.summarizer = summarizer
         self.counter = counter
         self.window = window
@@ -82,8 +95,9 @@ class LoopMemory:
         """The records the prompt must show raw: every one the summary does not cover."""
         return [r for r in records if r.number > self.covered]
 
-    async def after_iteration(self, records: Sequence[IterationRecord],
-                              summary_tokens: int) -> AsyncIterator[lev.AgentEvent]:
+    async def after_iteration(
+        self, records: Sequence[IterationRecord], summary_tokens: int
+    ) -> AsyncIterator[lev.AgentEvent]:
         """Fold or regenerate as the schedule says; yields SummaryUpdated or SummaryFailed."""
         n = records[-1].number
         outside = n - self.settings.raw_window_size
@@ -102,8 +116,9 @@ class LoopMemory:
             material = [r for r in older if r.number > self.covered]
         max_tokens = max(64, min(self.settings.max_summary_tokens, summary_tokens))
         try:
-            text = await self._ask(task, material, 1, outside, max_tokens,
-                                   None if regenerate else self.summary)
+            text = await self._ask(
+                task, material, 1, outside, max_tokens, None if regenerate else self.summary
+            )
         except Exception as exc:  # noqa: BLE001 - any summariser failure: keep raw, retry later
             log.warning("loop summary of iterations 1–%d failed: %s", outside, exc)
             every = self.settings.summarize_every
@@ -113,24 +128,26 @@ class LoopMemory:
         self.retry_at = None
         ref = await self._offload(text, outside, n)
         empty = tuple(r.number for r in older if r.empty)
-        self.summary = LoopSummary(text, 1, outside, n, mode, self.counter.count_text(text), ref,
-                                   empty)
-        yield lev.SummaryUpdated((1, outside), mode, self.summary.tokens,
-                                 ref.id if ref else None, n)
+        self.summary = LoopSummary(text, 1, outside, n, mode, self.counter.count_text(text), ref, empty)
+        yield lev.SummaryUpdated((1, outside), mode, self.summary.tokens, ref.id if ref else None, n)
 
-    async def _ask(self, task: str, records: Sequence[IterationRecord], first: int, last: int,
-                   max_tokens: int, previous: LoopSummary | None) -> str:
+    async def _ask(
+        self,
+        task: str,
+        records: Sequence[IterationRecord],
+        first: int,
+        last: int,
+        max_tokens: int,
+        previous: LoopSummary | None,
+    ) -> str:
         if self.summarizer is None:
             raise RuntimeError("no summariser is available")
         goal = self.goal if len(self.goal) <= GOAL_CHARS else self.goal[:GOAL_CHARS] + " […]"
-        instructions = INSTRUCTIONS.format(task=task, goal=goal, first=first, last=last,
-                                           tokens=max_tokens)
-        budget = (self.window - max_tokens - self.counter.count_text(instructions)
-                  - REQUEST_OVERHEAD)
+        instructions = INSTRUCTIONS.format(task=task, goal=goal, first=first, last=last, tokens=max_tokens)
+        budget = self.window - max_tokens - self.counter.count_text(instructions) - REQUEST_OVERHEAD
         material = self._material(records, previous, max(0, int(budget * 0.9)))
         self.requests += 1
-        text = await self.summarizer([Message(role="user", content=material)], instructions,
-                                     max_tokens)
+        text = await self.summarizer([Message(role="user", content=material)], instructions, max_tokens)
         text = (text or "").strip()
         for tag in ("<summary>", "</summary>"):
             text = text.replace(tag, "")
@@ -139,13 +156,11 @@ class LoopMemory:
             raise RuntimeError("the summariser returned nothing")
         return text
 
-    def _material(self, records: Sequence[IterationRecord], previous: LoopSummary | None,
-                  budget: int) -> str:
+    def _material(self, records: Sequence[IterationRecord], previous: LoopSummary | None, budget: int) -> str:
         """The records (and previous summary) as text, outputs shortened until it fits."""
         intro = ""
         if previous is not None:
-            intro = (f"Previous summary (iterations {previous.first}–{previous.last}):\n"
-                     f"{previous.text}\n\n")
+            intro = f"Previous summary (iterations {previous.first}–{previous.last}):\n{previous.text}\n\n"
         text = ""
         for chars in OUTPUT_STEPS:
             text = intro + "\n\n".join(render_record(r, chars) for r in records)
@@ -157,9 +172,10 @@ class LoopMemory:
         if self.store is None:
             return None
         try:
-            return await self.store.results.offload(self.session_id, "loop_summary",
-                                                    f"summary-1-{last}-after-{n}", text)
-        except Exception:  # noqa: BLE001 - the summary is in the prompt anyway
+            return await self.store.results.offload(
+                self.session_id, "loop_summary", f"summary-1-{last}-after-{n}", text
+            )
+        except Exception:
             log.exception("could not store the loop summary")
             return None
 

@@ -6,7 +6,7 @@ import re
 import sys
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -24,11 +24,18 @@ from agent_tui.commands.sessions_cmd import (
 if TYPE_CHECKING:
     from agent_tui.store import Store
 
-app = typer.Typer(help="Browse, search and garbage-collect stored tool outputs.",
-                  no_args_is_help=True)
+app = typer.Typer(help="Browse, search and garbage-collect stored tool outputs.", no_args_is_help=True)
 
-_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "m": 1 << 20, "mb": 1 << 20,
-          "g": 1 << 30, "gb": 1 << 30}
+_UNITS = {
+    "": 1,
+    "b": 1,
+    "k": 1 << 10,
+    "kb": 1 << 10,
+    "m": 1 << 20,
+    "mb": 1 << 20,
+    "g": 1 << 30,
+    "gb": 1 << 30,
+}
 _SPANS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 
 
@@ -48,16 +55,16 @@ def parse_age(text: str) -> timedelta:
 
 @app.command("list")
 def list_blobs(
-    session: Optional[str] = typer.Option(None, "--session", "-s", help="Only this session."),
-    project: Optional[Path] = typer.Option(None, "--project", "-p", help="Only this directory."),
+    session: str | None = typer.Option(None, "--session", "-s", help="Only this session."),
+    project: Path | None = typer.Option(None, "--project", "-p", help="Only this directory."),
     here: bool = typer.Option(False, "--here", help="Only the current directory."),
     limit: int = typer.Option(50, "--limit", "-n", help="At most this many."),
-    db: Optional[Path] = typer.Option(None, "--db", help=DB_HELP),
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
     """Stored outputs, newest first."""
     where = str(Path.cwd()) if here else (str(project.expanduser().absolute()) if project else None)
 
-    async def work(store: "Store") -> list:
+    async def work(store: Store) -> list:
         session_id = (await find_session(store, session)).id if session else None
         return await store.results.list_blobs(session_id, where, limit)
 
@@ -65,24 +72,39 @@ def list_blobs(
     if not found and not is_piped():
         typer.echo("No stored outputs.")
         return
-    rows = [(b.ref.id, b.ref.tool_name, fmt_size(b.ref.byte_size), b.ref.line_count,
-             b.ref.session_id, fmt_time(b.created), fmt_time(b.last_accessed), b.access_count,
-             one_line(b.first_line, 60)) for b in found]
-    print_table("Stored outputs", ["ref", "tool", "size", "lines", "session", "created",
-                                   "last read", "reads", "first line"], rows)
+    rows = [
+        (
+            b.ref.id,
+            b.ref.tool_name,
+            fmt_size(b.ref.byte_size),
+            b.ref.line_count,
+            b.ref.session_id,
+            fmt_time(b.created),
+            fmt_time(b.last_accessed),
+            b.access_count,
+            one_line(b.first_line, 60),
+        )
+        for b in found
+    ]
+    print_table(
+        "Stored outputs",
+        ["ref", "tool", "size", "lines", "session", "created", "last read", "reads", "first line"],
+        rows,
+    )
 
 
 @app.command("show")
 def show(
     ref: str = typer.Argument(..., help="Ref id or ctx:// URI."),
-    offset: Optional[int] = typer.Option(None, "--offset", help="First line (from 1)."),
-    limit: Optional[int] = typer.Option(None, "--limit", "-n", help="Lines to show."),
+    offset: int | None = typer.Option(None, "--offset", help="First line (from 1)."),
+    limit: int | None = typer.Option(None, "--limit", "-n", help="Lines to show."),
     raw: bool = typer.Option(False, "--raw", help="Write the whole output, byte for byte."),
-    db: Optional[Path] = typer.Option(None, "--db", help=DB_HELP),
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
     """Numbered lines of a stored output (or the raw bytes with --raw)."""
     if raw:
-        async def dump(store: "Store") -> None:
+
+        async def dump(store: Store) -> None:
             out = sys.stdout.buffer
             async for piece in store.results.iter_bytes(ref):
                 out.write(piece)
@@ -90,8 +112,7 @@ def show(
 
         run_with_store(db, dump)
         return
-    typer.echo(run_with_store(db, lambda store: store.results.read(
-        ref, offset, limit, max_bytes=1 << 30)))
+    typer.echo(run_with_store(db, lambda store: store.results.read(ref, offset, limit, max_bytes=1 << 30)))
 
 
 @app.command("grep")
@@ -100,25 +121,30 @@ def grep(
     pattern: str = typer.Argument(..., help="Python regular expression."),
     context: int = typer.Option(0, "--context", "-C", help="Lines of context around matches."),
     max_matches: int = typer.Option(200, "--max", "-m", help="Stop after this many matches."),
-    db: Optional[Path] = typer.Option(None, "--db", help=DB_HELP),
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
     """Lines of a stored output matching a regex, with their numbers."""
-    typer.echo(run_with_store(db, lambda store: store.results.grep(
-        ref, pattern, context, max_matches=max_matches, max_bytes=1 << 30)))
+    typer.echo(
+        run_with_store(
+            db,
+            lambda store: store.results.grep(
+                ref, pattern, context, max_matches=max_matches, max_bytes=1 << 30
+            ),
+        )
+    )
 
 
 @app.command("recall")
 def recall(
     query: list[str] = typer.Argument(..., help="Words to search for."),
-    project: Optional[Path] = typer.Option(None, "--project", "-p", help="Only this directory."),
+    project: Path | None = typer.Option(None, "--project", "-p", help="Only this directory."),
     here: bool = typer.Option(False, "--here", help="Only the current directory."),
     limit: int = typer.Option(10, "--limit", "-n", help="At most this many."),
-    db: Optional[Path] = typer.Option(None, "--db", help=DB_HELP),
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
     """Search every stored output (all sessions and projects), best match first."""
     where = str(Path.cwd()) if here else (str(project.expanduser().absolute()) if project else None)
-    hits = run_with_store(db, lambda store: store.results.recall(" ".join(query), where,
-                                                                 limit=limit))
+    hits = run_with_store(db, lambda store: store.results.recall(" ".join(query), where, limit=limit))
     if not hits and not is_piped():
         typer.echo("No stored output matches.")
         return
@@ -128,14 +154,16 @@ def recall(
 
 @app.command("gc")
 def gc(
-    older_than: Optional[str] = typer.Option(None, "--older-than",
-                                             help="Also remove outputs unread for this long "
-                                                  "(e.g. 30d, 12h)."),
-    max_size: Optional[str] = typer.Option(None, "--max-size",
-                                           help="Then remove least recently read outputs until "
-                                                "the total is under this (e.g. 2G)."),
+    older_than: str | None = typer.Option(
+        None, "--older-than", help="Also remove outputs unread for this long (e.g. 30d, 12h)."
+    ),
+    max_size: str | None = typer.Option(
+        None,
+        "--max-size",
+        help="Then remove least recently read outputs until the total is under this (e.g. 2G).",
+    ),
     dry_run: bool = typer.Option(False, "--dry-run", help="Only say what would go."),
-    db: Optional[Path] = typer.Option(None, "--db", help=DB_HELP),
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
     """Remove outputs of deleted sessions and, if asked, old or surplus ones. Outputs a
     session's current context still refers to are always kept."""
@@ -143,6 +171,8 @@ def gc(
     cap = parse_size(max_size) if max_size else None
     report = run_with_store(db, lambda store: store.results.gc(age, cap, dry_run))
     verb = "would remove" if report.dry_run else "removed"
-    typer.echo(f"{verb} {report.blobs_removed} outputs ({fmt_size(report.bytes_removed)}); "
-               f"kept {report.protected} still referenced; database "
-               f"{fmt_size(report.file_bytes_before)} → {fmt_size(report.file_bytes_after)}")
+    typer.echo(
+        f"{verb} {report.blobs_removed} outputs ({fmt_size(report.bytes_removed)}); "
+        f"kept {report.protected} still referenced; database "
+        f"{fmt_size(report.file_bytes_before)} → {fmt_size(report.file_bytes_after)}"
+    )

@@ -20,8 +20,7 @@ def fail(message: str, code: int = 1) -> NoReturn:
     raise typer.Exit(code)
 
 
-def load_or_fail(overrides: dict[str, dict[str, Any]] | None = None,
-                 cwd: Path | None = None) -> LoadedConfig:
+def load_or_fail(overrides: dict[str, dict[str, Any]] | None = None, cwd: Path | None = None) -> LoadedConfig:
     try:
         return load_config(overrides=overrides, cwd=cwd)
     except ConfigError as exc:

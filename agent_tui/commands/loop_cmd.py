@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
@@ -65,49 +65,67 @@ class PlainReport:
 
         if isinstance(event, lev.LoopStarted):
             self.max_iterations = event.settings["max_iterations"]
-            self.line(f"[bold]loop[/] session {event.session_id} · {escape(event.model)} · "
-                      f"up to {self.max_iterations} iterations")
+            self.line(
+                f"[bold]loop[/] session {event.session_id} · {escape(event.model)} · "
+                f"up to {self.max_iterations} iterations"
+            )
         elif isinstance(event, lev.IterationStarted):
             if event.number == 1:
                 a = event.allocation
                 scaled = "" if a["scale"] >= 1 else f" (scaled ×{a['scale']:.2f} to the window)"
-                self.line(f"[dim]prompt allocation: goal {a['goal']:,} · summary "
-                          f"{a['summary']:,} · raw {a['raw']:,} · instructions "
-                          f"{a['instructions']:,} tokens{scaled}[/]")
+                self.line(
+                    f"[dim]prompt allocation: goal {a['goal']:,} · summary "
+                    f"{a['summary']:,} · raw {a['raw']:,} · instructions "
+                    f"{a['instructions']:,} tokens{scaled}[/]"
+                )
             self.current = event.number
-            self._spin(f"iteration {event.number}/{self.max_iterations} · "
-                       f"prompt {event.prompt_tokens:,} tokens")
+            self._spin(
+                f"iteration {event.number}/{self.max_iterations} · prompt {event.prompt_tokens:,} tokens"
+            )
         elif isinstance(event, ev.ToolCallStarted):
             self._spin(f"iteration {self.current}/{self.max_iterations} · {event.call.name}")
         elif isinstance(event, lev.IterationFinished):
             self.line(self._iteration_line(event))
         elif isinstance(event, lev.SummaryUpdated):
-            self.line(f"[dim]summary of iterations {event.covers[0]}–{event.covers[1]} "
-                      f"({event.mode}, {event.tokens:,} tokens)[/]")
+            self.line(
+                f"[dim]summary of iterations {event.covers[0]}–{event.covers[1]} "
+                f"({event.mode}, {event.tokens:,} tokens)[/]"
+            )
         elif isinstance(event, lev.SummaryFailed):
-            self.line(f"[yellow]summary of iterations {event.wanted[0]}–{event.wanted[1]} "
-                      f"failed ({escape(event.error)}); they stay raw, next try after "
-                      f"iteration {event.retry_at}[/]")
+            self.line(
+                f"[yellow]summary of iterations {event.wanted[0]}–{event.wanted[1]} "
+                f"failed ({escape(event.error)}); they stay raw, next try after "
+                f"iteration {event.retry_at}[/]"
+            )
         elif isinstance(event, ev.Notice):
             self.line(f"[yellow]{escape(event.message)}[/]")
         elif isinstance(event, ev.ErrorEvent):
             self.line(f"[red]error: {escape(event.message)}[/]")
         elif isinstance(event, lev.LoopFinished):
-            words = {"complete": "[green]goal complete[/]", "max_iterations":
-                     "[yellow]stopped at --max-iterations[/]", "stalled":
-                     "[yellow]stopped: no new progress[/]", "error": "[red]stopped by an error[/]"}
-            self.line(f"{words.get(event.reason, event.reason)} after {event.iterations} "
-                      f"iteration(s); open it with `agent-tui --session {event.session_id}`")
+            words = {
+                "complete": "[green]goal complete[/]",
+                "max_iterations": "[yellow]stopped at --max-iterations[/]",
+                "stalled": "[yellow]stopped: no new progress[/]",
+                "error": "[red]stopped by an error[/]",
+            }
+            self.line(
+                f"{words.get(event.reason, event.reason)} after {event.iterations} "
+                f"iteration(s); open it with `agent-tui --session {event.session_id}`"
+            )
 
     def _iteration_line(self, e: Any) -> str:
         filled = round(e.score * 10)
         bar = "█" * filled + "░" * (10 - filled)
         colour = "green" if e.score >= 0.5 else "yellow" if e.score > 0 else "red"
-        parts = [f"iter {e.number:>3}/{self.max_iterations}",
-                 f"[{colour}]{bar} {e.score:.2f}[/]",
-                 f"+{len(e.new_markers)} marker(s)", f"{len(e.files_changed)} file(s)",
-                 f"{e.tool_calls} tool call(s)", f"{e.duration:.1f} s",
-                 f"prompt {e.prompt_tokens:,} tok"]
+        parts = [
+            f"iter {e.number:>3}/{self.max_iterations}",
+            f"[{colour}]{bar} {e.score:.2f}[/]",
+            f"+{len(e.new_markers)} marker(s)",
+            f"{len(e.files_changed)} file(s)",
+            f"{e.tool_calls} tool call(s)",
+            f"{e.duration:.1f} s",
+            f"prompt {e.prompt_tokens:,} tok",
+        ]
         if e.ref:
             parts.append(f"ref {e.ref}")
         if e.complete:
@@ -143,8 +161,7 @@ async def _run(config: Any, goal: str, *, yes: bool, as_json: bool, db: Path | N
         try:
             async for event in runner.run():
                 if as_json:
-                    if type(event).__module__ == lev.__name__ or \
-                            event.type in JSON_AGENT_EVENTS:
+                    if type(event).__module__ == lev.__name__ or event.type in JSON_AGENT_EVENTS:
                         _emit(event.to_json())
                 else:
                     report.event(event)
@@ -153,8 +170,7 @@ async def _run(config: Any, goal: str, *, yes: bool, as_json: bool, db: Path | N
         except asyncio.CancelledError:
             if report:
                 report.close()
-            sys.stderr.write(f"agent-tui: interrupted; the loop's session is saved "
-                             f"({session.session_id})\n")
+            sys.stderr.write(f"agent-tui: interrupted; the loop's session is saved ({session.session_id})\n")
             raise
         assert finished is not None
         if not as_json and finished.text:
@@ -173,18 +189,22 @@ def _positive(name: str, value: int | None) -> None:
 
 def loop(
     goal: str = typer.Argument(..., help="What to achieve; `-` reads it from stdin."),
-    max_iterations: Optional[int] = typer.Option(None, "--max-iterations",
-                                                 help="Stop after N iterations (default 50)."),
-    raw_window: Optional[int] = typer.Option(None, "--raw-window",
-                                             help="Newest iterations kept raw (default 5)."),
-    summarize_every: Optional[int] = typer.Option(
-        None, "--summarize-every", help="Regenerate the whole summary every N (default 10)."),
-    stall_limit: Optional[int] = typer.Option(
-        None, "--stall-limit", help="Stop after N iterations without new progress (default 3)."),
-    model: Optional[str] = typer.Option(None, "--model", "-m", help="litellm model name."),
-    api_base: Optional[str] = typer.Option(None, "--api-base", help="OpenAI-compatible base URL."),
-    context_window: Optional[int] = typer.Option(None, "--context-window", help="Window override."),
-    db: Optional[Path] = typer.Option(None, "--db", help="SQLite database path."),
+    max_iterations: int | None = typer.Option(
+        None, "--max-iterations", help="Stop after N iterations (default 50)."
+    ),
+    raw_window: int | None = typer.Option(
+        None, "--raw-window", help="Newest iterations kept raw (default 5)."
+    ),
+    summarize_every: int | None = typer.Option(
+        None, "--summarize-every", help="Regenerate the whole summary every N (default 10)."
+    ),
+    stall_limit: int | None = typer.Option(
+        None, "--stall-limit", help="Stop after N iterations without new progress (default 3)."
+    ),
+    model: str | None = typer.Option(None, "--model", "-m", help="litellm model name."),
+    api_base: str | None = typer.Option(None, "--api-base", help="OpenAI-compatible base URL."),
+    context_window: int | None = typer.Option(None, "--context-window", help="Window override."),
+    db: Path | None = typer.Option(None, "--db", help="SQLite database path."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Allow every tool without asking."),
     as_json: bool = typer.Option(False, "--json", help="One JSON event per line."),
 ) -> None:
@@ -197,19 +217,29 @@ def loop(
     text = sys.stdin.read() if goal == "-" else goal
     if not text.strip():
         fail("no goal given (pass GOAL, or `-` to read it from stdin)", 2)
-    for name, value in (("--max-iterations", max_iterations), ("--raw-window", raw_window),
-                        ("--summarize-every", summarize_every), ("--stall-limit", stall_limit)):
+    for name, value in (
+        ("--max-iterations", max_iterations),
+        ("--raw-window", raw_window),
+        ("--summarize-every", summarize_every),
+        ("--stall-limit", stall_limit),
+    ):
         _positive(name, value)
     overrides = model_overrides(model, api_base, context_window, None, db)
-    overrides["loop"] = {"max_iterations": max_iterations, "raw_window_size": raw_window,
-                         "summarize_every": summarize_every, "stall_limit": stall_limit}
+    overrides["loop"] = {
+        "max_iterations": max_iterations,
+        "raw_window_size": raw_window,
+        "summarize_every": summarize_every,
+        "stall_limit": stall_limit,
+    }
     loaded = load_or_fail(overrides)
     s = loaded.config.loop
-    for name, value in (("loop.max_iterations", s.max_iterations),
-                        ("loop.raw_window_size", s.raw_window_size),
-                        ("loop.summarize_every", s.summarize_every),
-                        ("loop.max_summary_tokens", s.max_summary_tokens),
-                        ("loop.stall_limit", s.stall_limit)):
+    for name, value in (
+        ("loop.max_iterations", s.max_iterations),
+        ("loop.raw_window_size", s.raw_window_size),
+        ("loop.summarize_every", s.summarize_every),
+        ("loop.max_summary_tokens", s.max_summary_tokens),
+        ("loop.stall_limit", s.stall_limit),
+    ):
         _positive(name, value)
     try:
         code = asyncio.run(_run(loaded.config, text, yes=yes, as_json=as_json, db=db))

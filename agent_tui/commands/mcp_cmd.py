@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
@@ -38,21 +38,21 @@ def render(reports: list[Any]) -> list[str]:
     width = max((len(t.name) for r in reports for t in r.tools), default=20)
     for report in reports:
         status = report.state if report.state == "ready" else f"{report.state}: {report.error}"
-        lines.append(f"{report.name}  {status}  ({len(report.tools)} tools, "
-                     f"{report.tokens:,} tokens)  {report.command}")
+        lines.append(
+            f"{report.name}  {status}  ({len(report.tools)} tools, "
+            f"{report.tokens:,} tokens)  {report.command}"
+        )
         for tool in report.tools:
             lines.append(f"  {tool.name:<{width}}  {tool.tokens:>6,}  {tool.description[:70]}")
     total = sum(r.tokens for r in reports)
-    lines.append(f"total: {sum(len(r.tools) for r in reports)} tools, {total:,} tokens of "
-                 "tool descriptions")
+    lines.append(f"total: {sum(len(r.tools) for r in reports)} tools, {total:,} tokens of tool descriptions")
     return lines
 
 
 @app.command("list")
 def list_servers(
     as_json: bool = typer.Option(False, "--json", help="One JSON object with every server."),
-    timeout: Optional[float] = typer.Option(None, "--timeout",
-                                            help="Seconds each server gets to start."),
+    timeout: float | None = typer.Option(None, "--timeout", help="Seconds each server gets to start."),
 ) -> None:
     """Start the configured servers and list their tools with the tokens each costs."""
     import asyncio
@@ -66,8 +66,10 @@ def list_servers(
         if as_json:
             typer.echo(json.dumps({"servers": []}))
             return
-        typer.echo("No MCP servers configured: add a [mcp.servers.NAME] table with "
-                   "command, args and env to config.toml.")
+        typer.echo(
+            "No MCP servers configured: add a [mcp.servers.NAME] table with "
+            "command, args and env to config.toml."
+        )
         return
     try:
         reports, warnings = asyncio.run(collect_reports(config, Path.cwd().resolve()))
@@ -76,8 +78,9 @@ def list_servers(
     except Exception as exc:  # noqa: BLE001 - one line for the user, the details in the log
         fail(f"listing MCP servers failed: {exc}")
     if as_json:
-        typer.echo(json.dumps({"servers": [r.to_json() for r in reports],
-                               "warnings": warnings}, ensure_ascii=False))
+        typer.echo(
+            json.dumps({"servers": [r.to_json() for r in reports], "warnings": warnings}, ensure_ascii=False)
+        )
     else:
         for line in render(reports):
             typer.echo(line)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
@@ -33,9 +33,18 @@ def _stderr(line: str) -> None:
     sys.stderr.flush()
 
 
-async def _run(config: Any, prompt: str, *, session_id: str | None, continue_: bool,
-               yes: bool, as_json: bool, compact_first: bool, db: Path | None,
-               instructions: str | None = None) -> int:
+async def _run(
+    config: Any,
+    prompt: str,
+    *,
+    session_id: str | None,
+    continue_: bool,
+    yes: bool,
+    as_json: bool,
+    compact_first: bool,
+    db: Path | None,
+    instructions: str | None = None,
+) -> int:
     import asyncio
 
     from agent_tui.agent import events as ev
@@ -78,15 +87,24 @@ async def _run(config: Any, prompt: str, *, session_id: str | None, continue_: b
                         final_text = event.text
                         refs.extend(event.refs)
         except asyncio.CancelledError:
-            _stderr(f"agent-tui: interrupted; the session is saved (resume with "
-                    f"--session {session.session_id})")
+            _stderr(
+                f"agent-tui: interrupted; the session is saved (resume with --session {session.session_id})"
+            )
             raise
         budget = session.measure()
         if as_json:
-            _emit({"type": "result", "session_id": session.session_id, "text": final_text,
-                   "budget": budget.to_json(), "usage": session.usage_total.to_json(),
-                   "cost": session.cost_total,
-                   "refs": [r.to_json() for r in refs], "ok": not failed})
+            _emit(
+                {
+                    "type": "result",
+                    "session_id": session.session_id,
+                    "text": final_text,
+                    "budget": budget.to_json(),
+                    "usage": session.usage_total.to_json(),
+                    "cost": session.cost_total,
+                    "refs": [r.to_json() for r in refs],
+                    "ok": not failed,
+                }
+            )
         elif final_text:
             sys.stdout.write(final_text.rstrip() + "\n")
         return 1 if failed else 0
@@ -111,24 +129,24 @@ def _report(event: Any, as_json: bool) -> None:
 
 
 def run(
-    prompt: Optional[str] = typer.Argument(None, help="The prompt; `-` reads stdin."),
-    model: Optional[str] = typer.Option(None, "--model", "-m", help="litellm model name."),
-    api_base: Optional[str] = typer.Option(None, "--api-base", help="OpenAI-compatible base URL."),
-    context_window: Optional[int] = typer.Option(None, "--context-window", help="Window override."),
-    max_output_tokens: Optional[int] = typer.Option(None, "--max-output-tokens",
-                                                    help="Reply reserve override."),
-    session: Optional[str] = typer.Option(None, "--session", "-s", help="Resume this session."),
-    continue_: bool = typer.Option(False, "--continue", "-c",
-                                   help="Resume the newest session of this directory."),
-    db: Optional[Path] = typer.Option(None, "--db", help="SQLite database path."),
+    prompt: str | None = typer.Argument(None, help="The prompt; `-` reads stdin."),
+    model: str | None = typer.Option(None, "--model", "-m", help="litellm model name."),
+    api_base: str | None = typer.Option(None, "--api-base", help="OpenAI-compatible base URL."),
+    context_window: int | None = typer.Option(None, "--context-window", help="Window override."),
+    max_output_tokens: int | None = typer.Option(None, "--max-output-tokens", help="Reply reserve override."),
+    session: str | None = typer.Option(None, "--session", "-s", help="Resume this session."),
+    continue_: bool = typer.Option(
+        False, "--continue", "-c", help="Resume the newest session of this directory."
+    ),
+    db: Path | None = typer.Option(None, "--db", help="SQLite database path."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Allow every tool without asking."),
     as_json: bool = typer.Option(False, "--json", help="One JSON event per line."),
     compact: bool = typer.Option(False, "--compact", help="Compact the session first."),
 ) -> None:
     """Run one turn without the TUI and print the answer."""
-    from agent_tui.logs import setup_logging
-
     import asyncio
+
+    from agent_tui.logs import setup_logging
 
     setup_logging()
     text = _read_prompt(prompt)
@@ -136,8 +154,18 @@ def run(
         fail("no prompt given (pass PROMPT, or `-` to read stdin)", 2)
     loaded = load_or_fail(model_overrides(model, api_base, context_window, max_output_tokens, db))
     try:
-        code = asyncio.run(_run(loaded.config, text, session_id=session, continue_=continue_,
-                                yes=yes, as_json=as_json, compact_first=compact, db=db))
+        code = asyncio.run(
+            _run(
+                loaded.config,
+                text,
+                session_id=session,
+                continue_=continue_,
+                yes=yes,
+                as_json=as_json,
+                compact_first=compact,
+                db=db,
+            )
+        )
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
     raise typer.Exit(code)

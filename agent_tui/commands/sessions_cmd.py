@@ -10,8 +10,9 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Optional, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
@@ -22,8 +23,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-app = typer.Typer(help="List, show, export, import and delete saved sessions.",
-                  no_args_is_help=True)
+app = typer.Typer(help="List, show, export, import and delete saved sessions.", no_args_is_help=True)
 
 DB_HELP = "SQLite database path (default: [store] db from the config, else the user data dir)."
 
@@ -39,7 +39,7 @@ def resolve_db(db: Path | None) -> Path:
     return default_db_path()
 
 
-def run_with_store(db: Path | None, work: Callable[["Store"], Awaitable[T]]) -> T:
+def run_with_store(db: Path | None, work: Callable[[Store], Awaitable[T]]) -> T:
     """Open the store, run `work`, close it; any store failure becomes one line and exit 1."""
     import sqlite3
 
@@ -97,30 +97,41 @@ def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]
     Console().print(table)
 
 
-async def find_session(store: "Store", session_id: str) -> Any:
+async def find_session(store: Store, session_id: str) -> Any:
     return await store.sessions.find(session_id)
 
 
 @app.command("list")
 def list_sessions(
-    project: Optional[Path] = typer.Option(None, "--project", "-p", help="Only this directory."),
+    project: Path | None = typer.Option(None, "--project", "-p", help="Only this directory."),
     here: bool = typer.Option(False, "--here", help="Only the current directory."),
     limit: int = typer.Option(50, "--limit", "-n", help="At most this many."),
-    db: Optional[Path] = typer.Option(None, "--db", help=DB_HELP),
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
     """Saved sessions, most recently used first."""
     where = str(Path.cwd()) if here else (str(project.expanduser().absolute()) if project else None)
     found = run_with_store(db, lambda store: store.sessions.list(where, limit=limit))
     from agent_tui.llm.cost import format_cost
 
-    rows = [(s.id, one_line(s.title or "(untitled)", 40), s.project, s.model or "-",
-             s.message_count, s.tokens, format_cost(s.cost), fmt_time(s.updated))
-            for s in found]
+    rows = [
+        (
+            s.id,
+            one_line(s.title or "(untitled)", 40),
+            s.project,
+            s.model or "-",
+            s.message_count,
+            s.tokens,
+            format_cost(s.cost),
+            fmt_time(s.updated),
+        )
+        for s in found
+    ]
     if not rows and not is_piped():
         typer.echo("No saved sessions.")
         return
-    print_table("Sessions", ["id", "title", "project", "model", "messages", "tokens",
-                             "cost", "updated"], rows)
+    print_table(
+        "Sessions", ["id", "title", "project", "model", "messages", "tokens", "cost", "updated"], rows
+    )
 
 
 def _message_row(seq: int, message: Any) -> tuple[Any, ...]:
@@ -135,34 +146,38 @@ def _message_row(seq: int, message: Any) -> tuple[Any, ...]:
 @app.command("show")
 def show(
     session_id: str = typer.Argument(..., help="Session id (a unique prefix will do)."),
-    db: Optional[Path] = typer.Option(None, "--db", help=DB_HELP),
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
     """A session's details and its transcript, one line per message."""
 
-    async def work(store: "Store") -> tuple[Any, list[Any]]:
+    async def work(store: Store) -> tuple[Any, list[Any]]:
         info = await find_session(store, session_id)
         return info, await store.sessions.transcript(info.id)
 
     info, messages = run_with_store(db, work)
     if not is_piped():
-        typer.echo(f"{info.id}  {info.title or '(untitled)'}\n  project {info.project}\n"
-                   f"  model {info.model or '-'} · {info.message_count} messages · "
-                   f"{info.tokens} tokens · created {fmt_time(info.created)} · updated "
-                   f"{fmt_time(info.updated)}")
-    print_table("Transcript", ["seq", "role", "kind", "text"],
-                [_message_row(i, m) for i, m in enumerate(messages, 1)])
+        typer.echo(
+            f"{info.id}  {info.title or '(untitled)'}\n  project {info.project}\n"
+            f"  model {info.model or '-'} · {info.message_count} messages · "
+            f"{info.tokens} tokens · created {fmt_time(info.created)} · updated "
+            f"{fmt_time(info.updated)}"
+        )
+    print_table(
+        "Transcript", ["seq", "role", "kind", "text"], [_message_row(i, m) for i, m in enumerate(messages, 1)]
+    )
 
 
 @app.command("export")
 def export(
     session_id: str = typer.Argument(..., help="Session id (a unique prefix will do)."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o",
-                                          help="File to write (default ./agent-tui-<id>.json)."),
-    db: Optional[Path] = typer.Option(None, "--db", help=DB_HELP),
+    output: Path | None = typer.Option(
+        None, "--output", "-o", help="File to write (default ./agent-tui-<id>.json)."
+    ),
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
     """Write a session with its transcript, snapshots and stored outputs to one JSON file."""
 
-    async def work(store: "Store") -> Path:
+    async def work(store: Store) -> Path:
         info = await find_session(store, session_id)
         target = output or Path(f"agent-tui-{info.id}.json")
         return await store.sessions.export(info.id, target)
@@ -173,7 +188,7 @@ def export(
 @app.command("import")
 def import_(
     file: Path = typer.Argument(..., help="A file written by `sessions export`."),
-    db: Optional[Path] = typer.Option(None, "--db", help=DB_HELP),
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
     """Load an exported session (ids are kept, so its refs still resolve)."""
     info = run_with_store(db, lambda store: store.sessions.import_(file))
@@ -184,15 +199,18 @@ def import_(
 def delete(
     session_id: str = typer.Argument(..., help="Session id (a unique prefix will do)."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation."),
-    db: Optional[Path] = typer.Option(None, "--db", help=DB_HELP),
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
     """Delete a session with its transcript, snapshots and stored outputs."""
     info = run_with_store(db, lambda store: find_session(store, session_id))
     if not yes:
         if not sys.stdin.isatty():
             fail(f"not deleting {info.id} without confirmation: pass --yes")
-        typer.confirm(f"Delete {info.id} ({info.title or 'untitled'}, {info.message_count} "
-                      "messages) and its stored outputs?", abort=True)
+        typer.confirm(
+            f"Delete {info.id} ({info.title or 'untitled'}, {info.message_count} "
+            "messages) and its stored outputs?",
+            abort=True,
+        )
     run_with_store(db, lambda store: store.sessions.delete(info.id))
     typer.echo(f"deleted {info.id}")
 
@@ -201,7 +219,7 @@ def delete(
 def rename(
     session_id: str = typer.Argument(..., help="Session id (a unique prefix will do)."),
     title: str = typer.Argument(..., help="The new title."),
-    db: Optional[Path] = typer.Option(None, "--db", help=DB_HELP),
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
     """Give a session a title (shown in tabs, /resume and `sessions list`)."""
     info = run_with_store(db, lambda store: find_session(store, session_id))
@@ -212,13 +230,12 @@ def rename(
 @app.command("compact")
 def compact(
     session_id: str = typer.Argument(..., help="Session id (a unique prefix will do)."),
-    instructions: Optional[str] = typer.Option(None, "--instructions", "-i",
-                                               help="What the summary must keep."),
-    model: Optional[str] = typer.Option(None, "--model", "-m", help="litellm model name."),
-    api_base: Optional[str] = typer.Option(None, "--api-base", help="OpenAI-compatible base URL."),
-    context_window: Optional[int] = typer.Option(None, "--context-window", help="Window override."),
+    instructions: str | None = typer.Option(None, "--instructions", "-i", help="What the summary must keep."),
+    model: str | None = typer.Option(None, "--model", "-m", help="litellm model name."),
+    api_base: str | None = typer.Option(None, "--api-base", help="OpenAI-compatible base URL."),
+    context_window: int | None = typer.Option(None, "--context-window", help="Window override."),
     as_json: bool = typer.Option(False, "--json", help="One JSON event per line."),
-    db: Optional[Path] = typer.Option(None, "--db", help=DB_HELP),
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
     """Compact a saved session now, as /compact does; its next resume starts from the result."""
     from agent_tui.commands.common import model_overrides
@@ -226,9 +243,19 @@ def compact(
 
     info = run_with_store(db, lambda store: find_session(store, session_id))
     loaded = load_or_fail(model_overrides(model, api_base, context_window, None, db))
-    code = asyncio.run(_run(loaded.config, "", session_id=info.id, continue_=False, yes=False,
-                            as_json=as_json, compact_first=True, db=resolve_db(db),
-                            instructions=instructions))
+    code = asyncio.run(
+        _run(
+            loaded.config,
+            "",
+            session_id=info.id,
+            continue_=False,
+            yes=False,
+            as_json=as_json,
+            compact_first=True,
+            db=resolve_db(db),
+            instructions=instructions,
+        )
+    )
     raise typer.Exit(code)
 
 
@@ -237,7 +264,7 @@ def undo_cmd(
     session_id: str = typer.Argument(..., help="Session id (a unique prefix will do)."),
     turns: int = typer.Option(1, "--turns", "-n", help="How many turns with edits to undo."),
     force: bool = typer.Option(False, "--force", help="Overwrite files changed outside since."),
-    db: Optional[Path] = typer.Option(None, "--db", help=DB_HELP),
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
     """Put back the files the agent changed in the last turn(s) of a session."""
     from agent_tui.agent.undo import undo

@@ -25,7 +25,6 @@ def launch_tui(config: Config, *, continue_: bool = False, session_id: str | Non
 
         return await build_services(config)
 
-    app = AgentApp(services, continue_=continue_, session_id=session_id,
-                   theme_name=config.ui.theme)
+    app = AgentApp(services, continue_=continue_, session_id=session_id, theme_name=config.ui.theme)
     app.run()
     return app.return_code or 0

@@ -7,8 +7,9 @@ incrementally (only new messages are counted) and calibrated against the provide
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 from agent_tui.tokens import REPLY_PRIMING, Calibration, ConversationTally, TokenCounter
 
@@ -113,8 +114,7 @@ class BudgetMeter:
         self.counter = counter
         self.total = total
         self.max_output_tokens = max_output_tokens
-        self.thresholds = {"warn_at": warn_at, "compact_trigger": compact_trigger,
-                           "hard_block": hard_block}
+        self.thresholds = {"warn_at": warn_at, "compact_trigger": compact_trigger, "hard_block": hard_block}
         self.tally = ConversationTally(counter)
         self.calibration = Calibration()
         self.last_raw_estimate = 0
@@ -160,8 +160,7 @@ class BudgetMeter:
             **self.thresholds,
         )
 
-    def record_usage(self, prompt_tokens: int, conversation: Sequence[Message],
-                     cached: int = 0) -> None:
+    def record_usage(self, prompt_tokens: int, conversation: Sequence[Message], cached: int = 0) -> None:
         """After a call: the provider's figure for the request last measured."""
         self.calibration.record(prompt_tokens, self.last_raw_estimate, conversation)
         self.last_cached = cached

@@ -20,8 +20,9 @@ the history incrementally.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Protocol
 
 from agent_tui.context.prompt_sections import PromptSection
 
@@ -65,8 +66,12 @@ class Selection:
 class ToolSelector:
     """Decides which tools each request offers; one per session."""
 
-    def __init__(self, count: Callable[[dict[str, Any]], int], threshold: float = 0.10,
-                 search_schema: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        count: Callable[[dict[str, Any]], int],
+        threshold: float = 0.10,
+        search_schema: dict[str, Any] | None = None,
+    ) -> None:
         self.count = count
         """Tokens one schema costs (the session's TokenCounter.count_tool_schema)."""
         self.threshold = threshold
@@ -121,8 +126,14 @@ class ToolSelector:
         self._memo = (key, selection)
         return selection
 
-    def _select(self, specs: Sequence[SpecLike], schemas: list[dict[str, Any]],
-                costs: list[int], budget: int, promoted: frozenset[str]) -> Selection:
+    def _select(
+        self,
+        specs: Sequence[SpecLike],
+        schemas: list[dict[str, Any]],
+        costs: list[int],
+        budget: int,
+        promoted: frozenset[str],
+    ) -> Selection:
         total = sum(costs)
         if total <= budget:
             return Selection(tuple(schemas), (), total, total, budget, promoted)

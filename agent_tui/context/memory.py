@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
 
 from agent_tui import paths
 from agent_tui.context.prompt_sections import PromptSection
@@ -112,20 +112,22 @@ def discover_skills(folder: Path | None = None) -> dict[str, Skill]:
 
 def memory_section(text: str) -> PromptSection:
     return PromptSection(
-        "memories", f"# Memories (notes the user asked you to keep)\n{text}",
-        component="skill_prompts")
+        "memories", f"# Memories (notes the user asked you to keep)\n{text}", component="skill_prompts"
+    )
 
 
 def skill_section(skill: Skill) -> PromptSection:
-    return PromptSection(f"skill:{skill.name}", f"# Skill: {skill.name}\n{skill.text}",
-                         component="skill_prompts")
+    return PromptSection(
+        f"skill:{skill.name}", f"# Skill: {skill.name}\n{skill.text}", component="skill_prompts"
+    )
 
 
 class UserPrompts:
     """The memory and active-skill sections, re-read when their files change."""
 
-    def __init__(self, memories: Path | None = None, skills: Path | None = None,
-                 active: Iterable[str] = ()) -> None:
+    def __init__(
+        self, memories: Path | None = None, skills: Path | None = None, active: Iterable[str] = ()
+    ) -> None:
         self.memories_path = memories or memories_file()
         self.skills_path = skills or skills_dir()
         self._active: list[str] = []
@@ -148,8 +150,7 @@ class UserPrompts:
         path = self.skills_path / f"{name}.md"
         if not _SKILL_NAME.match(name) or not path.is_file():
             known = ", ".join(self.available()) or "none"
-            raise ValueError(f"no skill named {name!r} in {self.skills_path} "
-                             f"(available: {known})")
+            raise ValueError(f"no skill named {name!r} in {self.skills_path} (available: {known})")
         if name not in self._active:
             self._active.append(name)
         return parse_skill(path)
@@ -164,18 +165,16 @@ class UserPrompts:
     def sections(self) -> list[PromptSection]:
         """Memories first (they change least often), then the active skills in activation order."""
         out = []
-        memories = self._load(self.memories_path, lambda p: memory_section(
-            read_limited(p, MAX_MEMORY_BYTES)))
+        memories = self._load(self.memories_path, lambda p: memory_section(read_limited(p, MAX_MEMORY_BYTES)))
         if memories is not None:
             out.append(memories)
         for name in self._active:
-            section = self._load(self.skills_path / f"{name}.md",
-                                 lambda p: skill_section(parse_skill(p)))
+            section = self._load(self.skills_path / f"{name}.md", lambda p: skill_section(parse_skill(p)))
             if section is not None:
                 out.append(section)
         return out
 
-    def _load(self, path: Path, build) -> PromptSection | None:  # noqa: ANN001 - local helper
+    def _load(self, path: Path, build) -> PromptSection | None:
         try:
             st = path.stat()
             stamp: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)

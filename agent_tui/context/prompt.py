@@ -13,9 +13,9 @@ so in `BuiltPrompt.warning`, which the assembler turns into one notice for the u
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 from agent_tui.context.prompt_sections import PromptSection
 
@@ -60,11 +60,13 @@ class PromptBuilder:
     def build(self, sections: Sequence[PromptSection]) -> BuiltPrompt:
         try:
             return self._build(sections)
-        except Exception as exc:  # noqa: BLE001 - a builder bug must degrade, not break the turn
+        except Exception as exc:
             log.exception("prompt builder failed; falling back to plain concatenation")
             text = SEPARATOR.join(str(s.text) for s in sections if s.text)
-            warning = (f"The prompt builder failed ({exc}); the system prompt is sent as plain "
-                       "text without cache breakpoints (details in the log).")
+            warning = (
+                f"The prompt builder failed ({exc}); the system prompt is sent as plain "
+                "text without cache breakpoints (details in the log)."
+            )
             return BuiltPrompt(text, tuple(sections), (), ((text, False),), warning=warning)
 
     def _build(self, sections: Sequence[PromptSection]) -> BuiltPrompt:
@@ -78,8 +80,10 @@ class PromptBuilder:
         static = [s for s in sections if s.text and s.cacheable]
         dynamic = [s for s in sections if s.text and not s.cacheable]
         # Tiers: the stable sections first (in their given order), then the other cacheable ones.
-        tiers = [[s for s in static if s.name in self.stable],
-                 [s for s in static if s.name not in self.stable]]
+        tiers = [
+            [s for s in static if s.name in self.stable],
+            [s for s in static if s.name not in self.stable],
+        ]
         tiers = [t for t in tiers if t][:MAX_SYSTEM_BREAKPOINTS]
         blocks: list[tuple[str, bool]] = []
         offset = 0

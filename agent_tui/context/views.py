@@ -11,8 +11,8 @@ Pure functions: no I/O, no third-party imports.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 CUT_MARK = " …[line cut]"
 READ_LIMIT = 200
@@ -61,9 +61,13 @@ def _cost(text: str) -> int:
     return len(text.encode("utf-8", "replace")) + 1
 
 
-def fit_head_tail(head_candidates: Sequence[str], tail_candidates: Sequence[str],
-                  total_lines: int, size: int, max_line_length: int,
-                  ) -> tuple[list[str], list[str], int]:
+def fit_head_tail(
+    head_candidates: Sequence[str],
+    tail_candidates: Sequence[str],
+    total_lines: int,
+    size: int,
+    max_line_length: int,
+) -> tuple[list[str], list[str], int]:
     """Pick the head and tail lines (already cut) that fit in about `size` bytes.
 
     `head_candidates` are the output's first lines in order, `tail_candidates` its last lines in
@@ -96,15 +100,18 @@ def fit_head_tail(head_candidates: Sequence[str], tail_candidates: Sequence[str]
     return head, tail, cut
 
 
-def footer(totals: OutputTotals, head_count: int, tail_count: int, cut_count: int,
-           max_line_length: int) -> str:
+def footer(
+    totals: OutputTotals, head_count: int, tail_count: int, cut_count: int, max_line_length: int
+) -> str:
     """The closing line: what the output is, what was left out, how to get it."""
     omitted = totals.line_count - head_count - tail_count
     parts = [f"{totals.tool_name} output: {totals.line_count} lines, {totals.byte_size} bytes"]
     if totals.ref_id is None:
         if omitted > 0:
-            parts.append(f"lines {head_count + 1}-{totals.line_count - tail_count} were "
-                         "dropped and could not be stored (the result store is unavailable)")
+            parts.append(
+                f"lines {head_count + 1}-{totals.line_count - tail_count} were "
+                "dropped and could not be stored (the result store is unavailable)"
+            )
         if cut_count:
             parts.append(f"{cut_count} long lines cut at {max_line_length} characters")
         return "[" + "; ".join(parts) + "]"
@@ -122,11 +129,17 @@ def footer(totals: OutputTotals, head_count: int, tail_count: int, cut_count: in
     return "[" + "; ".join(parts) + "]"
 
 
-def render_view(head_candidates: Sequence[str], tail_candidates: Sequence[str],
-                totals: OutputTotals, size: int, max_line_length: int) -> str:
+def render_view(
+    head_candidates: Sequence[str],
+    tail_candidates: Sequence[str],
+    totals: OutputTotals,
+    size: int,
+    max_line_length: int,
+) -> str:
     """The view of an output over `size` bytes: head, omission marker, tail, footer."""
-    head, tail, cut = fit_head_tail(head_candidates, tail_candidates, totals.line_count, size,
-                                    max_line_length)
+    head, tail, cut = fit_head_tail(
+        head_candidates, tail_candidates, totals.line_count, size, max_line_length
+    )
     omitted = totals.line_count - len(head) - len(tail)
     body = list(head)
     if omitted > 0:
@@ -158,8 +171,7 @@ def split_lines(text: str) -> list[str]:
     return [line[:-1] if line.endswith("\r") else line for line in lines]
 
 
-def inline_view(text: str, size: int, max_line_length: int, tool_name: str,
-                ref_id: str | None = None) -> str:
+def inline_view(text: str, size: int, max_line_length: int, tool_name: str, ref_id: str | None = None) -> str:
     """A view built from text in memory (the fallback when the store is down)."""
     lines = split_lines(text)
     totals = OutputTotals(tool_name, len(text.encode("utf-8", "replace")), len(lines), ref_id)

@@ -21,7 +21,8 @@ the history are shared with the assembler's cache, so a marked message is always
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 EPHEMERAL: dict[str, str] = {"type": "ephemeral"}
 MAX_BREAKPOINTS = 4
@@ -32,8 +33,9 @@ def system_message(cached_blocks: Sequence[str]) -> dict[str, Any]:
     """The system message as text blocks, each ending with a breakpoint."""
     return {
         "role": "system",
-        "content": [{"type": "text", "text": text, "cache_control": dict(EPHEMERAL)}
-                    for text in cached_blocks if text],
+        "content": [
+            {"type": "text", "text": text, "cache_control": dict(EPHEMERAL)} for text in cached_blocks if text
+        ],
     }
 
 

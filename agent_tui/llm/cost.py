@@ -36,19 +36,24 @@ def prices_for(model: str, api_base: str | None = None) -> Prices | None:
     return Prices(
         input=info.input_cost_per_token,
         output=info.output_cost_per_token,
-        cache_read=info.cache_read_cost_per_token if info.cache_read_cost_per_token is not None
+        cache_read=info.cache_read_cost_per_token
+        if info.cache_read_cost_per_token is not None
         else info.input_cost_per_token,
         cache_creation=info.cache_creation_cost_per_token
-        if info.cache_creation_cost_per_token is not None else info.input_cost_per_token,
+        if info.cache_creation_cost_per_token is not None
+        else info.input_cost_per_token,
     )
 
 
 def cost_of(usage: TokenUsage, prices: Prices | None) -> float | None:
     if prices is None:
         return None
-    return (usage.input * prices.input + usage.output * prices.output
-            + usage.cache_read * prices.cache_read
-            + usage.cache_creation * prices.cache_creation)
+    return (
+        usage.input * prices.input
+        + usage.output * prices.output
+        + usage.cache_read * prices.cache_read
+        + usage.cache_creation * prices.cache_creation
+    )
 
 
 def format_cost(cost: float | None) -> str:

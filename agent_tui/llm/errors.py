@@ -15,8 +15,14 @@ import time
 from typing import Any, Literal
 
 Kind = Literal[
-    "auth", "missing_key", "context_length", "rate_limit", "connection", "provider",
-    "bad_request", "not_found",
+    "auth",
+    "missing_key",
+    "context_length",
+    "rate_limit",
+    "connection",
+    "provider",
+    "bad_request",
+    "not_found",
 ]
 
 RETRYABLE: frozenset[str] = frozenset({"rate_limit", "connection", "provider"})
@@ -130,8 +136,7 @@ def classify(exc: BaseException, *, model: str, key_env: str | None, where: str)
     var = key_env or "the provider's API key variable"
 
     def make(kind: Kind, message: str) -> LLMError:
-        error = LLMError(kind, message, status=status, retry_after=retry_after_of(exc),
-                         detail=reason)
+        error = LLMError(kind, message, status=status, retry_after=retry_after_of(exc), detail=reason)
         error.full_text = str(exc)[:4000]
         return error
 
@@ -140,8 +145,7 @@ def classify(exc: BaseException, *, model: str, key_env: str | None, where: str)
     if "ContextWindowExceededError" in names:
         return make(
             "context_length",
-            f"The conversation no longer fits {model}'s context window; compact it (/compact) "
-            "and try again.",
+            f"The conversation no longer fits {model}'s context window; compact it (/compact) and try again.",
         )
     if "AuthenticationError" in names or "PermissionDeniedError" in names or status in (401, 403):
         return make("auth", f"{model} rejected the API key; check {var}.")
@@ -161,8 +165,7 @@ def classify(exc: BaseException, *, model: str, key_env: str | None, where: str)
 
 _TIMEOUTS = frozenset({"Timeout", "APITimeoutError", "TimeoutException", "TimeoutError"})
 _TRANSPORT = frozenset(
-    {"APIConnectionError", "TransportError", "ClientConnectionError", "ClientPayloadError",
-     "ConnectionError"}
+    {"APIConnectionError", "TransportError", "ClientConnectionError", "ClientPayloadError", "ConnectionError"}
 )
 
 

@@ -12,7 +12,8 @@ import asyncio
 import logging
 import os
 import random
-from typing import Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import Any
 
 from agent_tui.llm.errors import LLMError, classify
 from agent_tui.llm.lazy import litellm
@@ -126,9 +127,7 @@ class Provider:
         if self.api_key_env:
             key = os.environ.get(self.api_key_env) or None
             if key is None and not self.api_base:
-                raise LLMError(
-                    "missing_key", f"No API key for {self.model}: set {self.api_key_env}."
-                )
+                raise LLMError("missing_key", f"No API key for {self.model}: set {self.api_key_env}.")
         if self.api_base:
             params["api_base"] = self.api_base
             if key is None and not self._default_key_present(model):
@@ -170,8 +169,9 @@ class Provider:
                 error.message = f"{error.message} (gave up after {attempt} tries)"
             raise error from exc
         wait = self._wait(error, attempt)
-        log.warning("%s: %s; try %d of %d in %.2fs", self.model, error.detail, attempt + 1,
-                    self.max_retries, wait)
+        log.warning(
+            "%s: %s; try %d of %d in %.2fs", self.model, error.detail, attempt + 1, self.max_retries, wait
+        )
         await asyncio.sleep(wait)
 
     # -- calls ----------------------------------------------------------------------------------
@@ -216,9 +216,7 @@ class Provider:
                     await _close(response)
             await self._retry_or_raise(failure, attempt, yielded)
 
-    async def complete(
-        self, messages: list[dict], max_tokens: int | None = None
-    ) -> tuple[str, TokenUsage]:
+    async def complete(self, messages: list[dict], max_tokens: int | None = None) -> tuple[str, TokenUsage]:
         """One non-streamed reply (summaries, titles): its text and usage."""
         model, params = self._params()
         kwargs: dict[str, Any] = dict(params)

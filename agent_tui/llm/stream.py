@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 from agent_tui.messages import TokenUsage, ToolCall
 
@@ -46,7 +46,7 @@ class StreamDone:
     """stop / tool_calls / length / content_filter, or None when the provider gave none."""
 
 
-StreamEvent = Union[TextChunk, ToolCallsReady, UsageChunk, StreamDone]
+StreamEvent = TextChunk | ToolCallsReady | UsageChunk | StreamDone
 
 
 def _get(obj: Any, key: str) -> Any:

@@ -38,9 +38,24 @@ from agent_tui.store.sessions import SessionStore
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "BadPattern", "BadRef", "BlobInfo", "CorruptDatabase", "GcReport", "LineRangeError",
-    "NewerSchema", "RecallHit", "RefNotFound", "ResolvedRef", "ResultStore", "SessionInfo",
-    "SessionNotFound", "SessionStore", "Store", "StoreError", "build_uri", "open_store",
+    "BadPattern",
+    "BadRef",
+    "BlobInfo",
+    "CorruptDatabase",
+    "GcReport",
+    "LineRangeError",
+    "NewerSchema",
+    "RecallHit",
+    "RefNotFound",
+    "ResolvedRef",
+    "ResultStore",
+    "SessionInfo",
+    "SessionNotFound",
+    "SessionStore",
+    "Store",
+    "StoreError",
+    "build_uri",
+    "open_store",
     "parse_ref",
 ]
 

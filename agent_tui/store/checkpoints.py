@@ -31,31 +31,35 @@ class CheckpointStore:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    async def record(self, session_id: str, turn_seq: int, path: str, before_ref: str | None,
-                     after_sha: str) -> None:
+    async def record(
+        self, session_id: str, turn_seq: int, path: str, before_ref: str | None, after_sha: str
+    ) -> None:
         async with self.db.write() as conn:
             await conn.execute(
                 "INSERT INTO file_checkpoints (session_id, turn_seq, path, before_ref, "
                 "after_sha, created) VALUES (?, ?, ?, ?, ?, ?)",
-                (session_id, turn_seq, path, before_ref, after_sha, time.time()))
+                (session_id, turn_seq, path, before_ref, after_sha, time.time()),
+            )
 
     async def turns(self, session_id: str) -> list[int]:
         """Turns with changes not yet undone, newest first."""
         rows = await self.db.fetchall(
             "SELECT DISTINCT turn_seq FROM file_checkpoints WHERE session_id = ? AND undone = 0 "
-            "ORDER BY turn_seq DESC", (session_id,))
+            "ORDER BY turn_seq DESC",
+            (session_id,),
+        )
         return [r[0] for r in rows]
 
     async def for_turn(self, session_id: str, turn_seq: int) -> list[Checkpoint]:
         rows = await self.db.fetchall(
             "SELECT id, session_id, turn_seq, path, before_ref, after_sha FROM file_checkpoints "
             "WHERE session_id = ? AND turn_seq = ? AND undone = 0 ORDER BY id",
-            (session_id, turn_seq))
+            (session_id, turn_seq),
+        )
         return [Checkpoint(*r) for r in rows]
 
     async def mark_undone(self, ids: list[int]) -> None:
         if not ids:
             return
         async with self.db.write() as conn:
-            await conn.executemany("UPDATE file_checkpoints SET undone = 1 WHERE id = ?",
-                                   [(i,) for i in ids])
+            await conn.executemany("UPDATE file_checkpoints SET undone = 1 WHERE id = ?", [(i,) for i in ids])

@@ -15,9 +15,10 @@ import asyncio
 import logging
 import os
 import sqlite3
+from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, AsyncIterator, Iterable
+from typing import Any
 
 import aiosqlite
 

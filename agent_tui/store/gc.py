@@ -28,23 +28,31 @@ async def protected_refs(db: Database) -> set[str]:
     """Ref ids named in any session's newest snapshot or in its transcript after it."""
     refs: set[str] = set()
     for (text,) in await db.fetchall(
-            "SELECT messages FROM session_snapshots WHERE id IN "
-            "(SELECT max(id) FROM session_snapshots GROUP BY session_id)"):
+        "SELECT messages FROM session_snapshots WHERE id IN "
+        "(SELECT max(id) FROM session_snapshots GROUP BY session_id)"
+    ):
         refs.update(REF_RE.findall(text))
     last = 0
     while True:
         rows = await db.fetchall(
             "SELECT m.id, m.json FROM messages m WHERE m.id > ? AND m.seq > coalesce("
             "(SELECT through_seq FROM session_snapshots s WHERE s.session_id = m.session_id "
-            "ORDER BY s.id DESC LIMIT 1), 0) ORDER BY m.id LIMIT 500", (last,))
+            "ORDER BY s.id DESC LIMIT 1), 0) ORDER BY m.id LIMIT 500",
+            (last,),
+        )
         if not rows:
             return refs
-        for last, text in rows:
+        for _id, text in rows:
             refs.update(REF_RE.findall(text))
+        last = rows[-1][0]
 
 
-async def collect(db: Database, older_than: timedelta | None = None,
-                  max_total_bytes: int | None = None, dry_run: bool = False) -> GcReport:
+async def collect(
+    db: Database,
+    older_than: timedelta | None = None,
+    max_total_bytes: int | None = None,
+    dry_run: bool = False,
+) -> GcReport:
     """Remove orphaned and abandoned outputs, then (if asked) those not read for `older_than`,
     then the least recently used until the total is under `max_total_bytes`."""
     before = db.file_bytes()
@@ -52,27 +60,33 @@ async def collect(db: Database, older_than: timedelta | None = None,
     keep = await protected_refs(db)
     doomed: dict[str, int] = {}
     for blob_id, size in await db.fetchall(
-            "SELECT b.id, b.byte_size FROM tool_result_blobs b "
-            "LEFT JOIN sessions s ON s.id = b.session_id "
-            "WHERE s.id IS NULL OR (b.complete = 0 AND b.created < ?)", (now - STALE_PARTIAL,)):
+        "SELECT b.id, b.byte_size FROM tool_result_blobs b "
+        "LEFT JOIN sessions s ON s.id = b.session_id "
+        "WHERE s.id IS NULL OR (b.complete = 0 AND b.created < ?)",
+        (now - STALE_PARTIAL,),
+    ):
         doomed[blob_id] = size
     spared = set()
     if older_than is not None:
         for blob_id, size in await db.fetchall(
-                "SELECT id, byte_size FROM tool_result_blobs WHERE complete = 1 "
-                "AND coalesce(last_accessed, created) < ?", (now - older_than.total_seconds(),)):
+            "SELECT id, byte_size FROM tool_result_blobs WHERE complete = 1 "
+            "AND coalesce(last_accessed, created) < ?",
+            (now - older_than.total_seconds(),),
+        ):
             if blob_id in keep:
                 spared.add(blob_id)
             else:
                 doomed[blob_id] = size
     if max_total_bytes is not None:
-        row = await db.fetchone("SELECT coalesce(sum(byte_size), 0) FROM tool_result_blobs "
-                                "WHERE complete = 1")
+        row = await db.fetchone(
+            "SELECT coalesce(sum(byte_size), 0) FROM tool_result_blobs WHERE complete = 1"
+        )
         total = int(row[0]) - sum(doomed.values())
         if total > max_total_bytes:
             for blob_id, size in await db.fetchall(
-                    "SELECT id, byte_size FROM tool_result_blobs WHERE complete = 1 "
-                    "ORDER BY coalesce(last_accessed, created), created"):
+                "SELECT id, byte_size FROM tool_result_blobs WHERE complete = 1 "
+                "ORDER BY coalesce(last_accessed, created), created"
+            ):
                 if total <= max_total_bytes:
                     break
                 if blob_id in doomed:

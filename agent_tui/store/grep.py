@@ -29,12 +29,14 @@ _CARRY_LIMIT = 8 << 20
 
 def compile_pattern(pattern: str) -> re.Pattern[str]:
     if not pattern:
-        raise BadPattern("empty grep pattern: pass a regular expression, e.g. pattern=\"error\"")
+        raise BadPattern('empty grep pattern: pass a regular expression, e.g. pattern="error"')
     try:
         return re.compile(pattern, re.MULTILINE)
     except re.error as exc:
-        raise BadPattern(f"invalid regular expression {pattern!r}: {exc}; escape special "
-                         "characters (\\( \\[ \\.) to match them literally") from exc
+        raise BadPattern(
+            f"invalid regular expression {pattern!r}: {exc}; escape special "
+            "characters (\\( \\[ \\.) to match them literally"
+        ) from exc
 
 
 @dataclass
@@ -165,24 +167,33 @@ def _inflate(rows: list[tuple[int, int, bytes]]) -> list[bytes]:
     return [decompress(codec, data) for _, codec, data in rows]
 
 
-def _scan(scan: GrepScan, carry: bytes, carry_line: int, pieces: list[bytes],
-          final: bool) -> tuple[bytes, int]:
+def _scan(
+    scan: GrepScan, carry: bytes, carry_line: int, pieces: list[bytes], final: bool
+) -> tuple[bytes, int]:
     """Scan a batch (worker thread); return the unfinished last line and its number."""
     data = carry + b"".join(pieces)
     cut = len(data) if final else data.rfind(b"\n") + 1
     if not final and cut == 0 and len(data) > _CARRY_LIMIT:
         cut = len(data)
     if cut:
-        whole = data[:cut - 1] if data[cut - 1:cut] == b"\n" else data[:cut]
+        whole = data[: cut - 1] if data[cut - 1 : cut] == b"\n" else data[:cut]
         scan.feed_bytes(whole, carry_line)
         carry_line += data.count(b"\n", 0, cut)
     return data[cut:], carry_line
 
 
-async def grep_blob(db: Database, pool: Executor, blob_id: str, regex: re.Pattern[str],
-                    context: int, max_matches: int, max_line_length: int) -> GrepScan:
-    scan = GrepScan(regex, max(0, context), max(1, max_matches), max_line_length,
-                    literal=literal_of(regex.pattern))
+async def grep_blob(
+    db: Database,
+    pool: Executor,
+    blob_id: str,
+    regex: re.Pattern[str],
+    context: int,
+    max_matches: int,
+    max_line_length: int,
+) -> GrepScan:
+    scan = GrepScan(
+        regex, max(0, context), max(1, max_matches), max_line_length, literal=literal_of(regex.pattern)
+    )
     loop = asyncio.get_running_loop()
     # Both pool workers decompress batches ahead while this thread scans them in order
     # (decompression is most of the cost; zlib releases the GIL).
@@ -194,7 +205,9 @@ async def grep_blob(db: Database, pool: Executor, blob_id: str, regex: re.Patter
         while not exhausted and len(ahead) < _AHEAD:
             rows = await db.fetchall(
                 "SELECT seq, codec, data FROM blob_chunks WHERE blob_id = ? AND seq >= ? "
-                "ORDER BY seq LIMIT ?", (blob_id, next_seq, _FETCH))
+                "ORDER BY seq LIMIT ?",
+                (blob_id, next_seq, _FETCH),
+            )
             exhausted = len(rows) < _FETCH
             if rows:
                 next_seq = rows[-1][0] + 1

@@ -7,7 +7,7 @@ bytes, so a pathological 100 MB line costs time to skip, never memory.
 
 from __future__ import annotations
 
-from typing import AsyncIterator
+from collections.abc import AsyncIterator
 
 from agent_tui.store.chunks import decompress
 from agent_tui.store.db import Database
@@ -22,8 +22,9 @@ def decode(line: bytes) -> str:
     return text[:-1] if text.endswith("\r") else text
 
 
-async def iter_lines(db: Database, blob_id: str, start: int, stop: int,
-                     cap: int | None = None) -> AsyncIterator[tuple[int, bytes]]:
+async def iter_lines(
+    db: Database, blob_id: str, start: int, stop: int, cap: int | None = None
+) -> AsyncIterator[tuple[int, bytes]]:
     """Yield (line number, bytes) for lines `start..stop` (1-based, inclusive) that exist.
 
     With `cap`, each yielded line holds at most its first `cap` bytes.
@@ -31,8 +32,7 @@ async def iter_lines(db: Database, blob_id: str, start: int, stop: int,
     if stop < start:
         return
     row = await db.fetchone(
-        "SELECT seq FROM blob_chunks WHERE blob_id = ? AND end_line >= ? "
-        "ORDER BY end_line, seq LIMIT 1",
+        "SELECT seq FROM blob_chunks WHERE blob_id = ? AND end_line >= ? ORDER BY end_line, seq LIMIT 1",
         (blob_id, start),
     )
     if row is None:
@@ -71,7 +71,9 @@ async def iter_lines(db: Database, blob_id: str, start: int, stop: int,
                 # The rest of this long line is not shown: skip to where it ends.
                 after = await db.fetchone(
                     "SELECT seq FROM blob_chunks WHERE blob_id = ? AND end_line > ? "
-                    "ORDER BY end_line, seq LIMIT 1", (blob_id, number))
+                    "ORDER BY end_line, seq LIMIT 1",
+                    (blob_id, number),
+                )
                 if after is None:  # it is the last line
                     yield number, b"".join(parts)
                     return
@@ -84,16 +86,16 @@ async def iter_lines(db: Database, blob_id: str, start: int, stop: int,
         yield number, b"".join(parts)
 
 
-async def read_window(db: Database, blob_id: str, start: int, count: int,
-                      cap: int | None = None) -> list[tuple[int, bytes]]:
+async def read_window(
+    db: Database, blob_id: str, start: int, count: int, cap: int | None = None
+) -> list[tuple[int, bytes]]:
     return [item async for item in iter_lines(db, blob_id, start, start + count - 1, cap)]
 
 
 async def tail_start(db: Database, blob_id: str, line_count: int, want_bytes: int) -> int:
     """First line of a tail holding at least about `want_bytes` (found from chunk sizes only)."""
     rows = await db.fetchall(
-        "SELECT seq, first_line, raw_size FROM blob_chunks WHERE blob_id = ? "
-        "ORDER BY seq DESC LIMIT 64",
+        "SELECT seq, first_line, raw_size FROM blob_chunks WHERE blob_id = ? ORDER BY seq DESC LIMIT 64",
         (blob_id,),
     )
     have = 0

@@ -72,12 +72,13 @@ class Indexer:
         if delay:
             try:
                 await asyncio.wait_for(self._hurry.wait(), delay)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
         try:
             while not self._stopping:
                 rows = await self._db.fetchall(
-                    "SELECT id FROM blob_chunks WHERE indexed = 0 ORDER BY id LIMIT ?", (_BATCH,))
+                    "SELECT id FROM blob_chunks WHERE indexed = 0 ORDER BY id LIMIT ?", (_BATCH,)
+                )
                 if not rows:
                     return
                 ids = [row[0] for row in rows]
@@ -98,9 +99,12 @@ class Indexer:
         async with self._db.write() as conn:
             await conn.execute(
                 "INSERT INTO blob_fts (rowid, text) SELECT id, agent_tui_text(codec, data) "
-                f"FROM blob_chunks WHERE id IN ({marks}) AND indexed = 0", ids)
+                f"FROM blob_chunks WHERE id IN ({marks}) AND indexed = 0",
+                ids,
+            )
             await conn.execute(
-                f"UPDATE blob_chunks SET indexed = 1 WHERE id IN ({marks}) AND indexed = 0", ids)
+                f"UPDATE blob_chunks SET indexed = 1 WHERE id IN ({marks}) AND indexed = 0", ids
+            )
 
     async def _index_alone(self, chunk_id: int) -> None:
         try:
@@ -110,8 +114,7 @@ class Indexer:
         except sqlite3.Error:
             log.exception("chunk %s cannot be indexed; recall will not see it", chunk_id)
             async with self._db.write() as conn:
-                await conn.execute("UPDATE blob_chunks SET indexed = -1 WHERE id = ?",
-                                   (chunk_id,))
+                await conn.execute("UPDATE blob_chunks SET indexed = -1 WHERE id = ?", (chunk_id,))
 
 
 def _terms(query: str) -> list[str]:
@@ -120,14 +123,14 @@ def _terms(query: str) -> list[str]:
     return ['"' + term.replace('"', '""') + '"' for term in query.split() if re.search(r"\w", term)]
 
 
-async def _ranked(db: Database, match: str, project: str | None, session_id: str | None,
-                  limit: int) -> list[tuple[str, int, float]]:
+async def _ranked(
+    db: Database, match: str, project: str | None, session_id: str | None, limit: int
+) -> list[tuple[str, int, float]]:
     """(blob id, best chunk id, rank) for the best-ranked outputs, best first."""
     where, params = ["blob_fts MATCH ?"], [match]
     joins = ""
     if project is not None or session_id is not None:
-        joins = (" JOIN tool_result_blobs b ON b.id = c.blob_id"
-                 " JOIN sessions s ON s.id = b.session_id")
+        joins = " JOIN tool_result_blobs b ON b.id = c.blob_id JOIN sessions s ON s.id = b.session_id"
         if project is not None:
             where.append("s.project = ?")
             params.append(project)
@@ -139,7 +142,8 @@ async def _ranked(db: Database, match: str, project: str | None, session_id: str
         rows = await db.fetchall(
             f"SELECT c.blob_id, f.rowid, f.rank FROM blob_fts f JOIN blob_chunks c "
             f"ON c.id = f.rowid{joins} WHERE {' AND '.join(where)} ORDER BY f.rank LIMIT ?",
-            (*params, fetch))
+            (*params, fetch),
+        )
         best: dict[str, tuple[str, int, float]] = {}
         for blob_id, chunk_id, rank in rows:
             best.setdefault(blob_id, (blob_id, chunk_id, rank))
@@ -148,12 +152,14 @@ async def _ranked(db: Database, match: str, project: str | None, session_id: str
         fetch *= 4
 
 
-async def recall(db: Database, query: str, project: str | None = None,
-                 session_id: str | None = None, limit: int = 10) -> list[RecallHit]:
+async def recall(
+    db: Database, query: str, project: str | None = None, session_id: str | None = None, limit: int = 10
+) -> list[RecallHit]:
     terms = _terms(query)
     if not terms:
-        raise StoreError("recall needs at least one word to search for, e.g. recall(query="
-                         "\"connection refused\")")
+        raise StoreError(
+            'recall needs at least one word to search for, e.g. recall(query="connection refused")'
+        )
     limit = max(1, min(limit, 100))
     match = " ".join(terms)
     ranked = await _ranked(db, match, project, session_id, limit)
@@ -169,12 +175,20 @@ async def recall(db: Database, query: str, project: str | None = None,
             " WHERE blob_fts MATCH ? AND rowid = c.id) "
             "FROM blob_chunks c JOIN tool_result_blobs b ON b.id = c.blob_id "
             "JOIN sessions s ON s.id = b.session_id WHERE c.id = ?",
-            (match, chunk_id))
+            (match, chunk_id),
+        )
         if row is None:  # deleted since the ranking query
             continue
         session, project_dir, tool, size, lines, first, end = row[:7]
         snippet = " ".join((row[7] or "").split())
-        hits.append(RecallHit(
-            ref=ResultRef(blob_id, size, lines, tool, session), session_id=session,
-            project=project_dir, snippet=snippet, score=-float(rank), lines=(first, end)))
+        hits.append(
+            RecallHit(
+                ref=ResultRef(blob_id, size, lines, tool, session),
+                session_id=session,
+                project=project_dir,
+                snippet=snippet,
+                score=-float(rank),
+                lines=(first, end),
+            )
+        )
     return hits

@@ -22,8 +22,7 @@ REF_RE = re.compile(r"\br_[0-9a-f]{10}\b")
 _REF_ID = re.compile(r"^r_[0-9a-f]{10}$")
 _SESSION_ID = re.compile(r"^s_[0-9a-f]{12}$")
 _LINES = re.compile(r"^L(\d+)(?:-(\d+))?$")
-_USAGE = ("expected a ref id like r_0123456789 or a URI "
-          "ctx://<project>/<session>/<ref>[:L<start>-<end>]")
+_USAGE = "expected a ref id like r_0123456789 or a URI ctx://<project>/<session>/<ref>[:L<start>-<end>]"
 
 
 def new_ref_id() -> str:
@@ -53,8 +52,7 @@ class ParsedRef:
         return self.session_id is not None
 
 
-def build_uri(project: str, session_id: str, ref_id: str,
-              lines: tuple[int, int] | None = None) -> str:
+def build_uri(project: str, session_id: str, ref_id: str, lines: tuple[int, int] | None = None) -> str:
     """`ctx://<project>/<session>/<ref>[:L<start>-<end>]` for a stored output."""
     uri = f"{SCHEME}{quote(project, safe='/:._-~@+,=')}/{session_id}/{ref_id}"
     if lines:
@@ -66,13 +64,14 @@ def build_uri(project: str, session_id: str, ref_id: str,
 def _parse_lines(text: str, original: str) -> tuple[int, int]:
     match = _LINES.match(text)
     if not match:
-        raise BadRef(f"bad line range {text!r} in {original!r}: write it as :L<start>-<end>, "
-                     "e.g. :L10-40")
+        raise BadRef(f"bad line range {text!r} in {original!r}: write it as :L<start>-<end>, e.g. :L10-40")
     start = int(match.group(1))
     end = int(match.group(2)) if match.group(2) else start
     if start < 1 or end < start:
-        raise BadRef(f"bad line range {text!r} in {original!r}: lines start at 1 and the end "
-                     "must not come before the start")
+        raise BadRef(
+            f"bad line range {text!r} in {original!r}: lines start at 1 and the end "
+            "must not come before the start"
+        )
     return start, end
 
 
@@ -93,7 +92,7 @@ def parse_ref(text: str) -> ParsedRef:
     if not text.startswith(SCHEME):
         ref_id, lines = _split_ref_and_lines(text, original)
         return ParsedRef(ref_id=ref_id, lines=lines)
-    parts = text[len(SCHEME):].rsplit("/", 2)
+    parts = text[len(SCHEME) :].rsplit("/", 2)
     if len(parts) != 3 or not parts[0]:
         raise BadRef(f"{original!r} is not a valid URI: {_USAGE}")
     project, session_id, tail = parts

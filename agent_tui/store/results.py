@@ -10,10 +10,10 @@ from __future__ import annotations
 import logging
 import os
 import time
-from contextlib import aclosing
+from collections.abc import AsyncIterator
 from concurrent.futures import Executor
+from contextlib import aclosing
 from datetime import timedelta
-from typing import AsyncIterator
 
 from agent_tui.context import views
 from agent_tui.messages import ResultRef
@@ -43,15 +43,22 @@ class ResultStore:
 
     # -- writing ---------------------------------------------------------------------------
 
-    async def offload(self, session_id: str, tool_name: str, tool_call_id: str | None,
-                      content: str | bytes | AsyncIterator[bytes]) -> ResultRef:
+    async def offload(
+        self,
+        session_id: str,
+        tool_name: str,
+        tool_call_id: str | None,
+        content: str | bytes | AsyncIterator[bytes],
+    ) -> ResultRef:
         """Store `content` whole (a str, bytes, or an async iterator of byte pieces)."""
         if isinstance(content, (str, bytes, bytearray, memoryview)):
-            ref = await write_whole(self.db, self._pool, session_id, tool_name, tool_call_id,
-                                    content, self.chunk_size)
+            ref = await write_whole(
+                self.db, self._pool, session_id, tool_name, tool_call_id, content, self.chunk_size
+            )
         else:
-            ref = await write_stream(self.db, self._pool, session_id, tool_name, tool_call_id,
-                                     content, self.chunk_size)
+            ref = await write_stream(
+                self.db, self._pool, session_id, tool_name, tool_call_id, content, self.chunk_size
+            )
         if ref.byte_size > INLINE_INDEX_BYTES:
             self.indexer.kick(delay=START_DELAY)
         return ref
@@ -62,8 +69,7 @@ class ResultStore:
 
     # -- finding ---------------------------------------------------------------------------
 
-    async def resolve(self, ref_or_uri: str | ResultRef,
-                      session_id: str | None = None) -> ResolvedRef:
+    async def resolve(self, ref_or_uri: str | ResultRef, session_id: str | None = None) -> ResolvedRef:
         """Look up a short id (inside `session_id` when given) or a `ctx://` URI."""
         if isinstance(ref_or_uri, ResultRef):
             parsed, session_id = parse_ref(ref_or_uri.id), None
@@ -72,22 +78,26 @@ class ResultStore:
         row = await self.db.fetchone(
             "SELECT b.session_id, b.tool_name, b.byte_size, b.line_count, b.complete, s.project "
             "FROM tool_result_blobs b JOIN sessions s ON s.id = b.session_id WHERE b.id = ?",
-            (parsed.ref_id,))
+            (parsed.ref_id,),
+        )
         if row is None or not row[4]:
-            raise RefNotFound(f"no stored output has ref {parsed.ref_id}; use a ref from a tool "
-                              "output footer, or find one with recall(query=\"…\")")
+            raise RefNotFound(
+                f"no stored output has ref {parsed.ref_id}; use a ref from a tool "
+                'output footer, or find one with recall(query="…")'
+            )
         owner, tool, size, count, _, project = row
-        resolved = ResolvedRef(ResultRef(parsed.ref_id, size, count, tool, owner), project,
-                               parsed.lines)
+        resolved = ResolvedRef(ResultRef(parsed.ref_id, size, count, tool, owner), project, parsed.lines)
         wanted = parsed.session_id if parsed.is_uri else session_id
         if wanted is not None and wanted != owner:
-            raise RefNotFound(f"ref {parsed.ref_id} is not in session {wanted}; it belongs to "
-                              f"another session — use its URI {build_uri(project, owner, parsed.ref_id)}")
+            raise RefNotFound(
+                f"ref {parsed.ref_id} is not in session {wanted}; it belongs to "
+                f"another session — use its URI {build_uri(project, owner, parsed.ref_id)}"
+            )
         return resolved
 
-    async def list_blobs(self, session_id: str | None = None,
-                         project: str | os.PathLike[str] | None = None,
-                         limit: int = 200) -> list[BlobInfo]:
+    async def list_blobs(
+        self, session_id: str | None = None, project: str | os.PathLike[str] | None = None, limit: int = 200
+    ) -> list[BlobInfo]:
         """Stored outputs, newest first, optionally of one session or project."""
         where, params = ["b.complete = 1"], []
         if session_id is not None:
@@ -101,12 +111,20 @@ class ResultStore:
             "b.tool_call_id, b.created, b.last_accessed, b.access_count, b.first_line "
             "FROM tool_result_blobs b JOIN sessions s ON s.id = b.session_id "
             f"WHERE {' AND '.join(where)} ORDER BY b.created DESC, b.rowid DESC LIMIT ?",
-            (*params, limit))
-        return [BlobInfo(ResultRef(r[0], r[3], r[4], r[2], r[1]), r[5], r[6], r[7], r[8], r[9],
-                         r[10]) for r in rows]
+            (*params, limit),
+        )
+        return [
+            BlobInfo(ResultRef(r[0], r[3], r[4], r[2], r[1]), r[5], r[6], r[7], r[8], r[9], r[10])
+            for r in rows
+        ]
 
-    async def recall(self, query: str, project: str | os.PathLike[str] | None = None,
-                     session_id: str | None = None, limit: int = 10) -> list[RecallHit]:
+    async def recall(
+        self,
+        query: str,
+        project: str | os.PathLike[str] | None = None,
+        session_id: str | None = None,
+        limit: int = 10,
+    ) -> list[RecallHit]:
         """Outputs across sessions and projects ranked by BM25 for `query`, with snippets."""
         self.indexer.kick()  # pick up anything a previous run left unindexed
         where = str(project) if project is not None else None
@@ -116,12 +134,13 @@ class ResultStore:
         async with self.db.write() as conn:
             await conn.execute(
                 "UPDATE tool_result_blobs SET last_accessed = ?, access_count = access_count + 1 "
-                "WHERE id = ?", (time.time(), ref_id))
+                "WHERE id = ?",
+                (time.time(), ref_id),
+            )
 
     # -- reading ---------------------------------------------------------------------------
 
-    async def view(self, ref: str | ResultRef, size: int = 4096,
-                   max_line_length: int = 2000) -> str:
+    async def view(self, ref: str | ResultRef, size: int = 4096, max_line_length: int = 2000) -> str:
         """What the model sees: lines cut at `max_line_length`; past `size` bytes, the head and
         the tail with `[… N lines omitted …]` between, and a footer saying how to read more."""
         info = (await self.resolve(ref)).ref
@@ -140,13 +159,21 @@ class ResultStore:
                     break
         start = await L.tail_start(self.db, info.id, info.line_count, size)
         start = max(start, len(head) + 1)
-        tail = [L.decode(b) for _, b in
-                await L.read_window(self.db, info.id, start, info.line_count - start + 1, cap)]
+        tail = [
+            L.decode(b)
+            for _, b in await L.read_window(self.db, info.id, start, info.line_count - start + 1, cap)
+        ]
         return views.render_view(head, tail, totals, size, max_line_length)
 
-    async def read(self, ref_id: str, offset: int | None = None, limit: int | None = None,
-                   session_id: str | None = None, max_bytes: int = 51200,
-                   max_line_length: int = 2000) -> str:
+    async def read(
+        self,
+        ref_id: str,
+        offset: int | None = None,
+        limit: int | None = None,
+        session_id: str | None = None,
+        max_bytes: int = 51200,
+        max_line_length: int = 2000,
+    ) -> str:
         """Numbered lines `offset..offset+limit-1` (1-based), at most `max_bytes`, with a header
         and a footer saying how to page on."""
         resolved = await self.resolve(ref_id, session_id)
@@ -160,11 +187,12 @@ class ResultStore:
         if total == 0:
             return f"[{info.id} ({info.tool_name} output) is empty: 0 lines]"
         if offset < 1 or offset > total:
-            raise LineRangeError(f"offset {offset} is out of range: {info.id} has {total} lines; "
-                                 f"use an offset from 1 to {total}")
+            raise LineRangeError(
+                f"offset {offset} is out of range: {info.id} has {total} lines; "
+                f"use an offset from 1 to {total}"
+            )
         if limit < 1:
-            raise LineRangeError(f"limit must be at least 1 (got {limit}); {info.id} has "
-                                 f"{total} lines")
+            raise LineRangeError(f"limit must be at least 1 (got {limit}); {info.id} has {total} lines")
         end = min(total, offset + limit - 1)
         width = len(str(end))
         body: list[str] = []
@@ -183,23 +211,31 @@ class ResultStore:
         await self._touch(info.id)
         header = f"[{info.id} ({info.tool_name} output): lines {offset}-{last} of {total}]"
         if last < total:
-            more = f"[lines {last + 1}-{total} remain: " \
-                   f"{views.read_hint(info.id, last + 1, limit)}]"
+            more = f"[lines {last + 1}-{total} remain: {views.read_hint(info.id, last + 1, limit)}]"
         else:
             more = "[end of output]"
         return "\n".join([header, *body, more])
 
-    async def grep(self, ref_id: str, pattern: str, context: int = 0,
-                   session_id: str | None = None, max_matches: int = 200,
-                   max_bytes: int = 51200, max_line_length: int = 2000) -> str:
+    async def grep(
+        self,
+        ref_id: str,
+        pattern: str,
+        context: int = 0,
+        session_id: str | None = None,
+        max_matches: int = 200,
+        max_bytes: int = 51200,
+        max_line_length: int = 2000,
+    ) -> str:
         """Lines matching the regex `pattern`, as `N:line` (context lines as `N-line`)."""
         regex = compile_pattern(pattern)
         info = (await self.resolve(ref_id, session_id)).ref
         scan = await grep_blob(self.db, self._pool, info.id, regex, context, max_matches, max_line_length)
         await self._touch(info.id)
         if not scan.matches:
-            return f"[no line of {info.id} ({info.tool_name} output, {info.line_count} lines) " \
-                   f"matches {pattern!r}]"
+            return (
+                f"[no line of {info.id} ({info.tool_name} output, {info.line_count} lines) "
+                f"matches {pattern!r}]"
+            )
         body: list[str] = []
         used = shown = 0
         for line, is_match in scan.out:
@@ -210,22 +246,32 @@ class ResultStore:
             body.append(line)
             used += cost
             shown += is_match
-        header = f"[grep {pattern!r} in {info.id} ({info.tool_name} output, " \
-                 f"{info.line_count} lines): {shown} matching lines shown]"
+        header = (
+            f"[grep {pattern!r} in {info.id} ({info.tool_name} output, "
+            f"{info.line_count} lines): {shown} matching lines shown]"
+        )
         lines = [header, *body]
         if scan.truncated:
-            lines.append("[more matches exist: narrow the pattern, or read around a match with "
-                         f"{views.read_hint(info.id, 1)} changing offset]")
+            lines.append(
+                "[more matches exist: narrow the pattern, or read around a match with "
+                f"{views.read_hint(info.id, 1)} changing offset]"
+            )
         return "\n".join(lines)
 
-    async def read_lines(self, ref_id: str | ResultRef, start: int, count: int,
-                         session_id: str | None = None,
-                         max_line_length: int | None = None) -> list[str]:
+    async def read_lines(
+        self,
+        ref_id: str | ResultRef,
+        start: int,
+        count: int,
+        session_id: str | None = None,
+        max_line_length: int | None = None,
+    ) -> list[str]:
         """Lines `start..start+count-1` (1-based) as text, for windowed viewers."""
         info = (await self.resolve(ref_id, session_id)).ref
         if count < 0 or start < 1 or (info.line_count and start > info.line_count):
-            raise LineRangeError(f"lines {start}-{start + count - 1} are out of range: "
-                                 f"{info.id} has {info.line_count} lines")
+            raise LineRangeError(
+                f"lines {start}-{start + count - 1} are out of range: {info.id} has {info.line_count} lines"
+            )
         cap = None if max_line_length is None else 4 * max_line_length + 4
         rows = await L.read_window(self.db, info.id, start, count, cap)
         await self._touch(info.id)
@@ -234,20 +280,23 @@ class ResultStore:
             out = [views.cut_line(line, max_line_length)[0] for line in out]
         return out
 
-    async def iter_bytes(self, ref_id: str | ResultRef,
-                         session_id: str | None = None) -> AsyncIterator[bytes]:
+    async def iter_bytes(
+        self, ref_id: str | ResultRef, session_id: str | None = None
+    ) -> AsyncIterator[bytes]:
         """The whole output, chunk by chunk, exactly as stored."""
         info = (await self.resolve(ref_id, session_id)).ref
         seq = 0
         while True:
             rows = await self.db.fetchall(
                 "SELECT seq, codec, data FROM blob_chunks WHERE blob_id = ? AND seq >= ? "
-                "ORDER BY seq LIMIT 16", (info.id, seq))
+                "ORDER BY seq LIMIT 16",
+                (info.id, seq),
+            )
             if not rows:
                 return
-            for seq, codec, data in rows:
+            for _seq, codec, data in rows:
                 yield decompress(codec, data)
-            seq += 1
+            seq = rows[-1][0] + 1
 
     async def get_bytes(self, ref_id: str | ResultRef, session_id: str | None = None) -> bytes:
         """The whole output, byte for byte (counts as a read)."""
@@ -260,7 +309,8 @@ class ResultStore:
         """The whole output as text; invalid UTF-8 shows as U+FFFD."""
         return (await self.get_bytes(ref_id, session_id)).decode("utf-8", "replace")
 
-    async def gc(self, older_than: timedelta | None = None,
-                 max_total_bytes: int | None = None, dry_run: bool = False) -> GcReport:
+    async def gc(
+        self, older_than: timedelta | None = None, max_total_bytes: int | None = None, dry_run: bool = False
+    ) -> GcReport:
         """Delete outputs no session can reach any more; see `store.gc.collect`."""
         return await collect(self.db, older_than, max_total_bytes, dry_run)

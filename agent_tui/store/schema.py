@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Awaitable, Callable
 
 import aiosqlite
 
@@ -118,8 +118,7 @@ async def file_checkpoints(conn: aiosqlite.Connection) -> None:
         after_sha TEXT NOT NULL,
         created REAL NOT NULL,
         undone INTEGER NOT NULL DEFAULT 0)""")
-    await conn.execute("CREATE INDEX file_checkpoints_turn "
-                       "ON file_checkpoints(session_id, turn_seq)")
+    await conn.execute("CREATE INDEX file_checkpoints_turn ON file_checkpoints(session_id, turn_seq)")
 
 
 async def session_cost(conn: aiosqlite.Connection) -> None:
@@ -163,8 +162,7 @@ async def migrate(conn: aiosqlite.Connection, path: Path) -> int:
                 return version
             name, apply = MIGRATIONS[version]
             await apply(conn)
-            await conn.execute("INSERT OR REPLACE INTO migrations VALUES (?, ?)",
-                               (name, time.time()))
+            await conn.execute("INSERT OR REPLACE INTO migrations VALUES (?, ?)", (name, time.time()))
             await conn.execute(f"PRAGMA user_version = {version + 1}")
             await conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             await conn.execute("COMMIT")

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from agent_tui.messages import Message
 from agent_tui.store.db import Database
@@ -43,38 +43,37 @@ class SessionStore:
         self.db = db
         self._indexer = indexer
 
-    async def create(self, project: str | Path, model: str | None,
-                     title: str | None = None) -> SessionInfo:
+    async def create(self, project: str | Path, model: str | None, title: str | None = None) -> SessionInfo:
         now = time.time()
         info = SessionInfo(new_session_id(), title, str(project), model, now, now)
         async with self.db.write() as conn:
             await conn.execute(
                 f"INSERT INTO sessions ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, 0, 0)",
-                (info.id, info.title, info.project, info.model, now, now))
+                (info.id, info.title, info.project, info.model, now, now),
+            )
         return info
 
     async def get(self, session_id: str) -> SessionInfo:
-        row = await self.db.fetchone(f"SELECT {_SELECT} FROM sessions WHERE id = ?",
-                                     (session_id,))
+        row = await self.db.fetchone(f"SELECT {_SELECT} FROM sessions WHERE id = ?", (session_id,))
         if row is None:
-            raise SessionNotFound(f"no session {session_id}; `agent-tui sessions list` shows "
-                                  "the saved ones")
+            raise SessionNotFound(f"no session {session_id}; `agent-tui sessions list` shows the saved ones")
         return SessionInfo(*row)
 
     async def find(self, prefix: str) -> SessionInfo:
         """The one session whose id starts with `prefix` (for the CLI's short ids)."""
         rows = await self.db.fetchall(
             f"SELECT {_SELECT} FROM sessions WHERE id >= ? AND id < ? LIMIT 2",
-            (prefix, prefix + "\U0010ffff"))
+            (prefix, prefix + "\U0010ffff"),
+        )
         if len(rows) == 1:
             return SessionInfo(*rows[0])
         if rows:
             raise StoreError(f"{prefix!r} matches several sessions; give more of the id")
-        raise SessionNotFound(f"no session id starts with {prefix!r}; `agent-tui sessions "
-                              "list` shows the saved ones")
+        raise SessionNotFound(
+            f"no session id starts with {prefix!r}; `agent-tui sessions list` shows the saved ones"
+        )
 
-    async def list(self, project: str | Path | None = None,
-                   limit: int | None = None) -> list[SessionInfo]:
+    async def list(self, project: str | Path | None = None, limit: int | None = None) -> list[SessionInfo]:
         """Sessions, most recently updated first (of one project when given)."""
         sql = f"SELECT {_SELECT} FROM sessions"
         params: list[object] = []
@@ -89,8 +88,9 @@ class SessionStore:
         found = await self.list(project, limit=1)
         return found[0] if found else None
 
-    async def append(self, session_id: str, messages: Sequence[Message],
-                     tokens: Sequence[int | None] | None = None) -> list[int]:
+    async def append(
+        self, session_id: str, messages: Sequence[Message], tokens: Sequence[int | None] | None = None
+    ) -> list[int]:
         """Add messages to the end of the transcript; return their sequence numbers."""
         if tokens is not None and len(tokens) != len(messages):
             raise ValueError("tokens must give one count (or None) per message")
@@ -100,9 +100,10 @@ class SessionStore:
         now = time.time()
         async with self.db.write() as conn:
             async with conn.execute(
-                    "SELECT title, (SELECT coalesce(max(seq), 0) FROM messages "
-                    "WHERE session_id = ?) FROM sessions WHERE id = ?",
-                    (session_id, session_id)) as cur:
+                "SELECT title, (SELECT coalesce(max(seq), 0) FROM messages "
+                "WHERE session_id = ?) FROM sessions WHERE id = ?",
+                (session_id, session_id),
+            ) as cur:
                 row = await cur.fetchone()
             if row is None:
                 raise SessionNotFound(f"no session {session_id} to append to")
@@ -111,49 +112,63 @@ class SessionStore:
             await conn.executemany(
                 "INSERT INTO messages (session_id, seq, message_id, role, kind, json, tokens, "
                 "created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [(session_id, seq, m.id, m.role, m.kind, m.dumps(), n, now)
-                 for seq, m, n in zip(seqs, messages, counts)])
+                [
+                    (session_id, seq, m.id, m.role, m.kind, m.dumps(), n, now)
+                    for seq, m, n in zip(seqs, messages, counts, strict=False)
+                ],
+            )
             await conn.execute(
                 "UPDATE sessions SET updated = ?, message_count = message_count + ?, "
                 "tokens = tokens + ?, title = coalesce(title, ?) WHERE id = ?",
-                (now, len(messages), sum(n or 0 for n in counts),
-                 None if title else _title_from(messages), session_id))
+                (
+                    now,
+                    len(messages),
+                    sum(n or 0 for n in counts),
+                    None if title else _title_from(messages),
+                    session_id,
+                ),
+            )
         return seqs
 
     async def transcript(self, session_id: str, after_seq: int = 0) -> list[Message]:
         """Every message (after `after_seq`), in order."""
         await self.get(session_id)
         rows = await self.db.fetchall(
-            "SELECT json FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq",
-            (session_id, after_seq))
+            "SELECT json FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq", (session_id, after_seq)
+        )
         return [Message.loads(text) for (text,) in rows]
 
     async def last_sequence(self, session_id: str) -> int:
         await self.get(session_id)
         row = await self.db.fetchone(
-            "SELECT coalesce(max(seq), 0) FROM messages WHERE session_id = ?", (session_id,))
+            "SELECT coalesce(max(seq), 0) FROM messages WHERE session_id = ?", (session_id,)
+        )
         return int(row[0])
 
-    async def save_snapshot(self, session_id: str, messages: Sequence[Message],
-                            token_count: int, through_seq: int) -> int:
+    async def save_snapshot(
+        self, session_id: str, messages: Sequence[Message], token_count: int, through_seq: int
+    ) -> int:
         """Record the compacted history, covering the transcript up to `through_seq`."""
-        text = json.dumps([m.to_json() for m in messages], ensure_ascii=False,
-                          separators=(",", ":"))
+        text = json.dumps([m.to_json() for m in messages], ensure_ascii=False, separators=(",", ":"))
         async with self.db.write() as conn:
             async with conn.execute(
-                    "SELECT (SELECT coalesce(max(seq), 0) FROM messages WHERE session_id = ?) "
-                    "FROM sessions WHERE id = ?", (session_id, session_id)) as cur:
+                "SELECT (SELECT coalesce(max(seq), 0) FROM messages WHERE session_id = ?) "
+                "FROM sessions WHERE id = ?",
+                (session_id, session_id),
+            ) as cur:
                 row = await cur.fetchone()
             if row is None:
                 raise SessionNotFound(f"no session {session_id} to snapshot")
             if not 0 <= through_seq <= row[0]:
-                raise StoreError(f"snapshot covers sequence {through_seq}, but session "
-                                 f"{session_id} has {row[0]} messages")
+                raise StoreError(
+                    f"snapshot covers sequence {through_seq}, but session {session_id} has {row[0]} messages"
+                )
             now = time.time()
             async with conn.execute(
-                    "INSERT INTO session_snapshots (session_id, messages, token_count, "
-                    "through_seq, created) VALUES (?, ?, ?, ?, ?)",
-                    (session_id, text, token_count, through_seq, now)) as cur:
+                "INSERT INTO session_snapshots (session_id, messages, token_count, "
+                "through_seq, created) VALUES (?, ?, ?, ?, ?)",
+                (session_id, text, token_count, through_seq, now),
+            ) as cur:
                 snapshot_id = cur.lastrowid
             await conn.execute("UPDATE sessions SET updated = ? WHERE id = ?", (now, session_id))
         return int(snapshot_id)
@@ -163,7 +178,9 @@ class SessionStore:
         await self.get(session_id)
         row = await self.db.fetchone(
             "SELECT messages, through_seq FROM session_snapshots WHERE session_id = ? "
-            "ORDER BY id DESC LIMIT 1", (session_id,))
+            "ORDER BY id DESC LIMIT 1",
+            (session_id,),
+        )
         if row is None:
             return await self.transcript(session_id)
         try:
@@ -177,13 +194,15 @@ class SessionStore:
         """Add one reply's cost; None (an unknown price) makes the session's total unknown."""
         async with self.db.write() as conn:
             await conn.execute(
-                "UPDATE sessions SET cost = cost + ?, cost_unknown = max(cost_unknown, ?) "
-                "WHERE id = ?", (cost or 0.0, 1 if cost is None else 0, session_id))
+                "UPDATE sessions SET cost = cost + ?, cost_unknown = max(cost_unknown, ?) WHERE id = ?",
+                (cost or 0.0, 1 if cost is None else 0, session_id),
+            )
 
     async def rename(self, session_id: str, title: str) -> None:
         async with self.db.write() as conn:
-            cur = await conn.execute("UPDATE sessions SET title = ?, updated = ? WHERE id = ?",
-                                     (title, time.time(), session_id))
+            cur = await conn.execute(
+                "UPDATE sessions SET title = ?, updated = ? WHERE id = ?", (title, time.time(), session_id)
+            )
             if cur.rowcount == 0:
                 raise SessionNotFound(f"no session {session_id} to rename")
 

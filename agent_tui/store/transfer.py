@@ -39,8 +39,7 @@ def _part(raw: bytes) -> dict[str, str]:
         return {"base64": base64.b64encode(raw).decode("ascii")}
 
 
-async def _write_rows(db: Database, out: TextIO, sql: str, params: tuple[Any, ...],
-                      shape: Any) -> None:
+async def _write_rows(db: Database, out: TextIO, sql: str, params: tuple[Any, ...], shape: Any) -> None:
     last, first = 0, True
     while True:
         rows = await db.fetchall(sql, (*params, last))
@@ -61,29 +60,43 @@ async def export_session(db: Database, info: SessionInfo, path: Path) -> Path:
             out.write(f'{{"format":"{FORMAT}","version":{VERSION},"session":{_dump(asdict(info))}')
             out.write(',"messages":[')
             await _write_rows(
-                db, out, "SELECT id, seq, tokens, created, json FROM messages WHERE session_id = ? "
-                "AND id > ? ORDER BY id LIMIT 500", (info.id,),
-                lambda r: {"seq": r[1], "tokens": r[2], "created": r[3],
-                           "message": json.loads(r[4])})
+                db,
+                out,
+                "SELECT id, seq, tokens, created, json FROM messages WHERE session_id = ? "
+                "AND id > ? ORDER BY id LIMIT 500",
+                (info.id,),
+                lambda r: {"seq": r[1], "tokens": r[2], "created": r[3], "message": json.loads(r[4])},
+            )
             out.write('],"snapshots":[')
             await _write_rows(
-                db, out, "SELECT id, token_count, through_seq, created, messages FROM "
+                db,
+                out,
+                "SELECT id, token_count, through_seq, created, messages FROM "
                 "session_snapshots WHERE session_id = ? AND id > ? ORDER BY id LIMIT 20",
                 (info.id,),
-                lambda r: {"token_count": r[1], "through_seq": r[2], "created": r[3],
-                           "messages": json.loads(r[4])})
+                lambda r: {
+                    "token_count": r[1],
+                    "through_seq": r[2],
+                    "created": r[3],
+                    "messages": json.loads(r[4]),
+                },
+            )
             out.write('],"blobs":[')
             blobs = await db.fetchall(
                 f"SELECT {', '.join(_BLOB_COLUMNS)} FROM tool_result_blobs "
-                "WHERE session_id = ? AND complete = 1 ORDER BY created, rowid", (info.id,))
+                "WHERE session_id = ? AND complete = 1 ORDER BY created, rowid",
+                (info.id,),
+            )
             for index, blob in enumerate(blobs):
-                head = _dump(dict(zip(_BLOB_COLUMNS, blob)))
+                head = _dump(dict(zip(_BLOB_COLUMNS, blob, strict=False)))
                 out.write(("," if index else "") + head[:-1] + ',"parts":[')
                 seq = 0
                 while True:
                     rows = await db.fetchall(
                         "SELECT seq, codec, data FROM blob_chunks WHERE blob_id = ? AND seq >= ? "
-                        "ORDER BY seq LIMIT 16", (blob[0], seq))
+                        "ORDER BY seq LIMIT 16",
+                        (blob[0], seq),
+                    )
                     if not rows:
                         break
                     for seq, codec, data in rows:
@@ -108,8 +121,9 @@ def _load(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise StoreError(f"{path} is not an agent-tui session export")
     if data.get("version") != VERSION:
-        raise StoreError(f"{path} is export version {data.get('version')}; this agent-tui "
-                         f"reads version {VERSION}")
+        raise StoreError(
+            f"{path} is export version {data.get('version')}; this agent-tui reads version {VERSION}"
+        )
     return data
 
 
@@ -129,36 +143,61 @@ async def import_session(db: Database, path: Path) -> str:
         async with db.write() as conn:
             async with conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)) as cur:
                 if await cur.fetchone():
-                    raise StoreError(f"session {session_id} already exists in {db.path}; "
-                                     "delete it first to import this copy")
+                    raise StoreError(
+                        f"session {session_id} already exists in {db.path}; "
+                        "delete it first to import this copy"
+                    )
             await conn.execute(
                 "INSERT INTO sessions (id, title, project, model, created, updated, "
                 "message_count, tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (session_id, session.get("title"), session["project"], session.get("model"),
-                 session["created"], session["updated"], len(messages),
-                 sum(m.get("tokens") or 0 for m in messages)))
+                (
+                    session_id,
+                    session.get("title"),
+                    session["project"],
+                    session.get("model"),
+                    session["created"],
+                    session["updated"],
+                    len(messages),
+                    sum(m.get("tokens") or 0 for m in messages),
+                ),
+            )
             await conn.executemany(
                 "INSERT INTO messages (session_id, seq, message_id, role, kind, json, tokens, "
                 "created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [(session_id, m["seq"], m["message"]["id"], m["message"]["role"],
-                  m["message"].get("kind", "chat"), _dump(m["message"]), m.get("tokens"),
-                  m["created"]) for m in messages])
+                [
+                    (
+                        session_id,
+                        m["seq"],
+                        m["message"]["id"],
+                        m["message"]["role"],
+                        m["message"].get("kind", "chat"),
+                        _dump(m["message"]),
+                        m.get("tokens"),
+                        m["created"],
+                    )
+                    for m in messages
+                ],
+            )
             for snap in data.get("snapshots", []):
                 await conn.execute(
                     "INSERT INTO session_snapshots (session_id, messages, token_count, "
                     "through_seq, created) VALUES (?, ?, ?, ?, ?)",
-                    (session_id, _dump(snap["messages"]), snap["token_count"],
-                     snap["through_seq"], snap["created"]))
+                    (
+                        session_id,
+                        _dump(snap["messages"]),
+                        snap["token_count"],
+                        snap["through_seq"],
+                        snap["created"],
+                    ),
+                )
             for blob in data.get("blobs", []):
                 await _import_blob(conn, session_id, blob)
     except StoreError:
         raise
     except (KeyError, TypeError, ValueError, zlib.error) as exc:
-        raise StoreError(f"{path} is not a valid session export ({type(exc).__name__}: "
-                         f"{exc})") from exc
+        raise StoreError(f"{path} is not a valid session export ({type(exc).__name__}: {exc})") from exc
     except sqlite3.IntegrityError as exc:
-        raise StoreError(f"{path} holds ids already in {db.path} ({exc}); nothing was "
-                         "imported") from exc
+        raise StoreError(f"{path} holds ids already in {db.path} ({exc}); nothing was imported") from exc
     return session_id
 
 
@@ -166,8 +205,16 @@ async def _import_blob(conn: Any, session_id: str, blob: dict[str, Any]) -> None
     await conn.execute(
         "INSERT INTO tool_result_blobs (id, session_id, tool_name, tool_call_id, complete, "
         "created, last_accessed, access_count) VALUES (?, ?, ?, ?, 0, ?, ?, ?)",
-        (blob["id"], session_id, blob["tool_name"], blob.get("tool_call_id"), blob["created"],
-         blob.get("last_accessed"), blob.get("access_count") or 0))
+        (
+            blob["id"],
+            session_id,
+            blob["tool_name"],
+            blob.get("tool_call_id"),
+            blob["created"],
+            blob.get("last_accessed"),
+            blob.get("access_count") or 0,
+        ),
+    )
     data = b"".join(_bytes_of(part) for part in blob.get("parts", []))
     done = Assembler(blob["id"])
     for start, end in slices(data):

@@ -15,9 +15,9 @@ import asyncio
 import logging
 import sqlite3
 import time
+from collections.abc import AsyncIterator
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import AsyncIterator
 
 import aiosqlite
 
@@ -64,8 +64,9 @@ def pack(data: bytes, start: int, end: int, chunk_size: int) -> Packed:
     rows = []
     for c in chunks:
         codec, packed = compress(c.data)
-        rows.append((c.seq, c.first_line, c.end_line, c.start_byte, len(c.data),
-                     b"\x00" in c.data, codec, packed))
+        rows.append(
+            (c.seq, c.first_line, c.end_line, c.start_byte, len(c.data), b"\x00" in c.data, codec, packed)
+        )
     return Packed(rows, chunker.newlines, len(piece), chunker.ends_with_newline, piece[:4096])
 
 
@@ -93,9 +94,20 @@ class Assembler:
 
     def rows(self, packed: Packed) -> list[tuple[object, ...]]:
         lines, offset = self.newlines, self.byte_size
-        rows = [(self.blob_id, self.seq + seq, first + lines, end + lines, start + offset, raw,
-                 codec, None if binary or start + offset >= FTS_LIMIT else 0, data)
-                for seq, first, end, start, raw, binary, codec, data in packed.chunks]
+        rows = [
+            (
+                self.blob_id,
+                self.seq + seq,
+                first + lines,
+                end + lines,
+                start + offset,
+                raw,
+                codec,
+                None if binary or start + offset >= FTS_LIMIT else 0,
+                data,
+            )
+            for seq, first, end, start, raw, binary, codec, data in packed.chunks
+        ]
         if not self.byte_size:
             self.head = packed.head
         self.seq += len(packed.chunks)
@@ -112,12 +124,14 @@ class Assembler:
         return self.newlines + (0 if self.ends_with_newline else 1)
 
 
-async def insert_blob(conn: aiosqlite.Connection, session_id: str, tool_name: str,
-                       tool_call_id: str | None, complete: bool) -> str:
+async def insert_blob(
+    conn: aiosqlite.Connection, session_id: str, tool_name: str, tool_call_id: str | None, complete: bool
+) -> str:
     async with conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)) as cur:
         if await cur.fetchone() is None:
-            raise SessionNotFound(f"no session {session_id}: create the session before "
-                                  "storing its tool outputs")
+            raise SessionNotFound(
+                f"no session {session_id}: create the session before storing its tool outputs"
+            )
     for _ in range(5):
         blob_id = new_ref_id()
         try:
@@ -141,19 +155,26 @@ async def finish_blob(conn: aiosqlite.Connection, done: Assembler) -> None:
     if done.byte_size <= INLINE_INDEX_BYTES:
         await conn.execute(
             "INSERT INTO blob_fts (rowid, text) SELECT id, agent_tui_text(codec, data) "
-            "FROM blob_chunks WHERE blob_id = ? AND indexed = 0", (done.blob_id,))
+            "FROM blob_chunks WHERE blob_id = ? AND indexed = 0",
+            (done.blob_id,),
+        )
         await conn.execute(
-            "UPDATE blob_chunks SET indexed = 1 WHERE blob_id = ? AND indexed = 0",
-            (done.blob_id,))
+            "UPDATE blob_chunks SET indexed = 1 WHERE blob_id = ? AND indexed = 0", (done.blob_id,)
+        )
 
 
-async def write_whole(db: Database, pool: Executor, session_id: str, tool_name: str,
-                      tool_call_id: str | None, content: str | bytes,
-                      chunk_size: int) -> ResultRef:
+async def write_whole(
+    db: Database,
+    pool: Executor,
+    session_id: str,
+    tool_name: str,
+    tool_call_id: str | None,
+    content: str | bytes,
+    chunk_size: int,
+) -> ResultRef:
     loop = asyncio.get_running_loop()
     data = to_bytes(content)
-    packing = [loop.run_in_executor(pool, pack, data, start, end, chunk_size)
-               for start, end in slices(data)]
+    packing = [loop.run_in_executor(pool, pack, data, start, end, chunk_size) for start, end in slices(data)]
     try:
         async with db.write() as conn:
             done = Assembler(await insert_blob(conn, session_id, tool_name, tool_call_id, True))
@@ -166,9 +187,15 @@ async def write_whole(db: Database, pool: Executor, session_id: str, tool_name: 
     return ResultRef(done.blob_id, done.byte_size, done.line_count, tool_name, session_id)
 
 
-async def write_stream(db: Database, pool: Executor, session_id: str, tool_name: str,
-                       tool_call_id: str | None, stream: AsyncIterator[bytes],
-                       chunk_size: int) -> ResultRef:
+async def write_stream(
+    db: Database,
+    pool: Executor,
+    session_id: str,
+    tool_name: str,
+    tool_call_id: str | None,
+    stream: AsyncIterator[bytes],
+    chunk_size: int,
+) -> ResultRef:
     loop = asyncio.get_running_loop()
     async with db.write() as conn:
         done = Assembler(await insert_blob(conn, session_id, tool_name, tool_call_id, False))
@@ -198,8 +225,7 @@ async def write_stream(db: Database, pool: Executor, session_id: str, tool_name:
         await store(in_flight)
         in_flight = None
         if pending:
-            await store(loop.run_in_executor(pool, pack, b"".join(parts), 0, pending,
-                                             chunk_size))
+            await store(loop.run_in_executor(pool, pack, b"".join(parts), 0, pending, chunk_size))
         async with db.write() as conn:
             await finish_blob(conn, done)
     except BaseException:

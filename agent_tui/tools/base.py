@@ -9,9 +9,10 @@ the model sees (a view for non-paged tools, the page for paged ones).
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
     from agent_tui.messages import ResultRef
@@ -106,9 +107,7 @@ def short_arguments(arguments: str, limit: int = 60) -> str:
     else:
         if isinstance(value, dict):
             first = next(iter(value.values()), "") if len(value) == 1 else None
-            text = str(first) if first is not None else " ".join(
-                f"{k}={v}" for k, v in value.items()
-            )
+            text = str(first) if first is not None else " ".join(f"{k}={v}" for k, v in value.items())
         else:
             text = str(value)
     text = " ".join(text.split())

@@ -15,8 +15,9 @@ import logging
 import os
 import signal
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any
 
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 
@@ -233,22 +234,24 @@ class BashTool:
             },
         )
 
-    async def _spawn(
-        self, command: str, ctx: ToolContext
-    ) -> tuple[asyncio.SubprocessTransport, _Protocol]:
+    async def _spawn(self, command: str, ctx: ToolContext) -> tuple[asyncio.SubprocessTransport, _Protocol]:
         """Start bash in its own process group. A cancellation that lands while asyncio is still
         connecting the pipes would otherwise kill bash alone and orphan what it already started."""
         loop = asyncio.get_running_loop()
-        spawn = asyncio.ensure_future(loop.subprocess_exec(
-            lambda: _Protocol(loop),
-            "bash", "-c", command,
-            cwd=ctx.workspace,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,  # its own process group: killed as a whole
-            env={**os.environ, **_ENV_OVERRIDES},
-        ))
+        spawn = asyncio.ensure_future(
+            loop.subprocess_exec(
+                lambda: _Protocol(loop),
+                "bash",
+                "-c",
+                command,
+                cwd=ctx.workspace,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True,  # its own process group: killed as a whole
+                env={**os.environ, **_ENV_OVERRIDES},
+            )
+        )
         try:
             return await asyncio.shield(spawn)
         except asyncio.CancelledError:
@@ -265,7 +268,7 @@ class BashTool:
         await terminate_group(pgid, self.kill_grace)
         try:  # let the child watcher reap bash, so nothing is left half-closed
             await asyncio.wait_for(protocol.exited.wait(), self.kill_grace)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             log.warning("bash (pid %d) not reaped after its group was killed", pgid)
 
     async def _collect(self, proc: asyncio.subprocess.Process, ctx: ToolContext) -> tuple[Any, str, int]:

@@ -30,8 +30,10 @@ class ReadResult:
             "type": "object",
             "properties": {
                 "ref_id": {"type": "string", "description": REF_HELP},
-                "offset": {"type": "integer", "description": "First line (1-based); default 1, "
-                           "or the start of a URI's :L range."},
+                "offset": {
+                    "type": "integer",
+                    "description": "First line (1-based); default 1, or the start of a URI's :L range.",
+                },
                 "limit": {"type": "integer", "description": "How many lines (default 200)."},
             },
             "required": ["ref_id"],
@@ -50,9 +52,9 @@ class ReadResult:
         from agent_tui.store import StoreError
 
         try:
-            text = await store.results.read(str(args["ref_id"]), offset, limit,
-                                            session_id=ctx.session_id,
-                                            max_bytes=ctx.max_message_bytes)
+            text = await store.results.read(
+                str(args["ref_id"]), offset, limit, session_id=ctx.session_id, max_bytes=ctx.max_message_bytes
+            )
         except StoreError as exc:
             return ToolOutput.error(str(exc))
         return ToolOutput(text=text, summary=f"from line {offset or 1}")
@@ -68,8 +70,11 @@ class GrepResult:
             "properties": {
                 "ref_id": {"type": "string", "description": REF_HELP},
                 "pattern": {"type": "string", "description": "Python regular expression."},
-                "context": {"type": "integer", "description": "Lines of context around each "
-                            "match.", "default": 0},
+                "context": {
+                    "type": "integer",
+                    "description": "Lines of context around each match.",
+                    "default": 0,
+                },
             },
             "required": ["ref_id", "pattern"],
         },
@@ -83,9 +88,12 @@ class GrepResult:
         from agent_tui.store import StoreError
 
         try:
-            text = await store.results.grep(str(args["ref_id"]), str(args["pattern"]),
-                                            context=int(args.get("context") or 0),
-                                            session_id=ctx.session_id)
+            text = await store.results.grep(
+                str(args["ref_id"]),
+                str(args["pattern"]),
+                context=int(args.get("context") or 0),
+                session_id=ctx.session_id,
+            )
         except (StoreError, re.error) as exc:
             return ToolOutput.error(str(exc))
         return ToolOutput(text=text)
@@ -100,8 +108,7 @@ class Recall:
             "type": "object",
             "properties": {
                 "query": {"type": "string", "description": "Words to search for."},
-                "scope": {"type": "string", "enum": ["session", "project", "all"],
-                          "default": "all"},
+                "scope": {"type": "string", "enum": ["session", "project", "all"], "default": "all"},
                 "limit": {"type": "integer", "default": 10},
             },
             "required": ["query"],
@@ -126,8 +133,7 @@ class Recall:
         except StoreError as exc:
             return ToolOutput.error(str(exc))
         if not hits:
-            return ToolOutput(text=f"No stored output matches {args['query']!r} ({scope}).",
-                              summary="0 hits")
+            return ToolOutput(text=f"No stored output matches {args['query']!r} ({scope}).", summary="0 hits")
         lines = [f"{len(hits)} stored output(s) match {args['query']!r}:"]
         for hit in hits:
             ref = getattr(hit, "ref", None)
@@ -150,8 +156,7 @@ class CompactContext:
         parameters={
             "type": "object",
             "properties": {
-                "instructions": {"type": "string",
-                                 "description": "What the summary must keep (optional)."},
+                "instructions": {"type": "string", "description": "What the summary must keep (optional)."},
             },
         },
         source="context",

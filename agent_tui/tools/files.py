@@ -39,15 +39,17 @@ def unified_diff(old: str | None, new: str, rel: str) -> str:
         fromfile="/dev/null" if old is None else f"a/{rel}",
         tofile=f"b/{rel}",
     )
-    text = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+    text = "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
+    )
     if len(text) > MAX_DIFF_CHARS:
         text = text[:MAX_DIFF_CHARS] + f"\n[… diff cut at {MAX_DIFF_CHARS} characters …]\n"
     return text
 
 
 def _diff_stat(diff: str) -> str:
-    added = sum(1 for l in diff.splitlines() if l.startswith("+") and not l.startswith("+++"))
-    removed = sum(1 for l in diff.splitlines() if l.startswith("-") and not l.startswith("---"))
+    added = sum(1 for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++"))
+    removed = sum(1 for line in diff.splitlines() if line.startswith("-") and not line.startswith("---"))
     return f"+{added} -{removed}"
 
 
@@ -100,7 +102,9 @@ def plan_edit(workspace: Path, args: dict[str, Any]) -> tuple[Path, str, str, in
             f"old_string matches {count} places in {rel}; include more surrounding lines to make "
             "it unique, or pass replace_all=true to replace every occurrence."
         )
-    new_text = text.replace(old_string, new_string) if replace_all else text.replace(old_string, new_string, 1)
+    new_text = (
+        text.replace(old_string, new_string) if replace_all else text.replace(old_string, new_string, 1)
+    )
     return target, text, new_text, count if replace_all else 1
 
 
@@ -252,7 +256,10 @@ class EditFileTool:
                 "path": {"type": "string", "description": "File path, relative to the workspace."},
                 "old_string": {"type": "string", "description": "Exact text to replace."},
                 "new_string": {"type": "string", "description": "Replacement text."},
-                "replace_all": {"type": "boolean", "description": "Replace every occurrence (default false)."},
+                "replace_all": {
+                    "type": "boolean",
+                    "description": "Replace every occurrence (default false).",
+                },
             },
             "required": ["path", "old_string", "new_string"],
         },

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 ALWAYS_SKIPPED = frozenset({".git"})
 

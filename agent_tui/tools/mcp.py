@@ -18,10 +18,11 @@ import json
 import logging
 import re
 import weakref
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from agent_tui import paths
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
@@ -66,15 +67,21 @@ def parse_servers(table: Mapping[str, Any]) -> tuple[list[ServerConfig], list[st
         elif unknown:
             problems.append(f"{where}: unknown key {unknown[0]} (known: {', '.join(sorted(_KEYS))})")
         elif not isinstance(raw.get("command"), str) or not raw["command"].strip():
-            problems.append(f"{where}: command must be a string, e.g. command = \"uvx\"")
+            problems.append(f'{where}: command must be a string, e.g. command = "uvx"')
         elif not isinstance(args, list) or not all(isinstance(a, str) for a in args):
             problems.append(f"{where}: args must be a list of strings")
         elif not isinstance(env, Mapping):
             problems.append(f"{where}: env must be a table of strings")
         elif raw.get("enabled", True):
-            servers.append(ServerConfig(name, raw["command"], tuple(args),
-                                        {str(k): str(v) for k, v in env.items()},
-                                        raw.get("cwd")))
+            servers.append(
+                ServerConfig(
+                    name,
+                    raw["command"],
+                    tuple(args),
+                    {str(k): str(v) for k, v in env.items()},
+                    raw.get("cwd"),
+                )
+            )
     return servers, problems
 
 
@@ -206,8 +213,7 @@ class McpServer:
         self.manager._withdraw(self)
         self.settled.set()
         gone = f"; its {had} tool{'s are' if had != 1 else ' is'} gone" if had else ""
-        self.manager._warn(f"MCP server {self.config.name!r} {state}: {reason}{gone} "
-                           f"(log: {self.log_path}).")
+        self.manager._warn(f"MCP server {self.config.name!r} {state}: {reason}{gone} (log: {self.log_path}).")
 
     async def _run(self) -> None:
         from mcp import Client
@@ -217,13 +223,15 @@ class McpServer:
         from agent_tui import __version__
 
         c = self.config
-        params = StdioServerParameters(command=c.command, args=list(c.args), env=dict(c.env),
-                                       cwd=c.cwd or str(self.manager.workspace))
+        params = StdioServerParameters(
+            command=c.command, args=list(c.args), env=dict(c.env), cwd=c.cwd or str(self.manager.workspace)
+        )
         errlog = self.log_path.open("a", encoding="utf-8")
         try:
             transport = _watched(stdio_client(params, errlog=errlog), self._closed.set)
-            async with Client(transport, client_info=Implementation(
-                    name="agent-tui", version=__version__)) as client:
+            async with Client(
+                transport, client_info=Implementation(name="agent-tui", version=__version__)
+            ) as client:
                 listed, cursor = [], None
                 while True:
                     page = await client.list_tools(cursor=cursor)
@@ -248,7 +256,7 @@ class McpServer:
             if self.state != "ready" or self._stop.is_set():
                 return  # our own startup timeout or stop, already reported
             raise
-        except Exception as exc:  # noqa: BLE001 - one server's failure is a warning, no more
+        except Exception as exc:
             log.debug("MCP server %s failed", c.name, exc_info=True)
             self._fail(_reason(exc), state="exited" if self.state == "ready" else "failed")
         finally:
@@ -269,13 +277,13 @@ class McpServer:
     async def call(self, name: str, args: dict[str, Any], timeout: float) -> ToolOutput:
         client = self._client
         if self.state != "ready" or client is None:
-            return ToolOutput.error(f"MCP server {self.config.name!r} is not running "
-                                    f"({self.error or self.state})")
+            return ToolOutput.error(
+                f"MCP server {self.config.name!r} is not running ({self.error or self.state})"
+            )
         try:
             result = await asyncio.wait_for(client.call_tool(name, args), timeout)
         except TimeoutError:
-            return ToolOutput.error(f"{self.config.name}: {name} did not answer within "
-                                    f"{timeout:g} s")
+            return ToolOutput.error(f"{self.config.name}: {name} did not answer within {timeout:g} s")
         except Exception as exc:  # noqa: BLE001 - MCPError, a dead pipe: the model reads it
             if self._closed.is_set():
                 return ToolOutput.error(f"MCP server {self.config.name!r} exited during the call")
@@ -325,9 +333,15 @@ class ServerReport:
 class McpManager:
     """Every configured server of one app, and the registries their tools go into."""
 
-    def __init__(self, servers: list[ServerConfig], *, workspace: Path,
-                 startup_timeout: float = 20.0, problems: Sequence[str] = (),
-                 log_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        servers: list[ServerConfig],
+        *,
+        workspace: Path,
+        startup_timeout: float = 20.0,
+        problems: Sequence[str] = (),
+        log_dir: Path | None = None,
+    ) -> None:
         self.configs = servers
         self.workspace = workspace
         self.startup_timeout = startup_timeout
@@ -342,8 +356,9 @@ class McpManager:
     @classmethod
     def from_config(cls, config: Any, workspace: Path) -> McpManager:
         servers, problems = parse_servers(config.mcp.servers)
-        return cls(servers, workspace=workspace, startup_timeout=config.mcp.startup_timeout,
-                   problems=problems)
+        return cls(
+            servers, workspace=workspace, startup_timeout=config.mcp.startup_timeout, problems=problems
+        )
 
     def start(self) -> None:
         """Launch every server in the background (idempotent); returns at once."""
@@ -387,12 +402,23 @@ class McpManager:
         out = []
         for config in self.configs:
             server = self.servers.get(config.name)
-            tools = tuple(ToolReport(t.spec.name, counter.count_tool_schema(t.spec.schema()),
-                                     t.spec.description.split("\n", 1)[0])
-                          for t in (server.tools if server and server.state == "ready" else ()))
-            out.append(ServerReport(config.name, server.state if server else "not started",
-                                    server.error if server else None,
-                                    " ".join([config.command, *config.args]), tools))
+            tools = tuple(
+                ToolReport(
+                    t.spec.name,
+                    counter.count_tool_schema(t.spec.schema()),
+                    t.spec.description.split("\n", 1)[0],
+                )
+                for t in (server.tools if server and server.state == "ready" else ())
+            )
+            out.append(
+                ServerReport(
+                    config.name,
+                    server.state if server else "not started",
+                    server.error if server else None,
+                    " ".join([config.command, *config.args]),
+                    tools,
+                )
+            )
         return out
 
     async def stop(self) -> None:

@@ -15,9 +15,10 @@ import fnmatch
 import json
 import logging
 import re
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from agent_tui.tools.base import ToolSpec
@@ -30,16 +31,68 @@ _SHELL_META = re.compile(r"[;&|`<>\n\r]|\$\(")
 """Chaining, pipes, backgrounding, substitution and redirection: what may not follow a prefix."""
 
 # Commands whose first word is only a launcher: their prefix is the first two (or three) words.
-_SUBCOMMAND_TOOLS = frozenset({
-    "git", "npm", "pnpm", "yarn", "cargo", "go", "docker", "kubectl", "uv", "poetry", "pip",
-    "pip3", "make", "just", "dotnet", "gradle", "mvn", "bundle", "rake", "hatch", "tox", "nox",
-})
+_SUBCOMMAND_TOOLS = frozenset(
+    {
+        "git",
+        "npm",
+        "pnpm",
+        "yarn",
+        "cargo",
+        "go",
+        "docker",
+        "kubectl",
+        "uv",
+        "poetry",
+        "pip",
+        "pip3",
+        "make",
+        "just",
+        "dotnet",
+        "gradle",
+        "mvn",
+        "bundle",
+        "rake",
+        "hatch",
+        "tox",
+        "nox",
+    }
+)
 # Prefixes that would let anything run (`bash -c …`, `sudo …`, `python -c …`): never suggested.
-_ANY_COMMAND = frozenset({
-    "bash", "sh", "zsh", "fish", "dash", "sudo", "su", "doas", "env", "eval", "exec", "xargs",
-    "nohup", "timeout", "time", "nice", "command", "builtin", "source", ".", "rm", "dd", "find",
-    "python", "python3", "node", "ruby", "perl", "php", "deno", "bun",
-})
+_ANY_COMMAND = frozenset(
+    {
+        "bash",
+        "sh",
+        "zsh",
+        "fish",
+        "dash",
+        "sudo",
+        "su",
+        "doas",
+        "env",
+        "eval",
+        "exec",
+        "xargs",
+        "nohup",
+        "timeout",
+        "time",
+        "nice",
+        "command",
+        "builtin",
+        "source",
+        ".",
+        "rm",
+        "dd",
+        "find",
+        "python",
+        "python3",
+        "node",
+        "ruby",
+        "perl",
+        "php",
+        "deno",
+        "bun",
+    }
+)
 _INTERPRETERS = frozenset({"python", "python3", "node", "ruby", "perl", "php", "deno", "bun"})
 
 
@@ -105,11 +158,11 @@ def bash_prefix_matches(prefix: str, command: str) -> bool:
         literal = prefix[: prefix.index("*")]
         if not command.startswith(literal) or not fnmatch.fnmatchcase(command, prefix):
             return False
-        rest = command[len(literal):]
+        rest = command[len(literal) :]
     elif command == prefix:
         return True
     elif command.startswith(prefix + " "):
-        rest = command[len(prefix):]
+        rest = command[len(prefix) :]
     else:
         return False
     return not _SHELL_META.search(rest)
@@ -156,7 +209,7 @@ def build_preview(tool: str, args: dict[str, Any], workspace: Path) -> str:
 
         try:
             return (preview_write if tool == "write_file" else preview_edit)(args, workspace)
-        except Exception as exc:  # noqa: BLE001 - a preview never blocks the question
+        except Exception as exc:
             log.exception("preview for %s failed", tool)
             return f"(no preview: {exc})"
     return json.dumps(args, ensure_ascii=False, indent=2)
@@ -262,7 +315,7 @@ class PermissionPolicy:
 
                 written = await asyncio.to_thread(add_rule, rule, workspace)
                 log.info("allow rule %r written to %s", rule, written)
-            except Exception:  # noqa: BLE001 - the rule still holds for this process
+            except Exception:
                 log.exception("could not write allow rule %r", rule)
             return True, f"allowed from now on by rule {rule}"
         if decision.action == "allow_session":

@@ -9,7 +9,8 @@ thing that passes through, so Ctrl-C still stops a running tool.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Iterable
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from agent_tui.tools.base import Tool, ToolContext, ToolOutput, ToolSpec
 
@@ -126,7 +127,7 @@ class ToolRegistry:
             return ToolOutput.error(problem)
         try:
             return await tool.run(args, ctx)
-        except Exception as exc:  # noqa: BLE001 - a tool bug is an error result, never a dead loop
+        except Exception as exc:
             log.exception("tool %s failed (call %s)", call.name, call.id)
             return ToolOutput.error(f"{call.name} failed: {type(exc).__name__}: {exc}")
 
@@ -138,5 +139,11 @@ def builtin_tools() -> list[Tool]:
     from agent_tui.tools.search import GlobTool, GrepTool, ListDirTool
 
     return [
-        ReadFileTool(), WriteFileTool(), EditFileTool(), BashTool(), GrepTool(), GlobTool(), ListDirTool(),
+        ReadFileTool(),
+        WriteFileTool(),
+        EditFileTool(),
+        BashTool(),
+        GrepTool(),
+        GlobTool(),
+        ListDirTool(),
     ]

@@ -10,8 +10,9 @@ from __future__ import annotations
 import asyncio
 import re
 import stat as stat_mod
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 from agent_tui.tools.gitignore import IgnoreRules, glob_regex, walk_files
@@ -39,10 +40,19 @@ class GrepTool:
             "type": "object",
             "properties": {
                 "pattern": {"type": "string", "description": "Python regex to search for."},
-                "path": {"type": "string", "description": "Directory or file to search (default: workspace)."},
-                "glob": {"type": "string", "description": "Only files matching this glob; without `/` it matches file names."},
+                "path": {
+                    "type": "string",
+                    "description": "Directory or file to search (default: workspace).",
+                },
+                "glob": {
+                    "type": "string",
+                    "description": "Only files matching this glob; without `/` it matches file names.",
+                },
                 "ignore_case": {"type": "boolean", "description": "Case-insensitive (default false)."},
-                "max_results": {"type": "integer", "description": "Stop after this many matches (default 500)."},
+                "max_results": {
+                    "type": "integer",
+                    "description": "Stop after this many matches (default 500).",
+                },
             },
             "required": ["pattern"],
         },
@@ -91,7 +101,9 @@ class GrepTool:
         start_rel = "" if start == ctx.workspace.resolve() else relative(ctx.workspace, start) + "/"
         for path, rel in self._files(ctx, start):
             if matcher is not None:
-                subject = path.name if by_name else rel[len(start_rel):] if rel.startswith(start_rel) else rel
+                subject = (
+                    path.name if by_name else rel[len(start_rel) :] if rel.startswith(start_rel) else rel
+                )
                 if not matcher.match(subject):
                     continue
             try:
@@ -118,7 +130,9 @@ class GrepTool:
         where = relative(ctx.workspace, start)
         meta = {"matches": len(lines), "files": files_with_hits, "path": where, "truncated": truncated}
         if not lines:
-            return ToolOutput(text=f"No matches for /{regex.pattern}/ in {where}.", summary="0 matches", meta=meta)
+            return ToolOutput(
+                text=f"No matches for /{regex.pattern}/ in {where}.", summary="0 matches", meta=meta
+            )
         text = "\n".join(lines)
         if truncated:
             text += f"\n[stopped at {max_results} matches; narrow the pattern, path or glob]"
@@ -163,7 +177,7 @@ class GlobTool:
         start_rel = "" if start == ctx.workspace.resolve() else relative(ctx.workspace, start) + "/"
         found: list[tuple[float, str]] = []
         for path, rel in walk_files(ctx.workspace, start, max_depth=depth):
-            if matcher.match(rel[len(start_rel):]):
+            if matcher.match(rel[len(start_rel) :]):
                 try:
                     found.append((path.stat().st_mtime, rel))
                 except OSError:

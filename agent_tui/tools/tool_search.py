@@ -28,10 +28,15 @@ class ToolSearchTool:
         parameters={
             "type": "object",
             "properties": {
-                "query": {"type": "string",
-                          "description": "Words naming what the tool should do, or its name."},
-                "limit": {"type": "integer", "description": "How many tools at most.",
-                          "default": DEFAULT_LIMIT},
+                "query": {
+                    "type": "string",
+                    "description": "Words naming what the tool should do, or its name.",
+                },
+                "limit": {
+                    "type": "integer",
+                    "description": "How many tools at most.",
+                    "default": DEFAULT_LIMIT,
+                },
             },
             "required": ["query"],
         },
@@ -49,22 +54,23 @@ class ToolSearchTool:
         limit = max(1, min(int(args.get("limit") or DEFAULT_LIMIT), MAX_LIMIT))
         found = prompts.search_tools(query, limit)
         if not found:
-            return ToolOutput(text=f"No tool matches {query!r}. Try other words.",
-                              summary="no match")
-        return ToolOutput(text=format_matches(found, ctx.max_message_bytes),
-                          summary=f"{len(found)} tool{'s' if len(found) != 1 else ''}",
-                          meta={"tools": [spec.name for spec in found]})
+            return ToolOutput(text=f"No tool matches {query!r}. Try other words.", summary="no match")
+        return ToolOutput(
+            text=format_matches(found, ctx.max_message_bytes),
+            summary=f"{len(found)} tool{'s' if len(found) != 1 else ''}",
+            meta={"tools": [spec.name for spec in found]},
+        )
 
 
 def format_matches(specs: list[ToolSpec], max_bytes: int) -> str:
     """Name, description and schema of each match, stopping before `max_bytes`."""
-    head = (f"Found {len(specs)} tool{'s' if len(specs) != 1 else ''}; "
-            "you can call them from your next step:")
+    head = f"Found {len(specs)} tool{'s' if len(specs) != 1 else ''}; you can call them from your next step:"
     parts = [head]
     size = len(head.encode())
     for shown, spec in enumerate(specs):
-        block = (f"\n\n## {spec.name}\n{spec.description.strip()}\nParameters: "
-                 + json.dumps(spec.parameters, separators=(",", ":"), ensure_ascii=False))
+        block = f"\n\n## {spec.name}\n{spec.description.strip()}\nParameters: " + json.dumps(
+            spec.parameters, separators=(",", ":"), ensure_ascii=False
+        )
         if size + len(block.encode()) > max_bytes - 100:
             parts.append(f"\n\n[{len(specs) - shown} more not shown: narrow the query]")
             break

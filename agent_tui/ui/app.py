@@ -14,8 +14,9 @@ import logging
 import os
 import signal
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Awaitable, Callable, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import events, on, work
@@ -48,19 +49,25 @@ def warm_imports() -> None:
     """Import what building services and sessions needs (run in a thread)."""
     import importlib
 
-    for name in ("agent_tui.store", "agent_tui.factory", "agent_tui.agent.session",
-                 "agent_tui.tools.registry", "agent_tui.llm.provider",
-                 "agent_tui.context.compaction", "rich.markdown"):
+    for name in (
+        "agent_tui.store",
+        "agent_tui.factory",
+        "agent_tui.agent.session",
+        "agent_tui.tools.registry",
+        "agent_tui.llm.provider",
+        "agent_tui.context.compaction",
+        "rich.markdown",
+    ):
         try:
             importlib.import_module(name)
-        except Exception:  # noqa: BLE001 - the real import reports it where it matters
+        except Exception:
             log.debug("warming %s failed", name, exc_info=True)
     try:
         # litellm takes 1-3 s to import; on the first turn that would freeze every tab.
         from agent_tui.llm.lazy import litellm
 
         litellm()
-    except Exception:  # noqa: BLE001 - the first model call reports a broken install
+    except Exception:
         log.debug("warming litellm failed", exc_info=True)
 
 
@@ -77,9 +84,15 @@ class AgentApp(AppCommands, App):
         Binding("ctrl+pagedown", "switch_tab(1)", "next tab", show=False),
     ]
 
-    def __init__(self, services: ServicesFactory | AppServices | None, *,
-                 continue_: bool = False, session_id: str | None = None,
-                 theme_name: str | None = None, workspace: Path | None = None) -> None:
+    def __init__(
+        self,
+        services: ServicesFactory | AppServices | None,
+        *,
+        continue_: bool = False,
+        session_id: str | None = None,
+        theme_name: str | None = None,
+        workspace: Path | None = None,
+    ) -> None:
         """`services` is a coroutine function building the services (the app then owns and
         closes them) or ready-made services (their owner closes them)."""
         super().__init__()
@@ -103,8 +116,15 @@ class AgentApp(AppCommands, App):
         """Set to a list to record, per key, seconds from its arrival to the next refresh."""
         self._register_themes()
 
-    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
-               timeout: float | None = None, markup: bool = False) -> None:
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
         """Notices carry user text and error messages (`[model] name`): no markup by default."""
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
@@ -153,8 +173,9 @@ class AgentApp(AppCommands, App):
         self.file_themes = list(dict.fromkeys(theme.name for theme in loaded.themes))
         """Themes from files (built-in and the user's), for /theme and the palette."""
         self._theme_problems = list(loaded.problems)
-        self._theme_name, problem = themes.pick_theme(self._theme_name, self.available_themes,
-                                                      listed=self.file_themes)
+        self._theme_name, problem = themes.pick_theme(
+            self._theme_name, self.available_themes, listed=self.file_themes
+        )
         if problem:
             self._theme_problems.append(problem)
         self.theme = self._theme_name
@@ -172,10 +193,13 @@ class AgentApp(AppCommands, App):
             # pass walks them all, a pause of 0.1-0.3 s that lands on some keystroke.
             gc.freeze()
             services = await self._factory() if self._factory is not None else None
-        except Exception as exc:  # noqa: BLE001 - the app stays open and says what failed
+        except Exception as exc:
             log.exception("building the services failed")
-            self.notify(f"Could not open the session store: {' '.join(str(exc).split())[:160]}"
-                        " (details in the log file)", severity="error")
+            self.notify(
+                f"Could not open the session store: {' '.join(str(exc).split())[:160]}"
+                " (details in the log file)",
+                severity="error",
+            )
             services = None
         self._services.set_result(services)
 
@@ -203,7 +227,7 @@ class AgentApp(AppCommands, App):
             if services is not None:
                 try:
                     await services.close()
-                except Exception:  # noqa: BLE001 - closing must never block the exit
+                except Exception:
                     log.exception("closing the services failed")
 
     # -- tabs --------------------------------------------------------------------------------
@@ -214,12 +238,12 @@ class AgentApp(AppCommands, App):
         pane = self.query_one(TabbedContent).active_pane
         return pane.query_one(SessionView) if pane is not None else None
 
-    async def add_tab(self, *, session_id: str | None = None,
-                      continue_: bool = False) -> SessionView:
+    async def add_tab(self, *, session_id: str | None = None, continue_: bool = False) -> SessionView:
         self._tab_count += 1
         number = self._tab_count
-        view = SessionView(self.services, self.ask_approval, number=number,
-                           session_id=session_id, continue_=continue_)
+        view = SessionView(
+            self.services, self.ask_approval, number=number, session_id=session_id, continue_=continue_
+        )
         self._views.append(view)
         tabs = self.query_one(TabbedContent)
         pane_id = f"tab-{number}"
@@ -247,7 +271,7 @@ class AgentApp(AppCommands, App):
         model = view.session.model if view and view.session else "no model"
         home = str(Path.home())
         where = str(self.workspace)
-        where = "~" + where[len(home):] if where.startswith(home) else where
+        where = "~" + where[len(home) :] if where.startswith(home) else where
         self.query_one("#topbar", Static).update(Text(f" agent-tui ─ {model} ─ {where}"))
 
     async def action_new_tab(self) -> None:
@@ -264,7 +288,8 @@ class AgentApp(AppCommands, App):
             from agent_tui.ui.screens.dialogs import ConfirmScreen
 
             if not await self.push_screen_wait_safe(
-                    ConfirmScreen(f"A turn is running in tab {view.number}. Close it anyway?")):
+                ConfirmScreen(f"A turn is running in tab {view.number}. Close it anyway?")
+            ):
                 return
         await self.close_view(view)
 
@@ -339,7 +364,10 @@ class AgentApp(AppCommands, App):
         from rich.text import Text
 
         self.bell()
-        self._exit_renderables.append(Text(
-            f"agent-tui stopped on an unexpected error; details in {paths.log_file()}. "
-            "Your session is saved: agent-tui --continue resumes it."))
+        self._exit_renderables.append(
+            Text(
+                f"agent-tui stopped on an unexpected error; details in {paths.log_file()}. "
+                "Your session is saved: agent-tui --continue resumes it."
+            )
+        )
         self._close_messages_no_wait()

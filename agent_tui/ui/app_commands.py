@@ -6,7 +6,8 @@ A mixin of `AgentApp`, so the palette and `/help`, `/context`, `/blobs`, `/theme
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import SystemCommand
@@ -56,16 +57,23 @@ class AppCommands:
                 await self.screen.open_ref(ref)
             return
         session = self.view.session if self.view is not None else None
-        self.push_screen(BlobsScreen(
-            services.store, session_id=session.session_id if session else None,
-            project=str(services.workspace), open_ref=ref or None,
-            hints=syntax_hints(session.history) if session else None))
+        self.push_screen(
+            BlobsScreen(
+                services.store,
+                session_id=session.session_id if session else None,
+                project=str(services.workspace),
+                open_ref=ref or None,
+                hints=syntax_hints(session.history) if session else None,
+            )
+        )
 
     def on_tool_line_open_output(self, event: ToolLine.OpenOutput) -> None:
         entry = event.entry
         if entry.ref is None:
-            self.notify(f"This {entry.name} output was not stored (it was short enough to keep "
-                        "whole): Enter unfolds it in the chat.")
+            self.notify(
+                f"This {entry.name} output was not stored (it was short enough to keep "
+                "whole): Enter unfolds it in the chat."
+            )
             return
         self.action_blobs(entry.ref)
 
@@ -75,11 +83,14 @@ class AppCommands:
 
         ours = list(getattr(self, "file_themes", ()))
         if not name:
-            self.notify(f"Theme: {self.theme}. Themes: {', '.join(ours)}; Textual's own work "
-                        "too. /theme NAME switches; [ui] theme in config.toml sets the default.")
+            self.notify(
+                f"Theme: {self.theme}. Themes: {', '.join(ours)}; Textual's own work "
+                "too. /theme NAME switches; [ui] theme in config.toml sets the default."
+            )
             return
-        chosen, problem = themes.pick_theme(name.strip(), self.available_themes,
-                                            fallback=self.theme, listed=ours)
+        chosen, problem = themes.pick_theme(
+            name.strip(), self.available_themes, fallback=self.theme, listed=ours
+        )
         if problem:
             self.notify(problem, severity="warning")
             return
@@ -113,31 +124,41 @@ class AppCommands:
         if event.command in ("blobs", "theme"):
             getattr(self, f"action_{event.command}")(event.argument)
             return
-        actions = {"help": self.action_help, "context": self.action_context,
-                   "resume": self.action_resume, "quit": self.exit}
+        actions = {
+            "help": self.action_help,
+            "context": self.action_context,
+            "resume": self.action_resume,
+            "quit": self.exit,
+        }
         actions[event.command]()
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        yield SystemCommand("Compact", "Condense the conversation now (/compact)",
-                            lambda: self.run_worker(self._send("/compact")))
-        yield SystemCommand("Context", "What fills the context window (/context)",
-                            self.action_context)
-        yield SystemCommand("Blobs", "Browse, search and read stored tool outputs (/blobs)",
-                            self.action_blobs)
+        yield SystemCommand(
+            "Compact",
+            "Condense the conversation now (/compact)",
+            lambda: self.run_worker(self._send("/compact")),
+        )
+        yield SystemCommand("Context", "What fills the context window (/context)", self.action_context)
+        yield SystemCommand(
+            "Blobs", "Browse, search and read stored tool outputs (/blobs)", self.action_blobs
+        )
         for name in getattr(self, "file_themes", ()):
-            yield SystemCommand(f"Theme: {name}", f"Switch to the {name} theme (/theme {name})",
-                                lambda name=name: self.action_theme(name))
-        yield SystemCommand("New session", "Start a new session in this tab (/new)",
-                            lambda: self.run_worker(self._send("/new")))
-        yield SystemCommand("Resume session", "Open an earlier session (/resume)",
-                            self.action_resume)
+            yield SystemCommand(
+                f"Theme: {name}",
+                f"Switch to the {name} theme (/theme {name})",
+                lambda name=name: self.action_theme(name),
+            )
+        yield SystemCommand(
+            "New session",
+            "Start a new session in this tab (/new)",
+            lambda: self.run_worker(self._send("/new")),
+        )
+        yield SystemCommand("Resume session", "Open an earlier session (/resume)", self.action_resume)
         yield SystemCommand("Model", "Switch this tab's model (/model NAME)", self._prefill_model)
-        yield SystemCommand("New tab", "Open another session side by side (Ctrl+T)",
-                            self.action_new_tab)
+        yield SystemCommand("New tab", "Open another session side by side (Ctrl+T)", self.action_new_tab)
         yield SystemCommand("Close tab", "Close this tab (Ctrl+W)", self.action_close_tab)
-        yield SystemCommand("Help", "Keys, commands and the log file (/help, F1)",
-                            self.action_help)
+        yield SystemCommand("Help", "Keys, commands and the log file (/help, F1)", self.action_help)
 
     def _prefill_model(self) -> None:
         if self.view is not None:

@@ -41,8 +41,7 @@ def path_completions(text: str, workspace: Path, limit: int = 8) -> list[str]:
         return []
     needle = fragment.lower()
     files = workspace_files(workspace)
-    starts = [f for f in files if f.lower().startswith(needle)
-              or Path(f).name.lower().startswith(needle)]
+    starts = [f for f in files if f.lower().startswith(needle) or Path(f).name.lower().startswith(needle)]
     contains = [f for f in files if needle in f.lower() and f not in starts] if needle else []
     return (starts + contains)[:limit]
 

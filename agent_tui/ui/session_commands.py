@@ -22,7 +22,7 @@ async def run(view: SessionView, name: str, argument: str) -> None:
     handler = globals()[f"_{name}"]
     try:
         await handler(view, argument)
-    except Exception as exc:  # noqa: BLE001 - one line on screen, the traceback in the log
+    except Exception as exc:
         log.exception("/%s failed", name)
         view.app.notify(f"/{name} failed: {exc}", severity="error")
 
@@ -44,11 +44,15 @@ async def _undo(view: SessionView, argument: str) -> None:
     turns = next((int(w) for w in words if w.isdigit()), 1)
     report = await undo(session.store, session.session_id, turns, force=force)
     if report.restored:
-        await session.add_note("[The user undid file changes of the last "
-                               f"{report.turns} turn(s): " + report.describe(session.workspace)
-                               + " Re-read these files before relying on earlier views.]")
-    view.app.notify(report.describe(session.workspace),
-                    severity="warning" if report.refused else "information", timeout=8)
+        await session.add_note(
+            "[The user undid file changes of the last "
+            f"{report.turns} turn(s): "
+            + report.describe(session.workspace)
+            + " Re-read these files before relying on earlier views.]"
+        )
+    view.app.notify(
+        report.describe(session.workspace), severity="warning" if report.refused else "information", timeout=8
+    )
 
 
 async def _rename(view: SessionView, argument: str) -> None:
@@ -69,8 +73,7 @@ async def _remember(view: SessionView, argument: str) -> None:
     from agent_tui.context.memory import remember
 
     if not argument.strip():
-        view.app.notify("Usage: /remember TEXT (a note every session will see)",
-                        severity="warning")
+        view.app.notify("Usage: /remember TEXT (a note every session will see)", severity="warning")
         return
     path = remember(argument.strip())
     view.app.notify(f"Remembered (in {path}); used from the next step.")
@@ -98,8 +101,7 @@ async def _tools(view: SessionView, argument: str) -> None:
     rows = session.prompts.tool_table()
     lines = [f"{r.name:<28} {r.source:<8} {r.tokens:>6} tok  {r.state}" for r in rows]
     total = sum(r.tokens for r in rows if r.state != "deferred")
-    view.app.notify("\n".join([f"{len(rows)} tools, {total} tokens offered:", *lines]),
-                    timeout=15)
+    view.app.notify("\n".join([f"{len(rows)} tools, {total} tokens offered:", *lines]), timeout=15)
 
 
 async def _permissions(view: SessionView, argument: str) -> None:
@@ -110,16 +112,17 @@ async def _permissions(view: SessionView, argument: str) -> None:
     words = argument.split(maxsplit=1)
     if words and words[0] == "remove" and len(words) == 2:
         if remove_rule(words[1].strip(), workspace):
-            view.app.notify(f"Removed rule {words[1].strip()} from .agent-tui.toml "
-                            "(active from the next session).")
+            view.app.notify(
+                f"Removed rule {words[1].strip()} from .agent-tui.toml (active from the next session)."
+            )
         else:
-            view.app.notify(f"No rule {words[1].strip()!r} in .agent-tui.toml.",
-                            severity="warning")
+            view.app.notify(f"No rule {words[1].strip()!r} in .agent-tui.toml.", severity="warning")
         return
     rules = project_rules(workspace)
     listing = "\n".join(f"  {r}" for r in rules) or "  (none)"
-    view.app.notify(f"Allow rules in .agent-tui.toml:\n{listing}\n"
-                    "/permissions remove RULE drops one.", timeout=12)
+    view.app.notify(
+        f"Allow rules in .agent-tui.toml:\n{listing}\n/permissions remove RULE drops one.", timeout=12
+    )
 
 
 async def _init(view: SessionView, argument: str) -> None:

@@ -18,6 +18,14 @@ async def session_rows(services: AppServices, limit: int = LIMIT) -> list[Sessio
     infos = [info for info in infos if info.message_count]  # nothing to resume in an empty one
     here = str(services.workspace)
     infos = sorted(infos, key=lambda info: (info.project != here, -info.updated))
-    return [SessionRow(id=info.id, title=info.title or "(untitled)", updated_at=info.updated,
-                       messages=info.message_count, tokens=info.tokens, model=info.model)
-            for info in infos]
+    return [
+        SessionRow(
+            id=info.id,
+            title=info.title or "(untitled)",
+            updated_at=info.updated,
+            messages=info.message_count,
+            tokens=info.tokens,
+            model=info.model,
+        )
+        for info in infos
+    ]

@@ -22,26 +22,38 @@ class SlashCommand:
 
 
 COMMANDS: tuple[SlashCommand, ...] = (
-    SlashCommand("compact", "/compact [instructions]", "condense the conversation now",
-                 takes_argument=True, queued=True),
+    SlashCommand(
+        "compact",
+        "/compact [instructions]",
+        "condense the conversation now",
+        takes_argument=True,
+        queued=True,
+    ),
     SlashCommand("context", "/context", "show what fills the context window"),
-    SlashCommand("blobs", "/blobs [REF]", "browse, search and read the stored tool outputs",
-                 takes_argument=True),
+    SlashCommand(
+        "blobs", "/blobs [REF]", "browse, search and read the stored tool outputs", takes_argument=True
+    ),
     SlashCommand("new", "/new", "start a new session in this tab"),
     SlashCommand("resume", "/resume", "open an earlier session"),
     SlashCommand("model", "/model NAME", "switch this tab to another model", takes_argument=True),
-    SlashCommand("undo", "/undo [N] [--force]", "put back the files the last N turns changed",
-                 takes_argument=True, queued=True),
+    SlashCommand(
+        "undo",
+        "/undo [N] [--force]",
+        "put back the files the last N turns changed",
+        takes_argument=True,
+        queued=True,
+    ),
     SlashCommand("rename", "/rename TITLE", "give this session a title", takes_argument=True),
-    SlashCommand("remember", "/remember TEXT", "save a note every session will see",
-                 takes_argument=True),
+    SlashCommand("remember", "/remember TEXT", "save a note every session will see", takes_argument=True),
     SlashCommand("skill", "/skill NAME", "activate a skill for this session", takes_argument=True),
     SlashCommand("tools", "/tools", "the tools offered and what each description costs"),
-    SlashCommand("permissions", "/permissions [remove RULE]", "list or remove allow rules",
-                 takes_argument=True),
+    SlashCommand(
+        "permissions", "/permissions [remove RULE]", "list or remove allow rules", takes_argument=True
+    ),
     SlashCommand("init", "/init", "write an AGENTS.md skeleton for this project"),
-    SlashCommand("theme", "/theme [NAME]", "switch the colour theme (no name: list them)",
-                 takes_argument=True),
+    SlashCommand(
+        "theme", "/theme [NAME]", "switch the colour theme (no name: list them)", takes_argument=True
+    ),
     SlashCommand("help", "/help", "keys, commands and where the log file is"),
     SlashCommand("quit", "/quit", "leave agent-tui"),
 )

@@ -9,9 +9,9 @@ is hard to read on its own background loads with a notice saying so (WCAG contra
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Iterable
 
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
@@ -100,9 +100,12 @@ def load_themes(dirs: list[Path] | None = None) -> ThemeLoad:
 # -- choosing --------------------------------------------------------------------------------
 
 
-def pick_theme(requested: str | None, available: Iterable[str],
-               fallback: str = DEFAULT_DARK, listed: Iterable[str] | None = None
-               ) -> tuple[str, str | None]:
+def pick_theme(
+    requested: str | None,
+    available: Iterable[str],
+    fallback: str = DEFAULT_DARK,
+    listed: Iterable[str] | None = None,
+) -> tuple[str, str | None]:
     """The theme to use for `requested` (a name from /theme or [ui] theme), and the notice to
     show when it is not available, naming the `listed` themes (default: the available ones
     that are not Textual's own)."""
@@ -111,8 +114,11 @@ def pick_theme(requested: str | None, available: Iterable[str],
         return fallback, None
     if requested in names:
         return requested, None
-    shown = list(listed) if listed is not None else sorted(
-        name for name in names if not name.startswith("textual-"))
+    shown = (
+        list(listed)
+        if listed is not None
+        else sorted(name for name in names if not name.startswith("textual-"))
+    )
     return fallback, f"Unknown theme {requested!r}; using {fallback}. Themes: {', '.join(shown)}."
 
 
@@ -155,10 +161,15 @@ def legibility_problems(theme: Theme) -> list[str]:
     problems = []
     for ground in ("background", "surface", "panel"):
         under = Color.parse(variables[ground])
-        for text, floor in (("foreground", MIN_TEXT_CONTRAST), ("text", MIN_TEXT_CONTRAST),
-                            ("text-muted", MIN_MUTED_CONTRAST)):
+        for text, floor in (
+            ("foreground", MIN_TEXT_CONTRAST),
+            ("text", MIN_TEXT_CONTRAST),
+            ("text-muted", MIN_MUTED_CONTRAST),
+        ):
             ratio = contrast_ratio(theme_colour(theme, text, under), under)
             if ratio < floor:
-                problems.append(f"Theme {theme.name}: {text} on {ground} has contrast "
-                                f"{ratio:.1f}:1 (under {floor}:1), which is hard to read.")
+                problems.append(
+                    f"Theme {theme.name}: {text} on {ground} has contrast "
+                    f"{ratio:.1f}:1 (under {floor}:1), which is hard to read."
+                )
     return problems

@@ -6,8 +6,9 @@ turning a 2 000-message history into entries must not touch Textual at all.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Sequence, Union
+from typing import TYPE_CHECKING, Literal
 
 from agent_tui.tools.base import short_arguments
 from agent_tui.ui import formatting
@@ -56,19 +57,26 @@ class NoticeEntry:
     level: Level = "info"
 
 
-Entry = Union[UserEntry, AgentEntry, ToolEntry, NoticeEntry]
+Entry = UserEntry | AgentEntry | ToolEntry | NoticeEntry
 
 
 def tool_started(call: ToolCall) -> ToolEntry:
     return ToolEntry(call.name, short_arguments(call.arguments), "running", call_id=call.id)
 
 
-def tool_finished(call: ToolCall, *, ref: ResultRef | None, is_error: bool, summary: str,
-                  view: str, duration: float | None) -> ToolEntry:
+def tool_finished(
+    call: ToolCall, *, ref: ResultRef | None, is_error: bool, summary: str, view: str, duration: float | None
+) -> ToolEntry:
     state: ToolState = "error" if is_error else "ok"
-    return ToolEntry(call.name, short_arguments(call.arguments), state,
-                     detail=formatting.with_duration(summary, duration), body=view,
-                     call_id=call.id, ref=ref.id if ref else None)
+    return ToolEntry(
+        call.name,
+        short_arguments(call.arguments),
+        state,
+        detail=formatting.with_duration(summary, duration),
+        body=view,
+        call_id=call.id,
+        ref=ref.id if ref else None,
+    )
 
 
 def _history_detail(message: Message | None) -> tuple[ToolState, str, str, str | None]:
@@ -78,8 +86,11 @@ def _history_detail(message: Message | None) -> tuple[ToolState, str, str, str |
     ref = message.output_ref
     parts: list[str] = []
     if ref is not None:
-        parts += [formatting.size(ref.byte_size), f"{formatting.count(ref.line_count)} lines",
-                  f"ref {ref.id}"]
+        parts += [
+            formatting.size(ref.byte_size),
+            f"{formatting.count(ref.line_count)} lines",
+            f"ref {ref.id}",
+        ]
     else:
         parts.append(f"{formatting.count(content.count(chr(10)) + 1)} lines")
     lowered = content.lstrip()[:80].lower()
@@ -108,8 +119,9 @@ def entries_from_history(messages: Sequence[Message]) -> list[Entry]:
                 entries.append(AgentEntry(message.content))
             for call in message.tool_calls:
                 state, detail, body, ref = _history_detail(results.get(call.id))
-                entries.append(ToolEntry(call.name, short_arguments(call.arguments), state,
-                                         detail, body, call.id, ref))
+                entries.append(
+                    ToolEntry(call.name, short_arguments(call.arguments), state, detail, body, call.id, ref)
+                )
         elif message.role == "system" and message.kind in ("summary", "retain"):
             entries.append(_summary_entry(message))
     return entries
@@ -118,5 +130,6 @@ def entries_from_history(messages: Sequence[Message]) -> list[Entry]:
 def _summary_entry(message: Message) -> ToolEntry:
     text = message.content or ""
     label = "retained" if message.kind == "retain" else "summary"
-    return ToolEntry(label, "earlier conversation, compacted", "ok",
-                     f"{formatting.count(len(text.split()))} words", text)
+    return ToolEntry(
+        label, "earlier conversation, compacted", "ok", f"{formatting.count(len(text.split()))} words", text
+    )

@@ -8,12 +8,12 @@ base model: its text is junk and it never means to call tools, so these tests pi
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 
 from agent_tui.factory import build_services
-from agent_tui.testing.llama_server import LlamaServer, start_test_server
+from testkit.llama_server import LlamaServer, start_test_server
 from tests.real_server.support import SERVER_SETTINGS, TEMPLATE, WINDOW, real_config
 
 
@@ -21,8 +21,7 @@ from tests.real_server.support import SERVER_SETTINGS, TEMPLATE, WINDOW, real_co
 def llama(tmp_path_factory) -> Iterator[LlamaServer]:
     """The started server; stopped (its process gone) when the session ends."""
     log_path = tmp_path_factory.mktemp("llama") / "server.log"
-    server = start_test_server(TEMPLATE.read_text(), n_ctx=WINDOW, log_path=log_path,
-                               extra=SERVER_SETTINGS)
+    server = start_test_server(TEMPLATE.read_text(), n_ctx=WINDOW, log_path=log_path, extra=SERVER_SETTINGS)
     yield server
     server.stop()
 
@@ -41,8 +40,9 @@ async def services(llama, shared_workspace, tmp_path):
     opened = []
 
     async def make(**sections):
-        svc = await build_services(real_config(llama, tmp_path / "agent.db", **sections),
-                                   workspace=shared_workspace)
+        svc = await build_services(
+            real_config(llama, tmp_path / "agent.db", **sections), workspace=shared_workspace
+        )
         opened.append(svc)
         return svc
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.config import Config, load_config
-from agent_tui.testing.llama_server import LlamaServer
+from testkit.llama_server import LlamaServer
 
 TEMPLATE = Path(__file__).with_name("chat_template.jinja")
 WINDOW = 4096
@@ -33,8 +33,12 @@ prefix stays stable; the budget's figures are the same either way."""
 def real_config(server: LlamaServer, db: Path, **sections: Any) -> Config:
     """The config a user of a local llama.cpp server would write, pointed at the test server."""
     overrides: dict[str, dict[str, Any]] = {
-        "model": {"name": MODEL, "api_base": server.base_url, "context_window": WINDOW,
-                  "max_output_tokens": REPLY_TOKENS},
+        "model": {
+            "name": MODEL,
+            "api_base": server.base_url,
+            "context_window": WINDOW,
+            "max_output_tokens": REPLY_TOKENS,
+        },
         "store": {"db": str(db)},
     }
     for name, values in sections.items():
@@ -44,8 +48,9 @@ def real_config(server: LlamaServer, db: Path, **sections: Any) -> Config:
 
 def server_json(server: LlamaServer, path: str, body: dict) -> dict:
     """POST to one of llama.cpp's own endpoints (/tokenize, /apply-template)."""
-    request = urllib.request.Request(server.address + path, data=json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        server.address + path, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+    )
     with urllib.request.urlopen(request, timeout=60) as response:
         return json.loads(response.read())
 
@@ -55,8 +60,7 @@ def gemma_tokens(server: LlamaServer, text: str) -> int:
     return len(server_json(server, "/tokenize", {"content": text})["tokens"])
 
 
-def rendered_tokens(server: LlamaServer, messages: list[dict], tools: list[dict] | None = None
-                    ) -> int:
+def rendered_tokens(server: LlamaServer, messages: list[dict], tools: list[dict] | None = None) -> int:
     """Tokens of the prompt the server builds from a chat request (template applied)."""
     body: dict[str, Any] = {"messages": messages}
     if tools:
@@ -74,11 +78,13 @@ def numeric_paste(tokens: int, seed: int = 0) -> str:
     undercounts this by more than half: the case where an uncalibrated budget overflows."""
     numbers = max(tokens // 7, 1)  # six digits and a separator ≈ 7 Gemma tokens
     values = [f"{(seed * 7919 + i * 104729) % 1_000_000:06d}" for i in range(numbers)]
-    return "\n".join(",".join(values[i:i + 10]) for i in range(0, len(values), 10))
+    return "\n".join(",".join(values[i : i + 10]) for i in range(0, len(values), 10))
 
 
-_THAI = ("ภาษาไทยเป็นภาษาที่มีระดับเสียงของคำแน่นอนหรือวรรณยุกต์เช่นเดียวกับภาษาจีน "
-         "และออกเสียงแยกคำต่อคำ การจัดการบริบทเป็นสิ่งสำคัญสำหรับเอเจนต์ ")
+_THAI = (
+    "ภาษาไทยเป็นภาษาที่มีระดับเสียงของคำแน่นอนหรือวรรณยุกต์เช่นเดียวกับภาษาจีน "
+    "และออกเสียงแยกคำต่อคำ การจัดการบริบทเป็นสิ่งสำคัญสำหรับเอเจนต์ "
+)
 
 
 def thai_paste(tokens: int) -> str:

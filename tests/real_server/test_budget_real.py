@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import pytest
-
 from agent_tui.agent import events as ev
 from agent_tui.tokens import TokenCounter
 from tests.real_server.support import MODEL, QUIET, WINDOW, gemma_tokens, paste
@@ -61,8 +59,10 @@ class TestCalibration:
         third = calls[0]
         error = abs(third.estimate - third.reported) / third.reported
         raw_error = abs(third.raw - third.reported) / third.reported
-        detail = (f"reported {third.reported}, estimate {third.estimate} ({error:.1%}), "
-                  f"raw tiktoken {third.raw} ({raw_error:.1%})")
+        detail = (
+            f"reported {third.reported}, estimate {third.estimate} ({error:.1%}), "
+            f"raw tiktoken {third.raw} ({raw_error:.1%})"
+        )
         assert error <= 0.05, detail
         assert raw_error > 2 * error, detail
 

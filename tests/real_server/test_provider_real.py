@@ -18,12 +18,22 @@ from tests.real_server.support import (
     rendered_tokens,
 )
 
-COUNTING = [{"role": "system", "content": "You are a coding agent."},
-            {"role": "user", "content": "Count to 500: 1, 2, 3, 4, 5,"}]
-BASH = {"type": "function", "function": {
-    "name": "bash", "description": "Run a shell command in the workspace",
-    "parameters": {"type": "object", "properties": {"command": {"type": "string"}},
-                   "required": ["command"]}}}
+COUNTING = [
+    {"role": "system", "content": "You are a coding agent."},
+    {"role": "user", "content": "Count to 500: 1, 2, 3, 4, 5,"},
+]
+BASH = {
+    "type": "function",
+    "function": {
+        "name": "bash",
+        "description": "Run a shell command in the workspace",
+        "parameters": {
+            "type": "object",
+            "properties": {"command": {"type": "string"}},
+            "required": ["command"],
+        },
+    },
+}
 
 
 @pytest.fixture

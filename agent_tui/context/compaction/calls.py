@@ -18,31 +18,80 @@ from agent_tui.messages import Message, ToolCall
 from .shape import TRIMMED_PREFIX, other_refs, weak_cache
 
 READ_TOOLS = frozenset({"read_file", "view", "view_file", "cat", "open_file", "read", "read_text"})
-EDIT_TOOLS = frozenset({
-    "edit_file", "write_file", "create_file", "str_replace", "str_replace_editor", "apply_patch",
-    "replace_in_file", "multi_edit", "multiedit", "patch", "insert", "write", "edit",
-})
-RUN_TOOLS = frozenset({
-    "bash", "shell", "run", "run_command", "exec", "execute", "terminal", "python", "sh",
-})
-SEARCH_TOOLS = frozenset({
-    "grep", "glob", "search", "find", "list_dir", "ls", "find_files", "rg", "ripgrep",
-    "search_files", "list_files", "tree",
-})
+EDIT_TOOLS = frozenset(
+    {
+        "edit_file",
+        "write_file",
+        "create_file",
+        "str_replace",
+        "str_replace_editor",
+        "apply_patch",
+        "replace_in_file",
+        "multi_edit",
+        "multiedit",
+        "patch",
+        "insert",
+        "write",
+        "edit",
+    }
+)
+RUN_TOOLS = frozenset(
+    {
+        "bash",
+        "shell",
+        "run",
+        "run_command",
+        "exec",
+        "execute",
+        "terminal",
+        "python",
+        "sh",
+    }
+)
+SEARCH_TOOLS = frozenset(
+    {
+        "grep",
+        "glob",
+        "search",
+        "find",
+        "list_dir",
+        "ls",
+        "find_files",
+        "rg",
+        "ripgrep",
+        "search_files",
+        "list_files",
+        "tree",
+    }
+)
 _PATH_KEYS = ("path", "file_path", "filepath", "filename", "file", "target_file", "target")
 _COMMAND_KEYS = ("command", "cmd", "script", "code")
 _PATTERN_KEYS = ("pattern", "query", "regex", "glob", "name")
-_RANGE_KEYS = frozenset({
-    "offset", "limit", "start", "end", "start_line", "end_line", "line", "lines", "view_range",
-})
+_RANGE_KEYS = frozenset(
+    {
+        "offset",
+        "limit",
+        "start",
+        "end",
+        "start_line",
+        "end_line",
+        "line",
+        "lines",
+        "view_range",
+    }
+)
 _EXIT = re.compile(r"(?i)\bexit(?:ed)?(?:\s+with)?(?:\s+code|\s+status|_code)?\s*[:=]?\s*(-?\d+)\b")
 
 
 def tool_kind(name: str) -> str:
     """read / edit / run / search / other, from the tool's name (MCP prefix ignored)."""
     base = name.rsplit("__", 1)[-1].lower()
-    for kind, names in (("read", READ_TOOLS), ("edit", EDIT_TOOLS), ("run", RUN_TOOLS),
-                        ("search", SEARCH_TOOLS)):
+    for kind, names in (
+        ("read", READ_TOOLS),
+        ("edit", EDIT_TOOLS),
+        ("run", RUN_TOOLS),
+        ("search", SEARCH_TOOLS),
+    ):
         if base in names:
             return kind
     return "other"

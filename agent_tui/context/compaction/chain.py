@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from .clearing import clear_tool_outputs
 from .pruning import prune
@@ -37,7 +38,7 @@ def _safe(on_progress: Callable[[str], None] | None) -> Callable[[str], None]:
             return
         try:
             on_progress(label)
-        except Exception:  # noqa: BLE001 - a display problem must not stop compaction
+        except Exception:
             log.exception("compaction progress callback failed")
 
     return report
@@ -74,8 +75,13 @@ async def compact(
     the result is not applied) and what was done."""
     started = time.perf_counter()
     original = list(messages)
-    plan = CompactionPlan.build(settings, target_tokens=target_tokens, fixed_tokens=fixed_tokens,
-                                summarizer_window=summarizer_window, force=force)
+    plan = CompactionPlan.build(
+        settings,
+        target_tokens=target_tokens,
+        fixed_tokens=fixed_tokens,
+        summarizer_window=summarizer_window,
+        force=force,
+    )
     budget = plan.conversation_budget
     progress = _safe(on_progress)
     before = counter.count_messages(original)
@@ -86,8 +92,9 @@ async def compact(
             f"tokens, over the {format_tokens(target_tokens)} target"
         )
 
-    def result(current: list[Message], tokens: int, ran: list[str], model: str | None,
-               applied: bool) -> tuple[list[Message], CompactResult]:
+    def result(
+        current: list[Message], tokens: int, ran: list[str], model: str | None, applied: bool
+    ) -> tuple[list[Message], CompactResult]:
         return current, CompactResult(
             tokens_before=before + fixed_tokens,
             tokens_after=tokens + fixed_tokens,
@@ -130,8 +137,9 @@ async def compact(
         for candidate in summarizers:
             progress(LABELS["summarization"])
             try:
-                outcome = await summarize(current, plan, counter, candidate, instructions=text,
-                                          on_progress=progress)
+                outcome = await summarize(
+                    current, plan, counter, candidate, instructions=text, on_progress=progress
+                )
             except SummaryFailed as exc:
                 log.warning("summary by %s failed: %s", model_name(candidate), exc)
                 reasons.append(f"summary by {model_name(candidate)} failed ({exc})")
@@ -160,8 +168,7 @@ async def compact(
     if not ran or after >= before:
         if ran:
             reasons.append(
-                f"it would not shrink the history ({format_tokens(before)} → "
-                f"{format_tokens(after)} tokens)"
+                f"it would not shrink the history ({format_tokens(before)} → {format_tokens(after)} tokens)"
             )
         elif before <= budget:
             reasons.append("the conversation is already under the target")
@@ -172,8 +179,7 @@ async def compact(
         must = _must_keep_tokens(current, counter)
         if must > budget:
             reasons.append(
-                f"the newest user message and the step in flight alone take "
-                f"{format_tokens(must)} tokens"
+                f"the newest user message and the step in flight alone take {format_tokens(must)} tokens"
             )
         elif not reasons:
             reasons.append("the enabled strategies could not free enough")

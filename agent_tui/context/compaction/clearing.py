@@ -10,7 +10,8 @@ all of them.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from agent_tui.messages import Message
 
@@ -44,9 +45,7 @@ def is_trimmed(message: Message) -> bool:
     return message.role == "tool" and (message.content or "").startswith(TRIMMED_PREFIX)
 
 
-def protected_indices(
-    messages: Sequence[Message], counter: TokenCounter, protected_tokens: int
-) -> set[int]:
+def protected_indices(messages: Sequence[Message], counter: TokenCounter, protected_tokens: int) -> set[int]:
     """Tool messages that stay as they are: the in-flight step's results, the newest output,
     then newer-first outputs while they fit in `protected_tokens`."""
     protected: set[int] = set()
@@ -68,9 +67,7 @@ def protected_indices(
     return protected
 
 
-def protected_from(
-    messages: Sequence[Message], counter: TokenCounter, protected_tokens: int
-) -> int:
+def protected_from(messages: Sequence[Message], counter: TokenCounter, protected_tokens: int) -> int:
     """Index where the protected recent window begins (the call owning its oldest output);
     `len(messages)` when there is no tool output at all."""
     protected = protected_indices(messages, counter, protected_tokens)

@@ -8,7 +8,8 @@ appears in the new one, so every trimmed, condensed or dropped output can be bro
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from .shape import collect_refs, newest_user_index
 
@@ -40,9 +41,7 @@ def pairing_problems(messages: Sequence[Message], in_flight: set[str] | None = N
     while i < n:
         m = messages[i]
         if m.role == "tool":
-            problems.append(
-                f"message {i}: tool result {m.tool_call_id!r} follows no call of its own"
-            )
+            problems.append(f"message {i}: tool result {m.tool_call_id!r} follows no call of its own")
             i += 1
             continue
         if not (m.role == "assistant" and m.tool_calls):
@@ -55,9 +54,7 @@ def pairing_problems(messages: Sequence[Message], in_flight: set[str] | None = N
             if call_id in remaining:
                 remaining.discard(call_id)
             else:
-                problems.append(
-                    f"message {j}: tool result {call_id!r} answers no call of message {i}"
-                )
+                problems.append(f"message {j}: tool result {call_id!r} answers no call of message {i}")
             j += 1
         if remaining and not (j == n and remaining <= allowed):
             problems.append(f"message {i}: calls {sorted(remaining)} have no result")
@@ -82,8 +79,7 @@ def check_invariants(
     newest = newest_user_index(before)
     if newest is not None:
         wanted = before[newest]
-        if not any(m.id == wanted.id or (m.role == "user" and m.content == wanted.content)
-                   for m in after):
+        if not any(m.id == wanted.id or (m.role == "user" and m.content == wanted.content) for m in after):
             problems.append("the newest user message did not survive")
     problems += pairing_problems(after, _unanswered_tail(before))
     kept = set(collect_refs(after))

@@ -146,7 +146,7 @@ def prune(messages: list[Message], plan: CompactionPlan, counter: TokenCounter) 
             continue
         cut = [_elided(c) for c in m.tool_calls]
         if any(c is not None for c in cut):
-            new_calls = tuple(c or old for c, old in zip(cut, m.tool_calls))
+            new_calls = tuple(c or old for c, old in zip(cut, m.tool_calls, strict=False))
             r.put(i, replace(m, tool_calls=new_calls, id=new_id()))
 
     if not r.changed:

@@ -9,9 +9,10 @@ structure lives here once, so the strategies cannot disagree about it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 import weakref
-from typing import Callable, Iterable, Sequence, TypeVar
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
 
 from agent_tui.messages import Message, ToolCall
 
@@ -20,9 +21,7 @@ TRIMMED_PREFIX = "[tool output trimmed"
 
 # `ref=r_1`, `ref_id="r_1"`, `"ref_id": "r_1"`, `ref: r_1` — the forms views, placeholders and
 # tool-call arguments use. No space before `=` so code like `ref = node` is not taken for one.
-_REF_TEXT = re.compile(
-    r"""\bref(?:_id)?["']?(?:=|:\s*)["']?([A-Za-z0-9][A-Za-z0-9_.\-]*[A-Za-z0-9])"""
-)
+_REF_TEXT = re.compile(r"""\bref(?:_id)?["']?(?:=|:\s*)["']?([A-Za-z0-9][A-Za-z0-9_.\-]*[A-Za-z0-9])""")
 _ID_SHAPE = re.compile(r"[0-9_]")
 # The store's own id shape (`agent_tui.store.refs.REF_RE`): found bare too, as in a view footer's
 # "stored whole as ref r_0123456789" or inside a `ctx://<project>/<session>/<ref>` URI.
@@ -184,4 +183,4 @@ def clip_text(text: str, max_chars: int) -> str:
     head = max_chars * 2 // 3
     tail = max_chars - head
     omitted = text.count("\n", head, len(text) - tail)
-    return f"{text[:head]}\n[… {omitted} lines omitted …]\n{text[len(text) - tail:]}"
+    return f"{text[:head]}\n[… {omitted} lines omitted …]\n{text[len(text) - tail :]}"

@@ -11,8 +11,9 @@ unreachable.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from agent_tui.messages import Message
 
@@ -56,9 +57,7 @@ class Split:
     holds steps of the current turn (so the summary knows what they were for)."""
 
 
-def choose_split(
-    messages: list[Message], plan: CompactionPlan, counter: TokenCounter, reserve: int
-) -> Split:
+def choose_split(messages: list[Message], plan: CompactionPlan, counter: TokenCounter, reserve: int) -> Split:
     n = len(messages)
     n_sys = leading_system(messages)
     room = plan.conversation_budget - reserve
@@ -94,9 +93,7 @@ def choose_split(
     return Split(head, tail, context)
 
 
-def ref_lines(
-    summarised: list[Message], refs: list[str], counter: TokenCounter, budget: int
-) -> str:
+def ref_lines(summarised: list[Message], refs: list[str], counter: TokenCounter, budget: int) -> str:
     """`ref=r_1 — Ran: pytest -q` per ref; bare ids when the list would take too much room."""
     calls = {cid: call for cid, (_, call) in call_index(summarised).items()}
     labels: dict[str, str] = {}
@@ -110,9 +107,7 @@ def ref_lines(
     return ", ".join(f"ref={r}" for r in refs)
 
 
-def retain_message(
-    summarised: list[Message], retain: str, counter: TokenCounter, budget: int
-) -> Message:
+def retain_message(summarised: list[Message], retain: str, counter: TokenCounter, budget: int) -> Message:
     """The retain block: the model's items plus every ref of the summarised part it left out."""
     refs = collect_refs(summarised)
     # Counted as kept only when written as a ref (`ref=r_1`), so the next compaction finds it.
@@ -122,16 +117,13 @@ def retain_message(
     if retain.strip():
         text += "\n" + retain.strip()
     if missing:
-        text += (
-            "\nStored outputs from that part (read_result(ref_id=…) brings one back):\n"
-            + ref_lines(summarised, missing, counter, budget)
+        text += "\nStored outputs from that part (read_result(ref_id=…) brings one back):\n" + ref_lines(
+            summarised, missing, counter, budget
         )
     return Message(role="user", content=text, kind="retain")
 
 
-def layout(
-    messages: list[Message], split: Split, retain: Message, summary: str
-) -> list[Message]:
+def layout(messages: list[Message], split: Split, retain: Message, summary: str) -> list[Message]:
     """System messages, retain block, summary, then the kept messages. The summary takes the
     assistant role when a user message follows (strict providers want alternation), else user
     (a trailing assistant message would read as a prefill)."""

@@ -11,7 +11,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from typing import TYPE_CHECKING, Callable, Protocol
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
 
 from agent_tui.messages import Message
 
@@ -40,9 +41,7 @@ what is pending or next; what failed and why (so it is not retried blindly).
 </summary>
 Do not call tools."""
 
-PART_NOTE = (
-    "\n\nThis is part {i} of {n} of the history, oldest first; summarise only this part."
-)
+PART_NOTE = "\n\nThis is part {i} of {n} of the history, oldest first; summarise only this part."
 
 MERGE_INSTRUCTIONS = """\
 The messages are summaries of consecutive parts of one working session, oldest first. Merge \
@@ -69,8 +68,7 @@ class Summarizer(Protocol):
 
     model: str
 
-    async def __call__(self, messages: list[Message], instructions: str, max_tokens: int) -> str:
-        ...
+    async def __call__(self, messages: list[Message], instructions: str, max_tokens: int) -> str: ...
 
 
 def model_name(summarizer: object) -> str:
@@ -162,9 +160,9 @@ async def call_summarizer(
         reply = await summarizer(messages, instructions, max_tokens)
     except asyncio.CancelledError:
         raise
-    except Exception as exc:  # noqa: BLE001 - any summariser failure falls back, never breaks
+    except Exception as exc:
         detail = " ".join(str(exc).split())[:200]
-        raise SummaryFailed(f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__)
+        raise SummaryFailed(f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__) from exc
     if not isinstance(reply, str):
         raise SummaryFailed(f"the summariser returned {type(reply).__name__}, not text")
     return parse_reply(reply)
@@ -219,7 +217,13 @@ async def summarise_history(
         for i, s in enumerate(summaries, 1)
     ]
     merged_retain, merged = await summarise_history(
-        summarizer, parts, instructions=merge_instructions, max_tokens=max_tokens,
-        window=window, counter=counter, progress=progress, depth=depth + 1,
+        summarizer,
+        parts,
+        instructions=merge_instructions,
+        max_tokens=max_tokens,
+        window=window,
+        counter=counter,
+        progress=progress,
+        depth=depth + 1,
     )
     return _merge_lines([*retains, merged_retain]), merged

@@ -35,10 +35,7 @@ def truncation_note(dropped: list[Message]) -> Message:
     """The note standing in for dropped messages: how many, and the refs that bring them back."""
     refs = collect_refs(dropped)
     n = len(dropped)
-    text = (
-        f"[Context note: {n} earlier message{'s' * (n != 1)} were dropped to fit the context "
-        "window."
-    )
+    text = f"[Context note: {n} earlier message{'s' * (n != 1)} were dropped to fit the context window."
     if refs:
         listed = ", ".join(f"ref={r}" for r in refs)
         text += (
@@ -50,9 +47,7 @@ def truncation_note(dropped: list[Message]) -> Message:
     return Message(role="user", content=text, kind="note")
 
 
-def truncate(
-    messages: list[Message], plan: CompactionPlan, counter: TokenCounter
-) -> StrategyOutcome:
+def truncate(messages: list[Message], plan: CompactionPlan, counter: TokenCounter) -> StrategyOutcome:
     """Drop the oldest units until the rest (plus the note) fits the budget."""
     total = counter.count_messages(messages)
     budget = plan.conversation_budget
@@ -79,8 +74,7 @@ def truncate(
     for unit in reversed(units(messages)):
         if unit.start < pinned_end:
             break
-        extra = sum(counter.count_message(messages[i]) for i in range(unit.start, unit.end)
-                    if i not in must)
+        extra = sum(counter.count_message(messages[i]) for i in range(unit.start, unit.end) if i not in must)
         if cost + extra > budget:
             break
         cost += extra

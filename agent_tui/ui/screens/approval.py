@@ -45,16 +45,27 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         with Vertical(id="approval", classes="dialog"):
             title = f"Allow {request.tool}?" + (f"  ·  {self.where}" if self.where else "")
             yield Label(Text(title), classes="dialog-title")
-            lexer = "bash" if self._command is not None else (
-                "diff" if request.preview.lstrip().startswith(("---", "@@", "diff")) else "text")
+            lexer = (
+                "bash"
+                if self._command is not None
+                else ("diff" if request.preview.lstrip().startswith(("---", "@@", "diff")) else "text")
+            )
             with VerticalScroll(id="approval-preview"):
-                yield Static(Syntax(request.preview or "(no preview)", lexer, word_wrap=True,
-                                    theme="ansi_dark" if self.app.current_theme.dark
-                                    else "ansi_light", background_color="default"))
+                yield Static(
+                    Syntax(
+                        request.preview or "(no preview)",
+                        lexer,
+                        word_wrap=True,
+                        theme="ansi_dark" if self.app.current_theme.dark else "ansi_light",
+                        background_color="default",
+                    )
+                )
             if self._command is not None:
-                hint = ("Allow for this session — commands starting with:"
-                        if request.suggested_prefix else
-                        "Allow for this session — this exact command (edit it into a prefix):")
+                hint = (
+                    "Allow for this session — commands starting with:"
+                    if request.suggested_prefix
+                    else "Allow for this session — this exact command (edit it into a prefix):"
+                )
                 yield Label(hint, classes="dialog-hint")
                 yield Input(request.suggested_prefix or self._command, id="approval-prefix")
             with Horizontal(classes="dialog-buttons"):
@@ -94,8 +105,12 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
-        {"allow-once": self.action_allow_once, "allow-session": self.action_allow_session,
-         "allow-always": self.action_allow_always, "deny": self.action_deny}[event.button.id or "deny"]()
+        {
+            "allow-once": self.action_allow_once,
+            "allow-session": self.action_allow_session,
+            "allow-always": self.action_allow_always,
+            "deny": self.action_deny,
+        }[event.button.id or "deny"]()
 
     @on(Input.Submitted, "#approval-prefix")
     def _prefix_entered(self) -> None:

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Sequence
+from typing import TYPE_CHECKING, Literal
 
 from rich.text import Text
 
@@ -22,7 +23,10 @@ if TYPE_CHECKING:
 
 Scope = Literal["session", "project", "all"]
 SCOPES: tuple[tuple[str, Scope], ...] = (
-    ("this session", "session"), ("this project", "project"), ("everything", "all"))
+    ("this session", "session"),
+    ("this project", "project"),
+    ("everything", "all"),
+)
 SCOPE_LABELS = {value: label for label, value in SCOPES}
 FIRST_LINE_WIDTH = 58
 
@@ -53,21 +57,34 @@ class BlobRow:
         ref = self.ref
         age = formatting.age(max(0.0, now - self.created)) if self.created is not None else "—"
         reads = f"{self.access_count}×" if self.access_count is not None else "—"
-        return (ref.id, ref.tool_name, formatting.size(ref.byte_size),
-                formatting.count(ref.line_count), age, reads, snippet_text(self.text))
+        return (
+            ref.id,
+            ref.tool_name,
+            formatting.size(ref.byte_size),
+            formatting.count(ref.line_count),
+            age,
+            reads,
+            snippet_text(self.text),
+        )
 
 
 def from_info(info: BlobInfo) -> BlobRow:
-    return BlobRow(info.ref, info.project, info.ref.session_id or "", info.created,
-                   info.access_count, info.first_line)
+    return BlobRow(
+        info.ref, info.project, info.ref.session_id or "", info.created, info.access_count, info.first_line
+    )
 
 
 def from_hit(hit: RecallHit, known: dict[str, BlobRow]) -> BlobRow:
     listed = known.get(hit.ref.id)
-    return BlobRow(hit.ref, hit.project, hit.session_id,
-                   listed.created if listed else None,
-                   listed.access_count if listed else None,
-                   hit.snippet, hit.lines[0])
+    return BlobRow(
+        hit.ref,
+        hit.project,
+        hit.session_id,
+        listed.created if listed else None,
+        listed.access_count if listed else None,
+        hit.snippet,
+        hit.lines[0],
+    )
 
 
 def from_resolved(resolved: ResolvedRef) -> BlobRow:
@@ -83,21 +100,20 @@ def snippet_text(text: str, width: int = FIRST_LINE_WIDTH) -> Text:
     line = " ".join(text.split())
     first = line.find("[")
     if first > width // 3 and len(line) > width:
-        line = "…" + line[first - width // 3:]
+        line = "…" + line[first - width // 3 :]
     if len(line) > width:
         line = line[: width - 1] + "…"
     out = Text(no_wrap=True, overflow="ellipsis")
     position = 0
     for match in _MARK.finditer(line):
-        out.append(line[position:match.start()])
+        out.append(line[position : match.start()])
         out.append(match.group(0), style="bold underline")
         position = match.end()
     out.append(line[position:])
     return out
 
 
-def scope_filter(scope: Scope, session_id: str | None, project: str | None
-                 ) -> dict[str, str | None]:
+def scope_filter(scope: Scope, session_id: str | None, project: str | None) -> dict[str, str | None]:
     """The `session_id` / `project` arguments of list_blobs and recall for a scope."""
     if scope == "session" and session_id:
         return {"session_id": session_id, "project": None}
@@ -126,5 +142,8 @@ def syntax_hints(history: Sequence[Message]) -> dict[str, str]:
                 continue
             if isinstance(args, dict) and isinstance(args.get("path"), str):
                 paths[call.id] = args["path"]
-    return {m.output_ref.id: paths[m.tool_call_id] for m in history
-            if m.role == "tool" and m.output_ref is not None and m.tool_call_id in paths}
+    return {
+        m.output_ref.id: paths[m.tool_call_id]
+        for m in history
+        if m.role == "tool" and m.output_ref is not None and m.tool_call_id in paths
+    }

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING, Callable, ClassVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -44,8 +45,10 @@ SEARCH_DELAY = 0.25
 """Seconds of no typing before the search runs (Enter runs it at once)."""
 wall_clock: Callable[[], float] = time.time
 """Where ages are measured from (snapshot tests freeze it)."""
-KEYS = ("esc back · ^F search · F2 scope · Enter read · / grep · n/N next/prev · : line · "
-        "g/G top/end · y ref · Y URI")
+KEYS = (
+    "esc back · ^F search · F2 scope · Enter read · / grep · n/N next/prev · : line · "
+    "g/G top/end · y ref · Y URI"
+)
 COLUMNS = ("ref", "tool", "size", "lines", "age", "read", "first line / match")
 
 
@@ -75,9 +78,17 @@ class BlobsScreen(Screen):
     BlobsScreen #viewer-prompt.-open { display: block; }
     """
 
-    def __init__(self, store: Store, *, session_id: str | None, project: str | None,
-                 open_ref: str | None = None, hints: dict[str, str] | None = None,
-                 scope: Scope | None = None, clock: Callable[[], float] | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        session_id: str | None,
+        project: str | None,
+        open_ref: str | None = None,
+        hints: dict[str, str] | None = None,
+        scope: Scope | None = None,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
         super().__init__()
         self.store = store
         self.session_id = session_id
@@ -101,8 +112,7 @@ class BlobsScreen(Screen):
         yield Static("", id="blobs-title")
         with Horizontal(id="blobs-bar"):
             yield Select(SCOPES, value=self.scope, allow_blank=False, id="blobs-scope")
-            yield Input(placeholder="search every stored output (recall, BM25) — Enter",
-                        id="blobs-search")
+            yield Input(placeholder="search every stored output (recall, BM25) — Enter", id="blobs-search")
         table = DataTable(id="blobs-table", cursor_type="row", zebra_stripes=True)
         table.add_columns(*COLUMNS)
         yield table
@@ -144,15 +154,13 @@ class BlobsScreen(Screen):
                 self.known = {info.ref.id: from_info(info) for info in infos}
                 self._known_scope = self.scope
             if self.search_text.strip():
-                hits = await self.store.results.recall(self.search_text, limit=SEARCH_LIMIT,
-                                                       **where)
+                hits = await self.store.results.recall(self.search_text, limit=SEARCH_LIMIT, **where)
                 rows = [from_hit(hit, self.known) for hit in hits]
             else:
                 rows = list(self.known.values())
-        except Exception as exc:  # noqa: BLE001 - a bad query or a store problem: one line
+        except Exception as exc:
             log.info("blob listing failed", exc_info=True)
-            self.app.notify(f"Search failed: {' '.join(str(exc).split())[:160]}",
-                            severity="warning")
+            self.app.notify(f"Search failed: {' '.join(str(exc).split())[:160]}", severity="warning")
             return
         await self._show(rows)
         if self._open_ref is not None:
@@ -188,8 +196,7 @@ class BlobsScreen(Screen):
 
     def action_cycle_scope(self) -> None:
         values = [value for _, value in SCOPES]
-        self.query_one("#blobs-scope", Select).value = values[
-            (values.index(self.scope) + 1) % len(values)]
+        self.query_one("#blobs-scope", Select).value = values[(values.index(self.scope) + 1) % len(values)]
 
     def action_focus_search(self) -> None:
         self.query_one("#blobs-search", Input).focus()
@@ -230,8 +237,7 @@ class BlobsScreen(Screen):
             try:
                 row = from_resolved(await self.store.results.resolve(ref))
             except Exception as exc:  # noqa: BLE001 - a ref gone by GC, a typo: one line
-                self.app.notify(f"Cannot open {ref}: {' '.join(str(exc).split())[:160]}",
-                                severity="warning")
+                self.app.notify(f"Cannot open {ref}: {' '.join(str(exc).split())[:160]}", severity="warning")
                 return
         if row.ref.id in self.rows:
             self.table.move_cursor(row=self.table.get_row_index(row.ref.id))
@@ -241,8 +247,9 @@ class BlobsScreen(Screen):
     def open_row(self, row: BlobRow) -> None:
         self.opened = row
         self._grep_pattern = None
-        self.viewer.open(StoreBlob(self.store.results, row.ref), hint=self.hints.get(row.ref.id),
-                         line=row.line)
+        self.viewer.open(
+            StoreBlob(self.store.results, row.ref), hint=self.hints.get(row.ref.id), line=row.line
+        )
         self._viewer_title()
         pattern = terms_pattern(self.search_text) if row.line is not None else None
         if pattern:
@@ -255,8 +262,10 @@ class BlobsScreen(Screen):
         else:
             ref = row.ref
             reads = f" · read {row.access_count}×" if row.access_count is not None else ""
-            text = (f"{ref.id} · {ref.tool_name} · {formatting.size(ref.byte_size)} · "
-                    f"{formatting.count(ref.line_count)} lines{reads}{extra}")
+            text = (
+                f"{ref.id} · {ref.tool_name} · {formatting.size(ref.byte_size)} · "
+                f"{formatting.count(ref.line_count)} lines{reads}{extra}"
+            )
         self.query_one("#viewer-title", Static).update(Text(text))
 
     # -- viewer prompt: grep and go to line ----------------------------------------------------
@@ -267,9 +276,11 @@ class BlobsScreen(Screen):
             return
         self._prompt_mode = mode
         prompt = self.query_one("#viewer-prompt", Input)
-        prompt.placeholder = ("grep: a regular expression, Enter searches, Escape cancels"
-                              if mode == "grep" else
-                              f"go to line (1–{formatting.count(self.viewer.line_count)})")
+        prompt.placeholder = (
+            "grep: a regular expression, Enter searches, Escape cancels"
+            if mode == "grep"
+            else f"go to line (1–{formatting.count(self.viewer.line_count)})"
+        )
         prompt.value = ""
         prompt.add_class("-open")
         prompt.focus()

@@ -9,8 +9,9 @@ and `estimate_savings`, which runs the real strategies on a copy of the history.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 from agent_tui.tools.base import short_arguments
 
@@ -56,17 +57,20 @@ class CalibrationState:
 
     def describe(self) -> str:
         if not self.calls:
-            return "Not calibrated yet: figures are tiktoken estimates until the provider " \
-                   "reports usage."
+            return "Not calibrated yet: figures are tiktoken estimates until the provider reports usage."
         calls = f"{self.calls} call{'s' if self.calls != 1 else ''}"
         if self.reported is None or not self.estimated:
-            return (f"History rewritten since the last call: estimates scaled by "
-                    f"×{self.ratio:.3f} (last {calls}) until the next report.")
+            return (
+                f"History rewritten since the last call: estimates scaled by "
+                f"×{self.ratio:.3f} (last {calls}) until the next report."
+            )
         diff = self.reported / self.estimated - 1
         marginal = f", new text ×{self.marginal:.2f}" if self.marginal else ""
-        return (f"Calibrated against provider usage: last call {count(self.reported)} reported "
-                f"vs {count(self.estimated)} estimated ({diff:+.1%}); ratio ×{self.ratio:.3f} "
-                f"over the last {calls}{marginal}.")
+        return (
+            f"Calibrated against provider usage: last call {count(self.reported)} reported "
+            f"vs {count(self.estimated)} estimated ({diff:+.1%}); ratio ×{self.ratio:.3f} "
+            f"over the last {calls}{marginal}."
+        )
 
 
 @dataclass(frozen=True)
@@ -93,8 +97,13 @@ def count(n: int) -> str:
 
 
 def calibration_state(calibration: Calibration) -> CalibrationState:
-    return CalibrationState(calibration.calls, calibration.ratio, calibration.marginal,
-                            calibration.anchor_reported, calibration.anchor_estimate)
+    return CalibrationState(
+        calibration.calls,
+        calibration.ratio,
+        calibration.marginal,
+        calibration.anchor_reported,
+        calibration.anchor_estimate,
+    )
 
 
 def _first_words(text: str | None, width: int = 28) -> str:
@@ -102,8 +111,9 @@ def _first_words(text: str | None, width: int = 28) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
-def largest_items(history: Sequence[Message], counter: TokenCounter, ratio: float = 1.0,
-                  limit: int = LARGEST) -> list[LargeItem]:
+def largest_items(
+    history: Sequence[Message], counter: TokenCounter, ratio: float = 1.0, limit: int = LARGEST
+) -> list[LargeItem]:
     """The `limit` biggest messages, biggest first, labelled the way the chat shows them."""
     calls = {call.id: call for m in history for call in m.tool_calls}
     sized = sorted(((counter.count_message(m), i) for i, m in enumerate(history)), reverse=True)
@@ -159,9 +169,15 @@ async def compaction_savings(session: AgentSession, budget: ContextBudget) -> di
     target = int(budget.effective_window * session.config.compaction.target_ratio / ratio)
 
     def run() -> dict[str, int]:
-        return asyncio.run(estimate_savings(history, counter=meter.counter,
-                                            settings=session.config.compaction,
-                                            target_tokens=target, fixed_tokens=fixed_raw))
+        return asyncio.run(
+            estimate_savings(
+                history,
+                counter=meter.counter,
+                settings=session.config.compaction,
+                target_tokens=target,
+                fixed_tokens=fixed_raw,
+            )
+        )
 
     savings = await asyncio.to_thread(run)
     return {name: max(0, round(tokens * ratio)) for name, tokens in savings.items()}

@@ -49,8 +49,9 @@ def largest_table(report: ContextReport) -> Table:
     table.add_column(width=12, no_wrap=True)
     table.add_column(width=8, justify="right", no_wrap=True)
     for item in report.largest:
-        table.add_row(Text(item.role, style="bold"), Text(item.label), Text(item.ref or "—"),
-                      count(item.tokens))
+        table.add_row(
+            Text(item.role, style="bold"), Text(item.label), Text(item.ref or "—"), count(item.tokens)
+        )
     if not report.largest:
         table.add_row("", Text("(the conversation is empty)"), "", "")
     return table
@@ -79,22 +80,31 @@ def savings_table(report: ContextReport, savings: dict[str, int] | None) -> Tabl
 
 def header(report: ContextReport) -> str:
     b = report.budget
-    return (f"Context · {report.model} · window {count(b.total)} · reserved output "
-            f"{count(b.max_output_tokens)} · effective {count(b.effective_window)}")
+    return (
+        f"Context · {report.model} · window {count(b.total)} · reserved output "
+        f"{count(b.max_output_tokens)} · effective {count(b.effective_window)}"
+    )
 
 
 def footer_lines(report: ContextReport) -> Text:
     b = report.budget
     window = b.effective_window
-    marks = " · ".join(f"{name} at {share:.0%} ({formatting.tokens(round(share * window))})"
-                       for name, share in (("note", b.warn_at), ("auto-compact", b.compact_trigger),
-                                           ("hard block", b.hard_block)))
+    marks = " · ".join(
+        f"{name} at {share:.0%} ({formatting.tokens(round(share * window))})"
+        for name, share in (
+            ("note", b.warn_at),
+            ("auto-compact", b.compact_trigger),
+            ("hard block", b.hard_block),
+        )
+    )
     cached = f" · cached on the last call {count(b.cached)}" if b.cached else ""
     lines = [
         report.calibration.describe(),
         f"Thresholds: {marks}{cached}",
-        (f"Session cost: {format_cost(report.cost)} · {count(report.prompt_tokens)} prompt + "
-         f"{count(report.output_tokens)} output tokens reported in this run"),
+        (
+            f"Session cost: {format_cost(report.cost)} · {count(report.prompt_tokens)} prompt + "
+            f"{count(report.output_tokens)} output tokens reported in this run"
+        ),
     ]
     return Text("\n".join(lines))
 
@@ -129,16 +139,16 @@ class ContextScreen(Dialog):
                 yield Static(component_table(report.budget), id="context-table")
                 with Vertical(id="context-chart-box"):
                     yield Label("Usage per turn (▼ = compaction)", classes="context-heading")
-                    yield UsageChart(report.turns, trigger=report.budget.compact_trigger,
-                                     id="context-chart")
+                    yield UsageChart(report.turns, trigger=report.budget.compact_trigger, id="context-chart")
             with Horizontal(classes="context-row"):
                 with Vertical(id="context-largest-box"):
                     yield Label("Largest items", classes="context-heading")
                     yield Static(largest_table(report), id="context-largest")
                 with Vertical(id="context-savings-box"):
-                    yield Label(f"If you compact now (target "
-                                f"{self.session.config.compaction.target_ratio:.0%})",
-                                classes="context-heading")
+                    yield Label(
+                        f"If you compact now (target {self.session.config.compaction.target_ratio:.0%})",
+                        classes="context-heading",
+                    )
                     yield Static(savings_table(report, None), id="context-savings")
             yield Static(footer_lines(report), id="context-footer")
             yield Label("Escape closes", classes="dialog-hint")
@@ -150,10 +160,10 @@ class ContextScreen(Dialog):
     async def compute_savings(self) -> None:
         try:
             self.savings = await compaction_savings(self.session, self.report.budget)
-        except Exception as exc:  # noqa: BLE001 - the rest of the screen stays useful
+        except Exception as exc:
             log.exception("estimating compaction savings failed")
-            self.query_one("#context-savings", Static).update(Text(
-                f"Could not estimate: {' '.join(str(exc).split())[:80]} (see the log file)"))
+            self.query_one("#context-savings", Static).update(
+                Text(f"Could not estimate: {' '.join(str(exc).split())[:80]} (see the log file)")
+            )
             return
-        self.query_one("#context-savings", Static).update(savings_table(self.report,
-                                                                        self.savings))
+        self.query_one("#context-savings", Static).update(savings_table(self.report, self.savings))

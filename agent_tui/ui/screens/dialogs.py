@@ -54,17 +54,21 @@ class HelpScreen(Dialog):
         for key, what in KEYS:
             keys.add_row(Text(key), Text(what))
         commands = Table.grid(padding=(0, 2))
-        commands.add_column(style="bold", no_wrap=True,
-                            min_width=max(len(c.usage) for c in slash.COMMANDS))
+        commands.add_column(style="bold", no_wrap=True, min_width=max(len(c.usage) for c in slash.COMMANDS))
         commands.add_column()
         for command in slash.COMMANDS:
             commands.add_row(Text(command.usage), Text(command.help))
         with Vertical(id="help", classes="dialog"):
             yield Label("agent-tui help", classes="dialog-title")
             # The log path first: it must stay in view however long the command list grows.
-            yield Static(Text.assemble("Log file: ", (str(paths.log_file()), "bold"),
-                                       " — errors show as one line; details are there."),
-                         id="help-log")
+            yield Static(
+                Text.assemble(
+                    "Log file: ",
+                    (str(paths.log_file()), "bold"),
+                    " — errors show as one line; details are there.",
+                ),
+                id="help-log",
+            )
             with VerticalScroll():
                 yield Static(Text("\nKeys", style="bold underline"))
                 yield Static(keys)
@@ -76,8 +80,11 @@ class HelpScreen(Dialog):
 class ConfirmScreen(Dialog):
     """Yes / no; dismisses with True or False."""
 
-    BINDINGS: ClassVar = [Binding("y", "answer(True)", "Yes"), Binding("n", "answer(False)", "No"),
-                          Binding("escape", "answer(False)", "No", show=False)]
+    BINDINGS: ClassVar = [
+        Binding("y", "answer(True)", "Yes"),
+        Binding("n", "answer(False)", "No"),
+        Binding("escape", "answer(False)", "No", show=False),
+    ]
 
     def __init__(self, question: str) -> None:
         super().__init__()
@@ -117,6 +124,5 @@ def component_table(budget: ContextBudget) -> Table:
     for name, tokens in rows:
         table.add_row(name, formatting.count(tokens), f"{tokens / effective:.1%}")
     table.add_section()
-    table.add_row("used", formatting.count(budget.used), f"{budget.used_fraction:.1%}",
-                  style="bold")
+    table.add_row("used", formatting.count(budget.used), f"{budget.used_fraction:.1%}", style="bold")
     return table

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Sequence
+from typing import ClassVar
 
 from textual import on
 from textual.binding import Binding
@@ -54,10 +55,14 @@ class ResumeScreen(ModalScreen[str | None]):
         table = self.query_one(DataTable)
         table.add_columns("title", "age", "messages", "tokens", "model")
         for row in self.rows:
-            table.add_row(row.title[:60] or "(untitled)",
-                          formatting.age(self.now - row.updated_at),
-                          formatting.count(row.messages), formatting.tokens(row.tokens),
-                          row.model or "", key=row.id)
+            table.add_row(
+                row.title[:60] or "(untitled)",
+                formatting.age(self.now - row.updated_at),
+                formatting.count(row.messages),
+                formatting.tokens(row.tokens),
+                row.model or "",
+                key=row.id,
+            )
         table.focus()
 
     @on(DataTable.RowSelected)

@@ -16,10 +16,20 @@ if TYPE_CHECKING:
     from textual.widget import Widget
 
 LOG_PATTERNS = (
-    ("viewer--error", re.compile(r"\b(?:ERROR|Error|error|FAILED|FAIL|Fail|failed|Traceback|"
-                                 r"Exception|fatal|panic|exit [1-9]\d*)\b")),
-    ("viewer--warning", re.compile(r"\b(?:WARNING|Warning|warning|WARN|deprecated|"
-                                   r"DeprecationWarning|skipped|SKIPPED)\b")),
+    (
+        "viewer--error",
+        re.compile(
+            r"\b(?:ERROR|Error|error|FAILED|FAIL|Fail|failed|Traceback|"
+            r"Exception|fatal|panic|exit [1-9]\d*)\b"
+        ),
+    ),
+    (
+        "viewer--warning",
+        re.compile(
+            r"\b(?:WARNING|Warning|warning|WARN|deprecated|"
+            r"DeprecationWarning|skipped|SKIPPED)\b"
+        ),
+    ),
     ("viewer--ok", re.compile(r"\b(?:PASSED|passed|OK|ok|success|succeeded|done)\b")),
     ("viewer--number", re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?:ms|s|%)?(?![\w.])")),
 )
@@ -50,8 +60,7 @@ class Highlighter:
     def highlight(self, lines: list[str], widget: Widget) -> list[Text]:
         if self.lexer is not None:
             return self._syntax(lines, widget)
-        styles = [(widget.get_component_rich_style(name), pattern)
-                  for name, pattern in LOG_PATTERNS]
+        styles = [(widget.get_component_rich_style(name), pattern) for name, pattern in LOG_PATTERNS]
         texts = []
         for line in lines:
             text = Text(line, no_wrap=True)

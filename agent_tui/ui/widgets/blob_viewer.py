@@ -73,8 +73,9 @@ class StoreBlob:
 
     async def grep(self, pattern: str) -> tuple[list[int], bool]:
         # One character per line is enough: only the numbers are used.
-        text = await self.results.grep(self.ref.id, pattern, max_matches=MAX_MATCHES,
-                                       max_line_length=1, max_bytes=MAX_MATCHES * 24)
+        text = await self.results.grep(
+            self.ref.id, pattern, max_matches=MAX_MATCHES, max_line_length=1, max_bytes=MAX_MATCHES * 24
+        )
         numbers = [int(m.group(1)) for m in re.finditer(r"^(\d+):", text, re.MULTILINE)]
         return numbers, len(numbers) >= MAX_MATCHES or "[more matches exist" in text
 
@@ -95,8 +96,14 @@ class BlobViewer(ScrollView, can_focus=True):
         Binding("N", "next_match(-1)", "Previous match"),
     ]
     COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "viewer--gutter", "viewer--current", "viewer--match", "viewer--pending",
-        "viewer--error", "viewer--warning", "viewer--ok", "viewer--number",
+        "viewer--gutter",
+        "viewer--current",
+        "viewer--match",
+        "viewer--pending",
+        "viewer--error",
+        "viewer--warning",
+        "viewer--ok",
+        "viewer--number",
     }
     DEFAULT_CSS = """
     BlobViewer { background: $background; }
@@ -137,8 +144,7 @@ class BlobViewer(ScrollView, can_focus=True):
 
     # -- opening and state ---------------------------------------------------------------------
 
-    def open(self, source: BlobSource | None, *, hint: str | None = None,
-             line: int | None = None) -> None:
+    def open(self, source: BlobSource | None, *, hint: str | None = None, line: int | None = None) -> None:
         """Show `source` (None: nothing); `hint` names a file to pick the syntax by."""
         self._generation += 1
         self.source = source
@@ -180,8 +186,9 @@ class BlobViewer(ScrollView, can_focus=True):
         """Every line on screen is read (or failed): what a test or benchmark waits for."""
         if self.source is None or self._error is not None:
             return True
-        return not self._loading and not self._wanted and all(
-            w in self._cache for w in self._visible_windows())
+        return (
+            not self._loading and not self._wanted and all(w in self._cache for w in self._visible_windows())
+        )
 
     def _resize(self) -> None:
         width = self.gutter_width + max(self._widest, 1)
@@ -202,8 +209,7 @@ class BlobViewer(ScrollView, can_focus=True):
             return
         line = min(max(line, 1), self.line_count)
         self.current = line
-        self.scroll_to(y=max(0, line - 1 - self.size.height // 3), animate=False,
-                       immediate=True)
+        self.scroll_to(y=max(0, line - 1 - self.size.height // 3), animate=False, immediate=True)
         self.refresh()
 
     def action_top(self) -> None:
@@ -213,8 +219,7 @@ class BlobViewer(ScrollView, can_focus=True):
         self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
 
     def action_page(self, pages: int) -> None:
-        self.scroll_to(y=self.scroll_y + pages * max(self.size.height - 1, 1), animate=False,
-                       immediate=True)
+        self.scroll_to(y=self.scroll_y + pages * max(self.size.height - 1, 1), animate=False, immediate=True)
 
     # -- grep ----------------------------------------------------------------------------------
 
@@ -252,8 +257,7 @@ class BlobViewer(ScrollView, can_focus=True):
         self._wanted.add(window)
         if not self._loading:
             self._loading = True
-            self.run_worker(self._load_wanted(self._generation), group="blob-lines",
-                            exit_on_error=False)
+            self.run_worker(self._load_wanted(self._generation), group="blob-lines", exit_on_error=False)
 
     async def _load_wanted(self, generation: int) -> None:
         try:
@@ -277,9 +281,8 @@ class BlobViewer(ScrollView, can_focus=True):
         count = min(WINDOW, source.line_count - start + 1)
         try:
             lines = await source.lines(start, count)
-        except Exception as exc:  # noqa: BLE001 - shown in the viewer, detail in the log
-            log.exception("reading lines %d-%d of %s failed", start, start + count - 1,
-                          source.ref_id)
+        except Exception as exc:
+            log.exception("reading lines %d-%d of %s failed", start, start + count - 1, source.ref_id)
             self._error = " ".join(str(exc).split())[:160] or type(exc).__name__
             return
         if generation != self._generation:
@@ -301,8 +304,7 @@ class BlobViewer(ScrollView, can_focus=True):
         base = self.rich_style
         number = int(self.scroll_y) + y + 1
         if self.source is None or number > self.line_count:
-            text = "(empty output)" if self.source is not None and not self.line_count and \
-                y == 0 else ""
+            text = "(empty output)" if self.source is not None and not self.line_count and y == 0 else ""
             return Strip([Segment(text, base)]).extend_cell_length(width, base)
         gutter_style = base + self.get_component_rich_style("viewer--gutter")
         mark = "▶" if number == self.current else ("•" if number in self._match_set else " ")
@@ -312,8 +314,10 @@ class BlobViewer(ScrollView, can_focus=True):
         texts = self._cache.get(window)
         if texts is None or offset >= len(texts):
             if self._error is not None:
-                body = Text(f"could not read this output: {self._error}",
-                            style=self.get_component_rich_style("viewer--error"))
+                body = Text(
+                    f"could not read this output: {self._error}",
+                    style=self.get_component_rich_style("viewer--error"),
+                )
             else:
                 self._request(window)
                 body = Text("…", style=self.get_component_rich_style("viewer--pending"))
@@ -331,4 +335,3 @@ class BlobViewer(ScrollView, can_focus=True):
             line_style = base + self.get_component_rich_style("viewer--current")
         content = content.apply_style(line_style).extend_cell_length(room, line_style)
         return Strip.join([Strip([gutter]), content]).simplify()
-

@@ -65,15 +65,14 @@ class ChatPane(VerticalScroll):
     def _update_hint(self) -> None:
         self._hint.display = self._first > 0
         if self._first:
-            self._hint.update(f"↑ {formatting.count(self._first)} earlier entries · scroll up "
-                              "to load them")
+            self._hint.update(f"↑ {formatting.count(self._first)} earlier entries · scroll up to load them")
 
     async def load(self, entries: list[Entry]) -> None:
         """Show a whole transcript (replacing what was there); mounts only the newest part."""
         await self.remove_children([w for w in self.children if w is not self._hint])
         self.entries = list(entries)
         self._first = max(0, len(self.entries) - WINDOW)
-        self._items = [item_for(entry) for entry in self.entries[self._first:]]
+        self._items = [item_for(entry) for entry in self.entries[self._first :]]
         if self._items:
             await self.mount_all(self._items)
         self._update_hint()
@@ -147,7 +146,7 @@ class ChatPane(VerticalScroll):
             if count <= 0:
                 return 0
             start = self._first - count
-            items = [item_for(entry) for entry in self.entries[start:self._first]]
+            items = [item_for(entry) for entry in self.entries[start : self._first]]
             height_before = self.virtual_size.height
             await self.mount_all(items, after=self._hint)
             self._items[:0] = items

@@ -45,12 +45,10 @@ def markdown(text: str, code_theme: str) -> RenderableType:
         class TightCodeBlock(CodeBlock):
             def __rich_console__(self, console, options):
                 code = str(self.text).rstrip()
-                yield Syntax(code, self.lexer_name, theme=self.theme, word_wrap=True,
-                             padding=(0, 1))
+                yield Syntax(code, self.lexer_name, theme=self.theme, word_wrap=True, padding=(0, 1))
 
         class TightMarkdown(Markdown):
-            elements = {**Markdown.elements, "fence": TightCodeBlock,
-                        "code_block": TightCodeBlock}
+            elements = {**Markdown.elements, "fence": TightCodeBlock, "code_block": TightCodeBlock}
 
         _markdown_class = TightMarkdown
     return _markdown_class(text, code_theme=code_theme)
@@ -72,7 +70,11 @@ class ChatItem(Static):
     """Base of the entry widgets: knows its entry and re-renders when given a new one."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "chat--user", "chat--agent", "chat--detail", "chat--error", "chat--body",
+        "chat--user",
+        "chat--agent",
+        "chat--detail",
+        "chat--error",
+        "chat--body",
     }
 
     def __init__(self, entry: Entry) -> None:
@@ -135,11 +137,11 @@ class AgentItem(ChatItem):
 
 class NoticeItem(ChatItem):
     def build(self) -> RenderableType:
-        name = {"error": "chat--error", "warning": "chat--detail"}.get(self.entry.level,
-                                                                       "chat--detail")
+        name = {"error": "chat--error", "warning": "chat--detail"}.get(self.entry.level, "chat--detail")
         marker = {"error": "✗ ", "warning": "! "}.get(self.entry.level, "· ")
-        return Padding(Text(marker + self.entry.text, style=self.get_component_rich_style(name)),
-                       (0, 0, 0, LABEL_WIDTH))
+        return Padding(
+            Text(marker + self.entry.text, style=self.get_component_rich_style(name)), (0, 0, 0, LABEL_WIDTH)
+        )
 
 
 class ToolLine(ChatItem):
@@ -147,8 +149,10 @@ class ToolLine(ChatItem):
     `o` opens the whole stored output in the blob browser."""
 
     can_focus = True
-    BINDINGS: ClassVar = [Binding("enter", "toggle", "Unfold", show=False),
-                          Binding("o", "open_output", "Open output")]
+    BINDINGS: ClassVar = [
+        Binding("enter", "toggle", "Unfold", show=False),
+        Binding("o", "open_output", "Open output"),
+    ]
 
     @dataclass
     class OpenOutput(Message):
@@ -200,8 +204,7 @@ class ToolLine(ChatItem):
             marker = "▾" if self.expanded else "▸"
             text = entry.detail
             if entry.state == "error":
-                detail = Text("✗ " + (text or "error"), style=self.get_component_rich_style(
-                    "chat--error"))
+                detail = Text("✗ " + (text or "error"), style=self.get_component_rich_style("chat--error"))
             elif entry.state == "cancelled":
                 detail = Text("cancelled" + (f" · {text}" if text else ""), style=detail_style)
             else:
@@ -214,8 +217,7 @@ class ToolLine(ChatItem):
         head.add_row(marker, title, detail)
         if not self.expanded:
             return head
-        body = Text(entry.body.rstrip() or "(no output)",
-                    style=self.get_component_rich_style("chat--body"))
+        body = Text(entry.body.rstrip() or "(no output)", style=self.get_component_rich_style("chat--body"))
         return Group(head, Padding(body, (0, 0, 0, 4)))
 
 

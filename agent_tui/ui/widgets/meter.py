@@ -77,8 +77,10 @@ def figures(budget: ContextBudget, extra: int = 0, *, estimate: bool = False) ->
     fraction = used / budget.effective_window
     state = {"ok": "", "warning": " high", "error": " full"}[level(fraction, budget)]
     approx = "~" if estimate else ""
-    text = (f"{approx}{fraction:.0%} {formatting.tokens(used)}/"
-            f"{formatting.tokens(budget.effective_window)}{state}")
+    text = (
+        f"{approx}{fraction:.0%} {formatting.tokens(used)}/"
+        f"{formatting.tokens(budget.effective_window)}{state}"
+    )
     if budget.cached:
         text += f"  cached {formatting.tokens(budget.cached)}"
     return text
@@ -88,8 +90,15 @@ class ContextMeter(Widget):
     """Two lines: the bar with its figures, then the legend (or compaction progress)."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "meter--system", "meter--memory", "meter--tools", "meter--conversation",
-        "meter--free", "meter--reserved", "meter--mark", "meter--warning", "meter--error",
+        "meter--system",
+        "meter--memory",
+        "meter--tools",
+        "meter--conversation",
+        "meter--free",
+        "meter--reserved",
+        "meter--mark",
+        "meter--warning",
+        "meter--error",
         "meter--label",
     }
 
@@ -156,8 +165,10 @@ class ContextMeter(Widget):
 
     @staticmethod
     def _exact(budget: ContextBudget) -> str:
-        rows = [f"{label:<6} {formatting.count(getattr(budget, attribute)):>9}"
-                for _segment, attribute, label in SEGMENTS]
+        rows = [
+            f"{label:<6} {formatting.count(getattr(budget, attribute)):>9}"
+            for _segment, attribute, label in SEGMENTS
+        ]
         rows.append(f"{'used':<6} {formatting.count(budget.used):>9}")
         rows.append(f"{'window':<6} {formatting.count(budget.effective_window):>9} effective")
         rows.append(f"{'reply':<6} {formatting.count(budget.max_output_tokens):>9} reserved")
@@ -189,8 +200,7 @@ class ContextMeter(Widget):
     def _second_line(self) -> Text:
         style = self.get_component_rich_style
         if self.activity:
-            return Text.assemble("    ", (f"{spinner_frame()} {self.activity}",
-                                         style("meter--warning")))
+            return Text.assemble("    ", (f"{spinner_frame()} {self.activity}", style("meter--warning")))
         budget = self.budget
         legend = Text("    ")
         for segment, attribute, name in SEGMENTS:
@@ -199,8 +209,9 @@ class ContextMeter(Widget):
             legend.append(f" {name} {formatting.tokens(tokens)}  ")
         legend.append(GLYPHS["reserved"], style=style("meter--reserved"))
         legend.append(f" reply {formatting.tokens(budget.max_output_tokens)}  ")
-        marks = " ".join(f"{round(f * 100)}" for f in
-                         (budget.warn_at, budget.compact_trigger, budget.hard_block))
+        marks = " ".join(
+            f"{round(f * 100)}" for f in (budget.warn_at, budget.compact_trigger, budget.hard_block)
+        )
         legend.append(f"│ marks {marks}%", style=style("meter--label"))
         return legend
 

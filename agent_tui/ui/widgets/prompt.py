@@ -37,8 +37,7 @@ class CommandMenu(OptionList):
         paths = path_completions(text, workspace) if not matches and workspace else []
         if paths:
             self.clear_options()
-            self.add_options(Option(Text.assemble(("@", "bold"), p), id=PATH_ID + p)
-                             for p in paths)
+            self.add_options(Option(Text.assemble(("@", "bold"), p), id=PATH_ID + p) for p in paths)
             self.highlighted = 0
             self.display = True
             return True
@@ -49,8 +48,7 @@ class CommandMenu(OptionList):
         self.clear_options()
         width = max(len(c.usage) for c in matches) + 3
         self.add_options(
-            Option(Text.assemble((c.usage.ljust(width), "bold"), c.help), id=c.name)
-            for c in matches
+            Option(Text.assemble((c.usage.ljust(width), "bold"), c.help), id=c.name) for c in matches
         )
         self.highlighted = 0
         self.display = True
@@ -66,7 +64,7 @@ class CommandMenu(OptionList):
         if option is None or not option.id:
             return None
         if option.id.startswith(PATH_ID):
-            return option.id[len(PATH_ID):]
+            return option.id[len(PATH_ID) :]
         return slash.BY_NAME.get(option.id)
 
 
@@ -85,9 +83,15 @@ class PromptInput(TextArea):
         pages: int
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus",
-                         compact=True, highlight_cursor_line=False,
-                         placeholder="Ask anything · / for commands · Enter sends, Ctrl+J newline")
+        super().__init__(
+            id=id,
+            soft_wrap=True,
+            show_line_numbers=False,
+            tab_behavior="focus",
+            compact=True,
+            highlight_cursor_line=False,
+            placeholder="Ask anything · / for commands · Enter sends, Ctrl+J newline",
+        )
         self.sent_history: list[str] = []
         self._history_at: int | None = None  # index into history while browsing it
         self._draft = ""
@@ -203,6 +207,7 @@ class PromptArea(Vertical):
     @on(OptionList.OptionSelected, "#command-menu")
     def _clicked(self, event: OptionList.OptionSelected) -> None:
         option_id = event.option.id or ""
-        self.input._complete(option_id[len(PATH_ID):] if option_id.startswith(PATH_ID)
-                             else slash.BY_NAME.get(option_id))
+        self.input._complete(
+            option_id[len(PATH_ID) :] if option_id.startswith(PATH_ID) else slash.BY_NAME.get(option_id)
+        )
         self.input.focus()

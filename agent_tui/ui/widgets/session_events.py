@@ -50,8 +50,7 @@ class EventRendering:
         self._replied = True
         self._streamed += len(event.text)
         if self.budget is not None:
-            self.meter.post_message(ContextMeter.Update(self.budget, self._streamed // 4,
-                                                        estimate=True))
+            self.meter.post_message(ContextMeter.Update(self.budget, self._streamed // 4, estimate=True))
 
     async def _on_tool_call_started(self, event: ev.ToolCallStarted) -> None:
         self.query_one(ThinkingLine).show(False)
@@ -61,9 +60,14 @@ class EventRendering:
         self._tools[event.call.id] = await self.chat.add(transcript.tool_started(event.call))
 
     async def _on_tool_call_finished(self, event: ev.ToolCallFinished) -> None:
-        entry = transcript.tool_finished(event.call, ref=event.ref, is_error=event.is_error,
-                                         summary=event.summary, view=event.view,
-                                         duration=event.duration)
+        entry = transcript.tool_finished(
+            event.call,
+            ref=event.ref,
+            is_error=event.is_error,
+            summary=event.summary,
+            view=event.view,
+            duration=event.duration,
+        )
         item = self._tools.pop(event.call.id, None)
         if item is None:
             await self.chat.add(entry)

@@ -13,7 +13,8 @@ import dataclasses
 import logging
 import time
 from collections import deque
-from typing import TYPE_CHECKING, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 from textual import events, on, work
 from textual.containers import Vertical
@@ -61,8 +62,15 @@ class SessionView(EventRendering, Vertical):
         command: str
         argument: str
 
-    def __init__(self, services: ServicesSource, approve: Approve, *, number: int,
-                 session_id: str | None = None, continue_: bool = False) -> None:
+    def __init__(
+        self,
+        services: ServicesSource,
+        approve: Approve,
+        *,
+        number: int,
+        session_id: str | None = None,
+        continue_: bool = False,
+    ) -> None:
         super().__init__(classes="session-view")
         self._get_services = services
         self._approve = approve
@@ -119,8 +127,9 @@ class SessionView(EventRendering, Vertical):
     # -- opening -----------------------------------------------------------------------------
 
     @work(exclusive=True, group="agent", exit_on_error=False)
-    async def open_session(self, session_id: str | None = None, *, continue_: bool = False,
-                           services: AppServices | None = None) -> None:
+    async def open_session(
+        self, session_id: str | None = None, *, continue_: bool = False, services: AppServices | None = None
+    ) -> None:
         """Create or resume this tab's session; without a model, show the panel instead."""
         services = services or self.services or await self._get_services()
         if services is None:
@@ -162,13 +171,16 @@ class SessionView(EventRendering, Vertical):
             return transcript.entries_from_history(history)
         try:
             whole = await services.store.sessions.transcript(session.session_id)
-        except Exception:  # noqa: BLE001 - the compacted history is still worth showing
-            log.warning("could not read the transcript of %s", session.session_id,
-                        exc_info=True)
+        except Exception:
+            log.warning("could not read the transcript of %s", session.session_id, exc_info=True)
             return transcript.entries_from_history(history)
         entries = transcript.entries_from_history(whole)
-        entries.append(NoticeEntry("Compacted earlier: the model sees a summary of the turns "
-                                   "above (/context shows what it holds)."))
+        entries.append(
+            NoticeEntry(
+                "Compacted earlier: the model sees a summary of the turns "
+                "above (/context shows what it holds)."
+            )
+        )
         return entries
 
     def _mark_shown(self) -> None:
@@ -183,8 +195,9 @@ class SessionView(EventRendering, Vertical):
             history = await self.services.store.sessions.transcript(session_id)
             await self.chat.load(transcript.entries_from_history(history))
             self.query_one(NoModelPanel).display = False
-            await self.chat.add(NoticeEntry("Read-only: no model is configured (/model NAME "
-                                            "sets one).", "warning"))
+            await self.chat.add(
+                NoticeEntry("Read-only: no model is configured (/model NAME sets one).", "warning")
+            )
             info = await self.services.store.sessions.get(session_id)
             self._set_title((info.title if info else None) or _title_from(history) or "session")
 
@@ -238,8 +251,7 @@ class SessionView(EventRendering, Vertical):
             return
         unknown = slash.unknown_command(text)
         if unknown is not None:
-            self.app.notify(f"Unknown command /{unknown}: /help lists the commands.",
-                            severity="warning")
+            self.app.notify(f"Unknown command /{unknown}: /help lists the commands.", severity="warning")
             self._restore(text)
             return
         if self.busy:
@@ -250,8 +262,9 @@ class SessionView(EventRendering, Vertical):
             await self._run_command(parsed)
             return
         if self.session is None:
-            self.app.notify("No model configured: set one with /model NAME or see the panel.",
-                            severity="error")
+            self.app.notify(
+                "No model configured: set one with /model NAME or see the panel.", severity="error"
+            )
             self._restore(text)
             return
         self._prompt, self._failed, self._replied, self._streamed = text, False, False, 0
@@ -340,16 +353,17 @@ class SessionView(EventRendering, Vertical):
         if event.state == WorkerState.ERROR and not cancelled:
             error = worker.error
             log.error("tab %s: %s failed", self.number, worker.name, exc_info=error)
-            self.app.notify(f"{worker.name.replace('_', ' ')} failed: {_one_line(error)} "
-                            "(details in the log file)", severity="error")
+            self.app.notify(
+                f"{worker.name.replace('_', ' ')} failed: {_one_line(error)} (details in the log file)",
+                severity="error",
+            )
             self._failed = True
             if worker.name == "open_session" and self.session is None:
                 self.meter.placeholder = "no session: opening it failed (details in the log file)"
                 self.meter.show(None)
         elif cancelled:
             if event.state == WorkerState.ERROR:
-                log.info("tab %s: cancelled %s ended with %r", self.number, worker.name,
-                         worker.error)
+                log.info("tab %s: cancelled %s ended with %r", self.number, worker.name, worker.error)
             await self.chat.add(NoticeEntry("Cancelled.", "warning"))
         await self._settle(cancelled=cancelled)
         self._worker = None
@@ -379,8 +393,7 @@ class SessionView(EventRendering, Vertical):
 
 
 def _title_from(history) -> str | None:
-    return next((m.content for m in history if m.role == "user" and m.kind == "chat"
-                 and m.content), None)
+    return next((m.content for m in history if m.role == "user" and m.kind == "chat" and m.content), None)
 
 
 def _one_line(error: BaseException | None) -> str:

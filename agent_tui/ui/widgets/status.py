@@ -10,8 +10,7 @@ from textual.widgets import Static
 from agent_tui import paths
 from agent_tui.ui.widgets.chat_items import spinner_frame
 
-LOCAL_EXAMPLE = ("agent-tui --model openai/qwen2.5 --api-base http://localhost:11434/v1 "
-                 "--context-window 32768")
+LOCAL_EXAMPLE = "agent-tui --model openai/qwen2.5 --api-base http://localhost:11434/v1 --context-window 32768"
 
 
 class ThinkingLine(Static):
@@ -42,8 +41,7 @@ class QueuePanel(Vertical):
         self.display = False
 
     async def push(self, text: str) -> None:
-        await self.mount(Static(Text("queued  " + " ".join(text.split())[:200]),
-                                classes="queued"))
+        await self.mount(Static(Text("queued  " + " ".join(text.split())[:200]), classes="queued"))
         self.display = True
 
     async def pop(self) -> None:
@@ -64,13 +62,17 @@ class NoModelPanel(Static):
             text.append("The configured model cannot be used:\n", style="bold")
             text.append(f"{reason}\n\n")
         text.append("Set one of:\n", style="bold")
-        text.append("  • an API key in the environment litellm reads, e.g. ANTHROPIC_API_KEY "
-                    "or OPENAI_API_KEY,\n    and a model: AGENT_TUI_MODEL=anthropic/"
-                    "claude-sonnet-4-5 or --model NAME\n")
-        text.append(f"  • [model] name = \"…\" in {paths.user_config_file()}\n")
+        text.append(
+            "  • an API key in the environment litellm reads, e.g. ANTHROPIC_API_KEY "
+            "or OPENAI_API_KEY,\n    and a model: AGENT_TUI_MODEL=anthropic/"
+            "claude-sonnet-4-5 or --model NAME\n"
+        )
+        text.append(f'  • [model] name = "…" in {paths.user_config_file()}\n')
         text.append("  • a local OpenAI-compatible server:\n")
         text.append(f"      {LOCAL_EXAMPLE}\n\n")
-        text.append("Stored sessions stay browsable: /resume opens one read-only; "
-                    "/model NAME sets a model for this tab.")
+        text.append(
+            "Stored sessions stay browsable: /resume opens one read-only; "
+            "/model NAME sets a model for this tab."
+        )
         self.update(text)
         self.display = True

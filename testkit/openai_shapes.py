@@ -13,11 +13,16 @@ import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from agent_tui.tokens import MESSAGE_OVERHEAD, REPLY_PRIMING, TOOL_CALL_OVERHEAD, TOOL_SCHEMA_OVERHEAD
-from agent_tui.tokens import TokenCounter
+from agent_tui.tokens import (
+    MESSAGE_OVERHEAD,
+    REPLY_PRIMING,
+    TOOL_CALL_OVERHEAD,
+    TOOL_SCHEMA_OVERHEAD,
+    TokenCounter,
+)
 
 if TYPE_CHECKING:
-    from agent_tui.testing.fake_openai import Reply
+    from testkit.fake_openai import Reply
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
 _counter = TokenCounter("fake-model")  # cl100k_base; count_text keeps no per-call cache
@@ -274,9 +279,7 @@ def build_chunks(
     return chunks
 
 
-def build_completion(
-    model: str, reply: Reply, calls: list[tuple[str, str, dict]], prompt: int
-) -> dict:
+def build_completion(model: str, reply: Reply, calls: list[tuple[str, str, dict]], prompt: int) -> dict:
     """The non-streamed chat.completion object."""
     message: dict[str, Any] = {"role": "assistant", "content": reply.text or None, "refusal": None}
     if calls:

@@ -16,11 +16,12 @@ import socket
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
-from agent_tui.testing.openai_shapes import (
+from testkit.openai_shapes import (
     build_chunks,
     build_completion,
     count_prompt_tokens,
@@ -281,8 +282,7 @@ class _QuietServer(ThreadingHTTPServer):
     daemon_threads = True
 
     def handle_error(self, request: Any, client_address: Any) -> None:
-        log.debug("fake-openai: connection from %s ended with an error", client_address,
-                  exc_info=True)
+        log.debug("fake-openai: connection from %s ended with an error", client_address, exc_info=True)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -307,7 +307,7 @@ class _Handler(BaseHTTPRequestHandler):
             with self.fake._lock:
                 self.fake._sockets.discard(self.connection)
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: Any) -> None:
         log.debug("fake-openai: " + format, *args)
 
     def send_json(self, status: int, data: dict, headers: dict[str, str] | None = None) -> None:
@@ -337,7 +337,7 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             return raw, None
 
-    def do_GET(self) -> None:  # noqa: N802 - stdlib naming
+    def do_GET(self) -> None:
         self.fake._record(self, None)
         if self.path.rstrip("/") == "/v1/models":
             model = {"id": self.fake.model_name, "object": "model", "created": 0, "owned_by": "fake"}
@@ -345,7 +345,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self.send_json(404, error_body(404, path=self.path))
 
-    def do_POST(self) -> None:  # noqa: N802 - stdlib naming
+    def do_POST(self) -> None:
         _, body = self._read_body()
         self.fake._record(self, body if isinstance(body, dict) else None)
         if self.path.rstrip("/") != "/v1/chat/completions":

