@@ -15,10 +15,11 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/agent-tui $(ARGS)
 
-# Lint and format are checked before the tests, so CI (which runs this target) enforces them.
+# Lint, format and types are checked before the tests, so CI (which runs this target) enforces them.
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 bench: $(STAMP)

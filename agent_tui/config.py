@@ -129,8 +129,8 @@ class Config:
 
 # Each section's field is built by its class, so the factory *is* the section type.
 _SECTION_TYPES: dict[str, type] = {
-    f.name: f.default_factory
-    for f in dataclasses.fields(Config)  # type: ignore[misc]
+    f.name: f.default_factory  # type: ignore[misc]  # every Config field has a section factory
+    for f in dataclasses.fields(Config)
 }
 _HINTS = {name: typing.get_type_hints(cls) for name, cls in _SECTION_TYPES.items()}
 

@@ -16,6 +16,7 @@ from agent_tui.config import Config, ConfigError
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
+    from agent_tui.messages import Message
     from agent_tui.store import Store
     from agent_tui.tools.permissions import Approver
 
@@ -97,7 +98,7 @@ class AppServices:
         self,
         session_id: str,
         title: str | None,
-        history: list,
+        history: list[Message],
         limits: Any,
         approver: Approver | None,
         yes: bool,
@@ -146,7 +147,7 @@ class AppServices:
         )
         chat_summarizer = ProviderSummarizer(provider)
         summary_name = summarizer_model(cfg, model, provider_of(model))
-        summarizer = chat_summarizer
+        summarizer: ProviderSummarizer | None = chat_summarizer
         if cfg.compaction.summarization is False:
             summarizer = None
         elif summary_name != model:

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from agent_tui.config import Config, ConfigError
+
+if TYPE_CHECKING:
+    from agent_tui.llm.model_info import ModelInfo
 
 DEFAULT_RESERVE_CAP = 8192
 
@@ -36,7 +40,7 @@ def reply_reserve(window: int, model_max_output: int | None, configured: int | N
     return max(1, min(candidates))
 
 
-def resolve_limits(config: Config, lookup: Callable | None = None) -> ModelLimits:
+def resolve_limits(config: Config, lookup: Callable[[str], ModelInfo | None] | None = None) -> ModelLimits:
     """Limits for the configured model. `lookup` defaults to litellm's model info (lazy)."""
     name = config.model.name
     if not name:

@@ -132,3 +132,20 @@ class TestMeterTooltip:
             await settle(pilot)
             tooltip = str(app.query_one(ContextMeter).tooltip)
             assert "effective" in tooltip and "cost   unknown last reply · unknown session" in tooltip
+
+
+class TestSkillCommand:
+    async def test_skill_without_a_name_lists_the_skills(self, config, workspace):
+        """/skill alone names the skills found (it failed with "'str' object has no attribute
+        'name'", hidden as a notice, before mypy ran in CI)."""
+        from agent_tui.context.memory import skills_dir
+
+        skills_dir().mkdir(parents=True)
+        (skills_dir() / "review.md").write_text("Review code carefully.\n")
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await send(pilot, "/skill")
+            await until(pilot, lambda: "Skills:" in notices(app), what="the skill list")
+            assert "Skills: review." in notices(app)
+            assert "has no attribute" not in notices(app)

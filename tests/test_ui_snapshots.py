@@ -106,7 +106,7 @@ class TestSnapshots:
         async def run_before(pilot):
             await ready(pilot)
             lines = list(pilot.app.query(ToolLine))
-            lines[2].action_toggle()
+            lines[2].action_toggle_output()
             await pilot.pause()
 
         assert snap_compare(app, run_before=run_before, terminal_size=SIZE)

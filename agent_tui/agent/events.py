@@ -6,6 +6,7 @@ the field names here are a public interface (documented in the README).
 
 from __future__ import annotations
 
+import typing
 from dataclasses import asdict, dataclass, field, is_dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -146,8 +147,28 @@ class TurnFinished(AgentEvent):
     type: ClassVar[str] = "turn_finished"
     text: str
     """The final assistant text of the turn."""
-    interrupted: bool = False
     stop_reason: str = "done"
-    """done / cancelled / max_steps / error."""
+    """done / max_steps / error (a cancelled turn ends without this event)."""
     refs: tuple[ResultRef, ...] = field(default_factory=tuple)
     """Outputs stored during the turn."""
+
+
+TurnEvent = (
+    TurnStarted
+    | BudgetMeasured
+    | StepStarted
+    | TextDelta
+    | ToolCallStarted
+    | ToolCallFinished
+    | UsageReported
+    | Notice
+    | ErrorEvent
+    | Blocked
+    | CompactionStarted
+    | CompactionProgress
+    | CompactionFinished
+    | TurnFinished
+)
+"""Every event a turn or a compaction emits: the closed set the TUI and `--json` must handle."""
+
+TURN_EVENT_TYPES: tuple[type[AgentEvent], ...] = typing.get_args(TurnEvent)

@@ -162,7 +162,7 @@ class PromptAssembler:
         candidates = [s for s in self._specs() if s.source in DEFERRAL_ORDER]
         found = rank(query, candidates, limit)
         self.selector.promote([spec.name for spec in found])
-        return found  # type: ignore[return-value]
+        return found
 
     def tool_table(self) -> list[ToolRow]:
         """Every tool with its cost and whether the last request offered it (for /tools)."""
@@ -256,7 +256,7 @@ class PromptAssembler:
 def _static_text(built: Any) -> str:
     """The system prompt without its per-turn part (or all of it when the builder failed)."""
     if built.warning or not built.dynamic_text:
-        return built.text
+        return str(built.text)
     return "".join(text for text, cacheable in built.blocks if cacheable)
 
 

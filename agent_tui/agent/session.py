@@ -18,6 +18,7 @@ from agent_tui.agent.attachments import PreparedPrompt, prepare_prompt
 from agent_tui.agent.compactor import Compactor
 from agent_tui.agent.tool_runner import ToolRunner
 from agent_tui.context.budget import BudgetMeter, ContextBudget
+from agent_tui.llm.stream import UsageChunk
 from agent_tui.messages import Message, TokenUsage, ToolCall, assistant, tool_result, user
 
 if TYPE_CHECKING:
@@ -320,7 +321,7 @@ class AgentSession:
             tools=request.tools or None,
             max_tokens=self.limits.max_output_tokens,
         ):
-            if type(chunk).__name__ == "UsageChunk":
+            if isinstance(chunk, UsageChunk):
                 usage = chunk.usage
                 self.usage_total = self.usage_total + usage
                 self.meter.record_usage(usage.prompt_tokens, self.history, cached=usage.cache_read)

@@ -149,7 +149,7 @@ class ToolRunner:
         width = self.config.tool_output.max_line_length
         if output.ref is not None:
             # Streamed into the store by the tool: the view comes from there.
-            text = await self.store.results.view(ref, threshold, width) if self.store else text
+            text = await self.store.results.view(output.ref, threshold, width) if self.store else text
         elif not paged and len(text.encode("utf-8", "replace")) > threshold:
             if ref is not None:
                 text = await self.store.results.view(ref, threshold, width)  # type: ignore[union-attr]

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from agent_tui.store import Store
+    from agent_tui.store.checkpoints import Checkpoint
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +86,7 @@ async def undo(store: Store, session_id: str, turns: int = 1, *, force: bool = F
         checkpoints = await store.checkpoints.for_turn(session_id, turn_seq)
         done: list[int] = []
         # Per file: the first checkpoint has the content before the turn, the last what it left.
-        by_path: dict[str, list] = {}
+        by_path: dict[str, list[Checkpoint]] = {}
         for cp in checkpoints:
             by_path.setdefault(cp.path, []).append(cp)
         for path_text, cps in by_path.items():

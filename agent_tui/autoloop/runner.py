@@ -29,12 +29,13 @@ from agent_tui.autoloop.turn import TurnOutput
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
     from agent_tui.config import LoopSettings
+    from agent_tui.context.compaction.summary_prompt import Summarizer
     from agent_tui.messages import ResultRef
 
 log = logging.getLogger(__name__)
 
 
-def loop_summarizer(session: AgentSession):
+def loop_summarizer(session: AgentSession) -> Summarizer:
     """The compaction summariser; the chat model when compaction's summaries are turned off
     (the loop cannot keep its memory bounded without one)."""
     from agent_tui.agent.summarizer import ProviderSummarizer

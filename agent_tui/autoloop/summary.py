@@ -17,7 +17,7 @@ from agent_tui.autoloop import events as lev
 from agent_tui.autoloop.allocation import clip_tokens
 from agent_tui.autoloop.prompt import render_record
 from agent_tui.autoloop.records import OUTPUT_KEEP, IterationRecord, LoopSummary
-from agent_tui.messages import Message
+from agent_tui.messages import Message, ResultRef
 
 if TYPE_CHECKING:
     from agent_tui.config import LoopSettings
@@ -97,7 +97,7 @@ class LoopMemory:
 
     async def after_iteration(
         self, records: Sequence[IterationRecord], summary_tokens: int
-    ) -> AsyncIterator[lev.AgentEvent]:
+    ) -> AsyncIterator[lev.SummaryUpdated | lev.SummaryFailed]:
         """Fold or regenerate as the schedule says; yields SummaryUpdated or SummaryFailed."""
         n = records[-1].number
         outside = n - self.settings.raw_window_size
@@ -168,7 +168,7 @@ class LoopMemory:
                 return text
         return clip_tokens(text, budget, self.counter)
 
-    async def _offload(self, text: str, last: int, n: int):
+    async def _offload(self, text: str, last: int, n: int) -> ResultRef | None:
         if self.store is None:
             return None
         try:

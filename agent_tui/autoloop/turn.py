@@ -12,18 +12,20 @@ import re
 
 from agent_tui.agent import events as ev
 from agent_tui.autoloop.progress import error_signature
+from agent_tui.messages import ToolCall
 
 _EXIT = re.compile(r"^exit (-?\d+)")
 ARGS_CHARS = 200
 
 
-def describe_arguments(call) -> str:
+def describe_arguments(call: ToolCall) -> str:
     try:
         args = call.parsed_arguments()
     except ValueError:
         return call.arguments[:ARGS_CHARS]
-    if call.name == "bash" and isinstance(args.get("command"), str):
-        return args["command"][:ARGS_CHARS]
+    command = args.get("command")
+    if call.name == "bash" and isinstance(command, str):
+        return command[:ARGS_CHARS]
     return json.dumps(args, ensure_ascii=False)[:ARGS_CHARS]
 
 

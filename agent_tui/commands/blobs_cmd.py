@@ -6,7 +6,7 @@ import re
 import sys
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -64,7 +64,7 @@ def list_blobs(
     """Stored outputs, newest first."""
     where = str(Path.cwd()) if here else (str(project.expanduser().absolute()) if project else None)
 
-    async def work(store: Store) -> list:
+    async def work(store: Store) -> list[Any]:
         session_id = (await find_session(store, session)).id if session else None
         return await store.results.list_blobs(session_id, where, limit)
 

@@ -163,7 +163,7 @@ async def _run(config: Any, goal: str, *, yes: bool, as_json: bool, db: Path | N
                 if as_json:
                     if type(event).__module__ == lev.__name__ or event.type in JSON_AGENT_EVENTS:
                         _emit(event.to_json())
-                else:
+                elif report is not None:
                     report.event(event)
                 if isinstance(event, lev.LoopFinished):
                     finished = event

@@ -10,11 +10,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from agent_tui.commands.common import fail, load_or_fail, model_overrides
+
+if TYPE_CHECKING:
+    from agent_tui.messages import ResultRef
 
 
 def _read_prompt(prompt: str | None) -> str:
@@ -69,7 +72,8 @@ async def _run(
                 session = await services.new_session(yes=yes)
         except ConfigError as exc:
             fail(str(exc), 2)
-        final_text, failed, refs = "", False, []
+        final_text, failed = "", False
+        refs: list[ResultRef] = []
         stream = []
         if compact_first:
             stream.append(session.compact(instructions, reason="forced"))

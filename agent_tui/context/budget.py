@@ -114,7 +114,11 @@ class BudgetMeter:
         self.counter = counter
         self.total = total
         self.max_output_tokens = max_output_tokens
-        self.thresholds = {"warn_at": warn_at, "compact_trigger": compact_trigger, "hard_block": hard_block}
+        self.thresholds: dict[str, float] = {
+            "warn_at": warn_at,
+            "compact_trigger": compact_trigger,
+            "hard_block": hard_block,
+        }
         self.tally = ConversationTally(counter)
         self.calibration = Calibration()
         self.last_raw_estimate = 0
@@ -157,7 +161,9 @@ class BudgetMeter:
             calibrated=self.calibration.calls > 0,
             cached=self.last_cached,
             **fixed,
-            **self.thresholds,
+            warn_at=self.thresholds["warn_at"],
+            compact_trigger=self.thresholds["compact_trigger"],
+            hard_block=self.thresholds["hard_block"],
         )
 
     def record_usage(self, prompt_tokens: int, conversation: Sequence[Message], cached: int = 0) -> None:

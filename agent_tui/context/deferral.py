@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from agent_tui.context.prompt_sections import PromptSection
 
@@ -32,11 +32,18 @@ NOTE = "[{n} tools deferred to save context. Use tool_search to find them.]"
 
 
 class SpecLike(Protocol):
-    name: str
-    description: str
-    source: str
+    """What deferral needs of a tool spec (read-only, so frozen dataclasses qualify)."""
 
+    @property
+    def name(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def source(self) -> str: ...
     def schema(self) -> dict[str, Any]: ...
+
+
+S = TypeVar("S", bound=SpecLike)
 
 
 @dataclass(frozen=True)
@@ -185,7 +192,7 @@ def _index(spec: SpecLike) -> tuple[set[str], set[str]]:
     return hit[1], hit[2]
 
 
-def rank(query: str, specs: Sequence[SpecLike], limit: int = 5) -> list[SpecLike]:
+def rank(query: str, specs: Sequence[S], limit: int = 5) -> list[S]:
     """The specs that best match `query` by name, then description; best first."""
     terms = words(query)
     whole = query.strip().lower()

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -174,7 +174,7 @@ class UserPrompts:
                 out.append(section)
         return out
 
-    def _load(self, path: Path, build) -> PromptSection | None:
+    def _load(self, path: Path, build: Callable[[Path], PromptSection]) -> PromptSection | None:
         try:
             st = path.stat()
             stamp: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)

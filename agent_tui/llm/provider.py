@@ -64,7 +64,7 @@ class Provider:
         api_key_env: str | None = None,
         timeout: float = 600,
         max_retries: int = 3,
-        extra: dict | None = None,
+        extra: dict[str, Any] | None = None,
         *,
         retry_base_delay: float = 1.0,
     ) -> None:
@@ -146,6 +146,7 @@ class Provider:
             return False
 
     def _error(self, exc: BaseException) -> LLMError:
+        env: str | None
         try:
             if self._resolved and self._resolved[1].get("api_key") == PLACEHOLDER_KEY:
                 env = "model.api_key_env (no key was sent)"
@@ -157,9 +158,9 @@ class Provider:
 
     def _wait(self, error: LLMError, attempt: int) -> float:
         if error.retry_after is not None:
-            return min(error.retry_after, MAX_RETRY_WAIT)
+            return float(min(error.retry_after, MAX_RETRY_WAIT))
         base = self.retry_base_delay * 2 ** (attempt - 1)
-        return min(base * random.uniform(0.8, 1.2), MAX_RETRY_WAIT)
+        return float(min(base * random.uniform(0.8, 1.2), MAX_RETRY_WAIT))
 
     async def _retry_or_raise(self, exc: BaseException, attempt: int, yielded: bool) -> None:
         """Sleep before the next try, or raise the classified error when there is none."""
@@ -177,8 +178,8 @@ class Provider:
     # -- calls ----------------------------------------------------------------------------------
     async def stream(
         self,
-        messages: list[dict],
-        tools: list[dict] | None = None,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
         max_tokens: int | None = None,
     ) -> AsyncIterator[StreamEvent]:
         """The reply as events: TextChunk*, then ToolCallsReady?, UsageChunk?, StreamDone."""
@@ -216,7 +217,9 @@ class Provider:
                     await _close(response)
             await self._retry_or_raise(failure, attempt, yielded)
 
-    async def complete(self, messages: list[dict], max_tokens: int | None = None) -> tuple[str, TokenUsage]:
+    async def complete(
+        self, messages: list[dict[str, Any]], max_tokens: int | None = None
+    ) -> tuple[str, TokenUsage]:
         """One non-streamed reply (summaries, titles): its text and usage."""
         model, params = self._params()
         kwargs: dict[str, Any] = dict(params)

@@ -153,7 +153,8 @@ async def _check_identity(conn: aiosqlite.Connection, path: Path) -> bool:
     """True for a fresh file; raise for an SQLite file that is damaged or not agent-tui's."""
     try:
         async with conn.execute("PRAGMA application_id") as cur:
-            app_id = (await cur.fetchone())[0]
+            row = await cur.fetchone()
+            app_id = row[0] if row is not None else 0
         async with conn.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
         ) as cur:

@@ -7,7 +7,7 @@ bytes, so a pathological 100 MB line costs time to skip, never memory.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 
 from agent_tui.store.chunks import decompress
 from agent_tui.store.db import Database
@@ -24,7 +24,7 @@ def decode(line: bytes) -> str:
 
 async def iter_lines(
     db: Database, blob_id: str, start: int, stop: int, cap: int | None = None
-) -> AsyncIterator[tuple[int, bytes]]:
+) -> AsyncGenerator[tuple[int, bytes], None]:
     """Yield (line number, bytes) for lines `start..stop` (1-based, inclusive) that exist.
 
     With `cap`, each yielded line holds at most its first `cap` bytes.

@@ -8,6 +8,7 @@ nothing (and a session never compacted resumes from its whole transcript).
 
 from __future__ import annotations
 
+import builtins
 import json
 import logging
 import time
@@ -30,8 +31,9 @@ _SELECT = _COLUMNS + ", CASE WHEN cost_unknown THEN NULL ELSE cost END"
 
 def _title_from(messages: Sequence[Message]) -> str | None:
     for message in messages:
-        if message.role == "user" and message.kind == "chat" and (message.content or "").strip():
-            line = message.content.strip().splitlines()[0].strip()
+        text = message.content or ""
+        if message.role == "user" and message.kind == "chat" and text.strip():
+            line = text.strip().splitlines()[0].strip()
             return line if len(line) <= 60 else line[:59] + "…"
     return None
 
@@ -90,7 +92,7 @@ class SessionStore:
 
     async def append(
         self, session_id: str, messages: Sequence[Message], tokens: Sequence[int | None] | None = None
-    ) -> list[int]:
+    ) -> builtins.list[int]:
         """Add messages to the end of the transcript; return their sequence numbers."""
         if tokens is not None and len(tokens) != len(messages):
             raise ValueError("tokens must give one count (or None) per message")
@@ -130,7 +132,7 @@ class SessionStore:
             )
         return seqs
 
-    async def transcript(self, session_id: str, after_seq: int = 0) -> list[Message]:
+    async def transcript(self, session_id: str, after_seq: int = 0) -> builtins.list[Message]:
         """Every message (after `after_seq`), in order."""
         await self.get(session_id)
         rows = await self.db.fetchall(
@@ -171,9 +173,10 @@ class SessionStore:
             ) as cur:
                 snapshot_id = cur.lastrowid
             await conn.execute("UPDATE sessions SET updated = ? WHERE id = ?", (now, session_id))
-        return int(snapshot_id)
+        assert snapshot_id is not None  # an INSERT always sets it
+        return snapshot_id
 
-    async def load_for_resume(self, session_id: str) -> list[Message]:
+    async def load_for_resume(self, session_id: str) -> builtins.list[Message]:
         """Newest snapshot + the transcript after it; the whole transcript without one."""
         await self.get(session_id)
         row = await self.db.fetchone(

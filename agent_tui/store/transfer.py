@@ -198,7 +198,7 @@ async def import_session(db: Database, path: Path) -> str:
         raise StoreError(f"{path} is not a valid session export ({type(exc).__name__}: {exc})") from exc
     except sqlite3.IntegrityError as exc:
         raise StoreError(f"{path} holds ids already in {db.path} ({exc}); nothing was imported") from exc
-    return session_id
+    return str(session_id)
 
 
 async def _import_blob(conn: Any, session_id: str, blob: dict[str, Any]) -> None:

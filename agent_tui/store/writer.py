@@ -92,7 +92,7 @@ class Assembler:
         self.ends_with_newline = False
         self.head = b""
 
-    def rows(self, packed: Packed) -> list[tuple[object, ...]]:
+    def rows(self, packed: Packed) -> list[tuple[str, int, int, int, int, int, int, int | None, bytes]]:
         lines, offset = self.newlines, self.byte_size
         rows = [
             (

@@ -190,7 +190,7 @@ class McpServer:
         self._stop = asyncio.Event()
         self._closed = asyncio.Event()
         self._client: Any = None
-        self.task: asyncio.Task | None = None
+        self.task: asyncio.Task[None] | None = None
 
     @property
     def log_path(self) -> Path:

@@ -75,7 +75,7 @@ class GrepTool:
             return ToolOutput.error(f"path not found: '{args.get('path')}'")
         glob = args.get("glob")
         matcher = glob_regex(glob) if glob else None
-        by_name = bool(glob) and "/" not in glob
+        by_name = bool(glob) and "/" not in str(glob)
         return await asyncio.to_thread(self._search, ctx, start, regex, matcher, by_name, max_results)
 
     @staticmethod

@@ -16,11 +16,11 @@ import signal
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from rich.text import Text
 from textual import events, on, work
-from textual.app import App
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
@@ -71,7 +71,10 @@ def warm_imports() -> None:
         log.debug("warming litellm failed", exc_info=True)
 
 
-class AgentApp(AppCommands, App):
+T = TypeVar("T")
+
+
+class AgentApp(AppCommands, App[None]):
     CSS_PATH = Path(__file__).parent / "app.tcss"  # absolute: subclasses live elsewhere
     TITLE = "agent-tui"
     COMMAND_PALETTE_DISPLAY = "^P"
@@ -131,7 +134,7 @@ class AgentApp(AppCommands, App):
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return {**super().get_theme_variable_defaults(), **themes.VARIABLE_DEFAULTS}
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield Static("", id="topbar")
         yield TabbedContent(id="tabs")
         yield Footer()
@@ -306,14 +309,19 @@ class AgentApp(AppCommands, App):
 
     def action_switch_tab(self, step: int) -> None:
         tabs = self.query_one(TabbedContent)
-        panes = [pane.id for pane in tabs.query(TabPane)]
+        panes = [pane.id for pane in tabs.query(TabPane) if pane.id is not None]
         if tabs.active in panes:
             tabs.active = panes[(panes.index(tabs.active) + step) % len(panes)]
 
-    async def push_screen_wait_safe(self, screen: Screen) -> object:
+    async def push_screen_wait_safe(self, screen: Screen[T]) -> T | None:
         """Push a modal and await its result from any task (not only from a worker)."""
-        future: asyncio.Future = asyncio.get_running_loop().create_future()
-        self.push_screen(screen, callback=lambda r: future.done() or future.set_result(r))
+        future: asyncio.Future[T | None] = asyncio.get_running_loop().create_future()
+
+        def settle(result: T | None) -> None:
+            if not future.done():
+                future.set_result(result)
+
+        self.push_screen(screen, callback=settle)
         try:
             return await future
         except asyncio.CancelledError:
@@ -323,9 +331,12 @@ class AgentApp(AppCommands, App):
 
     async def ask_approval(self, request: ApprovalRequest, where: str) -> ApprovalDecision:
         """The TUI approver: a modal per request; a cancelled turn takes its modal away."""
+        from agent_tui.tools.permissions import ApprovalDecision
         from agent_tui.ui.screens.approval import ApprovalScreen
 
-        return await self.push_screen_wait_safe(ApprovalScreen(request, where=where))
+        decision = await self.push_screen_wait_safe(ApprovalScreen(request, where=where))
+        # A modal closed without an answer (the app shutting down) refuses, never allows.
+        return decision if decision is not None else ApprovalDecision("deny")
 
     # -- keys and commands -------------------------------------------------------------------
 

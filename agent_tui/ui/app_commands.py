@@ -6,7 +6,7 @@ A mixin of `AgentApp`, so the palette and `/help`, `/context`, `/blobs`, `/theme
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from textual import work
@@ -16,14 +16,27 @@ from agent_tui.ui.widgets.chat_items import ToolLine
 from agent_tui.ui.widgets.session_view import SessionView
 
 if TYPE_CHECKING:
+    from textual.app import App
     from textual.screen import Screen
 
+    from agent_tui.factory import AppServices
 
-class AppCommands:
+    class _AppHost(App[None]):
+        """What the mixin uses of `AgentApp`, so mypy checks it against the real App API."""
+
+        @property
+        def view(self) -> SessionView | None: ...
+        async def services(self) -> AppServices | None: ...
+        async def add_tab(self, *, session_id: str | None = None, continue_: bool = False) -> SessionView: ...
+        async def push_screen_wait_safe(self, screen: Screen[Any]) -> Any: ...
+        async def action_new_tab(self) -> None: ...
+        def action_close_tab(self) -> object: ...
+else:
+    _AppHost = object
+
+
+class AppCommands(_AppHost):
     """Actions behind slash commands and palette entries (mixed into `AgentApp`)."""
-
-    view: Any
-    screen: Any
 
     def action_help(self) -> None:
         from agent_tui.ui.screens.dialogs import HelpScreen
@@ -124,7 +137,7 @@ class AppCommands:
         if event.command in ("blobs", "theme"):
             getattr(self, f"action_{event.command}")(event.argument)
             return
-        actions = {
+        actions: dict[str, Callable[[], object]] = {
             "help": self.action_help,
             "context": self.action_context,
             "resume": self.action_resume,
@@ -132,7 +145,7 @@ class AppCommands:
         }
         actions[event.command]()
 
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield SystemCommand(
             "Compact",

@@ -87,7 +87,7 @@ async def _skill(view: SessionView, argument: str) -> None:
         return
     name = argument.strip()
     if not name:
-        found = ", ".join(s.name for s in discover_skills()) or "none"
+        found = ", ".join(discover_skills()) or "none"
         view.app.notify(f"Skills: {found}. /skill NAME activates one for this session.")
         return
     session.prompts.activate_skill(name)

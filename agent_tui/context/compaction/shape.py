@@ -135,11 +135,12 @@ V = TypeVar("V")
 def weak_cache(fn: Callable[[K], V]) -> Callable[[K], V]:
     """Memoise a function of an immutable message or call for as long as the object lives (an
     lru_cache would keep whole tool outputs alive long after compaction dropped them)."""
-    cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+    cache: weakref.WeakKeyDictionary[K, V] = weakref.WeakKeyDictionary()
 
     def cached(key: K) -> V:
         try:
-            return cache[key]
+            hit: V = cache[key]
+            return hit
         except KeyError:
             value = cache[key] = fn(key)
             return value

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from agent_tui.messages import Message
+from agent_tui.messages import Message, Role
 
 from .calls import describe_call
 from .result import StrategyOutcome
@@ -129,7 +129,7 @@ def layout(messages: list[Message], split: Split, retain: Message, summary: str)
     (a trailing assistant message would read as a prefill)."""
     n_sys = leading_system(messages)
     tail = [messages[i] for i in split.tail]
-    role = "assistant" if tail and tail[0].role == "user" else "user"
+    role: Role = "assistant" if tail and tail[0].role == "user" else "user"
     header = (
         f"[Summary of the {len(split.head)} earlier messages, written during context compaction; "
         "the newest messages follow verbatim]"

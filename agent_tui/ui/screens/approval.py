@@ -13,6 +13,7 @@ from typing import ClassVar
 from rich.syntax import Syntax
 from rich.text import Text
 from textual import on
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
@@ -40,7 +41,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         command = self.request.arguments.get("command")
         return command if self.request.tool == "bash" and isinstance(command, str) else None
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         request = self.request
         with Vertical(id="approval", classes="dialog"):
             title = f"Allow {request.tool}?" + (f"  ·  {self.where}" if self.where else "")

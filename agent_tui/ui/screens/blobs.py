@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on, work
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.coordinate import Coordinate
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Select, Static
 
@@ -35,6 +37,8 @@ from agent_tui.ui.screens.blob_rows import (
 from agent_tui.ui.widgets.blob_viewer import BlobViewer, StoreBlob
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from agent_tui.store import Store
 
 log = logging.getLogger(__name__)
@@ -52,7 +56,7 @@ KEYS = (
 COLUMNS = ("ref", "tool", "size", "lines", "age", "read", "first line / match")
 
 
-class BlobsScreen(Screen):
+class BlobsScreen(Screen[None]):
     """The result-blob browser; Escape goes back to the chat."""
 
     BINDINGS: ClassVar = [
@@ -104,16 +108,16 @@ class BlobsScreen(Screen):
         """Searches whose results reached the table (tests and the benchmark wait on it)."""
         self._open_ref = open_ref
         self._prompt_mode = "grep"
-        self._search_timer = None
+        self._search_timer: Timer | None = None
         self._grep_pattern: str | None = None
         self._known_scope: Scope | None = None
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield Static("", id="blobs-title")
         with Horizontal(id="blobs-bar"):
             yield Select(SCOPES, value=self.scope, allow_blank=False, id="blobs-scope")
             yield Input(placeholder="search every stored output (recall, BM25) — Enter", id="blobs-search")
-        table = DataTable(id="blobs-table", cursor_type="row", zebra_stripes=True)
+        table: DataTable[str | Text] = DataTable(id="blobs-table", cursor_type="row", zebra_stripes=True)
         table.add_columns(*COLUMNS)
         yield table
         yield Static("", id="viewer-title")
@@ -128,7 +132,7 @@ class BlobsScreen(Screen):
         return self.query_one(BlobViewer)
 
     @property
-    def table(self) -> DataTable:
+    def table(self) -> DataTable[str | Text]:
         return self.query_one(DataTable)
 
     def on_mount(self) -> None:
@@ -338,7 +342,7 @@ class BlobsScreen(Screen):
             return self.opened
         table = self.table
         if table.row_count:
-            key = table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value
+            key = table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0)).row_key.value
             return self.rows.get(str(key))
         return None
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from rich.table import Table
 from rich.text import Text
 from textual import work
+from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Label, Static
 
@@ -131,7 +132,7 @@ class ContextScreen(Dialog):
         self.report = build_report(session, budget or session.measure())
         self.savings: dict[str, int] | None = None
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         report = self.report
         with Vertical(id="context"):
             yield Label(Text(header(report)), classes="dialog-title")

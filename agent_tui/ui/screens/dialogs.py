@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from rich.table import Table
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
@@ -34,7 +35,7 @@ KEYS = (
 )
 
 
-class Dialog(ModalScreen):
+class Dialog(ModalScreen[object]):
     """A modal that Escape closes."""
 
     BINDINGS: ClassVar = [Binding("escape", "close", "Close")]
@@ -47,7 +48,7 @@ class Dialog(ModalScreen):
 
 
 class HelpScreen(Dialog):
-    def compose(self):
+    def compose(self) -> ComposeResult:
         keys = Table.grid(padding=(0, 2))
         keys.add_column(style="bold", no_wrap=True, min_width=max(len(k) for k, _ in KEYS))
         keys.add_column()
@@ -90,7 +91,7 @@ class ConfirmScreen(Dialog):
         super().__init__()
         self.question = question
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         with Vertical(classes="dialog confirm"):
             yield Label(Text(self.question))
             with Horizontal(classes="dialog-buttons"):

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from textual import on
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
@@ -42,12 +43,12 @@ class ResumeScreen(ModalScreen[str | None]):
         self.rows = list(rows)
         self.now = time.time() if now is None else now
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         with Vertical(id="resume", classes="dialog"):
             yield Label("Resume a session", classes="dialog-title")
             if not self.rows:
                 yield Label("No stored sessions yet.", id="resume-empty")
-            table: DataTable = DataTable(id="resume-table", cursor_type="row", zebra_stripes=True)
+            table: DataTable[str] = DataTable(id="resume-table", cursor_type="row", zebra_stripes=True)
             yield table
             yield Label("Enter opens · Escape closes", classes="dialog-hint")
 

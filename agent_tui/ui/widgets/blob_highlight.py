@@ -75,10 +75,10 @@ class Highlighter:
         code = "\n".join(lines)
         theme = "monokai" if widget.app.current_theme.dark else "friendly"
         syntax = Syntax(code, self.lexer or "text", theme=theme, background_color="default")
-        texts = syntax.highlight(code).split("\n", allow_blank=True)
+        highlighted = syntax.highlight(code).split("\n", allow_blank=True)
         # A window starts mid-file: the lexer may read a line differently than in context,
         # which only changes colours, never the text or the line count.
-        texts = list(texts[: len(lines)])
+        texts = list(highlighted[: len(lines)])
         while len(texts) < len(lines):
             texts.append(Text(lines[len(texts)]))
         for text in texts:

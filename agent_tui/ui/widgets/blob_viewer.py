@@ -43,9 +43,10 @@ MAX_MATCHES = 10_000
 class BlobSource(Protocol):
     """Where the viewer reads lines from (the result store, or anything with lines)."""
 
-    ref_id: str
-    line_count: int
-
+    @property
+    def ref_id(self) -> str: ...
+    @property
+    def line_count(self) -> int: ...
     async def lines(self, start: int, count: int) -> list[str]: ...
 
     async def grep(self, pattern: str) -> tuple[list[int], bool]:

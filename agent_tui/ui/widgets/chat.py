@@ -8,16 +8,17 @@ and a batch never holds up a key for long.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, overload
 
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from agent_tui.ui import formatting
-from agent_tui.ui.widgets.chat_items import AgentItem, ChatItem, item_for
+from agent_tui.ui.widgets.chat_items import AgentItem, ChatItem, ToolLine, item_for
 
 if TYPE_CHECKING:
-    from agent_tui.ui.transcript import Entry
+    from agent_tui.ui.transcript import AgentEntry, Entry, ToolEntry
 
 WINDOW = 16
 """Entries mounted when a session opens (a screenful; more follow if they do not fill it)."""
@@ -38,11 +39,11 @@ class ChatPane(VerticalScroll):
         super().__init__(id=id)
         self.entries: list[Entry] = []
         self._first = 0  # index in `entries` of the first mounted entry
-        self._items: list[ChatItem] = []  # mounted widgets, aligned with entries[_first:]
+        self._items: list[ChatItem[Any]] = []  # mounted widgets, aligned with entries[_first:]
         self._loading_older = False
         self._hint = EarlierHint("")
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield self._hint
 
     def on_mount(self) -> None:
@@ -92,7 +93,13 @@ class ChatPane(VerticalScroll):
         else:
             self.scroll_end(animate=False, immediate=True)  # right after a load: the newest
 
-    async def add(self, entry: Entry) -> ChatItem:
+    @overload
+    async def add(self, entry: AgentEntry) -> AgentItem: ...
+    @overload
+    async def add(self, entry: ToolEntry) -> ToolLine: ...
+    @overload
+    async def add(self, entry: Entry) -> ChatItem[Any]: ...
+    async def add(self, entry: Entry) -> ChatItem[Any]:
         """Append an entry at the bottom and return its widget."""
         self.entries.append(entry)
         item = item_for(entry)
@@ -101,7 +108,7 @@ class ChatPane(VerticalScroll):
             await self.mount(item)
         return item
 
-    def replace(self, item: ChatItem, entry: Entry) -> None:
+    def replace(self, item: ChatItem[Any], entry: Entry) -> None:
         """Give a mounted item a new entry (a tool call that finished, a reply that grew)."""
         index = self._index_of(item)
         if index is not None:
@@ -115,7 +122,7 @@ class ChatPane(VerticalScroll):
         if index is not None:
             self.entries[index] = item.entry
 
-    def _index_of(self, item: ChatItem) -> int | None:
+    def _index_of(self, item: ChatItem[Any]) -> int | None:
         try:
             return self._first + self._items.index(item)
         except ValueError:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
@@ -22,6 +22,8 @@ from textual.widgets import Static
 from agent_tui.ui.transcript import AgentEntry, NoticeEntry, ToolEntry, UserEntry
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from agent_tui.ui.transcript import Entry
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -43,7 +45,7 @@ def markdown(text: str, code_theme: str) -> RenderableType:
         from rich.syntax import Syntax
 
         class TightCodeBlock(CodeBlock):
-            def __rich_console__(self, console, options):
+            def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
                 code = str(self.text).rstrip()
                 yield Syntax(code, self.lexer_name, theme=self.theme, word_wrap=True, padding=(0, 1))
 
@@ -66,7 +68,10 @@ def _labelled(label: Text, body: RenderableType) -> Table:
     return grid
 
 
-class ChatItem(Static):
+E = TypeVar("E", UserEntry, AgentEntry, ToolEntry, NoticeEntry)
+
+
+class ChatItem(Static, Generic[E]):
     """Base of the entry widgets: knows its entry and re-renders when given a new one."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -77,14 +82,14 @@ class ChatItem(Static):
         "chat--body",
     }
 
-    def __init__(self, entry: Entry) -> None:
+    def __init__(self, entry: E) -> None:
         super().__init__()
-        self.entry = entry
+        self.entry: E = entry
 
     def on_mount(self) -> None:
         self.update(self.build())
 
-    def set_entry(self, entry: Entry) -> None:
+    def set_entry(self, entry: E) -> None:
         self.entry = entry
         if self.is_mounted:
             self.update(self.build())
@@ -98,13 +103,13 @@ class ChatItem(Static):
             self.update(self.build())
 
 
-class UserItem(ChatItem):
+class UserItem(ChatItem[UserEntry]):
     def build(self) -> RenderableType:
         style = self.get_component_rich_style("chat--user")
         return _labelled(Text("you", style=style), Text(self.entry.text))
 
 
-class AgentItem(ChatItem):
+class AgentItem(ChatItem[AgentEntry]):
     """A reply; `append` streams text into it without re-rendering on every delta."""
 
     def __init__(self, entry: AgentEntry) -> None:
@@ -135,7 +140,7 @@ class AgentItem(ChatItem):
         return "".join(self._parts)
 
 
-class NoticeItem(ChatItem):
+class NoticeItem(ChatItem[NoticeEntry]):
     def build(self) -> RenderableType:
         name = {"error": "chat--error", "warning": "chat--detail"}.get(self.entry.level, "chat--detail")
         marker = {"error": "✗ ", "warning": "! "}.get(self.entry.level, "· ")
@@ -144,13 +149,13 @@ class NoticeItem(ChatItem):
         )
 
 
-class ToolLine(ChatItem):
+class ToolLine(ChatItem[ToolEntry]):
     """One tool call on one line; Enter or a click unfolds what the model saw of its output,
     `o` opens the whole stored output in the blob browser."""
 
     can_focus = True
     BINDINGS: ClassVar = [
-        Binding("enter", "toggle", "Unfold", show=False),
+        Binding("enter", "toggle_output", "Unfold", show=False),
         Binding("o", "open_output", "Open output"),
     ]
 
@@ -164,13 +169,13 @@ class ToolLine(ChatItem):
         super().__init__(entry)
         self.expanded = False
         self._started = time.monotonic()
-        self._ticker = None
+        self._ticker: Timer | None = None
 
     def on_mount(self) -> None:
         super().on_mount()
         self._sync_ticker()
 
-    def set_entry(self, entry: Entry) -> None:
+    def set_entry(self, entry: ToolEntry) -> None:
         super().set_entry(entry)
         if self.is_mounted:
             self._sync_ticker()
@@ -183,19 +188,19 @@ class ToolLine(ChatItem):
             self._ticker.stop()
             self._ticker = None
 
-    def action_toggle(self) -> None:
+    def action_toggle_output(self) -> None:
         self.expanded = not self.expanded
         self.set_class(self.expanded, "-expanded")
         self.update(self.build())
 
     def on_click(self) -> None:
-        self.action_toggle()
+        self.action_toggle_output()
 
     def action_open_output(self) -> None:
         self.post_message(self.OpenOutput(self.entry))
 
     def build(self) -> RenderableType:
-        entry: ToolEntry = self.entry
+        entry = self.entry
         detail_style = self.get_component_rich_style("chat--detail")
         if entry.state == "running":
             marker = spinner_frame()
@@ -221,7 +226,7 @@ class ToolLine(ChatItem):
         return Group(head, Padding(body, (0, 0, 0, 4)))
 
 
-def item_for(entry: Entry) -> ChatItem:
+def item_for(entry: Entry) -> ChatItem[Any]:
     if isinstance(entry, UserEntry):
         return UserItem(entry)
     if isinstance(entry, AgentEntry):

@@ -21,6 +21,8 @@ from agent_tui.ui import formatting
 from agent_tui.ui.widgets.chat_items import spinner_frame
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from agent_tui.context.budget import ContextBudget
 
 SEGMENTS = (
@@ -129,7 +131,7 @@ class ContextMeter(Widget):
         self.placeholder = "no session yet"
         self.cost_line: str | None = None
         """`cost $0.0123 last reply · $0.41 session` (or unknown), for the tooltip."""
-        self._ticker = None
+        self._ticker: Timer | None = None
 
     def on_context_meter_update(self, message: Update) -> None:
         message.stop()
@@ -202,6 +204,8 @@ class ContextMeter(Widget):
         if self.activity:
             return Text.assemble("    ", (f"{spinner_frame()} {self.activity}", style("meter--warning")))
         budget = self.budget
+        if budget is None:
+            return Text("")
         legend = Text("    ")
         for segment, attribute, name in SEGMENTS:
             tokens = getattr(budget, attribute) + (self.extra if segment == "conversation" else 0)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from rich.text import Text
 from textual import events, on
+from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import OptionList, TextArea
@@ -192,7 +193,7 @@ class PromptInput(TextArea):
 class PromptArea(Vertical):
     """The input and its completion menu."""
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         prompt = PromptInput(id="prompt")
         menu = CommandMenu(id="command-menu")
         menu.display = False

@@ -6,8 +6,10 @@ apart so the view itself is about sessions, sends and workers.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import logging
+from typing import TYPE_CHECKING, assert_never
 
+from agent_tui.agent import events as ev
 from agent_tui.ui import transcript
 from agent_tui.ui.events import AgentEventMessage
 from agent_tui.ui.transcript import AgentEntry, NoticeEntry
@@ -15,22 +17,77 @@ from agent_tui.ui.widgets.meter import ContextMeter
 from agent_tui.ui.widgets.status import ThinkingLine
 
 if TYPE_CHECKING:
-    from agent_tui.agent import events as ev
+    from textual.widget import Widget
+
+    from agent_tui.context.budget import ContextBudget
+    from agent_tui.ui.widgets.chat import ChatPane
+    from agent_tui.ui.widgets.chat_items import AgentItem, ToolLine
+
+    class _ViewBase(Widget):
+        """What the handlers use of `SessionView`, so mypy checks them against it."""
+
+        @property
+        def chat(self) -> ChatPane: ...
+        @property
+        def meter(self) -> ContextMeter: ...
+else:
+    _ViewBase = object
+
+log = logging.getLogger(__name__)
 
 
-class EventRendering:
-    """`_on_<event.type>` handlers; an event type without one is ignored."""
+class EventRendering(_ViewBase):
+    """One handler per turn event; `render_event` dispatches on the closed set of event types,
+    so an event without a handler is a type error (and a test checks the set is complete)."""
 
-    chat: Any
-    meter: Any
-    app: Any
+    budget: ContextBudget | None
+    _streamed: int
+    _live: AgentItem | None
+    _replied: bool
+    _failed: bool
+    _tools: dict[str, ToolLine]
+    _compaction_steps: list[str]
 
     async def on_agent_event_message(self, message: AgentEventMessage) -> None:
         message.stop()
         event = message.event
-        handler = getattr(self, f"_on_{event.type}", None)
-        if handler is not None:
-            await handler(event)
+        if isinstance(event, ev.TurnEvent):
+            await self.render_event(event)
+        else:
+            log.warning("no view for event %s", type(event).__name__)
+
+    async def render_event(self, event: ev.TurnEvent) -> None:
+        match event:
+            case ev.TurnStarted():
+                pass  # the user's line was shown when it was sent
+            case ev.BudgetMeasured():
+                await self._on_budget(event)
+            case ev.UsageReported():
+                await self._on_usage(event)
+            case ev.StepStarted():
+                await self._on_step_started(event)
+            case ev.TextDelta():
+                await self._on_text_delta(event)
+            case ev.ToolCallStarted():
+                await self._on_tool_call_started(event)
+            case ev.ToolCallFinished():
+                await self._on_tool_call_finished(event)
+            case ev.Notice():
+                await self._on_warning(event)
+            case ev.ErrorEvent():
+                await self._on_error(event)
+            case ev.Blocked():
+                await self._on_blocked(event)
+            case ev.CompactionStarted():
+                await self._on_compaction_started(event)
+            case ev.CompactionProgress():
+                await self._on_compaction_progress(event)
+            case ev.CompactionFinished():
+                await self._on_compaction_finished(event)
+            case ev.TurnFinished():
+                await self._on_turn_finished(event)
+            case _:
+                assert_never(event)
 
     async def _on_budget(self, event: ev.BudgetMeasured) -> None:
         self.budget, self._streamed = event.budget, 0

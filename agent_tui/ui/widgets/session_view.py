@@ -13,10 +13,11 @@ import dataclasses
 import logging
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
 from textual import events, on, work
+from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
 from textual.worker import Worker, WorkerState
@@ -34,8 +35,11 @@ from agent_tui.ui.widgets.status import NoModelPanel, QueuePanel, ThinkingLine
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
+    from agent_tui.context.budget import ContextBudget
     from agent_tui.factory import AppServices
+    from agent_tui.messages import Message as ChatMessage
     from agent_tui.tools.permissions import ApprovalDecision, ApprovalRequest
+    from agent_tui.ui.transcript import Entry
     from agent_tui.ui.widgets.chat_items import AgentItem
 
 log = logging.getLogger(__name__)
@@ -80,7 +84,7 @@ class SessionView(EventRendering, Vertical):
         self.title = "new"
         self.busy = False
         self.queue: deque[str] = deque()
-        self.budget = None
+        self.budget: ContextBudget | None = None
         self._start = (session_id, continue_)
         self._live: AgentItem | None = None
         self._tools: dict[str, ToolLine] = {}
@@ -89,12 +93,12 @@ class SessionView(EventRendering, Vertical):
         self._failed = False
         self._replied = False  # text streamed in the running turn (then nothing is restored)
         self._compaction_steps: list[str] = []
-        self._worker: Worker | None = None
+        self._worker: Worker[None] | None = None
         self._cancel_requested = False
         self.chat_shown_at: float | None = None
         """perf_counter() when the opened session's chat was first drawn (for benchmarks)."""
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield ChatPane(id="chat")
         yield NoModelPanel(id="no-model")
         yield ThinkingLine(id="thinking")
@@ -120,7 +124,7 @@ class SessionView(EventRendering, Vertical):
         session_id, continue_ = self._start
         self._begin(self.open_session(session_id, continue_=continue_))
 
-    def _begin(self, worker: Worker) -> None:
+    def _begin(self, worker: Worker[None]) -> None:
         self.busy = True
         self._worker = worker
 
@@ -162,7 +166,7 @@ class SessionView(EventRendering, Vertical):
         self.budget = await asyncio.to_thread(session.measure)
         self.meter.show(self.budget)
 
-    async def _entries_to_show(self, services: AppServices, session: AgentSession) -> list:
+    async def _entries_to_show(self, services: AppServices, session: AgentSession) -> list[Entry]:
         """The whole transcript (what the user saw), not the compacted history the model
         gets; a notice at the end says when the two differ."""
         history = session.history
@@ -392,7 +396,7 @@ class SessionView(EventRendering, Vertical):
             self.meter.show(self.budget)
 
 
-def _title_from(history) -> str | None:
+def _title_from(history: Sequence[ChatMessage]) -> str | None:
     return next((m.content for m in history if m.role == "user" and m.kind == "chat" and m.content), None)
 
 

@@ -1,0 +1,74 @@
+"""The closed set of turn events: every one has a TUI handler, a JSON form and a README row."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import re
+from pathlib import Path
+
+from agent_tui.agent import events as ev
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def _declared_events() -> set[type]:
+    return {
+        cls
+        for _, cls in inspect.getmembers(ev, inspect.isclass)
+        if issubclass(cls, ev.AgentEvent) and cls is not ev.AgentEvent
+    }
+
+
+def _readme_rows() -> dict[str, str]:
+    text = README.read_text()
+    table = text.split("### `--json` event schema", 1)[1].split("\n## ", 1)[0]
+    return dict(re.findall(r"^\| `(\w+)` \| (.*) \|$", table, re.M))
+
+
+def _top_level_names(row: str) -> set[str]:
+    """Backticked names outside parentheses and before a `:` that lists sub-fields."""
+    flat = re.sub(r"\([^)]*\)", "", row)
+    names: set[str] = set()
+    for part in flat.split("; "):
+        names |= set(re.findall(r"`(\w+)`", part.split(":", 1)[0]))
+    return names
+
+
+class TestEventSet:
+    def test_every_event_class_is_in_the_closed_set(self):
+        """A new event class that is not added to TurnEvent would reach no handler."""
+        assert _declared_events() == set(ev.TURN_EVENT_TYPES)
+
+    def test_every_event_has_a_handler_case(self):
+        """The view's dispatch names every event type (mypy's assert_never checks the same)."""
+        from agent_tui.ui.widgets.session_events import EventRendering
+
+        source = inspect.getsource(EventRendering.render_event)
+        for cls in ev.TURN_EVENT_TYPES:
+            assert f"case ev.{cls.__name__}():" in source, cls.__name__
+
+    def test_every_event_serialises_with_its_type_and_fields(self):
+        """to_json carries `type` and every field of each event class."""
+        for cls in ev.TURN_EVENT_TYPES:
+            names = {f.name for f in dataclasses.fields(cls)}
+            assert cls.type != "event", cls.__name__
+            assert "type" not in names, cls.__name__
+
+
+class TestReadmeSchema:
+    def test_the_readme_table_lists_exactly_the_emitted_types(self):
+        """The README's `--json` table has one row per event type, plus the final `result`."""
+        assert set(_readme_rows()) == {cls.type for cls in ev.TURN_EVENT_TYPES} | {"result"}
+
+    def test_each_row_names_the_event_fields(self):
+        """Every field an event carries is documented in its row, and no row documents a
+        top-level field the event does not have."""
+        rows = _readme_rows()
+        for cls in ev.TURN_EVENT_TYPES:
+            fields = {f.name for f in dataclasses.fields(cls)}
+            row = rows[cls.type]
+            for name in fields:
+                assert f"`{name}`" in row, f"{cls.type}: README row lacks `{name}`"
+            top_level = _top_level_names(row)
+            assert top_level <= fields, f"{cls.type}: README names {top_level - fields} it never emits"
