@@ -23,7 +23,7 @@ from textual.message import Message
 from textual.worker import Worker, WorkerState
 
 from agent_tui.config import ConfigError
-from agent_tui.ui import session_commands, slash, transcript
+from agent_tui.ui import slash, transcript
 from agent_tui.ui.events import AgentEventMessage
 from agent_tui.ui.transcript import NoticeEntry, UserEntry
 from agent_tui.ui.widgets.chat import ChatPane
@@ -46,8 +46,6 @@ log = logging.getLogger(__name__)
 
 ServicesSource = Callable[[], Awaitable["AppServices | None"]]
 Approve = Callable[["ApprovalRequest", str], Awaitable["ApprovalDecision"]]
-# Commands a session view runs itself; the App handles the others (help, context, quit, resume).
-SESSION_COMMANDS = ("compact", "new", "model", *session_commands.NAMES)
 
 
 class SessionView(EventRendering, Vertical):
@@ -57,14 +55,6 @@ class SessionView(EventRendering, Vertical):
     class TitleChanged(Message):
         view: SessionView
         title: str
-
-    @dataclasses.dataclass
-    class AppCommand(Message):
-        """A slash command only the App can run (help, context, resume, quit)."""
-
-        view: SessionView
-        command: str
-        argument: str
 
     def __init__(
         self,
@@ -250,8 +240,8 @@ class SessionView(EventRendering, Vertical):
     async def send(self, text: str) -> None:
         """Run a prompt or command now, or queue it while this tab is busy."""
         parsed = slash.parse(text)
-        if parsed is not None and parsed.command.name not in SESSION_COMMANDS:
-            self.post_message(self.AppCommand(self, parsed.command.name, parsed.argument))
+        if parsed is not None and parsed.command.runs is slash.Runs.NOW:
+            await slash.run(self, parsed)
             return
         unknown = slash.unknown_command(text)
         if unknown is not None:
@@ -263,7 +253,7 @@ class SessionView(EventRendering, Vertical):
             await self.query_one(QueuePanel).push(text)
             return
         if parsed is not None:
-            await self._run_command(parsed)
+            await slash.run(self, parsed)
             return
         if self.session is None:
             self.app.notify(
@@ -279,20 +269,13 @@ class SessionView(EventRendering, Vertical):
         self.query_one(ThinkingLine).show(True)
         self._begin(self.run_turn(text))
 
-    async def _run_command(self, parsed: slash.ParsedCommand) -> None:
-        name, argument = parsed.command.name, parsed.argument
-        if name == "new":
-            await self.open_new()
-        elif name == "model":
-            await self.switch_model(argument)
-        elif name == "compact":
-            if self.session is None:
-                self.app.notify("Nothing to compact: no model configured.", severity="warning")
-                return
-            self._compaction_steps = []
-            self._begin(self.run_compact(argument or None))
-        else:
-            await session_commands.run(self, name, argument)
+    async def start_compact(self, instructions: str | None) -> None:
+        """/compact: condense this tab's conversation now."""
+        if self.session is None:
+            self.app.notify("Nothing to compact: no model configured.", severity="warning")
+            return
+        self._compaction_steps = []
+        self._begin(self.run_compact(instructions))
 
     async def open_new(self, session_id: str | None = None) -> None:
         """Replace this tab's session with a new (or a stored) one."""
