@@ -15,6 +15,7 @@ from agent_tui.commands import blobs_cmd, config_cmd, loop_cmd, mcp_cmd, run_cmd
 app = typer.Typer(
     help="A terminal agent shell whose edge is context management.",
     add_completion=False,
+    rich_markup_mode=None,  # help texts name config tables like [store]: print them as written
     pretty_exceptions_enable=False,
 )
 app.add_typer(config_cmd.app, name="config")

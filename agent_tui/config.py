@@ -80,6 +80,8 @@ class ToolsSettings:
     allow: list[str] = field(default_factory=list)
     """Approval rules: `bash:git status`, `bash:pytest*`, `edit_file`."""
     bash_timeout: float = 120.0
+    deny_ends_turn: bool = True
+    """A denied call ends the turn (the model waits for you); false lets it carry on."""
 
 
 @dataclass(frozen=True)

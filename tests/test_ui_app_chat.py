@@ -14,7 +14,7 @@ from agent_tui.ui.widgets.chat_items import AgentItem, NoticeItem, ToolLine, Use
 from agent_tui.ui.widgets.meter import ContextMeter
 from agent_tui.ui.widgets.prompt import PromptInput
 from agent_tui.ui.widgets.session_view import SessionView
-from agent_tui.ui.widgets.status import QueuePanel, ThinkingLine
+from agent_tui.ui.widgets.status import QueuePanel, WorkingLine
 from testkit.fake_openai import Reply
 from tests.agent_fixtures import make_config
 from tests.ui_helpers import make_app, screen_text, settle, until, until_approval
@@ -95,7 +95,7 @@ class TestChat:
             assert reply.entry.text == "Use `pytest -q` to **run** them."
             assert "Use pytest -q to run them." in screen_text(app)
             assert app.view.budget.calibrated
-            assert not app.query_one(ThinkingLine).display
+            assert not app.query_one(WorkingLine).display
 
     async def test_tool_call_is_one_folded_line(self, server, config, workspace):
         """A tool call shows as one line with its status; Enter unfolds what the model saw."""
@@ -116,17 +116,17 @@ class TestChat:
             assert line.size.height > 1 and "total = 1" in screen_text(app)
 
     async def test_thinking_until_first_delta(self, server, config, workspace):
-        """`thinking…` shows while the model has not answered, and goes with the first text."""
+        """`thinking` shows while the model has not answered; the working line goes with the turn."""
         server.enqueue(Reply(text="late answer", delay=0.5))
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
             await send(pilot, "hi")
             await until(pilot, lambda: len(server.requests) == 1, what="the request")
-            assert app.query_one(ThinkingLine).display
-            assert "thinking…" in screen_text(app)
+            assert app.query_one(WorkingLine).display
+            assert "thinking · " in screen_text(app) and "Esc to interrupt" in screen_text(app)
             await settle(pilot)
-            assert not app.query_one(ThinkingLine).display
+            assert not app.query_one(WorkingLine).display
 
 
 class TestQueue:

@@ -285,6 +285,17 @@ class AgentSession:
                     )
                     if run.notice:
                         yield ev.Notice(run.notice)
+                    if run.denied and self.config.tools.deny_ends_turn:
+                        stop_reason = "denied"
+                        break
+                if stop_reason == "denied":  # the model waits for the user's direction
+                    unrun = [c for c in calls if c.id not in answered]
+                    if unrun:
+                        await self._add(
+                            *(tool_result(c, "[not run: the user denied an earlier call]") for c in unrun)
+                        )
+                    pending = None
+                    break
                 pending = None
             async for event in self._thresholds():
                 yield event

@@ -45,6 +45,8 @@ class ToolRun:
     meta: dict[str, Any]
     notice: str | None = None
     """Something the user must hear (a denial and how to allow it)."""
+    denied: bool = False
+    """The user (or the policy) refused the call: it never ran."""
 
 
 class ToolRunner:
@@ -111,9 +113,11 @@ class ToolRunner:
             except ValueError:
                 args = {}
             allowed, message = await self.policy.check(call.name, args, tool.spec, self.workspace)
+            # The tool's time starts once it may run: the user's think time is not its time.
+            started = time.monotonic()
             if not allowed:
                 run = self._finish(call, ToolOutput(text=message, is_error=True, summary="denied"), started)
-                return replace(run, notice=message)
+                return replace(run, notice=message, denied=True)
         target, before_ref = await self._checkpoint_before(call)
         output = await self.registry.run(call, self._context(call))
         if target is not None and not output.is_error:

@@ -24,7 +24,11 @@ from agent_tui.commands.sessions_cmd import (
 if TYPE_CHECKING:
     from agent_tui.store import Store
 
-app = typer.Typer(help="Browse, search and garbage-collect stored tool outputs.", no_args_is_help=True)
+app = typer.Typer(
+    help="Browse, search and garbage-collect stored tool outputs.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
 
 _UNITS = {
     "": 1,

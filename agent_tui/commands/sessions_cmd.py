@@ -23,7 +23,9 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-app = typer.Typer(help="List, show, export, import and delete saved sessions.", no_args_is_help=True)
+app = typer.Typer(
+    help="List, show, export, import and delete saved sessions.", no_args_is_help=True, rich_markup_mode=None
+)
 
 DB_HELP = "SQLite database path (default: [store] db from the config, else the user data dir)."
 

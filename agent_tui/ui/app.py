@@ -353,6 +353,21 @@ class AgentApp(AppCommands, App[None]):
         else:
             self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW)
 
+    def on_key(self, event: events.Key) -> None:
+        """A key that reached the App unhandled (focus on the tab strip, say): typed text goes
+        to the prompt, so nothing typed is lost; Escape interrupts the running turn."""
+        view = self.view
+        if view is None or self.screen is not self.screen_stack[0]:
+            return
+        if event.key == "escape":
+            view.interrupt()
+        elif event.is_printable and event.character:
+            view.prompt.focus()
+            view.prompt.insert(event.character)
+        else:
+            return
+        event.stop()
+
     async def on_event(self, event: events.Event) -> None:
         timings = self.key_timings
         # Only a key's first arrival from the driver (a key no widget stops bubbles back here).

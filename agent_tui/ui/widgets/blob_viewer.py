@@ -135,6 +135,7 @@ class BlobViewer(ScrollView, can_focus=True):
         self.matches: list[int] = []
         self._match_set: set[int] = set()
         self._match_index = -1
+        self._jumped = False  # moved by g / G / page since the last match: n searches from the view
         self._pattern: re.Pattern[str] | None = None
         self._cache: OrderedDict[int, list[Text]] = OrderedDict()
         self._wanted: set[int] = set()
@@ -215,12 +216,15 @@ class BlobViewer(ScrollView, can_focus=True):
 
     def action_top(self) -> None:
         self.scroll_to(y=0, animate=False, immediate=True)
+        self._jumped = True
 
     def action_bottom(self) -> None:
         self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
+        self._jumped = True
 
     def action_page(self, pages: int) -> None:
         self.scroll_to(y=self.scroll_y + pages * max(self.size.height - 1, 1), animate=False, immediate=True)
+        self._jumped = True
 
     # -- grep ----------------------------------------------------------------------------------
 
@@ -242,12 +246,25 @@ class BlobViewer(ScrollView, can_focus=True):
         self.refresh()
 
     def action_next_match(self, step: int) -> None:
+        """`n` / `N`: the next match after the last one, or — after `g`, `G` or a page — the first
+        match below the top of the view (the last one above its bottom)."""
         if not self.matches:
             self.app.bell()
+            return
+        if self._jumped or self._match_index < 0:
+            self._jumped = False
+            top = self.top_line
+            bottom = top + max(self.size.height, 1) - 1
+            if step > 0:
+                index = next((i for i, n in enumerate(self.matches) if n >= top), 0)
+            else:
+                index = next((i for i in reversed(range(len(self.matches))) if self.matches[i] <= bottom), -1)
+            self._jump_to_match(index % len(self.matches))
             return
         self._jump_to_match((self._match_index + step) % len(self.matches))
 
     def _jump_to_match(self, index: int) -> None:
+        self._jumped = False
         self._match_index = index
         self.goto(self.matches[index])
         self.post_message(self.MatchMoved(self, index, len(self.matches)))

@@ -31,7 +31,7 @@ from agent_tui.ui.widgets.chat_items import ToolLine
 from agent_tui.ui.widgets.meter import ContextMeter
 from agent_tui.ui.widgets.prompt import PromptArea, PromptInput
 from agent_tui.ui.widgets.session_events import EventRendering
-from agent_tui.ui.widgets.status import NoModelPanel, QueuePanel, ThinkingLine
+from agent_tui.ui.widgets.status import NoModelPanel, QueuePanel, WorkingLine
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
@@ -91,7 +91,7 @@ class SessionView(EventRendering, Vertical):
     def compose(self) -> ComposeResult:
         yield ChatPane(id="chat")
         yield NoModelPanel(id="no-model")
-        yield ThinkingLine(id="thinking")
+        yield WorkingLine(id="working")
         yield QueuePanel(id="queue")
         yield ContextMeter(id="meter")
         yield PromptArea(id="prompt-area")
@@ -103,6 +103,10 @@ class SessionView(EventRendering, Vertical):
     @property
     def meter(self) -> ContextMeter:
         return self.query_one(ContextMeter)
+
+    @property
+    def working(self) -> WorkingLine:
+        return self.query_one(WorkingLine)
 
     @property
     def prompt(self) -> PromptInput:
@@ -199,9 +203,37 @@ class SessionView(EventRendering, Vertical):
         self.title = " ".join(title.split())[:24] or "new"
         self.post_message(self.TitleChanged(self, self.title))
 
+    @dataclasses.dataclass
+    class Awaiting(Message):
+        """An approval is asked (`tool`) or answered (None). A message, so it is shown after the
+        ToolCallStarted the worker posted before asking."""
+
+        tool: str | None
+
     async def approve(self, request: ApprovalRequest) -> ApprovalDecision:
-        """The approver this tab's session was built with: the App shows the modal."""
-        return await self._approve(request, f"tab {self.number} · {self.title}")
+        """The approver this tab's session was built with: the App shows the modal. Meanwhile
+        the tool line and the working line say "awaiting approval"; an allowed call's clock
+        starts when the user answers, so their think time is not the tool's run time."""
+        self.post_message(self.Awaiting(request.tool))
+        try:
+            return await self._approve(request, f"tab {self.number} · {self.title}")
+        finally:
+            self.post_message(self.Awaiting(None))
+
+    @on(Awaiting)
+    def _awaiting(self, event: Awaiting) -> None:
+        event.stop()
+        line = next(
+            (t for t in reversed(self._tools.values()) if t.entry.state in ("running", "awaiting")), None
+        )
+        if event.tool is not None:
+            self.working.set_state("awaiting approval")
+            if line is not None:
+                line.set_entry(dataclasses.replace(line.entry, state="awaiting"))
+            return
+        if line is not None and line.entry.state == "awaiting":
+            self.working.set_state(f"running {line.entry.name}")
+            line.set_entry(dataclasses.replace(line.entry, state="running"))
 
     # -- sending -----------------------------------------------------------------------------
 
@@ -219,6 +251,9 @@ class SessionView(EventRendering, Vertical):
         """Typing while a tool line or the chat has focus goes to the input."""
         if isinstance(self.app.focused, PromptInput):
             return
+        if event.key == "escape" and self.interrupt():
+            event.stop()
+            return
         if event.character == "o" and isinstance(self.app.focused, ToolLine):
             return  # the tool line's own binding: open its stored output
         if event.is_printable and event.character:
@@ -228,6 +263,14 @@ class SessionView(EventRendering, Vertical):
         elif event.key == "escape":
             self.prompt.focus()
             event.stop()
+
+    def on_prompt_input_escape(self, event: PromptInput.Escape) -> None:
+        event.stop()
+        self.interrupt()
+
+    def interrupt(self) -> bool:
+        """Esc: stop the running turn or compaction (the chat then says "Cancelled.")."""
+        return self.cancel()
 
     @on(PromptInput.Scroll)
     def _scroll_chat(self, event: PromptInput.Scroll) -> None:
@@ -266,7 +309,7 @@ class SessionView(EventRendering, Vertical):
         self.chat.anchor()
         if self.title == "new":
             self._set_title(text)
-        self.query_one(ThinkingLine).show(True)
+        self.working.start("thinking")
         self._begin(self.run_turn(text))
 
     async def start_compact(self, instructions: str | None) -> None:
@@ -275,6 +318,7 @@ class SessionView(EventRendering, Vertical):
             self.app.notify("Nothing to compact: no model configured.", severity="warning")
             return
         self._compaction_steps = []
+        self.working.start("compacting")
         self._begin(self.run_compact(instructions))
 
     async def open_new(self, session_id: str | None = None) -> None:
@@ -365,7 +409,7 @@ class SessionView(EventRendering, Vertical):
 
     async def _settle(self, *, cancelled: bool) -> None:
         """Stop every spinner of the finished work and show the recalibrated budget."""
-        self.query_one(ThinkingLine).show(False)
+        self.working.stop()
         self.meter.set_activity(None)
         for item in self._tools.values():
             if item.entry.state == "running":
