@@ -123,7 +123,8 @@ def list_sessions(
             s.model or "-",
             s.message_count,
             s.tokens,
-            format_cost(s.cost),
+            # An empty session spent nothing whatever the prices: `-`, like its missing model.
+            format_cost(s.cost) if s.message_count else "-",
             fmt_time(s.updated),
         )
         for s in found

@@ -55,7 +55,7 @@ async def rename(view: SessionView, argument: str) -> None:
         return
     await session.store.sessions.rename(session.session_id, title)
     session.title = title
-    view.title = title[:24]
+    view._set_title(title)
     view.app.notify(f"Renamed: {title}")
 
 

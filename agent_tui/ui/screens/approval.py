@@ -36,8 +36,9 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         Binding("escape", "deny", "Deny", show=False),
         Binding("tab,e", "edit_prefix", "Edit prefix", show=False),
     ]
-    FIXED_ROWS = 14
-    """Rows the dialog needs besides the preview (border, padding, title, hint, field, buttons)."""
+    FIXED_ROWS = 16
+    """Rows the dialog needs besides the preview's text: border, padding, title, the preview's
+    border, hint, field, buttons and the note, with their margins."""
 
     def __init__(self, request: ApprovalRequest, *, where: str = "") -> None:
         super().__init__(classes="dialog-screen")
@@ -71,11 +72,11 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
                 )
             if self._command is not None:
                 hint = (
-                    "Allow for this session — commands starting with:"
+                    "This session allows commands starting with (Tab edits):"
                     if request.suggested_prefix
-                    else "Allow for this session — this exact command (edit it into a prefix):"
+                    else "This session allows this exact command (Tab edits it into a prefix):"
                 )
-                yield Label(hint + " (Tab edits)", classes="dialog-hint")
+                yield Label(hint, classes="dialog-hint")
                 yield Input(
                     request.suggested_prefix or self._command,
                     id="approval-prefix",
@@ -87,7 +88,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
                 yield Button(Text("[s] This session"), id="allow-session", compact=True)
                 yield Button(Text("[w] Always"), id="allow-always", compact=True)
                 yield Button(Text("[d] Deny"), id="deny", variant="error", compact=True)
-            yield Label("Always writes an allow rule to .agent-tui.toml · Esc denies", classes="dialog-hint")
+            yield Label("Always writes an allow rule to .agent-tui.toml · Esc denies", classes="dialog-note")
 
     def on_mount(self) -> None:
         self.query_one("#allow-once", Button).focus()
@@ -98,7 +99,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
 
     def _fit_preview(self) -> None:
         """Give the preview what is left of the terminal's height, so the buttons never fall off."""
-        room = self.size.height - self.FIXED_ROWS
+        room = int(self.size.height * 0.9) - self.FIXED_ROWS  # the dialog's max-height is 90%
         self.query_one("#approval-preview").styles.max_height = max(3, min(16, room))
 
     def action_edit_prefix(self) -> None:

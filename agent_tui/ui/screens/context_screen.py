@@ -103,11 +103,18 @@ def footer_lines(report: ContextReport) -> Text:
         report.calibration.describe(),
         f"Thresholds: {marks}{cached}",
         (
-            f"Session cost: {format_cost(report.cost)} · {count(report.prompt_tokens)} prompt + "
+            f"Session cost: {_cost(report)} · {count(report.prompt_tokens)} prompt + "
             f"{count(report.output_tokens)} output tokens reported in this run"
         ),
     ]
     return Text("\n".join(lines))
+
+
+def _cost(report: ContextReport) -> str:
+    """No reply yet: nothing spent, said the same way whether the model's prices are known."""
+    if not report.prompt_tokens and not report.output_tokens and not report.cost:
+        return "none yet"
+    return format_cost(report.cost)
 
 
 class ContextScreen(Dialog):
@@ -125,6 +132,8 @@ class ContextScreen(Dialog):
     ContextScreen #context-savings-box { width: 56; height: auto; padding-left: 2; }
     ContextScreen .context-heading { text-style: bold; }
     ContextScreen #context-body { height: auto; max-height: 1fr; }
+    ContextScreen.-narrow #context { height: 100%; }
+    ContextScreen.-narrow #context-body { height: 1fr; max-height: 100%; }
     ContextScreen.-narrow .context-row { layout: vertical; }
     ContextScreen.-narrow #context-table { width: 100%; max-width: 60; }
     ContextScreen.-narrow #context-chart-box,
@@ -167,6 +176,7 @@ class ContextScreen(Dialog):
 
     def on_mount(self) -> None:
         self._fit()
+        self.query_one("#context-body").focus()  # ↑↓ PgUp PgDn scroll the stacked sections
         self.compute_savings()
 
     def on_resize(self) -> None:

@@ -126,9 +126,16 @@ class SessionView(EventRendering, Vertical):
 
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def open_session(
-        self, session_id: str | None = None, *, continue_: bool = False, services: AppServices | None = None
+        self,
+        session_id: str | None = None,
+        *,
+        continue_: bool = False,
+        services: AppServices | None = None,
+        keep_chat: bool = False,
     ) -> None:
-        """Create or resume this tab's session; without a model, show the panel instead."""
+        """Create or resume this tab's session; without a model, show the panel instead.
+        `keep_chat`: the same session under another model — what is on screen (error lines
+        included, which the history does not hold) stays."""
         services = services or self.services or await self._get_services()
         if services is None:
             self.meter.placeholder = "the session store could not be opened (see the log)"
@@ -149,7 +156,11 @@ class SessionView(EventRendering, Vertical):
         if old is not None and old is not session:
             await old.close()
         self.query_one(NoModelPanel).display = False
-        await self.chat.load(await self._entries_to_show(services, session))
+        self.meter.cost_line = None
+        if keep_chat and old is not None and old.session_id == session.session_id:
+            await self.chat.add(NoticeEntry(f"Model: {session.model}"))
+        else:
+            await self.chat.load(await self._entries_to_show(services, session))
         self._set_title(session.title or _title_from(session.history) or "new")
         self.chat_shown_at = None
         self.call_after_refresh(self._mark_shown)
@@ -200,7 +211,7 @@ class SessionView(EventRendering, Vertical):
             self._set_title((info.title if info else None) or _title_from(history) or "session")
 
     def _set_title(self, title: str) -> None:
-        self.title = " ".join(title.split())[:24] or "new"
+        self.title = tab_label(title)
         self.post_message(self.TitleChanged(self, self.title))
 
     @dataclasses.dataclass
@@ -337,7 +348,7 @@ class SessionView(EventRendering, Vertical):
         config = dataclasses.replace(config, model=dataclasses.replace(config.model, name=name))
         self.services = dataclasses.replace(services, config=config)
         session_id = self.session.session_id if self.session else None
-        self._begin(self.open_session(session_id, services=self.services))
+        self._begin(self.open_session(session_id, services=self.services, keep_chat=True))
 
     def _restore(self, text: str) -> None:
         """Put a send that did not go through back into the input (unless something new is
@@ -421,6 +432,17 @@ class SessionView(EventRendering, Vertical):
         if self.session is not None and (cancelled or self._failed):
             self.budget = self.session.measure()
             self.meter.show(self.budget)
+
+
+TAB_LABEL = 28
+"""Characters of a session's title its tab shows (an ellipsis says when it was cut)."""
+
+
+def tab_label(title: str) -> str:
+    title = " ".join(title.split())
+    if len(title) > TAB_LABEL:
+        return title[: TAB_LABEL - 1].rstrip() + "…"
+    return title or "new"
 
 
 def _title_from(history: Sequence[ChatMessage]) -> str | None:
