@@ -215,7 +215,9 @@ class ContextMeter(Widget):
         marks = " ".join(
             f"{round(f * 100)}" for f in (budget.warn_at, budget.compact_trigger, budget.hard_block)
         )
-        legend.append(f"│ marks {marks}%", style=style("meter--label"))
+        # Without the word `marks` when space is short: at 80 columns the 98 fell off the end.
+        label = f"│ marks {marks}%" if legend.cell_len + 16 <= self.content_size.width else f"│ {marks}%"
+        legend.append(label, style=style("meter--label"))
         return legend
 
 

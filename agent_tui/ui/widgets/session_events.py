@@ -176,3 +176,5 @@ class EventRendering(_ViewBase):
             self._live = None
         if event.stop_reason != "error":
             self._failed = False
+        if event.stop_reason == "denied":
+            await self.chat.add(NoticeEntry("Stopped at the denial: say what to do instead."))
