@@ -127,6 +127,28 @@ class TestInterruptAndWorkingLine:
             await settle(pilot)
             assert not working.display
 
+    async def test_working_line_while_compacting(self, server, config, workspace):
+        server.enqueue(Reply(text="one " * 200), Reply(text="<summary>s</summary>", delay=0.5))
+        app = make_app(config, workspace)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await send(pilot, "first")
+            await settle(pilot)
+            working = app.query_one(WorkingLine)
+            shown: list[str] = []
+            tick = working._tick
+
+            def record() -> None:  # what the line said at each draw (a short compaction is quick)
+                tick()
+                shown.append(str(working.render()))
+
+            working._tick = record
+            await send(pilot, "/compact")
+            await settle(pilot)
+            assert any(" compacting · " in text for text in shown), shown
+            assert all("Esc to interrupt" in text for text in shown)
+            assert not working.display
+
 
 class TestDenial:
     async def test_a_denied_call_ends_the_turn(self, server, config, workspace):
