@@ -163,7 +163,7 @@ def print_rows(keys: dict[str, list[float]], costs: dict[int, float]) -> None:
             "ms",
         )
     )
-    base = _around(costs, 2, spread=1)
+    base = _around(costs, 2)
     for turn in (2, 30, 300):
         if turn in costs:
             print(
