@@ -359,6 +359,9 @@ class AgentApp(AppCommands, App[None]):
         view = self.view
         if view is None or self.screen is not self.screen_stack[0]:
             return
+        focused = self.focused
+        if focused is not None and any(isinstance(node, SessionView) for node in focused.ancestors_with_self):
+            return  # the session view has seen it (and left it alone on purpose: a binding)
         if event.key == "escape":
             view.interrupt()
         elif event.is_printable and event.character:
