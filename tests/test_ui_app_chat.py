@@ -10,6 +10,7 @@ import asyncio
 
 import pytest
 
+from agent_tui.ui.textual_compat import notifications
 from agent_tui.ui.widgets.chat_items import AgentItem, NoticeItem, ToolLine, UserItem
 from agent_tui.ui.widgets.meter import ContextMeter
 from agent_tui.ui.widgets.prompt import PromptInput
@@ -167,7 +168,7 @@ class TestQueue:
             assert app.view.prompt.text == "please fix it"
             errors = [n for n in app.query(NoticeItem) if n.entry.level == "error"]
             assert len(errors) == 1 and "\n" not in errors[0].entry.text
-            assert any(n.severity == "error" for n in app._notifications)
+            assert any(n.severity == "error" for n in notifications(app))
 
 
 class TestCancel:
@@ -194,10 +195,10 @@ class TestCancel:
             await pilot.press("ctrl+c")
             await pilot.pause()
             assert app.is_running
-            assert any("again to quit" in n.message for n in app._notifications)
+            assert any("again to quit" in n.message for n in notifications(app))
             await pilot.press("ctrl+c")
             await pilot.pause()
-            assert app._exit
+            assert app.return_code is not None  # exit() was called
 
 
 class TestApproval:

@@ -10,6 +10,7 @@ from agent_tui.messages import assistant, user
 from agent_tui.ui.screens.context_screen import ContextScreen
 from agent_tui.ui.screens.dialogs import HelpScreen
 from agent_tui.ui.screens.resume import ResumeScreen
+from agent_tui.ui.textual_compat import notifications
 from agent_tui.ui.widgets.chat import WINDOW, ChatPane
 from agent_tui.ui.widgets.chat_items import AgentItem, NoticeItem, UserItem
 from agent_tui.ui.widgets.meter import ContextMeter
@@ -205,7 +206,7 @@ class TestDialogs:
             await pilot.press("escape")
             await send(pilot, "/quit")
             await pilot.pause()
-            assert app._exit
+            assert app.return_code is not None  # exit() was called
 
     async def test_unknown_command_is_explained(self, config, workspace):
         """A mistyped command says /help lists them, and the text stays in the input."""
@@ -215,7 +216,7 @@ class TestDialogs:
             await send(pilot, "/frobnicate now")
             await pilot.pause()
             assert app.view.prompt.text == "/frobnicate now"
-            assert any("/help" in n.message for n in app._notifications)
+            assert any("/help" in n.message for n in notifications(app))
 
     async def test_palette_runs_the_same_actions(self, config, workspace):
         """Ctrl+P lists the commands; choosing Context opens the /context modal."""

@@ -10,6 +10,7 @@ from agent_tui.messages import assistant, user
 from agent_tui.ui.app import AgentApp
 from agent_tui.ui.screens.dialogs import ConfirmScreen
 from agent_tui.ui.screens.resume import ResumeScreen
+from agent_tui.ui.textual_compat import notifications
 from agent_tui.ui.widgets.chat_items import AgentItem, UserItem
 from agent_tui.ui.widgets.session_view import SessionView
 from agent_tui.ui.widgets.status import NoModelPanel
@@ -117,7 +118,7 @@ class TestNoModel:
             await send(pilot, "hello?")
             await pilot.pause()
             assert app.view.prompt.text == "hello?"
-            assert any("No model configured" in n.message for n in app._notifications)
+            assert any("No model configured" in n.message for n in notifications(app))
 
     async def test_sessions_stay_browsable(self, tmp_path, workspace):
         """/resume still lists sessions and shows the chosen one read-only."""

@@ -15,6 +15,7 @@ from agent_tui.ui.screens.blob_rows import (
     terms_pattern,
 )
 from agent_tui.ui.screens.blobs import BlobsScreen
+from agent_tui.ui.textual_compat import notifications
 from agent_tui.ui.widgets.blob_viewer import CACHE_WINDOWS, WINDOW, BlobViewer
 from agent_tui.ui.widgets.chat_items import ToolLine
 from tests.ui_helpers import screen_text, settle, until
@@ -153,7 +154,7 @@ class TestBrowser:
             await pilot.press("Y")
             assert app.clipboard == row.uri and row.uri.startswith("ctx://")
             assert row.ref.id in row.uri and row.session_id in row.uri
-            messages = [n.message for n in app._notifications]
+            messages = [n.message for n in notifications(app)]
             assert f"Copied {row.ref.id}" in messages and f"Copied {row.uri}" in messages
 
 
@@ -194,7 +195,7 @@ class TestOpening:
             assert screen.opened.ref.id == ref.id
             await pilot.press("escape")
             await open_blobs(pilot, "/blobs r_00000000ff")
-            notices = [n.message for n in app._notifications if "Cannot open" in n.message]
+            notices = [n.message for n in notifications(app) if "Cannot open" in n.message]
             assert notices and "r_00000000ff" in notices[0] and "\n" not in notices[0]
 
 
@@ -256,7 +257,7 @@ class TestViewer:
             assert "▶1500  turn1 row 1500 of the listing" in screen_text(app)
             await pilot.press("slash", *"row (", "enter")
             await settle(pilot)
-            bad = [n for n in app._notifications if "invalid regular expression" in n.message]
+            bad = [n for n in notifications(app) if "invalid regular expression" in n.message]
             assert bad and "\n" not in bad[0].message
             assert viewer.matches == matches
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from rich.text import Text
 from textual import events, on, work
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
@@ -27,6 +27,7 @@ from textual.worker import Worker, WorkerState
 from agent_tui import instrument, paths
 from agent_tui.ui import themes
 from agent_tui.ui.app_commands import AppCommands
+from agent_tui.ui.textual_compat import OneLineCrashes
 from agent_tui.ui.widgets.session_view import SessionView
 
 if TYPE_CHECKING:
@@ -71,7 +72,7 @@ def warm_imports() -> None:
 T = TypeVar("T")
 
 
-class AgentApp(AppCommands, App[None]):
+class AgentApp(AppCommands, OneLineCrashes[None]):
     CSS_PATH = Path(__file__).parent / "app.tcss"  # absolute: subclasses live elsewhere
     TITLE = "agent-tui"
     COMMAND_PALETTE_DISPLAY = "^P"
@@ -355,20 +356,9 @@ class AgentApp(AppCommands, App[None]):
         target = self.focused or self.screen
         target.call_after_refresh(lambda: instrument.record("key", time.perf_counter() - started))
 
-    def _handle_exception(self, error: Exception) -> None:
-        log.error("agent-tui crashed", exc_info=error)
-        super()._handle_exception(error)
-
-    def _fatal_error(self) -> None:
-        # An unexpected exception in the UI: its traceback is in the log file (above); the
-        # terminal gets one line, not Textual's full traceback with locals.
-        from rich.text import Text
-
-        self.bell()
-        self._exit_renderables.append(
-            Text(
-                f"agent-tui stopped on an unexpected error; details in {paths.log_file()}. "
-                "Your session is saved: agent-tui --continue resumes it."
-            )
+    def crash_line(self) -> str:
+        # The traceback is in the log file; the terminal gets one line.
+        return (
+            f"agent-tui stopped on an unexpected error; details in {paths.log_file()}. "
+            "Your session is saved: agent-tui --continue resumes it."
         )
-        self._close_messages_no_wait()
