@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 
 import pytest
 
@@ -151,20 +152,23 @@ class TestCancellation:
         events = await collect(session.run_turn("again"))
         assert events[-1].text == "fine"
 
-    async def test_cancel_during_tool_answers_every_call(self, server, services):
+    async def test_cancel_during_tool_answers_every_call(self, server, services, workspace):
         """A cancelled bash call still gets a result, so the history stays valid for providers."""
-        server.enqueue(Reply(tool_calls=[("bash", {"command": "sleep 30"})]))
+        os.mkfifo(workspace / "ready")
+        # Writing to the FIFO blocks until the test reads it: the read returns once bash runs.
+        server.enqueue(Reply(tool_calls=[("bash", {"command": "echo go > ready; sleep 30"})]))
         session = await services.new_session(yes=True)
-        started = asyncio.Event()
 
         async def consume():
-            async for event in session.run_turn("wait"):
-                if isinstance(event, ev.ToolCallStarted):
-                    started.set()
+            async for _ in session.run_turn("wait"):
+                pass
 
         task = asyncio.create_task(consume())
-        await started.wait()
-        await asyncio.sleep(0.2)
+        ready = asyncio.ensure_future(asyncio.to_thread((workspace / "ready").read_text))
+        await asyncio.wait({ready, task}, return_when=asyncio.FIRST_COMPLETED)
+        if not ready.done():  # the turn ended without running bash: free the reader, then fail
+            (workspace / "ready").write_text("")
+        assert await ready == "go\n", "the turn ended before bash ran"
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from agent_tui.config import load_config
@@ -30,7 +32,9 @@ def config(server, tmp_path):
 class TestTabs:
     async def test_two_tabs_run_turns_at_once(self, server, config, workspace):
         """Each tab has its own session and worker; both turns stream at the same time."""
-        server.enqueue(Reply(text=SLOW, chunk_delay=0.05), Reply(text=SLOW, chunk_delay=0.05))
+        # Both replies stop after their first chunks until the test saw both streaming.
+        both = threading.Event()
+        server.enqueue(Reply(text=SLOW, hold=both), Reply(text=SLOW, hold=both))
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
@@ -45,17 +49,16 @@ class TestTabs:
             await pilot.press("ctrl+pagedown")
             assert app.view is second
             await send(pilot, "tab two")
-            overlapped = []
-
-            def both_streaming():
-                streaming = [v._live is not None for v in (first, second)]
-                if all(streaming):
-                    overlapped.append(True)
-                return not first.busy and not second.busy
-
-            await until(pilot, both_streaming, timeout=20, what="both turns")
+            try:
+                await until(
+                    pilot,
+                    lambda: first._live is not None and second._live is not None,
+                    timeout=20,
+                    what="both turns streaming at once",
+                )
+            finally:
+                both.set()
             await settle(pilot)
-            assert overlapped, "the two turns never streamed at the same time"
             assert first.session.session_id != second.session.session_id
             for view, prompt in ((first, "tab one"), (second, "tab two")):
                 assert [i.entry.text for i in view.query(UserItem)] == [prompt]
