@@ -263,9 +263,7 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
     def _update_topbar(self) -> None:
         view = self.view
         model = view.session.model if view and view.session else "no model"
-        home = str(Path.home())
-        where = str(self.workspace)
-        where = "~" + where[len(home) :] if where.startswith(home) else where
+        where = paths.shown(self.workspace)
         self.query_one("#topbar", Static).update(Text(f" agent-tui ─ {model} ─ {where}"))
 
     async def action_new_tab(self) -> None:
