@@ -9,6 +9,17 @@ def grouped(n: int) -> str:
     return f"{n:,}".replace(",", " ")
 
 
+def short_tokens(n: int) -> str:
+    """Token counts at a glance (the meter, compaction notices): 950, 8k, 9.4k, 117k, 1.2M."""
+    if n < 1000:
+        return str(n)
+    if n < 10_000:
+        return f"{n / 1000:.1f}".removesuffix(".0") + "k"
+    if n < 1_000_000:
+        return f"{round(n / 1000)}k"
+    return f"{n / 1_000_000:.1f}".removesuffix(".0") + "M"
+
+
 def human_size(n: int) -> str:
     """Bytes: 512 B, 9.4 KB, 48 KB, 3.1 MB, 120 MB, 1.2 GB — one decimal below 10 units."""
     if n < 1024:

@@ -4,25 +4,15 @@ from __future__ import annotations
 
 import re
 
-from agent_tui.units import grouped, human_size
+from agent_tui.units import grouped, human_size, short_tokens
 
 _HAS_SECONDS = re.compile(r"\d(?:\.\d+)? ?(?:ms|s)\b")
-
-
-def tokens(n: int) -> str:
-    """Token counts as the meter shows them: 950, 9.4k, 117k, 1.2M."""
-    if n < 1000:
-        return str(n)
-    if n < 10_000:
-        return f"{n / 1000:.1f}k"
-    if n < 1_000_000:
-        return f"{round(n / 1000)}k"
-    return f"{n / 1_000_000:.1f}M"
 
 
 # One way to write counts and sizes across the UI, the tools and the CLI (agent_tui/units.py).
 count = grouped
 size = human_size
+tokens = short_tokens
 
 
 def duration(seconds: float) -> str:
