@@ -68,9 +68,11 @@ class Reply:
     words_per_chunk: int = 2
     """How many words each streamed text delta carries."""
     hold: threading.Event | None = None
-    """Streaming only: after the first two chunks, wait until this is set before sending the
-    rest — a test sets it once it has seen what it waits for (two streams open at once), so it
-    syncs on events rather than on chunk delays."""
+    """Streaming only: after `hold_after` chunks, wait until this is set before sending the
+    rest. A test sets it once it has seen what it waits for (a turn mid-stream, two streams at
+    once), so it syncs on events rather than on delays a busy machine can outrun."""
+    hold_after: int = 2
+    """Chunks sent before holding (0: hold before the first; the client is still waiting)."""
 
 
 @dataclass(frozen=True)
@@ -271,7 +273,7 @@ class FakeOpenAI:
                     return
                 if i and reply.chunk_delay:
                     time.sleep(reply.chunk_delay)
-                if i == 2 and reply.hold is not None:
+                if i == reply.hold_after and reply.hold is not None:
                     reply.hold.wait(HOLD_LIMIT)
                 data = payload.encode()
                 h.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))

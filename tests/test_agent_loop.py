@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import threading
 
 import pytest
 
@@ -131,7 +132,8 @@ class TestPermissions:
 class TestCancellation:
     async def test_cancel_mid_stream_saves_partial_text(self, server, services):
         """Ctrl-C mid-reply: the partial text is kept and marked; the next turn works."""
-        server.enqueue(Reply(text=" ".join(f"w{i}" for i in range(200)), chunk_delay=0.02, words_per_chunk=1))
+        rest = threading.Event()  # the reply stalls mid-stream: the cancel lands mid-reply
+        server.enqueue(Reply(text=" ".join(f"w{i}" for i in range(200)), hold=rest, words_per_chunk=1))
         session = await services.new_session()
         seen = asyncio.Event()
 
@@ -143,8 +145,11 @@ class TestCancellation:
         task = asyncio.create_task(consume())
         await seen.wait()
         task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
+        try:
+            with pytest.raises(asyncio.CancelledError):
+                await task
+        finally:
+            rest.set()
         stored = await services.store.sessions.transcript(session.session_id)
         assert stored[1].role == "assistant" and "interrupted" in stored[1].content
         assert not session.busy

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from textual.widgets import DataTable
 
@@ -102,15 +104,19 @@ class TestCompact:
 
     async def test_compact_waits_for_a_running_turn(self, server, config, workspace):
         """/compact typed during a turn is queued like a prompt, not lost."""
-        server.enqueue(Reply(text=" ".join(f"w{i}" for i in range(100)), chunk_delay=0.05))
+        rest = threading.Event()  # the reply stalls mid-stream until /compact is queued
+        server.enqueue(Reply(text=" ".join(f"w{i}" for i in range(100)), hold=rest))
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
             await send(pilot, "talk")
-            await until(pilot, lambda: len(app.query(AgentItem)) == 1, what="streaming")
-            await send(pilot, "/compact")
-            await pilot.pause()
-            assert list(app.view.queue) == ["/compact"]
+            try:
+                await until(pilot, lambda: len(app.query(AgentItem)) == 1, what="streaming")
+                await send(pilot, "/compact")
+                await pilot.pause()
+                assert list(app.view.queue) == ["/compact"]
+            finally:
+                rest.set()
             await settle(pilot)
             assert any(
                 n.entry.text.startswith(("Compacted", "Compaction skipped")) for n in app.query(NoticeItem)

@@ -67,23 +67,27 @@ class TestTabs:
 
     async def test_close_running_tab_asks(self, server, config, workspace):
         """Ctrl+W on a tab with a running turn asks first; n keeps it, y closes it."""
-        server.enqueue(Reply(text=" ".join(f"x{i}" for i in range(300)), chunk_delay=0.05))
+        rest = threading.Event()  # the turn stays mid-stream while the test closes its tab
+        server.enqueue(Reply(text=" ".join(f"x{i}" for i in range(300)), hold=rest))
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
             await pilot.press("ctrl+t")
             await settle(pilot)
             await send(pilot, "long")
-            await until(pilot, lambda: app.view._live is not None, what="streaming")
-            await pilot.press("ctrl+w")
-            await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
-            await pilot.press("n")
-            await pilot.pause()
-            assert len(app.query(SessionView)) == 2
-            await pilot.press("ctrl+w")
-            await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
-            await pilot.press("y")
-            await settle(pilot)
+            try:
+                await until(pilot, lambda: app.view._live is not None, what="streaming")
+                await pilot.press("ctrl+w")
+                await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+                await pilot.press("n")
+                await pilot.pause()
+                assert len(app.query(SessionView)) == 2
+                await pilot.press("ctrl+w")
+                await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+                await pilot.press("y")
+                await settle(pilot)
+            finally:
+                rest.set()
             assert len(app.query(SessionView)) == 1
 
     async def test_closing_the_last_tab_opens_a_new_one(self, config, workspace):
