@@ -43,12 +43,14 @@ def _config(server, tmp: Path, workspace: Path, window: int = 400_000):
 
 
 async def _type(pilot, app) -> list[float]:
-    app.key_timings = []
+    """Key → next refresh for each key typed, as the app records it (agent_tui.instrument)."""
+    from agent_tui import instrument
+
     app.view.prompt.focus()
-    for key in KEYS:
-        await pilot.press("space" if key == " " else key)
-    timings = list(app.key_timings)
-    app.key_timings = None
+    with instrument.recording() as rec:
+        for key in KEYS:
+            await pilot.press("space" if key == " " else key)
+        timings = rec.durations("key")
     app.view.prompt.set_text("")
     return timings
 
