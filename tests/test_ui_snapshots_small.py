@@ -9,10 +9,6 @@ deliberate change.
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-from pathlib import Path
-
 import pytest
 
 from agent_tui.agent import events as ev
@@ -31,15 +27,14 @@ snap_server = part2.snap_server
 
 
 @pytest.fixture
-def fixed_workspace2():
-    """part2's workspace (its logs are what the session reads), at its fixed path."""
-    path = Path(tempfile.gettempdir()) / "agent-tui-snapshot-ws2"
-    shutil.rmtree(path, ignore_errors=True)
+def fixed_workspace2(tmp_path, monkeypatch):
+    """part2's workspace (its logs are what the session reads), shown as `~/agent-tui-snapshot-ws2`."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    path = tmp_path / "agent-tui-snapshot-ws2"
     (path / "logs").mkdir(parents=True)
     for day in (1, 2):
         (path / "logs" / f"day{day}.log").write_text(part2.app_log(day))
     yield path
-    shutil.rmtree(path, ignore_errors=True)
 
 
 class TestSmallTerminal:
