@@ -1,8 +1,9 @@
 """Runs the compaction chain inside the loop and turns it into events and snapshots.
 
 The chain itself is a pure function in `agent_tui.context.compaction`; this module decides when it
-may run, relays its progress as events, swaps the history for the compacted one (rebuilding every
-derived count rather than patching it), and saves the snapshot resume starts from.
+may run and relays its progress as events; the compacted history goes back to the session, which
+adopts it (rebuilding every derived count rather than patching it) and saves the snapshot resume
+starts from. The compactor reads the session; it never writes into it.
 """
 
 from __future__ import annotations
@@ -72,8 +73,7 @@ class Compactor:
             session.history, counter=session.meter.counter, budget_tokens=budget_tokens
         )
         if count:
-            session.history = trimmed
-            session.meter.history_rewritten()
+            await session.adopt_history(trimmed)
             yield ev.Notice(
                 f"Trimmed {count} old tool output(s) past the tool-output budget "
                 f"({budget_tokens} tokens); refs kept."
@@ -128,10 +128,7 @@ class Compactor:
             task.cancel()
             raise
         if result.applied:
-            session.history = list(new_history)
-            session.meter.history_rewritten()
-            if snapshot:
-                await self.save_snapshot(session)
+            await session.adopt_history(new_history, snapshot=snapshot)
         after = session.measure(with_status=False)
         self._note_outcome(reason, result, after)
         if result.applied:
@@ -155,8 +152,10 @@ class Compactor:
             args = call.parsed_arguments()
         except ValueError:
             args = {}
+        # A placeholder answers the call while the chain runs, so the history it compacts is
+        # well-formed; the real result replaces it after.
         provisional = tool_result(call, "[compacting…]")
-        session.history.append(provisional)
+        await session.adopt_history([*session.history, provisional])
         result: Any = None
         async for event in self.run(
             session, reason="tool", instructions=args.get("instructions"), force=True, snapshot=False
@@ -166,22 +165,8 @@ class Compactor:
             yield event
         text = result.describe() if result is not None else "Compaction did not run."
         final = tool_result(call, text)
-        session.history = [final if m.id == provisional.id else m for m in session.history]
-        if final not in session.history:
-            session.history.append(final)
-        session.meter.history_rewritten()
-        await session._persist(final)
-        if result is not None and result.applied:
-            await self.save_snapshot(session)
+        history = [final if m.id == provisional.id else m for m in session.history]
+        if final not in history:
+            history.append(final)
+        await session.adopt_history(history, persist=[final], snapshot=bool(result and result.applied))
         yield ev.ToolCallFinished(call, None, False, "compacted", text, 0.0)
-
-    async def save_snapshot(self, session: AgentSession) -> None:
-        store = session.store
-        if store is None:
-            return
-        try:
-            through = await store.sessions.last_sequence(session.session_id)
-            tokens = session.meter.counter.count_messages(session.history)
-            await store.sessions.save_snapshot(session.session_id, list(session.history), tokens, through)
-        except Exception:
-            log.exception("saving the snapshot failed; resume will replay the transcript")

@@ -30,6 +30,7 @@ from agent_tui.store.errors import (
     SessionNotFound,
     StoreError,
 )
+from agent_tui.store.leases import LeaseStore, SessionBusy
 from agent_tui.store.models import BlobInfo, GcReport, RecallHit, ResolvedRef, SessionInfo
 from agent_tui.store.refs import build_uri, parse_ref
 from agent_tui.store.results import ResultStore
@@ -50,6 +51,7 @@ __all__ = [
     "ResolvedRef",
     "ResultStore",
     "SessionInfo",
+    "SessionBusy",
     "SessionNotFound",
     "SessionStore",
     "Store",
@@ -71,6 +73,7 @@ class Store:
         self.results = ResultStore(db, self._pool)
         self.sessions = SessionStore(db, self.results.indexer)
         self.checkpoints = CheckpointStore(db)
+        self.leases = LeaseStore(db)
         self._closed = False
 
     async def close(self) -> None:

@@ -127,11 +127,21 @@ async def session_cost(conn: aiosqlite.Connection) -> None:
     await conn.execute("ALTER TABLE sessions ADD COLUMN cost_unknown INTEGER NOT NULL DEFAULT 0")
 
 
+async def session_leases(conn: aiosqlite.Connection) -> None:
+    """Which process has a session open, so a second one cannot write into it (store/leases.py)."""
+    await conn.execute("""CREATE TABLE session_leases (
+        session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+        pid INTEGER NOT NULL,
+        host TEXT NOT NULL,
+        acquired REAL NOT NULL)""")
+
+
 Migration = tuple[str, Callable[[aiosqlite.Connection], Awaitable[None]]]
 MIGRATIONS: list[Migration] = [
     ("initial_schema", initial_schema),
     ("file_checkpoints", file_checkpoints),
     ("session_cost", session_cost),
+    ("session_leases", session_leases),
 ]
 
 
