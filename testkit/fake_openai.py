@@ -176,6 +176,11 @@ class FakeOpenAI:
         with self._lock:
             self._queue.extend(replies)
 
+    def clear_queue(self) -> None:
+        """Drop the scripted replies not yet consumed (a test step that ended early)."""
+        with self._lock:
+            self._queue.clear()
+
     @property
     def pending(self) -> int:
         """Scripted replies not yet consumed."""

@@ -99,7 +99,9 @@ class WireView:
 
     def _remember(self, key: tuple[str, ...], make: Message) -> Message:
         found = self._memo.get(key)
-        if found is None or found != make:
+        # The same key with the same text keeps the first object (a synthetic message has a
+        # fresh id each time it is made); a changed text replaces it.
+        if found is None or (found.content, found.tool_calls) != (make.content, make.tool_calls):
             found = self._memo[key] = make
         return found
 
@@ -117,30 +119,38 @@ class WireView:
                 continue  # placed right after the call it answers, or an orphan: dropped
             m = self._clean(m)
             if m.role == "assistant" and m.tool_calls:
-                out.append(self._with_valid_calls(m))
+                m = self._with_valid_calls(m)
+                previous = out[-1] if out else None
+                if previous is not None and _mergeable(previous, m):
+                    out[-1] = self._merge(previous, m)
+                else:
+                    out.append(m)
+                here: set[str] = set()
                 for call in m.tool_calls:
-                    if call.id in used:
-                        continue
+                    if call.id in here:
+                        continue  # the same id twice in one reply: one result answers both
+                    here.add(call.id)
+                    found = results.get(call.id) if call.id not in used else None
                     used.add(call.id)
-                    found = results.get(call.id)
-                    if found is None:
+                    if found is None:  # never answered, or its result went to an earlier call
                         synthetic = tool_result(call, MISSING_RESULT)
-                        found = self._remember(("missing", call.id), synthetic)
+                        found = self._remember(("missing", m.id, call.id), synthetic)
                     out.append(self._clean(found))
                 continue
             previous = out[-1] if out else None
             if previous is not None and _mergeable(previous, m):
-                merged = replace(
-                    previous,
-                    content=f"{previous.content or ''}\n\n{m.content or ''}".strip("\n"),
-                    id=f"{previous.id}+{m.id}",
-                )
-                out[-1] = self._remember(("merge", previous.id, m.id), merged)
+                out[-1] = self._merge(previous, m)
                 continue
             if m.role == "assistant" and m.content is None:
                 m = self._remember(("empty", m.id), replace(m, content=""))
             out.append(m)
         return out
+
+    def _merge(self, previous: Message, m: Message) -> Message:
+        """One turn of two: the texts joined, the later one's calls kept."""
+        text = "\n\n".join(t for t in (previous.content, m.content) if t)
+        merged = replace(m, content=text or ("" if not m.tool_calls else None), id=f"{previous.id}+{m.id}")
+        return self._remember(("merge", previous.id, m.id), merged)
 
     def _clean(self, m: Message) -> Message:
         content = m.content
@@ -172,4 +182,4 @@ def _mergeable(previous: Message, m: Message) -> bool:
         return False
     if m.role == "user":
         return True
-    return m.role == "assistant" and not previous.tool_calls and not m.tool_calls
+    return m.role == "assistant" and not previous.tool_calls
