@@ -36,6 +36,23 @@ def problems(messages: list[dict]) -> list[dict]:
     return [p for p in found if p]
 
 
+async def cancel_during_tool(session, prompt: str) -> None:
+    """Run a turn and cancel it once its tool has started (as Esc / Ctrl-C do)."""
+    started = asyncio.Event()
+
+    async def consume() -> None:
+        async for event in session.run_turn(prompt):
+            if isinstance(event, ev.ToolCallStarted):
+                started.set()
+
+    task = asyncio.ensure_future(consume())
+    waiter = asyncio.ensure_future(started.wait())
+    await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+    task.cancel()
+    waiter.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+
+
 async def scenario(server: FakeOpenAI, ops: list[str], root: Path) -> None:
     workspace = root / "ws"
     workspace.mkdir()
@@ -60,19 +77,7 @@ async def scenario(server: FakeOpenAI, ops: list[str], root: Path) -> None:
                 [e async for e in session.run_turn(f"write {n}")]
             elif op == "cancel":
                 server.enqueue(Reply(tool_calls=[("bash", {"command": "exec sleep 30"})]))
-                started = asyncio.Event()
-
-                async def consume() -> None:
-                    async for event in session.run_turn(f"slow {n}"):
-                        if isinstance(event, ev.ToolCallStarted):
-                            started.set()
-
-                task = asyncio.ensure_future(consume())
-                waiter = asyncio.ensure_future(started.wait())
-                await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
-                task.cancel()
-                waiter.cancel()
-                await asyncio.gather(task, return_exceptions=True)
+                await cancel_during_tool(session, f"slow {n}")
             elif op == "kill":
                 # What a SIGKILL mid-tool leaves in the store: the call, no result, no cleanup.
                 call = ToolCall(f"call_k{n}", "bash", '{"command": "sleep 60"}')
