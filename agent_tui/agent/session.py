@@ -138,11 +138,16 @@ class AgentSession(SessionHistory):
     async def compact(
         self, instructions: str | None = None, reason: str = "forced"
     ) -> AsyncIterator[ev.AgentEvent]:
-        """Force a compaction now (`/compact`, `sessions compact`, `run --compact`)."""
-        async for event in self._fit_oversize():
-            yield event
-        async for event in self.compactor.run(self, reason=reason, instructions=instructions, force=True):
-            yield event
+        """Force a compaction now (`/compact`, `sessions compact`, `run --compact`). The session
+        is busy meanwhile."""
+        self.busy = True
+        try:
+            async for event in self._fit_oversize():
+                yield event
+            async for event in self.compactor.run(self, reason=reason, instructions=instructions, force=True):
+                yield event
+        finally:
+            self.busy = False
 
     async def _thresholds(self) -> AsyncIterator[ev.AgentEvent]:
         """Trim tool outputs past their budget at once; compact at the trigger; block at the top."""

@@ -336,12 +336,8 @@ class SessionView(EventRendering, Vertical):
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def run_compact(self, instructions: str | None) -> None:
         assert self.session is not None
-        self.session.busy = True
-        try:
-            async for event in self.session.compact(instructions):
-                self.post_message(AgentEventMessage(event))
-        finally:
-            self.session.busy = False
+        async for event in self.session.compact(instructions):  # busy while it runs
+            self.post_message(AgentEventMessage(event))
 
     def cancel(self) -> bool:
         """Cancel the running turn or compaction; False when there is none."""
