@@ -250,8 +250,8 @@ class AgentSession(SessionHistory):
                     if text_parts:
                         await self._add(assistant("".join(text_parts)))
                     elif not replied:
+                        # Not sent: the TUI puts the text back in the input; a retry sends it once.
                         await self._unsend(sent, str(exc))
-                        yield ev.Notice("Your message was not sent; it is back in the input to try again.")
                     stop_reason = "error"
                     break
                 reply = assistant("".join(text_parts) or None, calls)
