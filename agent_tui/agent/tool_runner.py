@@ -127,9 +127,9 @@ class ToolRunner:
         target, before_ref = await self._checkpoint_before(call)
         output = await self.registry.run(call, self._context(call, room_tokens))
         output = _clean_output(output)
-        if target is not None and not output.is_error:
+        if target is not None and not output.is_error and self.checkpointer is not None:
             try:
-                await self.checkpointer.after(target, before_ref)  # type: ignore[union-attr]
+                await self.checkpointer.after(target, before_ref)
             except Exception:
                 log.exception("could not record the checkpoint of %s", target)
         return await self._store_and_view(call, output, started)
@@ -162,8 +162,8 @@ class ToolRunner:
             # Streamed into the store by the tool: the view comes from there.
             text = await self.store.results.view(output.ref, threshold, width) if self.store else text
         elif not paged and len(text.encode("utf-8", "replace")) > threshold:
-            if ref is not None:
-                text = await self.store.results.view(ref, threshold, width)  # type: ignore[union-attr]
+            if ref is not None and self.store is not None:
+                text = await self.store.results.view(ref, threshold, width)
             else:
                 text = inline_view(text, threshold, width, call.name)
         status = output.meta.get("status_line")
