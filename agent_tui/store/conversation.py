@@ -32,6 +32,9 @@ READ_MESSAGES = 40
 INDEXED_KINDS = ("chat", "attachment")
 """What recall searches: what the user typed or pasted and what the assistant wrote, not the
 notes agent-tui adds."""
+LOOKUP_TOOLS = ("recall", "read_result", "grep_result")
+"""Calls whose arguments only repeat a search: indexing them would make every later recall find
+its own earlier queries."""
 
 
 def message_text(message: Message) -> str:
@@ -40,7 +43,7 @@ def message_text(message: Message) -> str:
     if message.role not in ("user", "assistant") or message.kind not in INDEXED_KINDS:
         return ""
     parts = [message.content or ""]
-    parts.extend(f"{call.name} {call.arguments}" for call in message.tool_calls)
+    parts.extend(f"{c.name} {c.arguments}" for c in message.tool_calls if c.name not in LOOKUP_TOOLS)
     return "\n".join(p for p in parts if p.strip())
 
 
@@ -251,17 +254,21 @@ class TranscriptStore:
         project: str | None = None,
         session_id: str | None = None,
         limit: int = 10,
+        asking: str | None = None,
     ) -> list[MessageHit]:
-        """Transcript messages ranked by BM25 for `query` (of one project or session when given)."""
+        """Transcript messages ranked by BM25 for `query` (of one project or session when given).
+        `asking` is the session searching: its current turn (the question itself, the calls made
+        for it) is what the model is looking at, so it is left out."""
         terms = fts_terms(query)
         if not terms:
             raise StoreError('recall needs at least one word to search for, e.g. recall(query="deploy code")')
         limit = max(1, min(limit, 100))
-        ranked = await self._ranked(" ".join(terms), project, session_id, limit)
+        skip = await self._current_turn(asking) if asking is not None else None
         match = " ".join(terms)
+        ranked = await self._ranked(match, project, session_id, limit, skip)
         if not ranked and len(terms) > 1:  # no message has every term: settle for any of them
             match = " OR ".join(terms)
-            ranked = await self._ranked(match, project, session_id, limit)
+            ranked = await self._ranked(match, project, session_id, limit, skip)
         hits: list[MessageHit] = []
         for rowid, rank in ranked:
             row = await self.db.fetchone(
@@ -279,12 +286,28 @@ class TranscriptStore:
             )
         return hits
 
+    async def _current_turn(self, session_id: str) -> tuple[str, int] | None:
+        row = await self.db.fetchone(
+            "SELECT max(seq) FROM messages WHERE session_id = ? AND role = 'user' AND kind = 'chat'",
+            (session_id,),
+        )
+        return (session_id, int(row[0])) if row and row[0] is not None else None
+
     async def _ranked(
-        self, match: str, project: str | None, session_id: str | None, limit: int
+        self,
+        match: str,
+        project: str | None,
+        session_id: str | None,
+        limit: int,
+        skip: tuple[str, int] | None = None,
     ) -> list[tuple[int, float]]:
-        where, params = ["message_fts MATCH ?"], [match]
+        where: list[str] = ["message_fts MATCH ?"]
+        params: list[object] = [match]
         joins = ""
-        if project is not None or session_id is not None:
+        if skip is not None:
+            where.append("NOT (m.session_id = ? AND m.seq >= ?)")
+            params.extend(skip)
+        if project is not None or session_id is not None or skip is not None:
             joins = " JOIN messages m ON m.id = f.rowid"
             if project is not None:
                 joins += " JOIN sessions s ON s.id = m.session_id"

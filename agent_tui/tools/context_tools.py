@@ -176,7 +176,11 @@ class Recall:
 
         query = str(args["query"])
         try:
-            said = await store.transcript.recall(query, **kwargs) if source != "outputs" else []
+            said = (
+                await store.transcript.recall(query, asking=ctx.session_id, **kwargs)
+                if source != "outputs"
+                else []
+            )
             stored = await store.results.recall(query, **kwargs) if source != "conversation" else []
         except StoreError as exc:
             return ToolOutput.error(str(exc))
