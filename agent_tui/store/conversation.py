@@ -323,6 +323,19 @@ class TranscriptStore:
         )
         return [(int(r[0]), float(r[1])) for r in rows]
 
+    async def render(self, session_id: str, max_line_length: int = 2000) -> tuple[list[str], dict[int, int]]:
+        """A whole transcript as the lines a range read shows, and the line (1-based) where
+        each message starts: what the blob browser's conversation view scrolls through."""
+        lines: list[str] = []
+        starts: dict[int, int] = {}
+        rows = await self.db.fetchall(
+            "SELECT seq, json FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
+        )
+        for seq, text in rows:
+            starts[seq] = len(lines) + 1
+            lines.extend(render_message(seq, Message.loads(text), max_line_length))
+        return lines, starts
+
     async def keys(self, session_id: str) -> list[tuple[int, str, str | None, str | None]]:
         """(seq, message id, tool_call_id, first tool call's id) of every transcript message:
         what compaction needs to tell which messages of a history it replaced, even after tool
