@@ -58,7 +58,7 @@ SEARCH_DELAY = 0.25
 wall_clock: Callable[[], float] = time.time
 """Where ages are measured from (snapshot tests freeze it)."""
 KEYS = (
-    "esc back · ^F search · F2 scope · F3 conversation · Enter read · / grep · "
+    "esc back · ^F search · F2 scope · F3 conversation · ⏎ read · / grep · "
     "n/N match · : line · g/G ends · y ref · Y URI"
 )
 COLUMNS = ("ref", "tool", "size", "lines", "age", "read", "first line / match")
