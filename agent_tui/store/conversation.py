@@ -269,21 +269,26 @@ class TranscriptStore:
         if not ranked and len(terms) > 1:  # no message has every term: settle for any of them
             match = " OR ".join(terms)
             ranked = await self._ranked(match, project, session_id, limit, skip)
+        if not ranked:
+            return []
+        marks = ",".join("?" * len(ranked))
+        rows = await self.db.fetchall(
+            "SELECT f.rowid, m.session_id, s.project, m.seq, m.role, m.created, "
+            "snippet(message_fts, 0, '[', ']', '…', 16) FROM message_fts f "
+            "JOIN messages m ON m.id = f.rowid JOIN sessions s ON s.id = m.session_id "
+            f"WHERE message_fts MATCH ? AND f.rowid IN ({marks})",
+            (match, *(rowid for rowid, _ in ranked)),
+        )
+        found = {row[0]: row[1:] for row in rows}  # a message deleted meanwhile is left out
         hits: list[MessageHit] = []
         for rowid, rank in ranked:
-            row = await self.db.fetchone(
-                "SELECT m.session_id, s.project, m.seq, m.role, m.created, "
-                "(SELECT snippet(message_fts, 0, '[', ']', '…', 16) FROM message_fts "
-                " WHERE message_fts MATCH ? AND rowid = m.id) "
-                "FROM messages m JOIN sessions s ON s.id = m.session_id WHERE m.id = ?",
-                (match, rowid),
-            )
-            if row is None:  # deleted since the ranking query
-                continue
-            owner, where, seq, role, created, snippet = row
-            hits.append(
-                MessageHit(owner, where, seq, role, " ".join((snippet or "").split()), -float(rank), created)
-            )
+            if rowid in found:
+                owner, where, seq, role, created, snippet = found[rowid]
+                hits.append(
+                    MessageHit(
+                        owner, where, seq, role, " ".join((snippet or "").split()), -float(rank), created
+                    )
+                )
         return hits
 
     async def _current_turn(self, session_id: str) -> tuple[str, int] | None:
