@@ -229,3 +229,18 @@ class TestTools:
         assert "stored output" not in only
         bad = await ReadResult().run({"ref_id": "m_50-60"}, ctx)
         assert bad.is_error and "has 6 messages" in bad.text
+
+
+class TestGrepLimits:
+    async def test_context_lines_and_match_cap(self, store):
+        """Context lines come from the same message; past max_matches the output says more exist."""
+        s = await store.sessions.create("/p", "m")
+        await store.sessions.append(
+            s.id, [user("alpha\nbeta\ngamma"), user("beta again"), user("beta third")]
+        )
+        text = await store.transcript.grep("m_1-3", "beta", context=1, session_id=s.id)
+        assert "#1 user- alpha\n#1 user: beta\n#1 user- gamma" in text
+        capped = await store.transcript.grep("m_1-3", "beta", session_id=s.id, max_matches=2)
+        assert "2 matching lines" in capped and "[more matches exist" in capped
+        exact = await store.transcript.grep("m_1-3", "beta", session_id=s.id, max_matches=3)
+        assert "[more matches exist" not in exact

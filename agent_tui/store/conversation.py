@@ -215,24 +215,24 @@ class TranscriptStore:
             for seq, message in await self._rows(span, start, min(span.last, start + batch - 1)):
                 lines = render_message(seq, message, max_line_length)
                 prefix = f"#{seq} {message.role}"
-                hits = [i for i in range(1, len(lines)) if regex.search(lines[i])]
-                if not hits and regex.search(lines[0]):
-                    hits = [0]
+                hits = [i for i in range(1, len(lines)) if regex.search(lines[i])]  # not the label
                 shown: set[int] = set()
                 for i in hits:
+                    if matches >= max_matches:  # one more exists: say so
+                        truncated = True
+                        break
                     for j in range(max(1, i - context), min(len(lines), i + context + 1)):
                         if j in shown:
                             continue
                         shown.add(j)
-                        text = f"{prefix}{':' if j == i else '-'} {lines[j]}" if j else lines[0]
+                        text = f"{prefix}{':' if j in hits else '-'} {lines[j]}"
                         used += len(text.encode()) + 1
                         if used > max_bytes:
                             truncated = True
                             break
                         out.append(text)
                     matches += 1
-                    if truncated or matches >= max_matches:
-                        truncated = True
+                    if truncated:
                         break
                 if truncated:
                     break
