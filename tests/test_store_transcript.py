@@ -212,13 +212,15 @@ class TestTools:
     async def test_read_grep_and_recall_tools_take_ranges(self, store, tmp_path):
         """The model's tools: read_result and grep_result on m_a-b, recall listing messages
         (with their range) before outputs."""
-        from agent_tui.tools.base import ToolContext
+        from agent_tui.tools.base import ToolContext, ToolServices
         from agent_tui.tools.context_tools import GrepResult, ReadResult, Recall
 
         s = await store.sessions.create(str(tmp_path), "m")
         await store.sessions.append(s.id, chat(6))
         await store.results.offload(s.id, "bash", None, "the deploy code rotates weekly\n")
-        ctx = ToolContext(workspace=tmp_path, session_id=s.id, call_id="c", services={"store": store})
+        ctx = ToolContext(
+            workspace=tmp_path, session_id=s.id, call_id="c", services=ToolServices(store=store)
+        )
         read = await ReadResult().run({"ref_id": "m_1-3", "limit": 2}, ctx)
         assert not read.is_error and "#1 user" in read.text and "offset=3" in read.text
         grep = await GrepResult().run({"ref_id": "m_1-6", "pattern": "ZEBRA"}, ctx)
