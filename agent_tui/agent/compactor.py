@@ -32,6 +32,18 @@ REGROWTH_SHARE = 0.05
 by this share of the window before trying again (never compact on every turn)."""
 
 
+async def transcript_index(session: AgentSession) -> compaction.TranscriptIndex | None:
+    """Where the history sits in the stored transcript, so what compaction drops is named as a
+    readable range; None without a store (then there is nothing to name)."""
+    if session.store is None:
+        return None
+    try:
+        return compaction.TranscriptIndex.build(await session.store.transcript.keys(session.session_id))
+    except Exception:
+        log.exception("reading the transcript index failed; the compaction note names no range")
+        return None
+
+
 class Compactor:
     def __init__(
         self, summarizer: Summarizer | None, fallback: Summarizer | None, summarizer_window: int | None
@@ -97,6 +109,7 @@ class Compactor:
         raw = session.meter.raw_parts(session.history, *session.request_parts)
         fixed_raw = sum(raw.values()) - raw["conversation"]
         target = before.effective_window * session.config.compaction.target_ratio
+        transcript = await transcript_index(session)
         progress: asyncio.Queue[str] = asyncio.Queue()
         task = asyncio.ensure_future(
             compaction.compact(
@@ -111,6 +124,7 @@ class Compactor:
                 summarizer_window=self.summarizer_window,
                 on_progress=progress.put_nowait,
                 force=force,
+                transcript=transcript,
             )
         )
         try:
