@@ -110,6 +110,16 @@ class McpSettings:
 
 
 @dataclass(frozen=True)
+class SandboxSettings:
+    mode: str = "workspace-write"
+    """workspace-write, read-only or off; falls back to off (with a notice) without bubblewrap."""
+    network: bool = False
+    """Whether sandboxed commands may use the network."""
+    auto_approve: bool = False
+    """Sandboxed commands without network run without asking."""
+
+
+@dataclass(frozen=True)
 class Config:
     model: ModelSettings = field(default_factory=ModelSettings)
     agent: AgentSettings = field(default_factory=AgentSettings)
@@ -120,6 +130,7 @@ class Config:
     ui: UISettings = field(default_factory=UISettings)
     loop: LoopSettings = field(default_factory=LoopSettings)
     mcp: McpSettings = field(default_factory=McpSettings)
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
 
     def tool_output_budget(self, window: int) -> int:
         if self.tool_output.budget_tokens is not None:
@@ -274,6 +285,9 @@ def _validate(config: Config) -> None:
         )
     if not 0 < config.compaction.target_ratio < 1:
         raise ConfigError("compaction.target_ratio must be between 0 and 1")
+    modes = ("workspace-write", "read-only", "off")  # tools/sandbox.py MODES; not imported: start-up
+    if config.sandbox.mode not in modes:
+        raise ConfigError(f"sandbox.mode must be one of {', '.join(modes)}, got {config.sandbox.mode!r}")
     for key in ("context_window", "max_output_tokens"):
         value = getattr(config.model, key)
         if value is not None and value <= 0:

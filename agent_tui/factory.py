@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from agent_tui.messages import Message
     from agent_tui.store import Store
     from agent_tui.tools.permissions import Approver
+    from agent_tui.tools.sandbox import Sandbox
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +43,9 @@ class AppServices:
     """Tools beyond the built-ins (MCP servers' tools), shared by every session."""
     mcp: Any = None
     """The MCP servers (tools/mcp.py McpManager) once `start_mcp` ran; None without servers."""
+    sandbox: Sandbox | None = None
+    """The command sandbox (tools/sandbox.py), probed in `build_services`; its mode is shared
+    by every session, so /sandbox switches it for all tabs at once."""
 
     def start_mcp(self) -> Any:
         """Launch the configured MCP servers in the background (idempotent, returns at once).
@@ -49,7 +53,7 @@ class AppServices:
         if self.mcp is None and self.config.mcp.servers:
             from agent_tui.tools.mcp import McpManager
 
-            self.mcp = McpManager.from_config(self.config, self.workspace)
+            self.mcp = McpManager.from_config(self.config, self.workspace, sandbox=self.sandbox)
             self.mcp.start()
         return self.mcp
 
@@ -87,6 +91,8 @@ class AppServices:
     async def close(self) -> None:
         if self.mcp is not None:
             await self.mcp.stop()
+        if self.sandbox is not None:
+            self.sandbox.close()
         await self.store.close()
 
     def _limits(self) -> Any:
@@ -134,8 +140,8 @@ class AppServices:
             compact_trigger=a.compact_trigger,
             hard_block=a.hard_block,
         )
-        policy = PermissionPolicy(cfg.tools.allow, approver=approver, yes=yes)
-        services: dict[str, Any] = {"store": self.store, "registry": registry}
+        policy = PermissionPolicy(cfg.tools.allow, approver=approver, yes=yes, sandbox=self.sandbox)
+        services: dict[str, Any] = {"store": self.store, "registry": registry, "sandbox": self.sandbox}
         runner = ToolRunner(
             registry=registry,
             policy=policy,
@@ -196,6 +202,21 @@ async def build_services(
 
     store = await open_store(db_path_for(config, db_path))
     services = AppServices(config=config, store=store, workspace=(workspace or Path.cwd()).resolve())
+    services.sandbox = await make_sandbox(config, services.workspace)
     if start_mcp:
         services.start_mcp()
     return services
+
+
+async def make_sandbox(config: Config, workspace: Path) -> Sandbox:
+    """The sandbox `[sandbox]` asks for; bwrap is probed only when a mode other than off is."""
+    from agent_tui.tools.sandbox import Probe, Sandbox, probe_async
+
+    s = config.sandbox
+    found = await probe_async() if s.mode != "off" else Probe(None, "the sandbox is off")
+    sandbox = Sandbox(
+        s.mode, workspace=workspace, probe=found, network=s.network, auto_approve=s.auto_approve
+    )
+    if sandbox.notice:
+        log.warning("%s", sandbox.notice)
+    return sandbox
