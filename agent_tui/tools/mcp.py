@@ -16,7 +16,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import re
+import shutil
 import weakref
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -200,6 +202,8 @@ class McpServer:
         self._closed = asyncio.Event()
         self._client: Any = None
         self.task: asyncio.Task[None] | None = None
+        self.sandboxed = False
+        """Started inside the command sandbox (set when it starts)."""
 
     @property
     def log_path(self) -> Path:
@@ -222,7 +226,15 @@ class McpServer:
         self.manager._withdraw(self)
         self.settled.set()
         gone = f"; its {had} tool{'s are' if had != 1 else ' is'} gone" if had else ""
-        self.manager._warn(f"MCP server {self.config.name!r} {state}: {reason}{gone} (log: {self.log_path}).")
+        hint = ""
+        if self.sandboxed and not reason.startswith("command not found"):
+            hint = (
+                f" It ran in the sandbox: if it needs the network or writes outside the workspace, "
+                f"set network = true or sandbox = false in [mcp.servers.{self.config.name}]."
+            )
+        self.manager._warn(
+            f"MCP server {self.config.name!r} {state}: {reason}{gone} (log: {self.log_path}).{hint}"
+        )
 
     async def _run(self) -> None:
         from mcp import Client
@@ -235,8 +247,14 @@ class McpServer:
         cwd = c.cwd or str(self.manager.workspace)
         argv = [c.command, *c.args]
         sandbox = self.manager.sandbox
-        if sandbox is not None and sandbox.active and c.sandbox:
-            argv = await asyncio.to_thread(sandbox.wrap, argv, cwd=cwd, network=c.network)
+        self.sandboxed = sandbox is not None and sandbox.active and c.sandbox
+        if sandbox is not None and self.sandboxed:
+            # Resolved here so a missing command fails as "command not found", not inside bwrap.
+            found = shutil.which(c.command, path=c.env.get("PATH", os.environ.get("PATH")))
+            if found is None:
+                self._fail(f"command not found: {c.command}")
+                return
+            argv = await asyncio.to_thread(sandbox.wrap, [found, *c.args], cwd=cwd, network=c.network)
         params = StdioServerParameters(command=argv[0], args=argv[1:], env=dict(c.env), cwd=cwd)
         errlog = self.log_path.open("a", encoding="utf-8")
         try:
