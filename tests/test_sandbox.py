@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import socket
 import sys
 import threading
@@ -146,6 +147,15 @@ class TestWhatACommandMayTouch:
         assert out.meta["exit_code"] == 0 and (tmp_path / "free.txt").exists()
 
 
+def kill_all(marker: str) -> None:
+    """On failure, do not leave the sleepers behind."""
+    for pid in running_with(marker):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
 class TestTheTreeDiesWithTheTurn:
     async def test_grandchildren_die_when_the_turn_is_cancelled(self, bwrap, ws, tmp_path):
         """A cancelled turn kills the command, its children and a child that left the group."""
@@ -168,12 +178,18 @@ class TestTheTreeDiesWithTheTurn:
                 assert [p for p in running_with(marker) if alive(p)] == []
             finally:
                 await services.close()
+                kill_all(marker)
 
     async def test_children_left_behind_die_when_the_command_ends(self, bwrap, ws):
         marker = f"8{os.getpid()}.17"
-        out = await bash(make_sandbox(ws, bwrap), f"setsid sleep {marker} > /dev/null 2>&1 & echo started")
-        assert out.text == "started\n"
-        assert [p for p in running_with(marker) if alive(p)] == []
+        try:
+            out = await bash(
+                make_sandbox(ws, bwrap), f"setsid sleep {marker} > /dev/null 2>&1 & echo started"
+            )
+            assert out.text == "started\n"
+            assert [p for p in running_with(marker) if alive(p)] == []
+        finally:
+            kill_all(marker)
 
 
 def rerun_model(target: Path):

@@ -66,10 +66,14 @@ def _base_flags(network: bool) -> list[str]:
     return [*flags, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
 
 
-@lru_cache(maxsize=8)
 def probe(path_env: str | None = None) -> Probe:
-    """Find bwrap on `path_env` (default $PATH) and check it can build a sandbox (cached)."""
-    found = shutil.which("bwrap", path=path_env if path_env is not None else os.environ.get("PATH"))
+    """Find bwrap on `path_env` (default $PATH) and check it can build a sandbox (cached per PATH)."""
+    return _probe(os.environ.get("PATH", os.defpath) if path_env is None else path_env)
+
+
+@lru_cache(maxsize=8)
+def _probe(path_env: str) -> Probe:
+    found = shutil.which("bwrap", path=path_env)
     if found is None:
         return Probe(None, "bwrap (bubblewrap) is not installed or not on PATH")
     try:
