@@ -156,7 +156,46 @@ def kill_all(marker: str) -> None:
             pass
 
 
+GIT_ENV = (
+    "GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com"
+)
+
+
+class TestGit:
+    async def test_commit_from_a_sub_folder_and_a_linked_worktree(self, bwrap, tmp_path):
+        """Git metadata outside the workspace stays usable (commits work) but its hooks and
+        config stay read-only."""
+        import subprocess
+
+        repo = tmp_path / "repo"
+        (repo / "sub").mkdir(parents=True)
+        subprocess.run(["git", "init", "-q", str(repo)], check=True)
+        subprocess.run(f"{GIT_ENV} git commit -q --allow-empty -m root", shell=True, cwd=repo, check=True)
+        subprocess.run(["git", "worktree", "add", "-q", str(tmp_path / "wt")], cwd=repo, check=True)
+        for ws in (repo / "sub", tmp_path / "wt"):
+            sandbox = make_sandbox(ws.resolve(), bwrap)
+            out = await bash(
+                sandbox,
+                f"echo x > f.txt && git add f.txt && {GIT_ENV} git commit -q -m add && echo committed; "
+                'echo evil > "$(git rev-parse --git-common-dir)/hooks/pre-commit"; '
+                "git config --local core.hooksPath /tmp/evil",
+            )
+            assert "committed" in out.text, out.text
+            assert "Read-only file system" in out.text and "could not write config" in out.text
+            assert not (repo / ".git/hooks/pre-commit").exists()
+            assert "hooksPath" not in (repo / ".git/config").read_text()
+
+
 class TestTheTreeDiesWithTheTurn:
+    async def test_timeout_kills_the_sandboxed_command(self, bwrap, ws):
+        marker = f"9{os.getpid()}.5"
+        try:
+            out = await bash(make_sandbox(ws, bwrap), f"sleep {marker} & sleep {marker}", timeout=0.5)
+            assert out.meta["timed_out"] is True and out.meta["sandbox"] == "workspace-write"
+            assert [p for p in running_with(marker) if alive(p)] == []
+        finally:
+            kill_all(marker)
+
     async def test_grandchildren_die_when_the_turn_is_cancelled(self, bwrap, ws, tmp_path):
         """A cancelled turn kills the command, its children and a child that left the group."""
         marker = f"7{os.getpid()}.31"

@@ -42,7 +42,9 @@ INSTALL_HINT = (
 PROBE_TIMEOUT = 10.0
 
 # What a command's output says when the sandbox, not the command, was the problem.
-_BLOCKED_WRITE = re.compile(rb"Read-only file system")
+_BLOCKED_WRITE = re.compile(
+    rb"Read-only file system|Device or resource busy"
+)  # busy: a rename over a protected mount
 _BLOCKED_NET = re.compile(
     rb"Network is unreachable|Temporary failure in name resolution|Could not resolve host|"
     rb"Name or service not known|No address associated with hostname|Connection refused|"
@@ -241,30 +243,41 @@ class Sandbox:
         return cmd
 
     def _git_dir_binds(self) -> list[str]:
-        """A linked worktree's git dir lives outside the workspace (`.git` is a file naming it):
-        git commit must write there, but its hooks and config stay read-only."""
-        dot_git = self.workspace / ".git"
-        if not dot_git.is_file():
+        """Git must be able to commit when its metadata lives outside the workspace (the workspace
+        is a sub-folder of the repository, or a linked worktree whose `.git` file names its git
+        dir): that git dir is writable too, but its hooks and config stay read-only."""
+        folder = self.workspace
+        while True:
+            dot_git = folder / ".git"
+            if dot_git.exists() or folder.parent == folder:
+                break
+            folder = folder.parent
+        if dot_git.is_dir():
+            if folder == self.workspace:
+                return []  # inside the workspace: PROTECTED_NAMES covers hooks and config
+            gitdir = common = dot_git.resolve()
+        elif dot_git.is_file():
+            try:
+                text = dot_git.read_text(encoding="utf-8", errors="replace").strip()
+            except OSError:
+                return []
+            if not text.startswith("gitdir:"):
+                return []
+            gitdir = (folder / text.removeprefix("gitdir:").strip()).resolve()
+            try:
+                common = (gitdir / (gitdir / "commondir").read_text().strip()).resolve()
+            except OSError:
+                common = gitdir
+        else:
             return []
-        try:
-            text = dot_git.read_text(encoding="utf-8", errors="replace").strip()
-        except OSError:
-            return []
-        if not text.startswith("gitdir:"):
-            return []
-        gitdir = (self.workspace / text.removeprefix("gitdir:").strip()).resolve()
-        common = gitdir
-        try:
-            common = (gitdir / (gitdir / "commondir").read_text().strip()).resolve()
-        except OSError:
-            pass
         binds: list[str] = []
-        for folder in dict.fromkeys((gitdir, common)):
-            if folder.is_dir():
-                binds += ["--bind", str(folder), str(folder)]
+        for place in dict.fromkeys((gitdir, common)):
+            if place.is_dir():
+                binds += ["--bind", str(place), str(place)]
         for name in ("hooks", "config"):
-            if (common / name).exists():
-                binds += ["--ro-bind", str(common / name), str(common / name)]
+            for place in dict.fromkeys((common, gitdir)):
+                if (place / name).exists():
+                    binds += ["--ro-bind", str(place / name), str(place / name)]
         return binds
 
     # -- after the command -----------------------------------------------------------------
