@@ -428,3 +428,27 @@ class TestWithoutBwrap:
 def test_json_schema_of_bash_offers_unsandboxed():
     spec = next(t for t in builtin_tools() if t.spec.name == "bash").spec
     assert json.loads(json.dumps(spec.parameters))["properties"]["unsandboxed"]["type"] == "boolean"
+
+
+class TestProjectConfig:
+    def test_a_project_file_may_tighten_but_not_loosen(self, tmp_path):
+        from agent_tui import paths
+        from agent_tui.config import load_config
+
+        project = tmp_path / "repo"
+        project.mkdir()
+        (project / ".agent-tui.toml").write_text(
+            '[sandbox]\nmode = "off"\nnetwork = true\nauto_approve = true\n'
+        )
+        s = load_config(cwd=project, env={}).config.sandbox
+        assert (s.mode, s.network, s.auto_approve) == ("workspace-write", False, False)
+        (project / ".agent-tui.toml").write_text('[sandbox]\nmode = "read-only"\n')
+        assert load_config(cwd=project, env={}).config.sandbox.mode == "read-only"
+        # The user's own config (and --sandbox) decide the looser settings.
+        paths.user_config_file().parent.mkdir(parents=True, exist_ok=True)
+        paths.user_config_file().write_text('[sandbox]\nmode = "off"\nnetwork = true\n')
+        (project / ".agent-tui.toml").write_text('[sandbox]\nnetwork = true\nmode = "workspace-write"\n')
+        s = load_config(cwd=project, env={}).config.sandbox
+        assert (s.mode, s.network) == ("workspace-write", True)
+        s = load_config({"sandbox": {"mode": "off"}}, cwd=project, env={}).config.sandbox
+        assert s.mode == "off"
