@@ -94,6 +94,9 @@ class TestWhatACommandMayTouch:
         assert out.meta["exit_code"] != 0 and "Read-only file system" in out.text
         assert "blocked by sandbox" in out.summary
         assert "unsandboxed: true" in out.meta["status_line"]  # the model is told how to rerun
+        # A refused write is reported even when a later step makes the command succeed.
+        out = await bash(sandbox, f"echo pwned > {outside}/f.txt; echo done")
+        assert out.meta["exit_code"] == 0 and "blocked a write" in out.meta["status_line"]
 
     async def test_cannot_write_git_hooks_or_project_config(self, bwrap, ws):
         sandbox = make_sandbox(ws, bwrap)

@@ -237,7 +237,7 @@ class BashTool:
             summary = f"exit {code} · {_format_seconds(duration)}"
         if sandbox is not None:
             notes = await asyncio.to_thread(sandbox.sweep, missing)
-            hint = sandbox.blocked_hint(scan) if scan is not None and code != 0 else None
+            hint = sandbox.blocked_hint(scan, code) if scan is not None and not timed_out else None
             status = "\n".join([status, *(f"[{n}]" for n in notes), *([hint] if hint else [])])
             if hint:
                 summary += " · blocked by sandbox"

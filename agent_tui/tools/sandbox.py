@@ -309,12 +309,14 @@ class Sandbox:
             )
         return lines
 
-    def blocked_hint(self, scan: BlockScan) -> str | None:
-        """For a failed sandboxed command whose output shows a sandbox refusal: what to say."""
+    def blocked_hint(self, scan: BlockScan, exit_code: int | None) -> str | None:
+        """What to tell the model when the output shows a sandbox refusal. A refused write is
+        specific enough to report even when the command's last step succeeded (`… ; echo done`);
+        "connection refused" also appears in healthy logs, so only a failed command counts it."""
         what = []
         if scan.write:
             what.append("a write outside the writable places (read-only file system)")
-        if scan.network and not self.network:
+        if scan.network and not self.network and exit_code != 0:
             what.append("a network connection (the network is off)")
         if not what:
             return None
