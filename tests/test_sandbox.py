@@ -125,6 +125,27 @@ class TestWhatACommandMayTouch:
             out = await bash(make_sandbox(ws, bwrap, network=True), server.connect_command())
             assert out.meta["exit_code"] == 0 and server.accepted == 1
 
+    async def test_the_ssh_agent_socket_is_out_of_reach_without_network(
+        self, bwrap, ws, tmp_path, monkeypatch
+    ):
+        """A read-only mount does not stop connect() on a unix socket: the agent's is masked."""
+        path = tmp_path / "agent.sock"
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(str(path))
+        server.listen()
+        monkeypatch.setenv("SSH_AUTH_SOCK", str(path))
+        command = (
+            f'{sys.executable} -c "import os, socket; s = socket.socket(socket.AF_UNIX); '
+            "s.connect(os.environ['SSH_AUTH_SOCK']); print('connected')\""
+        )
+        try:
+            out = await bash(make_sandbox(ws, bwrap), command)
+            assert out.meta["exit_code"] != 0 and "connected" not in out.text
+            out = await bash(make_sandbox(ws, bwrap, network=True), command)
+            assert out.text == "connected\n"
+        finally:
+            server.close()
+
     async def test_can_write_in_the_workspace_and_its_temp_dir(self, bwrap, ws):
         sandbox = make_sandbox(ws, bwrap)
         try:

@@ -102,6 +102,33 @@ async def probe_async(path_env: str | None = None) -> Probe:
     return await asyncio.to_thread(probe, path_env)
 
 
+def _agent_sockets(network: bool) -> list[str]:
+    """Unix sockets that would hand a command more than the sandbox allows, hidden behind
+    /dev/null: a read-only mount does not stop connect(), and the container daemons' sockets are
+    root on the host. Without network the SSH agent and the session bus go too."""
+    uid = os.getuid()
+    names = [
+        "/run/docker.sock",
+        "/run/podman/podman.sock",
+        "/run/containerd/containerd.sock",
+        f"/run/user/{uid}/docker.sock",
+        f"/run/user/{uid}/podman/podman.sock",
+    ]
+    if not network:
+        names += [os.environ.get("SSH_AUTH_SOCK", ""), f"/run/user/{uid}/bus"]
+    found = []
+    for name in names:
+        if not name:
+            continue
+        path = Path(name).resolve()
+        try:
+            if path.is_socket():
+                found.append(str(path))
+        except OSError:
+            continue
+    return list(dict.fromkeys(found))
+
+
 class BlockScan:
     """Watches a command's output stream for the messages a sandbox refusal produces."""
 
@@ -239,6 +266,8 @@ class Sandbox:
         for path in self.protected_paths():
             if path.exists():
                 cmd += ["--ro-bind", str(path), str(path)]
+        for sock in _agent_sockets(net):
+            cmd += ["--ro-bind", "/dev/null", sock]
         cmd += ["--chdir", str(cwd or self.workspace), "--", *argv]
         return cmd
 
