@@ -21,6 +21,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -75,6 +76,8 @@ def probe(path_env: str | None = None) -> Probe:
 
 @lru_cache(maxsize=8)
 def _probe(path_env: str) -> Probe:
+    if not sys.platform.startswith("linux"):
+        return Probe(None, f"the sandbox needs Linux and bubblewrap; {sys.platform} is not supported yet")
     found = shutil.which("bwrap", path=path_env)
     if found is None:
         return Probe(None, "bwrap (bubblewrap) is not installed or not on PATH")
