@@ -7,9 +7,10 @@ import json
 import threading
 
 from testkit.fake_openai import FakeOpenAI, Reply
+from tests.sandbox_fixtures import FOUND
 from tests.test_autoloop import ITERATION, is_loop_summary
 from tests.test_autoloop_cli import flags, run_loop_cli
-from tests.test_sandbox import FOUND, Listener, bwrap  # noqa: F401 - bwrap is a fixture
+from tests.test_sandbox import Listener
 
 
 class HostileModel:
@@ -40,7 +41,7 @@ class HostileModel:
             )
 
 
-def test_loop_with_yes_in_the_sandbox(bwrap, tmp_path, monkeypatch):  # noqa: F811 - fixture
+def test_loop_with_yes_in_the_sandbox(bwrap, tmp_path, monkeypatch):
     home = tmp_path / "home"
     home.mkdir()
     bashrc = home / ".bashrc"

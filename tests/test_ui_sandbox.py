@@ -11,7 +11,6 @@ from agent_tui.ui.screens.approval import ApprovalScreen
 from agent_tui.ui.screens.dialogs import HelpScreen
 from testkit.fake_openai import Reply
 from tests.agent_fixtures import make_config
-from tests.test_sandbox import bwrap  # noqa: F401 - a fixture
 from tests.test_ui_app_chat import send
 from tests.ui_helpers import make_app, settle, until, until_approval
 
@@ -29,7 +28,7 @@ def config(server, tmp_path):
     return make_config(server, tmp_path / "ui.db")
 
 
-async def test_topbar_and_sandbox_command(bwrap, server, config, workspace):  # noqa: F811
+async def test_topbar_and_sandbox_command(bwrap, server, config, workspace):
     app = make_app(config, workspace)
     async with app.run_test(size=(140, 36)) as pilot:
         await settle(pilot)
@@ -54,7 +53,7 @@ async def test_topbar_and_sandbox_command(bwrap, server, config, workspace):  # 
         assert "Sandbox read-only" in text and "Network: off" in text
 
 
-async def test_approval_dialog_says_the_command_runs_sandboxed(bwrap, server, config, workspace):  # noqa: F811
+async def test_approval_dialog_says_the_command_runs_sandboxed(bwrap, server, config, workspace):
     server.enqueue(Reply(tool_calls=[("bash", {"command": "make build"})]), Reply(text="built"))
     app = make_app(config, workspace)
     async with app.run_test(size=(140, 36)) as pilot:
