@@ -164,6 +164,8 @@ class Sandbox:
         self.workspace = workspace.resolve()
         self.probe = probe
         self.requested = mode
+        self.configured_off = mode == "off"
+        """Off by the user's own choice at start: the top bar has nothing to remind them of."""
         self.mode = mode if probe.bwrap is not None else "off"
         self.network = network
         self.auto_approve = auto_approve
@@ -195,6 +197,7 @@ class Sandbox:
         if mode != "off" and not self.available:
             raise ValueError(f"no sandbox here: {self.probe.problem}; {INSTALL_HINT}")
         self.mode = self.requested = mode
+        self.configured_off = False  # switched in this session: keep it in view from now on
         return f"Sandbox: {self.label()}"
 
     def label(self) -> str:
@@ -207,8 +210,8 @@ class Sandbox:
         return " · ".join(parts)
 
     def topbar(self) -> str | None:
-        """The top bar's part: None when the user chose off (nothing to remind them of)."""
-        return None if self.requested == "off" and not self.active else f"sandbox: {self.label()}"
+        """The top bar's part: None when the config chose off (nothing to remind them of)."""
+        return None if self.configured_off else f"sandbox: {self.label()}"
 
     def describe(self) -> str:
         """What a command may do, in a few lines for /sandbox and /help."""
