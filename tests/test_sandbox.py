@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from agent_tui.factory import build_services
-from agent_tui.tools.base import ToolContext
+from agent_tui.tools.base import ToolContext, ToolServices
 from agent_tui.tools.bash import BashTool
 from agent_tui.tools.sandbox import Probe, Sandbox
 from testkit.fake_openai import FakeOpenAI, Reply
@@ -29,7 +29,9 @@ def make_sandbox(ws: Path, found: Probe, mode: str = "workspace-write", **kw) ->
 
 
 async def bash(sandbox: Sandbox, command: str, **args):
-    ctx = ToolContext(workspace=sandbox.workspace, session_id="s", call_id="c", services={"sandbox": sandbox})
+    ctx = ToolContext(
+        workspace=sandbox.workspace, session_id="s", call_id="c", services=ToolServices(sandbox=sandbox)
+    )
     return await BashTool(kill_grace=1.0).run({"command": command, **args}, ctx)
 
 

@@ -184,7 +184,7 @@ class BashTool:
             return ToolOutput.error(f"timeout must be a number of seconds, got {timeout!r}")
         started = time.monotonic()
         loop = asyncio.get_running_loop()
-        sandbox: Sandbox | None = ctx.services.get("sandbox")
+        sandbox: Sandbox | None = ctx.services.sandbox
         if sandbox is not None and (not sandbox.active or args.get("unsandboxed") is True):
             sandbox = None  # the policy already asked the user about an unsandboxed run
         scan = BlockScan() if sandbox is not None else None
