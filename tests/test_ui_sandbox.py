@@ -63,6 +63,7 @@ async def test_approval_dialog_says_the_command_runs_sandboxed(bwrap, server, co
         await settle(pilot)
         await send(pilot, "build it")
         await until_approval(pilot)
+        await until(pilot, lambda: bool(app.screen.query("#allow-once")), what="the dialog's buttons")
         label = str(app.screen.query_one("#approval-sandbox").render())
         assert label == "runs sandboxed (workspace-write · no network)"
         assert isinstance(app.screen, ApprovalScreen)
@@ -80,3 +81,39 @@ async def test_fallback_notice_in_the_tui(server, config, workspace, monkeypatch
         assert "sandbox: off (unavailable)" in topbar(app)
         found = [n for n in notices(app) if "Sandbox unavailable" in n]
         assert len(found) == 1 and "install bubblewrap" in found[0]
+
+
+async def test_unsandboxed_rerun_asks_once_in_the_tui(bwrap, tmp_path, workspace):
+    """The model's unsandboxed rerun gets a dialog that says so and offers only once / deny."""
+    from testkit.fake_openai import FakeOpenAI
+    from tests.test_sandbox_rules import rerun_model
+
+    target = tmp_path / "outside.txt"
+    with FakeOpenAI(window=32_000, responder=rerun_model(target)) as srv:
+        config = make_config(srv, tmp_path / "ui.db")
+        app = make_app(config, workspace)
+        async with app.run_test(size=(140, 36)) as pilot:
+            await settle(pilot)
+            await send(pilot, "write the file")
+            await until_approval(pilot)
+            await until(pilot, lambda: bool(app.screen.query("#allow-once")), what="the dialog's buttons")
+            first = app.screen
+            assert str(first.query_one("#approval-sandbox").render()).startswith("runs sandboxed")
+            await pilot.press("a")  # the sandboxed try: blocked, so the model asks for the rerun
+            await until(
+                pilot,
+                lambda: (
+                    isinstance(app.screen, ApprovalScreen)
+                    and app.screen is not first
+                    and bool(app.screen.query("#allow-once"))
+                ),
+                what="the rerun's dialog",
+            )
+            label = str(app.screen.query_one("#approval-sandbox").render())
+            assert label.startswith("runs NOT sandboxed")
+            assert not app.screen.query("#allow-session") and not app.screen.query("#allow-always")
+            await pilot.press("s")  # "for the session" does not exist for a rerun
+            assert isinstance(app.screen, ApprovalScreen)
+            await pilot.press("a")
+            await settle(pilot)
+    assert target.read_text() == "done\n"
