@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from agent_tui.commands.common import fail, load_or_fail, model_overrides
+from agent_tui.commands.common import SANDBOX_HELP, fail, load_or_fail, model_overrides, sandbox_notice
 
 if TYPE_CHECKING:
     from agent_tui.messages import ResultRef
@@ -64,6 +64,7 @@ async def _run(
         services = await build_services(config, db_path=db)
     except StoreError as exc:
         fail(str(exc), 1)
+    sandbox_notice(services)
     try:
         await services.mcp_ready()  # headless: the first request must already offer MCP tools
         try:
@@ -153,6 +154,7 @@ def run(
     ),
     db: Path | None = typer.Option(None, "--db", help="SQLite database path."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Allow every tool without asking."),
+    sandbox: str | None = typer.Option(None, "--sandbox", help=SANDBOX_HELP),
     as_json: bool = typer.Option(False, "--json", help="One JSON event per line."),
     compact: bool = typer.Option(False, "--compact", help="Compact the session first."),
 ) -> None:
@@ -165,7 +167,7 @@ def run(
     text = _read_prompt(prompt)
     if not text.strip() and not compact:
         fail("no prompt given (pass PROMPT, or `-` to read stdin)", 2)
-    loaded = load_or_fail(model_overrides(model, api_base, context_window, max_output_tokens, db))
+    loaded = load_or_fail(model_overrides(model, api_base, context_window, max_output_tokens, db, sandbox))
     try:
         code = asyncio.run(
             _run(
