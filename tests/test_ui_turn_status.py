@@ -113,7 +113,7 @@ class TestInterruptAndWorkingLine:
             assert working.display and working.state == "thinking"  # the server holds the reply
             await until_approval(pilot)
             line = app.query_one(ToolLine)
-            assert working.state == "awaiting approval"
+            await until(pilot, lambda: working.state == "awaiting approval", what="awaiting approval")
             assert line.entry.state == "awaiting"
             answered = time.monotonic()
             await pilot.press("a")

@@ -150,6 +150,10 @@ async def resume(view: SessionView, argument: str) -> None:
     _app(view).action_resume()
 
 
+async def sandbox(view: SessionView, argument: str) -> None:
+    _app(view).action_sandbox(argument)
+
+
 async def theme(view: SessionView, argument: str) -> None:
     _app(view).action_theme(argument)
 

@@ -79,6 +79,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("skill", "[NAME]", "activate a skill (no name: list them)", Runs.IDLE, handlers.skill, "Skills"),
     SlashCommand("tools", "", "the tools offered and what each description costs", Runs.IDLE, handlers.tools, "Tools"),
     SlashCommand("permissions", "[remove RULE]", "list approvals (session and saved) or remove one", Runs.NOW, handlers.permissions, "Permissions"),
+    SlashCommand("sandbox", "[MODE | auto on|off]", "what the command sandbox allows; switch workspace-write, read-only, off", Runs.NOW, handlers.sandbox, "Sandbox"),
     SlashCommand("init", "", "write an AGENTS.md skeleton for this project", Runs.IDLE, handlers.init, "Init AGENTS.md"),
     SlashCommand("theme", "[NAME]", "switch the colour theme (no name: list them)", Runs.NOW, handlers.theme),
     SlashCommand("help", "", "keys, commands and where the log file is", Runs.NOW, handlers.show_help, "Help"),
@@ -142,5 +143,6 @@ def readme_table() -> list[str]:
     rows = ["| command | runs | what it does |", "|---|---|---|"]
     for command in COMMANDS:
         when = "at once" if command.runs is Runs.NOW else "after the running turn"
-        rows.append(f"| `{command.usage}` | {when} | {command.help} |")
+        usage = command.usage.replace("|", "\\|")  # a bare | would end the table cell
+        rows.append(f"| `{usage}` | {when} | {command.help} |")
     return rows

@@ -55,6 +55,10 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         with Vertical(id="approval", classes="dialog"):
             title = f"Allow {request.tool}?" + (f"  ·  {self.where}" if self.where else "")
             yield Label(Text(title), classes="dialog-title")
+            if request.sandbox:
+                # Whether the command is confined is part of what the user decides on.
+                style = "bold red" if "NOT sandboxed" in request.sandbox else "green"
+                yield Label(Text(request.sandbox, style=style), id="approval-sandbox")
             lexer = (
                 "bash"
                 if self._command is not None
@@ -70,7 +74,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
                         background_color="default",
                     )
                 )
-            if self._command is not None:
+            if self._command is not None and not request.once_only:
                 hint = (
                     "This session allows commands starting with (Tab edits):"
                     if request.suggested_prefix
@@ -85,10 +89,16 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
                 )
             with Horizontal(classes="dialog-buttons"):
                 yield Button(Text("[a] Allow once"), id="allow-once", variant="primary", compact=True)
-                yield Button(Text("[s] This session"), id="allow-session", compact=True)
-                yield Button(Text("[w] Always"), id="allow-always", compact=True)
+                if not self.request.once_only:
+                    yield Button(Text("[s] This session"), id="allow-session", compact=True)
+                    yield Button(Text("[w] Always"), id="allow-always", compact=True)
                 yield Button(Text("[d] Deny"), id="deny", variant="error", compact=True)
-            yield Label("Always writes an allow rule to .agent-tui.toml · Esc denies", classes="dialog-note")
+            if not self.request.once_only:
+                yield Label(
+                    "Always writes an allow rule to .agent-tui.toml · Esc denies", classes="dialog-note"
+                )
+            else:
+                yield Label("Esc denies", classes="dialog-note")
 
     def on_mount(self) -> None:
         self.query_one("#allow-once", Button).focus()
@@ -99,7 +109,8 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
 
     def _fit_preview(self) -> None:
         """Give the preview what is left of the terminal's height, so the buttons never fall off."""
-        room = int(self.size.height * 0.9) - self.FIXED_ROWS  # the dialog's max-height is 90%
+        fixed = self.FIXED_ROWS + (1 if self.request.sandbox else 0)  # the sandbox line
+        room = int(self.size.height * 0.9) - fixed  # the dialog's max-height is 90%
         self.query_one("#approval-preview").styles.max_height = max(3, min(16, room))
 
     def action_edit_prefix(self) -> None:
@@ -121,14 +132,16 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
 
     def action_allow_always(self) -> None:
         """Like allow for session, but written as a rule to the project's .agent-tui.toml."""
-        self._decide("allow_always", self._chosen_prefix())
+        if not self.request.once_only:
+            self._decide("allow_always", self._chosen_prefix())
 
     def action_allow_session(self) -> None:
-        self._decide("allow_session", self._chosen_prefix())
+        if not self.request.once_only:
+            self._decide("allow_session", self._chosen_prefix())
 
     def _chosen_prefix(self) -> str | None:
         prefix = None
-        if self._command is not None:
+        if self._command is not None and not self.request.once_only:
             typed = self.query_one("#approval-prefix", Input).value.strip()
             # Without a suggestion the field starts as the whole command, meaning "this exact
             # command"; anything else typed there is a prefix.

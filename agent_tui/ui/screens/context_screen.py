@@ -25,6 +25,7 @@ from agent_tui.ui.screens.context_data import (
     ContextReport,
     build_report,
     compaction_savings,
+    recoverable,
 )
 from agent_tui.ui.screens.dialogs import Dialog, component_table
 from agent_tui.ui.widgets.usage_chart import UsageChart
@@ -138,6 +139,8 @@ class ContextScreen(Dialog):
     ContextScreen.-narrow #context-table { width: 100%; max-width: 60; }
     ContextScreen.-narrow #context-chart-box,
     ContextScreen.-narrow #context-savings-box { width: 100%; padding-left: 0; margin-top: 1; }
+    ContextScreen #context-recall { display: none; }
+    ContextScreen #context-recall.-shown { display: block; }
     """
     NARROW = 110
     """Below this many columns the sections stack instead of sitting side by side."""
@@ -173,11 +176,26 @@ class ContextScreen(Dialog):
                 )
                 yield Static(savings_table(report, None), id="context-savings")
         yield Static(footer_lines(report), id="context-footer")
+        yield Static("", id="context-recall")
 
     def on_mount(self) -> None:
         self._fit()
         self.query_one("#context-body").focus()  # ↑↓ PgUp PgDn scroll the stacked sections
         self.compute_savings()
+        self.count_recoverable()
+
+    @work(exclusive=True, group="context-recall", exit_on_error=False)
+    async def count_recoverable(self) -> None:
+        """How many earlier messages compaction moved out of the window (a store read)."""
+        try:
+            found = await recoverable(self.session)
+        except Exception:
+            log.exception("counting the messages outside the window failed")
+            return
+        if found is not None:
+            line = self.query_one("#context-recall", Static)
+            line.update(Text(found.describe()))
+            line.add_class("-shown")
 
     def on_resize(self) -> None:
         self._fit()

@@ -116,6 +116,7 @@ class EventRendering(_ViewBase):
 
     async def _on_tool_call_started(self, event: ev.ToolCallStarted) -> None:
         self.query_one(WorkingLine).set_state(f"running {event.call.name}")
+        self._replied = True  # the message was sent and acted on: a failure later keeps it
         if self._live is not None:
             self.chat.commit(self._live)
             self._live = None
