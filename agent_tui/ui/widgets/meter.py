@@ -216,7 +216,7 @@ class ContextMeter(Widget):
             f"{round(f * 100)}" for f in (budget.warn_at, budget.compact_trigger, budget.hard_block)
         )
         # Without the word `marks` when space is short: at 80 columns the 98 fell off the end.
-        label = f"│ marks {marks}%" if legend.cell_len + 16 <= self.content_size.width else f"│ {marks}%"
+        label = f"│ marks {marks}%" if legend.cell_len + 20 <= self.content_size.width else f"│ {marks}%"
         legend.append(label, style=style("meter--label"))
         return legend
 
