@@ -68,12 +68,14 @@ class AppServices:
         """A fresh session. Raises ConfigError when no usable model is configured."""
         limits = self._limits()
         info = await self.store.sessions.create(str(self.workspace), self.config.model.name, title=title)
+        await self.store.leases.acquire(info.id)
         return self._session(info.id, info.title, [], limits, approver, yes)
 
     async def resume_session(
         self, session_id: str, approver: Approver | None = None, *, yes: bool = False
     ) -> AgentSession:
-        """A stored session, from its newest snapshot plus the transcript after it."""
+        """A stored session, from its newest snapshot plus the transcript after it, repaired so
+        that it can be sent (agent/wire.py). SessionBusy when another live process has it open."""
         from agent_tui.store import SessionNotFound
 
         limits = self._limits()
@@ -81,8 +83,11 @@ class AppServices:
             info = await self.store.sessions.get(session_id)
         except SessionNotFound as exc:
             raise ConfigError(str(exc)) from None
+        await self.store.leases.acquire(session_id)
         history = await self.store.sessions.load_for_resume(session_id)
-        return self._session(info.id, info.title, history, limits, approver, yes)
+        session = self._session(info.id, info.title, history, limits, approver, yes)
+        await session.repair()  # said to the user at the start of the next turn
+        return session
 
     async def newest_session_id(self) -> str | None:
         info = await self.store.sessions.newest(str(self.workspace))
@@ -93,6 +98,10 @@ class AppServices:
             await self.mcp.stop()
         if self.sandbox is not None:
             self.sandbox.close()
+        try:
+            await self.store.leases.release_all()
+        except Exception:
+            log.warning("could not release this process's session leases", exc_info=True)
         await self.store.close()
 
     def _limits(self) -> Any:

@@ -250,6 +250,16 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
         view.prompt.focus()
         return view
 
+    def show_session(self, session_id: str) -> bool:
+        """Switch to the tab that has this session open; False when none has."""
+        for view in self._views:
+            if view.session is not None and view.session.session_id == session_id:
+                self.query_one(TabbedContent).active = f"tab-{view.number}"
+                view.prompt.focus()
+                self.notify(f"Session already open in tab {view.number}: switched to it.")
+                return True
+        return False
+
     @on(SessionView.TitleChanged)
     def _retitle(self, event: SessionView.TitleChanged) -> None:
         tabs = self.query_one(TabbedContent)
