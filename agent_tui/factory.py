@@ -118,7 +118,8 @@ class AppServices:
         cfg = self.config
         model = cfg.model.name
         assert model is not None
-        provider = Provider(model, api_base=cfg.model.api_base, api_key_env=cfg.model.api_key_env)
+        timing = provider_settings(cfg)
+        provider = Provider(model, api_base=cfg.model.api_base, api_key_env=cfg.model.api_key_env, **timing)
         registry = ToolRegistry()
         for tool in [*builtin_tools(), *context_tools(), *self.extra_tools]:
             registry.register(tool)
@@ -156,7 +157,12 @@ class AppServices:
                 cfg.model.api_base if "/" not in summary_name or summary_name.startswith("openai/") else None
             )
             summarizer = ProviderSummarizer(
-                Provider(summary_name, api_base=local, api_key_env=cfg.model.api_key_env if local else None)
+                Provider(
+                    summary_name,
+                    api_base=local,
+                    api_key_env=cfg.model.api_key_env if local else None,
+                    **timing,
+                )
             )
         compactor = Compactor(
             summarizer, chat_summarizer if summarizer is not chat_summarizer else None, limits.context_window
@@ -185,6 +191,15 @@ class AppServices:
             history=history,
             workspace=self.workspace,
         )
+
+
+def provider_settings(config: Config) -> dict[str, Any]:
+    """Provider keyword arguments from `[provider]`: the transport and the time limits."""
+    from agent_tui.llm.http_common import TimeLimits
+
+    p = config.provider
+    limits = TimeLimits(p.connect_timeout, p.first_byte_timeout, p.idle_timeout, p.total_timeout)
+    return {"limits": limits, "transport": p.transport}
 
 
 async def build_services(
