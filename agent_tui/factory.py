@@ -207,8 +207,14 @@ async def build_services(
 ) -> AppServices:
     """Open the store and return the shared services. Store errors surface as StoreError.
     Configured MCP servers start in the background (`await services.mcp_ready()` to wait)."""
+    from agent_tui.llm import catalog
     from agent_tui.store import open_store
+    from agent_tui.tokens import preload
 
+    # The window (price map) and the tokenizer load in threads while the store opens: the
+    # meter and the first request need both, and neither should wait on the UI loop.
+    catalog.preload()
+    preload(config.model.name)
     store = await open_store(db_path_for(config, db_path))
     services = AppServices(config=config, store=store, workspace=(workspace or Path.cwd()).resolve())
     if start_mcp:

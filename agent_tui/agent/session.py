@@ -253,8 +253,8 @@ class AgentSession:
                         step -= 1
                         continue
                     yield ev.ErrorEvent(str(exc), exc.kind)
-                    if text_parts:
-                        await self._add(assistant("".join(text_parts)))
+                    if text_parts:  # kept, and marked so neither reader takes it for a whole reply
+                        await self._add(assistant("".join(text_parts) + f"\n\n[incomplete: {exc}]"))
                     stop_reason = "error"
                     break
                 reply = assistant("".join(text_parts) or None, calls)

@@ -117,7 +117,7 @@ def entry(model: str) -> dict[str, Any] | None:
 
 def _provider_matches(prefix: str, listed: Any) -> bool:
     listed = str(listed or "")
-    return listed == prefix or listed.startswith(prefix + "_") or listed.startswith(prefix + "-")
+    return bool(listed == prefix) or listed.startswith(prefix + "_") or listed.startswith(prefix + "-")
 
 
 def provider_of(model: str) -> str | None:

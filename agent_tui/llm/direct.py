@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any
 
 from agent_tui.llm import http_anthropic, http_openai
@@ -69,7 +69,13 @@ class DirectCall:
         route = self.route
         if route.wire == "anthropic":
             return await asyncio.to_thread(
-                http_anthropic.encode, route.model, messages, tools, max_tokens, stream=stream, extra=self.body_extra
+                http_anthropic.encode,
+                route.model,
+                messages,
+                tools,
+                max_tokens,
+                stream=stream,
+                extra=self.body_extra,
             )
         return await asyncio.to_thread(
             http_openai.encode,
@@ -102,7 +108,7 @@ class DirectCall:
 
     async def stream(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, max_tokens: int | None
-    ) -> AsyncIterator[StreamEvent]:
+    ) -> AsyncGenerator[StreamEvent, None]:
         body = await self._body(messages, tools, max_tokens, stream=True)
         response = await self._response(body, stream=True)
         decode = http_anthropic.events if self.route.wire == "anthropic" else http_openai.events
@@ -112,7 +118,9 @@ class DirectCall:
         finally:
             await response.aclose()
 
-    async def complete(self, messages: list[dict[str, Any]], max_tokens: int | None) -> tuple[str, TokenUsage]:
+    async def complete(
+        self, messages: list[dict[str, Any]], max_tokens: int | None
+    ) -> tuple[str, TokenUsage]:
         """A non-streamed reply (Anthropic's is streamed and collected: one parser, one shape)."""
         if self.route.wire == "anthropic":
             parts: list[str] = []

@@ -65,7 +65,7 @@ def _mark_last(blocks: list[dict[str, Any]], mark: Any) -> None:
         blocks[-1] = {**blocks[-1], "cache_control": mark}
 
 
-def _arguments(text: str) -> Any:
+def _arguments(text: Any) -> Any:
     try:
         value = json.loads(text or "{}")
     except ValueError:
@@ -89,7 +89,12 @@ def _turn(message: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
     if role == "assistant":
         for call in message.get("tool_calls") or ():
             fn = call.get("function") or {}
-            use = {"type": "tool_use", "id": call.get("id"), "name": fn.get("name"), "input": _arguments(fn.get("arguments"))}
+            use = {
+                "type": "tool_use",
+                "id": call.get("id"),
+                "name": fn.get("name"),
+                "input": _arguments(fn.get("arguments")),
+            }
             if "cache_control" in call:
                 use["cache_control"] = call["cache_control"]
             blocks.append(use)
@@ -195,7 +200,11 @@ async def events(response: Any, clock: Clock) -> AsyncIterator[StreamEvent]:
         elif kind == "content_block_start":
             block = event.get("content_block") or {}
             if block.get("type") == "tool_use":
-                calls[event.get("index", len(calls))] = {"id": block.get("id"), "name": block.get("name"), "args": []}
+                calls[event.get("index", len(calls))] = {
+                    "id": block.get("id"),
+                    "name": block.get("name"),
+                    "args": [],
+                }
             elif block.get("type") == "text" and block.get("text"):
                 yield TextChunk(block["text"])
         elif kind == "content_block_delta":
@@ -228,4 +237,3 @@ async def events(response: Any, clock: Clock) -> AsyncIterator[StreamEvent]:
         yield ToolCallsReady(ready)
     yield UsageChunk(_usage(usage))
     yield StreamDone(_STOP.get(stop or "", stop))
-

@@ -107,7 +107,9 @@ class Clock:
     async def first(self, awaitable: Awaitable[T]) -> T:
         """`awaitable` (a request whose response has not started), within first_byte."""
         seconds, setting, what = self._left(
-            self.limits.first_byte, "first_byte_timeout", f"sent no response within {self.limits.first_byte:g} s"
+            self.limits.first_byte,
+            "first_byte_timeout",
+            f"sent no response within {self.limits.first_byte:g} s",
         )
         try:
             async with asyncio.timeout(seconds):
@@ -208,7 +210,7 @@ def incomplete(where: str, what: str) -> LLMError:
 async def sse_data(response: httpx.Response, clock: Clock) -> AsyncIterator[tuple[str, str]]:
     """(event, data) of each server-sent event; raises bad_response for a body that is not SSE."""
     lines = response.aiter_lines()
-    event, data = "", []
+    event, data = "", list[str]()
     first = True
     while True:
         try:
@@ -223,7 +225,7 @@ async def sse_data(response: httpx.Response, clock: Clock) -> AsyncIterator[tupl
         if not line:
             if data:
                 yield event, "\n".join(data)
-            event, data = "", []
+            event, data = "", list[str]()
             continue
         if line.startswith(":"):
             continue

@@ -108,7 +108,9 @@ def from_completion(data: dict[str, Any]) -> list[StreamEvent]:
     if message.get("content"):
         events.append(TextChunk(message["content"]))
     calls = [{"index": i, **call} for i, call in enumerate(message.get("tool_calls") or ())]
-    assembler.feed({"choices": [{"delta": {"tool_calls": calls}, "finish_reason": choice.get("finish_reason")}]})
+    assembler.feed(
+        {"choices": [{"delta": {"tool_calls": calls}, "finish_reason": choice.get("finish_reason")}]}
+    )
     if data.get("usage"):
         assembler.usage = TokenUsage.from_litellm(data["usage"])
     return events + assembler.finish()

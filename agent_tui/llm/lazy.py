@@ -58,7 +58,7 @@ def warm_in_background() -> None:
     def warm() -> None:
         try:
             litellm()
-        except Exception:  # noqa: BLE001 - the first real call reports the problem
+        except Exception:
             log.debug("importing litellm in the background failed", exc_info=True)
 
     _warming = threading.Thread(target=warm, name="litellm-import", daemon=True)

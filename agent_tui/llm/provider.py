@@ -16,12 +16,12 @@ import contextlib
 import logging
 import os
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 from agent_tui.llm import catalog, direct
 from agent_tui.llm.errors import LLMError, classify
-from agent_tui.llm.http_common import Clock, TimeLimits
+from agent_tui.llm.http_common import Clock, TimeLimits, incomplete
 from agent_tui.llm.lazy import litellm, warm_in_background
 from agent_tui.llm.routes import Route, route_for
 from agent_tui.llm.stream import (
@@ -170,7 +170,9 @@ class Provider:
     def _error(self, exc: BaseException) -> LLMError:
         env: str | None
         try:
-            if self._sent_placeholder or (self._resolved and self._resolved[1].get("api_key") == PLACEHOLDER_KEY):
+            if self._sent_placeholder or (
+                self._resolved and self._resolved[1].get("api_key") == PLACEHOLDER_KEY
+            ):
                 env = "model.api_key_env (no key was sent)"
             else:
                 env = self.key_env()
@@ -184,7 +186,9 @@ class Provider:
         base = self.retry_base_delay * 2 ** (attempt - 1)
         return float(min(base * random.uniform(0.8, 1.2), MAX_RETRY_WAIT))
 
-    async def _retry_or_raise(self, exc: BaseException, attempt: int, yielded: bool, timeouts: int = 0) -> None:
+    async def _retry_or_raise(
+        self, exc: BaseException, attempt: int, yielded: bool, timeouts: int = 0
+    ) -> None:
         """Sleep before the next try, or raise the classified error when there is none."""
         error = self._error(exc)
         last = attempt >= self.max_retries or (error.timed_out and timeouts >= MAX_TIMEOUT_TRIES)
@@ -223,7 +227,7 @@ class Provider:
 
     def _attempt(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, max_tokens: int | None
-    ) -> AsyncIterator[StreamEvent]:
+    ) -> AsyncGenerator[StreamEvent, None]:
         if self.route.direct:
             return self._direct_call().stream(messages, tools, max_tokens)
         return self._litellm_stream(messages, tools, max_tokens)
@@ -235,7 +239,7 @@ class Provider:
 
     async def _litellm_stream(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, max_tokens: int | None
-    ) -> AsyncIterator[StreamEvent]:
+    ) -> AsyncGenerator[StreamEvent, None]:
         model, params = self._params()
         kwargs: dict[str, Any] = dict(params)
         if tools:
@@ -256,13 +260,19 @@ class Provider:
             )
             assembler = ChunkAssembler()
             chunks = response.__aiter__()
+            seen = False
             while True:
                 try:
                     chunk = await clock.next(chunks)
                 except StopAsyncIteration:
                     break
+                seen = True
                 for event in assembler.feed(chunk):
                     yield event
+            if not seen:
+                raise incomplete(self.where, "an empty stream")
+            if assembler.finish_reason is None:
+                raise incomplete(self.where, "the stream ended before its end")
             for event in assembler.finish():
                 yield event
         finally:

@@ -64,14 +64,18 @@ def route_for(model: str, api_base: str | None, transport: str = "auto") -> Rout
     if rest and prefix == "openai":
         return _openai("openai", rest, api_base or OPENAI_BASE, "OPENAI_API_KEY")
     if rest and prefix == "anthropic":
-        return Route("anthropic", "anthropic", rest, anthropic_url(api_base or ANTHROPIC_BASE), "ANTHROPIC_API_KEY")
+        return Route(
+            "anthropic", "anthropic", rest, anthropic_url(api_base or ANTHROPIC_BASE), "ANTHROPIC_API_KEY"
+        )
     if rest and prefix == "openrouter":
         return _openai("openrouter", rest, api_base or OPENROUTER_BASE, "OPENROUTER_API_KEY")
     provider = catalog.provider_of(model)
     if provider == "openai" and not rest:
         return _openai("openai", model, api_base or OPENAI_BASE, "OPENAI_API_KEY")
     if provider == "anthropic" and not rest:
-        return Route("anthropic", "anthropic", model, anthropic_url(api_base or ANTHROPIC_BASE), "ANTHROPIC_API_KEY")
+        return Route(
+            "anthropic", "anthropic", model, anthropic_url(api_base or ANTHROPIC_BASE), "ANTHROPIC_API_KEY"
+        )
     if provider is None and api_base:
         # A name nobody lists ("llama3", "Qwen/Qwen2.5-7B") behind an api_base: the server's
         # OpenAI-compatible API, as litellm's openai/ prefix would make it.
