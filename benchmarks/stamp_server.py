@@ -30,8 +30,12 @@ def _make_handler(fake: FakeOpenAI) -> type:
 
     class Stamped(base):  # type: ignore[misc,valid-type]
         def parse_request(self) -> bool:
-            self._first = (time.time(), time.monotonic())
-            return bool(super().parse_request())
+            wall, mono = time.time(), time.monotonic()
+            ok = bool(super().parse_request())
+            if ok and self.command == "POST":
+                with _lock:
+                    _stamps.append({"first_wall": wall, "first_mono": mono})
+            return ok
 
         def do_GET(self) -> None:
             if self.path.rstrip("/") == "/stamps":
@@ -41,12 +45,6 @@ def _make_handler(fake: FakeOpenAI) -> type:
                 self.send_json(200, {"stamps": out})
                 return
             super().do_GET()
-
-        def do_POST(self) -> None:
-            wall, mono = self._first
-            super().do_POST()
-            with _lock:
-                _stamps.append({"first_wall": wall, "first_mono": mono})
 
     return type("BoundHandler", (Stamped,), {"fake": fake})
 

@@ -64,25 +64,31 @@ asyncio.run(main())
 
 
 class Server:
-    def __init__(self) -> None:
-        self.proc = subprocess.Popen(
-            [PYTHON, str(ROOT / "benchmarks" / "stamp_server.py")],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert self.proc.stdout is not None
-        self.port = int(self.proc.stdout.readline())
-        self.base = f"http://127.0.0.1:{self.port}/v1"
+    """benchmarks/stamp_server.py in its own process (or one already running at `base`)."""
+
+    def __init__(self, base: str | None = None) -> None:
+        self.proc: subprocess.Popen[str] | None = None
+        if base is None:
+            self.proc = subprocess.Popen(
+                [PYTHON, str(ROOT / "benchmarks" / "stamp_server.py")],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            assert self.proc.stdout is not None
+            base = f"http://127.0.0.1:{int(self.proc.stdout.readline())}/v1"
+        self.base = base
+        self.port = int(base.rsplit(":", 1)[1].split("/")[0])
 
     def stamps(self) -> list[dict[str, float]]:
         with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/stamps") as answer:
             return list(json.loads(answer.read())["stamps"])
 
     def close(self) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        self.proc.wait(10)
+        if self.proc is not None:
+            assert self.proc.stdin is not None
+            self.proc.stdin.close()
+            self.proc.wait(10)
 
 
 def home_for(tmp: Path, transport: str, base: str) -> dict[str, str]:

@@ -49,7 +49,9 @@ class Observed:
             self.building.clear()
 
 
-async def ticks_while_building(provider: Provider, messages: list[dict], observed: Observed) -> tuple[int, list]:
+async def ticks_while_building(
+    provider: Provider, messages: list[dict], observed: Observed
+) -> tuple[int, list]:
     ticks = 0
     stop = False
 

@@ -10,8 +10,9 @@ the retry policy (llm/provider.py) are the same on both paths.
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from typing import Any
 
 from agent_tui.llm import http_anthropic, http_openai
@@ -41,12 +42,31 @@ def key_for(route: Route, model: str, api_base: str | None, api_key_env: str | N
     raise LLMError("missing_key", f"No API key for {model}: set {name} in your environment.")
 
 
+INLINE_MESSAGES = 64
+"""Up to this many messages to serialise, the body is built on the loop (well under 1 ms): handing
+so little to a worker thread costs more than it saves when the machine is busy."""
+
+
+async def _off_loop(build: Callable[[], bytes], work: int) -> bytes:
+    if work <= INLINE_MESSAGES:
+        return build()
+    return await asyncio.to_thread(build)
+
+
 class DirectCall:
     """One call (with its own clock) to the route's endpoint."""
 
-    def __init__(self, route: Route, key: str, extra: dict[str, Any], clock: Clock) -> None:
+    def __init__(
+        self,
+        route: Route,
+        key: str,
+        extra: dict[str, Any],
+        clock: Clock,
+        memo: http_openai.EncodedMessages | None = None,
+    ) -> None:
         self.route = route
         self.clock = clock
+        self.memo = memo
         self.headers = {"content-type": "application/json"}
         if route.wire == "anthropic":
             self.headers.update({"x-api-key": key, "anthropic-version": http_anthropic.VERSION})
@@ -68,7 +88,7 @@ class DirectCall:
     ) -> bytes:
         route = self.route
         if route.wire == "anthropic":
-            return await asyncio.to_thread(
+            anthropic = functools.partial(
                 http_anthropic.encode,
                 route.model,
                 messages,
@@ -77,7 +97,9 @@ class DirectCall:
                 stream=stream,
                 extra=self.body_extra,
             )
-        return await asyncio.to_thread(
+            return await _off_loop(anthropic, len(messages))
+        fresh = len(messages) - (self.memo.reusable(messages) if self.memo is not None else 0)
+        openai = functools.partial(
             http_openai.encode,
             route.model,
             messages,
@@ -86,7 +108,9 @@ class DirectCall:
             stream=stream,
             provider=route.provider,
             extra=self.body_extra,
+            memo=self.memo,
         )
+        return await _off_loop(openai, fresh)
 
     async def _response(self, body: bytes, stream: bool) -> Any:
         """The started response, or the classified status error (its body read within limits)."""

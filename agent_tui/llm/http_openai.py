@@ -10,6 +10,7 @@ error, never an empty reply.
 from __future__ import annotations
 
 import json
+import operator
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -28,6 +29,37 @@ _COMPLETION_TOKENS_FAMILIES = ("o1", "o3", "o4", "gpt-5")
 """OpenAI's reasoning families take max_completion_tokens and reject max_tokens."""
 
 
+class EncodedMessages:
+    """The JSON of the last request's messages, reused for the part the next request repeats.
+
+    The session's wire dicts are built once per message and never changed afterwards (llm/cache.py
+    and the prompt assembler copy whatever they mark or extend), and a step's request is the last
+    one's messages plus a few: the longest equal prefix (a C-speed comparison, identity first)
+    keeps its JSON, only the rest is serialised. The overhead then stays flat as a session grows.
+    One provider sends one request at a time; the state is replaced whole after each."""
+
+    def __init__(self) -> None:
+        self._messages: list[dict[str, Any]] = []
+        self._parts: list[str] = []
+
+    def reusable(self, messages: list[dict[str, Any]]) -> int:
+        """How many leading messages equal those of the last request."""
+        before = self._messages
+        limit = min(len(before), len(messages))
+        for k in (limit, limit - 1, limit - 2):
+            # Equal, not only identical: the system message is a new dict each request.
+            if k > 0 and all(map(operator.eq, messages[:k], before[:k])):
+                return k
+        return 0
+
+    def encode(self, messages: list[dict[str, Any]]) -> list[str]:
+        k = self.reusable(messages)
+        dumps = json.dumps
+        parts = self._parts[:k] + [dumps(message) for message in messages[k:]]
+        self._messages, self._parts = list(messages), parts
+        return parts
+
+
 def encode(
     model: str,
     messages: list[dict[str, Any]],
@@ -37,6 +69,7 @@ def encode(
     stream: bool,
     provider: str | None,
     extra: dict[str, Any],
+    memo: EncodedMessages | None = None,
 ) -> bytes:
     """The request body. Runs in a worker thread: the messages are serialised one by one, so the
     interpreter can hand the loop its turn between them (one big dumps would hold the GIL)."""
@@ -49,9 +82,8 @@ def encode(
         reasoning = provider == "openai" and model.startswith(_COMPLETION_TOKENS_FAMILIES)
         head["max_completion_tokens" if reasoning else "max_tokens"] = max_tokens
     head.update(extra)
-    dumps = json.dumps
-    parts = [dumps(message) for message in messages]
-    return (dumps(head)[:-1] + ', "messages": [' + ", ".join(parts) + "]}").encode()
+    parts = (memo or EncodedMessages()).encode(messages)
+    return (json.dumps(head)[:-1] + ', "messages": [' + ", ".join(parts) + "]}").encode()
 
 
 async def events(response: Any, clock: Clock) -> AsyncIterator[StreamEvent]:

@@ -19,7 +19,7 @@ import random
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
-from agent_tui.llm import catalog, direct
+from agent_tui.llm import catalog, direct, http_openai
 from agent_tui.llm.errors import LLMError, classify
 from agent_tui.llm.http_common import Clock, TimeLimits, incomplete
 from agent_tui.llm.lazy import litellm, warm_in_background
@@ -96,6 +96,7 @@ class Provider:
         """Direct HTTP (OpenAI / Anthropic format) or litellm."""
         self._resolved: tuple[str, dict[str, Any]] | None = None
         self._sent_placeholder = False
+        self._encoded = http_openai.EncodedMessages()
         if not self.route.direct:
             warm_in_background()  # its import takes seconds: start it now, off the UI loop
 
@@ -235,7 +236,7 @@ class Provider:
     def _direct_call(self) -> direct.DirectCall:
         key = direct.key_for(self.route, self.model, self.api_base, self.api_key_env)
         self._sent_placeholder = key == PLACEHOLDER_KEY
-        return direct.DirectCall(self.route, key, self.extra, Clock(self.limits, self.where))
+        return direct.DirectCall(self.route, key, self.extra, Clock(self.limits, self.where), self._encoded)
 
     async def _litellm_stream(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, max_tokens: int | None
