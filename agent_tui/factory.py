@@ -207,15 +207,10 @@ async def build_services(
 ) -> AppServices:
     """Open the store and return the shared services. Store errors surface as StoreError.
     Configured MCP servers start in the background (`await services.mcp_ready()` to wait)."""
-    from agent_tui.llm import catalog, http_common
+    from agent_tui.llm.startup import preload
     from agent_tui.store import open_store
-    from agent_tui.tokens import preload
 
-    # The window (price map), the tokenizer and the HTTP client load in threads while the store
-    # opens: the meter and the first request need them, and none should wait on the UI loop.
-    catalog.preload()
-    preload(config.model.name)
-    http_common.preload()
+    preload(config.model.name)  # loads while the store opens (llm/startup.py)
     store = await open_store(db_path_for(config, db_path))
     services = AppServices(config=config, store=store, workspace=(workspace or Path.cwd()).resolve())
     if start_mcp:

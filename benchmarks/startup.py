@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -98,14 +99,23 @@ def home_for(tmp: Path, transport: str, base: str) -> dict[str, str]:
         f'[model]\nname = "openai/fake-model"\napi_base = "{base}"\ncontext_window = 128000\n'
         f'[provider]\ntransport = "{transport}"\n'
     )
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    # Byte-compiled as an installed package would be (this machine sets PYTHONDONTWRITEBYTECODE).
+    env = {
+        k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "PYTHONDONTWRITEBYTECODE"
+    }
     env.update({"AGENT_TUI_HOME": str(home), "LITELLM_LOCAL_MODEL_COST_MAP": "True"})
     return env
 
 
-def headless(server: Server, env: dict[str, str], cwd: Path, prompt: str) -> tuple[float, float]:
-    """(launch → first request, launch → exit) of one `agent-tui run --yes PROMPT`."""
+def child_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def headless(server: Server, env: dict[str, str], cwd: Path, prompt: str) -> tuple[float, float, float]:
+    """(launch → first request, launch → exit, CPU seconds) of one `agent-tui run --yes PROMPT`."""
     server.stamps()
+    cpu = child_cpu()
     start = time.time()
     done = subprocess.run(
         [AGENT, "run", "--yes", prompt], env=env, cwd=cwd, capture_output=True, text=True, timeout=120
@@ -114,7 +124,7 @@ def headless(server: Server, env: dict[str, str], cwd: Path, prompt: str) -> tup
     if done.returncode != 0:
         raise SystemExit(f"agent-tui run failed: {done.stderr.strip()}")
     stamps = server.stamps()
-    return stamps[0]["first_wall"] - start, end - start
+    return stamps[0]["first_wall"] - start, end - start, child_cpu() - cpu
 
 
 def tui(server: Server, env: dict[str, str], cwd: Path, tmp: Path) -> tuple[float, float]:
@@ -161,6 +171,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
+    subprocess.run(
+        [PYTHON, "-m", "compileall", "-q", str(ROOT / "agent_tui")], check=True, capture_output=True
+    )
     server = Server()
     results: dict[str, dict[str, list[float]]] = {}
     try:
@@ -173,9 +186,10 @@ def main() -> None:
                 env = home_for(tmp, transport, server.base)
                 row = results.setdefault(transport, {})
                 for _ in range(args.repeat):
-                    first, _ = headless(server, env, work, "say hi")
+                    first, _, cpu = headless(server, env, work, "say hi")
                     row.setdefault("first", []).append(first)
-                    _, whole = headless(server, env, work, "tool: list the files")
+                    row.setdefault("cpu", []).append(cpu)
+                    _, whole, _ = headless(server, env, work, "tool: list the files")
                     row.setdefault("turn", []).append(whole)
                     meter, enter = tui(server, env, work, tmp)
                     row.setdefault("meter", []).append(meter)
@@ -187,10 +201,11 @@ def main() -> None:
     lines = [
         ("headless launch → first request", "first", "≤ 1.0 s"),
         ("headless one-tool turn (launch → exit)", "turn", ""),
+        ("headless `run` CPU seconds (user+sys)", "cpu", ""),
         ("TUI Enter → first request (turn 1)", "enter", "≤ 0.3 s"),
         ("TUI launch → meter shows a %", "meter", "≤ 1.0 s"),
     ]
-    print(f"medians of {args.repeat} runs; local server in its own process")
+    print(f"medians of {args.repeat} runs; local server in its own process; load {os.getloadavg()[0]:.1f}")
     print(f"{'measure':42} {'direct':>9} {'litellm':>9} {'ratio':>7}  target")
     for label, key, target in lines:
         a, b = statistics.median(new[key]), statistics.median(old[key])

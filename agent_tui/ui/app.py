@@ -49,6 +49,10 @@ def warm_imports() -> None:
     """Import what building services and sessions needs (run in a thread)."""
     import importlib
 
+    from agent_tui.llm.startup import preload
+
+    preload(None)  # the window, the tokenizer and the HTTP client, each in its own thread
+
     for name in (
         "agent_tui.store",
         "agent_tui.factory",
