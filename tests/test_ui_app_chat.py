@@ -123,7 +123,8 @@ class TestChat:
             await settle(pilot)
             await send(pilot, "hi")
             await until(pilot, lambda: len(server.requests) == 1, what="the request")
-            assert app.query_one(ThinkingLine).display
+            # The direct path sends before the UI has drawn the step: wait for the line itself.
+            await until(pilot, lambda: app.query_one(ThinkingLine).display, what="thinking…")
             assert "thinking…" in screen_text(app)
             await settle(pilot)
             assert not app.query_one(ThinkingLine).display
