@@ -104,7 +104,12 @@ class Provider:
     @property
     def where(self) -> str:
         """The endpoint named in connection errors."""
-        return self.api_base or (provider_of(self.model) or "the provider")
+        if self.api_base:
+            return self.api_base
+        if self.route.direct:  # the server itself, e.g. https://api.anthropic.com
+            scheme, _, rest = self.route.url.partition("://")
+            return f"{scheme}://{rest.split('/', 1)[0]}"
+        return provider_of(self.model) or "the provider"
 
     @property
     def supports_cache_control(self) -> bool:
