@@ -212,3 +212,11 @@ class TestAnthropic:
         anthropic.enqueue(Reply(text="x", end_after_chunks=0), Reply(text="fine"))
         seen, error = await run(self.provider(anthropic))
         assert error is None and text_of(seen) == "fine" and len(anthropic.requests) == 2
+
+    async def test_complete_collects_the_stream(self, anthropic):
+        """complete() on the Anthropic path: the whole text and the usage with cache fields."""
+        anthropic.enqueue(Reply(text="a short summary"))
+        text, usage = await self.provider(anthropic).complete(HI, max_tokens=64)
+        assert text == "a short summary" and usage.output > 0 and usage.prompt_tokens > 0
+        body = anthropic.requests[0]
+        assert body["max_tokens"] == 64 and body["messages"][0]["role"] == "user"
