@@ -106,3 +106,23 @@ async def test_anthropic_request_is_translated_while_the_loop_ticks(monkeypatch,
     assert events[-1] == StreamDone("stop")
     assert observed.calls == 1 and not observed.on_loop_thread
     assert ticks > 0
+
+
+def test_repeated_prefix_is_reused_but_a_changed_message_is_not():
+    """The next request's body equals a fresh serialisation, whether messages grew or changed."""
+    memo = http_openai.EncodedMessages()
+    history = big_history(50)
+
+    def body(messages: list[dict]) -> bytes:
+        return http_openai.encode("m", messages, None, None, stream=True, provider=None, extra={}, memo=memo)
+
+    def fresh(messages: list[dict]) -> bytes:
+        return http_openai.encode("m", messages, None, None, stream=True, provider=None, extra={})
+
+    assert body(history) == fresh(history)
+    grown = [*history, {"role": "assistant", "content": "ok"}, {"role": "user", "content": "next"}]
+    assert memo.reusable(grown) == len(history)
+    assert body(grown) == fresh(grown)
+    grown[3]["content"] = "changed in place"  # nobody should, but it must not go out stale
+    assert memo.reusable(grown) < 4  # not reused past the change
+    assert body(grown) == fresh(grown)

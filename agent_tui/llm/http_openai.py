@@ -32,11 +32,10 @@ _COMPLETION_TOKENS_FAMILIES = ("o1", "o3", "o4", "gpt-5")
 class EncodedMessages:
     """The JSON of the last request's messages, reused for the part the next request repeats.
 
-    The session's wire dicts are built once per message and never changed afterwards (llm/cache.py
-    and the prompt assembler copy whatever they mark or extend), and a step's request is the last
-    one's messages plus a few: the longest equal prefix (a C-speed comparison, identity first)
-    keeps its JSON, only the rest is serialised. The overhead then stays flat as a session grows.
-    One provider sends one request at a time; the state is replaced whole after each."""
+    A step's request is the last one's messages plus a few: the longest equal prefix (a C-speed
+    comparison, identity first) keeps its JSON, only the rest is serialised, so the overhead stays
+    flat as a session grows. One provider sends one request at a time; the state is replaced
+    whole after each."""
 
     def __init__(self) -> None:
         self._messages: list[dict[str, Any]] = []
@@ -56,7 +55,9 @@ class EncodedMessages:
         k = self.reusable(messages)
         dumps = json.dumps
         parts = self._parts[:k] + [dumps(message) for message in messages[k:]]
-        self._messages, self._parts = list(messages), parts
+        # Shallow copies: a dict changed in place after this request then compares unequal and is
+        # serialised afresh, instead of being sent as it was (≈0.3 ms for 3 000 messages).
+        self._messages, self._parts = list(map(dict, messages)), parts
         return parts
 
 
