@@ -85,6 +85,14 @@ class TestTimeLimits:
         seen, error = await run(make(server, transport))
         assert error is None and text_of(seen) == "second try" and len(server.requests) == 2
 
+    async def test_unstreamed_reply_is_not_held_to_the_first_byte_limit(self, server, transport):
+        """complete() (summaries) gets its first byte only when the whole reply is generated: a
+        reply slower than first_byte_timeout but within the total deadline is accepted."""
+        server.enqueue(Reply(text="a summary", delay=1.0))
+        limits = TimeLimits(connect=5, first_byte=0.3, idle=0.3, total=60)
+        text, _ = await make(server, transport, limits, max_retries=1).complete(HI)
+        assert text == "a summary"
+
     async def test_total_deadline(self, server, transport):
         """A reply trickling in under the idle limit still ends at the total deadline."""
         words = " ".join(f"w{i}" for i in range(200))

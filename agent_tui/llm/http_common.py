@@ -15,7 +15,7 @@ import re
 import threading
 import weakref
 from collections.abc import AsyncIterator, Awaitable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from agent_tui.llm.errors import LLMError, ProviderTimeout
@@ -37,6 +37,11 @@ class TimeLimits:
     """Longest silence between two stream chunks."""
     total: float = 600.0
     """The whole call, first byte to last."""
+
+    def unstreamed(self) -> TimeLimits:
+        """For a reply that is not streamed: its first byte comes only once the whole reply is
+        generated, so only the connect and total limits can apply."""
+        return replace(self, first_byte=self.total, idle=self.total)
 
 
 class ProviderHTTPError(Exception):

@@ -238,10 +238,11 @@ class Provider:
             return self._direct_call().stream(messages, tools, max_tokens)
         return self._litellm_stream(messages, tools, max_tokens)
 
-    def _direct_call(self) -> direct.DirectCall:
+    def _direct_call(self, streamed: bool = True) -> direct.DirectCall:
         key = direct.key_for(self.route, self.model, self.api_base, self.api_key_env)
         self._sent_placeholder = key == PLACEHOLDER_KEY
-        return direct.DirectCall(self.route, key, self.extra, Clock(self.limits, self.where), self._encoded)
+        limits = self.limits if streamed else self.limits.unstreamed()
+        return direct.DirectCall(self.route, key, self.extra, Clock(limits, self.where), self._encoded)
 
     async def _litellm_stream(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, max_tokens: int | None
@@ -294,7 +295,9 @@ class Provider:
             attempt += 1
             try:
                 if self.route.direct:
-                    return await self._direct_call().complete(messages, max_tokens)
+                    # Anthropic's complete() streams: the usual limits hold; OpenAI's does not.
+                    streamed = self.route.wire == "anthropic"
+                    return await self._direct_call(streamed).complete(messages, max_tokens)
                 return await self._litellm_complete(messages, max_tokens)
             except Exception as exc:  # noqa: BLE001 - every failure is classified below
                 timeouts += self._error(exc).timed_out
@@ -307,7 +310,7 @@ class Provider:
         kwargs: dict[str, Any] = dict(params)
         if max_tokens is not None:
             kwargs["max_tokens"] = max_tokens
-        clock = Clock(self.limits, self.where)
+        clock = Clock(self.limits.unstreamed(), self.where)
         response = await clock.first(litellm().acompletion(model=model, messages=messages, **kwargs))
         choice = response.choices[0]
         text = getattr(choice.message, "content", None) or ""
