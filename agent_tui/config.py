@@ -61,6 +61,9 @@ class CompactionSettings:
     retain_directives: str = ""
     protected_ratio: float = 0.25
     """Share of the target kept for the newest tool outputs, which clearing never touches."""
+    keep_user_messages_tokens: int = 2000
+    """A summary keeps the newest user messages it replaces verbatim in the retain block, up to
+    this many tokens (at most an eighth of the target); 0 turns it off."""
     tool_clearing: bool = True
     pruning: bool = True
     summarization: bool = True
@@ -291,6 +294,11 @@ def _validate(config: Config) -> None:
         )
     if not 0 < config.compaction.target_ratio < 1:
         raise ConfigError("compaction.target_ratio must be between 0 and 1")
+    if config.compaction.keep_user_messages_tokens < 0:
+        raise ConfigError(
+            "compaction.keep_user_messages_tokens must be 0 (off) or a positive number of tokens, "
+            f"got {config.compaction.keep_user_messages_tokens}"
+        )
     for key in ("context_window", "max_output_tokens"):
         value = getattr(config.model, key)
         if value is not None and value <= 0:

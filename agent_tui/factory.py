@@ -64,12 +64,14 @@ class AppServices:
         """A fresh session. Raises ConfigError when no usable model is configured."""
         limits = self._limits()
         info = await self.store.sessions.create(str(self.workspace), self.config.model.name, title=title)
+        await self.store.leases.acquire(info.id)
         return self._session(info.id, info.title, [], limits, approver, yes)
 
     async def resume_session(
         self, session_id: str, approver: Approver | None = None, *, yes: bool = False
     ) -> AgentSession:
-        """A stored session, from its newest snapshot plus the transcript after it."""
+        """A stored session, from its newest snapshot plus the transcript after it, repaired so
+        that it can be sent (agent/wire.py). SessionBusy when another live process has it open."""
         from agent_tui.store import SessionNotFound
 
         limits = self._limits()
@@ -77,8 +79,11 @@ class AppServices:
             info = await self.store.sessions.get(session_id)
         except SessionNotFound as exc:
             raise ConfigError(str(exc)) from None
+        await self.store.leases.acquire(session_id)
         history = await self.store.sessions.load_for_resume(session_id)
-        return self._session(info.id, info.title, history, limits, approver, yes)
+        session = self._session(info.id, info.title, history, limits, approver, yes)
+        await session.repair()  # said to the user at the start of the next turn
+        return session
 
     async def newest_session_id(self) -> str | None:
         info = await self.store.sessions.newest(str(self.workspace))
@@ -87,6 +92,10 @@ class AppServices:
     async def close(self) -> None:
         if self.mcp is not None:
             await self.mcp.stop()
+        try:
+            await self.store.leases.release_all()
+        except Exception:
+            log.warning("could not release this process's session leases", exc_info=True)
         await self.store.close()
 
     def _limits(self) -> Any:
@@ -111,6 +120,7 @@ class AppServices:
         from agent_tui.context.budget import BudgetMeter
         from agent_tui.llm.provider import Provider, provider_of
         from agent_tui.tokens import TokenCounter
+        from agent_tui.tools.base import ToolServices
         from agent_tui.tools.context_tools import context_tools
         from agent_tui.tools.permissions import PermissionPolicy
         from agent_tui.tools.registry import ToolRegistry, builtin_tools
@@ -136,7 +146,17 @@ class AppServices:
             hard_block=a.hard_block,
         )
         policy = PermissionPolicy(cfg.tools.allow, approver=approver, yes=yes)
-        services: dict[str, Any] = {"store": self.store, "registry": registry}
+        prompts = PromptAssembler(
+            self.workspace,
+            registry,
+            counter=counter,
+            meter=meter,
+            cache_control=provider.supports_cache_control,
+            deferral_threshold=a.tool_deferral_threshold,
+            notice_feed=self.mcp.notices if self.mcp is not None else None,
+        )
+        # tool_search ranks and promotes through the prompt assembler, which owns deferral.
+        services = ToolServices(store=self.store, tools=prompts)
         runner = ToolRunner(
             registry=registry,
             policy=policy,
@@ -167,16 +187,6 @@ class AppServices:
         compactor = Compactor(
             summarizer, chat_summarizer if summarizer is not chat_summarizer else None, limits.context_window
         )
-        prompts = PromptAssembler(
-            self.workspace,
-            registry,
-            counter=counter,
-            meter=meter,
-            cache_control=provider.supports_cache_control,
-            deferral_threshold=a.tool_deferral_threshold,
-            notice_feed=self.mcp.notices if self.mcp is not None else None,
-        )
-        services["prompts"] = prompts  # tool_search ranks and promotes through it
         return AgentSession(
             session_id=session_id,
             title=title,

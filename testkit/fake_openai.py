@@ -22,16 +22,21 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from testkit.openai_shapes import (
+    alternation_error,
     build_chunks,
     build_completion,
     count_prompt_tokens,
     error_body,
+    invalid_arguments_error,
     pairing_error,
     shape_error,
     window_error,
 )
 
 log = logging.getLogger(__name__)
+
+HOLD_LIMIT = 60.0
+"""Longest a held stream waits (a failed test must not leave the server thread stuck)."""
 
 
 @dataclass(frozen=True)
@@ -40,8 +45,9 @@ class Reply:
 
     text: str = ""
     """Assistant text, streamed in several deltas."""
-    tool_calls: list[tuple[str, dict]] = field(default_factory=list)
-    """(name, arguments) pairs; the server generates the call ids."""
+    tool_calls: list[tuple[str, dict | str]] = field(default_factory=list)
+    """(name, arguments) pairs; the server generates the call ids. A str is sent verbatim (a
+    call cut off mid-arguments: `'{"path": "x", "content": "abc'`)."""
     status: int = 200
     """HTTP status; anything but 200 sends `error_body` (or a default error of that status)."""
     retry_after: float | None = None
@@ -73,6 +79,12 @@ class Reply:
     no `[DONE]`: a stream cut before its end that the transport does not notice."""
     raw: tuple[str, str] | None = None
     """(content type, body) sent as a 200 instead of the reply (an HTML page, text)."""
+    hold: threading.Event | None = None
+    """Streaming only: after `hold_after` chunks, wait until this is set before sending the
+    rest. A test sets it once it has seen what it waits for (a turn mid-stream, two streams at
+    once), so it syncs on events rather than on delays a busy machine can outrun."""
+    hold_after: int = 2
+    """Chunks sent before holding (0: hold before the first; the client is still waiting)."""
 
 
 @dataclass(frozen=True)
@@ -109,8 +121,11 @@ class FakeOpenAI:
         responder: Callable[[dict], Reply] | None = None,
         model_name: str = "fake-model",
         api_key: str | None = None,
+        strict_template: bool = False,
     ) -> None:
         self.window = window
+        self.strict_template = strict_template
+        """Answer 500 to two user (or two assistant) messages in a row, like Gemma's template."""
         self.responder = responder or _echo
         self.model_name = model_name
         self.api_key = api_key
@@ -182,6 +197,11 @@ class FakeOpenAI:
         with self._lock:
             self._queue.extend(replies)
 
+    def clear_queue(self) -> None:
+        """Drop the scripted replies not yet consumed (a test step that ended early)."""
+        with self._lock:
+            self._queue.clear()
+
     @property
     def pending(self) -> int:
         """Scripted replies not yet consumed."""
@@ -228,6 +248,12 @@ class FakeOpenAI:
         problem = pairing_error(body["messages"])
         if problem:
             return 400, problem
+        problem = invalid_arguments_error(body["messages"])  # llama.cpp parses every call
+        if problem:
+            return 500, problem
+        problem = alternation_error(body["messages"]) if self.strict_template else None
+        if problem:
+            return 500, problem
         prompt = count_prompt_tokens(body)
         max_tokens = body.get("max_completion_tokens") or body.get("max_tokens")
         problem = window_error(self.window, prompt, max_tokens)
@@ -295,6 +321,8 @@ class FakeOpenAI:
                     break
                 if i and reply.chunk_delay:
                     time.sleep(reply.chunk_delay)
+                if i == reply.hold_after and reply.hold is not None:
+                    reply.hold.wait(HOLD_LIMIT)
                 data = payload.encode()
                 h.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
                 h.wfile.flush()

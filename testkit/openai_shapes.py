@@ -13,19 +13,12 @@ import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from agent_tui.tokens import (
-    MESSAGE_OVERHEAD,
-    REPLY_PRIMING,
-    TOOL_CALL_OVERHEAD,
-    TOOL_SCHEMA_OVERHEAD,
-    TokenCounter,
-)
+from testkit.tokenizer import count_openai, openai_prompt_tokens
 
 if TYPE_CHECKING:
     from testkit.fake_openai import Reply
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
-_counter = TokenCounter("fake-model")  # cl100k_base; count_text keeps no per-call cache
 
 
 def _err(message: str, type_: str, param: str | None = None, code: str | None = None) -> dict:
@@ -175,26 +168,10 @@ def window_error(window: int, prompt: int, max_tokens: int | None) -> dict | Non
 
 
 # -- counting ----------------------------------------------------------------------------------
-def _content_text(content: Any) -> str:
-    if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return content or ""
-
-
 def count_prompt_tokens(body: dict[str, Any]) -> int:
-    """The prompt's tokens the way agent_tui.tokens counts them: cl100k text plus overheads."""
-    count = _counter.count_text
-    total = REPLY_PRIMING
-    for m in body.get("messages") or ():
-        total += MESSAGE_OVERHEAD + count(_content_text(m.get("content")))
-        for call in m.get("tool_calls") or ():
-            fn = call.get("function") or {}
-            total += TOOL_CALL_OVERHEAD + count(fn.get("name")) + count(fn.get("arguments"))
-        if m.get("name"):
-            total += 1 + count(m["name"])
-    for tool in body.get("tools") or ():
-        total += TOOL_SCHEMA_OVERHEAD + count(json.dumps(tool, separators=(",", ":")))
-    return total
+    """The prompt's tokens as this server counts them: its own tokenizer configuration
+    (testkit/tokenizer.py), not the project's TokenCounter."""
+    return openai_prompt_tokens(body)
 
 
 # -- replies -----------------------------------------------------------------------------------
@@ -220,6 +197,53 @@ def split_text(text: str, words_per_chunk: int) -> list[str]:
     return pieces
 
 
+def args_text(args: dict | str) -> str:
+    """A scripted call's arguments as sent: a dict as JSON, a str verbatim (a truncated call)."""
+    return args if isinstance(args, str) else json.dumps(args)
+
+
+def invalid_arguments_error(messages: list[dict[str, Any]]) -> dict | None:
+    """llama.cpp's 500 for a history whose tool-call arguments are not a JSON object: its
+    server parses every call's arguments to render the chat template, and fails the request."""
+    for m in messages:
+        for call in m.get("tool_calls") or ():
+            text = (call.get("function") or {}).get("arguments")
+            try:
+                value = json.loads(text) if isinstance(text, str) else None
+            except ValueError:
+                value = None
+            if not isinstance(value, dict):
+                return {
+                    "error": {
+                        "code": 500,
+                        "message": f"Failed to parse tool call arguments as JSON: {str(text)[:80]}",
+                        "type": "server_error",
+                    }
+                }
+    return None
+
+
+def alternation_error(messages: list[dict[str, Any]]) -> dict | None:
+    """Gemma-like strict templates: after the system prompt, user and assistant turns alternate
+    (tool results continue the assistant's turn): two user messages in a row, or two assistant
+    messages in a row, are an error."""
+    previous = None
+    for m in messages:
+        role = m["role"]
+        if role == "system":
+            continue
+        if role in ("user", "assistant") and role == previous:
+            return {
+                "error": {
+                    "code": 500,
+                    "message": "Conversation roles must alternate user/assistant/user/assistant/...",
+                    "type": "server_error",
+                }
+            }
+        previous = role
+    return None
+
+
 def _split_args(arguments: str, parts: int = 3) -> list[str]:
     size = max(1, -(-len(arguments) // parts))
     return [arguments[i : i + size] for i in range(0, len(arguments), size)] or [""]
@@ -228,8 +252,8 @@ def _split_args(arguments: str, parts: int = 3) -> list[str]:
 def _usage(reply: Reply, calls: list[tuple[str, str, dict]], prompt: int) -> dict:
     if reply.usage is not None:
         return reply.usage
-    count = _counter.count_text
-    completion = count(reply.text) + sum(count(n) + count(json.dumps(a)) for _, n, a in calls)
+    count = count_openai
+    completion = count(reply.text) + sum(count(n) + count(args_text(a)) for _, n, a in calls)
     return {
         "prompt_tokens": prompt,
         "completion_tokens": completion,
@@ -264,7 +288,7 @@ def build_chunks(
         head = {"index": index, "id": call_id, "type": "function"}
         head["function"] = {"name": name, "arguments": ""}
         deltas.append({"tool_calls": [head]})
-        for piece in _split_args(json.dumps(args)):
+        for piece in _split_args(args_text(args)):
             deltas.append({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
     chunks = []
     for delta in deltas:
@@ -284,7 +308,7 @@ def build_completion(model: str, reply: Reply, calls: list[tuple[str, str, dict]
     message: dict[str, Any] = {"role": "assistant", "content": reply.text or None, "refusal": None}
     if calls:
         message["tool_calls"] = [
-            {"id": cid, "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
+            {"id": cid, "type": "function", "function": {"name": n, "arguments": args_text(a)}}
             for cid, n, a in calls
         ]
     choice = {"index": 0, "message": message, "logprobs": None, "finish_reason": _finish(reply, calls)}

@@ -11,13 +11,14 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from agent_tui.commands.common import fail, is_piped
-from agent_tui.commands.sessions_cmd import (
+from agent_tui.commands.store_output import (
     DB_HELP,
     find_session,
     fmt_size,
     fmt_time,
     one_line,
     print_table,
+    project_filter,
     run_with_store,
 )
 
@@ -62,16 +63,13 @@ def list_blobs(
     db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
     """Stored outputs, newest first."""
-    where = str(Path.cwd()) if here else (str(project.expanduser().absolute()) if project else None)
+    where = project_filter(project, here)
 
     async def work(store: Store) -> list[Any]:
         session_id = (await find_session(store, session)).id if session else None
         return await store.results.list_blobs(session_id, where, limit)
 
     found = run_with_store(db, work)
-    if not found and not is_piped():
-        typer.echo("No stored outputs.")
-        return
     rows = [
         (
             b.ref.id,
@@ -90,18 +88,27 @@ def list_blobs(
         "Stored outputs",
         ["ref", "tool", "size", "lines", "session", "created", "last read", "reads", "first line"],
         rows,
+        empty="No stored outputs.",
     )
 
 
 @app.command("show")
 def show(
-    ref: str = typer.Argument(..., help="Ref id or ctx:// URI."),
+    ref: str = typer.Argument(..., help="Ref id, ctx:// URI, or ctx://…/messages:A-B transcript range."),
     offset: int | None = typer.Option(None, "--offset", help="First line (from 1)."),
     limit: int | None = typer.Option(None, "--limit", "-n", help="Lines to show."),
     raw: bool = typer.Option(False, "--raw", help="Write the whole output, byte for byte."),
     db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
-    """Numbered lines of a stored output (or the raw bytes with --raw)."""
+    """Numbered lines of a stored output (or the raw bytes with --raw), or the messages of a
+    transcript range."""
+    from agent_tui.store.conversation import is_range
+
+    if is_range(ref):
+        typer.echo(
+            run_with_store(db, lambda store: store.transcript.read(ref, offset, limit, max_bytes=1 << 30))
+        )
+        return
     if raw:
 
         async def dump(store: Store) -> None:
@@ -117,13 +124,20 @@ def show(
 
 @app.command("grep")
 def grep(
-    ref: str = typer.Argument(..., help="Ref id or ctx:// URI."),
+    ref: str = typer.Argument(..., help="Ref id, ctx:// URI, or ctx://…/messages:A-B transcript range."),
     pattern: str = typer.Argument(..., help="Python regular expression."),
     context: int = typer.Option(0, "--context", "-C", help="Lines of context around matches."),
     max_matches: int = typer.Option(200, "--max", "-m", help="Stop after this many matches."),
     db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
-    """Lines of a stored output matching a regex, with their numbers."""
+    """Lines of a stored output (or transcript range) matching a regex, with their numbers."""
+    from agent_tui.store.conversation import is_range
+
+    if is_range(ref):
+        typer.echo(
+            run_with_store(db, lambda store: store.transcript.grep(ref, pattern, context, max_bytes=1 << 30))
+        )
+        return
     typer.echo(
         run_with_store(
             db,
@@ -140,10 +154,22 @@ def recall(
     project: Path | None = typer.Option(None, "--project", "-p", help="Only this directory."),
     here: bool = typer.Option(False, "--here", help="Only the current directory."),
     limit: int = typer.Option(10, "--limit", "-n", help="At most this many."),
+    conversation: bool = typer.Option(
+        False, "--conversation", "-c", help="Search what was said (transcripts) instead of outputs."
+    ),
     db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
-    """Search every stored output (all sessions and projects), best match first."""
+    """Search every stored output (all sessions and projects), best match first; with
+    --conversation, the user's and the assistant's messages and tool-call arguments."""
     where = str(Path.cwd()) if here else (str(project.expanduser().absolute()) if project else None)
+    if conversation:
+        said = run_with_store(db, lambda store: store.transcript.recall(" ".join(query), where, limit=limit))
+        if not said and not is_piped():
+            typer.echo("No message matches.")
+            return
+        lines = [(f"{h.score:.3g}", h.uri, h.role, one_line(h.snippet, 120)) for h in said]
+        print_table("Recall", ["score", "uri", "role", "snippet"], lines)
+        return
     hits = run_with_store(db, lambda store: store.results.recall(" ".join(query), where, limit=limit))
     if not hits and not is_piped():
         typer.echo("No stored output matches.")

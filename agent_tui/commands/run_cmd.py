@@ -27,12 +27,17 @@ def _read_prompt(prompt: str | None) -> str:
 
 
 def _emit(data: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, default=str) + "\n")
+    from agent_tui.utf8 import clean_value
+
+    # Valid UTF-8 JSON lines whatever the text held (a file name with an undecodable byte).
+    sys.stdout.write(json.dumps(clean_value(data), ensure_ascii=False, default=str) + "\n")
     sys.stdout.flush()
 
 
 def _stderr(line: str) -> None:
-    sys.stderr.write(line + "\n")
+    from agent_tui.utf8 import clean_text
+
+    sys.stderr.write(clean_text(line) + "\n")
     sys.stderr.flush()
 
 
@@ -72,6 +77,8 @@ async def _run(
                 session = await services.new_session(yes=yes)
         except ConfigError as exc:
             fail(str(exc), 2)
+        except StoreError as exc:  # another live process has the session open
+            fail(str(exc), 1)
         final_text, failed = "", False
         refs: list[ResultRef] = []
         stream = []
@@ -110,7 +117,9 @@ async def _run(
                 }
             )
         elif final_text:
-            sys.stdout.write(final_text.rstrip() + "\n")
+            from agent_tui.utf8 import clean_text
+
+            sys.stdout.write(clean_text(final_text).rstrip() + "\n")
         return 1 if failed else 0
     finally:
         await services.close()

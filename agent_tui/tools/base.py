@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
     from agent_tui.messages import ResultRef
+    from agent_tui.store import Store
 
 Source = Literal["builtin", "context", "mcp", "skill"]
 
@@ -75,6 +76,22 @@ Offload = Callable[[str, "str | bytes | AsyncIterator[bytes]"], Awaitable["Resul
 """`offload(tool_name, content)` stores content whole in the blob store and returns its ref."""
 
 
+class ToolFinder(Protocol):
+    """Ranks the deferred tools for a query and offers the matches for the next step."""
+
+    def search_tools(self, query: str, limit: int = 5) -> list[ToolSpec]: ...
+
+
+@dataclass(frozen=True)
+class ToolServices:
+    """The session's shared parts the context tools use; None where the session has none."""
+
+    store: Store | None = None
+    """Where read_result, grep_result and recall read stored outputs and transcripts."""
+    tools: ToolFinder | None = None
+    """What tool_search asks (the session's PromptAssembler, which owns deferral)."""
+
+
 @dataclass
 class ToolContext:
     """What a running tool may touch."""
@@ -88,8 +105,8 @@ class ToolContext:
     max_message_bytes: int = 51200
     max_line_length: int = 2000
     bash_timeout: float = 120.0
-    services: dict[str, Any] = field(default_factory=dict)
-    """Shared objects for context tools: `store`, `compactor`, `registry`…"""
+    services: ToolServices = field(default_factory=ToolServices)
+    """The shared parts the context tools use (store, tool search)."""
 
 
 class Tool(Protocol):

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from agent_tui.units import short_tokens
+
 if TYPE_CHECKING:
     from agent_tui.config import CompactionSettings
     from agent_tui.messages import Message
@@ -25,14 +27,8 @@ SUMMARY_RESERVE_MIN = 512
 SUMMARY_RESERVE_MAX = 4096
 
 
-def format_tokens(n: int) -> str:
-    """182 431 → `182k`, 41 200 → `41k`, 8 240 → `8.2k`, 950 → `950`."""
-    if n >= 10_000:
-        return f"{n / 1000:.0f}k"
-    if n >= 1000:
-        text = f"{n / 1000:.1f}".rstrip("0").rstrip(".")
-        return f"{text}k"
-    return str(n)
+format_tokens = short_tokens
+"""182 431 → `182k`, 8 240 → `8.2k`: the same figures the meter shows."""
 
 
 @dataclass(frozen=True)
@@ -53,11 +49,16 @@ class CompactionPlan:
     """The summariser's own input window; larger histories are summarised in chunks."""
     force: bool = False
     """Compact even when already under the target (`/compact`)."""
+    footer_tokens: int = 0
+    """Room kept for the line naming the replaced transcript range (added after a strategy)."""
+    keep_user_tokens: int = 0
+    """The newest user messages up to this many tokens stay verbatim in the retain block."""
 
     @property
     def conversation_budget(self) -> int:
-        """What the conversation must come under: the target minus the fixed part."""
-        return max(self.target_tokens - self.fixed_tokens, 0)
+        """What the conversation must come under: the target minus the fixed part (and the
+        room kept for the range line)."""
+        return max(self.target_tokens - self.fixed_tokens - self.footer_tokens, 0)
 
     @classmethod
     def build(
@@ -68,6 +69,8 @@ class CompactionPlan:
         fixed_tokens: int,
         summarizer_window: int | None = None,
         force: bool = False,
+        footer_tokens: int = 0,
+        keep_user_tokens: int = 0,
     ) -> CompactionPlan:
         budget = max(target_tokens - fixed_tokens, 0)
         # The brief measures the protected window against the whole target, but it can never be
@@ -82,6 +85,8 @@ class CompactionPlan:
             summary_max_tokens=summary,
             summarizer_window=summarizer_window,
             force=force,
+            footer_tokens=footer_tokens,
+            keep_user_tokens=max(keep_user_tokens, 0),
         )
 
     def unbounded(self) -> CompactionPlan:
@@ -95,6 +100,7 @@ class CompactionPlan:
             summary_max_tokens=self.summary_max_tokens,
             summarizer_window=self.summarizer_window,
             force=self.force,
+            keep_user_tokens=self.keep_user_tokens,
         )
 
 
@@ -140,6 +146,8 @@ class CompactResult:
     """The target the compaction worked to (whole request)."""
     fixed_tokens: int = 0
     """System prompt + tool descriptions, included in the token figures above."""
+    replaced: tuple[int, int] | None = None
+    """Transcript messages (first, last) taken out of the window, readable as `m_<a>-<b>`."""
 
     @property
     def freed(self) -> int:
@@ -174,4 +182,5 @@ class CompactResult:
             "applied": self.applied,
             "target_tokens": self.target_tokens,
             "fixed_tokens": self.fixed_tokens,
+            "replaced": list(self.replaced) if self.replaced else None,
         }

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agent_tui.tools.base import short_arguments
+from agent_tui.units import grouped as count
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
@@ -92,10 +93,6 @@ class ContextReport:
     """The compaction strategies the config enables, in chain order."""
 
 
-def count(n: int) -> str:
-    return f"{n:,}".replace(",", " ")
-
-
 def calibration_state(calibration: Calibration) -> CalibrationState:
     return CalibrationState(
         calibration.calls,
@@ -153,6 +150,42 @@ def build_report(session: AgentSession, budget: ContextBudget) -> ContextReport:
         output_tokens=usage.output,
         enabled=tuple(name for name in STRATEGIES if getattr(settings, name)),
     )
+
+
+@dataclass(frozen=True)
+class Recoverable:
+    """Transcript messages compaction took out of the window: stored, readable, searchable."""
+
+    outside: int
+    """Messages of the transcript the window no longer holds verbatim."""
+    total: int
+    """Messages in the transcript."""
+    first: int
+    last: int
+    """The range they span (`m_<first>-<last>`)."""
+
+    def describe(self) -> str:
+        return (
+            f"Earlier messages: {count(self.outside)} of {count(self.total)} are outside the window "
+            f'and recoverable — the model reads them with read_result("m_{self.first}-{self.last}") '
+            "or finds them with recall; /blobs shows them (F3: conversation)."
+        )
+
+
+async def recoverable(session: AgentSession) -> Recoverable | None:
+    """How many transcript messages are out of the window (None without a store or when none)."""
+    store = session.store
+    if store is None:
+        return None
+    from agent_tui.context.compaction import TranscriptIndex
+
+    keys = await store.transcript.keys(session.session_id)
+    index = TranscriptIndex.build(keys)
+    held = {seq for m in session.history if (seq := index.seq_of(m)) is not None}
+    gone = [seq for seq, *_ in keys if seq not in held]
+    if not gone:
+        return None
+    return Recoverable(len(gone), len(keys), gone[0], gone[-1])
 
 
 async def compaction_savings(session: AgentSession, budget: ContextBudget) -> dict[str, int]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
@@ -22,7 +21,9 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.worker import Worker, WorkerState
 
+from agent_tui import instrument
 from agent_tui.config import ConfigError
+from agent_tui.store.leases import SessionBusy
 from agent_tui.ui import session_commands, slash, transcript
 from agent_tui.ui.events import AgentEventMessage
 from agent_tui.ui.transcript import NoticeEntry, UserEntry
@@ -95,8 +96,6 @@ class SessionView(EventRendering, Vertical):
         self._compaction_steps: list[str] = []
         self._worker: Worker[None] | None = None
         self._cancel_requested = False
-        self.chat_shown_at: float | None = None
-        """perf_counter() when the opened session's chat was first drawn (for benchmarks)."""
 
     def compose(self) -> ComposeResult:
         yield ChatPane(id="chat")
@@ -151,14 +150,16 @@ class SessionView(EventRendering, Vertical):
         except ConfigError as exc:
             await self._without_model(str(exc), session_id)
             return
+        except SessionBusy as exc:  # another agent-tui process writes to it: read it only
+            await self._without_model(str(exc), session_id, read_only=f"Read-only: {exc}.")
+            return
         old, self.session = self.session, session
         if old is not None and old is not session:
             await old.close()
         self.query_one(NoModelPanel).display = False
         await self.chat.load(await self._entries_to_show(services, session))
         self._set_title(session.title or _title_from(session.history) or "new")
-        self.chat_shown_at = None
-        self.call_after_refresh(self._mark_shown)
+        self.call_after_refresh(instrument.mark, "chat_shown")
         # The first measure counts every message (~0.1 s per 1 000): the chat is already on
         # screen, sends made meanwhile wait in the queue, and the count runs off the UI loop.
         self.meter.placeholder = f"measuring {len(session.history)} messages…"
@@ -187,10 +188,12 @@ class SessionView(EventRendering, Vertical):
         )
         return entries
 
-    def _mark_shown(self) -> None:
-        self.chat_shown_at = time.perf_counter()
-
-    async def _without_model(self, reason: str, session_id: str | None) -> None:
+    async def _without_model(
+        self,
+        reason: str,
+        session_id: str | None,
+        read_only: str = "Read-only: no model is configured (/model NAME sets one).",
+    ) -> None:
         self.session = None
         self.query_one(NoModelPanel).explain(reason)
         self.meter.placeholder = "no model configured"
@@ -199,9 +202,7 @@ class SessionView(EventRendering, Vertical):
             history = await self.services.store.sessions.transcript(session_id)
             await self.chat.load(transcript.entries_from_history(history))
             self.query_one(NoModelPanel).display = False
-            await self.chat.add(
-                NoticeEntry("Read-only: no model is configured (/model NAME sets one).", "warning")
-            )
+            await self.chat.add(NoticeEntry(read_only, "warning"))
             info = await self.services.store.sessions.get(session_id)
             self._set_title((info.title if info else None) or _title_from(history) or "session")
 
@@ -329,12 +330,8 @@ class SessionView(EventRendering, Vertical):
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def run_compact(self, instructions: str | None) -> None:
         assert self.session is not None
-        self.session.busy = True
-        try:
-            async for event in self.session.compact(instructions):
-                self.post_message(AgentEventMessage(event))
-        finally:
-            self.session.busy = False
+        async for event in self.session.compact(instructions):  # busy while it runs
+            self.post_message(AgentEventMessage(event))
 
     def cancel(self) -> bool:
         """Cancel the running turn or compaction; False when there is none."""
