@@ -66,8 +66,8 @@ class TestTimeLimits:
         limits = TimeLimits(connect=5, first_byte=first_byte, idle=1.0, total=60)
         _, error = await run(make(server, transport, limits, max_retries=3))
         assert error is not None and error.kind == "connection" and error.timed_out
-        # litellm's first call can spend the short limit preparing before it sends anything.
-        assert len(server.requests) == 2 if transport == "auto" else len(server.requests) <= 2
+        # Two tries made (a loaded server may not have read a request before its limit ran out).
+        assert "gave up after 2 tries" in str(error) and len(server.requests) <= 2
         message = str(error)
         assert server.base_url in message and "provider.first_byte_timeout" in message
         assert "\n" not in message
@@ -184,7 +184,7 @@ class TestInTheSession:
         server.enqueue(Reply(hang=True), Reply(hang=True), Reply(text="unused"))
         done = run_cli(["run", "hi", *flags(server, tmp_path / "h.db")], workspace)
         assert done.returncode == 1 and "provider.first_byte_timeout" in done.stderr
-        assert len(server.requests) == 2
+        assert "gave up after 2 tries" in done.stderr and len(server.requests) <= 2
 
 
 class TestAnthropic:
