@@ -127,8 +127,8 @@ class TestChat:
             await send(pilot, "hi")
             try:
                 await until(pilot, lambda: len(server.requests) == 1, what="the request")
-                await pilot.pause()
-                assert app.query_one(ThinkingLine).display
+                # The direct path sends before the UI has drawn the step: wait for the line.
+                await until(pilot, lambda: app.query_one(ThinkingLine).display, what="thinking…")
                 assert "thinking…" in screen_text(app)
             finally:
                 answer.set()

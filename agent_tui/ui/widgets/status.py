@@ -3,6 +3,8 @@ panel shown when no model is configured."""
 
 from __future__ import annotations
 
+import time
+
 from rich.text import Text
 from textual.containers import Vertical
 from textual.widgets import Static
@@ -16,18 +18,28 @@ LOCAL_EXAMPLE = "agent-tui --model openai/qwen2.5 --api-base http://localhost:11
 class ThinkingLine(Static):
     """`⠋ thinking…` while the model works and nothing has streamed yet."""
 
+    QUIET = 3.0
+    """Seconds of waiting before the line says how long and how to stop: a slow server (a long
+    local prefill, one that hangs until `[provider] first_byte_timeout`) should not look frozen."""
+
     def on_mount(self) -> None:
         self.display = False
+        self._since = time.monotonic()
         self._ticker = self.set_interval(0.1, self._tick, pause=True)
 
     def _tick(self) -> None:
-        self.update(f"{spinner_frame()} thinking…")
+        waited = time.monotonic() - self._since
+        if waited < self.QUIET:
+            self.update(f"{spinner_frame()} thinking…")
+        else:
+            self.update(f"{spinner_frame()} thinking… {waited:.0f} s · ^C cancels")
 
     def show(self, on: bool) -> None:
         if on == self.display:
             return
         self.display = on
         if on:
+            self._since = time.monotonic()
             self._tick()
             self._ticker.resume()
         else:
