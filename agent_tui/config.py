@@ -128,6 +128,22 @@ class SandboxSettings:
 
 
 @dataclass(frozen=True)
+class ProviderSettings:
+    transport: str = "auto"
+    """auto: OpenAI-compatible and Anthropic models over the direct HTTP path, the rest through
+    litellm; litellm: every model through litellm."""
+    connect_timeout: float = 10.0
+    """Seconds to open the connection."""
+    first_byte_timeout: float = 45.0
+    """Seconds from sending the request to the response starting (a slow local prefill of a long
+    prompt may need more)."""
+    idle_timeout: float = 120.0
+    """Longest silence, in seconds, between two chunks of a streamed reply."""
+    total_timeout: float = 600.0
+    """Seconds one model call may take in all."""
+
+
+@dataclass(frozen=True)
 class Config:
     model: ModelSettings = field(default_factory=ModelSettings)
     agent: AgentSettings = field(default_factory=AgentSettings)
@@ -139,6 +155,7 @@ class Config:
     loop: LoopSettings = field(default_factory=LoopSettings)
     mcp: McpSettings = field(default_factory=McpSettings)
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
+    provider: ProviderSettings = field(default_factory=ProviderSettings)
 
     def tool_output_budget(self, window: int) -> int:
         if self.tool_output.budget_tokens is not None:
@@ -336,6 +353,16 @@ def _validate(config: Config) -> None:
         value = getattr(config.model, key)
         if value is not None and value <= 0:
             raise ConfigError(f"model.{key} must be a positive integer, got {value}")
+    _validate_provider(config.provider)
+
+
+def _validate_provider(p: ProviderSettings) -> None:
+    if p.transport not in ("auto", "litellm"):
+        raise ConfigError(f'provider.transport must be "auto" or "litellm", got {p.transport!r}')
+    for key in ("connect_timeout", "first_byte_timeout", "idle_timeout", "total_timeout"):
+        value = getattr(p, key)
+        if not 0 < value <= 86_400:
+            raise ConfigError(f"provider.{key} must be between 0 and 86400 seconds, got {value:g}")
 
 
 def flatten(config: Config) -> dict[str, Any]:

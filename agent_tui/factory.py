@@ -134,7 +134,8 @@ class AppServices:
         cfg = self.config
         model = cfg.model.name
         assert model is not None
-        provider = Provider(model, api_base=cfg.model.api_base, api_key_env=cfg.model.api_key_env)
+        timing = provider_settings(cfg)
+        provider = Provider(model, api_base=cfg.model.api_base, api_key_env=cfg.model.api_key_env, **timing)
         registry = ToolRegistry()
         for tool in [*builtin_tools(), *context_tools(), *self.extra_tools]:
             registry.register(tool)
@@ -182,7 +183,12 @@ class AppServices:
                 cfg.model.api_base if "/" not in summary_name or summary_name.startswith("openai/") else None
             )
             summarizer = ProviderSummarizer(
-                Provider(summary_name, api_base=local, api_key_env=cfg.model.api_key_env if local else None)
+                Provider(
+                    summary_name,
+                    api_base=local,
+                    api_key_env=cfg.model.api_key_env if local else None,
+                    **timing,
+                )
             )
         compactor = Compactor(
             summarizer, chat_summarizer if summarizer is not chat_summarizer else None, limits.context_window
@@ -203,13 +209,24 @@ class AppServices:
         )
 
 
+def provider_settings(config: Config) -> dict[str, Any]:
+    """Provider keyword arguments from `[provider]`: the transport and the time limits."""
+    from agent_tui.llm.http_common import TimeLimits
+
+    p = config.provider
+    limits = TimeLimits(p.connect_timeout, p.first_byte_timeout, p.idle_timeout, p.total_timeout)
+    return {"limits": limits, "transport": p.transport}
+
+
 async def build_services(
     config: Config, *, workspace: Path | None = None, db_path: Path | None = None, start_mcp: bool = True
 ) -> AppServices:
     """Open the store and return the shared services. Store errors surface as StoreError.
     Configured MCP servers start in the background (`await services.mcp_ready()` to wait)."""
+    from agent_tui.llm.startup import preload
     from agent_tui.store import open_store
 
+    preload(config.model.name)  # loads while the store opens (llm/startup.py)
     store = await open_store(db_path_for(config, db_path))
     services = AppServices(config=config, store=store, workspace=(workspace or Path.cwd()).resolve())
     services.sandbox = await make_sandbox(config, services.workspace)

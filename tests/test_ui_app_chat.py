@@ -127,8 +127,8 @@ class TestChat:
             await send(pilot, "hi")
             try:
                 await until(pilot, lambda: len(server.requests) == 1, what="the request")
-                await pilot.pause()
-                assert app.query_one(WorkingLine).display
+                # The direct path sends before the UI has drawn the step: wait for the line.
+                await until(pilot, lambda: app.query_one(WorkingLine).display, what="the working line")
                 assert "thinking · " in screen_text(app) and "Esc to interrupt" in screen_text(app)
             finally:
                 answer.set()

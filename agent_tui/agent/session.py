@@ -247,8 +247,8 @@ class AgentSession(SessionHistory):
                         step -= 1
                         continue
                     yield ev.ErrorEvent(str(exc), exc.kind)
-                    if text_parts:
-                        await self._add(assistant("".join(text_parts)))
+                    if text_parts:  # kept, and marked so neither reader takes it for a whole reply
+                        await self._add(assistant("".join(text_parts) + f"\n\n[incomplete: {exc}]"))
                     elif not replied:
                         # Not sent: the TUI puts the text back in the input; a retry sends it once.
                         await self._unsend(sent, str(exc))

@@ -47,6 +47,10 @@ def warm_imports() -> None:
     """Import what building services and sessions needs (run in a thread)."""
     import importlib
 
+    from agent_tui.llm.startup import preload
+
+    preload(None)  # the window, the tokenizer and the HTTP client, each in its own thread
+
     for name in (
         "agent_tui.store",
         "agent_tui.factory",
@@ -60,13 +64,8 @@ def warm_imports() -> None:
             importlib.import_module(name)
         except Exception:
             log.debug("warming %s failed", name, exc_info=True)
-    try:
-        # litellm takes 1-3 s to import; on the first turn that would freeze every tab.
-        from agent_tui.llm.lazy import litellm
-
-        litellm()
-    except Exception:
-        log.debug("warming litellm failed", exc_info=True)
+    # litellm is not warmed here: OpenAI-compatible and Anthropic models never need it, and a
+    # model that does starts its import in the background when its Provider is built.
 
 
 T = TypeVar("T")
