@@ -80,6 +80,10 @@ class ToolsSettings:
     allow: list[str] = field(default_factory=list)
     """Approval rules: `bash:git status`, `bash:pytest*`, `edit_file`."""
     bash_timeout: float = 120.0
+    search_timeout: float = 5.0
+    """Seconds one grep / grep_result / blob search may spend before it stops with a note."""
+    max_output_bytes: int = 256 << 20
+    """Bytes one command may print; past it its process group is killed (the part is kept)."""
 
 
 @dataclass(frozen=True)

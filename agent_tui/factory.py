@@ -195,6 +195,7 @@ async def build_services(
     from agent_tui.store import open_store
 
     store = await open_store(db_path_for(config, db_path))
+    store.results.search_timeout = config.tools.search_timeout
     services = AppServices(config=config, store=store, workspace=(workspace or Path.cwd()).resolve())
     if start_mcp:
         services.start_mcp()

@@ -23,6 +23,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from agent_tui.bounded_regex import SearchStopped
 from agent_tui.ui.widgets.blob_highlight import Highlighter
 
 if TYPE_CHECKING:
@@ -77,6 +78,9 @@ class StoreBlob:
         text = await self.results.grep(
             self.ref.id, pattern, max_matches=MAX_MATCHES, max_line_length=1, max_bytes=MAX_MATCHES * 24
         )
+        if "[search stopped after" in text or text.startswith("[no match of"):
+            # The budget ran out (a catastrophic pattern): the screen shows this as a notice.
+            raise SearchStopped(self.results.search_timeout)
         numbers = [int(m.group(1)) for m in re.finditer(r"^(\d+):", text, re.MULTILINE)]
         return numbers, len(numbers) >= MAX_MATCHES or "[more matches exist" in text
 
