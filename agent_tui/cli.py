@@ -63,7 +63,21 @@ def launch(
 
 
 def main() -> None:
-    app()
+    """Run the command; anything unexpected is one line naming the log, never a traceback."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        raise SystemExit(130) from None
+    except Exception as exc:
+        import logging
+        import sys
+
+        from agent_tui.logs import current_log
+
+        logging.getLogger("agent_tui.cli").exception("unexpected failure")
+        text = " ".join(str(exc).split())[:300]
+        sys.stderr.write(f"agent-tui: {type(exc).__name__}: {text} (details in {current_log()})\n")
+        raise SystemExit(1) from None
 
 
 if __name__ == "__main__":

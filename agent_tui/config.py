@@ -232,6 +232,11 @@ def read_toml(path: Path) -> dict[str, Any]:
             return tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    except UnicodeDecodeError as exc:
+        bad = exc.object[exc.start : exc.start + 1].hex()
+        raise ConfigError(
+            f"{path}: not UTF-8 text (byte 0x{bad} at offset {exc.start}); save it as UTF-8"
+        ) from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
 
@@ -261,6 +266,9 @@ def load_config(
         cleaned = {s: {k: v for k, v in t.items() if v is not None} for s, t in overrides.items()}
         _apply(merged, sources, cleaned, "command line")
     config = Config(**{n: cls(**merged.get(n, {})) for n, cls in _SECTION_TYPES.items()})
+    from agent_tui.config_checks import check_config  # ranges and allow-rule syntax
+
+    check_config(config, sources)
     _validate(config)
     return LoadedConfig(config=config, sources=sources, files=read)
 

@@ -20,11 +20,20 @@ def fail(message: str, code: int = 1) -> NoReturn:
     raise typer.Exit(code)
 
 
+def fail_startup(message: str, code: int = 1) -> NoReturn:
+    """`fail` for start-up problems: the one line also names the log file."""
+    from agent_tui.logs import current_log
+
+    if logging.getLogger("agent_tui").handlers:  # else Python's last-resort handler prints it
+        log.error("start-up failed: %s", message)
+    fail(f"{message} (log: {current_log()})", code)
+
+
 def load_or_fail(overrides: dict[str, dict[str, Any]] | None = None, cwd: Path | None = None) -> LoadedConfig:
     try:
         return load_config(overrides=overrides, cwd=cwd)
     except ConfigError as exc:
-        fail(str(exc), 2)
+        fail_startup(str(exc), 2)
 
 
 def model_overrides(

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from agent_tui.commands.common import fail, load_or_fail, model_overrides
+from agent_tui.commands.common import fail, fail_startup, load_or_fail, model_overrides
 
 if TYPE_CHECKING:
     from agent_tui.messages import ResultRef
@@ -58,7 +58,7 @@ async def _run(
     try:
         services = await build_services(config, db_path=db)
     except StoreError as exc:
-        fail(str(exc), 1)
+        fail_startup(str(exc), 1)
     try:
         await services.mcp_ready()  # headless: the first request must already offer MCP tools
         try:
