@@ -50,10 +50,12 @@ def launch(
     """Open the TUI (when no sub-command is given)."""
     if ctx.invoked_subcommand is not None:
         return
+    from agent_tui import shutdown
     from agent_tui.commands.common import load_or_fail, model_overrides
     from agent_tui.logs import setup_logging
 
     setup_logging()
+    shutdown.install()  # SIGTERM / SIGHUP: running turns cancelled, exit 143 / 129
     loaded = load_or_fail(model_overrides(model, api_base, context_window, max_output_tokens, db))
     from agent_tui.commands.tui import launch_tui
 
@@ -66,7 +68,11 @@ def main() -> None:
     """Run the command; anything unexpected is one line naming the log, never a traceback."""
     try:
         app()
+    except SystemExit as exc:
+        _bounded_exit(exc.code)
+        raise
     except KeyboardInterrupt:
+        _bounded_exit(130)
         raise SystemExit(130) from None
     except Exception as exc:
         import logging
@@ -77,7 +83,16 @@ def main() -> None:
         logging.getLogger("agent_tui.cli").exception("unexpected failure")
         text = " ".join(str(exc).split())[:300]
         sys.stderr.write(f"agent-tui: {type(exc).__name__}: {text} (details in {current_log()})\n")
+        _bounded_exit(1)
         raise SystemExit(1) from None
+
+
+def _bounded_exit(code: object) -> None:
+    """No command group outlives us, and interpreter shutdown cannot hang the exit."""
+    from agent_tui import children, shutdown
+
+    children.kill_all()
+    shutdown.arm_exit_deadline(code if isinstance(code, int) else 0 if code is None else 1)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 
 Plain mode prints the final assistant text to stdout and one line per compaction or notice on
 stderr. `--json` prints one JSON object per event per line (schema in the README), the last a
-`result`. Exit 0 on success, 1 on a provider or tool failure, 2 on bad config, 130 on Ctrl-C.
+`result`. Exit 0 on success, 1 on a provider or tool failure, 2 on bad config, 130 on Ctrl-C,
+143 on SIGTERM and 129 on SIGHUP (the turn is cancelled and saved the same way as on Ctrl-C).
 """
 
 from __future__ import annotations
@@ -157,9 +158,16 @@ def run(
     if not text.strip() and not compact:
         fail("no prompt given (pass PROMPT, or `-` to read stdin)", 2)
     loaded = load_or_fail(model_overrides(model, api_base, context_window, max_output_tokens, db))
-    try:
-        code = asyncio.run(
-            _run(
+    from agent_tui import shutdown
+
+    guard = shutdown.install()  # SIGTERM / SIGHUP cancel the turn like Ctrl-C, then exit 143 / 129
+
+    async def main() -> int:
+        task = asyncio.current_task()
+        assert task is not None
+        guard.attach(asyncio.get_running_loop(), lambda _signum: task.cancel())
+        try:
+            return await _run(
                 loaded.config,
                 text,
                 session_id=session,
@@ -169,7 +177,13 @@ def run(
                 compact_first=compact,
                 db=db,
             )
-        )
+        finally:
+            guard.detach()
+
+    try:
+        code = asyncio.run(main())
     except KeyboardInterrupt:
-        raise typer.Exit(130) from None
-    raise typer.Exit(code)
+        code = 130
+    except asyncio.CancelledError:
+        code = guard.exit_code or 130
+    raise typer.Exit(guard.exit_code or code)

@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+from agent_tui import children
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 
 log = logging.getLogger(__name__)
@@ -199,6 +200,7 @@ class BashTool:
             return ToolOutput.error(f"could not start bash in {ctx.workspace}: {exc}")
         proc = asyncio.subprocess.Process(transport, protocol, loop)
         pgid = proc.pid
+        children.register(pgid)  # killed by the watchdog if agent-tui dies before it ends
         cap = _OutputCap(ctx.max_output_bytes)
         collect = asyncio.create_task(self._collect(proc, ctx, cap))
         exited = asyncio.create_task(protocol.exited.wait())
@@ -231,6 +233,8 @@ class BashTool:
         finally:
             exited.cancel()
             transport.close()
+            if not _group_alive(pgid):  # still alive (cleanup cut short): the exit sweep's
+                children.unregister(pgid)
         duration = time.monotonic() - started
         code = transport.get_returncode()
         if cap.hit:
