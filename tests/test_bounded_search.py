@@ -189,3 +189,13 @@ class TestBlobBrowser:
             timer.stop()
             assert "narrow the pattern" in stopped()[0].message and "\n" not in stopped()[0].message
             assert len(ticks) > 2
+
+    def test_match_marks_stop_on_a_catastrophic_pattern(self):
+        """Marking matches while drawing a line gives up within its budget (Rich's
+        highlight_regex with `re` would hang the render for hours on this line)."""
+        from agent_tui.bounded_regex import compile_regex
+        from agent_tui.ui.widgets.blob_viewer import HighlightPattern
+
+        assert list(HighlightPattern(compile_regex(EVIL)).finditer(LINE * 40)) == []
+        marks = HighlightPattern(compile_regex("b+")).finditer("aabba")
+        assert [(m.start(), m.end()) for m in marks] == [(2, 4)]
