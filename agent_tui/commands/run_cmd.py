@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from agent_tui.commands.common import fail, fail_startup, load_or_fail, model_overrides
+from agent_tui.commands.common import fail, fail_startup, load_or_fail, model_overrides, run_headless
 
 if TYPE_CHECKING:
     from agent_tui.messages import ResultRef
@@ -149,7 +149,6 @@ def run(
     compact: bool = typer.Option(False, "--compact", help="Compact the session first."),
 ) -> None:
     """Run one turn without the TUI and print the answer."""
-    import asyncio
 
     from agent_tui.logs import setup_logging
 
@@ -158,32 +157,17 @@ def run(
     if not text.strip() and not compact:
         fail("no prompt given (pass PROMPT, or `-` to read stdin)", 2)
     loaded = load_or_fail(model_overrides(model, api_base, context_window, max_output_tokens, db))
-    from agent_tui import shutdown
-
-    guard = shutdown.install()  # SIGTERM / SIGHUP cancel the turn like Ctrl-C, then exit 143 / 129
-
-    async def main() -> int:
-        task = asyncio.current_task()
-        assert task is not None
-        guard.attach(asyncio.get_running_loop(), lambda _signum: task.cancel())
-        try:
-            return await _run(
-                loaded.config,
-                text,
-                session_id=session,
-                continue_=continue_,
-                yes=yes,
-                as_json=as_json,
-                compact_first=compact,
-                db=db,
-            )
-        finally:
-            guard.detach()
-
-    try:
-        code = asyncio.run(main())
-    except KeyboardInterrupt:
-        code = 130
-    except asyncio.CancelledError:
-        code = guard.exit_code or 130
-    raise typer.Exit(guard.exit_code or code)
+    # SIGTERM / SIGHUP cancel the turn like Ctrl-C (saved), then exit 143 / 129.
+    code = run_headless(
+        lambda: _run(
+            loaded.config,
+            text,
+            session_id=session,
+            continue_=continue_,
+            yes=yes,
+            as_json=as_json,
+            compact_first=compact,
+            db=db,
+        )
+    )
+    raise typer.Exit(code)

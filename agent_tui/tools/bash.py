@@ -194,6 +194,7 @@ class BashTool:
             return ToolOutput.error(f"timeout must be a number of seconds, got {timeout!r}")
         started = time.monotonic()
         loop = asyncio.get_running_loop()
+        children.prepare()  # the watchdog exists before the command does
         try:
             transport, protocol = await self._spawn(command, ctx)
         except OSError as exc:
@@ -280,7 +281,7 @@ class BashTool:
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.STDOUT,
                 start_new_session=True,  # its own process group: killed as a whole
-                env={**os.environ, **_ENV_OVERRIDES},
+                env={**os.environ, **_ENV_OVERRIDES, **children.owner_env()},
             )
         )
         try:
