@@ -15,7 +15,7 @@ import threading
 
 import pytest
 
-from agent_tui.tools.base import ToolContext
+from agent_tui.tools.base import ToolContext, ToolServices
 from agent_tui.tools.context_tools import GrepResult
 from agent_tui.tools.search import GrepTool
 
@@ -106,7 +106,7 @@ class TestGrepResult:
             ref = await store.results.offload(session.id, "bash", "c1", body)
             store.results.search_timeout = 0.5
             ctx = ToolContext(
-                workspace=tmp_path, session_id=session.id, call_id="c2", services={"store": store}
+                workspace=tmp_path, session_id=session.id, call_id="c2", services=ToolServices(store=store)
             )
             with Ticker() as ticker:
                 out = await GrepResult().run({"ref_id": ref.id, "pattern": f"error|{EVIL}"}, ctx)

@@ -13,7 +13,7 @@ from pathlib import Path
 import typer
 
 from agent_tui.commands.common import fail
-from agent_tui.commands.sessions_cmd import DB_HELP, resolve_db
+from agent_tui.commands.store_output import DB_HELP, resolve_db
 
 app = typer.Typer(help="Check the database, or salvage a damaged one into a new file.", no_args_is_help=True)
 

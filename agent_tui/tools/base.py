@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
     from agent_tui.messages import ResultRef
+    from agent_tui.store import Store
 
 Source = Literal["builtin", "context", "mcp", "skill"]
 
@@ -75,6 +76,22 @@ Offload = Callable[[str, "str | bytes | AsyncIterator[bytes]"], Awaitable["Resul
 """`offload(tool_name, content)` stores content whole in the blob store and returns its ref."""
 
 
+class ToolFinder(Protocol):
+    """Ranks the deferred tools for a query and offers the matches for the next step."""
+
+    def search_tools(self, query: str, limit: int = 5) -> list[ToolSpec]: ...
+
+
+@dataclass(frozen=True)
+class ToolServices:
+    """The session's shared parts the context tools use; None where the session has none."""
+
+    store: Store | None = None
+    """Where read_result, grep_result and recall read stored outputs and transcripts."""
+    tools: ToolFinder | None = None
+    """What tool_search asks (the session's PromptAssembler, which owns deferral)."""
+
+
 @dataclass
 class ToolContext:
     """What a running tool may touch."""
@@ -92,8 +109,8 @@ class ToolContext:
     """Seconds one grep may spend on regex work ([tools] search_timeout)."""
     max_output_bytes: int = 256 << 20
     """Bytes one command may print before its process group is killed ([tools] max_output_bytes)."""
-    services: dict[str, Any] = field(default_factory=dict)
-    """Shared objects for context tools: `store`, `compactor`, `registry`…"""
+    services: ToolServices = field(default_factory=ToolServices)
+    """The shared parts the context tools use (store, tool search)."""
 
 
 class Tool(Protocol):

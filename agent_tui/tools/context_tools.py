@@ -8,15 +8,18 @@ can correct its call.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
+
+if TYPE_CHECKING:
+    from agent_tui.store import Store
 
 REF_HELP = "a ref id like r_1a2b3c4d (from a tool view or the retain block) or a ctx:// URI"
 
 
-def _store(ctx: ToolContext) -> Any:
-    return ctx.services.get("store")
+def _store(ctx: ToolContext) -> Store | None:
+    return ctx.services.store
 
 
 class ReadResult:
