@@ -88,6 +88,10 @@ class ToolsSettings:
     bash_timeout: float = 120.0
     deny_ends_turn: bool = True
     """A denied call ends the turn (the model waits for you); false lets it carry on."""
+    search_timeout: float = 5.0
+    """Seconds one grep / grep_result / blob search may spend before it stops with a note."""
+    max_output_bytes: int = 256 << 20
+    """Bytes one command may print; past it its process group is killed (the part is kept)."""
 
 
 @dataclass(frozen=True)
@@ -264,6 +268,11 @@ def read_toml(path: Path) -> dict[str, Any]:
             return tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    except UnicodeDecodeError as exc:
+        bad = exc.object[exc.start : exc.start + 1].hex()
+        raise ConfigError(
+            f"{path}: not UTF-8 text (byte 0x{bad} at offset {exc.start}); save it as UTF-8"
+        ) from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
 
@@ -296,6 +305,9 @@ def load_config(
         cleaned = {s: {k: v for k, v in t.items() if v is not None} for s, t in overrides.items()}
         _apply(merged, sources, cleaned, "command line")
     config = Config(**{n: cls(**merged.get(n, {})) for n, cls in _SECTION_TYPES.items()})
+    from agent_tui.config_checks import check_config  # ranges and allow-rule syntax
+
+    check_config(config, sources)
     _validate(config)
     return LoadedConfig(config=config, sources=sources, files=read)
 

@@ -100,6 +100,8 @@ class ToolRunner:
             max_message_bytes=self.page_bytes(room_tokens),
             max_line_length=out.max_line_length,
             bash_timeout=self.config.tools.bash_timeout,
+            search_timeout=self.config.tools.search_timeout,
+            max_output_bytes=self.config.tools.max_output_bytes,
             services=self.services,
         )
 

@@ -24,7 +24,7 @@ from textual.binding import Binding
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
-from agent_tui import instrument, paths
+from agent_tui import instrument, paths, shutdown
 from agent_tui.ui import themes
 from agent_tui.ui.app_commands import AppCommands
 from agent_tui.ui.textual_compat import OneLineCrashes
@@ -148,14 +148,41 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
     def _exit_on_signals(self) -> None:
         """SIGTERM and SIGHUP (terminal closed) exit cleanly, so the terminal is restored."""
         loop = asyncio.get_running_loop()
+        guard = shutdown.current()
+        if guard is not None:  # the CLI installed it: seen even if this thread is stuck
+            guard.attach(loop, self._shutdown_signal)
+            return
         for name in ("SIGTERM", "SIGHUP"):
             number = getattr(signal, name, None)
             if number is None:
                 continue
             try:
-                loop.add_signal_handler(number, self.exit)
+                loop.add_signal_handler(number, self._shutdown_signal, number)
             except (NotImplementedError, RuntimeError, ValueError):
                 pass  # not the main thread (tests) or not supported on this platform
+
+    def _shutdown_signal(self, signum: int) -> None:
+        """Like Ctrl+C twice: cancel every running turn (their commands' groups are killed and
+        the interruption saved), then exit 128 + signum, even with a modal open."""
+        self._stopping = asyncio.ensure_future(self.stop_for_signal(signum))
+
+    async def stop_for_signal(self, signum: int, wait: float = shutdown.GRACE - 2) -> None:
+        log.info("signal %d: cancelling running turns and exiting", signum)
+        views = list(self._views)
+        for view in views:
+            view.cancel()
+        deadline = time.monotonic() + wait
+        while any(view.busy for view in views) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)  # the turns' own clean-up signals nothing we can await
+        if signum == getattr(signal, "SIGHUP", None):
+            # The terminal is gone: Textual's own shutdown would block for ever writing to it
+            # (its writer queue fills). The sessions are saved; close the store and end here.
+            try:
+                await asyncio.wait_for(self.close_services(), 2)
+            except Exception:
+                log.exception("closing the services after SIGHUP failed")
+            shutdown.end_now(shutdown.exit_code(signum))
+        self.exit(return_code=shutdown.exit_code(signum))
 
     def _register_themes(self) -> None:
         """Register the theme files and pick the configured theme. Done before the first
@@ -215,7 +242,11 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
                 self._services.set_result(None)
 
     async def on_unmount(self) -> None:
-        # The screens are gone by now: close the sessions the views left behind by reference.
+        await self.close_services()
+
+    async def close_services(self) -> None:
+        """Close the sessions and (when the app made them) the services; safe to call twice."""
+        # The screens may be gone by now: close the sessions the views left behind by reference.
         for view in self._views:
             if view.session is not None:
                 await view.session.close()
