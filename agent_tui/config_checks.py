@@ -59,6 +59,7 @@ RANGES: dict[str, Range] = {
     "compaction.target_ratio": Range(0, 1, low_open=True),
     "compaction.retain_last_turns": Range(0, 1000),
     "compaction.protected_ratio": Range(0, 1),
+    "compaction.keep_user_messages_tokens": Range(0, 100_000_000, unit="tokens"),
     "tool_output.max_message_bytes": Range(1024, 1 << 30, unit="bytes"),
     "tool_output.max_line_length": Range(16, 1_000_000, unit="characters"),
     "tool_output.budget_tokens": Range(1, 100_000_000, unit="tokens"),
@@ -71,6 +72,10 @@ RANGES: dict[str, Range] = {
     "loop.max_summary_tokens": Range(16, 10_000_000, unit="tokens"),
     "loop.stall_limit": COUNT,
     "mcp.startup_timeout": SECONDS,
+    "provider.connect_timeout": SECONDS,
+    "provider.first_byte_timeout": SECONDS,
+    "provider.idle_timeout": SECONDS,
+    "provider.total_timeout": SECONDS,
 }
 """Every int and float key; tests/test_config_checks.py holds that none is missing."""
 
