@@ -251,18 +251,37 @@ class TestServers:
         assert "unknown tool" in done["time__get_current_time"].view
         assert not done["git__git_status"].is_error and "branch" in done["git__git_status"].view
 
-    async def test_failing_and_hanging_servers_are_warnings(
+    async def test_failing_servers_are_warnings(
         self,
         tmp_path,
         workspace,
         git_repo,
     ):
-        """A missing command and a silent process fail with a warning; time still works."""
+        """A missing command fails with a warning; the working server beside it still serves."""
         table = {
             "missing": {"command": "no-such-mcp-server-here"},
-            "silent": {"command": "sleep", "args": ["60"]},
             "time": {"command": installed("mcp-server-time")},
         }
+        with FakeOpenAI(window=64_000) as server:
+            services = await mcp_services(server, tmp_path, workspace, table)
+            try:
+                states = {n: (s.state, s.error) for n, s in services.mcp.servers.items()}
+                session = await services.new_session(yes=True)
+                server.enqueue(Reply(text="ok"))
+                events = await collect(session.run_turn("hi"))
+            finally:
+                await services.close()
+        assert states["missing"] == ("failed", "command not found: no-such-mcp-server-here")
+        assert states["time"][0] == "ready"
+        notices = " ".join(e.message for e in of_type(events, ev.Notice))
+        assert "'missing' failed" in notices
+        assert "time__get_current_time" in tool_names(server.requests[0])
+
+    async def test_a_hanging_server_times_out_and_is_stopped(self, tmp_path, workspace):
+        """A process that never answers the handshake fails after startup_timeout with a warning,
+        and is stopped. (Apart from the working server: a 3 s limit on a real server's start is a
+        race a busy machine loses.)"""
+        table = {"silent": {"command": "sleep", "args": ["60"]}}
         with FakeOpenAI(window=64_000) as server:
             services = await mcp_services(server, tmp_path, workspace, table, timeout=3)
             try:
@@ -272,12 +291,9 @@ class TestServers:
                 events = await collect(session.run_turn("hi"))
             finally:
                 await services.close()
-        assert states["missing"] == ("failed", "command not found: no-such-mcp-server-here")
         assert states["silent"] == ("failed", "did not start within 3 s")
-        assert states["time"][0] == "ready"
         notices = " ".join(e.message for e in of_type(events, ev.Notice))
-        assert "'missing' failed" in notices and "'silent' failed" in notices
-        assert "time__get_current_time" in tool_names(server.requests[0])
+        assert "'silent' failed" in notices
         assert children_running("sleep 60") == []
 
 

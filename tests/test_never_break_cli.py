@@ -36,7 +36,7 @@ def read_until(proc: subprocess.Popen[bytes], event_type: str) -> dict:
         event = json.loads(line)
         if event["type"] == event_type:
             return event
-    raise AssertionError(f"the run ended before a {event_type} event: {proc.stderr.read()!r}")  # type: ignore[union-attr]
+    raise AssertionError(f"the run ended before a {event_type} event: {proc.stderr.read()!r}")
 
 
 def kill_group_of(pid_file: Path) -> None:
@@ -63,8 +63,8 @@ class TestKilledMidTool:
             proc.wait(timeout=30)
         finally:
             proc.kill()
-            proc.stdout.close()  # type: ignore[union-attr]
-            proc.stderr.close()  # type: ignore[union-attr]
+            proc.stdout.close()
+            proc.stderr.close()
         kill_group_of(pid_file)
         assert proc.returncode == -signal.SIGKILL
 
@@ -157,7 +157,7 @@ class TestTwoProcesses:
             env=ENV,
         )
         try:
-            assert holder.stdout.readline().strip() == "held"  # type: ignore[union-attr]
+            assert holder.stdout.readline().strip() == "held"
             busy = run_cli(["run", "from elsewhere", "--continue", *flags(server, db)], workspace)
             assert busy.returncode == 1
             assert f"open in another agent-tui (pid {holder.pid})" in busy.stderr
@@ -167,8 +167,8 @@ class TestTwoProcesses:
             holder.wait(timeout=30)
         finally:
             holder.kill()
-            holder.stdin.close()  # type: ignore[union-attr]
-            holder.stdout.close()  # type: ignore[union-attr]
+            holder.stdin.close()
+            holder.stdout.close()
         server.enqueue(Reply(text="taken over"))
         after = run_cli(["run", "now?", "--continue", *flags(server, db)], workspace)
         assert after.returncode == 0 and after.stdout.strip() == "taken over"

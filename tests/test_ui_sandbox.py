@@ -9,6 +9,7 @@ from textual.widgets import Static
 
 from agent_tui.ui.screens.approval import ApprovalScreen
 from agent_tui.ui.screens.dialogs import HelpScreen
+from agent_tui.ui.textual_compat import notifications
 from testkit.fake_openai import Reply
 from tests.agent_fixtures import make_config
 from tests.test_ui_app_chat import send
@@ -20,7 +21,7 @@ def topbar(app) -> str:
 
 
 def notices(app) -> list[str]:
-    return [n.message for n in app._notifications]
+    return [n.message for n in notifications(app)]
 
 
 @pytest.fixture
