@@ -125,9 +125,11 @@ class TestThresholds:
         """Past 98% the turn starts blocked, compacts, and the user's message still goes out."""
         session = await small_services.new_session(yes=True)
         small_server.enqueue(Reply(text="ok"), Reply(text="ok"))
-        await collect(session.run_turn(filler(2000), as_is=True))
+        # Each message fits the window alone (one that cannot is sent as a view instead), together
+        # they pass 80% with auto-compaction off, and the third pushes past the hard block.
+        await collect(session.run_turn(filler(1200), as_is=True))
         session.config = replace(session.config, compaction=replace(session.config.compaction, auto=False))
-        await collect(session.run_turn(filler(2000), as_is=True))
+        await collect(session.run_turn(filler(600), as_is=True))
         assert session.measure().used_fraction > 0.8
         events = await collect(session.run_turn("the message that must arrive " + filler(900), as_is=True))
         assert of_type(events, ev.Blocked)
