@@ -10,7 +10,7 @@ from pathlib import Path
 import typer
 
 from agent_tui import __version__
-from agent_tui.commands import blobs_cmd, config_cmd, loop_cmd, mcp_cmd, run_cmd, sessions_cmd
+from agent_tui.commands import blobs_cmd, config_cmd, loop_cmd, mcp_cmd, run_cmd, sessions_cmd, trust_cmd
 
 app = typer.Typer(
     help="A terminal agent shell whose edge is context management.",
@@ -21,6 +21,7 @@ app.add_typer(config_cmd.app, name="config")
 app.add_typer(mcp_cmd.app, name="mcp")
 app.add_typer(sessions_cmd.app, name="sessions")
 app.add_typer(blobs_cmd.app, name="blobs")
+app.add_typer(trust_cmd.app, name="trust")
 app.command("run")(run_cmd.run)
 app.command("loop")(loop_cmd.loop)
 
