@@ -118,7 +118,12 @@ class AppServices:
         cfg = self.config
         model = cfg.model.name
         assert model is not None
-        provider = Provider(model, api_base=cfg.model.api_base, api_key_env=cfg.model.api_key_env)
+        # Keys stay with their provider: an api_base a project file chose gets no key of the user's.
+        keyed = cfg.provenance.api_key_allowed
+        key_env = cfg.model.api_key_env if keyed else None
+        provider = Provider(
+            model, api_base=cfg.model.api_base, api_key_env=key_env, env_key_for_api_base=keyed
+        )
         registry = ToolRegistry()
         for tool in [*builtin_tools(), *context_tools(), *self.extra_tools]:
             registry.register(tool)
@@ -156,7 +161,12 @@ class AppServices:
                 cfg.model.api_base if "/" not in summary_name or summary_name.startswith("openai/") else None
             )
             summarizer = ProviderSummarizer(
-                Provider(summary_name, api_base=local, api_key_env=cfg.model.api_key_env if local else None)
+                Provider(
+                    summary_name,
+                    api_base=local,
+                    api_key_env=key_env if local else None,
+                    env_key_for_api_base=keyed,
+                )
             )
         compactor = Compactor(
             summarizer, chat_summarizer if summarizer is not chat_summarizer else None, limits.context_window

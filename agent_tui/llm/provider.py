@@ -67,6 +67,7 @@ class Provider:
         extra: dict[str, Any] | None = None,
         *,
         retry_base_delay: float = 1.0,
+        env_key_for_api_base: bool = True,
     ) -> None:
         self.model = model
         """The model name as configured (what messages show the user)."""
@@ -79,6 +80,9 @@ class Provider:
         """Further keyword arguments for litellm.acompletion (temperature, headers, …)."""
         self.retry_base_delay = retry_base_delay
         """First backoff wait in seconds (doubles per try) when the provider names none."""
+        self.env_key_for_api_base = env_key_for_api_base
+        """False: never let litellm fill in a key from the environment for `api_base` (one a
+        project file chose must not receive the user's OPENAI_API_KEY); a placeholder goes."""
         self._resolved: tuple[str, dict[str, Any]] | None = None
 
     # -- configuration ------------------------------------------------------------------------
@@ -130,7 +134,7 @@ class Provider:
                 raise LLMError("missing_key", f"No API key for {self.model}: set {self.api_key_env}.")
         if self.api_base:
             params["api_base"] = self.api_base
-            if key is None and not self._default_key_present(model):
+            if key is None and (not self.env_key_for_api_base or not self._default_key_present(model)):
                 key = PLACEHOLDER_KEY
         if key is not None:
             params["api_key"] = key

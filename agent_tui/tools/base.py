@@ -35,6 +35,9 @@ class ToolSpec:
     read_result); other tools' outputs are offloaded past the threshold."""
     source: Source = "builtin"
     """builtin and context tools are never deferred; mcp and skill tools may be."""
+    hints: str = ""
+    """What an MCP server declares about the tool (`read-only`…): shown when asking, never obeyed
+    unless the user's config trusts that server's annotations."""
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI `tools` entry. Built once per spec so token counts cache by identity."""

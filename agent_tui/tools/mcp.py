@@ -90,6 +90,23 @@ def tool_name(server: str, tool: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]", "_", f"{server}__{tool}")[:MAX_TOOL_NAME]
 
 
+def describe_hints(hints: Any) -> str:
+    """The annotations a server declares, in words (empty when none)."""
+    if hints is None:
+        return ""
+    words = [
+        word
+        for flag, word in (
+            ("read_only_hint", "read-only"),
+            ("destructive_hint", "destructive"),
+            ("idempotent_hint", "idempotent"),
+            ("open_world_hint", "reaches outside"),
+        )
+        if getattr(hints, flag, None)
+    ]
+    return ", ".join(words)
+
+
 def result_text(result: Any) -> tuple[str, bool]:
     """An MCP CallToolResult as (text, is_error); binary parts are described, not inlined."""
     parts: list[str] = []
@@ -119,12 +136,17 @@ class McpTool:
         schema = dict(remote.input_schema or {})
         schema.setdefault("type", "object")
         hints = remote.annotations
+        read_only = bool(hints is not None and hints.read_only_hint)
+        # A server's word that a tool only reads is the server's, not ours: it skips approval
+        # only when the user's own config trusts this server's annotations.
+        trusted = server.config.name in server.manager.trusted_annotations
         self.spec = ToolSpec(
             name=tool_name(server.config.name, remote.name),
             description=(remote.description or remote.name).strip(),
             parameters=schema,
-            mutates=not (hints is not None and hints.read_only_hint),
+            mutates=not (read_only and trusted),
             source="mcp",
+            hints=describe_hints(hints),
         )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
@@ -341,8 +363,11 @@ class McpManager:
         startup_timeout: float = 20.0,
         problems: Sequence[str] = (),
         log_dir: Path | None = None,
+        trusted_annotations: Sequence[str] = (),
     ) -> None:
         self.configs = servers
+        self.trusted_annotations = frozenset(trusted_annotations)
+        """Servers whose readOnlyHint may skip approval ([mcp] trust_annotations, user config)."""
         self.workspace = workspace
         self.startup_timeout = startup_timeout
         self.log_dir = log_dir or paths.state_dir() / "mcp"
@@ -357,7 +382,11 @@ class McpManager:
     def from_config(cls, config: Any, workspace: Path) -> McpManager:
         servers, problems = parse_servers(config.mcp.servers)
         return cls(
-            servers, workspace=workspace, startup_timeout=config.mcp.startup_timeout, problems=problems
+            servers,
+            workspace=workspace,
+            startup_timeout=config.mcp.startup_timeout,
+            problems=problems,
+            trusted_annotations=config.mcp.trust_annotations,
         )
 
     def start(self) -> None:
