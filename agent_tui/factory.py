@@ -140,7 +140,15 @@ class AppServices:
             hard_block=a.hard_block,
         )
         policy = PermissionPolicy(cfg.tools.allow, approver=approver, yes=yes)
-        services: dict[str, Any] = {"store": self.store, "registry": registry}
+        from agent_tui.tools.env import SessionEnv
+
+        services: dict[str, Any] = {
+            "store": self.store,
+            "registry": registry,
+            "env": SessionEnv(cfg.tools.env_passthrough),
+            "policy": policy,
+            "recall_scope": cfg.store.recall_scope,
+        }
         runner = ToolRunner(
             registry=registry,
             policy=policy,

@@ -176,8 +176,15 @@ class BashTool:
             return ToolOutput.error(f"timeout must be a number of seconds, got {timeout!r}")
         started = time.monotonic()
         loop = asyncio.get_running_loop()
+        env_note: str | None = None
+        session_env = ctx.services.get("env")
+        if session_env is None:
+            from agent_tui.tools.env import SessionEnv
+
+            session_env = SessionEnv()
+        env, env_note = session_env.build()
         try:
-            transport, protocol = await self._spawn(command, ctx)
+            transport, protocol = await self._spawn(command, ctx, env)
         except OSError as exc:
             return ToolOutput.error(f"could not start bash in {ctx.workspace}: {exc}")
         proc = asyncio.subprocess.Process(transport, protocol, loop)
@@ -219,6 +226,8 @@ class BashTool:
         else:
             status = f"[exit code {code} · {_format_seconds(duration)}]"
             summary = f"exit {code} · {_format_seconds(duration)}"
+        if env_note:
+            status = f"{status}\n{env_note}"
         return ToolOutput(
             text=text,
             is_error=False,
@@ -234,7 +243,9 @@ class BashTool:
             },
         )
 
-    async def _spawn(self, command: str, ctx: ToolContext) -> tuple[asyncio.SubprocessTransport, _Protocol]:
+    async def _spawn(
+        self, command: str, ctx: ToolContext, env: dict[str, str]
+    ) -> tuple[asyncio.SubprocessTransport, _Protocol]:
         """Start bash in its own process group. A cancellation that lands while asyncio is still
         connecting the pipes would otherwise kill bash alone and orphan what it already started."""
         loop = asyncio.get_running_loop()
@@ -249,7 +260,7 @@ class BashTool:
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.STDOUT,
                 start_new_session=True,  # its own process group: killed as a whole
-                env={**os.environ, **_ENV_OVERRIDES},
+                env={**env, **_ENV_OVERRIDES},  # secret-looking variables withheld (tools/env.py)
             )
         )
         try:

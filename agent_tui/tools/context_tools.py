@@ -19,6 +19,37 @@ def _store(ctx: ToolContext) -> Any:
     return ctx.services.get("store")
 
 
+OTHER_PROJECT_HINT = (
+    "Another project's outputs need the user's approval (or [store] recall_scope = \"all\" in their config)"
+)
+
+
+async def _may_read(ctx: ToolContext, project: str | None, tool_name: str) -> bool:
+    """This project's outputs are free; another's need approval once per session, unless the
+    user's config says `recall_scope = "all"`. Without a policy (no session) nothing is asked."""
+    if project is None or project == str(ctx.workspace) or ctx.services.get("recall_scope") == "all":
+        return True
+    policy = ctx.services.get("policy")
+    if policy is None:
+        return True
+    return bool(await policy.allow_project(project, tool_name))
+
+
+async def _check_ref(ctx: ToolContext, store: Any, ref: str, tool_name: str) -> ToolOutput | None:
+    """An error output when `ref` is another project's and reading it is not allowed."""
+    from agent_tui.store import StoreError
+
+    try:
+        resolved = await store.results.resolve(ref, ctx.session_id)
+    except StoreError as exc:
+        return ToolOutput.error(str(exc))
+    if await _may_read(ctx, resolved.project, tool_name):
+        return None
+    return ToolOutput.error(
+        f"{ref} belongs to project {resolved.project}: not allowed. {OTHER_PROJECT_HINT}."
+    )
+
+
 class ReadResult:
     spec = ToolSpec(
         name="read_result",
@@ -51,6 +82,8 @@ class ReadResult:
         limit = max(1, min(int(args["limit"]), 5000)) if args.get("limit") else None
         from agent_tui.store import StoreError
 
+        if (refused := await _check_ref(ctx, store, str(args["ref_id"]), "read_result")) is not None:
+            return refused
         try:
             text = await store.results.read(
                 str(args["ref_id"]), offset, limit, session_id=ctx.session_id, max_bytes=ctx.max_message_bytes
@@ -87,6 +120,8 @@ class GrepResult:
             return ToolOutput.error("the result store is unavailable in this session")
         from agent_tui.store import StoreError
 
+        if (refused := await _check_ref(ctx, store, str(args["ref_id"]), "grep_result")) is not None:
+            return refused
         try:
             text = await store.results.grep(
                 str(args["ref_id"]),
@@ -132,8 +167,25 @@ class Recall:
             hits = await store.results.recall(str(args["query"]), **kwargs)
         except StoreError as exc:
             return ToolOutput.error(str(exc))
+        withheld: dict[str, int] = {}
+        allowed = []
+        for hit in hits:
+            if await _may_read(ctx, hit.project, "recall"):
+                allowed.append(hit)
+            else:
+                withheld[hit.project] = withheld.get(hit.project, 0) + 1
+        hits = allowed
+        note = (
+            f"\n[{sum(withheld.values())} match(es) in other projects withheld ("
+            + ", ".join(withheld)
+            + f"). {OTHER_PROJECT_HINT}.]"
+            if withheld
+            else ""
+        )
         if not hits:
-            return ToolOutput(text=f"No stored output matches {args['query']!r} ({scope}).", summary="0 hits")
+            return ToolOutput(
+                text=f"No stored output matches {args['query']!r} ({scope}).{note}", summary="0 hits"
+            )
         lines = [f"{len(hits)} stored output(s) match {args['query']!r}:"]
         for hit in hits:
             ref = getattr(hit, "ref", None)
@@ -142,7 +194,7 @@ class Recall:
             # A short id resolves only inside its own session: elsewhere give the URI.
             handle = ref_id if hit.session_id == ctx.session_id else hit.uri
             lines.append(f"- {handle} {tool}: {' '.join(str(hit.snippet).split())}")
-        return ToolOutput(text="\n".join(lines), summary=f"{len(hits)} hits")
+        return ToolOutput(text="\n".join(lines) + note, summary=f"{len(hits)} hits")
 
 
 class CompactContext:

@@ -245,8 +245,13 @@ class McpServer:
         from agent_tui import __version__
 
         c = self.config
+        # The SDK hands on only a few safe variables (HOME, PATH…); [tools] env_passthrough adds
+        # the ones the user named, and the server's own env table wins.
+        from agent_tui.tools.env import passed_through
+
+        env = {**passed_through(self.manager.env_passthrough), **c.env}
         params = StdioServerParameters(
-            command=c.command, args=list(c.args), env=dict(c.env), cwd=c.cwd or str(self.manager.workspace)
+            command=c.command, args=list(c.args), env=env, cwd=c.cwd or str(self.manager.workspace)
         )
         errlog = self.log_path.open("a", encoding="utf-8")
         try:
@@ -364,8 +369,10 @@ class McpManager:
         problems: Sequence[str] = (),
         log_dir: Path | None = None,
         trusted_annotations: Sequence[str] = (),
+        env_passthrough: Sequence[str] = (),
     ) -> None:
         self.configs = servers
+        self.env_passthrough = tuple(env_passthrough)
         self.trusted_annotations = frozenset(trusted_annotations)
         """Servers whose readOnlyHint may skip approval ([mcp] trust_annotations, user config)."""
         self.workspace = workspace
@@ -387,6 +394,7 @@ class McpManager:
             startup_timeout=config.mcp.startup_timeout,
             problems=problems,
             trusted_annotations=config.mcp.trust_annotations,
+            env_passthrough=config.tools.env_passthrough,
         )
 
     def start(self) -> None:

@@ -147,6 +147,8 @@ class PermissionPolicy:
         self._session_prefixes: list[str] = []
         self._session_exact: set[str] = set()
         self._lock = asyncio.Lock()
+        self._projects: dict[str, bool] = {}
+        """Other projects whose stored outputs this session was allowed (True) or denied."""
         for rule in allow_rules:
             self._add_config_rule(rule)
 
@@ -274,3 +276,23 @@ class PermissionPolicy:
             else (f" {decision.reason}." if decision.reason else "")
         )
         return False, f"Permission denied for {tool_name}: {what} is protected ({why}).{hint}"
+
+    async def allow_project(self, project: str, tool_name: str) -> bool:
+        """May this session read another project's stored outputs? Asked once per project per
+        session (`--yes` allows; a denial also holds for the session)."""
+        if self.yes:
+            return True
+        async with self._lock:
+            if project not in self._projects:
+                request = ApprovalRequest(
+                    tool=tool_name,
+                    arguments={"project": project},
+                    preview=(
+                        f"Read stored outputs of another project: {project}\n"
+                        '(asked once per session; [store] recall_scope = "all" in your config never asks)'
+                    ),
+                    suggested_prefix=None,
+                )
+                decision = await self.approver(request)
+                self._projects[project] = decision.action != "deny"
+            return self._projects[project]
