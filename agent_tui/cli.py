@@ -55,10 +55,13 @@ def launch(
     from agent_tui.logs import setup_logging
 
     setup_logging()
-    loaded = load_or_fail(model_overrides(model, api_base, context_window, max_output_tokens, db))
+    overrides = model_overrides(model, api_base, context_window, max_output_tokens, db)
+    loaded = load_or_fail(overrides)
     from agent_tui.commands.tui import launch_tui
 
-    code = launch_tui(loaded.config, continue_=continue_, session_id=session)
+    code = launch_tui(
+        loaded.config, continue_=continue_, session_id=session, loaded=loaded, overrides=overrides
+    )
     if code:
         raise typer.Exit(code)
 

@@ -13,6 +13,7 @@ so in `BuiltPrompt.warning`, which the assembler turns into one notice for the u
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -102,10 +103,11 @@ class PromptBuilder:
 
 
 def find_rules_file(workspace: Path) -> Path | None:
-    """`AGENTS.md`, else `AGENT.md`, else `CLAUDE.md` in the workspace."""
+    """`AGENTS.md`, else `AGENT.md`, else `CLAUDE.md` in the workspace (whatever it is: a link,
+    FIFO or folder by that name is found here and refused by `load_rules`, which says so)."""
     for name in RULES_FILES:
         path = workspace / name
-        if path.is_file():
+        if os.path.lexists(path):
             return path
     return None
 
