@@ -30,7 +30,10 @@ log = logging.getLogger(__name__)
 
 __all__ = ["ApprovalDecision", "ApprovalRequest", "PermissionPolicy", "suggest_prefix"]
 
-HEADLESS_HINT = "Re-run with --yes or add a rule to [tools] allow in .agent-tui.toml"
+HEADLESS_HINT = (
+    "Re-run with --yes or add a rule to [tools] allow in your config "
+    "(or in .agent-tui.toml of a trusted folder)"
+)
 PROTECTED_HINT = "No allow rule covers a protected path; only --yes (or answering the question) does"
 
 _SHELL_META = SHELL_META
