@@ -227,7 +227,7 @@ class BashTool:
             status = f"[exit code {code} · {_format_seconds(duration)}]"
             summary = f"exit {code} · {_format_seconds(duration)}"
         if env_note:
-            status = f"{status}\n{env_note}"
+            status = f"{status} {env_note}"  # one status line: readers that skip it skip both
         return ToolOutput(
             text=text,
             is_error=False,
