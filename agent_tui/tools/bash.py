@@ -176,13 +176,13 @@ class BashTool:
             return ToolOutput.error(f"timeout must be a number of seconds, got {timeout!r}")
         started = time.monotonic()
         loop = asyncio.get_running_loop()
-        env_note: str | None = None
         session_env = ctx.services.get("env")
-        if session_env is None:
-            from agent_tui.tools.env import SessionEnv
+        if session_env is None:  # no session (a bare tool call): scrubbed, nothing to tell
+            from agent_tui.tools.env import scrubbed
 
-            session_env = SessionEnv()
-        env, env_note = session_env.build()
+            env, env_note = scrubbed()[0], None
+        else:
+            env, env_note = session_env.build()
         try:
             transport, protocol = await self._spawn(command, ctx, env)
         except OSError as exc:

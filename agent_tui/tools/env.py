@@ -12,10 +12,14 @@ import os
 from collections.abc import Iterable, Mapping
 
 SECRET_PARTS = ("KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "CREDENTIAL")
+LOCATION_SUFFIXES = ("_DIR", "_PATH", "_HOME")
+"""Names of places, not secrets (`TIKTOKEN_CACHE_DIR`, `KEYRING_PATH`): handed on."""
 
 
 def looks_secret(name: str) -> bool:
     upper = name.upper()
+    if upper.endswith(LOCATION_SUFFIXES):
+        return False
     return any(part in upper for part in SECRET_PARTS)
 
 
