@@ -111,6 +111,7 @@ class AppServices:
         from agent_tui.context.budget import BudgetMeter
         from agent_tui.llm.provider import Provider, provider_of
         from agent_tui.tokens import TokenCounter
+        from agent_tui.tools.base import ToolServices
         from agent_tui.tools.context_tools import context_tools
         from agent_tui.tools.permissions import PermissionPolicy
         from agent_tui.tools.registry import ToolRegistry, builtin_tools
@@ -140,15 +141,25 @@ class AppServices:
             hard_block=a.hard_block,
         )
         policy = PermissionPolicy(cfg.tools.allow, approver=approver, yes=yes)
+        prompts = PromptAssembler(
+            self.workspace,
+            registry,
+            counter=counter,
+            meter=meter,
+            cache_control=provider.supports_cache_control,
+            deferral_threshold=a.tool_deferral_threshold,
+            notice_feed=self.mcp.notices if self.mcp is not None else None,
+        )
+        # tool_search ranks and promotes through the prompt assembler, which owns deferral.
         from agent_tui.tools.env import SessionEnv
 
-        services: dict[str, Any] = {
-            "store": self.store,
-            "registry": registry,
-            "env": SessionEnv(cfg.tools.env_passthrough),
-            "policy": policy,
-            "recall_scope": cfg.store.recall_scope,
-        }
+        services = ToolServices(
+            store=self.store,
+            tools=prompts,
+            projects=policy,
+            recall_scope=cfg.store.recall_scope,
+            env=SessionEnv(cfg.tools.env_passthrough),
+        )
         runner = ToolRunner(
             registry=registry,
             policy=policy,
@@ -179,16 +190,6 @@ class AppServices:
         compactor = Compactor(
             summarizer, chat_summarizer if summarizer is not chat_summarizer else None, limits.context_window
         )
-        prompts = PromptAssembler(
-            self.workspace,
-            registry,
-            counter=counter,
-            meter=meter,
-            cache_control=provider.supports_cache_control,
-            deferral_threshold=a.tool_deferral_threshold,
-            notice_feed=self.mcp.notices if self.mcp is not None else None,
-        )
-        services["prompts"] = prompts  # tool_search ranks and promotes through it
         return AgentSession(
             session_id=session_id,
             title=title,

@@ -72,3 +72,12 @@ def ensure_private_dir(path: Path) -> Path:
     except OSError:
         pass
     return path
+
+
+def shown(path: Path | str) -> str:
+    """A path as the user reads it: under the home directory, `~/…`."""
+    home = str(Path.home())
+    text = str(path)
+    if text == home or text.startswith(home.rstrip("/") + "/"):
+        return "~" + text[len(home.rstrip("/")) :]
+    return text

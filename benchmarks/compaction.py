@@ -257,7 +257,7 @@ async def extractive(messages: list[Message], instructions: str, max_tokens: int
     return f"<retain>\n{retain}\n</retain>\n<summary>\n{summary[: max_tokens * 2]}\n</summary>"
 
 
-extractive.model = "local/extractive"  # type: ignore[attr-defined]
+extractive.model = "local/extractive"  # type: ignore[attr-defined]  # summarisers may name their model
 
 
 def facts_kept(history: list[Message], blobs: dict[str, str]) -> tuple[int, list[str]]:

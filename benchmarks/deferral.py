@@ -21,14 +21,14 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from agent_tui.agent.prompting import PromptAssembler  # noqa: E402
-from agent_tui.context.budget import BudgetMeter  # noqa: E402
-from agent_tui.context.deferral import rank  # noqa: E402
-from agent_tui.messages import ToolCall, assistant, tool_result, user  # noqa: E402
-from agent_tui.tokens import TokenCounter  # noqa: E402
-from agent_tui.tools.base import ToolOutput, ToolSpec  # noqa: E402
-from agent_tui.tools.context_tools import context_tools  # noqa: E402
-from agent_tui.tools.registry import ToolRegistry, builtin_tools  # noqa: E402
+from agent_tui.agent.prompting import PromptAssembler  # noqa: E402 - imported after the sys.path set-up above
+from agent_tui.context.budget import BudgetMeter  # noqa: E402 - imported after the sys.path set-up above
+from agent_tui.context.deferral import rank  # noqa: E402 - imported after the sys.path set-up above
+from agent_tui.messages import ToolCall, assistant, tool_result, user  # noqa: E402 - imported after the sys.path set-up above
+from agent_tui.tokens import TokenCounter  # noqa: E402 - imported after the sys.path set-up above
+from agent_tui.tools.base import ToolOutput, ToolSpec  # noqa: E402 - imported after the sys.path set-up above
+from agent_tui.tools.context_tools import context_tools  # noqa: E402 - imported after the sys.path set-up above
+from agent_tui.tools.registry import ToolRegistry, builtin_tools  # noqa: E402 - imported after the sys.path set-up above
 
 N_TOOLS = 500
 TURNS = 300

@@ -1,4 +1,5 @@
-"""Benchmark of the SQLite store: offload + view, window reads, grep vs `grep -n`, recall.
+"""Benchmark of the SQLite store: offload + view, window reads, grep vs `grep -n`, recall, and
+views of huge outputs (a 200 MB stream, 40 MB single lines).
 
 Run: .venv/bin/python benchmarks/store.py   (about a minute; uses a temp directory)
 
@@ -219,6 +220,35 @@ async def bench_recall(store: Store, rows: list[Row]) -> None:
     )
 
 
+async def streamed_blocks(blocks: int):
+    """A build log streamed in 1 MB blocks of 100-byte lines (as bash hands it to the store)."""
+    for b in range(blocks):
+        base = b * 10_000
+        yield "".join(
+            f"{base + i + 1:012d} build step output, module {(base + i) % 977:05d} ok".ljust(99) + "\n"
+            for i in range(10_000)
+        ).encode()
+
+
+async def bench_huge(store: Store, session_id: str, rows: list[Row]) -> None:
+    """The limits tests/test_store_faults.py and test_store_results.py used to assert on time."""
+    ref = await store.results.offload(session_id, "bash", None, streamed_blocks(200))
+    await store.results.wait_indexed()
+    assert ref.byte_size == 200_000_000
+    wall, cpu = await measure(5, lambda: store.results.view(ref, 4096, 2000))
+    rows.append(("view of a 200 MB streamed output (head + tail)", wall, cpu, 1000.0, 1000.0, "target"))
+    giant = b"A" * 40_000_000 + b"\nmiddle\n" + b"Z" * 40_000_000
+    ref = await store.results.offload(session_id, "bash", None, giant)
+    await store.results.wait_indexed()
+
+    async def view_and_read() -> None:
+        await store.results.view(ref, 4096, 100)
+        await store.results.read_lines(ref.id, 1, 3, max_line_length=100)
+
+    wall, cpu = await measure(5, view_and_read)
+    rows.append(("view + read of two 40 MB single lines", wall, cpu, 500.0, 500.0, "target"))
+
+
 def print_table(rows: list[Row]) -> None:
     print(f"\nload average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
     print(
@@ -248,6 +278,7 @@ async def main() -> None:
                 ("read", bench_read(store, session.id, rows)),
                 ("grep", bench_grep(store, session.id, folder, rows)),
                 ("recall", bench_recall(store, rows)),
+                ("huge", bench_huge(store, session.id, rows)),
             ):
                 start = time.perf_counter()
                 await job

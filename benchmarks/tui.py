@@ -3,7 +3,7 @@
 Run: .venv/bin/python benchmarks/tui.py
 Targets (issue 7): `agent-tui` to its first frame ≤ 1.0 s (measured in a subprocess on a real
 pseudo-terminal, from just before the process starts to the app's first refresh, which it
-records when AGENT_TUI_FIRST_FRAME_FILE asks), beside a bare Textual app started the same way;
+marks through `agent_tui.instrument` when AGENT_TUI_INSTRUMENT names a file), beside a bare Textual app started the same way;
 opening a 2 000-message session ≤ 0.5 s (to its chat drawn; the meter's first full count
 follows off the UI loop and is shown too), beside a 20-message one; a key with that session loaded
 handled and drawn ≤ 50 ms (timed inside the app from the key event to the next refresh), beside
@@ -13,6 +13,7 @@ the 20-message session.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fcntl
 import os
 import pty
@@ -30,9 +31,9 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-FIRST_FRAME_ENV = "AGENT_TUI_FIRST_FRAME_FILE"
+INSTRUMENT_ENV = "AGENT_TUI_INSTRUMENT"  # agent_tui.instrument.ENV, without importing the package
 BARE_APP = f"""
-import os, time
+import json, os, time
 from pathlib import Path
 from textual.app import App
 from textual.widgets import Footer, TextArea
@@ -43,8 +44,9 @@ class Bare(App):
     def on_mount(self):
         self.call_after_refresh(self.done)
     def done(self):
-        Path(os.environ["{FIRST_FRAME_ENV}"]).write_text(f"{{time.time():.6f}}")
-        self.exit()
+        # The line agent_tui.instrument writes for a mark.
+        line = json.dumps({{"name": "first_frame", "at": time.time(), "seconds": None}})
+        Path(os.environ["{INSTRUMENT_ENV}"]).write_text(line + "\\n")
 Bare().run()
 """
 
@@ -55,21 +57,40 @@ def first_frame(argv: list[str], env: dict[str, str], timeout: float = 20.0) -> 
         stamp = Path(tmp) / "frame"
         master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))
-        child_env = {**os.environ, **env, FIRST_FRAME_ENV: str(stamp), "TERM": "xterm-256color"}
+        child_env = {**os.environ, **env, INSTRUMENT_ENV: str(stamp), "TERM": "xterm-256color"}
         started = time.time()
         proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=child_env, close_fds=True)
         os.close(slave)
         drain = threading.Thread(target=_drain, args=(master,), daemon=True)
         drain.start()
         try:
-            proc.wait(timeout=timeout)
+            drawn = _wait_for_mark(stamp, "first_frame", proc, timeout)
         finally:
             if proc.poll() is None:
-                proc.kill()
+                proc.terminate()  # SIGTERM: the app exits cleanly
+                try:
+                    proc.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
             os.close(master)
-        if not stamp.exists():
+        if drawn is None:
             raise RuntimeError(f"{argv[0]} never drew a frame (exit {proc.returncode})")
-        return float(stamp.read_text()) - started
+        return drawn - started
+
+
+def _wait_for_mark(path: Path, name: str, proc: subprocess.Popen[bytes], timeout: float) -> float | None:
+    """The wall-clock time of the child's first `name` mark, once it has written it."""
+    from agent_tui.instrument import read_file
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = [e.at for e in read_file(path) if e.name == name]
+        if found:
+            return found[0]
+        if proc.poll() is not None:
+            return None
+        time.sleep(0.005)  # polling another process's file: there is no event to wait on
+    return None
 
 
 def _drain(fd: int) -> None:
@@ -139,6 +160,7 @@ async def make_db(config, workspace: Path, sizes: tuple[int, ...]) -> dict[int, 
 
 
 async def bench_open_and_keys(repeat: int = 5) -> dict[str, dict[int, list[float]]]:
+    from agent_tui import instrument
     from agent_tui.config import load_config
     from agent_tui.factory import build_services
     from agent_tui.ui.app import AgentApp
@@ -146,7 +168,11 @@ async def bench_open_and_keys(repeat: int = 5) -> dict[str, dict[int, list[float
     from testkit.fake_openai import FakeOpenAI
 
     results: dict[str, dict[int, list[float]]] = {"open": {}, "measured": {}, "keys": {}}
-    with FakeOpenAI(window=200_000) as server, tempfile.TemporaryDirectory() as tmp:
+    with (
+        FakeOpenAI(window=200_000) as server,
+        tempfile.TemporaryDirectory() as tmp,
+        contextlib.ExitStack() as stack,
+    ):
         os.environ["AGENT_TUI_HOME"] = str(Path(tmp) / "home")
         workspace = Path(tmp) / "ws"
         workspace.mkdir()
@@ -167,6 +193,7 @@ async def bench_open_and_keys(repeat: int = 5) -> dict[str, dict[int, list[float
         async with app.run_test(size=(120, 36)) as pilot:
             await _idle(pilot)
             view = app.view
+            rec = stack.enter_context(instrument.recording())
             for _ in range(repeat):
                 for size, session_id in ids.items():
                     started = time.perf_counter()
@@ -175,21 +202,20 @@ async def bench_open_and_keys(repeat: int = 5) -> dict[str, dict[int, list[float
                     drawn = asyncio.Event()
                     view.call_after_refresh(drawn.set)
                     await drawn.wait()
-                    # Shown: the chat drawn (the app stamps it); measured: the meter filled too.
-                    results["open"].setdefault(size, []).append(view.chat_shown_at - started)
+                    # Shown: the chat drawn (the app marks it); measured: the meter filled too.
+                    results["open"].setdefault(size, []).append(rec.last("chat_shown") - started)
                     results["measured"].setdefault(size, []).append(time.perf_counter() - started)
             for size, session_id in ids.items():
                 await view.open_new(session_id)
                 await _idle(pilot)
-                app.key_timings = []
+                rec.clear()
                 view.prompt.focus()
                 await pilot.press(*"fix the flaky test", "up", "down")
                 chat = view.query_one(ChatPane)
                 chat.focus()
                 await pilot.press(*["pageup"] * 12, *["pagedown"] * 4, "end")
                 await _idle(pilot)
-                results["keys"][size] = list(app.key_timings)
-                app.key_timings = None
+                results["keys"][size] = rec.durations("key")
     return results
 
 
@@ -252,7 +278,7 @@ def main() -> None:
             "ms",
         )
     )
-    p95 = lambda xs: sorted(xs)[max(0, int(len(xs) * 0.95) - 1)]  # noqa: E731
+    p95 = lambda xs: sorted(xs)[max(0, int(len(xs) * 0.95) - 1)]  # noqa: E731 - a one-line helper beside its use
     print(row("key → next refresh, 2 000 loaded (p95)", p95(keys[2000]), p95(keys[20]), "", "ms"))
     print(row("key → next refresh, 2 000 loaded (max)", max(keys[2000]), max(keys[20]), "", "ms"))
     print(

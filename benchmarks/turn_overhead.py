@@ -20,10 +20,10 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from agent_tui.config import load_config  # noqa: E402
-from agent_tui.factory import build_services  # noqa: E402
-from agent_tui.messages import ToolCall, assistant, tool_result, user  # noqa: E402
-from testkit.fake_openai import FakeOpenAI, Reply  # noqa: E402
+from agent_tui.config import load_config  # noqa: E402 - imported after the sys.path set-up above
+from agent_tui.factory import build_services  # noqa: E402 - imported after the sys.path set-up above
+from agent_tui.messages import ToolCall, assistant, tool_result, user  # noqa: E402 - imported after the sys.path set-up above
+from testkit.fake_openai import FakeOpenAI, Reply  # noqa: E402 - imported after the sys.path set-up above
 
 
 def history(n: int) -> list:
@@ -69,7 +69,7 @@ async def measure(size: int, turns: int, server: FakeOpenAI, tmp: Path) -> tuple
         finally:
             provider_time += time.perf_counter() - start
 
-    session.provider.stream = timed_stream  # type: ignore[method-assign]
+    session.provider.stream = timed_stream  # type: ignore[method-assign]  # times the provider call apart
     own, calls = [], []
     for k in range(turns + 1):
         server.enqueue(Reply(text=f"answer {k}"))
@@ -120,7 +120,7 @@ async def main(turns: int) -> None:
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for size in (10, 500, 1500):
-                own, call = await measure(size, turns, server, Path(tmp))  # type: ignore[arg-type]
+                own, call = await measure(size, turns, server, Path(tmp))  # type: ignore[arg-type]  # measure takes the running server
                 rows.append((size, own, call))
     finally:
         server.close()

@@ -22,12 +22,10 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from agent_tui.tokens import TokenCounter
 from testkit.fake_openai import Recorded, Reply
+from testkit.tokenizer import count_claude
 
 __all__ = ["CacheReport", "FakeAnthropic", "Reply", "canonical_blocks", "strip_cache_control"]
-
-_counter = TokenCounter("claude")  # cl100k_base: close enough to size a prompt
 
 
 def strip_cache_control(value: Any) -> Any:
@@ -199,7 +197,7 @@ class FakeAnthropic:
 
 
 def _tokens(block_json: str) -> int:
-    return max(1, _counter.count_text(block_json))
+    return max(1, count_claude(block_json))
 
 
 def _conversation_error(messages: list[dict]) -> str | None:
@@ -348,7 +346,7 @@ def _events(model: str, reply: Reply, report: CacheReport) -> list[dict]:
                 }
             )
         events.append({"type": "content_block_stop", "index": index})
-        output += _counter.count_text(reply.text)
+        output += count_claude(reply.text)
         index += 1
     for name, args in reply.tool_calls:
         arguments = json.dumps(args)
@@ -372,7 +370,7 @@ def _events(model: str, reply: Reply, report: CacheReport) -> list[dict]:
             }
         )
         events.append({"type": "content_block_stop", "index": index})
-        output += _counter.count_text(arguments) + 8
+        output += count_claude(arguments) + 8
         index += 1
     stop = "tool_use" if reply.tool_calls else "end_turn"
     events.append(

@@ -33,6 +33,9 @@ from testkit.openai_shapes import (
 
 log = logging.getLogger(__name__)
 
+HOLD_LIMIT = 60.0
+"""Longest a held stream waits (a failed test must not leave the server thread stuck)."""
+
 
 @dataclass(frozen=True)
 class Reply:
@@ -64,6 +67,12 @@ class Reply:
     """Override of the finish reason (default: tool_calls when there are calls, else stop)."""
     words_per_chunk: int = 2
     """How many words each streamed text delta carries."""
+    hold: threading.Event | None = None
+    """Streaming only: after `hold_after` chunks, wait until this is set before sending the
+    rest. A test sets it once it has seen what it waits for (a turn mid-stream, two streams at
+    once), so it syncs on events rather than on delays a busy machine can outrun."""
+    hold_after: int = 2
+    """Chunks sent before holding (0: hold before the first; the client is still waiting)."""
 
 
 @dataclass(frozen=True)
@@ -264,6 +273,8 @@ class FakeOpenAI:
                     return
                 if i and reply.chunk_delay:
                     time.sleep(reply.chunk_delay)
+                if i == reply.hold_after and reply.hold is not None:
+                    reply.hold.wait(HOLD_LIMIT)
                 data = payload.encode()
                 h.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
                 h.wfile.flush()

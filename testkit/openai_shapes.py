@@ -13,19 +13,12 @@ import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from agent_tui.tokens import (
-    MESSAGE_OVERHEAD,
-    REPLY_PRIMING,
-    TOOL_CALL_OVERHEAD,
-    TOOL_SCHEMA_OVERHEAD,
-    TokenCounter,
-)
+from testkit.tokenizer import count_openai, openai_prompt_tokens
 
 if TYPE_CHECKING:
     from testkit.fake_openai import Reply
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
-_counter = TokenCounter("fake-model")  # cl100k_base; count_text keeps no per-call cache
 
 
 def _err(message: str, type_: str, param: str | None = None, code: str | None = None) -> dict:
@@ -175,26 +168,10 @@ def window_error(window: int, prompt: int, max_tokens: int | None) -> dict | Non
 
 
 # -- counting ----------------------------------------------------------------------------------
-def _content_text(content: Any) -> str:
-    if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return content or ""
-
-
 def count_prompt_tokens(body: dict[str, Any]) -> int:
-    """The prompt's tokens the way agent_tui.tokens counts them: cl100k text plus overheads."""
-    count = _counter.count_text
-    total = REPLY_PRIMING
-    for m in body.get("messages") or ():
-        total += MESSAGE_OVERHEAD + count(_content_text(m.get("content")))
-        for call in m.get("tool_calls") or ():
-            fn = call.get("function") or {}
-            total += TOOL_CALL_OVERHEAD + count(fn.get("name")) + count(fn.get("arguments"))
-        if m.get("name"):
-            total += 1 + count(m["name"])
-    for tool in body.get("tools") or ():
-        total += TOOL_SCHEMA_OVERHEAD + count(json.dumps(tool, separators=(",", ":")))
-    return total
+    """The prompt's tokens as this server counts them: its own tokenizer configuration
+    (testkit/tokenizer.py), not the project's TokenCounter."""
+    return openai_prompt_tokens(body)
 
 
 # -- replies -----------------------------------------------------------------------------------
@@ -228,7 +205,7 @@ def _split_args(arguments: str, parts: int = 3) -> list[str]:
 def _usage(reply: Reply, calls: list[tuple[str, str, dict]], prompt: int) -> dict:
     if reply.usage is not None:
         return reply.usage
-    count = _counter.count_text
+    count = count_openai
     completion = count(reply.text) + sum(count(n) + count(json.dumps(a)) for _, n, a in calls)
     return {
         "prompt_tokens": prompt,

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import threading
 
 import pytest
 
@@ -130,7 +132,8 @@ class TestPermissions:
 class TestCancellation:
     async def test_cancel_mid_stream_saves_partial_text(self, server, services):
         """Ctrl-C mid-reply: the partial text is kept and marked; the next turn works."""
-        server.enqueue(Reply(text=" ".join(f"w{i}" for i in range(200)), chunk_delay=0.02, words_per_chunk=1))
+        rest = threading.Event()  # the reply stalls mid-stream: the cancel lands mid-reply
+        server.enqueue(Reply(text=" ".join(f"w{i}" for i in range(200)), hold=rest, words_per_chunk=1))
         session = await services.new_session()
         seen = asyncio.Event()
 
@@ -142,8 +145,11 @@ class TestCancellation:
         task = asyncio.create_task(consume())
         await seen.wait()
         task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
+        try:
+            with pytest.raises(asyncio.CancelledError):
+                await task
+        finally:
+            rest.set()
         stored = await services.store.sessions.transcript(session.session_id)
         assert stored[1].role == "assistant" and "interrupted" in stored[1].content
         assert not session.busy
@@ -151,20 +157,23 @@ class TestCancellation:
         events = await collect(session.run_turn("again"))
         assert events[-1].text == "fine"
 
-    async def test_cancel_during_tool_answers_every_call(self, server, services):
+    async def test_cancel_during_tool_answers_every_call(self, server, services, workspace):
         """A cancelled bash call still gets a result, so the history stays valid for providers."""
-        server.enqueue(Reply(tool_calls=[("bash", {"command": "sleep 30"})]))
+        os.mkfifo(workspace / "ready")
+        # Writing to the FIFO blocks until the test reads it: the read returns once bash runs.
+        server.enqueue(Reply(tool_calls=[("bash", {"command": "echo go > ready; sleep 30"})]))
         session = await services.new_session(yes=True)
-        started = asyncio.Event()
 
         async def consume():
-            async for event in session.run_turn("wait"):
-                if isinstance(event, ev.ToolCallStarted):
-                    started.set()
+            async for _ in session.run_turn("wait"):
+                pass
 
         task = asyncio.create_task(consume())
-        await started.wait()
-        await asyncio.sleep(0.2)
+        ready = asyncio.ensure_future(asyncio.to_thread((workspace / "ready").read_text))
+        await asyncio.wait({ready, task}, return_when=asyncio.FIRST_COMPLETED)
+        if not ready.done():  # the turn ended without running bash: free the reader, then fail
+            (workspace / "ready").write_text("")
+        assert await ready == "go\n", "the turn ended before bash ran"
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task

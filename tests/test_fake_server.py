@@ -141,6 +141,37 @@ class TestWindow:
         assert server.prompt_tokens_of(chat(USER, tools=[tool])) > server.prompt_tokens_of(chat(USER)) + 200
 
 
+class TestIndependentCount:
+    def test_server_counts_differently_from_the_client(self, server):
+        """The server's tokenizer configuration is its own: for the same request it disagrees
+        with the project's TokenCounter, so budget tests cannot pass by construction."""
+        from agent_tui.messages import ToolCall, assistant, tool_result, user
+        from agent_tui.tokens import TokenCounter
+
+        call = ToolCall("call_1", "read_file", '{"path": "src/naïve_módulo.py"}')
+        history = [
+            user("Пожалуйста, посмотри модуль 数据处理 and explain the ünïcode handling " * 20),
+            assistant(None, (call,)),
+            tool_result(call, "def f():\n    return '€' * 3  # ✓\n" * 40),
+            assistant("It repeats the euro sign three times. " * 10),
+        ]
+        body = chat(*(m.to_openai() for m in history))
+        client = TokenCounter("fake-model").count_messages(history)
+        assert server.prompt_tokens_of(body) != client
+
+    def test_fake_servers_do_not_import_the_project_counter(self):
+        """testkit's servers load without agent_tui.tokens."""
+        import subprocess
+        import sys
+
+        code = (
+            "import sys, testkit.fake_openai, testkit.fake_anthropic; "
+            "print(sorted(m for m in sys.modules if m.startswith('agent_tui')))"
+        )
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        assert out.stdout.strip() == "[]"
+
+
 class TestStreamShape:
     def test_text_and_tool_call_deltas(self, server):
         """SSE in OpenAI's order: role, text pieces, call head then argument pieces, finish, usage."""

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from agent_tui.store import open_store
@@ -149,7 +150,8 @@ class TestInterrupt:
         import time
 
         db = tmp_path / "i.db"
-        server.enqueue(Reply(text=" ".join(f"w{i}" for i in range(400)), chunk_delay=0.05, words_per_chunk=1))
+        rest = threading.Event()  # the reply stalls mid-stream: SIGINT lands mid-reply
+        server.enqueue(Reply(text=" ".join(f"w{i}" for i in range(400)), hold=rest, words_per_chunk=1))
         env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
         proc = subprocess.Popen(
             [sys.executable, "-m", "agent_tui", "run", "talk", "--json", *flags(server, db)],
@@ -164,7 +166,10 @@ class TestInterrupt:
             if '"text_delta"' in line or time.monotonic() > deadline:
                 break
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
+        try:
+            _, err = proc.communicate(timeout=60)
+        finally:
+            rest.set()
         assert proc.returncode == 130
         assert "--session" in err and "Traceback" not in err
 

@@ -43,7 +43,7 @@ APPENDER = textwrap.dedent("""
 """)
 
 STREAMER = textwrap.dedent("""
-    import asyncio, json, sys, time
+    import asyncio, json, sys
     from agent_tui.store import open_store
 
     LINES_PER_BLOCK = 10_000
@@ -59,12 +59,8 @@ STREAMER = textwrap.dedent("""
     async def main():
         store = await open_store(sys.argv[1])
         s = await store.sessions.create("/p", "m")
-        start = time.perf_counter()
         ref = await store.results.offload(s.id, "bash", "c1", produce())
-        stored = time.perf_counter() - start
-        start = time.perf_counter()
         view = await store.results.view(ref, 4096, 2000)
-        view_s = time.perf_counter() - start
         await store.results.wait_indexed()
         await store.close()
         # VmHWM is this process's own peak; ru_maxrss would carry the forking parent's peak
@@ -73,7 +69,7 @@ STREAMER = textwrap.dedent("""
             hwm = next(l for l in status if l.startswith("VmHWM:"))
         rss_mb = int(hwm.split()[1]) / 1024
         print(json.dumps({"bytes": ref.byte_size, "lines": ref.line_count, "rss_mb": rss_mb,
-                          "view_s": view_s, "stored_s": stored, "view": view}))
+                          "view": view}))
 
     asyncio.run(main())
 """)
@@ -128,8 +124,9 @@ class TestKilledMidAppend:
 
 
 class TestHugeStreamedOutput:
-    def test_200_mb_streams_in_bounded_memory_with_fast_view(self, tmp_path):
-        """A 200 MB output streamed in keeps peak RSS under 300 MB and its view takes < 1 s."""
+    def test_200_mb_streams_in_bounded_memory(self, tmp_path):
+        """A 200 MB output streamed in keeps peak RSS under 300 MB and its view holds the head
+        and the tail (how fast the view is: benchmarks/store.py)."""
         db = tmp_path / "agent.db"
         done = subprocess.run(
             [sys.executable, "-c", STREAMER, str(db)],
@@ -144,7 +141,6 @@ class TestHugeStreamedOutput:
         assert result["bytes"] == 200 * 10_000 * 100
         assert result["lines"] == 2_000_000
         assert result["rss_mb"] < 300, result["rss_mb"]
-        assert result["view_s"] < 1.0, result["view_s"]
         view = result["view"].splitlines()
         assert view[0].startswith("000000000001 build step")
         assert view[-2].startswith("000002000000 build step")

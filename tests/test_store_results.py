@@ -125,15 +125,12 @@ class TestView:
         assert "end" in view.splitlines()
 
     async def test_giant_single_lines_skip_their_middle(self, store, session):
-        """A 40 MB line is shown cut without reading it all: view and window reads stay fast."""
-        import time
-
+        """A 40 MB line is shown cut in the view and in window reads (how fast:
+        benchmarks/store.py)."""
         data = b"A" * 40_000_000 + b"\nmiddle\n" + b"Z" * 40_000_000
         ref = await store.results.offload(session.id, "bash", None, data)
-        start = time.perf_counter()
         view = await store.results.view(ref, 4096, 100)
         lines = await store.results.read_lines(ref.id, 1, 3, max_line_length=100)
-        assert time.perf_counter() - start < 0.5
         assert view.splitlines()[:3] == ["A" * 100 + " …[line cut]", "middle", "Z" * 100 + " …[line cut]"]
         assert lines == ["A" * 100 + " …[line cut]", "middle", "Z" * 100 + " …[line cut]"]
 

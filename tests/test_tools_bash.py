@@ -68,7 +68,7 @@ def file_offload(folder: Path):
         stored[ref.id] = path
         return ref
 
-    offload.stored = stored  # type: ignore[attr-defined]
+    offload.stored = stored  # type: ignore[attr-defined]  # the test reads what was stored
     return offload
 
 

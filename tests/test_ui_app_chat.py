@@ -7,9 +7,11 @@ local OpenAI-compatible test server, and drives it with Pilot.
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import pytest
 
+from agent_tui.ui.textual_compat import notifications
 from agent_tui.ui.widgets.chat_items import AgentItem, NoticeItem, ToolLine, UserItem
 from agent_tui.ui.widgets.meter import ContextMeter
 from agent_tui.ui.widgets.prompt import PromptInput
@@ -117,14 +119,19 @@ class TestChat:
 
     async def test_thinking_until_first_delta(self, server, config, workspace):
         """`thinking…` shows while the model has not answered, and goes with the first text."""
-        server.enqueue(Reply(text="late answer", delay=0.5))
+        answer = threading.Event()  # the server answers only once the test has looked
+        server.enqueue(Reply(text="late answer", hold=answer, hold_after=0))
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
             await send(pilot, "hi")
-            await until(pilot, lambda: len(server.requests) == 1, what="the request")
-            assert app.query_one(ThinkingLine).display
-            assert "thinking…" in screen_text(app)
+            try:
+                await until(pilot, lambda: len(server.requests) == 1, what="the request")
+                await pilot.pause()
+                assert app.query_one(ThinkingLine).display
+                assert "thinking…" in screen_text(app)
+            finally:
+                answer.set()
             await settle(pilot)
             assert not app.query_one(ThinkingLine).display
 
@@ -133,18 +140,22 @@ class TestQueue:
     async def test_message_sent_during_a_turn_waits(self, server, config, workspace):
         """A send while a turn runs is queued (shown dimmed) and goes out after it."""
         long = " ".join(f"w{i}" for i in range(60))
-        server.enqueue(Reply(text=long, chunk_delay=0.05), Reply(text="second answer"))
+        rest = threading.Event()  # the first reply stalls mid-stream until the test has looked
+        server.enqueue(Reply(text=long, hold=rest), Reply(text="second answer"))
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
             await send(pilot, "first")
-            await until(pilot, lambda: len(app.query(AgentItem)) == 1, what="streaming")
-            await send(pilot, "second")
-            await pilot.pause()
-            queue = app.query_one(QueuePanel)
-            assert queue.display and "queued  second" in screen_text(app)
-            assert list(app.view.queue) == ["second"]
-            assert len(server.requests) == 1
+            try:
+                await until(pilot, lambda: len(app.query(AgentItem)) == 1, what="streaming")
+                await send(pilot, "second")
+                await pilot.pause()
+                queue = app.query_one(QueuePanel)
+                assert queue.display and "queued  second" in screen_text(app)
+                assert list(app.view.queue) == ["second"]
+                assert len(server.requests) == 1
+            finally:
+                rest.set()
             await settle(pilot)
             assert not queue.display
             assert [i.entry.text for i in app.query(UserItem)] == ["first", "second"]
@@ -167,20 +178,24 @@ class TestQueue:
             assert app.view.prompt.text == "please fix it"
             errors = [n for n in app.query(NoticeItem) if n.entry.level == "error"]
             assert len(errors) == 1 and "\n" not in errors[0].entry.text
-            assert any(n.severity == "error" for n in app._notifications)
+            assert any(n.severity == "error" for n in notifications(app))
 
 
 class TestCancel:
     async def test_ctrl_c_cancels_the_turn(self, server, config, workspace):
         """Ctrl+C ends the running turn cleanly; the app stays open."""
-        server.enqueue(Reply(text=" ".join(f"w{i}" for i in range(200)), chunk_delay=0.05))
+        rest = threading.Event()  # the reply stalls mid-stream: Ctrl+C lands mid-turn
+        server.enqueue(Reply(text=" ".join(f"w{i}" for i in range(200)), hold=rest))
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
             await send(pilot, "talk a lot")
-            await until(pilot, lambda: len(app.query(AgentItem)) == 1, what="streaming")
-            await pilot.press("ctrl+c")
-            await settle(pilot)
+            try:
+                await until(pilot, lambda: len(app.query(AgentItem)) == 1, what="streaming")
+                await pilot.press("ctrl+c")
+                await settle(pilot)
+            finally:
+                rest.set()
             view = app.view
             assert not view.busy and app.is_running
             assert "Cancelled." in [n.entry.text for n in app.query(NoticeItem)]
@@ -194,10 +209,10 @@ class TestCancel:
             await pilot.press("ctrl+c")
             await pilot.pause()
             assert app.is_running
-            assert any("again to quit" in n.message for n in app._notifications)
+            assert any("again to quit" in n.message for n in notifications(app))
             await pilot.press("ctrl+c")
             await pilot.pause()
-            assert app._exit
+            assert app.return_code is not None  # exit() was called
 
 
 class TestApproval:

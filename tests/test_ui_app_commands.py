@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from textual.widgets import DataTable
 
@@ -10,6 +12,7 @@ from agent_tui.messages import assistant, user
 from agent_tui.ui.screens.context_screen import ContextScreen
 from agent_tui.ui.screens.dialogs import HelpScreen
 from agent_tui.ui.screens.resume import ResumeScreen
+from agent_tui.ui.textual_compat import notifications
 from agent_tui.ui.widgets.chat import WINDOW, ChatPane
 from agent_tui.ui.widgets.chat_items import AgentItem, NoticeItem, UserItem
 from agent_tui.ui.widgets.meter import ContextMeter
@@ -101,15 +104,19 @@ class TestCompact:
 
     async def test_compact_waits_for_a_running_turn(self, server, config, workspace):
         """/compact typed during a turn is queued like a prompt, not lost."""
-        server.enqueue(Reply(text=" ".join(f"w{i}" for i in range(100)), chunk_delay=0.05))
+        rest = threading.Event()  # the reply stalls mid-stream until /compact is queued
+        server.enqueue(Reply(text=" ".join(f"w{i}" for i in range(100)), hold=rest))
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
             await send(pilot, "talk")
-            await until(pilot, lambda: len(app.query(AgentItem)) == 1, what="streaming")
-            await send(pilot, "/compact")
-            await pilot.pause()
-            assert list(app.view.queue) == ["/compact"]
+            try:
+                await until(pilot, lambda: len(app.query(AgentItem)) == 1, what="streaming")
+                await send(pilot, "/compact")
+                await pilot.pause()
+                assert list(app.view.queue) == ["/compact"]
+            finally:
+                rest.set()
             await settle(pilot)
             assert any(
                 n.entry.text.startswith(("Compacted", "Compaction skipped")) for n in app.query(NoticeItem)
@@ -205,7 +212,7 @@ class TestDialogs:
             await pilot.press("escape")
             await send(pilot, "/quit")
             await pilot.pause()
-            assert app._exit
+            assert app.return_code is not None  # exit() was called
 
     async def test_unknown_command_is_explained(self, config, workspace):
         """A mistyped command says /help lists them, and the text stays in the input."""
@@ -215,7 +222,7 @@ class TestDialogs:
             await send(pilot, "/frobnicate now")
             await pilot.pause()
             assert app.view.prompt.text == "/frobnicate now"
-            assert any("/help" in n.message for n in app._notifications)
+            assert any("/help" in n.message for n in notifications(app))
 
     async def test_palette_runs_the_same_actions(self, config, workspace):
         """Ctrl+P lists the commands; choosing Context opens the /context modal."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from agent_tui.config import load_config
@@ -10,6 +12,7 @@ from agent_tui.messages import assistant, user
 from agent_tui.ui.app import AgentApp
 from agent_tui.ui.screens.dialogs import ConfirmScreen
 from agent_tui.ui.screens.resume import ResumeScreen
+from agent_tui.ui.textual_compat import notifications
 from agent_tui.ui.widgets.chat_items import AgentItem, UserItem
 from agent_tui.ui.widgets.session_view import SessionView
 from agent_tui.ui.widgets.status import NoModelPanel
@@ -29,7 +32,9 @@ def config(server, tmp_path):
 class TestTabs:
     async def test_two_tabs_run_turns_at_once(self, server, config, workspace):
         """Each tab has its own session and worker; both turns stream at the same time."""
-        server.enqueue(Reply(text=SLOW, chunk_delay=0.05), Reply(text=SLOW, chunk_delay=0.05))
+        # Both replies stop after their first chunks until the test saw both streaming.
+        both = threading.Event()
+        server.enqueue(Reply(text=SLOW, hold=both), Reply(text=SLOW, hold=both))
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
@@ -44,17 +49,16 @@ class TestTabs:
             await pilot.press("ctrl+pagedown")
             assert app.view is second
             await send(pilot, "tab two")
-            overlapped = []
-
-            def both_streaming():
-                streaming = [v._live is not None for v in (first, second)]
-                if all(streaming):
-                    overlapped.append(True)
-                return not first.busy and not second.busy
-
-            await until(pilot, both_streaming, timeout=20, what="both turns")
+            try:
+                await until(
+                    pilot,
+                    lambda: first._live is not None and second._live is not None,
+                    timeout=20,
+                    what="both turns streaming at once",
+                )
+            finally:
+                both.set()
             await settle(pilot)
-            assert overlapped, "the two turns never streamed at the same time"
             assert first.session.session_id != second.session.session_id
             for view, prompt in ((first, "tab one"), (second, "tab two")):
                 assert [i.entry.text for i in view.query(UserItem)] == [prompt]
@@ -63,23 +67,27 @@ class TestTabs:
 
     async def test_close_running_tab_asks(self, server, config, workspace):
         """Ctrl+W on a tab with a running turn asks first; n keeps it, y closes it."""
-        server.enqueue(Reply(text=" ".join(f"x{i}" for i in range(300)), chunk_delay=0.05))
+        rest = threading.Event()  # the turn stays mid-stream while the test closes its tab
+        server.enqueue(Reply(text=" ".join(f"x{i}" for i in range(300)), hold=rest))
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
             await pilot.press("ctrl+t")
             await settle(pilot)
             await send(pilot, "long")
-            await until(pilot, lambda: app.view._live is not None, what="streaming")
-            await pilot.press("ctrl+w")
-            await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
-            await pilot.press("n")
-            await pilot.pause()
-            assert len(app.query(SessionView)) == 2
-            await pilot.press("ctrl+w")
-            await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
-            await pilot.press("y")
-            await settle(pilot)
+            try:
+                await until(pilot, lambda: app.view._live is not None, what="streaming")
+                await pilot.press("ctrl+w")
+                await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+                await pilot.press("n")
+                await pilot.pause()
+                assert len(app.query(SessionView)) == 2
+                await pilot.press("ctrl+w")
+                await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+                await pilot.press("y")
+                await settle(pilot)
+            finally:
+                rest.set()
             assert len(app.query(SessionView)) == 1
 
     async def test_closing_the_last_tab_opens_a_new_one(self, config, workspace):
@@ -117,7 +125,7 @@ class TestNoModel:
             await send(pilot, "hello?")
             await pilot.pause()
             assert app.view.prompt.text == "hello?"
-            assert any("No model configured" in n.message for n in app._notifications)
+            assert any("No model configured" in n.message for n in notifications(app))
 
     async def test_sessions_stay_browsable(self, tmp_path, workspace):
         """/resume still lists sessions and shows the chosen one read-only."""

@@ -98,7 +98,7 @@ class TestMeterWidget:
             await pilot.pause()
             text = meter.render().plain
             assert "117k/192k" in text
-            for label in ("sys 3.1k", "mem 1.8k", "tools 9.4k", "conv 103k", "reply 8.0k"):
+            for label in ("sys 3.1k", "mem 1.8k", "tools 9.4k", "conv 103k", "reply 8k"):
                 assert label in text
 
     async def test_updates_replace_queued_ones(self):

@@ -6,6 +6,7 @@ import pytest
 
 from agent_tui.allow_rules import project_rules
 from agent_tui.config import load_config
+from agent_tui.ui.textual_compat import notifications
 from testkit.fake_openai import Reply
 from tests.agent_fixtures import make_config
 from tests.test_ui_app_chat import send
@@ -22,7 +23,7 @@ def config(server, workspace, tmp_path):
 
 
 def notices(app) -> str:
-    return "\n".join(str(n.message) for n in app._notifications)
+    return "\n".join(str(n.message) for n in notifications(app))
 
 
 class TestSessionCommands:

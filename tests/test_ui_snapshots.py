@@ -10,9 +10,6 @@ change.
 from __future__ import annotations
 
 import asyncio
-import shutil
-import tempfile
-from pathlib import Path
 
 import pytest
 
@@ -36,12 +33,13 @@ All **212** tests pass."""
 
 
 @pytest.fixture
-def fixed_workspace():
-    path = Path(tempfile.gettempdir()) / "agent-tui-snapshot-ws"
-    shutil.rmtree(path, ignore_errors=True)
+def fixed_workspace(tmp_path, monkeypatch):
+    """A workspace the top bar shows as `~/agent-tui-snapshot-ws` in every run: HOME is the test's own
+    temp folder, so nothing outside it is touched and parallel runs do not collide."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    path = tmp_path / "agent-tui-snapshot-ws"
     path.mkdir()
     yield path
-    shutil.rmtree(path, ignore_errors=True)
 
 
 def history():

@@ -12,9 +12,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-import shutil
-import tempfile
-from pathlib import Path
 
 import pytest
 
@@ -85,15 +82,16 @@ def responder(body: dict) -> Reply:
 
 
 @pytest.fixture
-def fixed_workspace():
-    path = Path(tempfile.gettempdir()) / "agent-tui-snapshot-ws2"
-    shutil.rmtree(path, ignore_errors=True)
+def fixed_workspace(tmp_path, monkeypatch):
+    """A workspace the top bar shows as `~/agent-tui-snapshot-ws2` in every run: HOME is the test's own
+    temp folder, so nothing outside it is touched and parallel runs do not collide."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    path = tmp_path / "agent-tui-snapshot-ws2"
     path.mkdir()
     (path / "logs").mkdir()
     for day in (1, 2):
         (path / "logs" / f"day{day}.log").write_text(app_log(day))
     yield path
-    shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ from textual.color import Color
 
 from agent_tui import paths
 from agent_tui.ui import themes
+from agent_tui.ui.textual_compat import notifications
 from tests.agent_fixtures import make_config
 from tests.ui_helpers import make_app, settle
 
@@ -83,7 +84,7 @@ class TestThemesInTheApp:
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             assert app.theme == "mine" and "mine" in app.available_themes
-            assert not [n for n in app._notifications if n.severity != "information"]
+            assert not [n for n in notifications(app) if n.severity != "information"]
 
     async def test_bad_theme_file_is_a_notice_not_a_crash(self, config, workspace):
         """A broken user theme is skipped with a warning; a theme name nobody provides falls
@@ -93,7 +94,7 @@ class TestThemesInTheApp:
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             assert app.is_running and app.theme == themes.DEFAULT_DARK
-            warnings = [n.message for n in app._notifications if n.severity == "warning"]
+            warnings = [n.message for n in notifications(app) if n.severity == "warning"]
             assert any("Theme skipped" in w and "broken.toml" in w for w in warnings)
             assert any("Unknown theme 'broken'" in w for w in warnings)
 
@@ -110,7 +111,7 @@ class TestSwitching:
             await send(pilot, "/theme agent-light")
             assert app.theme == "agent-light" and app.current_theme.dark is False
             await send(pilot, "/theme")
-            messages = [n.message for n in app._notifications]
+            messages = [n.message for n in notifications(app)]
             assert any(
                 m.startswith("Theme: agent-light. Themes: agent-dark, agent-light") for m in messages
             ), messages
@@ -118,7 +119,7 @@ class TestSwitching:
             assert app.theme == "agent-light"
             assert any(
                 "Unknown theme 'neon'; using agent-light" in n.message
-                for n in app._notifications
+                for n in notifications(app)
                 if n.severity == "warning"
             )
 

@@ -6,13 +6,10 @@ from pathlib import Path
 
 from textual.app import App
 
+from agent_tui.ui.textual_compat import screen_text
 from agent_tui.ui.themes import VARIABLE_DEFAULTS
 
-
-def screen_text(app: App) -> str:
-    """What the terminal shows, one line per row, without styles."""
-    strips = app.screen._compositor.render_strips()
-    return "\n".join("".join(segment.text for segment in strip) for strip in strips)
+__all__ = ["Host", "make_app", "screen_text", "settle", "until", "until_approval"]
 
 
 class Host(App):

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from agent_tui.agent.undo import EDITING_TOOLS, Checkpointer
 from agent_tui.context.views import inline_view
 from agent_tui.messages import Message, ResultRef, ToolCall, tool_result
-from agent_tui.tools.base import ToolContext, ToolOutput
+from agent_tui.tools.base import ToolContext, ToolOutput, ToolServices
 from agent_tui.units import human_size
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ class ToolRunner:
         config: Config,
         workspace: Path,
         session_id: str,
-        services: dict[str, Any],
+        services: ToolServices,
     ) -> None:
         self.registry = registry
         self.policy = policy

@@ -11,13 +11,14 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from agent_tui.commands.common import fail, is_piped
-from agent_tui.commands.sessions_cmd import (
+from agent_tui.commands.store_output import (
     DB_HELP,
     find_session,
     fmt_size,
     fmt_time,
     one_line,
     print_table,
+    project_filter,
     run_with_store,
 )
 
@@ -62,16 +63,13 @@ def list_blobs(
     db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
     """Stored outputs, newest first."""
-    where = str(Path.cwd()) if here else (str(project.expanduser().absolute()) if project else None)
+    where = project_filter(project, here)
 
     async def work(store: Store) -> list[Any]:
         session_id = (await find_session(store, session)).id if session else None
         return await store.results.list_blobs(session_id, where, limit)
 
     found = run_with_store(db, work)
-    if not found and not is_piped():
-        typer.echo("No stored outputs.")
-        return
     rows = [
         (
             b.ref.id,
@@ -90,6 +88,7 @@ def list_blobs(
         "Stored outputs",
         ["ref", "tool", "size", "lines", "session", "created", "last read", "reads", "first line"],
         rows,
+        empty="No stored outputs.",
     )
 
 

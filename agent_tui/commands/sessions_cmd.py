@@ -1,104 +1,34 @@
-"""`agent-tui sessions list|show|export|import|delete`, and the helpers `blobs` shares.
+"""`agent-tui sessions list|show|export|import|delete`.
 
-Rich tables on a terminal; plain tab-separated lines (no header, raw numbers) when piped, so the
-output feeds `cut`/`awk`. Every failure is one line on stderr. The store and rich are imported
-inside the commands: `agent-tui --help` must stay fast.
+Output goes through commands/store_output.py, shared with `blobs`. The store is imported inside
+the commands: `agent-tui --help` must stay fast.
 """
 
 from __future__ import annotations
 
 import asyncio
 import sys
-import time
-from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from agent_tui.commands.common import fail, is_piped, load_or_fail
+from agent_tui.commands.store_output import (
+    DB_HELP,
+    find_session,
+    fmt_time,
+    one_line,
+    print_table,
+    project_filter,
+    resolve_db,
+    run_with_store,
+)
 
 if TYPE_CHECKING:
     from agent_tui.store import Store
 
-T = TypeVar("T")
-
 app = typer.Typer(help="List, show, export, import and delete saved sessions.", no_args_is_help=True)
-
-DB_HELP = "SQLite database path (default: [store] db from the config, else the user data dir)."
-
-
-def resolve_db(db: Path | None) -> Path:
-    if db is not None:
-        return db.expanduser()
-    configured = load_or_fail().config.store.db
-    if configured:
-        return Path(configured).expanduser()
-    from agent_tui.paths import default_db_path
-
-    return default_db_path()
-
-
-def run_with_store(db: Path | None, work: Callable[[Store], Awaitable[T]]) -> T:
-    """Open the store, run `work`, close it; any store failure becomes one line and exit 1."""
-    import sqlite3
-
-    from agent_tui.store import StoreError, open_store
-
-    path = resolve_db(db)
-
-    async def main() -> T:
-        store = await open_store(path)
-        try:
-            return await work(store)
-        finally:
-            await store.close()
-
-    try:
-        return asyncio.run(main())
-    except StoreError as exc:
-        fail(str(exc))
-    except sqlite3.Error as exc:
-        fail(f"database error in {path}: {exc}")
-    except OSError as exc:
-        fail(f"{exc.filename or path}: {exc.strerror or exc}")
-
-
-def fmt_time(stamp: float | None) -> str:
-    if stamp is None:
-        return "-"
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp))
-
-
-def fmt_size(size: int) -> str:
-    from agent_tui.units import human_size
-
-    return str(size) if is_piped() else human_size(size)
-
-
-def one_line(text: str | None, limit: int = 80) -> str:
-    flat = " ".join((text or "").split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
-    if is_piped():
-        for row in rows:
-            typer.echo("\t".join(str(v).replace("\t", " ").replace("\n", " ") for v in row))
-        return
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(title=title, title_justify="left", header_style="bold")
-    for column in columns:
-        table.add_column(column, overflow="fold")
-    for row in rows:
-        table.add_row(*(str(v) for v in row))
-    Console().print(table)
-
-
-async def find_session(store: Store, session_id: str) -> Any:
-    return await store.sessions.find(session_id)
 
 
 @app.command("list")
@@ -109,7 +39,7 @@ def list_sessions(
     db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
     """Saved sessions, most recently used first."""
-    where = str(Path.cwd()) if here else (str(project.expanduser().absolute()) if project else None)
+    where = project_filter(project, here)
     found = run_with_store(db, lambda store: store.sessions.list(where, limit=limit))
     from agent_tui.llm.cost import format_cost
 
@@ -126,11 +56,11 @@ def list_sessions(
         )
         for s in found
     ]
-    if not rows and not is_piped():
-        typer.echo("No saved sessions.")
-        return
     print_table(
-        "Sessions", ["id", "title", "project", "model", "messages", "tokens", "cost", "updated"], rows
+        "Sessions",
+        ["id", "title", "project", "model", "messages", "tokens", "cost", "updated"],
+        rows,
+        empty="No saved sessions.",
     )
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from agent_tui.units import grouped
+
 CUT_MARK = " …[line cut]"
 READ_LIMIT = 200
 """Lines the footer suggests reading at once."""
@@ -33,11 +35,6 @@ class OutputTotals:
     """Ref holding it whole; None when it could not be stored."""
 
 
-def group(number: int) -> str:
-    """1180 → '1 180' (what the omission marker shows)."""
-    return f"{number:,}".replace(",", " ")
-
-
 def cut_line(line: str, max_line_length: int) -> tuple[str, bool]:
     """The line cut at `max_line_length` characters (with a mark), and whether it was cut."""
     if len(line) <= max_line_length:
@@ -46,7 +43,7 @@ def cut_line(line: str, max_line_length: int) -> tuple[str, bool]:
 
 
 def omitted_marker(count: int) -> str:
-    return f"[… {group(count)} lines omitted …]"
+    return f"[… {grouped(count)} lines omitted …]"
 
 
 def read_hint(ref_id: str, offset: int, limit: int = READ_LIMIT) -> str:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
     from agent_tui.messages import ResultRef
+    from agent_tui.store import Store
 
 Source = Literal["builtin", "context", "mcp", "skill"]
 
@@ -78,6 +79,41 @@ Offload = Callable[[str, "str | bytes | AsyncIterator[bytes]"], Awaitable["Resul
 """`offload(tool_name, content)` stores content whole in the blob store and returns its ref."""
 
 
+class ToolFinder(Protocol):
+    """Ranks the deferred tools for a query and offers the matches for the next step."""
+
+    def search_tools(self, query: str, limit: int = 5) -> list[ToolSpec]: ...
+
+
+class ProjectGate(Protocol):
+    """Whether this session may read another project's stored outputs (asks once per project)."""
+
+    async def allow_project(self, project: str, tool_name: str) -> bool: ...
+
+
+class CommandEnv(Protocol):
+    """The environment commands get, and a one-time note on what was withheld (tools/env.py)."""
+
+    def build(self) -> tuple[dict[str, str], str | None]: ...
+
+
+@dataclass(frozen=True)
+class ToolServices:
+    """The session's shared parts the context tools use; None where the session has none."""
+
+    store: Store | None = None
+    """Where read_result, grep_result and recall read stored outputs and transcripts."""
+    tools: ToolFinder | None = None
+    """What tool_search asks (the session's PromptAssembler, which owns deferral)."""
+    projects: ProjectGate | None = None
+    """Asks before another project's outputs are read (the session's PermissionPolicy); None =
+    no session, nothing to ask."""
+    recall_scope: str = "project"
+    """`all` (the user's config): other projects' outputs without asking."""
+    env: CommandEnv | None = None
+    """The session's scrubbed environment for bash; None = scrub without a note."""
+
+
 @dataclass
 class ToolContext:
     """What a running tool may touch."""
@@ -91,8 +127,8 @@ class ToolContext:
     max_message_bytes: int = 51200
     max_line_length: int = 2000
     bash_timeout: float = 120.0
-    services: dict[str, Any] = field(default_factory=dict)
-    """Shared objects for context tools: `store`, `compactor`, `registry`…"""
+    services: ToolServices = field(default_factory=ToolServices)
+    """The shared parts the context tools use (store, tool search)."""
 
 
 class Tool(Protocol):

@@ -176,7 +176,7 @@ class BashTool:
             return ToolOutput.error(f"timeout must be a number of seconds, got {timeout!r}")
         started = time.monotonic()
         loop = asyncio.get_running_loop()
-        session_env = ctx.services.get("env")
+        session_env = ctx.services.env
         if session_env is None:  # no session (a bare tool call): scrubbed, nothing to tell
             from agent_tui.tools.env import scrubbed
 

@@ -8,15 +8,18 @@ can correct its call.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
+
+if TYPE_CHECKING:
+    from agent_tui.store import Store
 
 REF_HELP = "a ref id like r_1a2b3c4d (from a tool view or the retain block) or a ctx:// URI"
 
 
-def _store(ctx: ToolContext) -> Any:
-    return ctx.services.get("store")
+def _store(ctx: ToolContext) -> Store | None:
+    return ctx.services.store
 
 
 OTHER_PROJECT_HINT = (
@@ -27,12 +30,12 @@ OTHER_PROJECT_HINT = (
 async def _may_read(ctx: ToolContext, project: str | None, tool_name: str) -> bool:
     """This project's outputs are free; another's need approval once per session, unless the
     user's config says `recall_scope = "all"`. Without a policy (no session) nothing is asked."""
-    if project is None or project == str(ctx.workspace) or ctx.services.get("recall_scope") == "all":
+    if project is None or project == str(ctx.workspace) or ctx.services.recall_scope == "all":
         return True
-    policy = ctx.services.get("policy")
-    if policy is None:
+    gate = ctx.services.projects
+    if gate is None:
         return True
-    return bool(await policy.allow_project(project, tool_name))
+    return await gate.allow_project(project, tool_name)
 
 
 async def _check_ref(ctx: ToolContext, store: Any, ref: str, tool_name: str) -> ToolOutput | None:

@@ -3,7 +3,7 @@
 It ranks the deferrable tools (MCP and skill tools) by name and description and returns the best
 matches with their parameter schemas; the matches are offered for the rest of the turn, so the
 model can call them on its next step. The session's PromptAssembler does the ranking and the
-promotion (`services["prompts"].search_tools`); this module only phrases the answer.
+promotion (`ctx.services.tools.search_tools`); this module only phrases the answer.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ class ToolSearchTool:
     )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-        prompts = ctx.services.get("prompts")
+        prompts = ctx.services.tools
         if prompts is None:
             return ToolOutput.error("tool search is unavailable in this session")
         query = str(args.get("query") or "").strip()

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-import os
 import signal
 import time
 from collections.abc import Awaitable, Callable
@@ -20,14 +19,15 @@ from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from rich.text import Text
 from textual import events, on, work
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
-from agent_tui import paths
+from agent_tui import instrument, paths
 from agent_tui.ui import themes
 from agent_tui.ui.app_commands import AppCommands
+from agent_tui.ui.textual_compat import OneLineCrashes
 from agent_tui.ui.widgets.session_view import SessionView
 
 if TYPE_CHECKING:
@@ -40,8 +40,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 ServicesFactory = Callable[[], Awaitable["AppServices"]]
-FIRST_FRAME_ENV = "AGENT_TUI_FIRST_FRAME_FILE"
-"""Benchmark hook: write the wall-clock time of the first frame to this file, then exit."""
 QUIT_WINDOW = 2.0
 
 
@@ -74,7 +72,7 @@ def warm_imports() -> None:
 T = TypeVar("T")
 
 
-class AgentApp(AppCommands, App[None]):
+class AgentApp(AppCommands, OneLineCrashes[None]):
     CSS_PATH = Path(__file__).parent / "app.tcss"  # absolute: subclasses live elsewhere
     TITLE = "agent-tui"
     COMMAND_PALETTE_DISPLAY = "^P"
@@ -115,8 +113,6 @@ class AgentApp(AppCommands, App[None]):
         self._views: list[SessionView] = []
         self._last_interrupt = 0.0
         self.workspace = workspace or Path.cwd()
-        self.key_timings: list[float] | None = None
-        """Set to a list to record, per key, seconds from its arrival to the next refresh."""
         self._register_themes()
 
     def notify(
@@ -148,8 +144,7 @@ class AgentApp(AppCommands, App[None]):
         self.call_after_refresh(self.build_services)
         session_id, continue_ = self._start
         await self.add_tab(session_id=session_id, continue_=continue_)
-        if os.environ.get(FIRST_FRAME_ENV):
-            self.call_after_refresh(self._first_frame, os.environ[FIRST_FRAME_ENV])
+        self.call_after_refresh(instrument.mark, "first_frame")
 
     def _exit_on_signals(self) -> None:
         """SIGTERM and SIGHUP (terminal closed) exit cleanly, so the terminal is restored."""
@@ -162,10 +157,6 @@ class AgentApp(AppCommands, App[None]):
                 loop.add_signal_handler(number, self.exit)
             except (NotImplementedError, RuntimeError, ValueError):
                 pass  # not the main thread (tests) or not supported on this platform
-
-    def _first_frame(self, path: str) -> None:
-        Path(path).write_text(f"{time.time():.6f}\n")
-        self.exit()
 
     def _register_themes(self) -> None:
         """Register the theme files and pick the configured theme. Done before the first
@@ -272,9 +263,7 @@ class AgentApp(AppCommands, App[None]):
     def _update_topbar(self) -> None:
         view = self.view
         model = view.session.model if view and view.session else "no model"
-        home = str(Path.home())
-        where = str(self.workspace)
-        where = "~" + where[len(home) :] if where.startswith(home) else where
+        where = paths.shown(self.workspace)
         self.query_one("#topbar", Static).update(Text(f" agent-tui ─ {model} ─ {where}"))
 
     async def action_new_tab(self) -> None:
@@ -354,31 +343,20 @@ class AgentApp(AppCommands, App[None]):
             self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW)
 
     async def on_event(self, event: events.Event) -> None:
-        timings = self.key_timings
-        # Only a key's first arrival from the driver (a key no widget stops bubbles back here).
-        if timings is None or not isinstance(event, events.Key) or event.is_forwarded:
+        # Benchmarks time a key from its first arrival from the driver (a key no widget stops
+        # bubbles back here) to the next refresh; off, this is one check per event.
+        if not instrument.enabled() or not isinstance(event, events.Key) or event.is_forwarded:
             await super().on_event(event)
             return
         started = time.perf_counter()
         await super().on_event(event)
         # Queued behind the forwarded key, so it runs after the key is handled and then drawn.
         target = self.focused or self.screen
-        target.call_after_refresh(lambda: timings.append(time.perf_counter() - started))
+        target.call_after_refresh(lambda: instrument.record("key", time.perf_counter() - started))
 
-    def _handle_exception(self, error: Exception) -> None:
-        log.error("agent-tui crashed", exc_info=error)
-        super()._handle_exception(error)
-
-    def _fatal_error(self) -> None:
-        # An unexpected exception in the UI: its traceback is in the log file (above); the
-        # terminal gets one line, not Textual's full traceback with locals.
-        from rich.text import Text
-
-        self.bell()
-        self._exit_renderables.append(
-            Text(
-                f"agent-tui stopped on an unexpected error; details in {paths.log_file()}. "
-                "Your session is saved: agent-tui --continue resumes it."
-            )
+    def crash_line(self) -> str:
+        # The traceback is in the log file; the terminal gets one line.
+        return (
+            f"agent-tui stopped on an unexpected error; details in {paths.log_file()}. "
+            "Your session is saved: agent-tui --continue resumes it."
         )
-        self._close_messages_no_wait()

@@ -4,32 +4,15 @@ from __future__ import annotations
 
 import re
 
+from agent_tui.units import grouped, human_size, short_tokens
+
 _HAS_SECONDS = re.compile(r"\d(?:\.\d+)? ?(?:ms|s)\b")
 
 
-def tokens(n: int) -> str:
-    """Token counts as the meter shows them: 950, 9.4k, 117k, 1.2M."""
-    if n < 1000:
-        return str(n)
-    if n < 10_000:
-        return f"{n / 1000:.1f}k"
-    if n < 1_000_000:
-        return f"{round(n / 1000)}k"
-    return f"{n / 1_000_000:.1f}M"
-
-
-def count(n: int) -> str:
-    """An exact count with thin groups: 1 204, 102 851."""
-    return f"{n:,}".replace(",", " ")
-
-
-def size(n: int) -> str:
-    """Bytes as 512 B, 48 KB, 3.1 MB."""
-    if n < 1024:
-        return f"{n} B"
-    if n < 1024 * 1024:
-        return f"{round(n / 1024)} KB"
-    return f"{n / (1024 * 1024):.1f} MB"
+# One way to write counts and sizes across the UI, the tools and the CLI (agent_tui/units.py).
+count = grouped
+size = human_size
+tokens = short_tokens
 
 
 def duration(seconds: float) -> str:

@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING
 
 from agent_tui.messages import Message
 
-from .result import StrategyOutcome
+from .rewrite import Rewrite
 from .shape import TRIMMED_PREFIX, call_index, inflight_start, other_refs
 
 if TYPE_CHECKING:
     from agent_tui.tokens import TokenCounter
 
-    from .result import CompactionPlan
+    from .result import CompactionPlan, StrategyOutcome
 
 log = logging.getLogger(__name__)
 
@@ -82,27 +82,15 @@ def clear_tool_outputs(
     messages: list[Message], plan: CompactionPlan, counter: TokenCounter
 ) -> StrategyOutcome:
     """Replace the oldest unprotected tool outputs with placeholders until under the budget."""
-    total = counter.count_messages(messages)
-    budget = plan.conversation_budget
-    if total <= budget:
-        return StrategyOutcome(messages, 0, total)
-    limit = protected_from(messages, counter, plan.protected_tokens)
-    out = list(messages)
-    changed = 0
-    for i in range(limit):
-        m = out[i]
-        if m.role != "tool" or is_trimmed(m):
-            continue
-        replacement = m.with_content(trimmed_placeholder(m))
-        saved = counter.count_message(m) - counter.count_message(replacement)
-        if saved <= 0:
-            continue
-        out[i] = replacement
-        total -= saved
-        changed += 1
-        if total <= budget:
+    r = Rewrite(messages, counter, plan.conversation_budget)
+    if r.fits:
+        return r.outcome()
+    for i in range(protected_from(messages, counter, plan.protected_tokens)):
+        if r.fits:
             break
-    if not changed:
-        return StrategyOutcome(messages, 0, counter.count_messages(messages))
-    log.debug("tool clearing: %d outputs trimmed, %d tokens left", changed, total)
-    return StrategyOutcome(out, changed, total)
+        m = r.out[i]
+        if m.role == "tool" and not is_trimmed(m):
+            r.put(i, m.with_content(trimmed_placeholder(m)))
+    if r.changed:
+        log.debug("tool clearing: %d outputs trimmed, %d tokens left", r.changed, r.total)
+    return r.outcome()

@@ -21,13 +21,13 @@ from agent_tui.messages import Message, ToolCall, new_id
 
 from .calls import condensed_line, describe_call, is_error_result
 from .clearing import is_trimmed, protected_from
-from .result import StrategyOutcome
+from .rewrite import Rewrite
 from .shape import call_index, inflight_start, newest_user_index
 
 if TYPE_CHECKING:
     from agent_tui.tokens import TokenCounter
 
-    from .result import CompactionPlan
+    from .result import CompactionPlan, StrategyOutcome
 
 log = logging.getLogger(__name__)
 
@@ -82,33 +82,11 @@ def _elided(call: ToolCall) -> ToolCall | None:
     return replace(call, arguments=json.dumps(args, ensure_ascii=False))
 
 
-class _Rewriter:
-    """The list being pruned and its running token total."""
-
-    def __init__(self, messages: list[Message], counter: TokenCounter, budget: int) -> None:
-        self.out = list(messages)
-        self.counter = counter
-        self.budget = budget
-        self.total = counter.count_messages(messages)
-        self.changed = 0
-
-    @property
-    def fits(self) -> bool:
-        return self.total <= self.budget
-
-    def put(self, i: int, replacement: Message) -> None:
-        saved = self.counter.count_message(self.out[i]) - self.counter.count_message(replacement)
-        if saved > 0:
-            self.out[i] = replacement
-            self.total -= saved
-            self.changed += 1
-
-
 def prune(messages: list[Message], plan: CompactionPlan, counter: TokenCounter) -> StrategyOutcome:
     """Run the three passes until the conversation fits `plan.conversation_budget`."""
-    r = _Rewriter(messages, counter, plan.conversation_budget)
+    r = Rewrite(messages, counter, plan.conversation_budget)
     if r.fits:
-        return StrategyOutcome(messages, 0, r.total)
+        return r.outcome()
     calls = {cid: call for cid, (_, call) in call_index(messages).items()}
     inflight = inflight_start(messages)
     last_safe = inflight if inflight is not None else len(messages)
@@ -149,7 +127,5 @@ def prune(messages: list[Message], plan: CompactionPlan, counter: TokenCounter) 
             new_calls = tuple(c or old for c, old in zip(cut, m.tool_calls, strict=False))
             r.put(i, replace(m, tool_calls=new_calls, id=new_id()))
 
-    if not r.changed:
-        return StrategyOutcome(messages, 0, counter.count_messages(messages))
     log.debug("pruning: %d messages rewritten, %d tokens left", r.changed, r.total)
-    return StrategyOutcome(r.out, r.changed, r.total)
+    return r.outcome()

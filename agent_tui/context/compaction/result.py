@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from agent_tui.units import short_tokens
+
 if TYPE_CHECKING:
     from agent_tui.config import CompactionSettings
     from agent_tui.messages import Message
@@ -25,14 +27,8 @@ SUMMARY_RESERVE_MIN = 512
 SUMMARY_RESERVE_MAX = 4096
 
 
-def format_tokens(n: int) -> str:
-    """182 431 → `182k`, 41 200 → `41k`, 8 240 → `8.2k`, 950 → `950`."""
-    if n >= 10_000:
-        return f"{n / 1000:.0f}k"
-    if n >= 1000:
-        text = f"{n / 1000:.1f}".rstrip("0").rstrip(".")
-        return f"{text}k"
-    return str(n)
+format_tokens = short_tokens
+"""182 431 → `182k`, 8 240 → `8.2k`: the same figures the meter shows."""
 
 
 @dataclass(frozen=True)

@@ -79,7 +79,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         self.query_one("#allow-once", Button).focus()
 
     def _decide(self, action: str, prefix: str | None = None) -> None:
-        self.dismiss(ApprovalDecision(action, prefix))  # type: ignore[arg-type]
+        self.dismiss(ApprovalDecision(action, prefix))  # type: ignore[arg-type]  # callers pass the four action literals
 
     def action_allow_once(self) -> None:
         self._decide("allow_once")

@@ -195,7 +195,7 @@ class BlobsScreen(Screen[None]):
     @on(Select.Changed, "#blobs-scope")
     def _scope_changed(self, event: Select.Changed) -> None:
         if event.value != self.scope and isinstance(event.value, str):
-            self.scope = event.value  # type: ignore[assignment]
+            self.scope = event.value  # type: ignore[assignment]  # the Select offers only SCOPES values
             self.load_rows()
 
     def action_cycle_scope(self) -> None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agent_tui.tools.base import short_arguments
+from agent_tui.units import grouped as count
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
@@ -90,10 +91,6 @@ class ContextReport:
     output_tokens: int
     enabled: tuple[str, ...]
     """The compaction strategies the config enables, in chain order."""
-
-
-def count(n: int) -> str:
-    return f"{n:,}".replace(",", " ")
 
 
 def calibration_state(calibration: Calibration) -> CalibrationState:

@@ -20,11 +20,11 @@ from textual.widgets import Label, Static
 
 from agent_tui.llm.cost import format_cost
 from agent_tui.ui import formatting
+from agent_tui.ui.formatting import count
 from agent_tui.ui.screens.context_data import (
     ContextReport,
     build_report,
     compaction_savings,
-    count,
 )
 from agent_tui.ui.screens.dialogs import Dialog, component_table
 from agent_tui.ui.widgets.usage_chart import UsageChart

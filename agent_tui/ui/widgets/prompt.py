@@ -110,12 +110,12 @@ class PromptInput(TextArea):
         self.load_text(text)
         self.move_cursor(self.document.end)
 
-    async def _on_key(self, event: events.Key) -> None:
+    def on_key(self, event: events.Key) -> None:
+        # Runs before TextArea's own key handler; prevent_default() keeps that one from
+        # also acting on the keys the prompt takes (Enter sends, arrows move the menu).
         if self._handle(event.key):
             event.stop()
             event.prevent_default()
-            return
-        await super()._on_key(event)
 
     def _handle(self, key: str) -> bool:
         menu = self.menu if self.menu is not None and self.menu.display else None

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
@@ -22,6 +21,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.worker import Worker, WorkerState
 
+from agent_tui import instrument
 from agent_tui.config import ConfigError
 from agent_tui.ui import session_commands, slash, transcript
 from agent_tui.ui.events import AgentEventMessage
@@ -95,8 +95,6 @@ class SessionView(EventRendering, Vertical):
         self._compaction_steps: list[str] = []
         self._worker: Worker[None] | None = None
         self._cancel_requested = False
-        self.chat_shown_at: float | None = None
-        """perf_counter() when the opened session's chat was first drawn (for benchmarks)."""
 
     def compose(self) -> ComposeResult:
         yield ChatPane(id="chat")
@@ -157,8 +155,7 @@ class SessionView(EventRendering, Vertical):
         self.query_one(NoModelPanel).display = False
         await self.chat.load(await self._entries_to_show(services, session))
         self._set_title(session.title or _title_from(session.history) or "new")
-        self.chat_shown_at = None
-        self.call_after_refresh(self._mark_shown)
+        self.call_after_refresh(instrument.mark, "chat_shown")
         # The first measure counts every message (~0.1 s per 1 000): the chat is already on
         # screen, sends made meanwhile wait in the queue, and the count runs off the UI loop.
         self.meter.placeholder = f"measuring {len(session.history)} messages…"
@@ -186,9 +183,6 @@ class SessionView(EventRendering, Vertical):
             )
         )
         return entries
-
-    def _mark_shown(self) -> None:
-        self.chat_shown_at = time.perf_counter()
 
     async def _without_model(self, reason: str, session_id: str | None) -> None:
         self.session = None

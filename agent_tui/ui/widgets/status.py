@@ -67,7 +67,7 @@ class NoModelPanel(Static):
             "or OPENAI_API_KEY,\n    and a model: AGENT_TUI_MODEL=anthropic/"
             "claude-sonnet-4-5 or --model NAME\n"
         )
-        text.append(f'  • [model] name = "…" in {paths.user_config_file()}\n')
+        text.append(f'  • [model] name = "…" in {paths.shown(paths.user_config_file())}\n')
         text.append("  • a local OpenAI-compatible server:\n")
         text.append(f"      {LOCAL_EXAMPLE}\n\n")
         text.append(

@@ -1,0 +1,112 @@
+"""What `sessions` and `blobs` share: opening the store with one-line failures, and output.
+
+Rich tables on a terminal; plain tab-separated lines (no header, raw numbers) when piped, so the
+output feeds `cut`/`awk`. Every failure is one line on stderr. The store and rich are imported
+inside the functions: `agent-tui --help` must stay fast.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import typer
+
+from agent_tui.commands.common import fail, is_piped, load_or_fail
+
+if TYPE_CHECKING:
+    from agent_tui.store import Store
+
+T = TypeVar("T")
+
+DB_HELP = "SQLite database path (default: [store] db from the config, else the user data dir)."
+
+
+def resolve_db(db: Path | None) -> Path:
+    if db is not None:
+        return db.expanduser()
+    configured = load_or_fail().config.store.db
+    if configured:
+        return Path(configured).expanduser()
+    from agent_tui.paths import default_db_path
+
+    return default_db_path()
+
+
+def run_with_store(db: Path | None, work: Callable[[Store], Awaitable[T]]) -> T:
+    """Open the store, run `work`, close it; any store failure becomes one line and exit 1."""
+    import sqlite3
+
+    from agent_tui.store import StoreError, open_store
+
+    path = resolve_db(db)
+
+    async def main() -> T:
+        store = await open_store(path)
+        try:
+            return await work(store)
+        finally:
+            await store.close()
+
+    try:
+        return asyncio.run(main())
+    except StoreError as exc:
+        fail(str(exc))
+    except sqlite3.Error as exc:
+        fail(f"database error in {path}: {exc}")
+    except OSError as exc:
+        fail(f"{exc.filename or path}: {exc.strerror or exc}")
+
+
+def fmt_time(stamp: float | None) -> str:
+    if stamp is None:
+        return "-"
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp))
+
+
+def fmt_size(size: int) -> str:
+    from agent_tui.units import human_size
+
+    return str(size) if is_piped() else human_size(size)
+
+
+def one_line(text: str | None, limit: int = 80) -> str:
+    flat = " ".join((text or "").split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def project_filter(project: Path | None, here: bool) -> str | None:
+    """The project folder `--here` or `--project` names (None: every project)."""
+    if here:
+        return str(Path.cwd())
+    return str(project.expanduser().absolute()) if project else None
+
+
+def print_table(
+    title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]], *, empty: str | None = None
+) -> None:
+    """A rich table on a terminal (or `empty` when there are no rows); tab-separated lines,
+    no header, when piped."""
+    if not rows and empty is not None and not is_piped():
+        typer.echo(empty)
+        return
+    if is_piped():
+        for row in rows:
+            typer.echo("\t".join(str(v).replace("\t", " ").replace("\n", " ") for v in row))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left", header_style="bold")
+    for column in columns:
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        table.add_row(*(str(v) for v in row))
+    Console().print(table)
+
+
+async def find_session(store: Store, session_id: str) -> Any:
+    return await store.sessions.find(session_id)

@@ -1,0 +1,65 @@
+"""Every use of Textual's private API, in one place, so an upgrade that breaks one breaks loudly.
+
+Textual is pinned to a tested range (pyproject.toml, constraints.txt); the rest of agent-tui uses
+its public API only. Two things have no public hook, and live here:
+
+- an unexpected exception in the UI: Textual prints a full traceback with locals over the
+  user's terminal. We log it whole and print one line that says where the details are
+  (`App._handle_exception`, `App._fatal_error`, overridden by `OneLineCrashes`);
+- what the tests read: the screen as text (`Screen._compositor`) and the notices shown
+  (`App._notifications`).
+
+`PRIVATE_API` names each one; tests/test_textual_compat.py checks they exist with the shape we
+rely on and that the behaviour built on them still works, so the next Textual release that moves
+them fails that test, not a user's session.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, TypeVar
+
+from rich.text import Text
+from textual.app import App
+from textual.screen import Screen
+
+if TYPE_CHECKING:
+    from textual.notifications import Notification
+
+log = logging.getLogger(__name__)
+
+ReturnT = TypeVar("ReturnT")
+
+PRIVATE_API: dict[type, tuple[str, ...]] = {
+    App: ("_handle_exception", "_fatal_error", "_notifications"),
+    Screen: ("_compositor",),
+}
+"""The private Textual names agent-tui touches, by the class that holds them."""
+
+
+class OneLineCrashes(App[ReturnT]):
+    """An app whose unexpected exceptions go whole to the log and as one line to the terminal."""
+
+    def crash_line(self) -> str:
+        """What the terminal shows after an unexpected exception (the app says where to look)."""
+        return "stopped on an unexpected error; details in the log."
+
+    def _handle_exception(self, error: Exception) -> None:
+        log.error("%s crashed", self.title, exc_info=error)
+        super()._handle_exception(error)
+
+    def _fatal_error(self) -> None:
+        # Replaces Textual's full traceback with locals (in the log already, above).
+        self.bell()
+        self.panic(Text(self.crash_line()))
+
+
+def screen_text(app: App[object]) -> str:
+    """What the terminal shows, one line per row, without styles (for tests)."""
+    strips = app.screen._compositor.render_strips()
+    return "\n".join("".join(segment.text for segment in strip) for strip in strips)
+
+
+def notifications(app: App[object]) -> list[Notification]:
+    """The notices currently shown or queued, oldest first (for tests)."""
+    return list(app._notifications)
