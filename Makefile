@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench clean constraints
+.PHONY: run test bench clean constraints sandbox-deps
 
 # constraints.txt pins every package to the versions the tests last passed with (see `constraints`).
 $(STAMP): pyproject.toml constraints.txt
@@ -16,8 +16,20 @@ $(STAMP): pyproject.toml constraints.txt
 run: $(STAMP)
 	$(BIN)/agent-tui $(ARGS)
 
+# The sandbox tests run against the real bubblewrap: install it where the machine allows (root or
+# passwordless sudo, with apt). Never fails the run: without bwrap those tests say why, once.
+sandbox-deps:
+	@command -v bwrap >/dev/null 2>&1 || { \
+	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO="sudo -n"; \
+	  if command -v apt-get >/dev/null 2>&1 && { [ -z "$$SUDO" ] || sudo -n true 2>/dev/null; }; then \
+	    echo "installing bubblewrap for the sandbox tests"; \
+	    ($$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq bubblewrap) \
+	      >/dev/null 2>&1 || echo "note: could not install bubblewrap; the sandbox tests will say why"; \
+	  else echo "note: bwrap is missing and cannot be installed here; the sandbox tests will say why"; fi; \
+	}; true
+
 # Lint, format and types are checked before the tests, so CI (which runs this target) enforces them.
-test: $(STAMP)
+test: $(STAMP) sandbox-deps
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy

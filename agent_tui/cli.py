@@ -44,6 +44,9 @@ def launch(
         False, "--continue", "-c", help="Resume the newest session of this directory."
     ),
     session: str | None = typer.Option(None, "--session", "-s", help="Resume a session by id."),
+    sandbox: str | None = typer.Option(
+        None, "--sandbox", help="Command sandbox: workspace-write, read-only or off."
+    ),
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
     ),
@@ -55,7 +58,7 @@ def launch(
     from agent_tui.logs import setup_logging
 
     setup_logging()
-    overrides = model_overrides(model, api_base, context_window, max_output_tokens, db)
+    overrides = model_overrides(model, api_base, context_window, max_output_tokens, db, sandbox)
     loaded = load_or_fail(overrides)
     from agent_tui.commands.tui import launch_tui
 

@@ -8,6 +8,7 @@ was expected, so the CLI can print it instead of a traceback.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 import tomllib
 import types
@@ -18,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui import paths
+
+log = logging.getLogger(__name__)
 
 
 class ConfigError(Exception):
@@ -61,6 +64,9 @@ class CompactionSettings:
     retain_directives: str = ""
     protected_ratio: float = 0.25
     """Share of the target kept for the newest tool outputs, which clearing never touches."""
+    keep_user_messages_tokens: int = 2000
+    """A summary keeps the newest user messages it replaces verbatim in the retain block, up to
+    this many tokens (at most an eighth of the target); 0 turns it off."""
     tool_clearing: bool = True
     pruning: bool = True
     summarization: bool = True
@@ -131,6 +137,16 @@ class Provenance:
 
 
 @dataclass(frozen=True)
+class SandboxSettings:
+    mode: str = "workspace-write"
+    """workspace-write, read-only or off; falls back to off (with a notice) without bubblewrap."""
+    network: bool = False
+    """Whether sandboxed commands may use the network."""
+    auto_approve: bool = False
+    """Sandboxed commands without network run without asking."""
+
+
+@dataclass(frozen=True)
 class Config:
     model: ModelSettings = field(default_factory=ModelSettings)
     agent: AgentSettings = field(default_factory=AgentSettings)
@@ -141,6 +157,7 @@ class Config:
     ui: UISettings = field(default_factory=UISettings)
     loop: LoopSettings = field(default_factory=LoopSettings)
     mcp: McpSettings = field(default_factory=McpSettings)
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     provenance: Provenance = field(default_factory=Provenance, metadata={"section": False})
 
     def tool_output_budget(self, window: int) -> int:
@@ -292,6 +309,7 @@ def load_config(
     if project_file.is_file():
         data = read_toml(project_file)
         _apply({}, {}, data, str(project_file))  # every key is checked, applied or not
+        data = _project_keeps_sandbox(data, merged.get("sandbox", {}), project_file)
         folder = project_file.parent
         state = "trusted" if trusted else folder_trust.state(folder)
         split = folder_trust.filter_project(data, state == "trusted")
@@ -320,6 +338,34 @@ def load_config(
     )
 
 
+_STRICTNESS = {"off": 0, "workspace-write": 1, "read-only": 2}
+
+
+def _project_keeps_sandbox(data: dict[str, Any], user: Mapping[str, Any], path: Path) -> dict[str, Any]:
+    """A repository's `.agent-tui.toml` may tighten the sandbox, never loosen it: a cloned project
+    must not be able to turn off the wall that makes --yes safe. Loosening keys are dropped."""
+    table = data.get("sandbox")
+    if not isinstance(table, Mapping):
+        return data
+    kept = dict(table)
+    mode = user.get("mode", SandboxSettings.mode)
+    looser = {
+        "mode": _STRICTNESS.get(str(kept.get("mode")), 3) < _STRICTNESS.get(mode, 1),
+        "network": kept.get("network") is True and user.get("network") is not True,
+        "auto_approve": kept.get("auto_approve") is True and user.get("auto_approve") is not True,
+    }
+    for key, loosens in looser.items():
+        if key in kept and loosens:
+            log.warning(
+                "%s: sandbox.%s = %r ignored: a project file cannot loosen the sandbox "
+                "(set it in your user config or pass --sandbox)",
+                path,
+                key,
+                kept.pop(key),
+            )
+    return {**data, "sandbox": kept}
+
+
 def _validate(config: Config) -> None:
     a = config.agent
     for key in ("warn_at", "compact_trigger", "hard_block", "tool_deferral_threshold"):
@@ -335,6 +381,14 @@ def _validate(config: Config) -> None:
         raise ConfigError("compaction.target_ratio must be between 0 and 1")
     if config.store.recall_scope not in ("project", "all"):
         raise ConfigError(f'store.recall_scope must be "project" or "all", got {config.store.recall_scope!r}')
+    if config.compaction.keep_user_messages_tokens < 0:
+        raise ConfigError(
+            "compaction.keep_user_messages_tokens must be 0 (off) or a positive number of tokens, "
+            f"got {config.compaction.keep_user_messages_tokens}"
+        )
+    modes = ("workspace-write", "read-only", "off")  # tools/sandbox.py MODES; not imported: start-up
+    if config.sandbox.mode not in modes:
+        raise ConfigError(f"sandbox.mode must be one of {', '.join(modes)}, got {config.sandbox.mode!r}")
     for key in ("context_window", "max_output_tokens"):
         value = getattr(config.model, key)
         if value is not None and value <= 0:

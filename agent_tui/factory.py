@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from agent_tui.messages import Message
     from agent_tui.store import Store
     from agent_tui.tools.permissions import Approver
+    from agent_tui.tools.sandbox import Sandbox
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +43,9 @@ class AppServices:
     """Tools beyond the built-ins (MCP servers' tools), shared by every session."""
     mcp: Any = None
     """The MCP servers (tools/mcp.py McpManager) once `start_mcp` ran; None without servers."""
+    sandbox: Sandbox | None = None
+    """The command sandbox (tools/sandbox.py), probed in `build_services`; its mode is shared
+    by every session, so /sandbox switches it for all tabs at once."""
 
     def start_mcp(self) -> Any:
         """Launch the configured MCP servers in the background (idempotent, returns at once).
@@ -49,7 +53,7 @@ class AppServices:
         if self.mcp is None and self.config.mcp.servers:
             from agent_tui.tools.mcp import McpManager
 
-            self.mcp = McpManager.from_config(self.config, self.workspace)
+            self.mcp = McpManager.from_config(self.config, self.workspace, sandbox=self.sandbox)
             self.mcp.start()
         return self.mcp
 
@@ -64,12 +68,14 @@ class AppServices:
         """A fresh session. Raises ConfigError when no usable model is configured."""
         limits = self._limits()
         info = await self.store.sessions.create(str(self.workspace), self.config.model.name, title=title)
+        await self.store.leases.acquire(info.id)
         return self._session(info.id, info.title, [], limits, approver, yes)
 
     async def resume_session(
         self, session_id: str, approver: Approver | None = None, *, yes: bool = False
     ) -> AgentSession:
-        """A stored session, from its newest snapshot plus the transcript after it."""
+        """A stored session, from its newest snapshot plus the transcript after it, repaired so
+        that it can be sent (agent/wire.py). SessionBusy when another live process has it open."""
         from agent_tui.store import SessionNotFound
 
         limits = self._limits()
@@ -77,8 +83,11 @@ class AppServices:
             info = await self.store.sessions.get(session_id)
         except SessionNotFound as exc:
             raise ConfigError(str(exc)) from None
+        await self.store.leases.acquire(session_id)
         history = await self.store.sessions.load_for_resume(session_id)
-        return self._session(info.id, info.title, history, limits, approver, yes)
+        session = self._session(info.id, info.title, history, limits, approver, yes)
+        await session.repair()  # said to the user at the start of the next turn
+        return session
 
     async def newest_session_id(self) -> str | None:
         info = await self.store.sessions.newest(str(self.workspace))
@@ -87,6 +96,12 @@ class AppServices:
     async def close(self) -> None:
         if self.mcp is not None:
             await self.mcp.stop()
+        try:
+            await self.store.leases.release_all()
+        except Exception:
+            log.warning("could not release this process's session leases", exc_info=True)
+        if self.sandbox is not None:
+            self.sandbox.close()
         await self.store.close()
 
     def _limits(self) -> Any:
@@ -140,7 +155,7 @@ class AppServices:
             compact_trigger=a.compact_trigger,
             hard_block=a.hard_block,
         )
-        policy = PermissionPolicy(cfg.tools.allow, approver=approver, yes=yes)
+        policy = PermissionPolicy(cfg.tools.allow, approver=approver, yes=yes, sandbox=self.sandbox)
         prompts = PromptAssembler(
             self.workspace,
             registry,
@@ -156,6 +171,7 @@ class AppServices:
         services = ToolServices(
             store=self.store,
             tools=prompts,
+            sandbox=self.sandbox,
             projects=policy,
             recall_scope=cfg.store.recall_scope,
             env=SessionEnv(cfg.tools.env_passthrough),
@@ -215,6 +231,21 @@ async def build_services(
 
     store = await open_store(db_path_for(config, db_path))
     services = AppServices(config=config, store=store, workspace=(workspace or Path.cwd()).resolve())
+    services.sandbox = await make_sandbox(config, services.workspace)
     if start_mcp:
         services.start_mcp()
     return services
+
+
+async def make_sandbox(config: Config, workspace: Path) -> Sandbox:
+    """The sandbox `[sandbox]` asks for; bwrap is probed only when a mode other than off is."""
+    from agent_tui.tools.sandbox import Probe, Sandbox, probe_async
+
+    s = config.sandbox
+    found = await probe_async() if s.mode != "off" else Probe(None, "the sandbox is off")
+    sandbox = Sandbox(
+        s.mode, workspace=workspace, probe=found, network=s.network, auto_approve=s.auto_approve
+    )
+    if sandbox.notice:
+        log.warning("%s", sandbox.notice)
+    return sandbox

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 Role = Literal["system", "user", "assistant", "tool"]
-Kind = Literal["chat", "summary", "retain", "note", "attachment"]
+Kind = Literal["chat", "summary", "retain", "note", "attachment", "unsent"]
 
 ROLES: tuple[str, ...] = ("system", "user", "assistant", "tool")
-KINDS: tuple[str, ...] = ("chat", "summary", "retain", "note", "attachment")
+KINDS: tuple[str, ...] = ("chat", "summary", "retain", "note", "attachment", "unsent")
 
 
 def new_id(prefix: str = "m") -> str:
@@ -107,7 +107,8 @@ class Message:
     name: str | None = None
     """For a tool message: the tool's name."""
     kind: Kind = "chat"
-    """chat, or what compaction made it: summary / retain / note; attachment for pasted files."""
+    """chat, or what compaction made it: summary / retain / note; attachment for pasted files;
+    unsent marks (in the transcript only) a message whose send failed."""
     output_ref: ResultRef | None = None
     """For a tool message whose output was stored whole: where the rest lives."""
     id: str = field(default_factory=new_id)

@@ -43,11 +43,15 @@ HARMLESS: frozenset[str] = frozenset(
         "compaction.pruning",
         "compaction.summarization",
         "compaction.truncation",
+        "compaction.keep_user_messages_tokens",
         "tool_output.*",
         "tools.bash_timeout",
         "ui.*",
         "loop.*",
         "mcp.startup_timeout",
+        # config.py drops a project's sandbox keys that would loosen the user's sandbox, trusted
+        # or not; what is left can only tighten it.
+        "sandbox.*",
     }
 )
 """Keys a project file may set in any folder: `section.key`, or `section.*` for a whole section."""

@@ -10,8 +10,11 @@ output), all early, so compaction has to carry them.
 
 Then each strategy alone, the chain without a model, and the chain with a deterministic local
 summariser (extractive: it keeps sentences naming decisions, findings and paths) run against a
-200k-window target. Reported: tokens before/after, time (median of 5, warm token cache as in
-the loop), planted facts still present verbatim or reachable through a ref in the new history.
+200k-window target. The transcript is stored in a real store (temp SQLite file), as the loop
+stores it, so each compaction names the range it dropped. Reported: tokens before/after, time
+(median of 5, warm token cache as in the loop), planted facts recoverable from the new history —
+present verbatim, in an output reachable by a ref it names, or in a transcript range it names
+(`m_a-b`, read back through the store) — and, apart, how many are still verbatim in context.
 Baselines in the same run: the 50 ms goal for the chain without a model, and one cold token
 count of the whole history.
 
@@ -34,9 +37,16 @@ import uuid
 from pathlib import Path
 
 from agent_tui.config import CompactionSettings
-from agent_tui.context.compaction import check_invariants, collect_refs, compact, estimate_savings
+from agent_tui.context.compaction import (
+    TranscriptIndex,
+    check_invariants,
+    collect_refs,
+    compact,
+    estimate_savings,
+)
 from agent_tui.context.views import inline_view
 from agent_tui.messages import Message, ResultRef, ToolCall
+from agent_tui.store import Store, open_store
 from agent_tui.tokens import TokenCounter
 
 PYTHON = f"python{sys.version_info.major}.{sys.version_info.minor}"
@@ -260,20 +270,53 @@ async def extractive(messages: list[Message], instructions: str, max_tokens: int
 extractive.model = "local/extractive"  # type: ignore[attr-defined]  # summarisers may name their model
 
 
-def facts_kept(history: list[Message], blobs: dict[str, str]) -> tuple[int, list[str]]:
-    text = "\n".join(
+class Transcript:
+    """The session's transcript in a real store: where compaction's ranges are read back."""
+
+    def __init__(self, store: Store, session_id: str, index: TranscriptIndex) -> None:
+        self.store = store
+        self.session_id = session_id
+        self.index = index
+
+    async def holds(self, history: list[Message], fact: str) -> bool:
+        """A transcript range the history names holds `fact` (read through the store's grep)."""
+        for first, last in {(int(a), int(b)) for a, b in RANGE.findall(history_text(history))}:
+            found = await self.store.transcript.grep(
+                f"m_{first}-{last}", re.escape(fact), session_id=self.session_id
+            )
+            if not found.startswith("[no message"):
+                return True
+        return False
+
+
+RANGE = re.compile(r"\bm_(\d+)-(\d+)\b")
+
+
+def history_text(history: list[Message]) -> str:
+    return "\n".join(
         [m.content or "" for m in history] + [c.arguments for m in history for c in m.tool_calls]
     )
+
+
+async def facts_kept(
+    history: list[Message], blobs: dict[str, str], transcript: Transcript
+) -> tuple[int, int, list[str]]:
+    """(recoverable, verbatim in context, lost names)."""
+    text = history_text(history)
     refs = collect_refs(history)
     lost = []
+    verbatim = 0
     for name, fact in {**FACTS_CHAT, **FACTS_TOOL}.items():
-        if fact in text or any(fact in blobs.get(r, "") for r in refs):
+        if fact in text:
+            verbatim += 1
+            continue
+        if any(fact in blobs.get(r, "") for r in refs) or await transcript.holds(history, fact):
             continue
         lost.append(name)
-    return len(FACTS_CHAT) + len(FACTS_TOOL) - len(lost), lost
+    return len(FACTS_CHAT) + len(FACTS_TOOL) - len(lost), verbatim, lost
 
 
-async def measure(label, messages, counter, cfg, blobs, summarizer=None, target=TARGET):
+async def measure(label, messages, counter, cfg, blobs, transcript, summarizer=None, target=TARGET):
     times = []
     for _ in range(RUNS):
         start = time.perf_counter()
@@ -284,9 +327,10 @@ async def measure(label, messages, counter, cfg, blobs, summarizer=None, target=
             target_tokens=target,
             fixed_tokens=FIXED,
             summarizer=summarizer,
+            transcript=transcript.index,
         )
         times.append((time.perf_counter() - start) * 1000)
-    kept, lost = facts_kept(out, blobs)
+    kept, verbatim, lost = await facts_kept(out, blobs, transcript)
     problems = check_invariants(messages, out, counter=counter, result=result)
     return {
         "label": label,
@@ -296,6 +340,7 @@ async def measure(label, messages, counter, cfg, blobs, summarizer=None, target=
         "reached": result.reached_target,
         "ms": statistics.median(times),
         "facts": kept,
+        "verbatim": verbatim,
         "lost": lost,
         "ok": not problems,
         "problems": problems,
@@ -328,7 +373,18 @@ async def main() -> None:
         f"conversation: {total:,} tokens + {FIXED:,} fixed; target {TARGET:,} "
         f"(60% of a {WINDOW:,} window less {MAX_OUTPUT:,} reply); cold count {cold_ms:.0f} ms\n"
     )
+    with tempfile.TemporaryDirectory() as tmp:
+        store = await open_store(Path(tmp) / "bench.db")
+        try:
+            stored = await store.sessions.create("/work/bench", "m")
+            await store.sessions.append(stored.id, messages)
+            index = TranscriptIndex.build(await store.transcript.keys(stored.id))
+            await report(messages, counter, blobs, Transcript(store, stored.id, index), cold_ms)
+        finally:
+            await store.close()
 
+
+async def report(messages, counter, blobs, transcript, cold_ms) -> None:
     off = dict(tool_clearing=False, pruning=False, summarization=False, truncation=False)
     rows = [
         await measure(
@@ -337,9 +393,15 @@ async def main() -> None:
             counter,
             CompactionSettings(**{**off, "tool_clearing": True}),
             blobs,
+            transcript,
         ),
         await measure(
-            "pruning alone", messages, counter, CompactionSettings(**{**off, "pruning": True}), blobs
+            "pruning alone",
+            messages,
+            counter,
+            CompactionSettings(**{**off, "pruning": True}),
+            blobs,
+            transcript,
         ),
         await measure(
             "summary alone (local)",
@@ -347,15 +409,29 @@ async def main() -> None:
             counter,
             CompactionSettings(**{**off, "summarization": True}),
             blobs,
+            transcript,
             extractive,
         ),
         await measure(
-            "truncation alone", messages, counter, CompactionSettings(**{**off, "truncation": True}), blobs
+            "truncation alone",
+            messages,
+            counter,
+            CompactionSettings(**{**off, "truncation": True}),
+            blobs,
+            transcript,
         ),
-        await measure("chain, no model", messages, counter, CompactionSettings(), blobs),
-        await measure("chain + local summary", messages, counter, CompactionSettings(), blobs, extractive),
+        await measure("chain, no model", messages, counter, CompactionSettings(), blobs, transcript),
         await measure(
-            "chain, no model, 32k", messages, counter, CompactionSettings(), blobs, target=FIXED + 20_000
+            "chain + local summary", messages, counter, CompactionSettings(), blobs, transcript, extractive
+        ),
+        await measure(
+            "chain, no model, 32k",
+            messages,
+            counter,
+            CompactionSettings(),
+            blobs,
+            transcript,
+            target=FIXED + 20_000,
         ),
         await measure(
             "chain + local summary, 32k",
@@ -363,13 +439,14 @@ async def main() -> None:
             counter,
             CompactionSettings(),
             blobs,
+            transcript,
             extractive,
             target=FIXED + 20_000,
         ),
     ]
     header = (
         f"{'strategy':<28}{'before':>9}{'after':>9}{'msgs':>6}{'target':>8}{'ms':>9}"
-        f"{'facts':>7}  {'invariants':<11}ran"
+        f"{'facts':>7}{'in ctx':>8}  {'invariants':<11}ran"
     )
     print(header)
     print("-" * len(header))
@@ -377,7 +454,7 @@ async def main() -> None:
         facts = f"{r['facts']}/{len(FACTS_CHAT) + len(FACTS_TOOL)}"
         print(
             f"{r['label']:<28}{r['before']:>9,}{r['after']:>9,}{r['messages']:>6}"
-            f"{'yes' if r['reached'] else 'no':>8}{r['ms']:>9.1f}{facts:>7}  "
+            f"{'yes' if r['reached'] else 'no':>8}{r['ms']:>9.1f}{facts:>7}{r['verbatim']:>8}  "
             f"{'ok' if r['ok'] else 'BROKEN':<11}{r['ran']}"
         )
     for r in rows:

@@ -1,7 +1,11 @@
 """Benchmark of the SQLite store: offload + view, window reads, grep vs `grep -n`, recall, and
 views of huge outputs (a 200 MB stream, 40 MB single lines).
 
-Run: .venv/bin/python benchmarks/store.py   (about a minute; uses a temp directory)
+Run: .venv/bin/python benchmarks/store.py   (about two minutes; uses a temp directory)
+     .venv/bin/python benchmarks/store.py recall   (only recall: outputs, then conversation)
+
+Recall as the model's tool runs it searches two indexes: 10 000 stored outputs and 100 000
+transcript messages of 500 sessions (user and assistant text, tool-call arguments).
 
 Each row shows the median wall time and the median CPU time (all threads of this process, or of
 the `grep` child for the baseline) over several runs, the target or the baseline measured in the
@@ -220,6 +224,87 @@ async def bench_recall(store: Store, rows: list[Row]) -> None:
     )
 
 
+def chat_text(rng: random.Random, n: int) -> str:
+    words = rng.choices(WORDS, k=rng.randint(8, 40))
+    if n % 97 == 0:
+        words.insert(rng.randrange(len(words)), f"decision {RARE[n % len(RARE)]}")
+    return " ".join(words) + "."
+
+
+async def bench_conversation(store: Store, rows: list[Row]) -> None:
+    """Recall over 100 000 messages (500 sessions × 200) plus the 10 000 outputs of
+    bench_recall, both indexes searched per query as the recall tool does."""
+    from agent_tui.messages import Message, ToolCall
+
+    rng = random.Random(6)
+    start = time.perf_counter()
+    n = 0
+    for i in range(500):
+        session = await store.sessions.create(f"/work/project-{i % 4}", "m")
+        batch: list[Message] = []
+        for j in range(200):
+            n += 1
+            if j % 2 == 0:
+                batch.append(Message(role="user", content=chat_text(rng, n)))
+            elif j % 6 == 1:
+                args = '{"command": "' + " ".join(rng.choices(WORDS, k=4)) + '"}'
+                batch.append(
+                    Message(role="assistant", content=None, tool_calls=(ToolCall(f"c{n}", "bash", args),))
+                )
+            else:
+                batch.append(Message(role="assistant", content=chat_text(rng, n)))
+        await store.sessions.append(session.id, batch)
+    build = time.perf_counter() - start
+    count = (await store.db.fetchone("SELECT count(*) FROM messages"))[0]
+    queries = [
+        "connect",
+        "refuse timeout",
+        "decision zz00097",
+        "zz01940",
+        "repile condect",
+        "transmit describe",
+        "proform",
+        "bash command exvene",
+        "dispend exvene",
+        "what did we decide about the deploy",
+    ]
+
+    async def both(query: str, project: str | None = None) -> None:
+        await store.transcript.recall(query, project=project, limit=10)
+        await store.results.recall(query, project=project, limit=10)
+
+    assert await store.transcript.recall("decision zz00097"), "the planted decision is found"
+    for label, project in (("all projects", None), ("one project", "/work/project-1")):
+        walls, cpus = [], []
+        for _ in range(3):
+            for query in queries:
+                wall, cpu = await measure(1, lambda: both(query, project))
+                walls.append(wall)
+                cpus.append(cpu)
+        rows.append(
+            (
+                f"recall {count} messages + 10000 outputs, {label} (built in {build:.0f} s)",
+                statistics.median(walls),
+                statistics.median(cpus),
+                50.0,
+                50.0,
+                "target",
+            )
+        )
+        walls.sort()
+        cpus.sort()
+        rows.append(
+            (
+                "  its 90th percentile",
+                walls[int(len(walls) * 0.9)],
+                cpus[int(len(cpus) * 0.9)],
+                100.0,
+                100.0,
+                "target",
+            )
+        )
+
+
 async def streamed_blocks(blocks: int):
     """A build log streamed in 1 MB blocks of 100-byte lines (as bash hands it to the store)."""
     for b in range(blocks):
@@ -273,13 +358,19 @@ async def main() -> None:
         store = await open_store(folder / "bench.db")
         try:
             session = await store.sessions.create("/work/bench", "m")
-            for name, job in (
-                ("offload", bench_offload(store, session.id, rows)),
-                ("read", bench_read(store, session.id, rows)),
-                ("grep", bench_grep(store, session.id, folder, rows)),
-                ("recall", bench_recall(store, rows)),
-                ("huge", bench_huge(store, session.id, rows)),
-            ):
+            jobs = {
+                "offload": lambda: bench_offload(store, session.id, rows),
+                "read": lambda: bench_read(store, session.id, rows),
+                "grep": lambda: bench_grep(store, session.id, folder, rows),
+                "recall": lambda: bench_recall(store, rows),
+                "conversation": lambda: bench_conversation(store, rows),
+                "huge": lambda: bench_huge(store, session.id, rows),
+            }
+            only = sys.argv[1:] == ["recall"]
+            for name, make in jobs.items():
+                if only and name not in ("recall", "conversation"):
+                    continue
+                job = make()
                 start = time.perf_counter()
                 await job
                 print(f"{name} done in {time.perf_counter() - start:.1f} s", file=sys.stderr)

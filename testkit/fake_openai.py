@@ -22,10 +22,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from testkit.openai_shapes import (
+    alternation_error,
     build_chunks,
     build_completion,
     count_prompt_tokens,
     error_body,
+    invalid_arguments_error,
     pairing_error,
     shape_error,
     window_error,
@@ -43,8 +45,9 @@ class Reply:
 
     text: str = ""
     """Assistant text, streamed in several deltas."""
-    tool_calls: list[tuple[str, dict]] = field(default_factory=list)
-    """(name, arguments) pairs; the server generates the call ids."""
+    tool_calls: list[tuple[str, dict | str]] = field(default_factory=list)
+    """(name, arguments) pairs; the server generates the call ids. A str is sent verbatim (a
+    call cut off mid-arguments: `'{"path": "x", "content": "abc'`)."""
     status: int = 200
     """HTTP status; anything but 200 sends `error_body` (or a default error of that status)."""
     retry_after: float | None = None
@@ -109,8 +112,11 @@ class FakeOpenAI:
         responder: Callable[[dict], Reply] | None = None,
         model_name: str = "fake-model",
         api_key: str | None = None,
+        strict_template: bool = False,
     ) -> None:
         self.window = window
+        self.strict_template = strict_template
+        """Answer 500 to two user (or two assistant) messages in a row, like Gemma's template."""
         self.responder = responder or _echo
         self.model_name = model_name
         self.api_key = api_key
@@ -179,6 +185,11 @@ class FakeOpenAI:
         with self._lock:
             self._queue.extend(replies)
 
+    def clear_queue(self) -> None:
+        """Drop the scripted replies not yet consumed (a test step that ended early)."""
+        with self._lock:
+            self._queue.clear()
+
     @property
     def pending(self) -> int:
         """Scripted replies not yet consumed."""
@@ -225,6 +236,12 @@ class FakeOpenAI:
         problem = pairing_error(body["messages"])
         if problem:
             return 400, problem
+        problem = invalid_arguments_error(body["messages"])  # llama.cpp parses every call
+        if problem:
+            return 500, problem
+        problem = alternation_error(body["messages"]) if self.strict_template else None
+        if problem:
+            return 500, problem
         prompt = count_prompt_tokens(body)
         max_tokens = body.get("max_completion_tokens") or body.get("max_tokens")
         problem = window_error(self.window, prompt, max_tokens)

@@ -197,6 +197,53 @@ def split_text(text: str, words_per_chunk: int) -> list[str]:
     return pieces
 
 
+def args_text(args: dict | str) -> str:
+    """A scripted call's arguments as sent: a dict as JSON, a str verbatim (a truncated call)."""
+    return args if isinstance(args, str) else json.dumps(args)
+
+
+def invalid_arguments_error(messages: list[dict[str, Any]]) -> dict | None:
+    """llama.cpp's 500 for a history whose tool-call arguments are not a JSON object: its
+    server parses every call's arguments to render the chat template, and fails the request."""
+    for m in messages:
+        for call in m.get("tool_calls") or ():
+            text = (call.get("function") or {}).get("arguments")
+            try:
+                value = json.loads(text) if isinstance(text, str) else None
+            except ValueError:
+                value = None
+            if not isinstance(value, dict):
+                return {
+                    "error": {
+                        "code": 500,
+                        "message": f"Failed to parse tool call arguments as JSON: {str(text)[:80]}",
+                        "type": "server_error",
+                    }
+                }
+    return None
+
+
+def alternation_error(messages: list[dict[str, Any]]) -> dict | None:
+    """Gemma-like strict templates: after the system prompt, user and assistant turns alternate
+    (tool results continue the assistant's turn): two user messages in a row, or two assistant
+    messages in a row, are an error."""
+    previous = None
+    for m in messages:
+        role = m["role"]
+        if role == "system":
+            continue
+        if role in ("user", "assistant") and role == previous:
+            return {
+                "error": {
+                    "code": 500,
+                    "message": "Conversation roles must alternate user/assistant/user/assistant/...",
+                    "type": "server_error",
+                }
+            }
+        previous = role
+    return None
+
+
 def _split_args(arguments: str, parts: int = 3) -> list[str]:
     size = max(1, -(-len(arguments) // parts))
     return [arguments[i : i + size] for i in range(0, len(arguments), size)] or [""]
@@ -206,7 +253,7 @@ def _usage(reply: Reply, calls: list[tuple[str, str, dict]], prompt: int) -> dic
     if reply.usage is not None:
         return reply.usage
     count = count_openai
-    completion = count(reply.text) + sum(count(n) + count(json.dumps(a)) for _, n, a in calls)
+    completion = count(reply.text) + sum(count(n) + count(args_text(a)) for _, n, a in calls)
     return {
         "prompt_tokens": prompt,
         "completion_tokens": completion,
@@ -241,7 +288,7 @@ def build_chunks(
         head = {"index": index, "id": call_id, "type": "function"}
         head["function"] = {"name": name, "arguments": ""}
         deltas.append({"tool_calls": [head]})
-        for piece in _split_args(json.dumps(args)):
+        for piece in _split_args(args_text(args)):
             deltas.append({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
     chunks = []
     for delta in deltas:
@@ -261,7 +308,7 @@ def build_completion(model: str, reply: Reply, calls: list[tuple[str, str, dict]
     message: dict[str, Any] = {"role": "assistant", "content": reply.text or None, "refusal": None}
     if calls:
         message["tool_calls"] = [
-            {"id": cid, "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
+            {"id": cid, "type": "function", "function": {"name": n, "arguments": args_text(a)}}
             for cid, n, a in calls
         ]
     choice = {"index": 0, "message": message, "logprobs": None, "finish_reason": _finish(reply, calls)}

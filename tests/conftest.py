@@ -19,4 +19,14 @@ def isolated_home(tmp_path, monkeypatch):
 
 # Shared fixtures (the strict local server, a workspace, the UI session set-up) live in these
 # modules; pytest loads them for every test so no module has to import fixtures by name.
-pytest_plugins = ["tests.agent_fixtures", "tests.ui_session_fixtures"]
+pytest_plugins = ["tests.agent_fixtures", "tests.ui_session_fixtures", "tests.sandbox_fixtures"]
+
+
+def pytest_report_header() -> str:
+    """Say once whether the sandbox tests run against a real bwrap, and why not when they cannot."""
+    from agent_tui.tools.sandbox import probe
+
+    found = probe()
+    if found.bwrap:
+        return f"sandbox: tests run against the real bwrap ({found.bwrap})"
+    return f"sandbox: tests SKIPPED, {found.problem} (install bubblewrap to run them)"

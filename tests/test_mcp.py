@@ -40,6 +40,7 @@ def everything_server() -> dict:
         "command": "npx",
         "args": ["-y", "@modelcontextprotocol/server-everything"],
         "env": {**BIG_ENV, "npm_config_update_notifier": "false"},
+        "sandbox": False,  # npx fetches and caches the package: it needs the network and ~/.npm
     }
 
 

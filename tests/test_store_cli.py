@@ -113,6 +113,22 @@ class TestBlobsCommand:
         recall = run("blobs", "recall", "kiwi", "--db", str(db))
         assert f"/{ref_id}:L" in recall.output and "[kiwi]" in recall.output
 
+    def test_transcript_ranges_and_conversation_recall(self, seeded):
+        """show and grep read a transcript range by URI; recall --conversation finds messages;
+        none of it counts as a read of the output."""
+        db, session_id, ref_id = seeded
+        uri = f"ctx:///work/proj/{session_id}/messages:1-3"
+        shown = run("blobs", "show", uri, "--db", str(db))
+        assert "#1 user" in shown.output and '→ bash {"command": "make"}' in shown.output
+        assert f"#3 tool (bash result, ref={ref_id})" in shown.output
+        assert "#2 assistant: → bash" in run("blobs", "grep", uri, "make", "--db", str(db)).output
+        said = run("blobs", "recall", "build", "please", "--conversation", "--db", str(db))
+        assert f"ctx:///work/proj/{session_id}/messages:1-1" in said.output and "user" in said.output
+        run("blobs", "show", ref_id, "--db", str(db))
+        run("blobs", "grep", ref_id, "kiwi", "--db", str(db))
+        fields = run("blobs", "list", "--db", str(db)).output.strip().split("\t")
+        assert fields[0] == ref_id and fields[7] == "0"  # the access count: no model read
+
     def test_show_raw_is_byte_exact(self, seeded):
         """--raw writes the stored bytes unchanged."""
         db, _, ref_id = seeded

@@ -104,7 +104,7 @@ class TestAge:
         s = await store.sessions.create("/p", "m")
         ref = await store.results.offload(s.id, "bash", None, "x\n")
         await age(store, ref.id, 60)
-        await store.results.read(ref.id, 1, 1)
+        await store.results.read(ref.id, 1, 1, touch=True)
         assert (await store.results.gc(older_than=timedelta(days=30))).blobs_removed == 0
 
 

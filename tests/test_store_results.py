@@ -195,16 +195,20 @@ class TestReadLines:
         ref = await store.results.offload(session.id, "bash", None, "a\nb\nc")
         assert await store.results.read_lines(ref.id, 2, 10) == ["b", "c"]
 
-    async def test_reads_update_access_stats(self, store, session):
-        """read, grep and window reads bump the access count and time; view does not."""
+    async def test_only_model_reads_update_access_stats(self, store, session):
+        """The model's reads (touch=True, as its tools pass) bump the access count and time;
+        views, window reads, whole reads and reads without touch (the browser, the CLI) do not."""
         ref = await store.results.offload(session.id, "bash", None, numbered(10))
         await store.results.view(ref)
-        assert (await store.results.list_blobs())[0].access_count == 0
+        await store.results.read_lines(ref.id, 1, 2)
         await store.results.read(ref.id, 1, 2)
         await store.results.grep(ref.id, "line")
-        await store.results.read_lines(ref.id, 1, 2)
+        await store.results.get_text(ref.id)
+        assert (await store.results.list_blobs())[0].access_count == 0
+        await store.results.read(ref.id, 1, 2, touch=True)
+        await store.results.grep(ref.id, "line", touch=True)
         info = (await store.results.list_blobs())[0]
-        assert info.access_count == 3 and info.last_accessed is not None
+        assert info.access_count == 2 and info.last_accessed is not None
 
 
 class TestGrep:

@@ -220,7 +220,9 @@ class TestProtectedPaths:
             Reply(tool_calls=[("bash", {"command": "git status"})]),
             Reply(text="done"),
         )
-        out = cli(["run", "go"], workspace)
+        # The sandbox (when bubblewrap is there) refuses these writes on its own; off, so this
+        # test shows the protected-path rule itself.
+        out = cli(["run", "go", "--sandbox", "off"], workspace)
         assert out.returncode == 0, out.stderr
         assert (workspace / ".git" / "config").read_text() == before
         assert not (workspace / ".git" / "hooks" / "pre-commit").exists()
@@ -237,7 +239,7 @@ class TestProtectedPaths:
             Reply(tool_calls=[("write_file", {"path": ".git/hooks/post-commit", "content": "#!/bin/sh\n"})]),
             Reply(text="done"),
         )
-        assert cli(["run", "go", "--yes"], workspace).returncode == 0
+        assert cli(["run", "go", "--yes", "--sandbox", "off"], workspace).returncode == 0
         assert (workspace / ".git" / "hooks" / "post-commit").exists()
 
 

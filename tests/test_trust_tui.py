@@ -126,7 +126,9 @@ class TestApprovalModal:
             ),
             Reply(text="ok"),
         )
-        app = trusting_app(server, workspace, tmp_path / "p.db", tools={"allow": ["write_file"]})
+        app = trusting_app(
+            server, workspace, tmp_path / "p.db", tools={"allow": ["write_file"]}, sandbox={"mode": "off"}
+        )
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
             await send(pilot, "go")

@@ -179,6 +179,12 @@ class TestQueue:
             errors = [n for n in app.query(NoticeItem) if n.entry.level == "error"]
             assert len(errors) == 1 and "\n" not in errors[0].entry.text
             assert any(n.severity == "error" for n in notifications(app))
+            # Sending it again sends it once (it left the live history when it failed).
+            server.enqueue(Reply(text="fixed"))
+            await pilot.press("enter")
+            await until(pilot, lambda: len(app.query(AgentItem)) == 1, what="the retry's answer")
+            users = [m["content"] for m in server.requests[-1]["messages"] if m["role"] == "user"]
+            assert users == ["please fix it"]
 
 
 class TestCancel:

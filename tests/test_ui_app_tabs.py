@@ -145,3 +145,28 @@ class TestNoModel:
             await settle(pilot)
             assert [i.entry.text for i in app.query(UserItem)] == ["old question"]
             assert "Read-only" in screen_text(app)
+
+
+class TestOneTabPerSession:
+    async def test_resume_of_a_session_open_in_another_tab_switches_to_it(self, server, config, workspace):
+        """Two tabs on one session appended two diverging histories into one transcript:
+        /resume of the open session now switches to its tab instead of opening it again."""
+        server.enqueue(Reply(text="first answer"))
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            first = app.view
+            await send(pilot, "first question")
+            await until(pilot, lambda: not first.busy, what="the first turn")
+            await pilot.press("ctrl+t")
+            await settle(pilot)
+            second = app.view
+            assert second is not first
+            await send(pilot, "/resume")
+            await until(pilot, lambda: isinstance(app.screen, ResumeScreen), what="the picker")
+            await pilot.press("enter")  # the only non-empty session: the one tab 1 has open
+            await until(pilot, lambda: app.view is first, what="the switch to tab 1")
+            assert second.session.session_id != first.session.session_id
+            open_ids = [v.session.session_id for v in app.query(SessionView) if v.session]
+            assert open_ids.count(first.session.session_id) == 1
+            assert any("already open in tab 1" in n.message for n in notifications(app))

@@ -108,6 +108,24 @@ class TestContextScreen:
             await open_context(pilot)
             assert screen_text(app).count(MARK) == 2  # the legend and the one compaction
 
+    async def test_says_how_many_earlier_messages_are_recoverable(self, loop_config, loop_workspace):
+        """After a /compact that summarised turns away, /context counts the transcript messages
+        outside the window and names the range that reads them back; before it, nothing."""
+        app = loop_app(loop_config, loop_workspace)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await run_turns(pilot, 3)
+            await open_context(pilot)
+            assert "Earlier messages" not in screen_text(app)
+            await pilot.press("escape")
+            await send(pilot, "/compact")
+            await open_context(pilot)
+            await app.workers.wait_for_complete()
+            await settle(pilot)
+            text = screen_text(app)
+            assert "Earlier messages:" in text and "outside the window and recoverable" in text
+            assert 'read_result("m_1-' in text
+
     async def test_savings_come_from_running_the_strategies(
         self,
         loop_config,

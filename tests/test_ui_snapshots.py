@@ -32,6 +32,16 @@ total = sum(i.price * i.qty for i in items)
 All **212** tests pass."""
 
 
+@pytest.fixture(autouse=True)
+def sandbox_off():
+    """The same picture with or without bubblewrap on the machine: the sandbox chosen off (which
+    the top bar does not mention)."""
+    from agent_tui import paths
+
+    paths.user_config_file().parent.mkdir(parents=True, exist_ok=True)
+    paths.user_config_file().write_text('[sandbox]\nmode = "off"\n')
+
+
 @pytest.fixture
 def fixed_workspace(tmp_path, monkeypatch):
     """A workspace the top bar shows as `~/agent-tui-snapshot-ws` in every run: HOME is the test's own
@@ -162,7 +172,9 @@ class TestSnapshots:
         # The panel prints the config file's path: keep it the same on every run.
         monkeypatch.setenv("AGENT_TUI_HOME", str(fixed_workspace / "home"))
         config = load_config(
-            overrides={"store": {"db": str(tmp_path / "n.db")}}, cwd=fixed_workspace, env={}
+            overrides={"store": {"db": str(tmp_path / "n.db")}, "sandbox": {"mode": "off"}},
+            cwd=fixed_workspace,
+            env={},
         ).config
         app = make_app(config, fixed_workspace)
         assert snap_compare(app, run_before=ready, terminal_size=SIZE)

@@ -137,7 +137,8 @@ def stored_session(config, workspace, monkeypatch) -> tuple[str, float]:
 
 
 def snapshot_app(snap_server, tmp_path, workspace, monkeypatch, theme: str):
-    config = make_config(snap_server, tmp_path / "snap.db", window=WINDOW)
+    # Sandbox chosen off: the same picture whether or not the machine has bubblewrap.
+    config = make_config(snap_server, tmp_path / "snap.db", window=WINDOW, sandbox={"mode": "off"})
     session_id, newest = stored_session(config, workspace, monkeypatch)
     monkeypatch.setattr(blobs, "wall_clock", lambda: newest + 150)
     return make_app(config, workspace, session_id=session_id, theme_name=theme)

@@ -23,6 +23,13 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+PASTE_WINDOW_SHARE = 0.25
+"""A paste larger than this share of the effective window is offloaded, whatever the byte
+threshold says: a 3.9 KB paste inline is fine in 128 K tokens and overflows a 4 K window."""
+BYTES_PER_TOKEN = 3
+"""A low estimate of bytes per token (code and prose run 3-4), so sizes err on the small side."""
+MIN_VIEW_BYTES = 512
+
 # `@path` at the start or after whitespace; the path runs to the next whitespace. A trailing
 # punctuation mark (`@src/app.py,`) is not part of the path.
 AT_PATH = re.compile(r"(?:(?<=\s)|^)@([^\s@]+?)(?=[.,;:!?)\]]*(?:\s|$))")
@@ -51,6 +58,34 @@ def mentioned_paths(text: str, workspace: Path) -> list[Path]:
         if path.is_file() and path not in found:
             found.append(path)
     return found
+
+
+def paste_threshold(configured: int, effective_window: int) -> int:
+    """The offload threshold for the user's message: the configured bytes, but never more than
+    `PASTE_WINDOW_SHARE` of the window."""
+    share = int(effective_window * PASTE_WINDOW_SHARE * BYTES_PER_TOKEN)
+    return max(MIN_VIEW_BYTES, min(configured, share))
+
+
+async def fit_prompt(
+    text: str, *, room_tokens: int, store: Store | None, session_id: str, max_line_length: int
+) -> PreparedPrompt:
+    """A message that cannot fit `room_tokens` at all: stored whole, and a head+tail view of
+    half the room (with its ref) is what the model gets."""
+    data = text.encode("utf-8", "replace")
+    size = max(MIN_VIEW_BYTES, max(0, room_tokens) * BYTES_PER_TOKEN // 2)
+    view, ref = await _stored_view("message", data, store, session_id, size, max_line_length)
+    note = (
+        f"Your {len(data):,}-byte message cannot fit the model's window; it is stored whole"
+        + (f" as {ref.id}" if ref else "")
+        + " and the model sees a head+tail view"
+        + (" it can read the rest of." if ref else ".")
+    )
+    return PreparedPrompt(
+        f"[The user's message is too large for the window; it is stored whole. This is a view of it.]\n{view}",
+        [ref] if ref is not None else [],
+        [note],
+    )
 
 
 async def prepare_prompt(

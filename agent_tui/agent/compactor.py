@@ -1,8 +1,9 @@
 """Runs the compaction chain inside the loop and turns it into events and snapshots.
 
 The chain itself is a pure function in `agent_tui.context.compaction`; this module decides when it
-may run, relays its progress as events, swaps the history for the compacted one (rebuilding every
-derived count rather than patching it), and saves the snapshot resume starts from.
+may run and relays its progress as events; the compacted history goes back to the session, which
+adopts it (rebuilding every derived count rather than patching it) and saves the snapshot resume
+starts from. The compactor reads the session; it never writes into it.
 """
 
 from __future__ import annotations
@@ -29,6 +30,18 @@ HISTORY_LOG_LIMIT = 1000
 REGROWTH_SHARE = 0.05
 """After an auto-compaction that could not reach its target, wait until the conversation has grown
 by this share of the window before trying again (never compact on every turn)."""
+
+
+async def transcript_index(session: AgentSession) -> compaction.TranscriptIndex | None:
+    """Where the history sits in the stored transcript, so what compaction drops is named as a
+    readable range; None without a store (then there is nothing to name)."""
+    if session.store is None:
+        return None
+    try:
+        return compaction.TranscriptIndex.build(await session.store.transcript.keys(session.session_id))
+    except Exception:
+        log.exception("reading the transcript index failed; the compaction note names no range")
+        return None
 
 
 class Compactor:
@@ -72,8 +85,7 @@ class Compactor:
             session.history, counter=session.meter.counter, budget_tokens=budget_tokens
         )
         if count:
-            session.history = trimmed
-            session.meter.history_rewritten()
+            await session.adopt_history(trimmed)
             yield ev.Notice(
                 f"Trimmed {count} old tool output(s) past the tool-output budget "
                 f"({budget_tokens} tokens); refs kept."
@@ -97,6 +109,7 @@ class Compactor:
         raw = session.meter.raw_parts(session.history, *session.request_parts)
         fixed_raw = sum(raw.values()) - raw["conversation"]
         target = before.effective_window * session.config.compaction.target_ratio
+        transcript = await transcript_index(session)
         progress: asyncio.Queue[str] = asyncio.Queue()
         task = asyncio.ensure_future(
             compaction.compact(
@@ -111,6 +124,7 @@ class Compactor:
                 summarizer_window=self.summarizer_window,
                 on_progress=progress.put_nowait,
                 force=force,
+                transcript=transcript,
             )
         )
         try:
@@ -128,10 +142,7 @@ class Compactor:
             task.cancel()
             raise
         if result.applied:
-            session.history = list(new_history)
-            session.meter.history_rewritten()
-            if snapshot:
-                await self.save_snapshot(session)
+            await session.adopt_history(new_history, snapshot=snapshot)
         after = session.measure(with_status=False)
         self._note_outcome(reason, result, after)
         if result.applied:
@@ -155,8 +166,10 @@ class Compactor:
             args = call.parsed_arguments()
         except ValueError:
             args = {}
+        # A placeholder answers the call while the chain runs, so the history it compacts is
+        # well-formed; the real result replaces it after.
         provisional = tool_result(call, "[compacting…]")
-        session.history.append(provisional)
+        await session.adopt_history([*session.history, provisional])
         result: Any = None
         async for event in self.run(
             session, reason="tool", instructions=args.get("instructions"), force=True, snapshot=False
@@ -166,22 +179,8 @@ class Compactor:
             yield event
         text = result.describe() if result is not None else "Compaction did not run."
         final = tool_result(call, text)
-        session.history = [final if m.id == provisional.id else m for m in session.history]
-        if final not in session.history:
-            session.history.append(final)
-        session.meter.history_rewritten()
-        await session._persist(final)
-        if result is not None and result.applied:
-            await self.save_snapshot(session)
+        history = [final if m.id == provisional.id else m for m in session.history]
+        if final not in history:
+            history.append(final)
+        await session.adopt_history(history, persist=[final], snapshot=bool(result and result.applied))
         yield ev.ToolCallFinished(call, None, False, "compacted", text, 0.0)
-
-    async def save_snapshot(self, session: AgentSession) -> None:
-        store = session.store
-        if store is None:
-            return
-        try:
-            through = await store.sessions.last_sequence(session.session_id)
-            tokens = session.meter.counter.count_messages(session.history)
-            await store.sessions.save_snapshot(session.session_id, list(session.history), tokens, through)
-        except Exception:
-            log.exception("saving the snapshot failed; resume will replay the transcript")

@@ -10,16 +10,21 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent import events as ev
-from agent_tui.agent.attachments import PreparedPrompt, prepare_prompt
+from agent_tui.agent import wire
 from agent_tui.agent.compactor import Compactor
+from agent_tui.agent.history import SessionHistory
 from agent_tui.agent.tool_runner import ToolRunner
 from agent_tui.context.budget import BudgetMeter, ContextBudget
-from agent_tui.llm.stream import UsageChunk
+from agent_tui.llm.cost import cost_of, prices_for
+from agent_tui.llm.errors import LLMError
+from agent_tui.llm.stream import StreamDone, TextChunk, ToolCallsReady, UsageChunk
 from agent_tui.messages import Message, TokenUsage, ToolCall, assistant, tool_result, user
+from agent_tui.models import reply_reserve
 
 if TYPE_CHECKING:
     from agent_tui.agent.prompting import PromptAssembler
@@ -31,9 +36,14 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 INTERRUPTED = "[interrupted by the user]"
+TRUNCATED_CALL = (
+    "[not run: the reply was cut off at the output limit ({limit} tokens) while writing this "
+    "call, so its arguments are incomplete JSON. Make a smaller change per call (e.g. write a "
+    "large file in parts, or use edit_file), or raise [model] max_output_tokens.]"
+)
 
 
-class AgentSession:
+class AgentSession(SessionHistory):
     """A session's history, budget and loop. Create through `agent_tui.factory`."""
 
     def __init__(
@@ -72,6 +82,9 @@ class AgentSession:
         """USD spent in this session by this process; None once any reply's price is unknown."""
         self.turns = 0
         self._request_parts: tuple[list[Any], list[dict[str, Any]]] = ([], [])
+        self.wire = wire.WireView()
+        """What the provider gets: the history made wire-valid (agent/wire.py)."""
+        self._unsaid: list[str] = []  # repairs made while no turn ran, said at the next one
 
     # -- measuring -------------------------------------------------------------------------
 
@@ -92,10 +105,6 @@ class AgentSession:
         """The provider's window is smaller than configured: believe the provider from now on."""
         if not reported or reported >= self.limits.context_window:
             return None
-        from dataclasses import replace
-
-        from agent_tui.models import reply_reserve
-
         old = self.limits.context_window
         reserve = min(self.limits.max_output_tokens, reply_reserve(reported, None, None))
         self.limits = replace(self.limits, context_window=reported, max_output_tokens=reserve)
@@ -107,8 +116,6 @@ class AgentSession:
         )
 
     def _add_cost(self, usage: TokenUsage) -> float | None:
-        from agent_tui.llm.cost import cost_of, prices_for
-
         cost = cost_of(usage, prices_for(self.model, self.config.model.api_base))
         self.cost_total = None if cost is None or self.cost_total is None else (self.cost_total + cost)
         return cost
@@ -118,10 +125,6 @@ class AgentSession:
         """The prompt sections and tool schemas of the last measured request."""
         return self._request_parts
 
-    async def add_note(self, text: str) -> None:
-        """Tell the model something the user did outside a turn (e.g. /undo), in the history."""
-        await self._add(Message(role="user", content=text, kind="note"))
-
     async def _persist_cost(self, cost: float | None) -> None:
         if self.store is None:
             return
@@ -130,36 +133,31 @@ class AgentSession:
         except Exception:
             log.exception("could not record the reply's cost")
 
-    # -- persistence -----------------------------------------------------------------------
-
-    async def _persist(self, *messages: Message) -> list[int]:
-        if self.store is None or not messages:
-            return []
-        tokens = [self.meter.counter.count_message(m) for m in messages]
-        try:
-            return await self.store.sessions.append(self.session_id, list(messages), tokens)
-        except Exception:
-            log.exception("could not persist %d message(s)", len(messages))
-            return []
-
-    async def _add(self, *messages: Message) -> list[int]:
-        self.history.extend(messages)
-        return await self._persist(*messages)
-
     # -- compaction ------------------------------------------------------------------------
 
     async def compact(
         self, instructions: str | None = None, reason: str = "forced"
     ) -> AsyncIterator[ev.AgentEvent]:
-        """Force a compaction now (`/compact`, `sessions compact`, `run --compact`)."""
-        async for event in self.compactor.run(self, reason=reason, instructions=instructions, force=True):
-            yield event
+        """Force a compaction now (`/compact`, `sessions compact`, `run --compact`). The session
+        is busy meanwhile."""
+        self.busy = True
+        try:
+            async for event in self._fit_oversize():
+                yield event
+            async for event in self.compactor.run(self, reason=reason, instructions=instructions, force=True):
+                yield event
+        finally:
+            self.busy = False
 
     async def _thresholds(self) -> AsyncIterator[ev.AgentEvent]:
         """Trim tool outputs past their budget at once; compact at the trigger; block at the top."""
         async for event in self.compactor.trim_tool_outputs(self):
             yield event
         budget = self.measure()
+        if budget.exceeds:
+            async for event in self._fit_oversize():
+                yield event
+            budget = self.measure()
         if budget.is_blocked and self.config.compaction.enabled:
             yield ev.Blocked(budget)
             async for event in self.compactor.run(self, reason="blocked", force=True):
@@ -178,7 +176,7 @@ class AgentSession:
     async def run_turn(self, prompt: str, *, as_is: bool = False) -> AsyncIterator[ev.AgentEvent]:
         """One user message and everything the agent does until it answers. `as_is` sends the
         prompt exactly as given, with no `@path` attachments and no offload of a long one (the
-        autonomous loop builds its own bounded prompt)."""
+        autonomous loop builds its own bounded prompt) — unless it cannot fit the window at all."""
         self.busy = True
         self.turns += 1
         text_parts: list[str] = []
@@ -187,26 +185,19 @@ class AgentSession:
         answered: set[str] = set()
         try:
             yield ev.TurnStarted(self.session_id, prompt)
-            prepared = (
-                PreparedPrompt(prompt)
-                if as_is
-                else await prepare_prompt(
-                    prompt,
-                    workspace=self.workspace,
-                    store=self.store,
-                    session_id=self.session_id,
-                    threshold=self.config.agent.result_offload_threshold,
-                    max_line_length=self.config.tool_output.max_line_length,
-                )
-            )
+            for note in await self.repair():
+                yield ev.Notice(note)
+            prepared = await self._prepare(prompt, as_is)
             refs.extend(prepared.refs)
             for note in prepared.notes:
                 yield ev.Notice(note)
-            seqs = await self._add(user(prepared.text))
+            sent = user(prepared.text)
+            seqs = await self._add(sent)
             if seqs and self.runner.checkpointer is not None:
-                self.runner.checkpointer.turn_seq = seqs[0]  # edits of this turn undo together
+                self.runner.checkpointer.start_turn(seqs[0])  # edits of this turn undo together
             stop_reason = "done"
             step = 0
+            replied = False  # an assistant message of this turn is in the history
             retried_overflow = False
             while True:
                 async for event in self._thresholds():
@@ -219,27 +210,30 @@ class AgentSession:
                     )
                     break
                 step += 1
+                for note in await self.repair():
+                    yield ev.Notice(note)
                 budget = self.measure()
                 yield ev.BudgetMeasured(budget)
                 yield ev.StepStarted(step)
                 text_parts = []
                 calls: tuple[ToolCall, ...] = ()
-                from agent_tui.llm.errors import LLMError
-
+                finish: str | None = None
                 try:
                     async for chunk in self._stream():
-                        kind = type(chunk).__name__
-                        if kind == "TextChunk":
-                            text_parts.append(chunk.text)
-                            yield ev.TextDelta(chunk.text)
-                        elif kind == "ToolCallsReady":
-                            calls = chunk.calls
-                        elif kind == "Notice":
-                            yield chunk
-                        elif kind == "UsageChunk":
-                            cost = self._add_cost(chunk.usage)
-                            await self._persist_cost(cost)
-                            yield ev.UsageReported(chunk.usage, self.model, cost, self.cost_total)
+                        match chunk:
+                            case TextChunk(text=text):
+                                text_parts.append(text)
+                                yield ev.TextDelta(text)
+                            case ToolCallsReady(calls=ready):
+                                calls = ready
+                            case StreamDone(finish_reason=reason):
+                                finish = reason
+                            case UsageChunk(usage=usage):
+                                cost = self._add_cost(usage)
+                                await self._persist_cost(cost)
+                                yield ev.UsageReported(usage, self.model, cost, self.cost_total)
+                            case ev.Notice():
+                                yield chunk
                 except LLMError as exc:
                     if exc.kind == "context_length" and not retried_overflow and not text_parts:
                         retried_overflow = True
@@ -255,27 +249,40 @@ class AgentSession:
                     yield ev.ErrorEvent(str(exc), exc.kind)
                     if text_parts:
                         await self._add(assistant("".join(text_parts)))
+                    elif not replied:
+                        # Not sent: the TUI puts the text back in the input; a retry sends it once.
+                        await self._unsend(sent, str(exc))
                     stop_reason = "error"
                     break
                 reply = assistant("".join(text_parts) or None, calls)
+                replied = True
                 if not calls:
                     await self._add(reply if reply.content else assistant(""))
                     break
                 pending, answered = reply, set()
                 await self._add(reply)
                 # Paged readers must fit what is left of the window, not just their byte cap.
-                room = self.measure(with_status=False).remaining
-                self.runner.room_tokens = max(0, room) // max(1, len(calls))
+                room = max(0, self.measure(with_status=False).remaining) // max(1, len(calls))
                 # compact_context goes last, so the calls it keeps are all answered already.
                 ordered = sorted(calls, key=lambda c: c.name == "compact_context")
                 for call in ordered:
                     yield ev.ToolCallStarted(call)
+                    if finish == "length" and not wire.arguments_complete(call):
+                        text = TRUNCATED_CALL.format(limit=f"{self.limits.max_output_tokens:,}")
+                        await self._add(tool_result(call, text))
+                        answered.add(call.id)
+                        yield ev.ToolCallFinished(call, None, True, "cut off: not run", text, 0.0)
+                        yield ev.Notice(
+                            f"The model's reply was cut off at the output limit inside a {call.name} "
+                            "call; the call was not run and the model was told why."
+                        )
+                        continue
                     if call.name == "compact_context":
                         async for event in self.compactor.run_as_tool(self, call):
                             yield event
                         answered.add(call.id)
                         continue
-                    run = await self.runner.run(call)
+                    run = await self.runner.run(call, room_tokens=room)
                     await self._add(run.message)
                     answered.add(call.id)
                     if run.ref is not None:
@@ -313,7 +320,7 @@ class AgentSession:
     async def _stream(self) -> AsyncIterator[Any]:
         """The provider stream for the current history, recording usage against the estimate."""
         sections, tools = self._request_parts
-        request = self.prompts.request(self.history, sections, tools)
+        request = self.prompts.request(self.wire(self.history), sections, tools)
         for notice in request.notices:  # a degraded prompt part, an MCP server gone
             yield ev.Notice(notice)
         async for chunk in self.provider.stream(
@@ -326,6 +333,3 @@ class AgentSession:
                 self.usage_total = self.usage_total + usage
                 self.meter.record_usage(usage.prompt_tokens, self.history, cached=usage.cache_read)
             yield chunk
-
-    async def close(self) -> None:
-        """Nothing to release per session today; the store belongs to the app."""

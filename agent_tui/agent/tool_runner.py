@@ -19,6 +19,7 @@ from agent_tui.context.views import inline_view
 from agent_tui.messages import Message, ResultRef, ToolCall, tool_result
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolServices
 from agent_tui.units import human_size
+from agent_tui.utf8 import clean_text
 
 if TYPE_CHECKING:
     from agent_tui.config import Config
@@ -47,6 +48,15 @@ class ToolRun:
     """Something the user must hear (a denial and how to allow it)."""
 
 
+def _clean_output(output: ToolOutput) -> ToolOutput:
+    """Valid UTF-8 only from here on: a file name with an undecodable byte (surrogates) could
+    neither be stored nor sent."""
+    text, summary = clean_text(output.text), clean_text(output.summary)
+    if text is output.text and summary is output.summary:
+        return output
+    return replace(output, text=text, summary=summary)
+
+
 class ToolRunner:
     def __init__(
         self,
@@ -67,14 +77,12 @@ class ToolRunner:
         self.session_id = session_id
         self.services = services
         self.checkpointer = Checkpointer(store, session_id) if store is not None else None
-        self.room_tokens: int | None = None
-        """Tokens left in the window before this step's tool results (set by the loop)."""
 
     async def _offload(self, tool_name: str, call_id: str, content: Any) -> ResultRef:
         assert self.store is not None
         return await self.store.results.offload(self.session_id, tool_name, call_id, content)
 
-    def _context(self, call: ToolCall) -> ToolContext:
+    def _context(self, call: ToolCall, room_tokens: int | None) -> ToolContext:
         out = self.config.tool_output
         offload = None
         if self.store is not None:
@@ -87,22 +95,24 @@ class ToolRunner:
             session_id=self.session_id,
             call_id=call.id,
             offload=offload,
-            max_message_bytes=self.page_bytes(),
+            max_message_bytes=self.page_bytes(room_tokens),
             max_line_length=out.max_line_length,
             bash_timeout=self.config.tools.bash_timeout,
             services=self.services,
         )
 
-    def page_bytes(self) -> int:
+    def page_bytes(self, room_tokens: int | None = None) -> int:
         """What a paged reader may return: max_message_bytes, but never more than half of the
         room left in the window (at ~3 bytes a token), so one read_file of a big log cannot
         overflow a small window. At least 2 KB, so a read always makes progress."""
         limit = self.config.tool_output.max_message_bytes
-        if self.room_tokens is not None:
-            limit = min(limit, max(2048, self.room_tokens * 3 // 2))
+        if room_tokens is not None:
+            limit = min(limit, max(2048, room_tokens * 3 // 2))
         return limit
 
-    async def run(self, call: ToolCall) -> ToolRun:
+    async def run(self, call: ToolCall, *, room_tokens: int | None = None) -> ToolRun:
+        """Ask, run and store one call. `room_tokens`: what is left of the window for this
+        call's result (paged readers return no more than fits); None for no window limit."""
         started = time.monotonic()
         tool = self.registry.get(call.name)
         if tool is not None and tool.spec.mutates:
@@ -115,10 +125,11 @@ class ToolRunner:
                 run = self._finish(call, ToolOutput(text=message, is_error=True, summary="denied"), started)
                 return replace(run, notice=message)
         target, before_ref = await self._checkpoint_before(call)
-        output = await self.registry.run(call, self._context(call))
-        if target is not None and not output.is_error:
+        output = await self.registry.run(call, self._context(call, room_tokens))
+        output = _clean_output(output)
+        if target is not None and not output.is_error and self.checkpointer is not None:
             try:
-                await self.checkpointer.after(target, before_ref)  # type: ignore[union-attr]
+                await self.checkpointer.after(target, before_ref)
             except Exception:
                 log.exception("could not record the checkpoint of %s", target)
         return await self._store_and_view(call, output, started)
@@ -151,8 +162,8 @@ class ToolRunner:
             # Streamed into the store by the tool: the view comes from there.
             text = await self.store.results.view(output.ref, threshold, width) if self.store else text
         elif not paged and len(text.encode("utf-8", "replace")) > threshold:
-            if ref is not None:
-                text = await self.store.results.view(ref, threshold, width)  # type: ignore[union-attr]
+            if ref is not None and self.store is not None:
+                text = await self.store.results.view(ref, threshold, width)
             else:
                 text = inline_view(text, threshold, width, call.name)
         status = output.meta.get("status_line")

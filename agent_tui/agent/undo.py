@@ -61,6 +61,12 @@ class Checkpointer:
         self.store = store
         self.session_id = session_id
         self.turn_seq = 0
+        """Transcript sequence of the user message of the running turn (set by `start_turn`)."""
+
+    def start_turn(self, turn_seq: int) -> None:
+        """Edits from now on belong to the turn whose user message has this sequence number,
+        so /undo puts them back together."""
+        self.turn_seq = turn_seq
 
     async def before(self, tool_name: str, path: Path, call_id: str) -> str | None:
         """Store the current content; returns the blob id (None when the file is new)."""

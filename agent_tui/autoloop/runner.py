@@ -150,8 +150,7 @@ class LoopRunner:
     async def _iteration(self, number: int) -> AsyncIterator[ev.AgentEvent]:
         session = self.session
         # The prompt carries the memory: every iteration starts from an empty history.
-        session.history = []
-        session.meter.history_rewritten()
+        await session.adopt_history([])
         before = await gitstate.snapshot(session.workspace)
         prompt = await self._prompt(number, before is not None)
         self.prompts.append(prompt)

@@ -94,13 +94,21 @@ def list_blobs(
 
 @app.command("show")
 def show(
-    ref: str = typer.Argument(..., help="Ref id or ctx:// URI."),
+    ref: str = typer.Argument(..., help="Ref id, ctx:// URI, or ctx://…/messages:A-B transcript range."),
     offset: int | None = typer.Option(None, "--offset", help="First line (from 1)."),
     limit: int | None = typer.Option(None, "--limit", "-n", help="Lines to show."),
     raw: bool = typer.Option(False, "--raw", help="Write the whole output, byte for byte."),
     db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
-    """Numbered lines of a stored output (or the raw bytes with --raw)."""
+    """Numbered lines of a stored output (or the raw bytes with --raw), or the messages of a
+    transcript range."""
+    from agent_tui.store.conversation import is_range
+
+    if is_range(ref):
+        typer.echo(
+            run_with_store(db, lambda store: store.transcript.read(ref, offset, limit, max_bytes=1 << 30))
+        )
+        return
     if raw:
 
         async def dump(store: Store) -> None:
@@ -116,13 +124,20 @@ def show(
 
 @app.command("grep")
 def grep(
-    ref: str = typer.Argument(..., help="Ref id or ctx:// URI."),
+    ref: str = typer.Argument(..., help="Ref id, ctx:// URI, or ctx://…/messages:A-B transcript range."),
     pattern: str = typer.Argument(..., help="Python regular expression."),
     context: int = typer.Option(0, "--context", "-C", help="Lines of context around matches."),
     max_matches: int = typer.Option(200, "--max", "-m", help="Stop after this many matches."),
     db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
-    """Lines of a stored output matching a regex, with their numbers."""
+    """Lines of a stored output (or transcript range) matching a regex, with their numbers."""
+    from agent_tui.store.conversation import is_range
+
+    if is_range(ref):
+        typer.echo(
+            run_with_store(db, lambda store: store.transcript.grep(ref, pattern, context, max_bytes=1 << 30))
+        )
+        return
     typer.echo(
         run_with_store(
             db,
@@ -139,10 +154,22 @@ def recall(
     project: Path | None = typer.Option(None, "--project", "-p", help="Only this directory."),
     here: bool = typer.Option(False, "--here", help="Only the current directory."),
     limit: int = typer.Option(10, "--limit", "-n", help="At most this many."),
+    conversation: bool = typer.Option(
+        False, "--conversation", "-c", help="Search what was said (transcripts) instead of outputs."
+    ),
     db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
-    """Search every stored output (all sessions and projects), best match first."""
+    """Search every stored output (all sessions and projects), best match first; with
+    --conversation, the user's and the assistant's messages and tool-call arguments."""
     where = str(Path.cwd()) if here else (str(project.expanduser().absolute()) if project else None)
+    if conversation:
+        said = run_with_store(db, lambda store: store.transcript.recall(" ".join(query), where, limit=limit))
+        if not said and not is_piped():
+            typer.echo("No message matches.")
+            return
+        lines = [(f"{h.score:.3g}", h.uri, h.role, one_line(h.snippet, 120)) for h in said]
+        print_table("Recall", ["score", "uri", "role", "snippet"], lines)
+        return
     hits = run_with_store(db, lambda store: store.results.recall(" ".join(query), where, limit=limit))
     if not hits and not is_piped():
         typer.echo("No stored output matches.")

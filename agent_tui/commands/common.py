@@ -45,6 +45,7 @@ def model_overrides(
     context_window: int | None = None,
     max_output_tokens: int | None = None,
     db: Path | None = None,
+    sandbox: str | None = None,
 ) -> dict[str, dict[str, Any]]:
     """CLI flags as a config layer (None means: not given)."""
     return {
@@ -55,8 +56,19 @@ def model_overrides(
             "max_output_tokens": max_output_tokens,
         },
         "store": {"db": str(db) if db else None},
+        "sandbox": {"mode": sandbox},
     }
 
 
 def is_piped() -> bool:
     return not sys.stdout.isatty()
+
+
+SANDBOX_HELP = "Command sandbox: workspace-write, read-only or off (default from [sandbox] mode)."
+
+
+def sandbox_notice(services: Any) -> None:
+    """The one start-up line when a sandbox was asked for and bwrap cannot provide it."""
+    sandbox = getattr(services, "sandbox", None)
+    if sandbox is not None and sandbox.notice:
+        typer.echo(f"agent-tui: {sandbox.notice}", err=True)

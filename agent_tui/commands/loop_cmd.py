@@ -17,7 +17,7 @@ from typing import Any
 
 import typer
 
-from agent_tui.commands.common import fail, load_or_fail, model_overrides
+from agent_tui.commands.common import SANDBOX_HELP, fail, load_or_fail, model_overrides, sandbox_notice
 
 EXIT_CODES = {"complete": 0, "error": 1, "max_iterations": 3, "stalled": 3}
 JSON_AGENT_EVENTS = ("error", "warning")
@@ -149,6 +149,7 @@ async def _run(config: Any, goal: str, *, yes: bool, as_json: bool, db: Path | N
         services = await build_services(config, db_path=db)
     except StoreError as exc:
         fail(str(exc), 1)
+    sandbox_notice(services)
     report = None if as_json else PlainReport()
     try:
         try:
@@ -207,6 +208,7 @@ def loop(
     db: Path | None = typer.Option(None, "--db", help="SQLite database path."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Allow every tool without asking."),
     trust: bool = typer.Option(False, "--trust", help="Trust this folder's .agent-tui.toml for this run."),
+    sandbox: str | None = typer.Option(None, "--sandbox", help=SANDBOX_HELP),
     as_json: bool = typer.Option(False, "--json", help="One JSON event per line."),
 ) -> None:
     """Work on GOAL iteration after iteration until it is met, each prompt bounded."""
@@ -225,7 +227,7 @@ def loop(
         ("--stall-limit", stall_limit),
     ):
         _positive(name, value)
-    overrides = model_overrides(model, api_base, context_window, None, db)
+    overrides = model_overrides(model, api_base, context_window, None, db, sandbox)
     overrides["loop"] = {
         "max_iterations": max_iterations,
         "raw_window_size": raw_window,

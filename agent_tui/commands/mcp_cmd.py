@@ -20,16 +20,19 @@ app = typer.Typer(help="MCP servers configured under [mcp.servers.NAME].", no_ar
 
 async def collect_reports(config: Any, workspace: Path) -> tuple[list[Any], list[str]]:
     """Start every configured server, describe them, stop them: (reports, warnings)."""
+    from agent_tui.factory import make_sandbox
     from agent_tui.tokens import TokenCounter
     from agent_tui.tools.mcp import McpManager
 
-    manager = McpManager.from_config(config, workspace)
+    sandbox = await make_sandbox(config, workspace)  # started as a session would start them
+    manager = McpManager.from_config(config, workspace, sandbox=sandbox)
     manager.start()
     try:
         await manager.ready()
         return manager.describe(TokenCounter(config.model.name)), list(manager.notices)
     finally:
         await manager.stop()
+        sandbox.close()
 
 
 def render(reports: list[Any]) -> list[str]:

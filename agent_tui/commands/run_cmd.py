@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from agent_tui.commands.common import fail, load_or_fail, model_overrides
+from agent_tui.commands.common import SANDBOX_HELP, fail, load_or_fail, model_overrides, sandbox_notice
 
 if TYPE_CHECKING:
     from agent_tui.messages import ResultRef
@@ -27,12 +27,17 @@ def _read_prompt(prompt: str | None) -> str:
 
 
 def _emit(data: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, default=str) + "\n")
+    from agent_tui.utf8 import clean_value
+
+    # Valid UTF-8 JSON lines whatever the text held (a file name with an undecodable byte).
+    sys.stdout.write(json.dumps(clean_value(data), ensure_ascii=False, default=str) + "\n")
     sys.stdout.flush()
 
 
 def _stderr(line: str) -> None:
-    sys.stderr.write(line + "\n")
+    from agent_tui.utf8 import clean_text
+
+    sys.stderr.write(clean_text(line) + "\n")
     sys.stderr.flush()
 
 
@@ -59,6 +64,7 @@ async def _run(
         services = await build_services(config, db_path=db)
     except StoreError as exc:
         fail(str(exc), 1)
+    sandbox_notice(services)
     try:
         await services.mcp_ready()  # headless: the first request must already offer MCP tools
         try:
@@ -72,6 +78,8 @@ async def _run(
                 session = await services.new_session(yes=yes)
         except ConfigError as exc:
             fail(str(exc), 2)
+        except StoreError as exc:  # another live process has the session open
+            fail(str(exc), 1)
         final_text, failed = "", False
         refs: list[ResultRef] = []
         stream = []
@@ -110,7 +118,9 @@ async def _run(
                 }
             )
         elif final_text:
-            sys.stdout.write(final_text.rstrip() + "\n")
+            from agent_tui.utf8 import clean_text
+
+            sys.stdout.write(clean_text(final_text).rstrip() + "\n")
         return 1 if failed else 0
     finally:
         await services.close()
@@ -149,6 +159,7 @@ def run(
     trust: bool = typer.Option(
         False, "--trust", help="Trust this folder's .agent-tui.toml for this run (see `agent-tui trust`)."
     ),
+    sandbox: str | None = typer.Option(None, "--sandbox", help=SANDBOX_HELP),
     as_json: bool = typer.Option(False, "--json", help="One JSON event per line."),
     compact: bool = typer.Option(False, "--compact", help="Compact the session first."),
 ) -> None:
@@ -162,7 +173,9 @@ def run(
     if not text.strip() and not compact:
         fail("no prompt given (pass PROMPT, or `-` to read stdin)", 2)
     loaded = load_or_fail(
-        model_overrides(model, api_base, context_window, max_output_tokens, db), trusted=trust, notify=True
+        model_overrides(model, api_base, context_window, max_output_tokens, db, sandbox),
+        trusted=trust,
+        notify=True,
     )
     try:
         code = asyncio.run(

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from agent_tui import paths
 from agent_tui.store.checkpoints import CheckpointStore
+from agent_tui.store.conversation import TranscriptStore
 from agent_tui.store.db import Database, open_database
 from agent_tui.store.errors import (
     BadPattern,
@@ -30,7 +31,8 @@ from agent_tui.store.errors import (
     SessionNotFound,
     StoreError,
 )
-from agent_tui.store.models import BlobInfo, GcReport, RecallHit, ResolvedRef, SessionInfo
+from agent_tui.store.leases import LeaseStore, SessionBusy
+from agent_tui.store.models import BlobInfo, GcReport, MessageHit, RecallHit, ResolvedRef, SessionInfo
 from agent_tui.store.refs import build_uri, parse_ref
 from agent_tui.store.results import ResultStore
 from agent_tui.store.sessions import SessionStore
@@ -44,16 +46,19 @@ __all__ = [
     "CorruptDatabase",
     "GcReport",
     "LineRangeError",
+    "MessageHit",
     "NewerSchema",
     "RecallHit",
     "RefNotFound",
     "ResolvedRef",
     "ResultStore",
     "SessionInfo",
+    "SessionBusy",
     "SessionNotFound",
     "SessionStore",
     "Store",
     "StoreError",
+    "TranscriptStore",
     "build_uri",
     "open_store",
     "parse_ref",
@@ -71,6 +76,9 @@ class Store:
         self.results = ResultStore(db, self._pool)
         self.sessions = SessionStore(db, self.results.indexer)
         self.checkpoints = CheckpointStore(db)
+        self.leases = LeaseStore(db)
+        self.transcript = TranscriptStore(db)
+        """Transcript ranges (`m_12-340`) read and grepped, and recall over the conversation."""
         self._closed = False
 
     async def close(self) -> None:

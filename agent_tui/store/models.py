@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agent_tui.messages import ResultRef
-from agent_tui.store.refs import build_uri
+from agent_tui.store.refs import build_range_uri, build_uri, range_id
 
 
 @dataclass(frozen=True)
@@ -95,6 +95,35 @@ class RecallHit:
     @property
     def uri(self) -> str:
         return build_uri(self.project, self.session_id, self.ref.id, self.lines)
+
+
+@dataclass(frozen=True)
+class MessageHit:
+    """One transcript message (user or assistant text, tool-call arguments) matching recall."""
+
+    session_id: str
+    """Session whose transcript holds it."""
+    project: str
+    """Working directory of that session."""
+    seq: int
+    """Its message number in that transcript (what `m_<a>-<b>` ranges count)."""
+    role: str
+    """user or assistant."""
+    snippet: str
+    """Text around the best match, matched terms in [brackets]."""
+    score: float
+    """BM25 relevance; higher is better."""
+    created: float
+    """When it was said (Unix seconds)."""
+
+    @property
+    def ref(self) -> str:
+        """The in-session short form naming just this message: `m_12-12`."""
+        return range_id(self.seq, self.seq)
+
+    @property
+    def uri(self) -> str:
+        return build_range_uri(self.project, self.session_id, self.seq, self.seq)
 
 
 @dataclass(frozen=True)

@@ -117,7 +117,7 @@ class Indexer:
                 await conn.execute("UPDATE blob_chunks SET indexed = -1 WHERE id = ?", (chunk_id,))
 
 
-def _terms(query: str) -> list[str]:
+def fts_terms(query: str) -> list[str]:
     # Each whitespace-separated term becomes a quoted FTS5 string, so punctuation in paths and
     # error names (`src/app.py`, `ECONNREFUSED:`) is matched as a phrase, never parsed as syntax.
     return ['"' + term.replace('"', '""') + '"' for term in query.split() if re.search(r"\w", term)]
@@ -155,7 +155,7 @@ async def _ranked(
 async def recall(
     db: Database, query: str, project: str | None = None, session_id: str | None = None, limit: int = 10
 ) -> list[RecallHit]:
-    terms = _terms(query)
+    terms = fts_terms(query)
     if not terms:
         raise StoreError(
             'recall needs at least one word to search for, e.g. recall(query="connection refused")'

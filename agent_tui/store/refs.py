@@ -1,7 +1,9 @@
 """Ref ids and `ctx://` URIs: how the model names a stored output, here or in another session.
 
 A short id (`r_` + 10 hex) is unique across the whole database, so it resolves by itself; inside
-a session it must belong to that session. A URI names the project and session too, so recall can
+a session it must belong to that session. A transcript range (`m_<a>-<b>`: messages a to b of the
+current session, as a compaction note names them) is the short form of
+`ctx://<project>/<session>/messages:<a>-<b>`. A URI names the project and session too, so recall can
 point across them: `ctx://<project>/<session>/<ref>[:L<start>-<end>]`. The project is a path, kept
 readable (only characters outside the URI-safe set are %-escaped); parsing splits from the right,
 so the slashes inside it are harmless.
@@ -22,7 +24,13 @@ REF_RE = re.compile(r"\br_[0-9a-f]{10}\b")
 _REF_ID = re.compile(r"^r_[0-9a-f]{10}$")
 _SESSION_ID = re.compile(r"^s_[0-9a-f]{12}$")
 _LINES = re.compile(r"^L(\d+)(?:-(\d+))?$")
-_USAGE = "expected a ref id like r_0123456789 or a URI ctx://<project>/<session>/<ref>[:L<start>-<end>]"
+_RANGE = re.compile(r"^(?:m_|messages:)(\d+)(?:[-–](\d+))?$")
+RANGE_RE = re.compile(r"\bm_(\d+)-(\d+)\b")
+"""Finds transcript ranges (`m_12-340`) inside any text."""
+_USAGE = (
+    "expected a ref id like r_0123456789, a transcript range like m_12-340, or a URI "
+    "ctx://<project>/<session>/<ref>[:L<start>-<end>] or ctx://<project>/<session>/messages:<a>-<b>"
+)
 
 
 def new_ref_id() -> str:
@@ -46,10 +54,40 @@ class ParsedRef:
     """Project named by a URI (None for a short id)."""
     lines: tuple[int, int] | None = None
     """`:L<start>-<end>` suffix, if any."""
+    messages: tuple[int, int] | None = None
+    """For a transcript range: the first and last message number (then `ref_id` is `m_<a>-<b>`)."""
 
     @property
     def is_uri(self) -> bool:
         return self.session_id is not None
+
+    @property
+    def is_range(self) -> bool:
+        return self.messages is not None
+
+
+def range_id(first: int, last: int) -> str:
+    """The in-session short form of a transcript range: `m_12-340`."""
+    return f"m_{first}-{last}"
+
+
+def build_range_uri(project: str, session_id: str, first: int, last: int) -> str:
+    """`ctx://<project>/<session>/messages:<a>-<b>`: a transcript range from anywhere."""
+    return f"{SCHEME}{quote(project, safe='/:._-~@+,=')}/{session_id}/messages:{first}-{last}"
+
+
+def _parse_range(text: str, original: str) -> tuple[int, int] | None:
+    match = _RANGE.match(text)
+    if not match:
+        return None
+    first = int(match.group(1))
+    last = int(match.group(2)) if match.group(2) else first
+    if first < 1 or last < first:
+        raise BadRef(
+            f"bad message range in {original!r}: messages are numbered from 1 and the last "
+            "must not come before the first, e.g. m_12-340"
+        )
+    return first, last
 
 
 def build_uri(project: str, session_id: str, ref_id: str, lines: tuple[int, int] | None = None) -> str:
@@ -90,6 +128,9 @@ def parse_ref(text: str) -> ParsedRef:
     if not text:
         raise BadRef(f"empty ref: {_USAGE}")
     if not text.startswith(SCHEME):
+        span = _parse_range(text, original)
+        if span is not None:
+            return ParsedRef(ref_id=range_id(*span), messages=span)
         ref_id, lines = _split_ref_and_lines(text, original)
         return ParsedRef(ref_id=ref_id, lines=lines)
     parts = text[len(SCHEME) :].rsplit("/", 2)
@@ -98,5 +139,8 @@ def parse_ref(text: str) -> ParsedRef:
     project, session_id, tail = parts
     if not _SESSION_ID.match(session_id):
         raise BadRef(f"{original!r} names no valid session id (s_ + 12 hex): {_USAGE}")
+    span = _parse_range(tail, original)
+    if span is not None:
+        return ParsedRef(range_id(*span), session_id=session_id, project=unquote(project), messages=span)
     ref_id, lines = _split_ref_and_lines(tail, original)
     return ParsedRef(ref_id=ref_id, session_id=session_id, project=unquote(project), lines=lines)

@@ -3,6 +3,9 @@
 The model sees a view (head and tail) of a long output; `read`, `grep` and `recall` are what its
 `read_result`, `grep_result` and `recall` tools call, so their errors are phrased as advice it can
 act on. The UI's blob browser uses `list_blobs` and `read_lines`; export uses `iter_bytes`.
+
+Reads are reads: only the model's own reads (`touch=True`, passed by its tools) update an
+output's access statistics. Browsing in the TUI or the CLI writes nothing to the database.
 """
 
 from __future__ import annotations
@@ -179,6 +182,7 @@ class ResultStore:
         session_id: str | None = None,
         max_bytes: int = 51200,
         max_line_length: int = 2000,
+        touch: bool = False,
     ) -> str:
         """Numbered lines `offset..offset+limit-1` (1-based), at most `max_bytes`, with a header
         and a footer saying how to page on."""
@@ -214,7 +218,8 @@ class ResultStore:
                 body.append(text)
                 used += cost
                 last = number
-        await self._touch(info.id)
+        if touch:
+            await self._touch(info.id)
         header = f"[{info.id} ({info.tool_name} output): lines {offset}-{last} of {total}]"
         if last < total:
             more = f"[lines {last + 1}-{total} remain: {views.read_hint(info.id, last + 1, limit)}]"
@@ -231,12 +236,14 @@ class ResultStore:
         max_matches: int = 200,
         max_bytes: int = 51200,
         max_line_length: int = 2000,
+        touch: bool = False,
     ) -> str:
         """Lines matching the regex `pattern`, as `N:line` (context lines as `N-line`)."""
         regex = compile_pattern(pattern)
         info = (await self.resolve(ref_id, session_id)).ref
         scan = await grep_blob(self.db, self._pool, info.id, regex, context, max_matches, max_line_length)
-        await self._touch(info.id)
+        if touch:
+            await self._touch(info.id)
         if not scan.matches:
             return (
                 f"[no line of {info.id} ({info.tool_name} output, {info.line_count} lines) "
@@ -272,7 +279,8 @@ class ResultStore:
         session_id: str | None = None,
         max_line_length: int | None = None,
     ) -> list[str]:
-        """Lines `start..start+count-1` (1-based) as text, for windowed viewers."""
+        """Lines `start..start+count-1` (1-based) as text, for windowed viewers (not a model
+        read: nothing is written)."""
         info = (await self.resolve(ref_id, session_id)).ref
         if count < 0 or start < 1 or (info.line_count and start > info.line_count):
             raise LineRangeError(
@@ -280,7 +288,6 @@ class ResultStore:
             )
         cap = None if max_line_length is None else 4 * max_line_length + 4
         rows = await L.read_window(self.db, info.id, start, count, cap)
-        await self._touch(info.id)
         out = [L.decode(raw) for _, raw in rows]
         if max_line_length is not None:
             out = [views.cut_line(line, max_line_length)[0] for line in out]
@@ -305,11 +312,8 @@ class ResultStore:
             seq = rows[-1][0] + 1
 
     async def get_bytes(self, ref_id: str | ResultRef, session_id: str | None = None) -> bytes:
-        """The whole output, byte for byte (counts as a read)."""
-        data = b"".join([piece async for piece in self.iter_bytes(ref_id, session_id)])
-        info = (await self.resolve(ref_id, session_id)).ref
-        await self._touch(info.id)
-        return data
+        """The whole output, byte for byte."""
+        return b"".join([piece async for piece in self.iter_bytes(ref_id, session_id)])
 
     async def get_text(self, ref_id: str | ResultRef, session_id: str | None = None) -> str:
         """The whole output as text; invalid UTF-8 shows as U+FFFD."""

@@ -127,11 +127,37 @@ async def session_cost(conn: aiosqlite.Connection) -> None:
     await conn.execute("ALTER TABLE sessions ADD COLUMN cost_unknown INTEGER NOT NULL DEFAULT 0")
 
 
+async def transcript_recall(conn: aiosqlite.Connection) -> None:
+    """Recall over the conversation: user and assistant text and tool-call arguments of every
+    transcript, indexed as messages are appended (and here, for the sessions already saved)."""
+    # A content-bearing FTS table: chat text is small beside the outputs, and snippets then need
+    # no JSON decoding. rowid = messages.id.
+    await conn.execute("CREATE VIRTUAL TABLE message_fts USING fts5(text, tokenize='unicode61')")
+    await conn.execute(
+        """CREATE TRIGGER messages_unindex AFTER DELETE ON messages
+        BEGIN DELETE FROM message_fts WHERE rowid = old.id; END"""
+    )
+    from agent_tui.store.conversation import reindex_all  # late: it imports the store's models
+
+    await reindex_all(conn)
+
+
+async def session_leases(conn: aiosqlite.Connection) -> None:
+    """Which process has a session open, so a second one cannot write into it (store/leases.py)."""
+    await conn.execute("""CREATE TABLE session_leases (
+        session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+        pid INTEGER NOT NULL,
+        host TEXT NOT NULL,
+        acquired REAL NOT NULL)""")
+
+
 Migration = tuple[str, Callable[[aiosqlite.Connection], Awaitable[None]]]
 MIGRATIONS: list[Migration] = [
     ("initial_schema", initial_schema),
     ("file_checkpoints", file_checkpoints),
     ("session_cost", session_cost),
+    ("transcript_recall", transcript_recall),
+    ("session_leases", session_leases),
 ]
 
 

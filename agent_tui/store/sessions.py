@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agent_tui.messages import Message
+from agent_tui.store.conversation import index_messages
 from agent_tui.store.db import Database
 from agent_tui.store.errors import SessionNotFound, StoreError
 from agent_tui.store.models import SessionInfo
@@ -119,6 +120,8 @@ class SessionStore:
                     for seq, m, n in zip(seqs, messages, counts, strict=False)
                 ],
             )
+            # Searchable by recall from the moment it is stored, in the same transaction.
+            await index_messages(conn, session_id, zip(seqs, messages, strict=True))
             await conn.execute(
                 "UPDATE sessions SET updated = ?, message_count = message_count + ?, "
                 "tokens = tokens + ?, title = coalesce(title, ?) WHERE id = ?",

@@ -17,7 +17,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, TextIO
 
+from agent_tui.messages import Message
 from agent_tui.store.chunks import CHUNK_SIZE, decompress
+from agent_tui.store.conversation import index_messages
 from agent_tui.store.db import Database
 from agent_tui.store.errors import StoreError
 from agent_tui.store.models import SessionInfo
@@ -177,6 +179,9 @@ async def import_session(db: Database, path: Path) -> str:
                     )
                     for m in messages
                 ],
+            )
+            await index_messages(
+                conn, session_id, [(m["seq"], Message.from_json(m["message"])) for m in messages]
             )
             for snap in data.get("snapshots", []):
                 await conn.execute(

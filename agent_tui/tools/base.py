@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 if TYPE_CHECKING:
     from agent_tui.messages import ResultRef
     from agent_tui.store import Store
+    from agent_tui.tools.sandbox import Sandbox
 
 Source = Literal["builtin", "context", "mcp", "skill"]
 
@@ -105,6 +106,8 @@ class ToolServices:
     """Where read_result, grep_result and recall read stored outputs and transcripts."""
     tools: ToolFinder | None = None
     """What tool_search asks (the session's PromptAssembler, which owns deferral)."""
+    sandbox: Sandbox | None = None
+    """The command sandbox bash wraps its command in (tools/sandbox.py); None = no sandbox."""
     projects: ProjectGate | None = None
     """Asks before another project's outputs are read (the session's PermissionPolicy); None =
     no session, nothing to ask."""

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
+from agent_tui.tools.sandbox import BlockScan, Sandbox
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +40,10 @@ process it started are killed. Processes left running in the background are stop
 command ends, so do not start servers with `&`.
 - Long output is stored whole: you see its head and tail plus a ref to read or grep the rest.
 - Prefer read_file, grep, glob, list_dir, edit_file and write_file for files; use bash for \
-builds, tests, git and other programs."""
+builds, tests, git and other programs.
+- Commands may run in a sandbox (writes only in the workspace and $TMPDIR, no network). When a \
+command fails because the sandbox blocked it, the result says so; only then, and only if it \
+must, call bash again with `unsandboxed: true` — the user is always asked first."""
 
 _ENV_OVERRIDES = {
     "PAGER": "cat",
@@ -156,6 +160,10 @@ class BashTool:
                     "type": "number",
                     "description": "Seconds before the command is killed (default 120).",
                 },
+                "unsandboxed": {
+                    "type": "boolean",
+                    "description": "Run outside the sandbox (only after the sandbox blocked it; asks the user).",
+                },
             },
             "required": ["command"],
         },
@@ -183,13 +191,21 @@ class BashTool:
             env, env_note = scrubbed()[0], None
         else:
             env, env_note = session_env.build()
+        sandbox: Sandbox | None = ctx.services.sandbox
+        if sandbox is not None and (not sandbox.active or args.get("unsandboxed") is True):
+            sandbox = None  # the policy already asked the user about an unsandboxed run
+        scan = BlockScan() if sandbox is not None else None
+        missing = sandbox.missing_protected() if sandbox is not None else []
+        argv = ["bash", "-c", command]
         try:
-            transport, protocol = await self._spawn(command, ctx, env)
+            if sandbox is not None:
+                argv = await asyncio.to_thread(sandbox.wrap, argv, cwd=ctx.workspace)
+            transport, protocol = await self._spawn(argv, ctx, env)
         except OSError as exc:
             return ToolOutput.error(f"could not start bash in {ctx.workspace}: {exc}")
         proc = asyncio.subprocess.Process(transport, protocol, loop)
         pgid = proc.pid
-        collect = asyncio.create_task(self._collect(proc, ctx))
+        collect = asyncio.create_task(self._collect(proc, ctx, scan))
         exited = asyncio.create_task(protocol.exited.wait())
         try:
             # Until bash exits, the timeout passes, or the output side fails (store down).
@@ -228,6 +244,12 @@ class BashTool:
             summary = f"exit {code} · {_format_seconds(duration)}"
         if env_note:
             status = f"{status} {env_note}"  # one status line: readers that skip it skip both
+        if sandbox is not None:
+            notes = await asyncio.to_thread(sandbox.sweep, missing)
+            hint = sandbox.blocked_hint(scan, code) if scan is not None and not timed_out else None
+            status = "\n".join([status, *(f"[{n}]" for n in notes), *([hint] if hint else [])])
+            if hint:
+                summary += " · blocked by sandbox"
         return ToolOutput(
             text=text,
             is_error=False,
@@ -240,21 +262,21 @@ class BashTool:
                 "timed_out": timed_out,
                 "output_bytes": total,
                 "status_line": status,
+                "sandbox": sandbox.mode if sandbox is not None else "off",
             },
         )
 
     async def _spawn(
-        self, command: str, ctx: ToolContext, env: dict[str, str]
+        self, argv: list[str], ctx: ToolContext, env: dict[str, str]
     ) -> tuple[asyncio.SubprocessTransport, _Protocol]:
-        """Start bash in its own process group. A cancellation that lands while asyncio is still
-        connecting the pipes would otherwise kill bash alone and orphan what it already started."""
+        """Start `argv` (bash, or bwrap around it) in its own process group. A cancellation that
+        lands while asyncio is still connecting the pipes would otherwise kill bash alone and
+        orphan what it already started."""
         loop = asyncio.get_running_loop()
         spawn = asyncio.ensure_future(
             loop.subprocess_exec(
                 lambda: _Protocol(loop),
-                "bash",
-                "-c",
-                command,
+                *argv,
                 cwd=ctx.workspace,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
@@ -282,7 +304,9 @@ class BashTool:
         except TimeoutError:
             log.warning("bash (pid %d) not reaped after its group was killed", pgid)
 
-    async def _collect(self, proc: asyncio.subprocess.Process, ctx: ToolContext) -> tuple[Any, str, int]:
+    async def _collect(
+        self, proc: asyncio.subprocess.Process, ctx: ToolContext, scan: BlockScan | None = None
+    ) -> tuple[Any, str, int]:
         """Stream the output into the store (ref, "", bytes) or keep a head+tail (None, text, bytes)."""
         assert proc.stdout is not None
         stdout = proc.stdout
@@ -292,6 +316,8 @@ class BashTool:
             nonlocal total
             while chunk := await stdout.read(CHUNK_BYTES):
                 total += len(chunk)
+                if scan is not None:
+                    scan.feed(chunk)
                 yield chunk
 
         if ctx.offload is not None:

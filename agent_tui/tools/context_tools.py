@@ -1,5 +1,10 @@
-"""Tools that bring stored outputs back into context: read_result, grep_result, recall, and the
-spec of compact_context (which the loop runs itself, since it rewrites the history).
+"""Tools that bring stored outputs and dropped messages back into context: read_result,
+grep_result, recall, and the spec of compact_context (which the loop runs itself, since it
+rewrites the history).
+
+A ref is either a stored output (`r_…`) or a transcript range (`m_12-340`, named by the note that
+replaced those messages at a compaction); both read and grep the same way. These are the model's
+reads, so they count in the outputs' access statistics.
 
 Every failure (unknown ref, bad regex, lines out of range) is an error result phrased so the model
 can correct its call.
@@ -15,7 +20,10 @@ from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 if TYPE_CHECKING:
     from agent_tui.store import Store
 
-REF_HELP = "a ref id like r_1a2b3c4d (from a tool view or the retain block) or a ctx:// URI"
+REF_HELP = (
+    "a ref id like r_1a2b3c4d5e (from a tool view or the retain block), a transcript range like "
+    "m_12-340 (earlier messages, named where compaction dropped them), or a ctx:// URI"
+)
 
 
 def _store(ctx: ToolContext) -> Store | None:
@@ -41,9 +49,11 @@ async def _may_read(ctx: ToolContext, project: str | None, tool_name: str) -> bo
 async def _check_ref(ctx: ToolContext, store: Any, ref: str, tool_name: str) -> ToolOutput | None:
     """An error output when `ref` is another project's and reading it is not allowed."""
     from agent_tui.store import StoreError
+    from agent_tui.store.conversation import is_range
 
+    resolver = store.transcript.resolve if is_range(ref) else store.results.resolve
     try:
-        resolved = await store.results.resolve(ref, ctx.session_id)
+        resolved = await resolver(ref, ctx.session_id)
     except StoreError as exc:
         return ToolOutput.error(str(exc))
     if await _may_read(ctx, resolved.project, tool_name):
@@ -58,7 +68,9 @@ class ReadResult:
         name="read_result",
         description=(
             "Read numbered lines of a stored tool output. Large outputs appear in context only as "
-            "a view (head and tail) with a ref; use this to page through the rest."
+            "a view (head and tail) with a ref; use this to page through the rest. Given a "
+            "transcript range (m_12-340), it reads those earlier messages, numbered and "
+            "role-labelled; offset and limit then count messages."
         ),
         parameters={
             "type": "object",
@@ -84,13 +96,28 @@ class ReadResult:
         offset = int(args["offset"]) if args.get("offset") else None
         limit = max(1, min(int(args["limit"]), 5000)) if args.get("limit") else None
         from agent_tui.store import StoreError
+        from agent_tui.store.conversation import is_range
 
         if (refused := await _check_ref(ctx, store, str(args["ref_id"]), "read_result")) is not None:
             return refused
         try:
-            text = await store.results.read(
-                str(args["ref_id"]), offset, limit, session_id=ctx.session_id, max_bytes=ctx.max_message_bytes
-            )
+            if is_range(args["ref_id"]):
+                text = await store.transcript.read(
+                    str(args["ref_id"]),
+                    offset,
+                    limit,
+                    session_id=ctx.session_id,
+                    max_bytes=ctx.max_message_bytes,
+                )
+            else:
+                text = await store.results.read(
+                    str(args["ref_id"]),
+                    offset,
+                    limit,
+                    session_id=ctx.session_id,
+                    max_bytes=ctx.max_message_bytes,
+                    touch=True,
+                )
         except StoreError as exc:
             return ToolOutput.error(str(exc))
         return ToolOutput(text=text, summary=f"from line {offset or 1}")
@@ -99,8 +126,9 @@ class ReadResult:
 class GrepResult:
     spec = ToolSpec(
         name="grep_result",
-        description="Find the lines of a stored tool output that match a regular expression; "
-        "returns them with their line numbers (use read_result to see around them).",
+        description="Find the lines of a stored tool output (or of a transcript range like "
+        "m_12-340) that match a regular expression; returns them with their line or message "
+        "numbers (use read_result to see around them).",
         parameters={
             "type": "object",
             "properties": {
@@ -122,16 +150,27 @@ class GrepResult:
         if store is None:
             return ToolOutput.error("the result store is unavailable in this session")
         from agent_tui.store import StoreError
+        from agent_tui.store.conversation import is_range
 
         if (refused := await _check_ref(ctx, store, str(args["ref_id"]), "grep_result")) is not None:
             return refused
         try:
-            text = await store.results.grep(
-                str(args["ref_id"]),
-                str(args["pattern"]),
-                context=int(args.get("context") or 0),
-                session_id=ctx.session_id,
-            )
+            if is_range(args["ref_id"]):
+                text = await store.transcript.grep(
+                    str(args["ref_id"]),
+                    str(args["pattern"]),
+                    context=int(args.get("context") or 0),
+                    session_id=ctx.session_id,
+                    max_bytes=ctx.max_message_bytes,
+                )
+            else:
+                text = await store.results.grep(
+                    str(args["ref_id"]),
+                    str(args["pattern"]),
+                    context=int(args.get("context") or 0),
+                    session_id=ctx.session_id,
+                    touch=True,
+                )
         except (StoreError, re.error) as exc:
             return ToolOutput.error(str(exc))
         return ToolOutput(text=text)
@@ -140,13 +179,21 @@ class GrepResult:
 class Recall:
     spec = ToolSpec(
         name="recall",
-        description="Search every stored tool output, across sessions and projects (full-text, "
-        "ranked). Returns refs with snippets; pass a ref to read_result to see more.",
+        description="Search what was said and what tools returned, across sessions and projects "
+        "(full-text, ranked): user and assistant messages and tool-call arguments (hits name the "
+        "message as m_<n>-<n>, even after compaction dropped it), and every stored tool output "
+        "(hits name its ref). Pass a hit's ref to read_result to see more.",
         parameters={
             "type": "object",
             "properties": {
                 "query": {"type": "string", "description": "Words to search for."},
                 "scope": {"type": "string", "enum": ["session", "project", "all"], "default": "all"},
+                "source": {
+                    "type": "string",
+                    "enum": ["all", "conversation", "outputs"],
+                    "default": "all",
+                    "description": "Search the messages, the stored outputs, or both.",
+                },
                 "limit": {"type": "integer", "default": 10},
             },
             "required": ["query"],
@@ -159,6 +206,7 @@ class Recall:
         if store is None:
             return ToolOutput.error("the result store is unavailable in this session")
         scope = args.get("scope") or "all"
+        source = args.get("source") or "all"
         kwargs: dict[str, Any] = {"limit": max(1, min(int(args.get("limit") or 10), 50))}
         if scope == "session":
             kwargs["session_id"] = ctx.session_id
@@ -166,18 +214,28 @@ class Recall:
             kwargs["project"] = str(ctx.workspace)
         from agent_tui.store import StoreError
 
+        query = str(args["query"])
         try:
-            hits = await store.results.recall(str(args["query"]), **kwargs)
+            said = (
+                await store.transcript.recall(query, asking=ctx.session_id, **kwargs)
+                if source != "outputs"
+                else []
+            )
+            stored = await store.results.recall(query, **kwargs) if source != "conversation" else []
         except StoreError as exc:
             return ToolOutput.error(str(exc))
         withheld: dict[str, int] = {}
-        allowed = []
-        for hit in hits:
-            if await _may_read(ctx, hit.project, "recall"):
-                allowed.append(hit)
-            else:
-                withheld[hit.project] = withheld.get(hit.project, 0) + 1
-        hits = allowed
+
+        async def allowed(hits: list[Any]) -> list[Any]:
+            kept = []
+            for hit in hits:
+                if await _may_read(ctx, hit.project, "recall"):
+                    kept.append(hit)
+                else:
+                    withheld[hit.project] = withheld.get(hit.project, 0) + 1
+            return kept
+
+        said, stored = await allowed(list(said)), await allowed(list(stored))
         note = (
             f"\n[{sum(withheld.values())} match(es) in other projects withheld ("
             + ", ".join(withheld)
@@ -185,19 +243,25 @@ class Recall:
             if withheld
             else ""
         )
-        if not hits:
+        if not said and not stored:
             return ToolOutput(
-                text=f"No stored output matches {args['query']!r} ({scope}).{note}", summary="0 hits"
+                text=f"Nothing said or stored matches {query!r} ({scope}).{note}", summary="0 hits"
             )
-        lines = [f"{len(hits)} stored output(s) match {args['query']!r}:"]
-        for hit in hits:
-            ref = getattr(hit, "ref", None)
-            ref_id = getattr(ref, "id", ref)
-            tool = getattr(ref, "tool_name", "")
-            # A short id resolves only inside its own session: elsewhere give the URI.
-            handle = ref_id if hit.session_id == ctx.session_id else hit.uri
-            lines.append(f"- {handle} {tool}: {' '.join(str(hit.snippet).split())}")
-        return ToolOutput(text="\n".join(lines) + note, summary=f"{len(hits)} hits")
+        lines: list[str] = []
+        if said:
+            lines.append(f"{len(said)} message(s) match {query!r} (read_result(ref_id=…) shows one whole):")
+            for hit in said:
+                # A short range resolves only inside its own session: elsewhere give the URI.
+                own = hit.session_id == ctx.session_id
+                where = "" if own else f" in session {hit.session_id} ({hit.project})"
+                handle = hit.ref if own else hit.uri
+                lines.append(f"- {handle} message #{hit.seq} {hit.role}{where}: {hit.snippet}")
+        if stored:
+            lines.append(f"{len(stored)} stored output(s) match {query!r}:")
+            for out in stored:
+                handle = out.ref.id if out.session_id == ctx.session_id else out.uri
+                lines.append(f"- {handle} {out.ref.tool_name}: {' '.join(str(out.snippet).split())}")
+        return ToolOutput(text="\n".join(lines) + note, summary=f"{len(said) + len(stored)} hits")
 
 
 class CompactContext:

@@ -16,7 +16,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import re
+import shutil
 import weakref
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -30,11 +32,12 @@ from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 if TYPE_CHECKING:
     from agent_tui.tokens import TokenCounter
     from agent_tui.tools.registry import ToolRegistry
+    from agent_tui.tools.sandbox import Sandbox
 
 log = logging.getLogger(__name__)
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]+$")
-_KEYS = {"command", "args", "env", "cwd", "enabled"}
+_KEYS = {"command", "args", "env", "cwd", "enabled", "sandbox", "network"}
 MAX_TOOL_NAME = 64  # OpenAI's limit for function names (Anthropic allows more)
 
 
@@ -50,6 +53,10 @@ class ServerConfig:
     """Variables set for the server, over the SDK's safe defaults (HOME, PATH, …)."""
     cwd: str | None = None
     """Working directory; default the workspace."""
+    sandbox: bool = True
+    """Runs inside the command sandbox when there is one; `sandbox = false` trusts it to run outside."""
+    network: bool = False
+    """Inside the sandbox, may use the network (a server that needs it says so)."""
 
 
 def parse_servers(table: Mapping[str, Any]) -> tuple[list[ServerConfig], list[str]]:
@@ -72,6 +79,8 @@ def parse_servers(table: Mapping[str, Any]) -> tuple[list[ServerConfig], list[st
             problems.append(f"{where}: args must be a list of strings")
         elif not isinstance(env, Mapping):
             problems.append(f"{where}: env must be a table of strings")
+        elif not all(isinstance(raw.get(k, True), bool) for k in ("sandbox", "network", "enabled")):
+            problems.append(f"{where}: enabled, sandbox and network must be true or false")
         elif raw.get("enabled", True):
             servers.append(
                 ServerConfig(
@@ -80,6 +89,8 @@ def parse_servers(table: Mapping[str, Any]) -> tuple[list[ServerConfig], list[st
                     tuple(args),
                     {str(k): str(v) for k, v in env.items()},
                     raw.get("cwd"),
+                    sandbox=raw.get("sandbox", True),
+                    network=raw.get("network", False),
                 )
             )
     return servers, problems
@@ -213,6 +224,8 @@ class McpServer:
         self._closed = asyncio.Event()
         self._client: Any = None
         self.task: asyncio.Task[None] | None = None
+        self.sandboxed = False
+        """Started inside the command sandbox (set when it starts)."""
 
     @property
     def log_path(self) -> Path:
@@ -235,7 +248,15 @@ class McpServer:
         self.manager._withdraw(self)
         self.settled.set()
         gone = f"; its {had} tool{'s are' if had != 1 else ' is'} gone" if had else ""
-        self.manager._warn(f"MCP server {self.config.name!r} {state}: {reason}{gone} (log: {self.log_path}).")
+        hint = ""
+        if self.sandboxed and not reason.startswith("command not found"):
+            hint = (
+                f" It ran in the sandbox: if it needs the network or writes outside the workspace, "
+                f"set network = true or sandbox = false in [mcp.servers.{self.config.name}]."
+            )
+        self.manager._warn(
+            f"MCP server {self.config.name!r} {state}: {reason}{gone} (log: {self.log_path}).{hint}"
+        )
 
     async def _run(self) -> None:
         from mcp import Client
@@ -245,14 +266,23 @@ class McpServer:
         from agent_tui import __version__
 
         c = self.config
+        cwd = c.cwd or str(self.manager.workspace)
+        argv = [c.command, *c.args]
+        sandbox = self.manager.sandbox
+        self.sandboxed = sandbox is not None and sandbox.active and c.sandbox
+        if sandbox is not None and self.sandboxed:
+            # Resolved here so a missing command fails as "command not found", not inside bwrap.
+            found = shutil.which(c.command, path=c.env.get("PATH", os.environ.get("PATH")))
+            if found is None:
+                self._fail(f"command not found: {c.command}")
+                return
+            argv = await asyncio.to_thread(sandbox.wrap, [found, *c.args], cwd=cwd, network=c.network)
         # The SDK hands on only a few safe variables (HOME, PATH…); [tools] env_passthrough adds
         # the ones the user named, and the server's own env table wins.
         from agent_tui.tools.env import passed_through
 
         env = {**passed_through(self.manager.env_passthrough), **c.env}
-        params = StdioServerParameters(
-            command=c.command, args=list(c.args), env=env, cwd=c.cwd or str(self.manager.workspace)
-        )
+        params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=cwd)
         errlog = self.log_path.open("a", encoding="utf-8")
         try:
             transport = _watched(stdio_client(params, errlog=errlog), self._closed.set)
@@ -368,10 +398,12 @@ class McpManager:
         startup_timeout: float = 20.0,
         problems: Sequence[str] = (),
         log_dir: Path | None = None,
+        sandbox: Sandbox | None = None,
         trusted_annotations: Sequence[str] = (),
         env_passthrough: Sequence[str] = (),
     ) -> None:
         self.configs = servers
+        self.sandbox = sandbox
         self.env_passthrough = tuple(env_passthrough)
         self.trusted_annotations = frozenset(trusted_annotations)
         """Servers whose readOnlyHint may skip approval ([mcp] trust_annotations, user config)."""
@@ -386,13 +418,14 @@ class McpManager:
             self._warn(f"MCP config: {problem}")
 
     @classmethod
-    def from_config(cls, config: Any, workspace: Path) -> McpManager:
+    def from_config(cls, config: Any, workspace: Path, sandbox: Sandbox | None = None) -> McpManager:
         servers, problems = parse_servers(config.mcp.servers)
         return cls(
             servers,
             workspace=workspace,
             startup_timeout=config.mcp.startup_timeout,
             problems=problems,
+            sandbox=sandbox,
             trusted_annotations=config.mcp.trust_annotations,
             env_passthrough=config.tools.env_passthrough,
         )

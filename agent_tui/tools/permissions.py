@@ -25,6 +25,7 @@ from agent_tui.tools.protected import PATH_TOOLS, protected_reason
 
 if TYPE_CHECKING:
     from agent_tui.tools.base import ToolSpec
+    from agent_tui.tools.sandbox import Sandbox
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +53,11 @@ class ApprovalRequest:
     suggested_prefix: str | None
     """For bash, the prefix "allow for this session" would cover (`git status`); None = only
     this exact command."""
+    sandbox: str | None = None
+    """For bash, where it would run: `sandboxed (workspace-write · no network)` or `NOT
+    sandboxed …`; None when there is no sandbox to speak of."""
+    once_only: bool = False
+    """Only "allow once" or "deny" count (an unsandboxed rerun is never remembered)."""
 
 
 @dataclass(frozen=True)
@@ -139,10 +145,17 @@ class PermissionPolicy:
     """Decides whether a call may run; remembers "allow for this session" answers."""
 
     def __init__(
-        self, allow_rules: Iterable[str] = (), approver: Approver | None = None, yes: bool = False
+        self,
+        allow_rules: Iterable[str] = (),
+        approver: Approver | None = None,
+        yes: bool = False,
+        sandbox: Sandbox | None = None,
     ) -> None:
         self.yes = yes
+        self.interactive = approver is not None
+        """A person answers (the TUI); headless runs have nobody to ask about an unsandboxed rerun."""
         self.approver = approver or headless_approver(yes)
+        self.sandbox = sandbox
         self._tools: set[str] = set()
         self._bash_prefixes: list[str] = []
         self._bash_exact: set[str] = set()
@@ -206,8 +219,18 @@ class PermissionPolicy:
         """(allowed, reason): the reason is the message for the model when not allowed."""
         if not spec.mutates:
             return True, "does not change anything"
+        sandbox = self.sandbox
+        if sandbox is not None and sandbox.active:
+            refusal = _sandbox_refusal(sandbox, tool_name, args, workspace)
+            if refusal:
+                return False, refusal
         if tool_name in PATH_TOOLS and (why := protected_reason(workspace, args.get("path"))):
             return await self._check_protected(tool_name, args, workspace, why)
+        if sandbox is not None and sandbox.active:
+            if tool_name == "bash" and args.get("unsandboxed") is True:
+                return await self._ask_unsandboxed(args)
+            if tool_name == "bash" and sandbox.auto_allows():
+                return True, "allowed: runs in the sandbox (auto_approve)"
         rule = self.rule_for(tool_name, args)
         if rule:
             return True, f"allowed by rule {rule}"
@@ -227,6 +250,7 @@ class PermissionPolicy:
                 arguments=args,
                 preview=preview,
                 suggested_prefix=suggest_prefix(command) if isinstance(command, str) else None,
+                sandbox=_where(sandbox) if tool_name == "bash" else None,
             )
             decision = await self.approver(request)
         what = _describe(tool_name, args)
@@ -299,3 +323,51 @@ class PermissionPolicy:
                 decision = await self.approver(request)
                 self._projects[project] = decision.action != "deny"
             return self._projects[project]
+
+    async def _ask_unsandboxed(self, args: dict[str, Any]) -> tuple[bool, str]:
+        """An unsandboxed rerun: always the user's call, once, whatever the rules or --yes."""
+        command = str(args.get("command", ""))
+        if not self.interactive:
+            return False, (
+                f"Permission denied for bash unsandboxed: {command}. Running outside the sandbox "
+                "needs the user's approval each time, and nobody can be asked here (--yes and allow "
+                "rules do not cover it); run it yourself or in the TUI."
+            )
+        async with self._lock:
+            request = ApprovalRequest(
+                tool="bash",
+                arguments=args,
+                preview=command,
+                suggested_prefix=None,
+                sandbox="runs NOT sandboxed: full access to your files and the network (the model "
+                "asked to rerun it outside the sandbox)",
+                once_only=True,
+            )
+            decision = await self.approver(request)
+        if decision.action == "deny":
+            reason = f" {decision.reason}." if decision.reason else ""
+            return False, f"Permission denied by the user for bash unsandboxed: {command}.{reason}"
+        return True, "allowed once outside the sandbox"
+
+
+def _where(sandbox: Sandbox | None) -> str | None:
+    """Where a bash command would run, for the approval dialog."""
+    if sandbox is None or sandbox.topbar() is None:
+        return None  # no sandbox, or the user turned it off: nothing new to say
+    if sandbox.active:
+        return f"runs sandboxed ({sandbox.label()})"
+    return "runs NOT sandboxed (sandbox " + sandbox.label() + ")"
+
+
+def _sandbox_refusal(sandbox: Sandbox, tool: str, args: dict[str, Any], workspace: Path) -> str | None:
+    """File tools follow the sandbox's write rules: nothing in read-only mode, never a protected path."""
+    if tool not in ("write_file", "edit_file"):
+        return None
+    from agent_tui.tools.workspace import PathError, resolve_path
+
+    try:
+        target = resolve_path(workspace, args.get("path"))
+    except PathError:
+        return None  # the tool itself explains a bad path
+    refusal = sandbox.write_refusal(target)
+    return f"Refused by the sandbox: {tool} {args.get('path')}: {refusal}." if refusal else None

@@ -196,6 +196,10 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
             )
             services = None
         self._services.set_result(services)
+        sandbox = services.sandbox if services is not None else None
+        if sandbox is not None and sandbox.notice:
+            self.notify(sandbox.notice, severity="warning", timeout=30)
+        self._update_topbar()
 
     async def services(self) -> AppServices | None:
         """The shared services once built (None when the store could not be opened)."""
@@ -246,6 +250,16 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
         view.prompt.focus()
         return view
 
+    def show_session(self, session_id: str) -> bool:
+        """Switch to the tab that has this session open; False when none has."""
+        for view in self._views:
+            if view.session is not None and view.session.session_id == session_id:
+                self.query_one(TabbedContent).active = f"tab-{view.number}"
+                view.prompt.focus()
+                self.notify(f"Session already open in tab {view.number}: switched to it.")
+                return True
+        return False
+
     @on(SessionView.TitleChanged)
     def _retitle(self, event: SessionView.TitleChanged) -> None:
         tabs = self.query_one(TabbedContent)
@@ -264,7 +278,10 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
         view = self.view
         model = view.session.model if view and view.session else "no model"
         where = paths.shown(self.workspace)
-        self.query_one("#topbar", Static).update(Text(f" agent-tui ─ {model} ─ {where}"))
+        services = self._services.result() if self._services is not None and self._services.done() else None
+        sandbox = services.sandbox.topbar() if services is not None and services.sandbox else None
+        extra = f" ─ {sandbox}" if sandbox else ""
+        self.query_one("#topbar", Static).update(Text(f" agent-tui ─ {model} ─ {where}{extra}"))
 
     async def action_new_tab(self) -> None:
         await self.add_tab()

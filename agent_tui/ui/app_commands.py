@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
     from agent_tui.factory import AppServices
+    from agent_tui.tools.sandbox import Sandbox
 
     class _AppHost(App[None]):
         """What the mixin uses of `AgentApp`, so mypy checks it against the real App API."""
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
         def view(self) -> SessionView | None: ...
         async def services(self) -> AppServices | None: ...
         async def add_tab(self, *, session_id: str | None = None, continue_: bool = False) -> SessionView: ...
+        def show_session(self, session_id: str) -> bool: ...
         async def push_screen_wait_safe(self, screen: Screen[Any]) -> Any: ...
         async def action_new_tab(self) -> None: ...
         def action_close_tab(self) -> object: ...
@@ -42,7 +44,43 @@ class AppCommands(_AppHost):
         from agent_tui.ui.screens.dialogs import HelpScreen
 
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            sandbox = self._sandbox()
+            self.push_screen(HelpScreen(sandbox=sandbox.describe() if sandbox else None))
+
+    def _sandbox(self) -> Sandbox | None:
+        future = getattr(self, "_services", None)
+        services = future.result() if future is not None and future.done() else None
+        return services.sandbox if services is not None else None
+
+    def action_sandbox(self, argument: str = "") -> None:
+        """/sandbox shows what the sandbox allows; `/sandbox MODE` and `/sandbox auto on|off` switch."""
+        sandbox = self._sandbox()
+        if sandbox is None:
+            self.notify("The sandbox is not set up yet (the session is still loading).", severity="warning")
+            return
+        words = argument.split()
+        try:
+            if not words:
+                self.notify(
+                    f"{sandbox.describe()}\n/sandbox workspace-write | read-only | off switches; "
+                    "/sandbox auto on|off lets sandboxed commands run without asking.",
+                    timeout=20,
+                )
+                return
+            if words[0] == "auto" and len(words) == 2 and words[1] in ("on", "off"):
+                sandbox.auto_approve = words[1] == "on"
+                message = f"Sandbox: {sandbox.label()}"
+            elif len(words) == 1:
+                message = sandbox.set_mode(words[0])
+            else:
+                raise ValueError("usage: /sandbox [workspace-write | read-only | off | auto on|off]")
+        except ValueError as exc:
+            self.notify(str(exc), severity="warning")
+            return
+        self.notify(message + " (every tab)")
+        update = getattr(self, "_update_topbar", None)
+        if update is not None:
+            update()
 
     def action_context(self) -> None:
         from agent_tui.ui.screens.context_screen import ContextScreen
@@ -123,6 +161,8 @@ class AppCommands(_AppHost):
         chosen = await self.push_screen_wait_safe(ResumeScreen(rows))
         if not chosen:
             return
+        if self.show_session(str(chosen)):
+            return  # one tab per session: two would append diverging histories to one transcript
         view = self.view
         if view is not None and not view.busy:
             await view.open_new(str(chosen))
@@ -134,7 +174,7 @@ class AppCommands(_AppHost):
             await self.view.send(text)
 
     async def on_session_view_app_command(self, event: SessionView.AppCommand) -> None:
-        if event.command in ("blobs", "theme"):
+        if event.command in ("blobs", "theme", "sandbox"):
             getattr(self, f"action_{event.command}")(event.argument)
             return
         actions: dict[str, Callable[[], object]] = {

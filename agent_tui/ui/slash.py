@@ -50,6 +50,12 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand(
         "permissions", "/permissions [remove RULE]", "list or remove allow rules", takes_argument=True
     ),
+    SlashCommand(
+        "sandbox",
+        "/sandbox [MODE | auto on|off]",
+        "what the command sandbox allows; switch workspace-write, read-only, off",
+        takes_argument=True,
+    ),
     SlashCommand("init", "/init", "write an AGENTS.md skeleton for this project"),
     SlashCommand(
         "theme", "/theme [NAME]", "switch the colour theme (no name: list them)", takes_argument=True

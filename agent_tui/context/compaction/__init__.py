@@ -18,6 +18,7 @@ from .shape import collect_refs
 from .summarize import summarize
 from .summary_prompt import Summarizer, SummaryFailed, build_instructions, parse_reply
 from .tool_budget import tool_output_tokens, trim_tool_outputs
+from .transcript import TranscriptIndex, range_line
 from .truncation import truncate
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "CompactResult",
     "CompactionPlan",
     "StrategyOutcome",
+    "TranscriptIndex",
     "Summarizer",
     "SummaryFailed",
     "build_instructions",
@@ -36,6 +38,7 @@ __all__ = [
     "format_tokens",
     "parse_reply",
     "prune",
+    "range_line",
     "summarize",
     "tool_output_tokens",
     "trim_tool_outputs",

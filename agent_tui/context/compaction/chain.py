@@ -18,6 +18,7 @@ from .result import LABELS, CompactionPlan, CompactResult, format_tokens
 from .shape import inflight_start, newest_user_index
 from .summarize import estimate_tokens, summarize
 from .summary_prompt import Summarizer, SummaryFailed, build_instructions, model_name
+from .transcript import LINE_TOKENS, TranscriptIndex, name_dropped
 from .truncation import truncate
 
 if TYPE_CHECKING:
@@ -69,10 +70,13 @@ async def compact(
     summarizer_window: int | None = None,
     on_progress: Callable[[str], None] | None = None,
     force: bool = False,
+    transcript: TranscriptIndex | None = None,
 ) -> tuple[list[Message], CompactResult]:
     """Compact `messages` (the conversation, without the system prompt) so that it plus
     `fixed_tokens` comes under `target_tokens`. Returns the new list (the original list when
-    the result is not applied) and what was done."""
+    the result is not applied) and what was done. With `transcript` (where the history sits in
+    the stored transcript), each summary or truncation note ends with the line naming the range
+    of messages it replaced."""
     started = time.perf_counter()
     original = list(messages)
     plan = CompactionPlan.build(
@@ -81,6 +85,8 @@ async def compact(
         fixed_tokens=fixed_tokens,
         summarizer_window=summarizer_window,
         force=force,
+        footer_tokens=LINE_TOKENS if transcript is not None else 0,
+        keep_user_tokens=settings.keep_user_messages_tokens,
     )
     budget = plan.conversation_budget
     progress = _safe(on_progress)
@@ -108,7 +114,14 @@ async def compact(
             applied=applied,
             target_tokens=target_tokens,
             fixed_tokens=fixed_tokens,
+            replaced=_replaced(original, current, transcript) if applied else None,
         )
+
+    def named(before_step: list[Message], after_step: list[Message]) -> tuple[list[Message], int]:
+        if transcript is None:
+            return after_step, counter.count_messages(after_step)
+        out = name_dropped(before_step, after_step, transcript)
+        return out, counter.count_messages(out)
 
     if not settings.enabled:
         reasons.append("compaction is disabled ([compaction] enabled = false)")
@@ -145,7 +158,7 @@ async def compact(
                 reasons.append(f"summary by {model_name(candidate)} failed ({exc})")
                 continue
             if outcome.changed:
-                current, total = outcome.messages, outcome.tokens
+                current, total = named(current, outcome.messages)
                 ran.append("summarization")
                 model = outcome.model
             elif total > budget:
@@ -159,7 +172,7 @@ async def compact(
             progress(LABELS["truncation"])
             outcome = truncate(current, plan, counter)
             if outcome.changed:
-                current, total = outcome.messages, outcome.tokens
+                current, total = named(current, outcome.messages)
                 ran.append("truncation")
         else:
             reasons.append("truncation is disabled")
@@ -185,6 +198,16 @@ async def compact(
             reasons.append("the enabled strategies could not free enough")
     log.info("compaction: %d → %d tokens (%s)", before, after, ", ".join(ran))
     return result(current, after, ran, model, True)
+
+
+def _replaced(
+    original: list[Message], current: list[Message], index: TranscriptIndex | None
+) -> tuple[int, int] | None:
+    """The transcript range this compaction took out of the window, when it dropped any."""
+    if index is None:
+        return None
+    kept = {m.id for m in current}
+    return index.covered(m for m in original if m.id not in kept)
 
 
 async def estimate_savings(

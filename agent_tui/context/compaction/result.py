@@ -49,11 +49,16 @@ class CompactionPlan:
     """The summariser's own input window; larger histories are summarised in chunks."""
     force: bool = False
     """Compact even when already under the target (`/compact`)."""
+    footer_tokens: int = 0
+    """Room kept for the line naming the replaced transcript range (added after a strategy)."""
+    keep_user_tokens: int = 0
+    """The newest user messages up to this many tokens stay verbatim in the retain block."""
 
     @property
     def conversation_budget(self) -> int:
-        """What the conversation must come under: the target minus the fixed part."""
-        return max(self.target_tokens - self.fixed_tokens, 0)
+        """What the conversation must come under: the target minus the fixed part (and the
+        room kept for the range line)."""
+        return max(self.target_tokens - self.fixed_tokens - self.footer_tokens, 0)
 
     @classmethod
     def build(
@@ -64,6 +69,8 @@ class CompactionPlan:
         fixed_tokens: int,
         summarizer_window: int | None = None,
         force: bool = False,
+        footer_tokens: int = 0,
+        keep_user_tokens: int = 0,
     ) -> CompactionPlan:
         budget = max(target_tokens - fixed_tokens, 0)
         # The brief measures the protected window against the whole target, but it can never be
@@ -78,6 +85,8 @@ class CompactionPlan:
             summary_max_tokens=summary,
             summarizer_window=summarizer_window,
             force=force,
+            footer_tokens=footer_tokens,
+            keep_user_tokens=max(keep_user_tokens, 0),
         )
 
     def unbounded(self) -> CompactionPlan:
@@ -91,6 +100,7 @@ class CompactionPlan:
             summary_max_tokens=self.summary_max_tokens,
             summarizer_window=self.summarizer_window,
             force=self.force,
+            keep_user_tokens=self.keep_user_tokens,
         )
 
 
@@ -136,6 +146,8 @@ class CompactResult:
     """The target the compaction worked to (whole request)."""
     fixed_tokens: int = 0
     """System prompt + tool descriptions, included in the token figures above."""
+    replaced: tuple[int, int] | None = None
+    """Transcript messages (first, last) taken out of the window, readable as `m_<a>-<b>`."""
 
     @property
     def freed(self) -> int:
@@ -170,4 +182,5 @@ class CompactResult:
             "applied": self.applied,
             "target_tokens": self.target_tokens,
             "fixed_tokens": self.fixed_tokens,
+            "replaced": list(self.replaced) if self.replaced else None,
         }

@@ -27,6 +27,8 @@ _ID_SHAPE = re.compile(r"[0-9_]")
 # "stored whole as ref r_0123456789" or inside a `ctx://<project>/<session>/<ref>` URI.
 # Copied, not imported: importing the store package pulls in its database code.
 _STORE_ID = re.compile(r"\br_[0-9a-f]{10}\b")
+_RANGE_ID = re.compile(r"m_\d+-\d+")
+"""A transcript range (`m_12-340`): not an output to carry forward, the compaction line names it."""
 
 
 def is_user_chat(message: Message) -> bool:
@@ -124,7 +126,7 @@ def text_refs(text: str | None) -> list[str]:
         return []
     found = [m.group(1) for m in _REF_TEXT.finditer(text)]
     # A bare word after `ref=` in prose or code is not an id; ids carry a digit or underscore.
-    found = [r for r in found if _ID_SHAPE.search(r)]
+    found = [r for r in found if _ID_SHAPE.search(r) and not _RANGE_ID.fullmatch(r)]
     return found + _STORE_ID.findall(text)
 
 

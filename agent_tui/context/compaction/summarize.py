@@ -5,7 +5,8 @@ fit, otherwise the newest user message plus the newest steps of the current turn
 always the step still in flight, so a `compact_context` call and its result survive. Everything
 else goes to the summariser. The retain block then lists every ref the summarised part held,
 collected mechanically: a ref the model left out is added, so no stored output becomes
-unreachable.
+unreachable. The newest user messages go in verbatim too (`user_words`), with the room the
+summary leaves.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from .shape import (
     units,
 )
 from .summary_prompt import Summarizer, model_name, summarise_history
+from .user_words import newest_user_messages, render
 
 if TYPE_CHECKING:
     from agent_tui.tokens import TokenCounter
@@ -107,8 +109,19 @@ def ref_lines(summarised: list[Message], refs: list[str], counter: TokenCounter,
     return ", ".join(f"ref={r}" for r in refs)
 
 
-def retain_message(summarised: list[Message], retain: str, counter: TokenCounter, budget: int) -> Message:
-    """The retain block: the model's items plus every ref of the summarised part it left out."""
+USER_SHARE = 8
+"""The verbatim user messages take at most 1/USER_SHARE of the conversation budget."""
+
+
+def user_budget(plan: CompactionPlan) -> int:
+    return min(plan.keep_user_tokens, plan.conversation_budget // USER_SHARE)
+
+
+def retain_message(
+    summarised: list[Message], retain: str, counter: TokenCounter, budget: int, user_tokens: int = 0
+) -> Message:
+    """The retain block: the model's items, the newest user messages verbatim, and every ref of
+    the summarised part the model left out."""
     refs = collect_refs(summarised)
     # Counted as kept only when written as a ref (`ref=r_1`), so the next compaction finds it.
     named = set(text_refs(retain))
@@ -116,6 +129,9 @@ def retain_message(summarised: list[Message], retain: str, counter: TokenCounter
     text = f"[Kept verbatim from {len(summarised)} earlier messages, which the summary replaces]"
     if retain.strip():
         text += "\n" + retain.strip()
+    said = newest_user_messages(summarised, counter, user_tokens) if user_tokens > 0 else []
+    if said:
+        text += "\n" + render(said)
     if missing:
         text += "\nStored outputs from that part (read_result(ref_id=…) brings one back):\n" + ref_lines(
             summarised, missing, counter, budget
@@ -139,7 +155,8 @@ def layout(messages: list[Message], split: Split, retain: Message, summary: str)
 
 
 def reserve_for(messages: list[Message], plan: CompactionPlan) -> int:
-    """Room kept for the summary and the retain block when choosing what stays verbatim."""
+    """Room kept for the summary and the retain block when choosing what stays verbatim (the
+    verbatim user messages take what room is left after, so they never push out the last turn)."""
     return plan.summary_max_tokens + REF_LINE_TOKENS * len(collect_refs(messages)) + 120
 
 
@@ -171,6 +188,12 @@ async def summarize(
     keep = retain_message(summarised, retain, counter, plan.conversation_budget)
     out = layout(messages, split, keep, summary)
     after = counter.count_messages(out)
+    # The user's own words go in with what room the summary left: never past the target.
+    spare = min(user_budget(plan), plan.conversation_budget - after - 40)
+    if spare > 0:
+        keep = retain_message(summarised, retain, counter, plan.conversation_budget, spare)
+        out = layout(messages, split, keep, summary)
+        after = counter.count_messages(out)
     if after >= total:
         note = "the summary would not shrink the history"
         return StrategyOutcome(messages, 0, total, notes=(note,))
@@ -188,7 +211,7 @@ def estimate_tokens(messages: list[Message], plan: CompactionPlan, counter: Toke
         return total
     summarised = [messages[i] for i in split.head]
     summary = min(plan.summary_max_tokens, max(200, counter.count_messages(summarised) // 10))
-    keep = retain_message(summarised, "", counter, plan.conversation_budget)
+    keep = retain_message(summarised, "", counter, plan.conversation_budget, user_budget(plan))
     kept = counter.count_messages([messages[i] for i in range(leading_system(messages))])
     kept += counter.count_messages([messages[i] for i in split.tail])
     return min(total, kept + counter.count_message(keep) + summary + 40)

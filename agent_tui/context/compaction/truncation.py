@@ -3,7 +3,8 @@
 Keeps the newest turns that fit (within the current turn, the newest steps that fit), always the
 newest user message and the step still in flight, and the retain/summary pair of an earlier
 compaction when there is room. A note takes the place of what was dropped and lists the refs of
-its outputs, which the archive still holds: nothing stored is lost, only the chat text.
+its outputs, which the archive still holds; the chain then ends the note with the transcript
+range it replaced (`m_12-340`), so the chat text can be read back too.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ def truncation_note(dropped: list[Message]) -> Message:
             f"brings one back: {listed}]"
         )
     else:
-        text += " None of their outputs was stored; ask the user if something is missing.]"
+        text += " None of them held a stored tool output.]"
     return Message(role="user", content=text, kind="note")
 
 

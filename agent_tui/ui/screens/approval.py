@@ -46,6 +46,10 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         with Vertical(id="approval", classes="dialog"):
             title = f"Allow {request.tool}?" + (f"  ·  {self.where}" if self.where else "")
             yield Label(Text(title), classes="dialog-title")
+            if request.sandbox:
+                # Whether the command is confined is part of what the user decides on.
+                style = "bold red" if "NOT sandboxed" in request.sandbox else "green"
+                yield Label(Text(request.sandbox, style=style), id="approval-sandbox")
             lexer = (
                 "bash"
                 if self._command is not None
@@ -61,7 +65,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
                         background_color="default",
                     )
                 )
-            if self._command is not None:
+            if self._command is not None and not request.once_only:
                 hint = (
                     "Allow for this session — commands starting with:"
                     if request.suggested_prefix
@@ -71,8 +75,9 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
                 yield Input(request.suggested_prefix or self._command, id="approval-prefix")
             with Horizontal(classes="dialog-buttons"):
                 yield Button(Text("[a] Allow once"), id="allow-once", variant="primary")
-                yield Button(Text("[s] Allow for session"), id="allow-session")
-                yield Button(Text("[w] Always (.agent-tui.toml)"), id="allow-always")
+                if not request.once_only:
+                    yield Button(Text("[s] Allow for session"), id="allow-session")
+                    yield Button(Text("[w] Always (.agent-tui.toml)"), id="allow-always")
                 yield Button(Text("[d] Deny (Esc)"), id="deny", variant="error")
 
     def on_mount(self) -> None:
@@ -86,14 +91,16 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
 
     def action_allow_always(self) -> None:
         """Like allow for session, but written as a rule to the project's .agent-tui.toml."""
-        self._decide("allow_always", self._chosen_prefix())
+        if not self.request.once_only:
+            self._decide("allow_always", self._chosen_prefix())
 
     def action_allow_session(self) -> None:
-        self._decide("allow_session", self._chosen_prefix())
+        if not self.request.once_only:
+            self._decide("allow_session", self._chosen_prefix())
 
     def _chosen_prefix(self) -> str | None:
         prefix = None
-        if self._command is not None:
+        if self._command is not None and not self.request.once_only:
             typed = self.query_one("#approval-prefix", Input).value.strip()
             # Without a suggestion the field starts as the whole command, meaning "this exact
             # command"; anything else typed there is a prefix.

@@ -14,12 +14,13 @@ from typing import TYPE_CHECKING, Literal
 
 from rich.text import Text
 
-from agent_tui.store.refs import build_uri
+from agent_tui.messages import ResultRef
+from agent_tui.store.refs import build_range_uri, build_uri
 from agent_tui.ui import formatting
 
 if TYPE_CHECKING:
-    from agent_tui.messages import Message, ResultRef
-    from agent_tui.store import BlobInfo, RecallHit, ResolvedRef
+    from agent_tui.messages import Message
+    from agent_tui.store import BlobInfo, MessageHit, RecallHit, ResolvedRef, SessionInfo, Store
 
 Scope = Literal["session", "project", "all"]
 SCOPES: tuple[tuple[str, Scope], ...] = (
@@ -28,6 +29,8 @@ SCOPES: tuple[tuple[str, Scope], ...] = (
     ("everything", "all"),
 )
 SCOPE_LABELS = {value: label for label, value in SCOPES}
+Source = Literal["outputs", "conversation"]
+"""What the browser lists and searches: stored outputs, or what was said (transcripts)."""
 FIRST_LINE_WIDTH = 58
 
 
@@ -48,13 +51,24 @@ class BlobRow:
     """Its first line, or for a search hit the snippet around the match."""
     line: int | None = None
     """For a search hit: the first line of the part the match is in."""
+    seq: int | None = None
+    """For a transcript row: the message to open at (a conversation hit), else None."""
+    transcript: bool = False
+    """A session's transcript (conversation view), not a stored output."""
 
     @property
     def uri(self) -> str:
+        if self.transcript:
+            first, last = (self.seq, self.seq) if self.seq else (1, max(self.ref.line_count, 1))
+            return build_range_uri(self.project, self.session_id, first, last)
         return build_uri(self.project, self.session_id, self.ref.id)
 
     def cells(self, now: float) -> tuple[str | Text, ...]:
         ref = self.ref
+        if self.transcript:
+            age = formatting.age(max(0.0, now - self.created)) if self.created is not None else "—"
+            what = f"#{self.seq}" if self.seq else f"{formatting.count(ref.line_count)} msgs"
+            return (ref.id, ref.tool_name, "—", what, age, "—", snippet_text(self.text))
         age = formatting.age(max(0.0, now - self.created)) if self.created is not None else "—"
         reads = f"{self.access_count}×" if self.access_count is not None else "—"
         return (
@@ -85,6 +99,38 @@ def from_hit(hit: RecallHit, known: dict[str, BlobRow]) -> BlobRow:
         hit.snippet,
         hit.lines[0],
     )
+
+
+def from_session(info: SessionInfo) -> BlobRow:
+    """A session's transcript, listed in the conversation view (line_count holds its messages)."""
+    ref = ResultRef(info.id, 0, info.message_count, "transcript", info.id)
+    return BlobRow(ref, info.project, info.id, info.updated, None, info.title or "", transcript=True)
+
+
+def from_message_hit(hit: MessageHit) -> BlobRow:
+    """A message recall found; the table key is unique across sessions."""
+    ref = ResultRef(f"m_{hit.seq}-{hit.seq}", 0, 0, hit.role, hit.session_id)
+    return BlobRow(
+        ref, hit.project, hit.session_id, hit.created, None, hit.snippet, seq=hit.seq, transcript=True
+    )
+
+
+async def conversation_rows(
+    store: Store, query: str, where: dict[str, str | None], list_limit: int, search_limit: int
+) -> list[BlobRow]:
+    """The conversation view's rows: recall hits over what was said when there is a query,
+    else the transcripts of the scope's sessions."""
+    if query.strip():
+        return [
+            from_message_hit(h) for h in await store.transcript.recall(query, limit=search_limit, **where)
+        ]
+    if where["session_id"]:
+        return [from_session(await store.sessions.get(where["session_id"]))]
+    return [from_session(s) for s in await store.sessions.list(where["project"], list_limit)]
+
+
+def row_key(row: BlobRow) -> str:
+    return f"{row.session_id}/{row.ref.id}" if row.transcript else row.ref.id
 
 
 def from_resolved(resolved: ResolvedRef) -> BlobRow:

@@ -1,5 +1,9 @@
 """/blobs: the session's stored outputs, a recall search over them, and a viewer.
 
+F3 switches to the conversation: the transcripts of the scope's sessions, and a recall search
+over what was said (messages compaction dropped included); a hit opens the transcript at its
+message. Browsing reads only: nothing here counts as a model read or writes to the database.
+
 The table lists what the scope holds (this session, this project, everything); typing in the
 search box ranks outputs by recall (BM25) instead. Moving through the table opens each output
 in the viewer below, which reads windows of lines and greps inside the blob. `y` / `Y` copy the
@@ -28,13 +32,17 @@ from agent_tui.ui.screens.blob_rows import (
     SCOPES,
     BlobRow,
     Scope,
+    Source,
+    conversation_rows,
     from_hit,
     from_info,
     from_resolved,
+    row_key,
     scope_filter,
     terms_pattern,
 )
 from agent_tui.ui.widgets.blob_viewer import BlobViewer, StoreBlob
+from agent_tui.ui.widgets.transcript_source import TranscriptSource
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -50,8 +58,8 @@ SEARCH_DELAY = 0.25
 wall_clock: Callable[[], float] = time.time
 """Where ages are measured from (snapshot tests freeze it)."""
 KEYS = (
-    "esc back · ^F search · F2 scope · Enter read · / grep · n/N next/prev · : line · "
-    "g/G top/end · y ref · Y URI"
+    "esc back · ^F search · F2 scope · F3 conversation · ⏎ read · / grep · "
+    "n/N match · : line · g/G ends · y ref · Y URI"
 )
 COLUMNS = ("ref", "tool", "size", "lines", "age", "read", "first line / match")
 
@@ -66,6 +74,7 @@ class BlobsScreen(Screen[None]):
         Binding("y", "copy(False)", "Copy ref"),
         Binding("Y", "copy(True)", "Copy URI"),
         Binding("f2", "cycle_scope", "Scope"),
+        Binding("f3", "toggle_source", "Outputs / conversation"),
         Binding("ctrl+f", "focus_search", "Search"),
     ]
     DEFAULT_CSS = """
@@ -98,6 +107,7 @@ class BlobsScreen(Screen[None]):
         self.session_id = session_id
         self.project = project
         self.scope: Scope = scope or ("session" if session_id else "project")
+        self.source: Source = "outputs"
         self.hints = hints or {}
         self.clock = clock or (lambda: wall_clock())
         self.rows: dict[str, BlobRow] = {}
@@ -150,6 +160,9 @@ class BlobsScreen(Screen[None]):
     async def load_rows(self) -> None:
         """The scope's outputs (newest first), or the recall hits for the query."""
         where = self._filter()
+        if self.source == "conversation":
+            await self._load_conversation(where)
+            return
         try:
             # The listing gives the hits their ages and read counts; a search in the same
             # scope reuses it rather than listing again.
@@ -171,21 +184,39 @@ class BlobsScreen(Screen[None]):
             ref, self._open_ref = self._open_ref, None
             await self.open_ref(ref)
 
+    async def _load_conversation(self, where: dict[str, str | None]) -> None:
+        """Sessions of the scope (their transcripts), or the messages recall finds."""
+        try:
+            rows = await conversation_rows(self.store, self.search_text, where, LIST_LIMIT, SEARCH_LIMIT)
+        except Exception as exc:
+            log.info("conversation listing failed", exc_info=True)
+            self.app.notify(f"Search failed: {' '.join(str(exc).split())[:160]}", severity="warning")
+            return
+        await self._show(rows)
+
     async def _show(self, rows: list[BlobRow]) -> None:
         table = self.table
         now = self.clock()
         table.clear()
         self.rows = {}
         for row in rows:
-            if row.ref.id in self.rows:
+            key = row_key(row)
+            if key in self.rows:
                 continue
-            self.rows[row.ref.id] = row
-            table.add_row(*row.cells(now), key=row.ref.id)
+            self.rows[key] = row
+            table.add_row(*row.cells(now), key=key)
         self.searches += 1
         self._title()
 
     def _title(self) -> None:
         scope = SCOPE_LABELS[self.scope]
+        if self.source == "conversation":
+            if self.search_text.strip():
+                what = f"search: {self.search_text.strip()} · {len(self.rows)} message(s) (recall, BM25)"
+            else:
+                what = f"{len(self.rows)} transcript(s), newest first"
+            self.query_one("#blobs-title", Static).update(Text(f"Conversation · {scope} · {what}"))
+            return
         if self.search_text.strip():
             what = f"search: {self.search_text.strip()} · {len(self.rows)} hit(s) (recall, BM25)"
         else:
@@ -201,6 +232,15 @@ class BlobsScreen(Screen[None]):
     def action_cycle_scope(self) -> None:
         values = [value for _, value in SCOPES]
         self.query_one("#blobs-scope", Select).value = values[(values.index(self.scope) + 1) % len(values)]
+
+    def action_toggle_source(self) -> None:
+        self.source = "conversation" if self.source == "outputs" else "outputs"
+        self.query_one("#blobs-search", Input).placeholder = (
+            "search what was said (recall, BM25) — Enter"
+            if self.source == "conversation"
+            else "search every stored output (recall, BM25) — Enter"
+        )
+        self.load_rows()
 
     def action_focus_search(self) -> None:
         self.query_one("#blobs-search", Input).focus()
@@ -243,14 +283,17 @@ class BlobsScreen(Screen[None]):
             except Exception as exc:  # noqa: BLE001 - a ref gone by GC, a typo: one line
                 self.app.notify(f"Cannot open {ref}: {' '.join(str(exc).split())[:160]}", severity="warning")
                 return
-        if row.ref.id in self.rows:
-            self.table.move_cursor(row=self.table.get_row_index(row.ref.id))
+        if row_key(row) in self.rows:
+            self.table.move_cursor(row=self.table.get_row_index(row_key(row)))
         self.open_row(row)
         self.viewer.focus()
 
     def open_row(self, row: BlobRow) -> None:
         self.opened = row
         self._grep_pattern = None
+        if row.transcript:
+            self.open_transcript(row)
+            return
         self.viewer.open(
             StoreBlob(self.store.results, row.ref), hint=self.hints.get(row.ref.id), line=row.line
         )
@@ -259,9 +302,31 @@ class BlobsScreen(Screen[None]):
         if pattern:
             self.grep(pattern, quiet=True)
 
+    @work(exclusive=True, group="blobs-transcript", exit_on_error=False)
+    async def open_transcript(self, row: BlobRow) -> None:
+        """Render the row's session transcript and open it at the row's message."""
+        try:
+            source = await TranscriptSource.load(self.store.transcript, row.session_id)
+        except Exception as exc:
+            log.info("opening a transcript failed", exc_info=True)
+            self.app.notify(
+                f"Cannot open the transcript: {' '.join(str(exc).split())[:160]}", severity="warning"
+            )
+            return
+        if self.opened is not row:
+            return  # another row was opened meanwhile
+        self.viewer.open(source, line=source.line_of(row.seq))
+        self._viewer_title()
+        pattern = terms_pattern(self.search_text) if row.seq is not None else None
+        if pattern:
+            self.grep(pattern, quiet=True)
+
     def _viewer_title(self, extra: str = "") -> None:
         row = self.opened
-        if row is None:
+        if row is not None and row.transcript:
+            at = f" at message #{row.seq}" if row.seq else ""
+            text = f"transcript of {row.session_id}{at} · {row.project}{extra}"
+        elif row is None:
             text = "No output open: move through the table to open one."
         else:
             ref = row.ref

@@ -152,6 +152,42 @@ def build_report(session: AgentSession, budget: ContextBudget) -> ContextReport:
     )
 
 
+@dataclass(frozen=True)
+class Recoverable:
+    """Transcript messages compaction took out of the window: stored, readable, searchable."""
+
+    outside: int
+    """Messages of the transcript the window no longer holds verbatim."""
+    total: int
+    """Messages in the transcript."""
+    first: int
+    last: int
+    """The range they span (`m_<first>-<last>`)."""
+
+    def describe(self) -> str:
+        return (
+            f"Earlier messages: {count(self.outside)} of {count(self.total)} are outside the window "
+            f'and recoverable — the model reads them with read_result("m_{self.first}-{self.last}") '
+            "or finds them with recall; /blobs shows them (F3: conversation)."
+        )
+
+
+async def recoverable(session: AgentSession) -> Recoverable | None:
+    """How many transcript messages are out of the window (None without a store or when none)."""
+    store = session.store
+    if store is None:
+        return None
+    from agent_tui.context.compaction import TranscriptIndex
+
+    keys = await store.transcript.keys(session.session_id)
+    index = TranscriptIndex.build(keys)
+    held = {seq for m in session.history if (seq := index.seq_of(m)) is not None}
+    gone = [seq for seq, *_ in keys if seq not in held]
+    if not gone:
+        return None
+    return Recoverable(len(gone), len(keys), gone[0], gone[-1])
+
+
 async def compaction_savings(session: AgentSession, budget: ContextBudget) -> dict[str, int]:
     """Tokens each strategy would free if it ran now, by running it on a copy of the history
     (in a thread: a long history takes a moment). In the calibrated units of the table."""

@@ -25,6 +25,7 @@ from agent_tui.ui.screens.context_data import (
     ContextReport,
     build_report,
     compaction_savings,
+    recoverable,
 )
 from agent_tui.ui.screens.dialogs import Dialog, component_table
 from agent_tui.ui.widgets.usage_chart import UsageChart
@@ -124,6 +125,8 @@ class ContextScreen(Dialog):
     ContextScreen #context-largest-box { width: 1fr; height: auto; }
     ContextScreen #context-savings-box { width: 56; height: auto; padding-left: 2; }
     ContextScreen .context-heading { text-style: bold; }
+    ContextScreen #context-recall { display: none; }
+    ContextScreen #context-recall.-shown { display: block; }
     """
 
     def __init__(self, session: AgentSession, budget: ContextBudget | None = None) -> None:
@@ -152,10 +155,25 @@ class ContextScreen(Dialog):
                     )
                     yield Static(savings_table(report, None), id="context-savings")
             yield Static(footer_lines(report), id="context-footer")
+            yield Static("", id="context-recall")
             yield Label("Escape closes", classes="dialog-hint")
 
     def on_mount(self) -> None:
         self.compute_savings()
+        self.count_recoverable()
+
+    @work(exclusive=True, group="context-recall", exit_on_error=False)
+    async def count_recoverable(self) -> None:
+        """How many earlier messages compaction moved out of the window (a store read)."""
+        try:
+            found = await recoverable(self.session)
+        except Exception:
+            log.exception("counting the messages outside the window failed")
+            return
+        if found is not None:
+            line = self.query_one("#context-recall", Static)
+            line.update(Text(found.describe()))
+            line.add_class("-shown")
 
     @work(exclusive=True, group="context-savings", exit_on_error=False)
     async def compute_savings(self) -> None:

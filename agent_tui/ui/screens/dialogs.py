@@ -48,6 +48,11 @@ class Dialog(ModalScreen[object]):
 
 
 class HelpScreen(Dialog):
+    def __init__(self, sandbox: str | None = None) -> None:
+        super().__init__()
+        self.sandbox = sandbox
+        """What the command sandbox allows (shown under the commands), when it is known."""
+
     def compose(self) -> ComposeResult:
         keys = Table.grid(padding=(0, 2))
         keys.add_column(style="bold", no_wrap=True, min_width=max(len(k) for k, _ in KEYS))
@@ -75,6 +80,9 @@ class HelpScreen(Dialog):
                 yield Static(keys)
                 yield Static(Text("\nCommands", style="bold underline"))
                 yield Static(commands)
+                if self.sandbox:
+                    yield Static(Text("\nSandbox", style="bold underline"))
+                    yield Static(Text(self.sandbox), id="help-sandbox")
             yield Label("Escape closes", classes="dialog-hint")
 
 

@@ -111,6 +111,7 @@ class EventRendering(_ViewBase):
 
     async def _on_tool_call_started(self, event: ev.ToolCallStarted) -> None:
         self.query_one(ThinkingLine).show(False)
+        self._replied = True  # the message was sent and acted on: a failure later keeps it
         if self._live is not None:
             self.chat.commit(self._live)
             self._live = None

@@ -23,6 +23,7 @@ from textual.worker import Worker, WorkerState
 
 from agent_tui import instrument
 from agent_tui.config import ConfigError
+from agent_tui.store.leases import SessionBusy
 from agent_tui.ui import session_commands, slash, transcript
 from agent_tui.ui.events import AgentEventMessage
 from agent_tui.ui.transcript import NoticeEntry, UserEntry
@@ -149,6 +150,9 @@ class SessionView(EventRendering, Vertical):
         except ConfigError as exc:
             await self._without_model(str(exc), session_id)
             return
+        except SessionBusy as exc:  # another agent-tui process writes to it: read it only
+            await self._without_model(str(exc), session_id, read_only=f"Read-only: {exc}.")
+            return
         old, self.session = self.session, session
         if old is not None and old is not session:
             await old.close()
@@ -184,7 +188,12 @@ class SessionView(EventRendering, Vertical):
         )
         return entries
 
-    async def _without_model(self, reason: str, session_id: str | None) -> None:
+    async def _without_model(
+        self,
+        reason: str,
+        session_id: str | None,
+        read_only: str = "Read-only: no model is configured (/model NAME sets one).",
+    ) -> None:
         self.session = None
         self.query_one(NoModelPanel).explain(reason)
         self.meter.placeholder = "no model configured"
@@ -193,9 +202,7 @@ class SessionView(EventRendering, Vertical):
             history = await self.services.store.sessions.transcript(session_id)
             await self.chat.load(transcript.entries_from_history(history))
             self.query_one(NoModelPanel).display = False
-            await self.chat.add(
-                NoticeEntry("Read-only: no model is configured (/model NAME sets one).", "warning")
-            )
+            await self.chat.add(NoticeEntry(read_only, "warning"))
             info = await self.services.store.sessions.get(session_id)
             self._set_title((info.title if info else None) or _title_from(history) or "session")
 
@@ -323,12 +330,8 @@ class SessionView(EventRendering, Vertical):
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def run_compact(self, instructions: str | None) -> None:
         assert self.session is not None
-        self.session.busy = True
-        try:
-            async for event in self.session.compact(instructions):
-                self.post_message(AgentEventMessage(event))
-        finally:
-            self.session.busy = False
+        async for event in self.session.compact(instructions):  # busy while it runs
+            self.post_message(AgentEventMessage(event))
 
     def cancel(self) -> bool:
         """Cancel the running turn or compaction; False when there is none."""
