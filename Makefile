@@ -1,19 +1,26 @@
 # Two commands on a fresh machine: `make run` (install + launch) and `make test`.
+# `make run` installs only what the app needs; `make test` adds the test extras (linters, a
+# llama.cpp server and a small model) on top.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+APP_STAMP := $(VENV)/.app-installed
 STAMP := $(VENV)/.installed
 
 .PHONY: run test bench clean constraints sandbox-deps
 
 # constraints.txt pins every package to the versions the tests last passed with (see `constraints`).
-$(STAMP): pyproject.toml constraints.txt
+$(APP_STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -c constraints.txt -e .
+	touch $(APP_STAMP)
+
+$(STAMP): $(APP_STAMP)
 	$(BIN)/pip install -q -c constraints.txt -e '.[dev,llm-test]'
 	touch $(STAMP)
 
-run: $(STAMP)
+run: $(APP_STAMP)
 	$(BIN)/agent-tui $(ARGS)
 
 # The sandbox tests run against the real bubblewrap: install it where the machine allows (root or

@@ -10,17 +10,28 @@ from pathlib import Path
 import typer
 
 from agent_tui import __version__
-from agent_tui.commands import blobs_cmd, config_cmd, loop_cmd, mcp_cmd, run_cmd, sessions_cmd, trust_cmd
+from agent_tui.commands import (
+    blobs_cmd,
+    config_cmd,
+    db_cmd,
+    loop_cmd,
+    mcp_cmd,
+    run_cmd,
+    sessions_cmd,
+    trust_cmd,
+)
 
 app = typer.Typer(
     help="A terminal agent shell whose edge is context management.",
     add_completion=False,
+    rich_markup_mode=None,  # help texts name config tables like [store]: print them as written
     pretty_exceptions_enable=False,
 )
 app.add_typer(config_cmd.app, name="config")
 app.add_typer(mcp_cmd.app, name="mcp")
 app.add_typer(sessions_cmd.app, name="sessions")
 app.add_typer(blobs_cmd.app, name="blobs")
+app.add_typer(db_cmd.app, name="db")
 app.add_typer(trust_cmd.app, name="trust")
 app.command("run")(run_cmd.run)
 app.command("loop")(loop_cmd.loop)
@@ -54,10 +65,12 @@ def launch(
     """Open the TUI (when no sub-command is given)."""
     if ctx.invoked_subcommand is not None:
         return
+    from agent_tui import shutdown
     from agent_tui.commands.common import load_or_fail, model_overrides
     from agent_tui.logs import setup_logging
 
     setup_logging()
+    shutdown.install()  # SIGTERM / SIGHUP: running turns cancelled, exit 143 / 129
     overrides = model_overrides(model, api_base, context_window, max_output_tokens, db, sandbox)
     loaded = load_or_fail(overrides)
     from agent_tui.commands.tui import launch_tui
@@ -70,7 +83,34 @@ def launch(
 
 
 def main() -> None:
-    app()
+    """Run the command; anything unexpected is one line naming the log, never a traceback."""
+    try:
+        app()
+    except SystemExit as exc:
+        _bounded_exit(exc.code)
+        raise
+    except KeyboardInterrupt:
+        _bounded_exit(130)
+        raise SystemExit(130) from None
+    except Exception as exc:
+        import logging
+        import sys
+
+        from agent_tui.logs import current_log
+
+        logging.getLogger("agent_tui.cli").exception("unexpected failure")
+        text = " ".join(str(exc).split())[:300]
+        sys.stderr.write(f"agent-tui: {type(exc).__name__}: {text} (details in {current_log()})\n")
+        _bounded_exit(1)
+        raise SystemExit(1) from None
+
+
+def _bounded_exit(code: object) -> None:
+    """No command group outlives us, and interpreter shutdown cannot hang the exit."""
+    from agent_tui import children, shutdown
+
+    children.kill_all()
+    shutdown.arm_exit_deadline(code if isinstance(code, int) else 0 if code is None else 1)
 
 
 if __name__ == "__main__":

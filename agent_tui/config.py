@@ -86,6 +86,12 @@ class ToolsSettings:
     allow: list[str] = field(default_factory=list)
     """Approval rules: `bash:git status`, `bash:pytest*`, `edit_file`."""
     bash_timeout: float = 120.0
+    deny_ends_turn: bool = True
+    """A denied call ends the turn (the model waits for you); false lets it carry on."""
+    search_timeout: float = 5.0
+    """Seconds one grep / grep_result / blob search may spend before it stops with a note."""
+    max_output_bytes: int = 256 << 20
+    """Bytes one command may print; past it its process group is killed (the part is kept)."""
     env_passthrough: list[str] = field(default_factory=list)
     """Secret-looking variables (`*KEY*`, `*TOKEN*`…) bash and MCP servers still get, by name."""
 
@@ -147,6 +153,22 @@ class SandboxSettings:
 
 
 @dataclass(frozen=True)
+class ProviderSettings:
+    transport: str = "auto"
+    """auto: OpenAI-compatible and Anthropic models over the direct HTTP path, the rest through
+    litellm; litellm: every model through litellm."""
+    connect_timeout: float = 10.0
+    """Seconds to open the connection."""
+    first_byte_timeout: float = 45.0
+    """Seconds from sending the request to the response starting (a slow local prefill of a long
+    prompt may need more)."""
+    idle_timeout: float = 120.0
+    """Longest silence, in seconds, between two chunks of a streamed reply."""
+    total_timeout: float = 600.0
+    """Seconds one model call may take in all."""
+
+
+@dataclass(frozen=True)
 class Config:
     model: ModelSettings = field(default_factory=ModelSettings)
     agent: AgentSettings = field(default_factory=AgentSettings)
@@ -158,6 +180,7 @@ class Config:
     loop: LoopSettings = field(default_factory=LoopSettings)
     mcp: McpSettings = field(default_factory=McpSettings)
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
+    provider: ProviderSettings = field(default_factory=ProviderSettings)
     provenance: Provenance = field(default_factory=Provenance, metadata={"section": False})
 
     def tool_output_budget(self, window: int) -> int:
@@ -274,6 +297,11 @@ def read_toml(path: Path) -> dict[str, Any]:
             return tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    except UnicodeDecodeError as exc:
+        bad = exc.object[exc.start : exc.start + 1].hex()
+        raise ConfigError(
+            f"{path}: not UTF-8 text (byte 0x{bad} at offset {exc.start}); save it as UTF-8"
+        ) from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
 
@@ -330,6 +358,9 @@ def load_config(
         **{n: cls(**merged.get(n, {})) for n, cls in _SECTION_TYPES.items()},
         provenance=Provenance(project_keys),
     )
+    from agent_tui.config_checks import check_config  # ranges and allow-rule syntax
+
+    check_config(config, sources)
     _validate(config)
     if config.model.api_base and not config.provenance.api_key_allowed:
         notices.append(folder_trust.KEY_WITHHELD_NOTICE)
@@ -393,6 +424,16 @@ def _validate(config: Config) -> None:
         value = getattr(config.model, key)
         if value is not None and value <= 0:
             raise ConfigError(f"model.{key} must be a positive integer, got {value}")
+    _validate_provider(config.provider)
+
+
+def _validate_provider(p: ProviderSettings) -> None:
+    if p.transport not in ("auto", "litellm"):
+        raise ConfigError(f'provider.transport must be "auto" or "litellm", got {p.transport!r}')
+    for key in ("connect_timeout", "first_byte_timeout", "idle_timeout", "total_timeout"):
+        value = getattr(p, key)
+        if not 0 < value <= 86_400:
+            raise ConfigError(f"provider.{key} must be between 0 and 86400 seconds, got {value:g}")
 
 
 def flatten(config: Config) -> dict[str, Any]:

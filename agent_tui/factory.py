@@ -137,8 +137,9 @@ class AppServices:
         # Keys stay with their provider: an api_base a project file chose gets no key of the user's.
         keyed = cfg.provenance.api_key_allowed
         key_env = cfg.model.api_key_env if keyed else None
+        timing = provider_settings(cfg)
         provider = Provider(
-            model, api_base=cfg.model.api_base, api_key_env=key_env, env_key_for_api_base=keyed
+            model, api_base=cfg.model.api_base, api_key_env=key_env, env_key_for_api_base=keyed, **timing
         )
         registry = ToolRegistry()
         for tool in [*builtin_tools(), *context_tools(), *self.extra_tools]:
@@ -201,6 +202,7 @@ class AppServices:
                     api_base=local,
                     api_key_env=key_env if local else None,
                     env_key_for_api_base=keyed,
+                    **timing,
                 )
             )
         compactor = Compactor(
@@ -222,14 +224,26 @@ class AppServices:
         )
 
 
+def provider_settings(config: Config) -> dict[str, Any]:
+    """Provider keyword arguments from `[provider]`: the transport and the time limits."""
+    from agent_tui.llm.http_common import TimeLimits
+
+    p = config.provider
+    limits = TimeLimits(p.connect_timeout, p.first_byte_timeout, p.idle_timeout, p.total_timeout)
+    return {"limits": limits, "transport": p.transport}
+
+
 async def build_services(
     config: Config, *, workspace: Path | None = None, db_path: Path | None = None, start_mcp: bool = True
 ) -> AppServices:
     """Open the store and return the shared services. Store errors surface as StoreError.
     Configured MCP servers start in the background (`await services.mcp_ready()` to wait)."""
+    from agent_tui.llm.startup import preload
     from agent_tui.store import open_store
 
+    preload(config.model.name)  # loads while the store opens (llm/startup.py)
     store = await open_store(db_path_for(config, db_path))
+    store.results.search_timeout = config.tools.search_timeout
     services = AppServices(config=config, store=store, workspace=(workspace or Path.cwd()).resolve())
     services.sandbox = await make_sandbox(config, services.workspace)
     if start_mcp:

@@ -13,6 +13,7 @@ import json
 import logging
 import operator
 import os
+import threading
 from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -53,9 +54,25 @@ def _point_tiktoken_at_litellm_files() -> None:
 
 
 _encoders: dict[str, Callable[[str], int] | None] = {}
+_encoders_lock = threading.Lock()
+
+
+def preload(model: str | None) -> None:
+    """Load the tokenizer for `model` in a daemon thread, so the first count (the meter at
+    launch, the first request's measure) finds it ready instead of loading it on the UI loop."""
+    name = encoding_name_for(model)
+    if name not in _encoders:
+        threading.Thread(target=_load_encoder, args=(name,), name="tokenizer", daemon=True).start()
 
 
 def _load_encoder(name: str) -> Callable[[str], int] | None:
+    if name in _encoders:
+        return _encoders[name]
+    with _encoders_lock:  # a count racing the preload waits for it rather than loading twice
+        return _load_encoder_locked(name)
+
+
+def _load_encoder_locked(name: str) -> Callable[[str], int] | None:
     if name not in _encoders:
         try:
             _point_tiktoken_at_litellm_files()

@@ -1,6 +1,7 @@
 """TUI speed: launch to first frame, opening a 2 000-message session, key handling.
 
-Run: .venv/bin/python benchmarks/tui.py
+Run: .venv/bin/python benchmarks/tui.py  (its last rows come from benchmarks/tui_step.py, which
+also runs alone: keys while a step runs on 1 500 messages, reply → screen at turns 2, 30, 300)
 Targets (issue 7): `agent-tui` to its first frame ≤ 1.0 s (measured in a subprocess on a real
 pseudo-terminal, from just before the process starts to the app's first refresh, which it
 marks through `agent_tui.instrument` when AGENT_TUI_INSTRUMENT names a file), beside a bare Textual app started the same way;
@@ -285,6 +286,12 @@ def main() -> None:
         f"\nlaunch runs: {', '.join(f'{t:.3f}' for t in ours)} s; keys timed: {len(keys[2000])} per session"
     )
     print_blob_rows(asyncio.run(bench_blobs()))
+    # Issue 19 item 5: keys while a step runs, reply → screen as a session grows.
+    import tui_step
+
+    tui_step.print_rows(
+        asyncio.run(tui_step.bench_keys_during_step()), asyncio.run(tui_step.bench_reply_to_screen())
+    )
 
 
 # -- issue 8: the blob browser (a million-line output, search across 10 000) -----------------

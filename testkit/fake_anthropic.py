@@ -96,6 +96,8 @@ class FakeAnthropic:
         self._cache: dict[str, int] = {}
         self._queue: list[Reply] = []
         self._lock = threading.Lock()
+        self.released = threading.Event()
+        """Set on exit: stalled answers (`Reply.stall_after_chunks`) give their threads back."""
         self._server: ThreadingHTTPServer | None = None
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -109,6 +111,7 @@ class FakeAnthropic:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.released.set()
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
@@ -299,7 +302,14 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
-        for event in _events(self.fake.model_name, reply, report):
+        for i, event in enumerate(_events(self.fake.model_name, reply, report)):
+            if reply.end_after_chunks is not None and i >= reply.end_after_chunks:
+                break  # a body that ends cleanly before message_stop
+            if reply.stall_after_chunks is not None and i >= reply.stall_after_chunks:
+                self.wfile.flush()
+                self.fake.released.wait(60)
+                self.close_connection = True
+                return
             data = f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode()
             self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
         self.wfile.write(b"0\r\n\r\n")

@@ -70,6 +70,15 @@ class Reply:
     """Override of the finish reason (default: tool_calls when there are calls, else stop)."""
     words_per_chunk: int = 2
     """How many words each streamed text delta carries."""
+    hang: bool = False
+    """Accept the request and never answer (until the client leaves or the server stops)."""
+    stall_after_chunks: int | None = None
+    """Streaming only: send this many SSE chunks, then go silent (as `hang`)."""
+    end_after_chunks: int | None = None
+    """Streaming only: send this many SSE chunks, then end the body cleanly — no finish reason,
+    no `[DONE]`: a stream cut before its end that the transport does not notice."""
+    raw: tuple[str, str] | None = None
+    """(content type, body) sent as a 200 instead of the reply (an HTML page, text)."""
     hold: threading.Event | None = None
     """Streaming only: after `hold_after` chunks, wait until this is set before sending the
     rest. A test sets it once it has seen what it waits for (a turn mid-stream, two streams at
@@ -135,6 +144,8 @@ class FakeOpenAI:
         self._thread: threading.Thread | None = None
         self._sockets: set[socket.socket] = set()
         self._call_counter = 0
+        self.released = threading.Event()
+        """Set on stop: hanging and stalled answers give their threads back."""
 
     # -- lifecycle --------------------------------------------------------------------------
     def start(self) -> FakeOpenAI:
@@ -149,6 +160,7 @@ class FakeOpenAI:
     def stop(self) -> None:
         if self._server is None:
             return
+        self.released.set()
         self._server.shutdown()
         self._server.server_close()
         with self._lock:
@@ -257,6 +269,19 @@ class FakeOpenAI:
         reply = self._next_reply(body)
         if reply.delay:
             time.sleep(reply.delay)
+        if reply.hang:
+            self.released.wait(60)
+            h.drop()
+            return
+        if reply.raw is not None:
+            content_type, text = reply.raw
+            raw = text.encode()
+            h.send_response(200)
+            h.send_header("Content-Type", content_type)
+            h.send_header("Content-Length", str(len(raw)))
+            h.end_headers()
+            h.wfile.write(raw)
+            return
         if reply.drop_connection:
             h.drop()
             return
@@ -288,6 +313,12 @@ class FakeOpenAI:
                 if reply.drop_after_chunks is not None and i >= reply.drop_after_chunks:
                     h.drop()
                     return
+                if reply.stall_after_chunks is not None and i >= reply.stall_after_chunks:
+                    self.released.wait(60)
+                    h.drop()
+                    return
+                if reply.end_after_chunks is not None and i >= reply.end_after_chunks:
+                    break
                 if i and reply.chunk_delay:
                     time.sleep(reply.chunk_delay)
                 if i == reply.hold_after and reply.hold is not None:

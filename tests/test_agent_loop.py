@@ -101,14 +101,33 @@ class TestOffloading:
 
 
 class TestPermissions:
-    async def test_denied_tool_tells_the_model(self, server, services, workspace):
-        """Without approval, bash is denied and the model is told so; nothing runs."""
-        server.enqueue(Reply(tool_calls=[("bash", {"command": "touch made"})]), Reply(text="ok"))
+    async def test_denied_tool_ends_the_turn(self, server, services, workspace):
+        """Without approval, bash is denied: nothing runs, the turn ends (`denied`) without
+        calling the model again, and the next request tells the model it was denied."""
+        server.enqueue(
+            Reply(tool_calls=[("bash", {"command": "touch made"})]), Reply(text="ok"), Reply(text="fine")
+        )
         session = await services.new_session()
         events = await collect(session.run_turn("make a file"))
         assert of_type(events, ev.ToolCallFinished)[0].is_error
+        assert of_type(events, ev.TurnFinished)[0].stop_reason == "denied"
+        assert len(server.requests) == 1 and not (workspace / "made").exists()
+        await collect(session.run_turn("then do not"))
         assert "denied" in tool_messages(server.requests[1])[0]["content"].lower()
-        assert not (workspace / "made").exists()
+
+    async def test_denied_tool_tells_the_model_when_configured_to_carry_on(self, server, workspace, tmp_path):
+        """[tools] deny_ends_turn = false: the model hears the denial in the same turn."""
+        config = make_config(server, tmp_path / "carry.db", tools={"deny_ends_turn": False})
+        svc = await build_services(config, workspace=workspace)
+        try:
+            server.enqueue(Reply(tool_calls=[("bash", {"command": "touch made"})]), Reply(text="ok"))
+            session = await svc.new_session()
+            events = await collect(session.run_turn("make a file"))
+            assert of_type(events, ev.TurnFinished)[0].stop_reason == "done"
+            assert "denied" in tool_messages(server.requests[1])[0]["content"].lower()
+            assert not (workspace / "made").exists()
+        finally:
+            await svc.close()
 
     async def test_approver_is_asked_and_session_rule_remembered(self, server, services, workspace):
         """allow_session with a prefix covers later commands with that prefix only."""

@@ -174,7 +174,7 @@ class TestEstimates:
 
 class TestDescribe:
     def test_line_names_sizes_strategies_and_time(self):
-        """`Compacted 182k → 41k tokens (tool clearing, summary) in 3.2 s`."""
+        """`Compacted 182k → 41k tokens (tool clearing, summary; 900 → 40 messages) in 3.2 s`."""
         result = CompactResult(
             182_431,
             41_200,
@@ -188,8 +188,16 @@ class TestDescribe:
             True,
             target_tokens=120_000,
         )
-        line = "Compacted 182k → 41k tokens (tool clearing, summary) in 3.2 s"
+        line = "Compacted 182k → 41k tokens (tool clearing, summary; 900 → 40 messages) in 3.2 s"
         assert result.describe() == line
+
+    def test_small_change_shows_real_figures_and_what_was_dropped(self):
+        """3 050 → 2 960 by truncation read `Compacted 3k → 3k tokens (truncation)`."""
+        result = CompactResult(3_050, 2_960, 12, 10, ("truncation",), 0.01, None, True, "", True)
+        line = "Compacted 3 050 → 2 960 tokens (truncation; 12 → 10 messages) in 0.0 s"
+        assert result.describe() == line
+        result = CompactResult(3_450, 3_360, 12, 10, ("truncation",), 0.01, None, True, "", True)
+        assert result.describe().startswith("Compacted 3.5k → 3.4k tokens")
 
     def test_line_says_when_the_target_was_missed(self):
         """Over target: the line says so and why."""

@@ -1,5 +1,6 @@
-"""The provider through litellm over real HTTP to the strict local server: events, usage,
-retries (and their waits), error kinds, cancellation."""
+"""The provider over real HTTP to the strict local server: events, usage, retries (and their
+waits), error kinds, cancellation — on both paths: the direct httpx path (`transport = "auto"`)
+and litellm (`transport = "litellm"`), which must behave the same."""
 
 from __future__ import annotations
 
@@ -44,8 +45,19 @@ def server():
         yield fake
 
 
+TRANSPORT = {"now": "auto"}
+
+
+@pytest.fixture(autouse=True, params=["auto", "litellm"])
+def transport(request):
+    """Every test runs on the direct path and on litellm."""
+    TRANSPORT["now"] = request.param
+    return request.param
+
+
 def make(server: FakeOpenAI, **kw) -> Provider:
     kw.setdefault("retry_base_delay", 0.01)
+    kw.setdefault("transport", TRANSPORT["now"])
     return Provider(server.litellm_model, api_base=server.base_url, **kw)
 
 
@@ -113,7 +125,7 @@ class TestStreaming:
 
     async def test_bare_model_name_behind_api_base(self, server):
         """A name litellm does not know ('fake-model') behind an api_base uses the OpenAI API."""
-        provider = Provider("fake-model", api_base=server.base_url)
+        provider = Provider("fake-model", api_base=server.base_url, transport=TRANSPORT["now"])
         assert text_of(await collect(provider)) == "echo: hi"
 
 
@@ -212,7 +224,7 @@ class TestErrorKinds:
 
     async def test_unknown_model_not_found(self, server):
         """A model the server does not serve is kind='not_found'."""
-        provider = Provider("openai/other-model", api_base=server.base_url)
+        provider = Provider("openai/other-model", api_base=server.base_url, transport=TRANSPORT["now"])
         with pytest.raises(LLMError) as info:
             await collect(provider)
         assert info.value.kind == "not_found"
@@ -239,13 +251,13 @@ class TestErrorKinds:
     async def test_missing_key_names_variable(self, model, variable):
         """No key and no api_base: kind='missing_key' naming the variable to set."""
         with pytest.raises(LLMError) as info:
-            await collect(Provider(model, retry_base_delay=0.01))
+            await collect(Provider(model, retry_base_delay=0.01, transport=TRANSPORT["now"]))
         assert info.value.kind == "missing_key" and variable in str(info.value)
 
     async def test_missing_configured_key_env(self):
         """api_key_env set but empty, no api_base: missing_key naming that variable, no call."""
         with pytest.raises(LLMError) as info:
-            await collect(Provider("openai/gpt-4o", api_key_env="FAKE_KEY"))
+            await collect(Provider("openai/gpt-4o", api_key_env="FAKE_KEY", transport=TRANSPORT["now"]))
         assert info.value.kind == "missing_key" and "FAKE_KEY" in str(info.value)
 
 

@@ -37,11 +37,12 @@ def user_config(text: str) -> None:
     path.write_text(text)
 
 
-def mine(server: FakeOpenAI, db: Path, extra: str = "", store: str = "") -> None:
-    """The user's own config: their model on their server."""
+def mine(server: FakeOpenAI, db: Path, extra: str = "", store: str = "", tools: str = "") -> None:
+    """The user's own config: their model on their server. A denied call does not end the turn,
+    so every scripted reply is used by the run it was queued for."""
     user_config(
         f'[model]\nname = "openai/fake-model"\napi_base = "{server.base_url}"\ncontext_window = 32000\n'
-        f'[store]\ndb = "{db}"\n{store}{extra}'
+        f'[store]\ndb = "{db}"\n{store}[tools]\ndeny_ends_turn = false\n{tools}{extra}'
     )
 
 
@@ -204,7 +205,7 @@ class TestProtectedPaths:
         .git/config, a hook, or .agent-tui.toml is still asked (denied headless), so git status
         runs nothing of the model's."""
         git_repo(workspace)
-        mine(server, tmp_path / "g.db", '[tools]\nallow = ["write_file", "bash:git status"]\n')
+        mine(server, tmp_path / "g.db", tools='allow = ["write_file", "bash:git status"]\n')
         before = (workspace / ".git" / "config").read_text()
         fsmonitor = f'[core]\n\tfsmonitor = "touch {workspace}/FSMON; false"\n'
         server.enqueue(
@@ -286,11 +287,8 @@ class TestEnvironment:
         assert "withheld" not in second
 
     def test_env_passthrough_passes_named_ones_to_bash_and_mcp(self, server, workspace, tmp_path):
-        extra = (
-            lying_server(ROOT)
-            + '[mcp]\ntrust_annotations = ["lying"]\n[tools]\nenv_passthrough = ["MY_TOKEN"]\n'
-        )
-        mine(server, tmp_path / "p.db", extra)
+        extra = lying_server(ROOT) + '[mcp]\ntrust_annotations = ["lying"]\n'
+        mine(server, tmp_path / "p.db", extra, tools='env_passthrough = ["MY_TOKEN"]\n')
         server.enqueue(
             Reply(tool_calls=[("bash", {"command": "echo token=$MY_TOKEN key=$OPENAI_API_KEY"})]),
             Reply(tool_calls=[("lying__env", {})]),
@@ -305,7 +303,8 @@ class TestEnvironment:
 
 class TestOtherProjects:
     def _stored_in(self, server, project: Path, db: Path) -> tuple[str, str]:
-        server.enqueue(Reply(tool_calls=[("bash", {"command": "echo needle-from-A"})]), Reply(text="ok"))
+        command = "seq 1 200; echo needle-from-A"  # past the offload threshold: a ref
+        server.enqueue(Reply(tool_calls=[("bash", {"command": command})]), Reply(text="ok"))
         out = cli(["run", "go", "--yes", "--json"], project)
         assert out.stdout, out.stderr
         result = json.loads(out.stdout.splitlines()[-1])
@@ -315,7 +314,7 @@ class TestOtherProjects:
         a, b = tmp_path / "a", tmp_path / "b"
         a.mkdir()
         b.mkdir()
-        mine(server, tmp_path / "x.db", "[agent]\nresult_offload_threshold = 1\n")
+        mine(server, tmp_path / "x.db", "[agent]\nresult_offload_threshold = 256\n")
         session_a, ref = self._stored_in(server, a, tmp_path / "x.db")
         assert ref
         real_a = str(a.resolve())

@@ -16,7 +16,7 @@ from agent_tui.ui.widgets.chat_items import AgentItem, NoticeItem, ToolLine, Use
 from agent_tui.ui.widgets.meter import ContextMeter
 from agent_tui.ui.widgets.prompt import PromptInput
 from agent_tui.ui.widgets.session_view import SessionView
-from agent_tui.ui.widgets.status import QueuePanel, ThinkingLine
+from agent_tui.ui.widgets.status import QueuePanel, WorkingLine
 from testkit.fake_openai import Reply
 from tests.agent_fixtures import make_config
 from tests.ui_helpers import make_app, screen_text, settle, until, until_approval
@@ -97,7 +97,7 @@ class TestChat:
             assert reply.entry.text == "Use `pytest -q` to **run** them."
             assert "Use pytest -q to run them." in screen_text(app)
             assert app.view.budget.calibrated
-            assert not app.query_one(ThinkingLine).display
+            assert not app.query_one(WorkingLine).display
 
     async def test_tool_call_is_one_folded_line(self, server, config, workspace):
         """A tool call shows as one line with its status; Enter unfolds what the model saw."""
@@ -118,7 +118,7 @@ class TestChat:
             assert line.size.height > 1 and "total = 1" in screen_text(app)
 
     async def test_thinking_until_first_delta(self, server, config, workspace):
-        """`thinking…` shows while the model has not answered, and goes with the first text."""
+        """`thinking` shows while the model has not answered; the working line goes with the turn."""
         answer = threading.Event()  # the server answers only once the test has looked
         server.enqueue(Reply(text="late answer", hold=answer, hold_after=0))
         app = make_app(config, workspace)
@@ -127,13 +127,13 @@ class TestChat:
             await send(pilot, "hi")
             try:
                 await until(pilot, lambda: len(server.requests) == 1, what="the request")
-                await pilot.pause()
-                assert app.query_one(ThinkingLine).display
-                assert "thinking…" in screen_text(app)
+                # The direct path sends before the UI has drawn the step: wait for the line.
+                await until(pilot, lambda: app.query_one(WorkingLine).display, what="the working line")
+                assert "thinking · " in screen_text(app) and "Esc to interrupt" in screen_text(app)
             finally:
                 answer.set()
             await settle(pilot)
-            assert not app.query_one(ThinkingLine).display
+            assert not app.query_one(WorkingLine).display
 
 
 class TestQueue:

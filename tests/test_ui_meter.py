@@ -28,12 +28,21 @@ class TestBarLayout:
             for conv in (0, 50_000, 190_000, 400_000):
                 assert len(bar_cells(budget(conv), width)) == width
 
-    def test_segments_in_order_then_free_then_reserved(self):
-        """Components run left to right, free space follows, the reply reserve ends the bar."""
+    def test_segments_in_order_then_free(self):
+        """Components run left to right, free space follows; the reply reserve is not in the bar
+        (it is not in the effective window the percent is of)."""
         cells = bar_cells(budget(60_000), 80)
         names = [c.segment for c in cells]
         order = [n for i, n in enumerate(names) if i == 0 or names[i - 1] != n]
-        assert order == ["system", "memory", "tools", "conversation", "free", "reserved"]
+        assert order == ["system", "memory", "tools", "conversation", "free"]
+
+    def test_bar_and_percent_agree(self):
+        """`31% 1.9k/6.1k` drew a bar ~26% full: the filled share now matches the percent."""
+        b = ContextBudget(total=8_192, max_output_tokens=2_048, system_prompt=600, conversation=1_300)
+        cells = bar_cells(b, 100)
+        filled = sum(1 for c in cells if c.segment != "free")
+        assert figures(b).startswith("31% ")
+        assert abs(filled - 31) <= 1
 
     def test_small_component_still_visible(self):
         """A non-empty component gets at least one cell even when it rounds to zero."""
@@ -45,8 +54,7 @@ class TestBarLayout:
         cells = bar_cells(budget(1_000), 200)
         marks = [i for i, c in enumerate(cells) if c.mark]
         assert len(marks) == 3
-        room = sum(1 for c in cells if c.segment != "reserved")
-        assert marks[0] == round(0.80 * room)
+        assert marks[0] == round(0.80 * len(cells))
 
     def test_overflow_does_not_widen_the_bar(self):
         """A conversation past the window fills the bar but never breaks its width."""

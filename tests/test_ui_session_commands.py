@@ -77,7 +77,7 @@ class TestSessionCommands:
             await settle(pilot)
             text = notices(app)
             assert "Remembered" in text and "Wrote AGENTS.md" in text
-            assert "read_result" in text and "Allow rules" in text
+            assert "read_result" in text and "Allowed without asking" in text
             assert (workspace / "AGENTS.md").is_file()
             from agent_tui.context.memory import memories_file
 

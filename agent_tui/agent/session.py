@@ -247,8 +247,8 @@ class AgentSession(SessionHistory):
                         step -= 1
                         continue
                     yield ev.ErrorEvent(str(exc), exc.kind)
-                    if text_parts:
-                        await self._add(assistant("".join(text_parts)))
+                    if text_parts:  # kept, and marked so neither reader takes it for a whole reply
+                        await self._add(assistant("".join(text_parts) + f"\n\n[incomplete: {exc}]"))
                     elif not replied:
                         # Not sent: the TUI puts the text back in the input; a retry sends it once.
                         await self._unsend(sent, str(exc))
@@ -292,6 +292,17 @@ class AgentSession(SessionHistory):
                     )
                     if run.notice:
                         yield ev.Notice(run.notice)
+                    if run.denied and self.config.tools.deny_ends_turn:
+                        stop_reason = "denied"
+                        break
+                if stop_reason == "denied":  # the model waits for the user's direction
+                    unrun = [c for c in calls if c.id not in answered]
+                    if unrun:
+                        await self._add(
+                            *(tool_result(c, "[not run: the user denied an earlier call]") for c in unrun)
+                        )
+                    pending = None
+                    break
                 pending = None
             async for event in self._thresholds():
                 yield event

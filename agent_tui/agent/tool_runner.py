@@ -46,6 +46,8 @@ class ToolRun:
     meta: dict[str, Any]
     notice: str | None = None
     """Something the user must hear (a denial and how to allow it)."""
+    denied: bool = False
+    """The user (or the policy) refused the call: it never ran."""
 
 
 def _clean_output(output: ToolOutput) -> ToolOutput:
@@ -98,6 +100,8 @@ class ToolRunner:
             max_message_bytes=self.page_bytes(room_tokens),
             max_line_length=out.max_line_length,
             bash_timeout=self.config.tools.bash_timeout,
+            search_timeout=self.config.tools.search_timeout,
+            max_output_bytes=self.config.tools.max_output_bytes,
             services=self.services,
         )
 
@@ -121,9 +125,11 @@ class ToolRunner:
             except ValueError:
                 args = {}
             allowed, message = await self.policy.check(call.name, args, tool.spec, self.workspace)
+            # The tool's time starts once it may run: the user's think time is not its time.
+            started = time.monotonic()
             if not allowed:
                 run = self._finish(call, ToolOutput(text=message, is_error=True, summary="denied"), started)
-                return replace(run, notice=message)
+                return replace(run, notice=message, denied=True)
         target, before_ref = await self._checkpoint_before(call)
         output = await self.registry.run(call, self._context(call, room_tokens))
         output = _clean_output(output)

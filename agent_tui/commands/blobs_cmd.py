@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from agent_tui.commands.common import fail, is_piped
+from agent_tui.commands.common import fail, is_piped, load_or_fail
 from agent_tui.commands.store_output import (
     DB_HELP,
     find_session,
@@ -25,7 +25,11 @@ from agent_tui.commands.store_output import (
 if TYPE_CHECKING:
     from agent_tui.store import Store
 
-app = typer.Typer(help="Browse, search and garbage-collect stored tool outputs.", no_args_is_help=True)
+app = typer.Typer(
+    help="Browse, search and garbage-collect stored tool outputs.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
 
 _UNITS = {
     "": 1,
@@ -128,24 +132,30 @@ def grep(
     pattern: str = typer.Argument(..., help="Python regular expression."),
     context: int = typer.Option(0, "--context", "-C", help="Lines of context around matches."),
     max_matches: int = typer.Option(200, "--max", "-m", help="Stop after this many matches."),
+    timeout: float | None = typer.Option(
+        None, "--timeout", help="Seconds before the search stops (default: [tools] search_timeout)."
+    ),
     db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
     """Lines of a stored output (or transcript range) matching a regex, with their numbers."""
     from agent_tui.store.conversation import is_range
 
-    if is_range(ref):
-        typer.echo(
-            run_with_store(db, lambda store: store.transcript.grep(ref, pattern, context, max_bytes=1 << 30))
-        )
-        return
-    typer.echo(
-        run_with_store(
-            db,
-            lambda store: store.results.grep(
-                ref, pattern, context, max_matches=max_matches, max_bytes=1 << 30
-            ),
-        )
-    )
+    if timeout is None:
+        timeout = load_or_fail().config.tools.search_timeout
+    elif timeout <= 0:
+        fail(f"--timeout must be a positive number of seconds, got {timeout:g}", 2)
+    budget = timeout
+
+    async def work(store: Store) -> str:
+        if is_range(ref):
+            return await store.transcript.grep(ref, pattern, context, max_bytes=1 << 30)
+        store.results.search_timeout = budget
+        return await store.results.grep(ref, pattern, context, max_matches=max_matches, max_bytes=1 << 30)
+
+    text = run_with_store(db, work)
+    typer.echo(text)
+    if "[search stopped after" in text or text.startswith("[no match of"):
+        raise typer.Exit(1)
 
 
 @app.command("recall")

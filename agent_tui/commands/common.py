@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -20,6 +21,15 @@ def fail(message: str, code: int = 1) -> NoReturn:
     raise typer.Exit(code)
 
 
+def fail_startup(message: str, code: int = 1) -> NoReturn:
+    """`fail` for start-up problems: the one line also names the log file."""
+    from agent_tui.logs import current_log
+
+    if logging.getLogger("agent_tui").handlers:  # else Python's last-resort handler prints it
+        log.error("start-up failed: %s", message)
+    fail(f"{message} (log: {current_log()})", code)
+
+
 def load_or_fail(
     overrides: dict[str, dict[str, Any]] | None = None,
     cwd: Path | None = None,
@@ -32,7 +42,7 @@ def load_or_fail(
     try:
         loaded = load_config(overrides=overrides, cwd=cwd, trusted=trusted or None)
     except ConfigError as exc:
-        fail(str(exc), 2)
+        fail_startup(str(exc), 2)
     if notify:
         for line in loaded.notices:
             typer.echo(f"agent-tui: {line}", err=True)
@@ -58,6 +68,33 @@ def model_overrides(
         "store": {"db": str(db) if db else None},
         "sandbox": {"mode": sandbox},
     }
+
+
+def run_headless(work: Callable[[], Coroutine[Any, Any, int]]) -> int:
+    """`asyncio.run(work())` where SIGTERM / SIGHUP cancel it like Ctrl-C does; returns the exit
+    code: work's own, 130 for Ctrl-C, 143 / 129 for the signals (see shutdown.py)."""
+    import asyncio
+
+    from agent_tui import shutdown
+
+    guard = shutdown.install()
+
+    async def main() -> int:
+        task = asyncio.current_task()
+        assert task is not None
+        guard.attach(asyncio.get_running_loop(), lambda _signum: task.cancel())
+        try:
+            return await work()
+        finally:
+            guard.detach()
+
+    try:
+        code = asyncio.run(main())
+    except KeyboardInterrupt:
+        code = 130
+    except asyncio.CancelledError:
+        code = guard.exit_code or 130
+    return guard.exit_code or code
 
 
 def is_piped() -> bool:

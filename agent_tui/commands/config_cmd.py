@@ -6,7 +6,11 @@ import typer
 
 from agent_tui.commands.common import load_or_fail
 
-app = typer.Typer(help="Show the merged configuration and the files it is read from.", no_args_is_help=True)
+app = typer.Typer(
+    help="Show the merged configuration and the files it is read from.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
 
 
 @app.command("show")

@@ -17,7 +17,14 @@ from typing import Any
 
 import typer
 
-from agent_tui.commands.common import SANDBOX_HELP, fail, load_or_fail, model_overrides, sandbox_notice
+from agent_tui.commands.common import (
+    SANDBOX_HELP,
+    fail,
+    load_or_fail,
+    model_overrides,
+    run_headless,
+    sandbox_notice,
+)
 
 EXIT_CODES = {"complete": 0, "error": 1, "max_iterations": 3, "stalled": 3}
 JSON_AGENT_EVENTS = ("error", "warning")
@@ -212,7 +219,6 @@ def loop(
     as_json: bool = typer.Option(False, "--json", help="One JSON event per line."),
 ) -> None:
     """Work on GOAL iteration after iteration until it is met, each prompt bounded."""
-    import asyncio
 
     from agent_tui.logs import setup_logging
 
@@ -244,8 +250,5 @@ def loop(
         ("loop.stall_limit", s.stall_limit),
     ):
         _positive(name, value)
-    try:
-        code = asyncio.run(_run(loaded.config, text, yes=yes, as_json=as_json, db=db))
-    except KeyboardInterrupt:
-        raise typer.Exit(130) from None
-    raise typer.Exit(code)
+    # Ctrl-C, SIGTERM and SIGHUP stop the loop the same way (exit 130 / 143 / 129).
+    raise typer.Exit(run_headless(lambda: _run(loaded.config, text, yes=yes, as_json=as_json, db=db)))

@@ -15,7 +15,9 @@ import typer
 
 from agent_tui.commands.common import fail, load_or_fail
 
-app = typer.Typer(help="MCP servers configured under [mcp.servers.NAME].", no_args_is_help=True)
+app = typer.Typer(
+    help="MCP servers configured under [mcp.servers.NAME].", no_args_is_help=True, rich_markup_mode=None
+)
 
 
 async def collect_reports(config: Any, workspace: Path) -> tuple[list[Any], list[str]]:

@@ -2,7 +2,8 @@
 
 Plain mode prints the final assistant text to stdout and one line per compaction or notice on
 stderr. `--json` prints one JSON object per event per line (schema in the README), the last a
-`result`. Exit 0 on success, 1 on a provider or tool failure, 2 on bad config, 130 on Ctrl-C.
+`result`. Exit 0 on success, 1 on a provider or tool failure, 2 on bad config, 130 on Ctrl-C,
+143 on SIGTERM and 129 on SIGHUP (the turn is cancelled and saved the same way as on Ctrl-C).
 """
 
 from __future__ import annotations
@@ -14,7 +15,15 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from agent_tui.commands.common import SANDBOX_HELP, fail, load_or_fail, model_overrides, sandbox_notice
+from agent_tui.commands.common import (
+    SANDBOX_HELP,
+    fail,
+    fail_startup,
+    load_or_fail,
+    model_overrides,
+    run_headless,
+    sandbox_notice,
+)
 
 if TYPE_CHECKING:
     from agent_tui.messages import ResultRef
@@ -63,7 +72,7 @@ async def _run(
     try:
         services = await build_services(config, db_path=db)
     except StoreError as exc:
-        fail(str(exc), 1)
+        fail_startup(str(exc), 1)
     sandbox_notice(services)
     try:
         await services.mcp_ready()  # headless: the first request must already offer MCP tools
@@ -164,7 +173,6 @@ def run(
     compact: bool = typer.Option(False, "--compact", help="Compact the session first."),
 ) -> None:
     """Run one turn without the TUI and print the answer."""
-    import asyncio
 
     from agent_tui.logs import setup_logging
 
@@ -177,19 +185,17 @@ def run(
         trusted=trust,
         notify=True,
     )
-    try:
-        code = asyncio.run(
-            _run(
-                loaded.config,
-                text,
-                session_id=session,
-                continue_=continue_,
-                yes=yes,
-                as_json=as_json,
-                compact_first=compact,
-                db=db,
-            )
+    # SIGTERM / SIGHUP cancel the turn like Ctrl-C (saved), then exit 143 / 129.
+    code = run_headless(
+        lambda: _run(
+            loaded.config,
+            text,
+            session_id=session,
+            continue_=continue_,
+            yes=yes,
+            as_json=as_json,
+            compact_first=compact,
+            db=db,
         )
-    except KeyboardInterrupt:
-        raise typer.Exit(130) from None
+    )
     raise typer.Exit(code)

@@ -28,7 +28,9 @@ from agent_tui.commands.store_output import (
 if TYPE_CHECKING:
     from agent_tui.store import Store
 
-app = typer.Typer(help="List, show, export, import and delete saved sessions.", no_args_is_help=True)
+app = typer.Typer(
+    help="List, show, export, import and delete saved sessions.", no_args_is_help=True, rich_markup_mode=None
+)
 
 
 @app.command("list")
@@ -51,7 +53,8 @@ def list_sessions(
             s.model or "-",
             s.message_count,
             s.tokens,
-            format_cost(s.cost),
+            # An empty session spent nothing whatever the prices: `-`, like its missing model.
+            format_cost(s.cost) if s.message_count else "-",
             fmt_time(s.updated),
         )
         for s in found

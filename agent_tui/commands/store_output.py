@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
-from agent_tui.commands.common import fail, is_piped, load_or_fail
+from agent_tui.commands.common import fail, fail_startup, is_piped, load_or_fail
 
 if TYPE_CHECKING:
     from agent_tui.store import Store
@@ -54,11 +54,13 @@ def run_with_store(db: Path | None, work: Callable[[Store], Awaitable[T]]) -> T:
     try:
         return asyncio.run(main())
     except StoreError as exc:
-        fail(str(exc))
+        fail_startup(str(exc))
     except sqlite3.Error as exc:
-        fail(f"database error in {path}: {exc}")
+        fail_startup(f"database error in {path}: {exc}")
     except OSError as exc:
-        fail(f"{exc.filename or path}: {exc.strerror or exc}")
+        fail_startup(f"{exc.filename or path}: {exc.strerror or exc}")
+    except KeyboardInterrupt:
+        fail("interrupted", 130)
 
 
 def fmt_time(stamp: float | None) -> str:

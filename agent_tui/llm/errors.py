@@ -23,6 +23,7 @@ Kind = Literal[
     "provider",
     "bad_request",
     "not_found",
+    "bad_response",
 ]
 
 RETRYABLE: frozenset[str] = frozenset({"rate_limit", "connection", "provider"})
@@ -64,6 +65,8 @@ class LLMError(Exception):
         """The provider's own first line, for logs."""
         self.full_text = ""
         """The whole provider message (the window figure can sit past the first line)."""
+        self.timed_out = False
+        """A time limit ran out ([provider] *_timeout): retried at most once."""
 
     @property
     def retryable(self) -> bool:
@@ -79,6 +82,16 @@ class LLMError(Exception):
 
     def __str__(self) -> str:
         return self.message
+
+
+class ProviderTimeout(TimeoutError):
+    """A `[provider]` time limit ran out; the message names the server and the setting."""
+
+    def __init__(self, where: str, setting: str, what: str) -> None:
+        super().__init__(f"{where} {what} (provider.{setting})")
+        self.where = where
+        self.setting = setting
+        self.what = what
 
 
 def short_reason(exc: BaseException, limit: int = 160) -> str:
@@ -129,6 +142,14 @@ def classify(exc: BaseException, *, model: str, key_env: str | None, where: str)
     """
     if isinstance(exc, LLMError):
         return exc
+    if isinstance(exc, ProviderTimeout):
+        error = LLMError(
+            "connection",
+            f"{exc.where} did not answer in time: it {exc.what} (setting: provider.{exc.setting}).",
+            detail=str(exc),
+        )
+        error.timed_out = True
+        return error
     names = _mro_names(exc)
     status = getattr(exc, "status_code", None)
     status = status if isinstance(status, int) else None

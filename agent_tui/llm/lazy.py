@@ -2,14 +2,29 @@
 
 from __future__ import annotations
 
+import logging
 import os
+import threading
 from typing import Any
+
+log = logging.getLogger(__name__)
 
 _litellm: Any = None
 
 
 def litellm() -> Any:
     """The litellm module, imported once, offline-safe and quiet."""
+    global _litellm
+    if _litellm is None:
+        with _import_lock:
+            return _import()
+    return _litellm
+
+
+_import_lock = threading.Lock()
+
+
+def _import() -> Any:
     global _litellm
     if _litellm is None:
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -28,3 +43,23 @@ def litellm() -> Any:
         module.turn_off_message_logging = True
         _litellm = module
     return _litellm
+
+
+_warming: threading.Thread | None = None
+
+
+def warm_in_background() -> None:
+    """Start importing litellm in a daemon thread (once): a model that needs it then finds it
+    loaded, and the import never blocks the UI loop or the meter."""
+    global _warming
+    if _litellm is not None or _warming is not None:
+        return
+
+    def warm() -> None:
+        try:
+            litellm()
+        except Exception:
+            log.debug("importing litellm in the background failed", exc_info=True)
+
+    _warming = threading.Thread(target=warm, name="litellm-import", daemon=True)
+    _warming.start()

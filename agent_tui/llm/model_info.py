@@ -1,10 +1,18 @@
-"""What litellm knows of a model's limits and prices."""
+"""What litellm knows of a model's limits and prices — read from its bundled price map as data.
+
+The map (llm/catalog.py) answers for every name litellm lists without `import litellm`, which
+costs seconds at launch; only a name of another provider that the map does not list is asked of
+litellm itself (that provider's calls go through litellm anyway).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from agent_tui.llm.lazy import litellm
+from agent_tui.llm import catalog
+
+_DIRECT_PREFIXES = ("openai/", "anthropic/", "openrouter/")
 
 
 @dataclass(frozen=True)
@@ -20,9 +28,10 @@ class ModelInfo:
 
 def lookup(model: str) -> ModelInfo | None:
     """litellm's figures for `model`, or None when it does not know the model."""
-    try:
-        info = litellm().get_model_info(model)
-    except Exception:  # noqa: BLE001 - litellm raises bare Exception for unknown models
+    info = catalog.entry(model)
+    if info is None:
+        info = _ask_litellm(model)
+    if info is None:
         return None
     window = info.get("max_input_tokens") or info.get("max_tokens")
     return ModelInfo(
@@ -33,3 +42,16 @@ def lookup(model: str) -> ModelInfo | None:
         cache_read_cost_per_token=info.get("cache_read_input_token_cost"),
         cache_creation_cost_per_token=info.get("cache_creation_input_token_cost"),
     )
+
+
+def _ask_litellm(model: str) -> dict[str, Any] | None:
+    prefix, _, rest = model.partition("/")
+    if not rest or model.startswith(_DIRECT_PREFIXES) or not catalog.is_provider(prefix):
+        return None  # the map is all litellm would consult for these names
+    from agent_tui.llm.lazy import litellm
+
+    try:
+        found = litellm().get_model_info(model)
+    except Exception:  # noqa: BLE001 - litellm raises bare Exception for unknown models
+        return None
+    return dict(found) if found else None

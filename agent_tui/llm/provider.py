@@ -1,22 +1,29 @@
 """The model behind one interface: streamed replies, one-shot completions, our own retries.
 
-Everything that touches litellm goes through here (imported lazily via `lazy.litellm()`), so the
-rest of the code sees plain events and one error type. Retries are ours alone — litellm's and the
-OpenAI SDK's are switched off — and happen only before anything of an attempt was yielded, so a
-retry can never repeat streamed text. Cancelling the consuming task closes the HTTP stream.
+Two ways to a model (llm/routes.py): OpenAI-compatible and Anthropic servers are called directly
+over httpx (llm/direct.py: no litellm import, request built off the UI loop); every other provider
+goes through litellm (imported lazily via `lazy.litellm()`). Either way the rest of the code sees
+plain events and one error type, and the same `[provider]` time limits apply. Retries are ours
+alone — litellm's and the OpenAI SDK's are switched off — and happen only before anything of an
+attempt was yielded, so a retry can never repeat streamed text; a timeout is retried once at
+most. Cancelling the consuming task closes the HTTP stream.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
+from agent_tui.llm import catalog, direct, http_openai
 from agent_tui.llm.errors import LLMError, classify
-from agent_tui.llm.lazy import litellm
+from agent_tui.llm.http_common import Clock, TimeLimits, incomplete
+from agent_tui.llm.lazy import litellm, warm_in_background
+from agent_tui.llm.routes import Route, route_for
 from agent_tui.llm.stream import (
     ChunkAssembler,
     StreamDone,
@@ -33,6 +40,7 @@ __all__ = [
     "StreamDone",
     "StreamEvent",
     "TextChunk",
+    "TimeLimits",
     "ToolCallsReady",
     "UsageChunk",
     "provider_of",
@@ -40,22 +48,23 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-PLACEHOLDER_KEY = "sk-no-key-required"
-"""Sent to an api_base when no key is configured: local servers ignore it, the SDK needs one."""
+PLACEHOLDER_KEY = direct.PLACEHOLDER_KEY
 MAX_RETRY_WAIT = 60.0
 """Longest single wait between tries, whatever Retry-After says."""
 
 
+MAX_TIMEOUT_TRIES = 2
+"""A time limit that ran out is retried once: a hung server costs two limits, not max_retries."""
+
+
 def provider_of(model: str) -> str | None:
-    """litellm's provider for a model name ("anthropic" for "claude-sonnet-4-5"), or None."""
-    try:
-        return litellm().get_llm_provider(model)[1] or None
-    except Exception:  # noqa: BLE001 - litellm raises BadRequestError for unknown names
-        return None
+    """litellm's provider for a model name ("anthropic" for "claude-sonnet-4-5"), or None.
+    Read from litellm's price map and the name's prefix, without importing litellm."""
+    return catalog.provider_of(model)
 
 
 class Provider:
-    """One configured model. Cheap to build: litellm is imported on the first call."""
+    """One configured model. Cheap to build: nothing heavy is imported before the first call."""
 
     def __init__(
         self,
@@ -67,6 +76,8 @@ class Provider:
         extra: dict[str, Any] | None = None,
         *,
         retry_base_delay: float = 1.0,
+        limits: TimeLimits | None = None,
+        transport: str = "auto",
         env_key_for_api_base: bool = True,
     ) -> None:
         self.model = model
@@ -80,27 +91,44 @@ class Provider:
         """Further keyword arguments for litellm.acompletion (temperature, headers, …)."""
         self.retry_base_delay = retry_base_delay
         """First backoff wait in seconds (doubles per try) when the provider names none."""
+        self.limits = limits or TimeLimits(total=timeout)
+        """Connect, first byte, silence between chunks, whole call (`[provider]`)."""
+        self.route: Route = route_for(model, api_base, transport)
+        """Direct HTTP (OpenAI / Anthropic format) or litellm."""
         self.env_key_for_api_base = env_key_for_api_base
         """False: never let litellm fill in a key from the environment for `api_base` (one a
         project file chose must not receive the user's OPENAI_API_KEY); a placeholder goes."""
         self._resolved: tuple[str, dict[str, Any]] | None = None
+        self._sent_placeholder = False
+        self._encoded = http_openai.EncodedMessages()
+        if not self.route.direct:
+            warm_in_background()  # its import takes seconds: start it now, off the UI loop
 
     # -- configuration ------------------------------------------------------------------------
     @property
     def where(self) -> str:
         """The endpoint named in connection errors."""
-        return self.api_base or (provider_of(self.model) or "the provider")
+        if self.api_base:
+            return self.api_base
+        if self.route.direct:  # the server itself, e.g. https://api.anthropic.com
+            scheme, _, rest = self.route.url.partition("://")
+            return f"{scheme}://{rest.split('/', 1)[0]}"
+        return provider_of(self.model) or "the provider"
 
     @property
     def supports_cache_control(self) -> bool:
         """True when the provider takes explicit `cache_control` breakpoints (Anthropic's API);
         others cache on their own, or not at all, and get plain text (see llm/cache.py)."""
+        if self.route.direct:
+            return self.route.wire == "anthropic"
         return provider_of(self._litellm_model()) == "anthropic"
 
     def key_env(self) -> str | None:
         """The variable the key comes from: the configured one, else litellm's default name."""
         if self.api_key_env:
             return self.api_key_env
+        if self.route.direct:
+            return self.route.key_env
         try:
             missing = litellm().validate_environment(self._litellm_model()).get("missing_keys")
         except Exception:  # noqa: BLE001 - unknown providers: no name to offer
@@ -123,7 +151,7 @@ class Provider:
             return self._resolved
         model = self._litellm_model()
         params: dict[str, Any] = {
-            "timeout": self.timeout,
+            "timeout": self.limits.total,
             "num_retries": 0,  # litellm's retries off: ours are the only ones
             "max_retries": 0,  # and the OpenAI SDK's under it
         }
@@ -152,7 +180,9 @@ class Provider:
     def _error(self, exc: BaseException) -> LLMError:
         env: str | None
         try:
-            if self._resolved and self._resolved[1].get("api_key") == PLACEHOLDER_KEY:
+            if self._sent_placeholder or (
+                self._resolved and self._resolved[1].get("api_key") == PLACEHOLDER_KEY
+            ):
                 env = "model.api_key_env (no key was sent)"
             else:
                 env = self.key_env()
@@ -166,10 +196,13 @@ class Provider:
         base = self.retry_base_delay * 2 ** (attempt - 1)
         return float(min(base * random.uniform(0.8, 1.2), MAX_RETRY_WAIT))
 
-    async def _retry_or_raise(self, exc: BaseException, attempt: int, yielded: bool) -> None:
+    async def _retry_or_raise(
+        self, exc: BaseException, attempt: int, yielded: bool, timeouts: int = 0
+    ) -> None:
         """Sleep before the next try, or raise the classified error when there is none."""
         error = self._error(exc)
-        if yielded or not error.retryable or attempt >= self.max_retries:
+        last = attempt >= self.max_retries or (error.timed_out and timeouts >= MAX_TIMEOUT_TRIES)
+        if yielded or not error.retryable or last:
             if attempt > 1 and error.retryable:
                 error.message = f"{error.message} (gave up after {attempt} tries)"
             raise error from exc
@@ -187,60 +220,109 @@ class Provider:
         max_tokens: int | None = None,
     ) -> AsyncIterator[StreamEvent]:
         """The reply as events: TextChunk*, then ToolCallsReady?, UsageChunk?, StreamDone."""
+        attempt = timeouts = 0
+        while True:
+            attempt += 1
+            yielded = False
+            try:
+                async with contextlib.aclosing(self._attempt(messages, tools, max_tokens)) as events:
+                    async for event in events:
+                        yielded = yielded or isinstance(event, TextChunk)
+                        yield event
+                return
+            except Exception as exc:  # noqa: BLE001 - every failure is classified below
+                failure: Exception = exc
+            timeouts += self._error(failure).timed_out
+            await self._retry_or_raise(failure, attempt, yielded, timeouts)
+
+    def _attempt(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, max_tokens: int | None
+    ) -> AsyncGenerator[StreamEvent, None]:
+        if self.route.direct:
+            return self._direct_call().stream(messages, tools, max_tokens)
+        return self._litellm_stream(messages, tools, max_tokens)
+
+    def _direct_call(self, streamed: bool = True) -> direct.DirectCall:
+        if self.api_base and not self.env_key_for_api_base:
+            key = PLACEHOLDER_KEY  # a project file's api_base: no key of the user's goes there
+        else:
+            key = direct.key_for(self.route, self.model, self.api_base, self.api_key_env)
+        self._sent_placeholder = key == PLACEHOLDER_KEY
+        limits = self.limits if streamed else self.limits.unstreamed()
+        return direct.DirectCall(self.route, key, self.extra, Clock(limits, self.where), self._encoded)
+
+    async def _litellm_stream(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, max_tokens: int | None
+    ) -> AsyncGenerator[StreamEvent, None]:
         model, params = self._params()
         kwargs: dict[str, Any] = dict(params)
         if tools:
             kwargs["tools"] = tools
         if max_tokens is not None:
             kwargs["max_tokens"] = max_tokens
-        attempt = 0
-        while True:
-            attempt += 1
-            yielded = False
-            response: Any = None
-            try:
-                response = await litellm().acompletion(
+        clock = Clock(self.limits, self.where)
+        response: Any = None
+        try:
+            response = await clock.first(
+                litellm().acompletion(
                     model=model,
                     messages=messages,
                     stream=True,
                     stream_options={"include_usage": True},
                     **kwargs,
                 )
-                assembler = ChunkAssembler()
-                async for chunk in response:
-                    for event in assembler.feed(chunk):
-                        yielded = True
-                        yield event
-                for event in assembler.finish():
+            )
+            assembler = ChunkAssembler()
+            chunks = response.__aiter__()
+            seen = False
+            while True:
+                try:
+                    chunk = await clock.next(chunks)
+                except StopAsyncIteration:
+                    break
+                seen = True
+                for event in assembler.feed(chunk):
                     yield event
-                return
-            except Exception as exc:  # noqa: BLE001 - every failure is classified below
-                failure: Exception = exc
-            finally:
-                if response is not None:
-                    await _close(response)
-            await self._retry_or_raise(failure, attempt, yielded)
+            if not seen:
+                raise incomplete(self.where, "an empty stream")
+            if assembler.finish_reason is None:
+                raise incomplete(self.where, "the stream ended before its end")
+            for event in assembler.finish():
+                yield event
+        finally:
+            if response is not None:
+                await _close(response)
 
     async def complete(
         self, messages: list[dict[str, Any]], max_tokens: int | None = None
     ) -> tuple[str, TokenUsage]:
         """One non-streamed reply (summaries, titles): its text and usage."""
+        attempt = timeouts = 0
+        while True:
+            attempt += 1
+            try:
+                if self.route.direct:
+                    # Anthropic's complete() streams: the usual limits hold; OpenAI's does not.
+                    streamed = self.route.wire == "anthropic"
+                    return await self._direct_call(streamed).complete(messages, max_tokens)
+                return await self._litellm_complete(messages, max_tokens)
+            except Exception as exc:  # noqa: BLE001 - every failure is classified below
+                timeouts += self._error(exc).timed_out
+                await self._retry_or_raise(exc, attempt, yielded=False, timeouts=timeouts)
+
+    async def _litellm_complete(
+        self, messages: list[dict[str, Any]], max_tokens: int | None
+    ) -> tuple[str, TokenUsage]:
         model, params = self._params()
         kwargs: dict[str, Any] = dict(params)
         if max_tokens is not None:
             kwargs["max_tokens"] = max_tokens
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                response = await litellm().acompletion(model=model, messages=messages, **kwargs)
-            except Exception as exc:  # noqa: BLE001 - every failure is classified below
-                await self._retry_or_raise(exc, attempt, yielded=False)
-                continue
-            choice = response.choices[0]
-            text = getattr(choice.message, "content", None) or ""
-            usage = getattr(response, "usage", None)
-            return text, TokenUsage.from_litellm(usage) if usage is not None else TokenUsage()
+        clock = Clock(self.limits.unstreamed(), self.where)
+        response = await clock.first(litellm().acompletion(model=model, messages=messages, **kwargs))
+        choice = response.choices[0]
+        text = getattr(choice.message, "content", None) or ""
+        usage = getattr(response, "usage", None)
+        return text, TokenUsage.from_litellm(usage) if usage is not None else TokenUsage()
 
 
 async def _close(response: Any) -> None:

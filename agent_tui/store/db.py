@@ -25,6 +25,7 @@ import aiosqlite
 from agent_tui import paths
 from agent_tui.store.chunks import inflate_text
 from agent_tui.store.errors import CorruptDatabase, StoreError
+from agent_tui.store.health import quick_check
 from agent_tui.store.schema import APPLICATION_ID, MIGRATIONS, migrate, user_version
 
 log = logging.getLogger(__name__)
@@ -193,6 +194,8 @@ async def open_database(path: Path) -> Database:
         await conn.create_function("agent_tui_text", 2, inflate_text, deterministic=True)
         await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         fresh = await _check_identity(conn, path)
+        if not fresh:
+            await quick_check(conn, path)  # a damaged page: refuse, naming `db check` / `db recover`
         _tighten(path)
         if fresh:
             # Free pages can only be handed back to the file system (by GC) if this is set

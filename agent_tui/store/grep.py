@@ -4,7 +4,9 @@ The output is scanned a batch of chunks at a time; the regex runs over each batc
 once (far faster than line by line) and line numbers are counted between matches; a pattern
 without regex syntax is searched as bytes, without decoding. Batches are cut after a newline, so
 a line is never split between two scans (a line longer than 8 MB is the exception: it is scanned
-in pieces). Decompression, most of the cost, runs ahead on the store's worker threads.
+in pieces). Decompression, most of the cost, runs ahead on the store's worker threads; the scan
+runs in a daemon thread with a time budget (see bounded_regex.py), so a catastrophic pattern
+never blocks the event loop and stops with a "search stopped" note.
 """
 
 from __future__ import annotations
@@ -14,7 +16,18 @@ import re
 from collections import deque
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
+from functools import partial
 
+from agent_tui.bounded_regex import (
+    DEFAULT_BUDGET,
+    MULTILINE,
+    Deadline,
+    Pattern,
+    SearchStopped,
+    compile_regex,
+    error,
+    in_daemon_thread,
+)
 from agent_tui.context.views import cut_line
 from agent_tui.store.chunks import decompress
 from agent_tui.store.db import Database
@@ -27,12 +40,12 @@ _AHEAD = 4
 _CARRY_LIMIT = 8 << 20
 
 
-def compile_pattern(pattern: str) -> re.Pattern[str]:
+def compile_pattern(pattern: str) -> Pattern:
     if not pattern:
         raise BadPattern('empty grep pattern: pass a regular expression, e.g. pattern="error"')
     try:
-        return re.compile(pattern, re.MULTILINE)
-    except re.error as exc:
+        return compile_regex(pattern, MULTILINE)
+    except error as exc:
         raise BadPattern(
             f"invalid regular expression {pattern!r}: {exc}; escape special "
             "characters (\\( \\[ \\.) to match them literally"
@@ -43,7 +56,7 @@ def compile_pattern(pattern: str) -> re.Pattern[str]:
 class GrepScan:
     """Scans text segments of whole lines in order, collecting grep-style output lines."""
 
-    regex: re.Pattern[str]
+    regex: Pattern
     context: int
     max_matches: int
     max_line_length: int
@@ -56,6 +69,10 @@ class GrepScan:
     _last_printed: int = 0
     literal: bytes | None = None
     """The pattern's UTF-8 bytes when it has no regex syntax: searched without decoding."""
+    deadline: Deadline = field(default_factory=lambda: Deadline(DEFAULT_BUDGET))
+    """Every regex call stops here (SearchStopped); the matches found so far stay in `out`."""
+    stopped: bool = False
+    """The budget ran out before the end of the output."""
 
     def feed_bytes(self, data: bytes, first_line: int) -> None:
         """Like `feed`, for raw bytes; a literal pattern is found without decoding them."""
@@ -90,7 +107,7 @@ class GrepScan:
         if self.context == 0:
             self._matches_only(text, first_line)
             return
-        if self._after == 0 and self.regex.search(text) is None:
+        if self._after == 0 and self.deadline.search(self.regex, text) is None:
             self._remember_tail(text, first_line)
             return
         for offset, line in enumerate(text.split("\n")):
@@ -107,9 +124,9 @@ class GrepScan:
 
     def _matches_only(self, text: str, first_line: int) -> None:
         number, counted, pos, end = first_line, 0, 0, len(text)
-        search = self.regex.search
+        search, regex = self.deadline.search, self.regex
         while pos <= end:
-            found = search(text, pos)
+            found = search(regex, text, pos)
             if found is None:
                 return
             start = text.rfind("\n", 0, found.start()) + 1
@@ -135,7 +152,7 @@ class GrepScan:
             self._before.popleft()
 
     def _line(self, number: int, line: str) -> None:
-        if self.regex.search(line):
+        if self.deadline.search(self.regex, line):
             while self._before:
                 before_number, before = self._before.popleft()
                 if before_number > self._last_printed:
@@ -186,13 +203,21 @@ async def grep_blob(
     db: Database,
     pool: Executor,
     blob_id: str,
-    regex: re.Pattern[str],
+    regex: Pattern,
     context: int,
     max_matches: int,
     max_line_length: int,
+    budget: float = DEFAULT_BUDGET,
 ) -> GrepScan:
+    """Scan a stored output; when the budget runs out the partial result has `stopped` set."""
+    deadline = Deadline(budget)
     scan = GrepScan(
-        regex, max(0, context), max(1, max_matches), max_line_length, literal=literal_of(regex.pattern)
+        regex,
+        max(0, context),
+        max(1, max_matches),
+        max_line_length,
+        literal=literal_of(regex.pattern),
+        deadline=deadline,
     )
     loop = asyncio.get_running_loop()
     # Both pool workers decompress batches ahead while this thread scans them in order
@@ -219,7 +244,10 @@ async def grep_blob(
         while ahead and not scan.truncated:
             pieces = await ahead.popleft()
             await refill()
-            carry, line = _scan(scan, carry, line, pieces, exhausted and not ahead)
+            final = exhausted and not ahead
+            carry, line = await in_daemon_thread(partial(_scan, scan, carry, line, pieces, final), deadline)
+    except SearchStopped:
+        scan.stopped = True
     finally:
         for future in ahead:
             future.cancel()

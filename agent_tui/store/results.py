@@ -18,6 +18,7 @@ from concurrent.futures import Executor
 from contextlib import aclosing
 from datetime import timedelta
 
+from agent_tui.bounded_regex import DEFAULT_BUDGET, stopped_message
 from agent_tui.context import views
 from agent_tui.messages import ResultRef
 from agent_tui.store import lines as L
@@ -43,6 +44,8 @@ class ResultStore:
         self.chunk_size = CHUNK_SIZE
         """Bytes per chunk; tests shrink it to exercise chunk boundaries."""
         self.indexer = Indexer(db)
+        self.search_timeout = DEFAULT_BUDGET
+        """Seconds one grep may take ([tools] search_timeout, set by the factory)."""
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -241,9 +244,14 @@ class ResultStore:
         """Lines matching the regex `pattern`, as `N:line` (context lines as `N-line`)."""
         regex = compile_pattern(pattern)
         info = (await self.resolve(ref_id, session_id)).ref
-        scan = await grep_blob(self.db, self._pool, info.id, regex, context, max_matches, max_line_length)
+        scan = await grep_blob(
+            self.db, self._pool, info.id, regex, context, max_matches, max_line_length, self.search_timeout
+        )
         if touch:
             await self._touch(info.id)
+        stopped = f"[{stopped_message(self.search_timeout)}]"
+        if not scan.matches and scan.stopped:
+            return f"[no match of {pattern!r} in {info.id} before the {stopped[1:]}"
         if not scan.matches:
             return (
                 f"[no line of {info.id} ({info.tool_name} output, {info.line_count} lines) "
@@ -264,7 +272,9 @@ class ResultStore:
             f"{info.line_count} lines): {shown} matching lines shown]"
         )
         lines = [header, *body]
-        if scan.truncated:
+        if scan.stopped:
+            lines.append(stopped)
+        elif scan.truncated:
             lines.append(
                 "[more matches exist: narrow the pattern, or read around a match with "
                 f"{views.read_hint(info.id, 1)} changing offset]"

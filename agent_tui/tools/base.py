@@ -130,6 +130,10 @@ class ToolContext:
     max_message_bytes: int = 51200
     max_line_length: int = 2000
     bash_timeout: float = 120.0
+    search_timeout: float = 5.0
+    """Seconds one grep may spend on regex work ([tools] search_timeout)."""
+    max_output_bytes: int = 256 << 20
+    """Bytes one command may print before its process group is killed ([tools] max_output_bytes)."""
     services: ToolServices = field(default_factory=ToolServices)
     """The shared parts the context tools use (store, tool search)."""
 

@@ -5,7 +5,8 @@ times out, when the turn is cancelled, or when it exits leaving background child
 whole group gets SIGTERM and then SIGKILL — nothing it started outlives the call. stdout and
 stderr are merged and streamed chunk by chunk into `ctx.offload`, so a 50 MB build log goes to
 the blob store without ever being held whole in memory; without a store only a head and a tail
-are kept.
+are kept. Past `[tools] max_output_bytes` the reading stops, the group is killed and the part
+read so far is what is stored (`base64 /dev/urandom` cannot fill the disk).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+from agent_tui import children
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 from agent_tui.tools.sandbox import BlockScan, Sandbox
 
@@ -148,6 +150,22 @@ class _HeadTail:
         return f"{head}\n[… {omitted} bytes of output omitted …]\n{tail}"
 
 
+class _OutputCap:
+    """How many bytes one command may print, and whether it printed more."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.hit = False
+
+    def take(self, seen: int, chunk: bytes) -> bytes:
+        """The part of `chunk` still under the cap, after `seen` bytes; marks the cap hit."""
+        room = self.limit - seen
+        if len(chunk) > room:
+            self.hit = True
+            return chunk[: max(room, 0)]
+        return chunk
+
+
 class BashTool:
     spec = ToolSpec(
         name="bash",
@@ -197,6 +215,7 @@ class BashTool:
         scan = BlockScan() if sandbox is not None else None
         missing = sandbox.missing_protected() if sandbox is not None else []
         argv = ["bash", "-c", command]
+        children.prepare()  # the watchdog exists before the command does
         try:
             if sandbox is not None:
                 argv = await asyncio.to_thread(sandbox.wrap, argv, cwd=ctx.workspace)
@@ -205,7 +224,9 @@ class BashTool:
             return ToolOutput.error(f"could not start bash in {ctx.workspace}: {exc}")
         proc = asyncio.subprocess.Process(transport, protocol, loop)
         pgid = proc.pid
-        collect = asyncio.create_task(self._collect(proc, ctx, scan))
+        children.register(pgid)  # killed by the watchdog if agent-tui dies before it ends
+        cap = _OutputCap(ctx.max_output_bytes)
+        collect = asyncio.create_task(self._collect(proc, ctx, cap, scan))
         exited = asyncio.create_task(protocol.exited.wait())
         try:
             # Until bash exits, the timeout passes, or the output side fails (store down).
@@ -214,8 +235,10 @@ class BashTool:
                 await asyncio.wait(waiting, timeout=remaining, return_when=asyncio.FIRST_COMPLETED)
                 if collect.done():
                     collect.result()  # re-raises a failed offload; the group is killed below
+                    if cap.hit:
+                        break  # printed past max_output_bytes: the group is killed below
                     waiting = {exited}
-            timed_out = not exited.done()
+            timed_out = not exited.done() and not cap.hit
             # Also after a normal exit: background children would hold the pipe open.
             await terminate_group(pgid, self.kill_grace)
             done, _ = await asyncio.wait({collect}, timeout=DRAIN_GRACE)
@@ -234,9 +257,17 @@ class BashTool:
         finally:
             exited.cancel()
             transport.close()
+            if not _group_alive(pgid):  # still alive (cleanup cut short): the exit sweep's
+                children.unregister(pgid)
         duration = time.monotonic() - started
         code = transport.get_returncode()
-        if timed_out:
+        if cap.hit:
+            status = (
+                f"[output passed max_output_bytes ({cap.limit} bytes) after {_format_seconds(duration)}; "
+                "process group killed; the first part is kept]"
+            )
+            summary = f"output cap · killed · {_format_seconds(duration)}"
+        elif timed_out:
             status = f"[timed out after {timeout:g} s; process group killed]"
             summary = f"timed out · {_format_seconds(duration)}"
         else:
@@ -260,6 +291,7 @@ class BashTool:
                 "command": command,
                 "duration": round(duration, 3),
                 "timed_out": timed_out,
+                "output_capped": cap.hit,
                 "output_bytes": total,
                 "status_line": status,
                 "sandbox": sandbox.mode if sandbox is not None else "off",
@@ -282,7 +314,7 @@ class BashTool:
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.STDOUT,
                 start_new_session=True,  # its own process group: killed as a whole
-                env={**env, **_ENV_OVERRIDES},  # secret-looking variables withheld (tools/env.py)
+                env={**env, **_ENV_OVERRIDES, **children.owner_env()},  # secrets withheld (tools/env.py)
             )
         )
         try:
@@ -305,9 +337,14 @@ class BashTool:
             log.warning("bash (pid %d) not reaped after its group was killed", pgid)
 
     async def _collect(
-        self, proc: asyncio.subprocess.Process, ctx: ToolContext, scan: BlockScan | None = None
+        self,
+        proc: asyncio.subprocess.Process,
+        ctx: ToolContext,
+        cap: _OutputCap | None = None,
+        scan: BlockScan | None = None,
     ) -> tuple[Any, str, int]:
-        """Stream the output into the store (ref, "", bytes) or keep a head+tail (None, text, bytes)."""
+        """Stream the output into the store (ref, "", bytes) or keep a head+tail (None, text, bytes).
+        Past the cap it stops reading: the caller kills the group."""
         assert proc.stdout is not None
         stdout = proc.stdout
         total = 0
@@ -315,15 +352,22 @@ class BashTool:
         async def chunks() -> AsyncIterator[bytes]:
             nonlocal total
             while chunk := await stdout.read(CHUNK_BYTES):
+                if cap is not None:
+                    chunk = cap.take(total, chunk)
                 total += len(chunk)
                 if scan is not None:
                     scan.feed(chunk)
-                yield chunk
+                if chunk:
+                    yield chunk
+                if cap is not None and cap.hit:
+                    return
 
         if ctx.offload is not None:
             stream = chunks()
             ref = await ctx.offload("bash", stream)
-            while await stdout.read(CHUNK_BYTES):  # an offload that stopped early must not
+            while not (cap and cap.hit) and await stdout.read(
+                CHUNK_BYTES
+            ):  # an offload that stopped early must not
                 pass  # leave the command blocked on a full pipe
             return ref, "", total
         kept = _HeadTail(ctx.max_message_bytes)

@@ -192,6 +192,36 @@ class PermissionPolicy:
         else:
             raise ValueError("a bash session rule needs a prefix or an exact command")
 
+    def grants(self) -> list[tuple[str, str]]:
+        """Every rule that lets a call run unasked, as (rule, where): `config` (the config files'
+        [tools] allow, .agent-tui.toml included) or `session` (an "allow for this session")."""
+        config = sorted(self._tools) + [f"bash:{p}" for p in self._bash_prefixes]
+        session = (
+            sorted(self._session_tools)
+            + [f"bash:{p}" for p in self._session_prefixes]
+            + [f"bash:={c}" for c in sorted(self._session_exact)]
+        )
+        return [(rule, "config") for rule in config] + [(rule, "session") for rule in session]
+
+    def revoke(self, rule: str) -> bool:
+        """Stop `rule` (as `grants` spells it) allowing anything, from the next call on."""
+        rule = rule.strip()
+        tool, _, pattern = rule.partition(":")
+        found = False
+        for names in (self._tools, self._session_tools):
+            if not pattern and tool in names:
+                names.discard(tool)
+                found = True
+        if tool == "bash" and pattern:
+            if pattern.startswith("=") and normalize_command(pattern[1:]) in self._session_exact:
+                self._session_exact.discard(normalize_command(pattern[1:]))
+                found = True
+            for prefixes in (self._bash_prefixes, self._session_prefixes):
+                while pattern in prefixes:
+                    prefixes.remove(pattern)
+                    found = True
+        return found
+
     def rule_for(self, tool_name: str, args: dict[str, Any]) -> str | None:
         """The rule that allows this call without asking, or None."""
         if tool_name in self._tools:

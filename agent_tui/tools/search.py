@@ -2,7 +2,8 @@
 
 They honour .gitignore (see gitignore.py) so dependency and build directories do not flood the
 model's context, skip binary files, stay inside the workspace and cap what they return. The file
-work runs in a thread so a large tree never blocks the event loop (and the UI with it).
+work runs in a thread so a large tree never blocks the event loop (and the UI with it); grep's
+regex work has a time budget ([tools] search_timeout, see bounded_regex.py).
 """
 
 from __future__ import annotations
@@ -10,14 +11,27 @@ from __future__ import annotations
 import asyncio
 import re
 import stat as stat_mod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
+from agent_tui.bounded_regex import (
+    IGNORECASE,
+    MULTILINE,
+    Deadline,
+    Pattern,
+    SearchStopped,
+    compile_regex,
+    error,
+    in_daemon_thread,
+    stopped_message,
+)
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 from agent_tui.tools.gitignore import IgnoreRules, glob_regex, walk_files
 from agent_tui.tools.workspace import PathError, looks_binary, relative, resolve_path
 from agent_tui.units import human_size
+
+Searcher = Callable[[Pattern, str, int], Any]
 
 MAX_GLOB_RESULTS = 1000
 MAX_DIR_ENTRIES = 1000
@@ -26,6 +40,29 @@ MAX_DIR_ENTRIES = 1000
 def _start(ctx: ToolContext, args: dict[str, Any]) -> Path:
     path = args.get("path") or "."
     return resolve_path(ctx.workspace, path)
+
+
+def _hits(fh: TextIO, regex: Pattern, search: Searcher) -> Iterator[tuple[int, str]]:
+    """Matching lines with their numbers. The regex (compiled MULTILINE) runs over ~1 MB of
+    whole lines at a time: one engine call per block, not per line, keeps the budgeted engine
+    as fast as plain `re` line by line."""
+    first = 1
+    while block := fh.readlines(1 << 20):
+        text = "".join(block)
+        end = len(text)
+        pos = counted = 0
+        number = first
+        while pos <= end and (found := search(regex, text, pos)) is not None:
+            if found.start() == end and text.endswith("\n"):
+                break  # `$` after the last newline is not a line of the file
+            start = text.rfind("\n", 0, found.start()) + 1
+            stop = text.find("\n", found.start())
+            stop = end if stop < 0 else stop
+            number += text.count("\n", counted, start)
+            counted = start
+            yield number, text[start:stop].rstrip("\r")
+            pos = stop + 1
+        first += len(block)
 
 
 class GrepTool:
@@ -60,9 +97,9 @@ class GrepTool:
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         try:
-            flags = re.IGNORECASE if args.get("ignore_case") else 0
-            regex = re.compile(str(args.get("pattern", "")), flags)
-        except re.error as exc:
+            flags = MULTILINE | (IGNORECASE if args.get("ignore_case") else 0)
+            regex = compile_regex(str(args.get("pattern", "")), flags)
+        except error as exc:
             return ToolOutput.error(f"invalid regular expression: {exc}")
         try:
             start = _start(ctx, args)
@@ -76,7 +113,10 @@ class GrepTool:
         glob = args.get("glob")
         matcher = glob_regex(glob) if glob else None
         by_name = bool(glob) and "/" not in str(glob)
-        return await asyncio.to_thread(self._search, ctx, start, regex, matcher, by_name, max_results)
+        deadline = Deadline(ctx.search_timeout)
+        return await in_daemon_thread(
+            lambda: self._search(ctx, start, regex, matcher, by_name, max_results, deadline), deadline
+        )
 
     @staticmethod
     def _files(ctx: ToolContext, start: Path) -> Iterator[tuple[Path, str]]:
@@ -89,17 +129,21 @@ class GrepTool:
         self,
         ctx: ToolContext,
         start: Path,
-        regex: re.Pattern[str],
+        regex: Pattern,
         matcher: re.Pattern[str] | None,
         by_name: bool,
         max_results: int,
+        deadline: Deadline,
     ) -> ToolOutput:
         lines: list[str] = []
         files_with_hits = 0
         width = ctx.max_line_length
-        truncated = False
+        truncated = stopped = False
+        search = deadline.search
         start_rel = "" if start == ctx.workspace.resolve() else relative(ctx.workspace, start) + "/"
         for path, rel in self._files(ctx, start):
+            if stopped:
+                break
             if matcher is not None:
                 subject = (
                     path.name if by_name else rel[len(start_rel) :] if rel.startswith(start_rel) else rel
@@ -112,23 +156,34 @@ class GrepTool:
                         continue
                 with path.open("r", encoding="utf-8", errors="replace") as fh:
                     hit = False
-                    for number, line in enumerate(fh, start=1):
-                        if regex.search(line):
-                            text = line.rstrip("\r\n")
-                            if len(text) > width:
-                                text = text[:width] + "…"
-                            lines.append(f"{rel}:{number}:{text}")
+                    try:
+                        for number, line in _hits(fh, regex, search):
+                            lines.append(
+                                f"{rel}:{number}:{line[:width] + '…' if len(line) > width else line}"
+                            )
                             hit = True
                             if len(lines) >= max_results:
                                 truncated = True
                                 break
+                    except SearchStopped:
+                        stopped = True
                     files_with_hits += hit
             except OSError:
                 continue
             if truncated:
                 break
         where = relative(ctx.workspace, start)
-        meta = {"matches": len(lines), "files": files_with_hits, "path": where, "truncated": truncated}
+        meta = {
+            "matches": len(lines),
+            "files": files_with_hits,
+            "path": where,
+            "truncated": truncated,
+            "stopped": stopped,
+        }
+        if stopped:
+            note = stopped_message(deadline.budget)
+            body = "\n".join([*lines, f"[{note}]"]) if lines else f"No match before the {note}."
+            return ToolOutput(text=body, summary=f"stopped after {deadline.budget:g} s", meta=meta)
         if not lines:
             return ToolOutput(
                 text=f"No matches for /{regex.pattern}/ in {where}.", summary="0 matches", meta=meta

@@ -24,7 +24,7 @@ from textual.binding import Binding
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
-from agent_tui import instrument, paths
+from agent_tui import instrument, paths, shutdown
 from agent_tui.ui import themes
 from agent_tui.ui.app_commands import AppCommands
 from agent_tui.ui.textual_compat import OneLineCrashes
@@ -47,6 +47,10 @@ def warm_imports() -> None:
     """Import what building services and sessions needs (run in a thread)."""
     import importlib
 
+    from agent_tui.llm.startup import preload
+
+    preload(None)  # the window, the tokenizer and the HTTP client, each in its own thread
+
     for name in (
         "agent_tui.store",
         "agent_tui.factory",
@@ -60,13 +64,8 @@ def warm_imports() -> None:
             importlib.import_module(name)
         except Exception:
             log.debug("warming %s failed", name, exc_info=True)
-    try:
-        # litellm takes 1-3 s to import; on the first turn that would freeze every tab.
-        from agent_tui.llm.lazy import litellm
-
-        litellm()
-    except Exception:
-        log.debug("warming litellm failed", exc_info=True)
+    # litellm is not warmed here: OpenAI-compatible and Anthropic models never need it, and a
+    # model that does starts its import in the background when its Provider is built.
 
 
 T = TypeVar("T")
@@ -149,14 +148,41 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
     def _exit_on_signals(self) -> None:
         """SIGTERM and SIGHUP (terminal closed) exit cleanly, so the terminal is restored."""
         loop = asyncio.get_running_loop()
+        guard = shutdown.current()
+        if guard is not None:  # the CLI installed it: seen even if this thread is stuck
+            guard.attach(loop, self._shutdown_signal)
+            return
         for name in ("SIGTERM", "SIGHUP"):
             number = getattr(signal, name, None)
             if number is None:
                 continue
             try:
-                loop.add_signal_handler(number, self.exit)
+                loop.add_signal_handler(number, self._shutdown_signal, number)
             except (NotImplementedError, RuntimeError, ValueError):
                 pass  # not the main thread (tests) or not supported on this platform
+
+    def _shutdown_signal(self, signum: int) -> None:
+        """Like Ctrl+C twice: cancel every running turn (their commands' groups are killed and
+        the interruption saved), then exit 128 + signum, even with a modal open."""
+        self._stopping = asyncio.ensure_future(self.stop_for_signal(signum))
+
+    async def stop_for_signal(self, signum: int, wait: float = shutdown.GRACE - 2) -> None:
+        log.info("signal %d: cancelling running turns and exiting", signum)
+        views = list(self._views)
+        for view in views:
+            view.cancel()
+        deadline = time.monotonic() + wait
+        while any(view.busy for view in views) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)  # the turns' own clean-up signals nothing we can await
+        if signum == getattr(signal, "SIGHUP", None):
+            # The terminal is gone: Textual's own shutdown would block for ever writing to it
+            # (its writer queue fills). The sessions are saved; close the store and end here.
+            try:
+                await asyncio.wait_for(self.close_services(), 2)
+            except Exception:
+                log.exception("closing the services after SIGHUP failed")
+            shutdown.end_now(shutdown.exit_code(signum))
+        self.exit(return_code=shutdown.exit_code(signum))
 
     def _register_themes(self) -> None:
         """Register the theme files and pick the configured theme. Done before the first
@@ -216,7 +242,11 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
                 self._services.set_result(None)
 
     async def on_unmount(self) -> None:
-        # The screens are gone by now: close the sessions the views left behind by reference.
+        await self.close_services()
+
+    async def close_services(self) -> None:
+        """Close the sessions and (when the app made them) the services; safe to call twice."""
+        # The screens may be gone by now: close the sessions the views left behind by reference.
         for view in self._views:
             if view.session is not None:
                 await view.session.close()
@@ -358,6 +388,24 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
             self.notify("Cancelling the turn. Press Ctrl+C again to quit.", timeout=QUIT_WINDOW)
         else:
             self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW)
+
+    def on_key(self, event: events.Key) -> None:
+        """A key that reached the App unhandled (focus on the tab strip, say): typed text goes
+        to the prompt, so nothing typed is lost; Escape interrupts the running turn."""
+        view = self.view
+        if view is None or self.screen is not self.screen_stack[0]:
+            return
+        focused = self.focused
+        if focused is not None and any(isinstance(node, SessionView) for node in focused.ancestors_with_self):
+            return  # the session view has seen it (and left it alone on purpose: a binding)
+        if event.key == "escape":
+            view.interrupt()
+        elif event.is_printable and event.character:
+            view.prompt.focus()
+            view.prompt.insert(event.character)
+        else:
+            return
+        event.stop()
 
     async def on_event(self, event: events.Event) -> None:
         # Benchmarks time a key from its first arrival from the driver (a key no widget stops

@@ -6,7 +6,7 @@ A mixin of `AgentApp`, so the palette and `/help`, `/context`, `/blobs`, `/theme
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from textual import work
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
     from agent_tui.factory import AppServices
     from agent_tui.tools.sandbox import Sandbox
+    from agent_tui.ui import slash
 
     class _AppHost(App[None]):
         """What the mixin uses of `AgentApp`, so mypy checks it against the real App API."""
@@ -169,51 +170,34 @@ class AppCommands(_AppHost):
         else:
             await self.add_tab(session_id=str(chosen))
 
-    async def _send(self, text: str) -> None:
-        if self.view is not None:
-            await self.view.send(text)
-
-    async def on_session_view_app_command(self, event: SessionView.AppCommand) -> None:
-        if event.command in ("blobs", "theme", "sandbox"):
-            getattr(self, f"action_{event.command}")(event.argument)
-            return
-        actions: dict[str, Callable[[], object]] = {
-            "help": self.action_help,
-            "context": self.action_context,
-            "resume": self.action_resume,
-            "quit": self.exit,
-        }
-        actions[event.command]()
-
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """The palette: Textual's own entries, every registered slash command, themes, tabs."""
+        from agent_tui.ui import slash
+
         yield from super().get_system_commands(screen)
-        yield SystemCommand(
-            "Compact",
-            "Condense the conversation now (/compact)",
-            lambda: self.run_worker(self._send("/compact")),
-        )
-        yield SystemCommand("Context", "What fills the context window (/context)", self.action_context)
-        yield SystemCommand(
-            "Blobs", "Browse, search and read stored tool outputs (/blobs)", self.action_blobs
-        )
+        for command in slash.COMMANDS:
+            if command.palette is not None:
+                yield SystemCommand(
+                    command.palette,
+                    f"{command.help[:1].upper()}{command.help[1:]} ({command.usage})",
+                    lambda command=command: self._palette_run(command),
+                )
         for name in getattr(self, "file_themes", ()):
             yield SystemCommand(
                 f"Theme: {name}",
                 f"Switch to the {name} theme (/theme {name})",
                 lambda name=name: self.action_theme(name),
             )
-        yield SystemCommand(
-            "New session",
-            "Start a new session in this tab (/new)",
-            lambda: self.run_worker(self._send("/new")),
-        )
-        yield SystemCommand("Resume session", "Open an earlier session (/resume)", self.action_resume)
-        yield SystemCommand("Model", "Switch this tab's model (/model NAME)", self._prefill_model)
         yield SystemCommand("New tab", "Open another session side by side (Ctrl+T)", self.action_new_tab)
         yield SystemCommand("Close tab", "Close this tab (Ctrl+W)", self.action_close_tab)
-        yield SystemCommand("Help", "Keys, commands and the log file (/help, F1)", self.action_help)
 
-    def _prefill_model(self) -> None:
-        if self.view is not None:
-            self.view.prompt.set_text("/model ")
-            self.view.prompt.focus()
+    def _palette_run(self, command: slash.SlashCommand) -> None:
+        """A command that needs an argument is typed into the input; the others run."""
+        view = self.view
+        if view is None:
+            return
+        if command.needs_argument:
+            view.prompt.set_text(f"/{command.name} ")
+            view.prompt.focus()
+        else:
+            self.run_worker(view.send(f"/{command.name}"))

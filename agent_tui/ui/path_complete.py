@@ -7,6 +7,7 @@ filter over a list, not a walk of the tree per keystroke.
 from __future__ import annotations
 
 import itertools
+import os
 import time
 from pathlib import Path
 
@@ -50,3 +51,20 @@ def complete_mention(text: str, path: str) -> str:
     """`text` with its trailing `@fragment` replaced by `@path `."""
     head = text[: len(text) - len(text.rsplit(None, 1)[-1])]
     return f"{head}@{path} "
+
+
+def complete_word(text: str, workspace: Path) -> str | None:
+    """`text` with its last word extended to the longest workspace path (or folder) that every
+    match shares; None when the last word starts no path."""
+    if not text or text[-1].isspace():
+        return None
+    word = text.rsplit(None, 1)[-1]
+    if word.startswith(("@", "/")):
+        return None
+    files = [f for f in workspace_files(workspace) if f.startswith(word)]
+    if not files:
+        return None
+    common = os.path.commonprefix(files)
+    if len(files) == 1:
+        common += " "
+    return text[: len(text) - len(word)] + common

@@ -1,30 +1,20 @@
-"""Slash commands that act on the tab's session and answer with a notice: /undo, /rename,
-/remember, /skill, /tools, /permissions, /init.
+"""The handlers of the slash commands (registered in ui/slash.py): each takes the tab's view and
+the text after the command's name.
 
-Each is a thin call into the core (undo, allow_rules, memory, project_init); failures are
-one-line notices, never tracebacks.
+Session handlers are thin calls into the core (undo, allow_rules, memory, project_init) or the
+view; app handlers open the App's screens. Failures become one-line notices in `slash.run`.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
+    from agent_tui.ui.app import AgentApp
     from agent_tui.ui.widgets.session_view import SessionView
 
 log = logging.getLogger(__name__)
-
-NAMES = ("undo", "rename", "remember", "skill", "tools", "permissions", "init")
-
-
-async def run(view: SessionView, name: str, argument: str) -> None:
-    handler = globals()[f"_{name}"]
-    try:
-        await handler(view, argument)
-    except Exception as exc:
-        log.exception("/%s failed", name)
-        view.app.notify(f"/{name} failed: {exc}", severity="error")
 
 
 def _session(view: SessionView) -> Any:
@@ -33,7 +23,7 @@ def _session(view: SessionView) -> Any:
     return view.session
 
 
-async def _undo(view: SessionView, argument: str) -> None:
+async def undo(view: SessionView, argument: str) -> None:
     from agent_tui.agent.undo import undo
 
     session = _session(view)
@@ -55,7 +45,7 @@ async def _undo(view: SessionView, argument: str) -> None:
     )
 
 
-async def _rename(view: SessionView, argument: str) -> None:
+async def rename(view: SessionView, argument: str) -> None:
     session = _session(view)
     if session is None or session.store is None:
         return
@@ -65,11 +55,11 @@ async def _rename(view: SessionView, argument: str) -> None:
         return
     await session.store.sessions.rename(session.session_id, title)
     session.title = title
-    view.title = title[:24]
+    view._set_title(title)
     view.app.notify(f"Renamed: {title}")
 
 
-async def _remember(view: SessionView, argument: str) -> None:
+async def remember(view: SessionView, argument: str) -> None:
     from agent_tui.context.memory import remember
 
     if not argument.strip():
@@ -79,7 +69,7 @@ async def _remember(view: SessionView, argument: str) -> None:
     view.app.notify(f"Remembered (in {path}); used from the next step.")
 
 
-async def _skill(view: SessionView, argument: str) -> None:
+async def skill(view: SessionView, argument: str) -> None:
     from agent_tui.context.memory import discover_skills
 
     session = _session(view)
@@ -94,7 +84,7 @@ async def _skill(view: SessionView, argument: str) -> None:
     view.app.notify(f"Skill {name} active in this session.")
 
 
-async def _tools(view: SessionView, argument: str) -> None:
+async def tools(view: SessionView, argument: str) -> None:
     session = _session(view)
     if session is None:
         return
@@ -104,28 +94,7 @@ async def _tools(view: SessionView, argument: str) -> None:
     view.app.notify("\n".join([f"{len(rows)} tools, {total} tokens offered:", *lines]), timeout=15)
 
 
-async def _permissions(view: SessionView, argument: str) -> None:
-    from agent_tui.allow_rules import project_rules, remove_rule
-
-    session = _session(view)
-    workspace = session.workspace if session is not None else None
-    words = argument.split(maxsplit=1)
-    if words and words[0] == "remove" and len(words) == 2:
-        if remove_rule(words[1].strip(), workspace):
-            view.app.notify(
-                f"Removed rule {words[1].strip()} from .agent-tui.toml (active from the next session)."
-            )
-        else:
-            view.app.notify(f"No rule {words[1].strip()!r} in .agent-tui.toml.", severity="warning")
-        return
-    rules = project_rules(workspace)
-    listing = "\n".join(f"  {r}" for r in rules) or "  (none)"
-    view.app.notify(
-        f"Allow rules in .agent-tui.toml:\n{listing}\n/permissions remove RULE drops one.", timeout=12
-    )
-
-
-async def _init(view: SessionView, argument: str) -> None:
+async def init(view: SessionView, argument: str) -> None:
     from agent_tui.project_init import AlreadyExists, write_agents_md
 
     session = _session(view)
@@ -138,3 +107,60 @@ async def _init(view: SessionView, argument: str) -> None:
         return
     session.prompts.reload_rules()
     view.app.notify(f"Wrote {path.name}: fill in the blanks; the agent reads it every turn.")
+
+
+# -- the tab's session ---------------------------------------------------------------------------
+
+
+async def compact(view: SessionView, argument: str) -> None:
+    await view.start_compact(argument or None)
+
+
+async def new(view: SessionView, argument: str) -> None:
+    await view.open_new()
+
+
+async def model(view: SessionView, argument: str) -> None:
+    await view.switch_model(argument)
+
+
+async def permissions(view: SessionView, argument: str) -> None:
+    """Session grants and saved rules in one list; `remove RULE` drops either, at once."""
+    from agent_tui.ui import permissions_cmd
+
+    await permissions_cmd.run(view, argument)
+
+
+# -- the App's screens ----------------------------------------------------------------------------
+
+
+def _app(view: SessionView) -> AgentApp:
+    return cast("AgentApp", view.app)
+
+
+async def context(view: SessionView, argument: str) -> None:
+    _app(view).action_context()
+
+
+async def blobs(view: SessionView, argument: str) -> None:
+    _app(view).action_blobs(argument)
+
+
+async def resume(view: SessionView, argument: str) -> None:
+    _app(view).action_resume()
+
+
+async def sandbox(view: SessionView, argument: str) -> None:
+    _app(view).action_sandbox(argument)
+
+
+async def theme(view: SessionView, argument: str) -> None:
+    _app(view).action_theme(argument)
+
+
+async def show_help(view: SessionView, argument: str) -> None:
+    _app(view).action_help()
+
+
+async def quit_app(view: SessionView, argument: str) -> None:
+    _app(view).exit()

@@ -1,8 +1,38 @@
-"""The slash commands: one table the input's completion, `/help` and the command palette share."""
+"""The slash commands: one typed registry from which the input's menu, the command palette,
+`/help` and the README's command table are all built.
+
+Each entry says what the command is called, what it takes, what it does, when it runs and which
+handler runs it. Adding a command is one `SlashCommand(...)` line in `COMMANDS` plus its handler
+(an `async def handler(view, argument)`, usually in `ui/session_commands.py`); the menu, palette,
+`/help` and the README test (tests/test_ui_slash_registry.py) pick it up from here.
+"""
 
 from __future__ import annotations
 
+import enum
+import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from agent_tui.ui import session_commands as handlers
+
+if TYPE_CHECKING:
+    from agent_tui.ui.widgets.session_view import SessionView
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[["SessionView", str], Awaitable[None]]
+"""Runs a command in a tab: the tab's view and whatever followed the name ('' when nothing)."""
+
+
+class Runs(enum.Enum):
+    """When a command runs relative to the tab's running turn."""
+
+    NOW = "now"
+    """At once, even while a turn runs (screens and app-wide actions)."""
+    IDLE = "idle"
+    """On the tab's session once it is idle: queued behind a running turn like a prompt."""
 
 
 @dataclass(frozen=True)
@@ -11,58 +41,50 @@ class SlashCommand:
 
     name: str
     """Without the slash: `compact`."""
-    usage: str
-    """How it is typed: `/compact [instructions]`."""
+    args: str
+    """What may follow the name: `[instructions]` (optional), `NAME` (required) or ''."""
     help: str
     """One line saying what it does."""
-    takes_argument: bool = False
-    """True when text may follow the name (completion then leaves a space after it)."""
-    queued: bool = False
-    """True when it waits for a running turn like a prompt does (it needs the session idle)."""
+    runs: Runs
+    handler: Handler
+    palette: str | None = None
+    """Its title in the command palette (Ctrl+P); None keeps it out of the palette."""
+
+    @property
+    def usage(self) -> str:
+        """How it is typed: `/compact [instructions]`."""
+        return f"/{self.name} {self.args}".rstrip()
+
+    @property
+    def takes_argument(self) -> bool:
+        """True when text may follow the name (completion then leaves a space after it)."""
+        return bool(self.args)
+
+    @property
+    def needs_argument(self) -> bool:
+        """True when the argument is required (the palette then pre-fills the input)."""
+        return bool(self.args) and not self.args.startswith("[")
 
 
 COMMANDS: tuple[SlashCommand, ...] = (
-    SlashCommand(
-        "compact",
-        "/compact [instructions]",
-        "condense the conversation now",
-        takes_argument=True,
-        queued=True,
-    ),
-    SlashCommand("context", "/context", "show what fills the context window"),
-    SlashCommand(
-        "blobs", "/blobs [REF]", "browse, search and read the stored tool outputs", takes_argument=True
-    ),
-    SlashCommand("new", "/new", "start a new session in this tab"),
-    SlashCommand("resume", "/resume", "open an earlier session"),
-    SlashCommand("model", "/model NAME", "switch this tab to another model", takes_argument=True),
-    SlashCommand(
-        "undo",
-        "/undo [N] [--force]",
-        "put back the files the last N turns changed",
-        takes_argument=True,
-        queued=True,
-    ),
-    SlashCommand("rename", "/rename TITLE", "give this session a title", takes_argument=True),
-    SlashCommand("remember", "/remember TEXT", "save a note every session will see", takes_argument=True),
-    SlashCommand("skill", "/skill NAME", "activate a skill for this session", takes_argument=True),
-    SlashCommand("tools", "/tools", "the tools offered and what each description costs"),
-    SlashCommand(
-        "permissions", "/permissions [remove RULE]", "list or remove allow rules", takes_argument=True
-    ),
-    SlashCommand(
-        "sandbox",
-        "/sandbox [MODE | auto on|off]",
-        "what the command sandbox allows; switch workspace-write, read-only, off",
-        takes_argument=True,
-    ),
-    SlashCommand("init", "/init", "write an AGENTS.md skeleton for this project"),
-    SlashCommand(
-        "theme", "/theme [NAME]", "switch the colour theme (no name: list them)", takes_argument=True
-    ),
-    SlashCommand("help", "/help", "keys, commands and where the log file is"),
-    SlashCommand("quit", "/quit", "leave agent-tui"),
-)
+    SlashCommand("compact", "[instructions]", "condense the conversation now", Runs.IDLE, handlers.compact, "Compact"),
+    SlashCommand("context", "", "show what fills the context window", Runs.NOW, handlers.context, "Context"),
+    SlashCommand("blobs", "[REF]", "browse, search and read the stored tool outputs", Runs.NOW, handlers.blobs, "Blobs"),
+    SlashCommand("new", "", "start a new session in this tab", Runs.IDLE, handlers.new, "New session"),
+    SlashCommand("resume", "", "open an earlier session", Runs.NOW, handlers.resume, "Resume session"),
+    SlashCommand("model", "NAME", "switch this tab to another model", Runs.IDLE, handlers.model, "Model"),
+    SlashCommand("undo", "[N] [--force]", "put back the files the last N turns changed", Runs.IDLE, handlers.undo, "Undo"),
+    SlashCommand("rename", "TITLE", "give this session a title", Runs.IDLE, handlers.rename, "Rename session"),
+    SlashCommand("remember", "TEXT", "save a note every session will see", Runs.IDLE, handlers.remember, "Remember"),
+    SlashCommand("skill", "[NAME]", "activate a skill (no name: list them)", Runs.IDLE, handlers.skill, "Skills"),
+    SlashCommand("tools", "", "the tools offered and what each description costs", Runs.IDLE, handlers.tools, "Tools"),
+    SlashCommand("permissions", "[remove RULE]", "list approvals (session and saved) or remove one", Runs.NOW, handlers.permissions, "Permissions"),
+    SlashCommand("sandbox", "[MODE | auto on|off]", "what the command sandbox allows; switch workspace-write, read-only, off", Runs.NOW, handlers.sandbox, "Sandbox"),
+    SlashCommand("init", "", "write an AGENTS.md skeleton for this project", Runs.IDLE, handlers.init, "Init AGENTS.md"),
+    SlashCommand("theme", "[NAME]", "switch the colour theme (no name: list them)", Runs.NOW, handlers.theme),
+    SlashCommand("help", "", "keys, commands and where the log file is", Runs.NOW, handlers.show_help, "Help"),
+    SlashCommand("quit", "", "leave agent-tui", Runs.NOW, handlers.quit_app, "Quit"),
+)  # fmt: skip
 
 BY_NAME = {command.name: command for command in COMMANDS}
 
@@ -88,6 +110,16 @@ def parse(text: str) -> ParsedCommand | None:
     return ParsedCommand(command, argument.strip())
 
 
+async def run(view: SessionView, parsed: ParsedCommand) -> None:
+    """Run a parsed command's handler; a failure is one line, never a traceback on screen."""
+    name = parsed.command.name
+    try:
+        await parsed.command.handler(view, parsed.argument)
+    except Exception as exc:
+        log.exception("/%s failed", name)
+        view.app.notify(f"/{name} failed: {' '.join(str(exc).split())[:160]}", severity="error")
+
+
 def unknown_command(text: str) -> str | None:
     """The `/word` of a line that looks like a command but names none, for a helpful notice."""
     stripped = text.strip()
@@ -104,3 +136,13 @@ def completions(text: str) -> list[SlashCommand]:
         return []
     prefix = text[1:].lower()
     return [command for command in COMMANDS if command.name.startswith(prefix)]
+
+
+def readme_table() -> list[str]:
+    """The README's command table, one line per command (a test keeps the README equal to it)."""
+    rows = ["| command | runs | what it does |", "|---|---|---|"]
+    for command in COMMANDS:
+        when = "at once" if command.runs is Runs.NOW else "after the running turn"
+        usage = command.usage.replace("|", "\\|")  # a bare | would end the table cell
+        rows.append(f"| `{usage}` | {when} | {command.help} |")
+    return rows

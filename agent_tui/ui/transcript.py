@@ -16,7 +16,7 @@ from agent_tui.ui import formatting
 if TYPE_CHECKING:
     from agent_tui.messages import Message, ResultRef, ToolCall
 
-ToolState = Literal["running", "ok", "error", "cancelled"]
+ToolState = Literal["awaiting", "running", "ok", "error", "cancelled"]
 Level = Literal["info", "warning", "error"]
 
 
@@ -68,11 +68,12 @@ def tool_finished(
     call: ToolCall, *, ref: ResultRef | None, is_error: bool, summary: str, view: str, duration: float | None
 ) -> ToolEntry:
     state: ToolState = "error" if is_error else "ok"
+    # A denied call never ran: a duration there would only be the user's think time.
     return ToolEntry(
         call.name,
         short_arguments(call.arguments),
         state,
-        detail=formatting.with_duration(summary, duration),
+        detail=formatting.with_duration(summary, None if summary == "denied" else duration),
         body=view,
         call_id=call.id,
         ref=ref.id if ref else None,

@@ -31,6 +31,16 @@ format_tokens = short_tokens
 """182 431 → `182k`, 8 240 → `8.2k`: the same figures the meter shows."""
 
 
+def _distinct(before: int, after: int) -> tuple[str, str]:
+    """Both figures as short as they can be while still showing they differ: `3k → 3k` for
+    3 050 → 2 960 would hide the change, so one decimal, then the exact counts."""
+    for form in (format_tokens, lambda n: f"{n / 1000:.1f}k" if n >= 1000 else str(n)):
+        pair = (form(before), form(after))
+        if pair[0] != pair[1] or before == after:
+            return pair
+    return f"{before:,}".replace(",", " "), f"{after:,}".replace(",", " ")
+
+
 @dataclass(frozen=True)
 class CompactionPlan:
     """The numbers one compaction works to, computed once from settings and the budget."""
@@ -154,14 +164,13 @@ class CompactResult:
         return max(self.tokens_before - self.tokens_after, 0)
 
     def describe(self) -> str:
-        """The chat line: `Compacted 182k → 41k tokens (tool clearing, summary) in 3.2 s`."""
+        """The chat line: `Compacted 182k → 41k tokens (tool clearing, summary; 900 → 40 messages) in 3.2 s`."""
         if not self.applied:
             return f"Compaction skipped: {self.reason or 'nothing to compact'}"
         labels = ", ".join(LABELS.get(s, s) for s in self.strategies)
-        line = (
-            f"Compacted {format_tokens(self.tokens_before)} → "
-            f"{format_tokens(self.tokens_after)} tokens ({labels}) in {self.duration:.1f} s"
-        )
+        before, after = _distinct(self.tokens_before, self.tokens_after)
+        messages = f"; {self.messages_before} → {self.messages_after} messages"
+        line = f"Compacted {before} → {after} tokens ({labels}{messages}) in {self.duration:.1f} s"
         if not self.reached_target:
             line += f"; still over the {format_tokens(self.target_tokens)} target"
             if self.reason:

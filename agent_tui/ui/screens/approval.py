@@ -2,8 +2,13 @@
 
 `a` allows this call, `s` allows it for the rest of the session (for bash: the prefix in the
 field, editable, defaulting to the policy's suggestion; when there is none the field holds the
-whole command and, left so, allows only that exact command), `d` or Escape denies. The field is not focused at first so the letters act
-as keys; Tab moves into it and Enter there means "allow for this session".
+whole command and, left so, allows only that exact command), `w` always (a rule in
+.agent-tui.toml), `d` or Escape denies. The field is not focused at first so the letters act as
+keys; Tab (or `e`) moves into it with the cursor at the end of the suggestion, Tab again back to
+the buttons, and Enter there means "allow for this session".
+
+Every action stays visible at 80×24: the buttons are one row of compact buttons and the preview
+gives up height to them when the terminal is short.
 """
 
 from __future__ import annotations
@@ -29,7 +34,11 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         Binding("w", "allow_always", "Always allow"),
         Binding("d", "deny", "Deny"),
         Binding("escape", "deny", "Deny", show=False),
+        Binding("tab,e", "edit_prefix", "Edit prefix", show=False),
     ]
+    FIXED_ROWS = 16
+    """Rows the dialog needs besides the preview's text: border, padding, title, the preview's
+    border, hint, field, buttons and the note, with their margins."""
 
     def __init__(self, request: ApprovalRequest, *, where: str = "") -> None:
         super().__init__(classes="dialog-screen")
@@ -67,21 +76,53 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
                 )
             if self._command is not None and not request.once_only:
                 hint = (
-                    "Allow for this session — commands starting with:"
+                    "This session allows commands starting with (Tab edits):"
                     if request.suggested_prefix
-                    else "Allow for this session — this exact command (edit it into a prefix):"
+                    else "This session allows this exact command (Tab edits it into a prefix):"
                 )
                 yield Label(hint, classes="dialog-hint")
-                yield Input(request.suggested_prefix or self._command, id="approval-prefix")
+                yield Input(
+                    request.suggested_prefix or self._command,
+                    id="approval-prefix",
+                    select_on_focus=False,
+                    compact=True,
+                )
             with Horizontal(classes="dialog-buttons"):
-                yield Button(Text("[a] Allow once"), id="allow-once", variant="primary")
-                if not request.once_only:
-                    yield Button(Text("[s] Allow for session"), id="allow-session")
-                    yield Button(Text("[w] Always (.agent-tui.toml)"), id="allow-always")
-                yield Button(Text("[d] Deny (Esc)"), id="deny", variant="error")
+                yield Button(Text("[a] Allow once"), id="allow-once", variant="primary", compact=True)
+                if not self.request.once_only:
+                    yield Button(Text("[s] This session"), id="allow-session", compact=True)
+                    yield Button(Text("[w] Always"), id="allow-always", compact=True)
+                yield Button(Text("[d] Deny"), id="deny", variant="error", compact=True)
+            if not self.request.once_only:
+                yield Label(
+                    "Always writes an allow rule to .agent-tui.toml · Esc denies", classes="dialog-note"
+                )
+            else:
+                yield Label("Esc denies", classes="dialog-note")
 
     def on_mount(self) -> None:
         self.query_one("#allow-once", Button).focus()
+        self._fit_preview()
+
+    def on_resize(self) -> None:
+        self._fit_preview()
+
+    def _fit_preview(self) -> None:
+        """Give the preview what is left of the terminal's height, so the buttons never fall off."""
+        fixed = self.FIXED_ROWS + (1 if self.request.sandbox else 0)  # the sandbox line
+        room = int(self.size.height * 0.9) - fixed  # the dialog's max-height is 90%
+        self.query_one("#approval-preview").styles.max_height = max(3, min(16, room))
+
+    def action_edit_prefix(self) -> None:
+        fields = self.query("#approval-prefix")
+        if not fields:
+            return
+        field = fields.first(Input)
+        if field.has_focus:
+            self.query_one("#allow-once", Button).focus()
+            return
+        field.focus()
+        field.cursor_position = len(field.value)
 
     def _decide(self, action: str, prefix: str | None = None) -> None:
         self.dismiss(ApprovalDecision(action, prefix))  # type: ignore[arg-type]  # callers pass the four action literals

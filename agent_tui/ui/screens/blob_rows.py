@@ -73,13 +73,25 @@ class BlobRow:
         reads = f"{self.access_count}×" if self.access_count is not None else "—"
         return (
             ref.id,
-            ref.tool_name,
+            tool_cell(ref.tool_name),
             formatting.size(ref.byte_size),
             formatting.count(ref.line_count),
             age,
             reads,
             snippet_text(self.text),
         )
+
+
+CHECKPOINT_PREFIX = "checkpoint:"
+"""Blobs /undo keeps (a file's content before an edit) are stored under `checkpoint:TOOL`."""
+
+
+def tool_cell(tool_name: str) -> str | Text:
+    """The tool column: an undo snapshot says so, dimmed, so it is not read as a tool output."""
+    if tool_name.startswith(CHECKPOINT_PREFIX):
+        tool = tool_name[len(CHECKPOINT_PREFIX) :].split("_")[0]
+        return Text(f"{tool} snapshot", style="dim italic")
+    return tool_name
 
 
 def from_info(info: BlobInfo) -> BlobRow:

@@ -357,8 +357,9 @@ class BlobsScreen(Screen[None]):
     @on(Input.Submitted, "#viewer-prompt")
     def _prompt_submitted(self, event: Input.Submitted) -> None:
         self._close_prompt()
-        value = event.value.strip()
-        if not value:
+        # A regex keeps its spaces (`error ` is not `error`); a line number does not need them.
+        value = event.value if self._prompt_mode == "grep" else event.value.strip()
+        if not value.strip():
             return
         if self._prompt_mode == "line":
             if not value.isdigit():

@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Label, Static
 
 from agent_tui.llm.cost import format_cost
@@ -104,11 +104,18 @@ def footer_lines(report: ContextReport) -> Text:
         report.calibration.describe(),
         f"Thresholds: {marks}{cached}",
         (
-            f"Session cost: {format_cost(report.cost)} · {count(report.prompt_tokens)} prompt + "
+            f"Session cost: {_cost(report)} · {count(report.prompt_tokens)} prompt + "
             f"{count(report.output_tokens)} output tokens reported in this run"
         ),
     ]
     return Text("\n".join(lines))
+
+
+def _cost(report: ContextReport) -> str:
+    """No reply yet: nothing spent, said the same way whether the model's prices are known."""
+    if not report.prompt_tokens and not report.output_tokens and not report.cost:
+        return "none yet"
+    return format_cost(report.cost)
 
 
 class ContextScreen(Dialog):
@@ -125,9 +132,18 @@ class ContextScreen(Dialog):
     ContextScreen #context-largest-box { width: 1fr; height: auto; }
     ContextScreen #context-savings-box { width: 56; height: auto; padding-left: 2; }
     ContextScreen .context-heading { text-style: bold; }
+    ContextScreen #context-body { height: auto; max-height: 1fr; }
+    ContextScreen.-narrow #context { height: 100%; }
+    ContextScreen.-narrow #context-body { height: 1fr; max-height: 100%; }
+    ContextScreen.-narrow .context-row { layout: vertical; }
+    ContextScreen.-narrow #context-table { width: 100%; max-width: 60; }
+    ContextScreen.-narrow #context-chart-box,
+    ContextScreen.-narrow #context-savings-box { width: 100%; padding-left: 0; margin-top: 1; }
     ContextScreen #context-recall { display: none; }
     ContextScreen #context-recall.-shown { display: block; }
     """
+    NARROW = 110
+    """Below this many columns the sections stack instead of sitting side by side."""
 
     def __init__(self, session: AgentSession, budget: ContextBudget | None = None) -> None:
         super().__init__()
@@ -138,27 +154,33 @@ class ContextScreen(Dialog):
     def compose(self) -> ComposeResult:
         report = self.report
         with Vertical(id="context"):
-            yield Label(Text(header(report)), classes="dialog-title")
-            with Horizontal(classes="context-row"):
-                yield Static(component_table(report.budget), id="context-table")
-                with Vertical(id="context-chart-box"):
-                    yield Label("Usage per turn (▼ = compaction)", classes="context-heading")
-                    yield UsageChart(report.turns, trigger=report.budget.compact_trigger, id="context-chart")
-            with Horizontal(classes="context-row"):
-                with Vertical(id="context-largest-box"):
-                    yield Label("Largest items", classes="context-heading")
-                    yield Static(largest_table(report), id="context-largest")
-                with Vertical(id="context-savings-box"):
-                    yield Label(
-                        f"If you compact now (target {self.session.config.compaction.target_ratio:.0%})",
-                        classes="context-heading",
-                    )
-                    yield Static(savings_table(report, None), id="context-savings")
-            yield Static(footer_lines(report), id="context-footer")
-            yield Static("", id="context-recall")
-            yield Label("Escape closes", classes="dialog-hint")
+            yield Static(Text(header(report)), classes="dialog-title")
+            with VerticalScroll(id="context-body"):
+                yield from self._sections(report)
+            yield Label("Escape closes · ↑↓ scroll", classes="dialog-hint")
+
+    def _sections(self, report: ContextReport) -> ComposeResult:
+        with Horizontal(classes="context-row"):
+            yield Static(component_table(report.budget), id="context-table")
+            with Vertical(id="context-chart-box"):
+                yield Label("Usage per turn (▼ = compaction)", classes="context-heading")
+                yield UsageChart(report.turns, trigger=report.budget.compact_trigger, id="context-chart")
+        with Horizontal(classes="context-row"):
+            with Vertical(id="context-largest-box"):
+                yield Label("Largest items", classes="context-heading")
+                yield Static(largest_table(report), id="context-largest")
+            with Vertical(id="context-savings-box"):
+                yield Label(
+                    f"If you compact now (target {self.session.config.compaction.target_ratio:.0%})",
+                    classes="context-heading",
+                )
+                yield Static(savings_table(report, None), id="context-savings")
+        yield Static(footer_lines(report), id="context-footer")
+        yield Static("", id="context-recall")
 
     def on_mount(self) -> None:
+        self._fit()
+        self.query_one("#context-body").focus()  # ↑↓ PgUp PgDn scroll the stacked sections
         self.compute_savings()
         self.count_recoverable()
 
@@ -174,6 +196,12 @@ class ContextScreen(Dialog):
             line = self.query_one("#context-recall", Static)
             line.update(Text(found.describe()))
             line.add_class("-shown")
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        self.set_class(self.size.width < self.NARROW, "-narrow")
 
     @work(exclusive=True, group="context-savings", exit_on_error=False)
     async def compute_savings(self) -> None:

@@ -23,14 +23,16 @@ KEYS = (
     ("Enter", "send (queued while a turn runs)"),
     ("Shift+Enter / Ctrl+J", "new line"),
     ("Up / Down", "history (on the first / last line)"),
+    ("Escape", "interrupt the running turn (or close a screen, a menu)"),
     ("Ctrl+C", "cancel the running turn; twice within 2 s quits"),
+    ("Ctrl+L", "clear the whole input (Up brings it back)"),
+    ("Tab", "complete a command, an @file or a path (never leaves the input)"),
     ("Ctrl+T / Ctrl+W", "new tab / close tab"),
     ("Ctrl+PgUp / Ctrl+PgDn", "previous / next tab"),
     ("Ctrl+P", "command palette"),
     ("PgUp / PgDn", "scroll the chat"),
     ("Shift+Tab, then Enter", "reach a tool line and unfold it (or click it)"),
     ("o (on a tool line)", "open its whole output in the blob browser"),
-    ("Escape", "close a screen"),
     ("F1", "this help"),
 )
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 import logging
 import re
 from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from rich.segment import Segment
 from rich.text import Text
@@ -23,6 +24,8 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from agent_tui.bounded_regex import Pattern, SearchStopped, compile_regex
+from agent_tui.bounded_regex import error as regex_error
 from agent_tui.ui.widgets.blob_highlight import Highlighter
 
 if TYPE_CHECKING:
@@ -77,8 +80,26 @@ class StoreBlob:
         text = await self.results.grep(
             self.ref.id, pattern, max_matches=MAX_MATCHES, max_line_length=1, max_bytes=MAX_MATCHES * 24
         )
+        if "[search stopped after" in text or text.startswith("[no match of"):
+            # The budget ran out (a catastrophic pattern): the screen shows this as a notice.
+            raise SearchStopped(self.results.search_timeout)
         numbers = [int(m.group(1)) for m in re.finditer(r"^(\d+):", text, re.MULTILINE)]
         return numbers, len(numbers) >= MAX_MATCHES or "[more matches exist" in text
+
+
+@dataclass(frozen=True)
+class HighlightPattern:
+    """The grep pattern for marking matches while drawing: each line gets a few milliseconds,
+    so a pattern that backtracks without end cannot freeze the screen (marks just stop)."""
+
+    pattern: Pattern
+    budget: float = 0.02
+
+    def finditer(self, text: str) -> Iterator[Any]:
+        try:
+            yield from self.pattern.finditer(text, timeout=self.budget)
+        except TimeoutError:
+            return
 
 
 _CONTROLS = {c: 0x2400 + c for c in range(32) if c != 9} | {127: 0x2421}
@@ -135,7 +156,8 @@ class BlobViewer(ScrollView, can_focus=True):
         self.matches: list[int] = []
         self._match_set: set[int] = set()
         self._match_index = -1
-        self._pattern: re.Pattern[str] | None = None
+        self._jumped = False  # moved by g / G / page since the last match: n searches from the view
+        self._pattern: HighlightPattern | None = None
         self._cache: OrderedDict[int, list[Text]] = OrderedDict()
         self._wanted: set[int] = set()
         self._loading = False
@@ -215,12 +237,15 @@ class BlobViewer(ScrollView, can_focus=True):
 
     def action_top(self) -> None:
         self.scroll_to(y=0, animate=False, immediate=True)
+        self._jumped = True
 
     def action_bottom(self) -> None:
         self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
+        self._jumped = True
 
     def action_page(self, pages: int) -> None:
         self.scroll_to(y=self.scroll_y + pages * max(self.size.height - 1, 1), animate=False, immediate=True)
+        self._jumped = True
 
     # -- grep ----------------------------------------------------------------------------------
 
@@ -231,8 +256,8 @@ class BlobViewer(ScrollView, can_focus=True):
         """Show the grep result for `pattern` and jump to the first match from the top line."""
         self.matches, self._match_set = numbers, set(numbers)
         try:
-            self._pattern = re.compile(pattern)
-        except re.error:
+            self._pattern = HighlightPattern(compile_regex(pattern))
+        except regex_error:
             self._pattern = None
         self._match_index = -1
         if numbers:
@@ -242,12 +267,25 @@ class BlobViewer(ScrollView, can_focus=True):
         self.refresh()
 
     def action_next_match(self, step: int) -> None:
+        """`n` / `N`: the next match after the last one, or — after `g`, `G` or a page — the first
+        match below the top of the view (the last one above its bottom)."""
         if not self.matches:
             self.app.bell()
+            return
+        if self._jumped or self._match_index < 0:
+            self._jumped = False
+            top = self.top_line
+            bottom = top + max(self.size.height, 1) - 1
+            if step > 0:
+                index = next((i for i, n in enumerate(self.matches) if n >= top), 0)
+            else:
+                index = next((i for i in reversed(range(len(self.matches))) if self.matches[i] <= bottom), -1)
+            self._jump_to_match(index % len(self.matches))
             return
         self._jump_to_match((self._match_index + step) % len(self.matches))
 
     def _jump_to_match(self, index: int) -> None:
+        self._jumped = False
         self._match_index = index
         self.goto(self.matches[index])
         self.post_message(self.MatchMoved(self, index, len(self.matches)))
@@ -327,7 +365,10 @@ class BlobViewer(ScrollView, can_focus=True):
             body = texts[offset]
             if self._pattern is not None and number in self._match_set:
                 body = body.copy()
-                body.highlight_regex(self._pattern, self.get_component_rich_style("viewer--match"))
+                style = self.get_component_rich_style("viewer--match")
+                for match in self._pattern.finditer(body.plain):
+                    if match.end() > match.start():
+                        body.stylize(style, match.start(), match.end())
         room = max(width - self.gutter_width, 0)
         segments = list(body.render(self.app.console, end=""))
         content = Strip(segments).crop(int(self.scroll_x), int(self.scroll_x) + room)

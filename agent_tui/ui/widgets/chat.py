@@ -4,6 +4,11 @@ A 2 000-message session opens as fast as a 20-message one because only the last 
 entries get widgets; scrolling within a page of the top mounts older ones above in small batches
 (keeping the view where it was), so the cost is paid only by someone who reads that far back,
 and a batch never holds up a key for long.
+
+The same holds while a session grows: every widget in the pane is laid out again when the reply
+at the bottom grows, so once more than `MAX_MOUNTED` are mounted and the view is at the bottom,
+the oldest are unmounted (their entries stay; scrolling up mounts them again). A turn at turn 300
+costs the UI what it cost at turn 2.
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ CHUNK = 30
 """Older entries `mount_older` mounts by default."""
 BATCH = 4
 """Older entries mounted per refresh while the view is within a page of the top."""
+MAX_MOUNTED = 3 * WINDOW
+"""Mounted entries past which the oldest are unmounted while the view follows the bottom."""
 
 
 class EarlierHint(Static):
@@ -106,7 +113,19 @@ class ChatPane(VerticalScroll):
         self._items.append(item)
         if self.is_attached and self.is_mounted:  # events can still arrive while closing
             await self.mount(item)
+            await self._unmount_oldest()
         return item
+
+    async def _unmount_oldest(self) -> None:
+        """Keep the mounted part bounded while the user follows the bottom; someone reading
+        older entries keeps them (they scrolled there, the batch mounting put them there)."""
+        excess = len(self._items) - MAX_MOUNTED
+        if excess < WINDOW or self._loading_older or self.scroll_y < self.max_scroll_y - self.size.height:
+            return  # in steps of WINDOW: one removal per WINDOW entries added, not one per entry
+        gone, self._items = self._items[:excess], self._items[excess:]
+        self._first += excess
+        self._update_hint()
+        await self.remove_children(gone)
 
     def replace(self, item: ChatItem[Any], entry: Entry) -> None:
         """Give a mounted item a new entry (a tool call that finished, a reply that grew)."""

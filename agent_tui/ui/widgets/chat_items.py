@@ -176,6 +176,8 @@ class ToolLine(ChatItem[ToolEntry]):
         self._sync_ticker()
 
     def set_entry(self, entry: ToolEntry) -> None:
+        if entry.state == "running" and self.entry.state == "awaiting":
+            self._started = time.monotonic()  # approved: the tool's own time starts now
         super().set_entry(entry)
         if self.is_mounted:
             self._sync_ticker()
@@ -205,6 +207,9 @@ class ToolLine(ChatItem[ToolEntry]):
         if entry.state == "running":
             marker = spinner_frame()
             detail = Text(f"running {time.monotonic() - self._started:.1f} s", style=detail_style)
+        elif entry.state == "awaiting":
+            marker = "⏸"
+            detail = Text("awaiting approval", style=self.get_component_rich_style("chat--error"))
         else:
             marker = "▾" if self.expanded else "▸"
             text = entry.detail

@@ -1,8 +1,8 @@
 """The context meter: one bar, a segment per component, threshold marks, and the figures in text.
 
-The bar spans the whole window: system prompt, memories and skills, tool descriptions and the
-conversation from the left, the reserve for the reply at the right end, marks where 80/95/98% of
-the effective window fall. The percent and counts are always printed, and the state is named in
+The bar is the effective window (the window less the reply reserve), the same whole the percent
+is of, so a bar a third full reads 33%: system prompt, memories and skills, tool descriptions and
+the conversation from the left, marks where 80/95/98% fall. The reply reserve is in the legend. The percent and counts are always printed, and the state is named in
 words (`high`, `full`), so nothing depends on colour. Updates arrive as `Update` messages that a
 newer one replaces while queued, so a fast stream never backs up the message queue.
 """
@@ -45,10 +45,9 @@ class Cell:
 
 
 def bar_cells(budget: ContextBudget, width: int) -> list[Cell]:
-    """Lay the budget out on `width` cells (any non-empty component gets at least one)."""
-    width = max(width, 8)
-    reserved = max(1, round(budget.max_output_tokens / max(budget.total, 1) * width))
-    room = width - reserved
+    """Lay the budget out on `width` cells of the effective window (any non-empty component
+    gets at least one)."""
+    room = max(width, 8)
     effective = budget.effective_window
     cells: list[Cell] = []
     for segment, attribute, _label in SEGMENTS:
@@ -61,7 +60,7 @@ def bar_cells(budget: ContextBudget, width: int) -> list[Cell]:
     for fraction in (budget.warn_at, budget.compact_trigger, budget.hard_block):
         at = min(room - 1, round(fraction * room))
         cells[at] = Cell(cells[at].segment, mark=True)
-    return cells + [Cell("reserved")] * reserved
+    return cells
 
 
 def level(fraction: float, budget: ContextBudget) -> str:
@@ -216,7 +215,9 @@ class ContextMeter(Widget):
         marks = " ".join(
             f"{round(f * 100)}" for f in (budget.warn_at, budget.compact_trigger, budget.hard_block)
         )
-        legend.append(f"│ marks {marks}%", style=style("meter--label"))
+        # Without the word `marks` when space is short: at 80 columns the 98 fell off the end.
+        label = f"│ marks {marks}%" if legend.cell_len + 20 <= self.content_size.width else f"│ {marks}%"
+        legend.append(label, style=style("meter--label"))
         return legend
 
 

@@ -4,7 +4,9 @@ Enter sends; Shift+Enter or Ctrl+J insert a newline (many terminals cannot tell 
 Enter, Ctrl+J always works). Up on the first line and Down on the last walk the history of what was
 sent. Typing `/` opens a menu of commands below the input; Up/Down move in it, Tab or Enter
 complete, Escape closes it. Typing `@` offers the workspace's files the same way (the file is
-attached when the message is sent). PageUp/PageDown scroll the chat above.
+attached when the message is sent). Tab never moves focus out of the input: it completes a
+command, an `@` mention or a workspace path, or does nothing. Ctrl+L clears the whole input (it
+goes to the history first, so Up brings it back). PageUp/PageDown scroll the chat above.
 """
 
 from __future__ import annotations
@@ -21,9 +23,10 @@ from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
 from agent_tui.ui import slash
-from agent_tui.ui.path_complete import complete_mention, path_completions
+from agent_tui.ui.path_complete import complete_mention, complete_word, path_completions
 
 NEWLINE_KEYS = ("shift+enter", "ctrl+j")
+CLEAR_KEY = "ctrl+l"
 PATH_ID = "path:"
 """Option ids of @ completions carry this prefix (command ids are bare names)."""
 
@@ -76,6 +79,12 @@ class PromptInput(TextArea):
     class Submitted(Message):
         prompt: PromptInput
         text: str
+
+    @dataclass
+    class Escape(Message):
+        """Escape with no menu open: the session view interrupts a running turn."""
+
+        prompt: PromptInput
 
     @dataclass
     class Scroll(Message):
@@ -133,6 +142,16 @@ class PromptInput(TextArea):
             if key == "tab" or (key == "enter" and self._completes(menu.choice)):
                 self._complete(menu.choice)
                 return True
+        if key == "escape":
+            self.post_message(self.Escape(self))
+            return True
+        if key == "tab":
+            self._complete_path()
+            return True  # never a focus change: the user's next keys must land here
+        if key == CLEAR_KEY:
+            self.remember(self.text)
+            self.set_text("")
+            return True
         if key == "enter":
             self.post_message(self.Submitted(self, self.text))
             return True
@@ -164,6 +183,15 @@ class PromptInput(TextArea):
         self.set_text(text)
         if self.menu is not None:
             self.menu.hide()
+
+    def _complete_path(self) -> None:
+        """Tab with no menu: complete the workspace path being typed at the end, if any."""
+        workspace = getattr(self.app, "workspace", None)
+        if workspace is None or self.cursor_location != self.document.end:
+            return
+        completed = complete_word(self.text, workspace)
+        if completed is not None and completed != self.text:
+            self.set_text(completed)
 
     def _browse(self, step: int) -> None:
         if self._history_at is None:

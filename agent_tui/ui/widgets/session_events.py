@@ -14,7 +14,7 @@ from agent_tui.ui import transcript
 from agent_tui.ui.events import AgentEventMessage
 from agent_tui.ui.transcript import AgentEntry, NoticeEntry
 from agent_tui.ui.widgets.meter import ContextMeter
-from agent_tui.ui.widgets.status import ThinkingLine
+from agent_tui.ui.widgets.status import WorkingLine
 
 if TYPE_CHECKING:
     from textual.widget import Widget
@@ -47,6 +47,7 @@ class EventRendering(_ViewBase):
     _failed: bool
     _tools: dict[str, ToolLine]
     _compaction_steps: list[str]
+    _compaction_line: str = ""
 
     async def on_agent_event_message(self, message: AgentEventMessage) -> None:
         message.stop()
@@ -95,12 +96,16 @@ class EventRendering(_ViewBase):
 
     async def _on_usage(self, event: ev.UsageReported) -> None:
         self.meter.set_cost(event.cost, event.session_cost)
+        self.query_one(WorkingLine).step_reported(event.usage.output)
 
     async def _on_step_started(self, event: ev.StepStarted) -> None:
-        self.query_one(ThinkingLine).show(True)
+        self.query_one(WorkingLine).set_state("thinking")
 
     async def _on_text_delta(self, event: ev.TextDelta) -> None:
-        self.query_one(ThinkingLine).show(False)
+        working = self.query_one(WorkingLine)
+        if working.state != "streaming":
+            working.set_state("streaming")
+        working.streamed(event.text)
         if self._live is None:
             self._live = await self.chat.add(AgentEntry(""))
         self._live.append(event.text)
@@ -110,7 +115,7 @@ class EventRendering(_ViewBase):
             self.meter.post_message(ContextMeter.Update(self.budget, self._streamed // 4, estimate=True))
 
     async def _on_tool_call_started(self, event: ev.ToolCallStarted) -> None:
-        self.query_one(ThinkingLine).show(False)
+        self.query_one(WorkingLine).set_state(f"running {event.call.name}")
         self._replied = True  # the message was sent and acted on: a failure later keeps it
         if self._live is not None:
             self.chat.commit(self._live)
@@ -133,6 +138,9 @@ class EventRendering(_ViewBase):
             self.chat.replace(item, entry)
 
     async def _on_warning(self, event: ev.Notice) -> None:
+        reported = self._compaction_line
+        if event.message.startswith("Compaction could not reach its target") and "still over" in reported:
+            return  # the compaction's own line already says so: report it once
         await self.chat.add(NoticeEntry(event.message, "warning"))
 
     async def _on_error(self, event: ev.ErrorEvent) -> None:
@@ -141,10 +149,12 @@ class EventRendering(_ViewBase):
         self.app.notify(event.message, severity="error")
 
     async def _on_blocked(self, event: ev.Blocked) -> None:
+        self.query_one(WorkingLine).set_state("compacting")
         self.meter.set_activity("context full · compacting before your message…")
 
     async def _on_compaction_started(self, event: ev.CompactionStarted) -> None:
         self._compaction_steps = []
+        self.query_one(WorkingLine).set_state("compacting")
         self.meter.set_activity(f"compacting ({event.reason})…")
 
     async def _on_compaction_progress(self, event: ev.CompactionProgress) -> None:
@@ -157,13 +167,15 @@ class EventRendering(_ViewBase):
         self.meter.set_activity(None)
         result = event.result
         line = result.describe() if hasattr(result, "describe") else "Compacted."
-        await self.chat.add(NoticeEntry(line))
-        self.app.notify(line, title="Compaction")
+        self._compaction_line = line
+        await self.chat.add(NoticeEntry(line))  # once: in the chat, not again as a toast
 
     async def _on_turn_finished(self, event: ev.TurnFinished) -> None:
-        self.query_one(ThinkingLine).show(False)
+        self.query_one(WorkingLine).stop()
         if self._live is not None:
             self.chat.commit(self._live)
             self._live = None
         if event.stop_reason != "error":
             self._failed = False
+        if event.stop_reason == "denied":
+            await self.chat.add(NoticeEntry("Stopped at the denial: say what to do instead."))

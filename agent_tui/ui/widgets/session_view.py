@@ -24,7 +24,7 @@ from textual.worker import Worker, WorkerState
 from agent_tui import instrument
 from agent_tui.config import ConfigError
 from agent_tui.store.leases import SessionBusy
-from agent_tui.ui import session_commands, slash, transcript
+from agent_tui.ui import slash, transcript
 from agent_tui.ui.events import AgentEventMessage
 from agent_tui.ui.transcript import NoticeEntry, UserEntry
 from agent_tui.ui.widgets.chat import ChatPane
@@ -32,7 +32,7 @@ from agent_tui.ui.widgets.chat_items import ToolLine
 from agent_tui.ui.widgets.meter import ContextMeter
 from agent_tui.ui.widgets.prompt import PromptArea, PromptInput
 from agent_tui.ui.widgets.session_events import EventRendering
-from agent_tui.ui.widgets.status import NoModelPanel, QueuePanel, ThinkingLine
+from agent_tui.ui.widgets.status import NoModelPanel, QueuePanel, WorkingLine
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
@@ -47,8 +47,6 @@ log = logging.getLogger(__name__)
 
 ServicesSource = Callable[[], Awaitable["AppServices | None"]]
 Approve = Callable[["ApprovalRequest", str], Awaitable["ApprovalDecision"]]
-# Commands a session view runs itself; the App handles the others (help, context, quit, resume).
-SESSION_COMMANDS = ("compact", "new", "model", *session_commands.NAMES)
 
 
 class SessionView(EventRendering, Vertical):
@@ -58,14 +56,6 @@ class SessionView(EventRendering, Vertical):
     class TitleChanged(Message):
         view: SessionView
         title: str
-
-    @dataclasses.dataclass
-    class AppCommand(Message):
-        """A slash command only the App can run (help, context, resume, quit)."""
-
-        view: SessionView
-        command: str
-        argument: str
 
     def __init__(
         self,
@@ -100,7 +90,7 @@ class SessionView(EventRendering, Vertical):
     def compose(self) -> ComposeResult:
         yield ChatPane(id="chat")
         yield NoModelPanel(id="no-model")
-        yield ThinkingLine(id="thinking")
+        yield WorkingLine(id="working")
         yield QueuePanel(id="queue")
         yield ContextMeter(id="meter")
         yield PromptArea(id="prompt-area")
@@ -112,6 +102,10 @@ class SessionView(EventRendering, Vertical):
     @property
     def meter(self) -> ContextMeter:
         return self.query_one(ContextMeter)
+
+    @property
+    def working(self) -> WorkingLine:
+        return self.query_one(WorkingLine)
 
     @property
     def prompt(self) -> PromptInput:
@@ -131,9 +125,16 @@ class SessionView(EventRendering, Vertical):
 
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def open_session(
-        self, session_id: str | None = None, *, continue_: bool = False, services: AppServices | None = None
+        self,
+        session_id: str | None = None,
+        *,
+        continue_: bool = False,
+        services: AppServices | None = None,
+        keep_chat: bool = False,
     ) -> None:
-        """Create or resume this tab's session; without a model, show the panel instead."""
+        """Create or resume this tab's session; without a model, show the panel instead.
+        `keep_chat`: the same session under another model — what is on screen (error lines
+        included, which the history does not hold) stays."""
         services = services or self.services or await self._get_services()
         if services is None:
             self.meter.placeholder = "the session store could not be opened (see the log)"
@@ -157,7 +158,11 @@ class SessionView(EventRendering, Vertical):
         if old is not None and old is not session:
             await old.close()
         self.query_one(NoModelPanel).display = False
-        await self.chat.load(await self._entries_to_show(services, session))
+        self.meter.cost_line = None
+        if keep_chat and old is not None and old.session_id == session.session_id:
+            await self.chat.add(NoticeEntry(f"Model: {session.model}"))
+        else:
+            await self.chat.load(await self._entries_to_show(services, session))
         self._set_title(session.title or _title_from(session.history) or "new")
         self.call_after_refresh(instrument.mark, "chat_shown")
         # The first measure counts every message (~0.1 s per 1 000): the chat is already on
@@ -207,12 +212,40 @@ class SessionView(EventRendering, Vertical):
             self._set_title((info.title if info else None) or _title_from(history) or "session")
 
     def _set_title(self, title: str) -> None:
-        self.title = " ".join(title.split())[:24] or "new"
+        self.title = tab_label(title)
         self.post_message(self.TitleChanged(self, self.title))
 
+    @dataclasses.dataclass
+    class Awaiting(Message):
+        """An approval is asked (`tool`) or answered (None). A message, so it is shown after the
+        ToolCallStarted the worker posted before asking."""
+
+        tool: str | None
+
     async def approve(self, request: ApprovalRequest) -> ApprovalDecision:
-        """The approver this tab's session was built with: the App shows the modal."""
-        return await self._approve(request, f"tab {self.number} · {self.title}")
+        """The approver this tab's session was built with: the App shows the modal. Meanwhile
+        the tool line and the working line say "awaiting approval"; an allowed call's clock
+        starts when the user answers, so their think time is not the tool's run time."""
+        self.post_message(self.Awaiting(request.tool))
+        try:
+            return await self._approve(request, f"tab {self.number} · {self.title}")
+        finally:
+            self.post_message(self.Awaiting(None))
+
+    @on(Awaiting)
+    def _awaiting(self, event: Awaiting) -> None:
+        event.stop()
+        line = next(
+            (t for t in reversed(self._tools.values()) if t.entry.state in ("running", "awaiting")), None
+        )
+        if event.tool is not None:
+            self.working.set_state("awaiting approval")
+            if line is not None:
+                line.set_entry(dataclasses.replace(line.entry, state="awaiting"))
+            return
+        if line is not None and line.entry.state == "awaiting":
+            self.working.set_state(f"running {line.entry.name}")
+            line.set_entry(dataclasses.replace(line.entry, state="running"))
 
     # -- sending -----------------------------------------------------------------------------
 
@@ -230,6 +263,9 @@ class SessionView(EventRendering, Vertical):
         """Typing while a tool line or the chat has focus goes to the input."""
         if isinstance(self.app.focused, PromptInput):
             return
+        if event.key == "escape" and self.interrupt():
+            event.stop()
+            return
         if event.character == "o" and isinstance(self.app.focused, ToolLine):
             return  # the tool line's own binding: open its stored output
         if event.is_printable and event.character:
@@ -239,6 +275,14 @@ class SessionView(EventRendering, Vertical):
         elif event.key == "escape":
             self.prompt.focus()
             event.stop()
+
+    def on_prompt_input_escape(self, event: PromptInput.Escape) -> None:
+        event.stop()
+        self.interrupt()
+
+    def interrupt(self) -> bool:
+        """Esc: stop the running turn or compaction (the chat then says "Cancelled.")."""
+        return self.cancel()
 
     @on(PromptInput.Scroll)
     def _scroll_chat(self, event: PromptInput.Scroll) -> None:
@@ -251,8 +295,8 @@ class SessionView(EventRendering, Vertical):
     async def send(self, text: str) -> None:
         """Run a prompt or command now, or queue it while this tab is busy."""
         parsed = slash.parse(text)
-        if parsed is not None and parsed.command.name not in SESSION_COMMANDS:
-            self.post_message(self.AppCommand(self, parsed.command.name, parsed.argument))
+        if parsed is not None and parsed.command.runs is slash.Runs.NOW:
+            await slash.run(self, parsed)
             return
         unknown = slash.unknown_command(text)
         if unknown is not None:
@@ -264,7 +308,7 @@ class SessionView(EventRendering, Vertical):
             await self.query_one(QueuePanel).push(text)
             return
         if parsed is not None:
-            await self._run_command(parsed)
+            await slash.run(self, parsed)
             return
         if self.session is None:
             self.app.notify(
@@ -277,23 +321,17 @@ class SessionView(EventRendering, Vertical):
         self.chat.anchor()
         if self.title == "new":
             self._set_title(text)
-        self.query_one(ThinkingLine).show(True)
+        self.working.start("thinking")
         self._begin(self.run_turn(text))
 
-    async def _run_command(self, parsed: slash.ParsedCommand) -> None:
-        name, argument = parsed.command.name, parsed.argument
-        if name == "new":
-            await self.open_new()
-        elif name == "model":
-            await self.switch_model(argument)
-        elif name == "compact":
-            if self.session is None:
-                self.app.notify("Nothing to compact: no model configured.", severity="warning")
-                return
-            self._compaction_steps = []
-            self._begin(self.run_compact(argument or None))
-        else:
-            await session_commands.run(self, name, argument)
+    async def start_compact(self, instructions: str | None) -> None:
+        """/compact: condense this tab's conversation now."""
+        if self.session is None:
+            self.app.notify("Nothing to compact: no model configured.", severity="warning")
+            return
+        self._compaction_steps = []
+        self.working.start("compacting")
+        self._begin(self.run_compact(instructions))
 
     async def open_new(self, session_id: str | None = None) -> None:
         """Replace this tab's session with a new (or a stored) one."""
@@ -311,7 +349,7 @@ class SessionView(EventRendering, Vertical):
         config = dataclasses.replace(config, model=dataclasses.replace(config.model, name=name))
         self.services = dataclasses.replace(services, config=config)
         session_id = self.session.session_id if self.session else None
-        self._begin(self.open_session(session_id, services=self.services))
+        self._begin(self.open_session(session_id, services=self.services, keep_chat=True))
 
     def _restore(self, text: str) -> None:
         """Put a send that did not go through back into the input (unless something new is
@@ -379,7 +417,7 @@ class SessionView(EventRendering, Vertical):
 
     async def _settle(self, *, cancelled: bool) -> None:
         """Stop every spinner of the finished work and show the recalibrated budget."""
-        self.query_one(ThinkingLine).show(False)
+        self.working.stop()
         self.meter.set_activity(None)
         for item in self._tools.values():
             if item.entry.state == "running":
@@ -391,6 +429,17 @@ class SessionView(EventRendering, Vertical):
         if self.session is not None and (cancelled or self._failed):
             self.budget = self.session.measure()
             self.meter.show(self.budget)
+
+
+TAB_LABEL = 28
+"""Characters of a session's title its tab shows (an ellipsis says when it was cut)."""
+
+
+def tab_label(title: str) -> str:
+    title = " ".join(title.split())
+    if len(title) > TAB_LABEL:
+        return title[: TAB_LABEL - 1].rstrip() + "…"
+    return title or "new"
 
 
 def _title_from(history: Sequence[ChatMessage]) -> str | None:

@@ -1,7 +1,9 @@
-"""Small pieces of the session view: the thinking line, the queue of waiting sends, and the
+"""Small pieces of the session view: the working line, the queue of waiting sends, and the
 panel shown when no model is configured."""
 
 from __future__ import annotations
+
+import time
 
 from rich.text import Text
 from textual.containers import Vertical
@@ -13,25 +15,63 @@ from agent_tui.ui.widgets.chat_items import spinner_frame
 LOCAL_EXAMPLE = "agent-tui --model openai/qwen2.5 --api-base http://localhost:11434/v1 --context-window 32768"
 
 
-class ThinkingLine(Static):
-    """`⠋ thinking…` while the model works and nothing has streamed yet."""
+class WorkingLine(Static):
+    """While a turn or compaction runs: what it is doing, for how long, the tokens received so
+    far and how to stop it — `⠋ streaming · 12 s · 340 tokens · Esc to interrupt`."""
+
+    clock = staticmethod(time.monotonic)
+    """Where elapsed time comes from (snapshot tests freeze it)."""
 
     def on_mount(self) -> None:
         self.display = False
+        self.state = ""
+        self._started = self.clock()
+        self._tokens_done = 0  # reported by the provider for finished steps
+        self._chars = 0  # streamed in the current step (estimated at ~4 characters a token)
         self._ticker = self.set_interval(0.1, self._tick, pause=True)
 
-    def _tick(self) -> None:
-        self.update(f"{spinner_frame()} thinking…")
+    @property
+    def tokens(self) -> int:
+        return self._tokens_done + self._chars // 4
 
-    def show(self, on: bool) -> None:
-        if on == self.display:
+    def start(self, state: str = "thinking") -> None:
+        self._started = self.clock()
+        self._tokens_done = self._chars = 0
+        self.display = True
+        self.set_state(state)
+        self._ticker.resume()
+
+    def set_state(self, state: str) -> None:
+        if not self.display:
             return
-        self.display = on
-        if on:
-            self._tick()
-            self._ticker.resume()
-        else:
-            self._ticker.pause()
+        self.state = state
+        self._tick()
+
+    def streamed(self, text: str) -> None:
+        self._chars += len(text)
+
+    def step_reported(self, completion_tokens: int) -> None:
+        """The provider's count for the step that just ended replaces the estimate."""
+        self._tokens_done += completion_tokens
+        self._chars = 0
+
+    def stop(self) -> None:
+        self.display = False
+        self.state = ""
+        self._ticker.pause()
+
+    def _tick(self) -> None:
+        now = self.clock()
+        elapsed = now - self._started
+        waiting = self.state == "awaiting approval"
+        parts = [
+            ("⏸ " if waiting else f"{spinner_frame(now)} ") + self.state,
+            f"{elapsed:.0f} s" if elapsed >= 10 else f"{elapsed:.1f} s",
+        ]
+        if self.tokens:
+            parts.append(f"{self.tokens:,} tokens".replace(",", " "))
+        parts.append("Esc to interrupt")
+        self.update(Text(" · ".join(parts)))
 
 
 class QueuePanel(Vertical):

@@ -1,0 +1,163 @@
+"""One call over the direct HTTP path: the key, the headers, the body built off the loop, the send.
+
+The body — every message of a long history serialised, and for Anthropic translated — is built
+in a worker thread, so the UI loop keeps drawing while a 3 000-message request is prepared; what
+remains on the loop is handing bytes to the socket and reading the stream. Status errors become
+exceptions errors.classify reads like litellm's (llm/http_common.py), so error kinds, messages and
+the retry policy (llm/provider.py) are the same on both paths.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+from collections.abc import AsyncGenerator, Callable
+from typing import Any
+
+from agent_tui.llm import http_anthropic, http_openai
+from agent_tui.llm.errors import LLMError
+from agent_tui.llm.http_common import Clock, client, status_error, timeout_config
+from agent_tui.llm.routes import Route
+from agent_tui.llm.stream import StreamEvent, TextChunk, UsageChunk
+from agent_tui.messages import TokenUsage
+
+PLACEHOLDER_KEY = "sk-no-key-required"
+"""Sent to an api_base when no key is configured: local servers ignore it, some need one."""
+_HEADER_KEYS = ("headers", "extra_headers")
+_CLIENT_ONLY = frozenset({"timeout", "num_retries", "max_retries", "api_base", "api_key", "drop_params"})
+"""litellm keyword arguments that are not part of the request body."""
+
+
+def key_for(route: Route, model: str, api_base: str | None, api_key_env: str | None) -> str:
+    """The key to send: from `api_key_env`, else the provider's usual variable; a placeholder
+    for an api_base without one; no api_base and no key is a missing_key error before any call."""
+    variable = api_key_env or route.key_env
+    key = os.environ.get(variable) or None if variable else None
+    if key is not None:
+        return key
+    if api_base:
+        return PLACEHOLDER_KEY
+    name = variable or "model.api_key_env"
+    raise LLMError("missing_key", f"No API key for {model}: set {name} in your environment.")
+
+
+INLINE_MESSAGES = 64
+"""Up to this many messages to serialise, the body is built on the loop (well under 1 ms): handing
+so little to a worker thread costs more than it saves when the machine is busy."""
+
+
+async def _off_loop(build: Callable[[], bytes], work: int) -> bytes:
+    if work <= INLINE_MESSAGES:
+        return build()
+    return await asyncio.to_thread(build)
+
+
+class DirectCall:
+    """One call (with its own clock) to the route's endpoint."""
+
+    def __init__(
+        self,
+        route: Route,
+        key: str,
+        extra: dict[str, Any],
+        clock: Clock,
+        memo: http_openai.EncodedMessages | None = None,
+    ) -> None:
+        self.route = route
+        self.clock = clock
+        self.memo = memo
+        self.headers = {"content-type": "application/json"}
+        if route.wire == "anthropic":
+            self.headers.update({"x-api-key": key, "anthropic-version": http_anthropic.VERSION})
+        else:
+            self.headers["authorization"] = f"Bearer {key}"
+        self.body_extra: dict[str, Any] = {}
+        for name, value in extra.items():
+            if name in _HEADER_KEYS and isinstance(value, dict):
+                self.headers.update({str(k).lower(): str(v) for k, v in value.items()})
+            elif name not in _CLIENT_ONLY:
+                self.body_extra[name] = value
+
+    async def _body(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        max_tokens: int | None,
+        stream: bool,
+    ) -> bytes:
+        route = self.route
+        if route.wire == "anthropic":
+            anthropic = functools.partial(
+                http_anthropic.encode,
+                route.model,
+                messages,
+                tools,
+                max_tokens,
+                stream=stream,
+                extra=self.body_extra,
+            )
+            return await _off_loop(anthropic, len(messages))
+        fresh = len(messages) - (self.memo.reusable(messages) if self.memo is not None else 0)
+        openai = functools.partial(
+            http_openai.encode,
+            route.model,
+            messages,
+            tools,
+            max_tokens,
+            stream=stream,
+            provider=route.provider,
+            extra=self.body_extra,
+            memo=self.memo,
+        )
+        return await _off_loop(openai, fresh)
+
+    async def _response(self, body: bytes, stream: bool) -> Any:
+        """The started response, or the classified status error (its body read within limits)."""
+        headers = dict(self.headers)
+        if stream:
+            headers["accept"] = "text/event-stream"
+        pool = await client()
+        request = pool.build_request(
+            "POST", self.route.url, content=body, headers=headers, timeout=timeout_config(self.clock.limits)
+        )
+        response = await self.clock.send(request)
+        if response.status_code >= 400:
+            try:
+                raw = await self.clock.read(response, 1 << 16)
+            finally:
+                await response.aclose()
+            raise status_error(response.status_code, raw, response)
+        return response
+
+    async def stream(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, max_tokens: int | None
+    ) -> AsyncGenerator[StreamEvent, None]:
+        body = await self._body(messages, tools, max_tokens, stream=True)
+        response = await self._response(body, stream=True)
+        decode = http_anthropic.events if self.route.wire == "anthropic" else http_openai.events
+        try:
+            async for event in decode(response, self.clock):
+                yield event
+        finally:
+            await response.aclose()
+
+    async def complete(
+        self, messages: list[dict[str, Any]], max_tokens: int | None
+    ) -> tuple[str, TokenUsage]:
+        """A non-streamed reply (Anthropic's is streamed and collected: one parser, one shape)."""
+        if self.route.wire == "anthropic":
+            parts: list[str] = []
+            usage = TokenUsage()
+            async for event in self.stream(messages, None, max_tokens):
+                if isinstance(event, TextChunk):
+                    parts.append(event.text)
+                elif isinstance(event, UsageChunk):
+                    usage = event.usage
+            return "".join(parts), usage
+        body = await self._body(messages, None, max_tokens, stream=False)
+        response = await self._response(body, stream=False)
+        try:
+            return http_openai.completion_text(await http_openai.read_json(response, self.clock))
+        finally:
+            await response.aclose()

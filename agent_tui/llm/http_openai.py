@@ -1,0 +1,155 @@
+"""OpenAI-compatible chat completions over httpx: OpenAI, OpenRouter, llama.cpp, vLLM, Ollama, LM Studio.
+
+The request is the wire dicts the session already built, serialised as they are (in a worker
+thread, so a long history never holds the UI loop); the streamed chunks are OpenAI's, fed to the
+same ChunkAssembler the litellm path uses. What is not a proper stream — an HTML page, text that
+is not JSON, a stream with no chunks, one that stops before `[DONE]` or a finish reason — is an
+error, never an empty reply.
+"""
+
+from __future__ import annotations
+
+import json
+import operator
+from collections.abc import AsyncIterator
+from typing import Any
+
+from agent_tui.llm.http_common import (
+    Clock,
+    bad_response,
+    incomplete,
+    looks_like_html,
+    sse_data,
+    status_error,
+)
+from agent_tui.llm.stream import ChunkAssembler, StreamEvent, TextChunk
+from agent_tui.messages import TokenUsage
+
+_COMPLETION_TOKENS_FAMILIES = ("o1", "o3", "o4", "gpt-5")
+"""OpenAI's reasoning families take max_completion_tokens and reject max_tokens."""
+
+
+class EncodedMessages:
+    """The JSON of the last request's messages, reused for the part the next request repeats.
+
+    A step's request is the last one's messages plus a few: the longest equal prefix (a C-speed
+    comparison, identity first) keeps its JSON, only the rest is serialised, so the overhead stays
+    flat as a session grows. One provider sends one request at a time; the state is replaced
+    whole after each."""
+
+    def __init__(self) -> None:
+        self._messages: list[dict[str, Any]] = []
+        self._parts: list[str] = []
+
+    def reusable(self, messages: list[dict[str, Any]]) -> int:
+        """How many leading messages equal those of the last request."""
+        before = self._messages
+        limit = min(len(before), len(messages))
+        for k in (limit, limit - 1, limit - 2):
+            # Equal, not only identical: the system message is a new dict each request.
+            if k > 0 and all(map(operator.eq, messages[:k], before[:k])):
+                return k
+        return 0
+
+    def encode(self, messages: list[dict[str, Any]]) -> list[str]:
+        k = self.reusable(messages)
+        dumps = json.dumps
+        parts = self._parts[:k] + [dumps(message) for message in messages[k:]]
+        # Shallow copies: a dict changed in place after this request then compares unequal and is
+        # serialised afresh, instead of being sent as it was (≈0.3 ms for 3 000 messages).
+        self._messages, self._parts = list(map(dict, messages)), parts
+        return parts
+
+
+def encode(
+    model: str,
+    messages: list[dict[str, Any]],
+    tools: list[dict[str, Any]] | None,
+    max_tokens: int | None,
+    *,
+    stream: bool,
+    provider: str | None,
+    extra: dict[str, Any],
+    memo: EncodedMessages | None = None,
+) -> bytes:
+    """The request body. Runs in a worker thread: the messages are serialised one by one, so the
+    interpreter can hand the loop its turn between them (one big dumps would hold the GIL)."""
+    head: dict[str, Any] = {"model": model, "stream": stream}
+    if stream:
+        head["stream_options"] = {"include_usage": True}
+    if tools:
+        head["tools"] = tools
+    if max_tokens is not None:
+        reasoning = provider == "openai" and model.startswith(_COMPLETION_TOKENS_FAMILIES)
+        head["max_completion_tokens" if reasoning else "max_tokens"] = max_tokens
+    head.update(extra)
+    parts = (memo or EncodedMessages()).encode(messages)
+    return (json.dumps(head)[:-1] + ', "messages": [' + ", ".join(parts) + "]}").encode()
+
+
+async def events(response: Any, clock: Clock) -> AsyncIterator[StreamEvent]:
+    """The stream's events; raises for a body that is not a whole stream."""
+    content_type = response.headers.get("content-type", "")
+    if "json" in content_type:  # a server that ignored stream=true: one whole completion
+        for event in from_completion(await read_json(response, clock)):
+            yield event
+        return
+    assembler = ChunkAssembler()
+    done = seen = False
+    async for _, data in sse_data(response, clock):
+        if data.strip() == "[DONE]":
+            done = True
+            break
+        try:
+            chunk = json.loads(data)
+        except ValueError:
+            raise bad_response(clock.where, "a stream chunk that is not JSON") from None
+        if not isinstance(chunk, dict):
+            raise bad_response(clock.where, "a stream chunk that is not a JSON object")
+        if "error" in chunk and not chunk.get("choices"):
+            raise status_error(500, data.encode(), response)
+        seen = True
+        for event in assembler.feed(chunk):
+            yield event
+    if not seen:
+        raise incomplete(clock.where, "an empty stream")
+    if not done and assembler.finish_reason is None:
+        raise incomplete(clock.where, "the stream ended before its end")
+    for event in assembler.finish():
+        yield event
+
+
+async def read_json(response: Any, clock: Clock) -> dict[str, Any]:
+    raw = await clock.read(response)
+    content_type = response.headers.get("content-type", "")
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        what = "an HTML page" if looks_like_html(content_type, raw[:64]) else "text that is not JSON"
+        raise bad_response(clock.where, what) from None
+    if not isinstance(data, dict) or not isinstance(data.get("choices"), list) or not data["choices"]:
+        raise bad_response(clock.where, "JSON without choices")
+    return data
+
+
+def from_completion(data: dict[str, Any]) -> list[StreamEvent]:
+    """A non-streamed completion as the events a stream would have given."""
+    assembler = ChunkAssembler()
+    choice = data["choices"][0]
+    message = choice.get("message") or {}
+    events: list[StreamEvent] = []
+    if message.get("content"):
+        events.append(TextChunk(message["content"]))
+    calls = [{"index": i, **call} for i, call in enumerate(message.get("tool_calls") or ())]
+    assembler.feed(
+        {"choices": [{"delta": {"tool_calls": calls}, "finish_reason": choice.get("finish_reason")}]}
+    )
+    if data.get("usage"):
+        assembler.usage = TokenUsage.from_litellm(data["usage"])
+    return events + assembler.finish()
+
+
+def completion_text(data: dict[str, Any]) -> tuple[str, TokenUsage]:
+    message = data["choices"][0].get("message") or {}
+    usage = data.get("usage")
+    return str(message.get("content") or ""), TokenUsage.from_litellm(usage) if usage else TokenUsage()

@@ -1,0 +1,46 @@
+"""`/permissions`: the session's grants and the saved allow rules in one list, and `remove RULE`
+that takes effect at once (the running policy forgets it; a saved rule also leaves .agent-tui.toml).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent_tui.ui.widgets.session_view import SessionView
+
+USAGE = "/permissions remove RULE drops one (at once)."
+
+
+async def run(view: SessionView, argument: str) -> None:
+    from agent_tui.allow_rules import project_rules, remove_rule
+
+    session = view.session
+    policy = session.runner.policy if session is not None else None
+    workspace = session.workspace if session is not None else None
+    words = argument.split(maxsplit=1)
+    if words and words[0] == "remove":
+        if len(words) < 2:
+            view.app.notify(f"Usage: {USAGE}", severity="warning")
+            return
+        rule = words[1].strip()
+        revoked = policy.revoke(rule) if policy is not None else False
+        saved = remove_rule(rule, workspace)
+        if revoked or saved:
+            where = " and from .agent-tui.toml" if saved else ""
+            view.app.notify(f"Removed {rule}{where}: the next such call asks first.")
+        else:
+            view.app.notify(f"No rule {rule!r}: /permissions lists them.", severity="warning")
+        return
+    rows = list(policy.grants()) if policy is not None else []
+    saved_rules = project_rules(workspace)
+    listed = {rule for rule, _ in rows}
+    rows += [(rule, "config") for rule in saved_rules if rule not in listed]
+    lines = []
+    for rule, where in rows:
+        label = (
+            "this session" if where == "session" else (".agent-tui.toml" if rule in saved_rules else "config")
+        )
+        lines.append(f"  {rule:<32} {label}")
+    listing = "\n".join(lines) or "  (none: every change asks first)"
+    view.app.notify(f"Allowed without asking:\n{listing}\n{USAGE}", timeout=12)

@@ -1,0 +1,124 @@
+"""SIGTERM, SIGHUP and SIGKILL of a real agent-tui process while a command runs: the command's
+whole process group dies with the agent (`(sleep 15; touch X)` used to finish after exit), the
+run exits 143 / 129 in one line, the session is saved, and the next turn works."""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from agent_tui.tools.bash import _group_alive
+from testkit.fake_openai import Reply
+from tests.test_headless import flags
+
+
+def start_cli(args: list[str], cwd: Path, **kwargs) -> subprocess.Popen:
+    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    return subprocess.Popen(
+        [sys.executable, "-m", "agent_tui", *args],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **kwargs,
+    )
+
+
+def read_fifo(path: Path, proc: subprocess.Popen | None = None, timeout: float = 60) -> str:
+    """What the command writes into the fifo: the event that it is running (bounded wait)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    data = b""
+    try:
+        deadline = time.monotonic() + timeout
+        while not data.endswith(b"\n"):
+            if time.monotonic() > deadline or (proc is not None and proc.poll() is not None):
+                raise AssertionError(f"the command never wrote to the fifo (got {data!r})")
+            ready, _, _ = select.select([fd], [], [], 0.2)
+            if ready:
+                data += os.read(fd, 100)
+    finally:
+        os.close(fd)
+    return data.decode()
+
+
+def wait_group_gone(pgid: int, timeout: float = 15) -> bool:
+    """Poll the process table until no live process is left in the group (bounded)."""
+    deadline = time.monotonic() + timeout
+    while _group_alive(pgid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def long_command(tmp_path: Path) -> tuple[str, Path, Path]:
+    fifo, marker = tmp_path / "started", tmp_path / "X"
+    os.mkfifo(fifo)
+    return f"echo $$ > {fifo}; (sleep 15; touch {marker})", fifo, marker
+
+
+def kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+class TestHeadlessSignals:
+    @pytest.mark.parametrize(("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+    def test_signal_cancels_the_turn_kills_the_group_and_saves(self, server, workspace, tmp_path, sig, code):
+        """SIGTERM/SIGHUP while `(sleep 15; touch X)` runs: exit 143/129 with one line, the
+        group is dead at exit, and `run --continue` answers the next turn."""
+        db = tmp_path / "s.db"
+        command, fifo, marker = long_command(tmp_path)
+        server.enqueue(Reply(tool_calls=[("bash", {"command": command})]))
+        proc = start_cli(["run", "go", "--yes", *flags(server, db)], workspace)
+        pgid = int(read_fifo(fifo, proc))
+        try:
+            proc.send_signal(sig)
+            _, stderr = proc.communicate(timeout=30)
+            assert proc.returncode == code, stderr
+            assert not _group_alive(pgid) and not marker.exists()
+            assert "Traceback" not in stderr
+            assert "interrupted; the session is saved" in stderr
+        finally:
+            kill_group(pgid)
+
+        server.enqueue(Reply(text="next turn works"))
+        done = subprocess.run(
+            [sys.executable, "-m", "agent_tui", "run", "again", "--continue", *flags(server, db)],
+            cwd=workspace,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == "next turn works"
+        sent = server.requests[-1]["messages"]
+        calls = [c["id"] for m in sent if m["role"] == "assistant" for c in m.get("tool_calls") or []]
+        answered = {m.get("tool_call_id") for m in sent if m["role"] == "tool"}
+        assert calls and set(calls) <= answered
+
+    def test_sigkill_of_the_agent_still_kills_the_group(self, server, workspace, tmp_path):
+        """SIGKILL leaves no handler to run: the watchdog sees its pipe close and kills the
+        command's group (PR_SET_PDEATHSIG would reach bash only, not the subshell)."""
+        db = tmp_path / "k.db"
+        command, fifo, marker = long_command(tmp_path)
+        server.enqueue(Reply(tool_calls=[("bash", {"command": command})]))
+        proc = start_cli(["run", "go", "--yes", *flags(server, db)], workspace)
+        pgid = int(read_fifo(fifo, proc))
+        try:
+            proc.kill()
+            proc.communicate(timeout=30)
+            assert wait_group_gone(pgid), "the command's group outlived a SIGKILLed agent"
+            assert not marker.exists()
+        finally:
+            kill_group(pgid)

@@ -1,0 +1,166 @@
+"""The real TUI in a real pseudo-terminal, signalled while a turn runs or a modal is open, and
+with its terminal gone: it exits 143 / 129 within seconds, the running command's group dies
+and the interruption is saved. (Before, a TUI whose terminal went away could sit for ever with
+its main thread blocked on Textual's writer queue; SIGTERM's Python handler never ran.)"""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import os
+import re
+import select
+import signal
+import struct
+import subprocess
+import sys
+import termios
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from agent_tui.tools.bash import _group_alive
+from testkit.fake_openai import Reply
+from tests.test_headless import flags
+from tests.test_signals import kill_group, read_fifo
+
+ANSI = re.compile(rb"\x1b\[[0-9;?<>=]*[A-Za-z~]|\x1b\][^\x07]*\x07")
+
+
+class Terminal:
+    """agent-tui on the slave side of a pty; the master side is read continuously."""
+
+    def __init__(self, args: list[str], cwd: Path, home: Path) -> None:
+        master, slave = os.openpty()
+        fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))
+        env = {
+            **os.environ,
+            "TERM": "xterm-256color",
+            "AGENT_TUI_HOME": str(home),
+            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        }
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "agent_tui", *args],
+            cwd=cwd,
+            env=env,
+            preexec_fn=lambda: os.login_tty(slave),  # a controlling tty: SIGHUP on close
+        )
+        os.close(slave)
+        self.master: int | None = master
+        self.output = bytearray()
+        self._lock = threading.Lock()
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _drain(self) -> None:
+        while self.master is not None:
+            try:
+                ready, _, _ = select.select([self.master], [], [], 0.1)
+                if ready:
+                    data = os.read(self.master, 65536)
+                    if not data:
+                        return
+                    with self._lock:
+                        self.output += data
+            except (OSError, TypeError, ValueError):
+                return
+
+    def text(self) -> str:
+        with self._lock:
+            return ANSI.sub(b"", bytes(self.output)).decode("utf-8", "replace")
+
+    def wait_for(self, needle: str, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while needle not in self.text():
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                raise AssertionError(f"{needle!r} never appeared on the terminal")
+            time.sleep(0.05)
+
+    def type(self, text: str) -> None:
+        assert self.master is not None
+        os.write(self.master, text.encode())
+
+    def hang_up(self) -> None:
+        """Close the terminal (what killing a tmux window does): the kernel sends SIGHUP."""
+        master, self.master = self.master, None
+        if master is not None:
+            os.close(master)
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.hang_up()
+
+
+@pytest.fixture
+def tui_setup(server, workspace, tmp_path, isolated_home):
+    fifo, marker = tmp_path / "started", tmp_path / "X"
+    os.mkfifo(fifo)
+    (workspace / "run.sh").write_text(f"echo $$ > {fifo}; (sleep 15; touch {marker})\n")
+    config = isolated_home / "config"
+    config.mkdir(parents=True)
+    (config / "config.toml").write_text('[tools]\nallow = ["bash:sh run.sh"]\n')
+    return fifo, marker
+
+
+def saved_interruption(db: Path) -> bool:
+    from agent_tui.store import open_store
+
+    async def check() -> bool:
+        store = await open_store(db)
+        try:
+            sessions = await store.sessions.list()
+            history = await store.sessions.load_for_resume(sessions[0].id)
+            return any("cancelled by the user" in str(m.content) for m in history)
+        finally:
+            await store.close()
+
+    return asyncio.run(check())
+
+
+class TestTuiSignals:
+    @pytest.mark.parametrize("how", ["SIGTERM", "hang-up"])
+    def test_running_command_dies_with_the_tui(
+        self, server, workspace, tmp_path, isolated_home, tui_setup, how
+    ):
+        """A turn runs `(sleep 15; touch X)`: SIGTERM (terminal still there) exits 143, a
+        closed terminal exits 129; the group is dead and the cancelled call saved."""
+        fifo, marker = tui_setup
+        db = tmp_path / "t.db"
+        server.enqueue(Reply(tool_calls=[("bash", {"command": "sh run.sh"})]))
+        term = Terminal(flags(server, db), workspace, isolated_home)
+        pgid = None
+        try:
+            term.wait_for("Ask anything")
+            term.type("go\r")
+            pgid = int(read_fifo(fifo, term.proc))
+            if how == "SIGTERM":
+                term.proc.send_signal(signal.SIGTERM)
+            else:
+                term.hang_up()
+            code = term.proc.wait(timeout=30)
+            assert code == (143 if how == "SIGTERM" else 129)
+            assert not _group_alive(pgid) and not marker.exists()
+        finally:
+            term.close()
+            if pgid:
+                kill_group(pgid)
+        assert saved_interruption(db)
+
+    def test_sigterm_with_the_approval_modal_open(
+        self, server, workspace, tmp_path, isolated_home, tui_setup
+    ):
+        """A command waiting for approval (modal open): SIGTERM still exits 143 promptly."""
+        db = tmp_path / "m.db"
+        server.enqueue(Reply(tool_calls=[("bash", {"command": "echo needs-approval-zq"})]))
+        term = Terminal(flags(server, db), workspace, isolated_home)
+        try:
+            term.wait_for("Ask anything")
+            term.type("go\r")
+            term.wait_for("needs-approval-zq")
+            term.proc.send_signal(signal.SIGTERM)
+            assert term.proc.wait(timeout=30) == 143
+        finally:
+            term.close()
