@@ -1,6 +1,7 @@
 """Persistent approval rules in the project's `.agent-tui.toml` (`[tools] allow = [...]`).
 
-"Always allow" in the approval modal and `/permissions` edit the file in place: only the `allow`
+"Always allow" in the approval modal and `/permissions` edit the file in place (and keep the
+folder trusted, see trust.keep_after_own_edit): only the `allow`
 array of the `[tools]` table is rewritten, so the user's comments and other settings survive.
 The result is parsed again before it is written; a file we cannot edit safely is left untouched.
 """
@@ -48,8 +49,15 @@ def _with_allow(text: str, rules: list[str]) -> str:
 
 
 def _write(rules: list[str], cwd: Path | None) -> Path:
+    from agent_tui import trust
+
     path = paths.project_config_file(cwd)
     text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    before_hash = trust.content_hash(path.parent)
+    try:
+        before = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        before = {"tools": {"unreadable": True}}  # needs trust: never trusted by our edit
     new = _with_allow(text, rules)
     try:
         parsed = tomllib.loads(new)
@@ -58,6 +66,7 @@ def _write(rules: list[str], cwd: Path | None) -> Path:
     if parsed.get("tools", {}).get("allow") != rules:
         raise ConfigError(f"{path}: could not update [tools] allow safely; edit it by hand")
     path.write_text(new, encoding="utf-8")
+    trust.keep_after_own_edit(path.parent, before_hash, before)
     return path
 
 

@@ -10,7 +10,16 @@ from pathlib import Path
 import typer
 
 from agent_tui import __version__
-from agent_tui.commands import blobs_cmd, config_cmd, db_cmd, loop_cmd, mcp_cmd, run_cmd, sessions_cmd
+from agent_tui.commands import (
+    blobs_cmd,
+    config_cmd,
+    db_cmd,
+    loop_cmd,
+    mcp_cmd,
+    run_cmd,
+    sessions_cmd,
+    trust_cmd,
+)
 
 app = typer.Typer(
     help="A terminal agent shell whose edge is context management.",
@@ -23,6 +32,7 @@ app.add_typer(mcp_cmd.app, name="mcp")
 app.add_typer(sessions_cmd.app, name="sessions")
 app.add_typer(blobs_cmd.app, name="blobs")
 app.add_typer(db_cmd.app, name="db")
+app.add_typer(trust_cmd.app, name="trust")
 app.command("run")(run_cmd.run)
 app.command("loop")(loop_cmd.loop)
 
@@ -61,10 +71,13 @@ def launch(
 
     setup_logging()
     shutdown.install()  # SIGTERM / SIGHUP: running turns cancelled, exit 143 / 129
-    loaded = load_or_fail(model_overrides(model, api_base, context_window, max_output_tokens, db, sandbox))
+    overrides = model_overrides(model, api_base, context_window, max_output_tokens, db, sandbox)
+    loaded = load_or_fail(overrides)
     from agent_tui.commands.tui import launch_tui
 
-    code = launch_tui(loaded.config, continue_=continue_, session_id=session)
+    code = launch_tui(
+        loaded.config, continue_=continue_, session_id=session, loaded=loaded, overrides=overrides
+    )
     if code:
         raise typer.Exit(code)
 

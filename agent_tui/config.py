@@ -92,12 +92,16 @@ class ToolsSettings:
     """Seconds one grep / grep_result / blob search may spend before it stops with a note."""
     max_output_bytes: int = 256 << 20
     """Bytes one command may print; past it its process group is killed (the part is kept)."""
+    env_passthrough: list[str] = field(default_factory=list)
+    """Secret-looking variables (`*KEY*`, `*TOKEN*`…) bash and MCP servers still get, by name."""
 
 
 @dataclass(frozen=True)
 class StoreSettings:
     db: str | None = None
     """Database path; default in the user data dir."""
+    recall_scope: str = "project"
+    """`project`: other projects' outputs need approval once per session; `all`: never ask."""
 
 
 @dataclass(frozen=True)
@@ -119,6 +123,23 @@ class McpSettings:
     servers: dict[str, Any] = field(default_factory=dict)
     """`[mcp.servers.NAME]` tables with command, args, env."""
     startup_timeout: float = 20.0
+    trust_annotations: list[str] = field(default_factory=list)
+    """Servers whose `readOnlyHint` may skip approval (user config only)."""
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Not a config section: which effective values came from the project file."""
+
+    project_keys: frozenset[str] = frozenset()
+    """`section.key` set by the (trusted) project's .agent-tui.toml."""
+
+    @property
+    def api_key_allowed(self) -> bool:
+        """A key goes to an api_base only if the api_base is the user's own, or the same
+        project file that chose it also names the key's variable."""
+        keys = self.project_keys
+        return "model.api_base" not in keys or "model.api_key_env" in keys
 
 
 @dataclass(frozen=True)
@@ -160,6 +181,7 @@ class Config:
     mcp: McpSettings = field(default_factory=McpSettings)
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     provider: ProviderSettings = field(default_factory=ProviderSettings)
+    provenance: Provenance = field(default_factory=Provenance, metadata={"section": False})
 
     def tool_output_budget(self, window: int) -> int:
         if self.tool_output.budget_tokens is not None:
@@ -171,6 +193,7 @@ class Config:
 _SECTION_TYPES: dict[str, type] = {
     f.name: f.default_factory  # type: ignore[misc]  # every Config field has a section factory
     for f in dataclasses.fields(Config)
+    if f.metadata.get("section", True)
 }
 _HINTS = {name: typing.get_type_hints(cls) for name, cls in _SECTION_TYPES.items()}
 
@@ -182,6 +205,12 @@ class LoadedConfig:
     config: Config
     sources: dict[str, str]
     files: list[Path]
+    trust: str = "trusted"
+    """The project folder's trust state: trusted, untrusted, changed (trust.TrustState)."""
+    ignored: tuple[str, ...] = ()
+    """Project-file keys left out because the folder is not trusted."""
+    notices: list[str] = field(default_factory=list)
+    """Lines the user must see at start: what was ignored, where no key is sent."""
 
 
 def _describe(tp: Any) -> str:
@@ -286,30 +315,58 @@ def load_config(
     overrides: Mapping[str, Mapping[str, Any]] | None = None,
     cwd: Path | None = None,
     env: Mapping[str, str] | None = None,
+    trusted: bool | None = None,
 ) -> LoadedConfig:
-    """Merge defaults, user file, project file, environment and `overrides` (CLI flags)."""
+    """Merge defaults, user file, project file, environment and `overrides` (CLI flags).
+
+    The project file applies in full only in a trusted folder (`trusted=None`: as the trust
+    store says; True: `--trust`); otherwise only its harmless keys (trust.py)."""
+    from agent_tui import trust as folder_trust
+
     env = os.environ if env is None else env
     merged: dict[str, dict[str, Any]] = {}
     sources: dict[str, str] = {}
     read: list[Path] = []
-    for path in config_files(cwd):
-        if path.is_file():
-            data = read_toml(path)
-            if path == paths.project_config_file(cwd):
-                data = _project_keeps_sandbox(data, merged.get("sandbox", {}), path)
-            _apply(merged, sources, data, str(path))
-            read.append(path)
+    state: folder_trust.TrustState = "trusted"
+    ignored: tuple[str, ...] = ()
+    notices: list[str] = []
+    user_file, project_file = config_files(cwd)
+    if user_file.is_file():
+        _apply(merged, sources, read_toml(user_file), str(user_file))
+        read.append(user_file)
+    if project_file.is_file():
+        data = read_toml(project_file)
+        _apply({}, {}, data, str(project_file))  # every key is checked, applied or not
+        data = _project_keeps_sandbox(data, merged.get("sandbox", {}), project_file)
+        folder = project_file.parent
+        state = "trusted" if trusted else folder_trust.state(folder)
+        split = folder_trust.filter_project(data, state == "trusted")
+        _apply(merged, sources, split.kept, str(project_file))
+        read.append(project_file)
+        ignored = split.ignored
+        if ignored:
+            notices.append(folder_trust.untrusted_notice(folder, ignored, state))
+        if split.user_only:
+            notices.append(folder_trust.user_only_notice(split.user_only))
     if env.get("AGENT_TUI_MODEL"):
         _apply(merged, sources, {"model": {"name": env["AGENT_TUI_MODEL"]}}, "env AGENT_TUI_MODEL")
     if overrides:
         cleaned = {s: {k: v for k, v in t.items() if v is not None} for s, t in overrides.items()}
         _apply(merged, sources, cleaned, "command line")
-    config = Config(**{n: cls(**merged.get(n, {})) for n, cls in _SECTION_TYPES.items()})
+    project_keys = frozenset(k for k, origin in sources.items() if origin == str(project_file))
+    config = Config(
+        **{n: cls(**merged.get(n, {})) for n, cls in _SECTION_TYPES.items()},
+        provenance=Provenance(project_keys),
+    )
     from agent_tui.config_checks import check_config  # ranges and allow-rule syntax
 
     check_config(config, sources)
     _validate(config)
-    return LoadedConfig(config=config, sources=sources, files=read)
+    if config.model.api_base and not config.provenance.api_key_allowed:
+        notices.append(folder_trust.KEY_WITHHELD_NOTICE)
+    return LoadedConfig(
+        config=config, sources=sources, files=read, trust=state, ignored=ignored, notices=notices
+    )
 
 
 _STRICTNESS = {"off": 0, "workspace-write": 1, "read-only": 2}
@@ -353,6 +410,8 @@ def _validate(config: Config) -> None:
         )
     if not 0 < config.compaction.target_ratio < 1:
         raise ConfigError("compaction.target_ratio must be between 0 and 1")
+    if config.store.recall_scope not in ("project", "all"):
+        raise ConfigError(f'store.recall_scope must be "project" or "all", got {config.store.recall_scope!r}')
     modes = ("workspace-write", "read-only", "off")  # tools/sandbox.py MODES; not imported: start-up
     if config.sandbox.mode not in modes:
         raise ConfigError(f"sandbox.mode must be one of {', '.join(modes)}, got {config.sandbox.mode!r}")
@@ -373,6 +432,8 @@ def flatten(config: Config) -> dict[str, Any]:
     """`section.key -> value` for display."""
     out: dict[str, Any] = {}
     for section in dataclasses.fields(config):
+        if not section.metadata.get("section", True):
+            continue
         values = getattr(config, section.name)
         for f in dataclasses.fields(values):
             out[f"{section.name}.{f.name}"] = getattr(values, f.name)

@@ -134,8 +134,13 @@ class AppServices:
         cfg = self.config
         model = cfg.model.name
         assert model is not None
+        # Keys stay with their provider: an api_base a project file chose gets no key of the user's.
+        keyed = cfg.provenance.api_key_allowed
+        key_env = cfg.model.api_key_env if keyed else None
         timing = provider_settings(cfg)
-        provider = Provider(model, api_base=cfg.model.api_base, api_key_env=cfg.model.api_key_env, **timing)
+        provider = Provider(
+            model, api_base=cfg.model.api_base, api_key_env=key_env, env_key_for_api_base=keyed, **timing
+        )
         registry = ToolRegistry()
         for tool in [*builtin_tools(), *context_tools(), *self.extra_tools]:
             registry.register(tool)
@@ -162,7 +167,16 @@ class AppServices:
             notice_feed=self.mcp.notices if self.mcp is not None else None,
         )
         # tool_search ranks and promotes through the prompt assembler, which owns deferral.
-        services = ToolServices(store=self.store, tools=prompts, sandbox=self.sandbox)
+        from agent_tui.tools.env import SessionEnv
+
+        services = ToolServices(
+            store=self.store,
+            tools=prompts,
+            sandbox=self.sandbox,
+            projects=policy,
+            recall_scope=cfg.store.recall_scope,
+            env=SessionEnv(cfg.tools.env_passthrough),
+        )
         runner = ToolRunner(
             registry=registry,
             policy=policy,
@@ -186,7 +200,8 @@ class AppServices:
                 Provider(
                     summary_name,
                     api_base=local,
-                    api_key_env=cfg.model.api_key_env if local else None,
+                    api_key_env=key_env if local else None,
+                    env_key_for_api_base=keyed,
                     **timing,
                 )
             )

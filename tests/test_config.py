@@ -30,7 +30,7 @@ class TestLayering:
             '[model]\nname = "user-model"\ncontext_window = 1000\n[agent]\nwarn_at = 0.7\n',
         )
         project = write(tmp_path / ".agent-tui.toml", '[model]\nname = "project-model"\n')
-        loaded = load_config(cwd=tmp_path, env={})
+        loaded = load_config(cwd=tmp_path, env={}, trusted=True)
         assert loaded.config.model.name == "project-model"
         assert loaded.config.model.context_window == 1000
         assert loaded.sources["model.name"] == str(project)

@@ -76,7 +76,7 @@ class TestPrefixRules:
             ("git status -s", "git status"),
             ("pytest -q tests/x.py", "pytest"),
             ("python -m pytest -q", "python -m pytest"),
-            ("npm run build", "npm run"),
+            ("npm run build", "npm run build"),
             ("ls -la", "ls"),
             ("git -c alias.x=!sh x", None),
             ("git", None),

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from agent_tui.agent.base_prompt import base_prompt
 from agent_tui.context.deferral import DEFERRAL_ORDER, Selection, ToolSelector, rank
 from agent_tui.context.memory import UserPrompts
-from agent_tui.context.prompt import PromptBuilder, rules_section, status_note
+from agent_tui.context.prompt import PromptBuilder, load_rules, status_note
 from agent_tui.context.prompt_sections import PromptSection
 from agent_tui.llm import cache
 
@@ -91,7 +91,7 @@ class PromptAssembler:
         """A list others append warnings to (the MCP manager's); read from where we left off."""
         self._feed_seen = 0  # a warning from before this session began is still news to it
         self._base = PromptSection("base", base_prompt(workspace))
-        self._rules = rules_section(workspace)
+        self._rules, rules_problem = load_rules(workspace)
         self.extra_sections = list(extra_sections)
         self._wire: dict[Message, dict[str, Any]] = {}
         self._wire_seen: list[Message] = []
@@ -99,6 +99,8 @@ class PromptAssembler:
         self._anchor: str | None = None
         self._said: set[str] = set()
         self._pending_notices: list[str] = []
+        if rules_problem:
+            self._notice(rules_problem)
         if SEARCH_TOOL not in registry:
             from agent_tui.tools.tool_search import ToolSearchTool
 
@@ -111,7 +113,9 @@ class PromptAssembler:
 
     # -- sections --------------------------------------------------------------------------
     def reload_rules(self) -> None:
-        self._rules = rules_section(self.workspace)
+        self._rules, problem = load_rules(self.workspace)
+        if problem:
+            self._notice(problem)
 
     def activate_skill(self, name: str) -> str:
         """Turn a skill on for this session; returns its description. ValueError if unknown."""

@@ -30,11 +30,23 @@ def fail_startup(message: str, code: int = 1) -> NoReturn:
     fail(f"{message} (log: {current_log()})", code)
 
 
-def load_or_fail(overrides: dict[str, dict[str, Any]] | None = None, cwd: Path | None = None) -> LoadedConfig:
+def load_or_fail(
+    overrides: dict[str, dict[str, Any]] | None = None,
+    cwd: Path | None = None,
+    *,
+    trusted: bool | None = None,
+    notify: bool = False,
+) -> LoadedConfig:
+    """The merged config, or a one-line error. `trusted=True` is `--trust`; `notify` prints the
+    trust notices (what the project file may not do) on stderr."""
     try:
-        return load_config(overrides=overrides, cwd=cwd)
+        loaded = load_config(overrides=overrides, cwd=cwd, trusted=trusted or None)
     except ConfigError as exc:
         fail_startup(str(exc), 2)
+    if notify:
+        for line in loaded.notices:
+            typer.echo(f"agent-tui: {line}", err=True)
+    return loaded
 
 
 def model_overrides(

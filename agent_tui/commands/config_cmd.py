@@ -18,7 +18,7 @@ def show() -> None:
     """Print every setting, its value and where it came from."""
     from agent_tui.config import flatten
 
-    loaded = load_or_fail()
+    loaded = load_or_fail(notify=True)
     for key, value in flatten(loaded.config).items():
         origin = loaded.sources.get(key, "default")
         typer.echo(f"{key} = {value!r}    # {origin}")

@@ -214,6 +214,7 @@ def loop(
     context_window: int | None = typer.Option(None, "--context-window", help="Window override."),
     db: Path | None = typer.Option(None, "--db", help="SQLite database path."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Allow every tool without asking."),
+    trust: bool = typer.Option(False, "--trust", help="Trust this folder's .agent-tui.toml for this run."),
     sandbox: str | None = typer.Option(None, "--sandbox", help=SANDBOX_HELP),
     as_json: bool = typer.Option(False, "--json", help="One JSON event per line."),
 ) -> None:
@@ -239,7 +240,7 @@ def loop(
         "summarize_every": summarize_every,
         "stall_limit": stall_limit,
     }
-    loaded = load_or_fail(overrides)
+    loaded = load_or_fail(overrides, trusted=trust, notify=True)
     s = loaded.config.loop
     for name, value in (
         ("loop.max_iterations", s.max_iterations),

@@ -66,7 +66,7 @@ def list_servers(
 
     setup_logging()
     overrides = {"mcp": {"startup_timeout": timeout}} if timeout else None
-    config = load_or_fail(overrides).config
+    config = load_or_fail(overrides, notify=True).config
     if not config.mcp.servers:
         if as_json:
             typer.echo(json.dumps({"servers": []}))

@@ -162,7 +162,12 @@ def run(
         False, "--continue", "-c", help="Resume the newest session of this directory."
     ),
     db: Path | None = typer.Option(None, "--db", help="SQLite database path."),
-    yes: bool = typer.Option(False, "--yes", "-y", help="Allow every tool without asking."),
+    yes: bool = typer.Option(
+        False, "--yes", "-y", help="Allow every tool without asking (protected paths included)."
+    ),
+    trust: bool = typer.Option(
+        False, "--trust", help="Trust this folder's .agent-tui.toml for this run (see `agent-tui trust`)."
+    ),
     sandbox: str | None = typer.Option(None, "--sandbox", help=SANDBOX_HELP),
     as_json: bool = typer.Option(False, "--json", help="One JSON event per line."),
     compact: bool = typer.Option(False, "--compact", help="Compact the session first."),
@@ -175,7 +180,11 @@ def run(
     text = _read_prompt(prompt)
     if not text.strip() and not compact:
         fail("no prompt given (pass PROMPT, or `-` to read stdin)", 2)
-    loaded = load_or_fail(model_overrides(model, api_base, context_window, max_output_tokens, db, sandbox))
+    loaded = load_or_fail(
+        model_overrides(model, api_base, context_window, max_output_tokens, db, sandbox),
+        trusted=trust,
+        notify=True,
+    )
     # SIGTERM / SIGHUP cancel the turn like Ctrl-C (saved), then exit 143 / 129.
     code = run_headless(
         lambda: _run(

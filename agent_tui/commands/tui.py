@@ -1,30 +1,78 @@
 """`agent-tui` with no sub-command: open the Textual app.
 
 Only the app's own modules are imported before the first frame; the factory (store, provider,
-litellm) is imported inside the coroutine the app runs in a worker, behind the prompt.
+litellm) is imported inside the coroutine the app runs in a worker, behind the prompt. In an
+untrusted folder whose `.agent-tui.toml` asks for more than harmless settings, that coroutine
+first asks "Do you trust the files in this folder?" (ui/screens/trust.py) and builds the
+services from the answer: nothing the project file asks for starts before it.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from agent_tui.config import Config
+    from agent_tui.config import Config, LoadedConfig
     from agent_tui.factory import AppServices
+    from agent_tui.ui.app import AgentApp
 
 log = logging.getLogger(__name__)
 
 
-def launch_tui(config: Config, *, continue_: bool = False, session_id: str | None = None) -> int:
+def trusting_services(
+    app: Callable[[], AgentApp],
+    loaded: LoadedConfig,
+    overrides: Mapping[str, Mapping[str, Any]] | None = None,
+    workspace: Path | None = None,
+) -> Callable[[], Awaitable[AppServices]]:
+    """The services factory: asks about trust first when the project file has keys to enable."""
+
+    async def services() -> AppServices:
+        from agent_tui import trust
+        from agent_tui.config import ConfigError, load_config
+        from agent_tui.factory import build_services
+
+        folder = workspace or Path.cwd()
+        config, notices = loaded.config, list(loaded.notices)
+        if loaded.ignored:
+            from agent_tui.ui.screens.trust import TrustScreen
+
+            screen = TrustScreen(folder, loaded.ignored, changed=loaded.trust == "changed")
+            if await app().push_screen_wait_safe(screen):
+                trust.add(folder)
+                try:
+                    again = load_config(overrides=overrides, cwd=folder, trusted=True)
+                except ConfigError as exc:
+                    app().notify(str(exc), severity="error")
+                else:
+                    config, notices = again.config, list(again.notices)
+        for line in notices:
+            app().notify(line, severity="warning", timeout=15)
+        return await build_services(config, workspace=folder)
+
+    return services
+
+
+def launch_tui(
+    config: Config,
+    *,
+    continue_: bool = False,
+    session_id: str | None = None,
+    loaded: LoadedConfig | None = None,
+    overrides: Mapping[str, Mapping[str, Any]] | None = None,
+) -> int:
     """Run the app until the user quits; returns the exit code."""
     from agent_tui.ui.app import AgentApp
 
-    async def services() -> AppServices:
+    async def plain() -> AppServices:
         from agent_tui.factory import build_services
 
         return await build_services(config)
 
-    app = AgentApp(services, continue_=continue_, session_id=session_id, theme_name=config.ui.theme)
+    factory = trusting_services(lambda: app, loaded, overrides) if loaded is not None else plain
+    app = AgentApp(factory, continue_=continue_, session_id=session_id, theme_name=config.ui.theme)
     app.run()
     return app.return_code or 0

@@ -57,11 +57,15 @@ def remember(text: str, path: Path | None = None) -> Path:
 
 
 def read_limited(path: Path, max_bytes: int) -> str:
-    """The file's text, cut at `max_bytes` with a marker saying so."""
-    raw = path.read_bytes()
-    text = raw[:max_bytes].decode("utf-8", errors="replace")
-    if len(raw) > max_bytes:
-        text += f"\n[… {len(raw) - max_bytes} more bytes not loaded from {path.name} …]"
+    """The file's text, cut at `max_bytes` with a marker saying so. Only a regular file is read
+    (safe_read.py): a link to /proc, a device or a FIFO is an OSError. These are the user's own
+    files, so a link into a dotfiles folder is fine."""
+    from agent_tui.context.safe_read import read_confined
+
+    raw, size = read_confined(path, max_bytes)
+    text = raw.decode("utf-8", errors="replace")
+    if size > max_bytes:
+        text += f"\n[… {size - max_bytes} more bytes not loaded from {path.name} …]"
     return text.strip()
 
 

@@ -13,6 +13,7 @@ so in `BuiltPrompt.warning`, which the assembler turns into one notice for the u
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -102,24 +103,39 @@ class PromptBuilder:
 
 
 def find_rules_file(workspace: Path) -> Path | None:
-    """`AGENTS.md`, else `AGENT.md`, else `CLAUDE.md` in the workspace."""
+    """`AGENTS.md`, else `AGENT.md`, else `CLAUDE.md` in the workspace (whatever it is: a link,
+    FIFO or folder by that name is found here and refused by `load_rules`, which says so)."""
     for name in RULES_FILES:
         path = workspace / name
-        if path.is_file():
+        if os.path.lexists(path):
             return path
     return None
 
 
-def rules_section(workspace: Path, max_bytes: int = 32_768) -> PromptSection | None:
+def load_rules(workspace: Path, max_bytes: int = 32_768) -> tuple[PromptSection | None, str | None]:
+    """The rules section, and a one-line problem for the user when the file was refused or
+    unreadable (read like the file tools read: regular, inside the workspace, capped)."""
+    from agent_tui.context.safe_read import UnsafeFile, read_confined
+
     path = find_rules_file(workspace)
     if path is None:
-        return None
+        return None, None
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")[:max_bytes]
+        data, size = read_confined(path, max_bytes, inside=workspace)
+    except UnsafeFile as exc:
+        log.warning("rules file refused: %s", exc)
+        return None, f"Project rules ignored: {exc}."
     except OSError as exc:
         log.warning("cannot read %s: %s", path, exc)
-        return None
-    return PromptSection("rules", f"# Project rules ({path.name})\n{text.strip()}")
+        return None, f"Project rules ignored: cannot read {path.name} ({exc.strerror or exc})."
+    text = data.decode("utf-8", errors="replace")
+    if size > max_bytes:
+        text += f"\n[… {size - max_bytes} more bytes not loaded from {path.name} …]"
+    return PromptSection("rules", f"# Project rules ({path.name})\n{text.strip()}"), None
+
+
+def rules_section(workspace: Path, max_bytes: int = 32_768) -> PromptSection | None:
+    return load_rules(workspace, max_bytes)[0]
 
 
 def status_note(used_fraction: float) -> PromptSection:

@@ -78,6 +78,7 @@ class Provider:
         retry_base_delay: float = 1.0,
         limits: TimeLimits | None = None,
         transport: str = "auto",
+        env_key_for_api_base: bool = True,
     ) -> None:
         self.model = model
         """The model name as configured (what messages show the user)."""
@@ -94,6 +95,9 @@ class Provider:
         """Connect, first byte, silence between chunks, whole call (`[provider]`)."""
         self.route: Route = route_for(model, api_base, transport)
         """Direct HTTP (OpenAI / Anthropic format) or litellm."""
+        self.env_key_for_api_base = env_key_for_api_base
+        """False: never let litellm fill in a key from the environment for `api_base` (one a
+        project file chose must not receive the user's OPENAI_API_KEY); a placeholder goes."""
         self._resolved: tuple[str, dict[str, Any]] | None = None
         self._sent_placeholder = False
         self._encoded = http_openai.EncodedMessages()
@@ -158,7 +162,7 @@ class Provider:
                 raise LLMError("missing_key", f"No API key for {self.model}: set {self.api_key_env}.")
         if self.api_base:
             params["api_base"] = self.api_base
-            if key is None and not self._default_key_present(model):
+            if key is None and (not self.env_key_for_api_base or not self._default_key_present(model)):
                 key = PLACEHOLDER_KEY
         if key is not None:
             params["api_key"] = key
@@ -239,7 +243,10 @@ class Provider:
         return self._litellm_stream(messages, tools, max_tokens)
 
     def _direct_call(self, streamed: bool = True) -> direct.DirectCall:
-        key = direct.key_for(self.route, self.model, self.api_base, self.api_key_env)
+        if self.api_base and not self.env_key_for_api_base:
+            key = PLACEHOLDER_KEY  # a project file's api_base: no key of the user's goes there
+        else:
+            key = direct.key_for(self.route, self.model, self.api_base, self.api_key_env)
         self._sent_placeholder = key == PLACEHOLDER_KEY
         limits = self.limits if streamed else self.limits.unstreamed()
         return direct.DirectCall(self.route, key, self.extra, Clock(limits, self.where), self._encoded)

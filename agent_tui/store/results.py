@@ -92,6 +92,12 @@ class ResultStore:
                 'output footer, or find one with recall(query="…")'
             )
         owner, tool, size, count, _, project = row
+        if parsed.is_uri and parsed.project != project:
+            # The project part is a claim: checked, so a URI cannot pretend to be another's.
+            raise RefNotFound(
+                f"{ref_or_uri!r} names project {parsed.project!r}, but ref {parsed.ref_id} belongs to "
+                f"another project; use its URI {build_uri(project, owner, parsed.ref_id)}"
+            )
         resolved = ResolvedRef(ResultRef(parsed.ref_id, size, count, tool, owner), project, parsed.lines)
         wanted = parsed.session_id if parsed.is_uri else session_id
         if wanted is not None and wanted != owner:

@@ -37,6 +37,9 @@ class ToolSpec:
     read_result); other tools' outputs are offloaded past the threshold."""
     source: Source = "builtin"
     """builtin and context tools are never deferred; mcp and skill tools may be."""
+    hints: str = ""
+    """What an MCP server declares about the tool (`read-only`…): shown when asking, never obeyed
+    unless the user's config trusts that server's annotations."""
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI `tools` entry. Built once per spec so token counts cache by identity."""
@@ -83,6 +86,18 @@ class ToolFinder(Protocol):
     def search_tools(self, query: str, limit: int = 5) -> list[ToolSpec]: ...
 
 
+class ProjectGate(Protocol):
+    """Whether this session may read another project's stored outputs (asks once per project)."""
+
+    async def allow_project(self, project: str, tool_name: str) -> bool: ...
+
+
+class CommandEnv(Protocol):
+    """The environment commands get, and a one-time note on what was withheld (tools/env.py)."""
+
+    def build(self) -> tuple[dict[str, str], str | None]: ...
+
+
 @dataclass(frozen=True)
 class ToolServices:
     """The session's shared parts the context tools use; None where the session has none."""
@@ -93,6 +108,13 @@ class ToolServices:
     """What tool_search asks (the session's PromptAssembler, which owns deferral)."""
     sandbox: Sandbox | None = None
     """The command sandbox bash wraps its command in (tools/sandbox.py); None = no sandbox."""
+    projects: ProjectGate | None = None
+    """Asks before another project's outputs are read (the session's PermissionPolicy); None =
+    no session, nothing to ask."""
+    recall_scope: str = "project"
+    """`all` (the user's config): other projects' outputs without asking."""
+    env: CommandEnv | None = None
+    """The session's scrubbed environment for bash; None = scrub without a note."""
 
 
 @dataclass

@@ -202,6 +202,13 @@ class BashTool:
             return ToolOutput.error(f"timeout must be a number of seconds, got {timeout!r}")
         started = time.monotonic()
         loop = asyncio.get_running_loop()
+        session_env = ctx.services.env
+        if session_env is None:  # no session (a bare tool call): scrubbed, nothing to tell
+            from agent_tui.tools.env import scrubbed
+
+            env, env_note = scrubbed()[0], None
+        else:
+            env, env_note = session_env.build()
         sandbox: Sandbox | None = ctx.services.sandbox
         if sandbox is not None and (not sandbox.active or args.get("unsandboxed") is True):
             sandbox = None  # the policy already asked the user about an unsandboxed run
@@ -212,7 +219,7 @@ class BashTool:
         try:
             if sandbox is not None:
                 argv = await asyncio.to_thread(sandbox.wrap, argv, cwd=ctx.workspace)
-            transport, protocol = await self._spawn(argv, ctx)
+            transport, protocol = await self._spawn(argv, ctx, env)
         except OSError as exc:
             return ToolOutput.error(f"could not start bash in {ctx.workspace}: {exc}")
         proc = asyncio.subprocess.Process(transport, protocol, loop)
@@ -266,6 +273,8 @@ class BashTool:
         else:
             status = f"[exit code {code} · {_format_seconds(duration)}]"
             summary = f"exit {code} · {_format_seconds(duration)}"
+        if env_note:
+            status = f"{status} {env_note}"  # one status line: readers that skip it skip both
         if sandbox is not None:
             notes = await asyncio.to_thread(sandbox.sweep, missing)
             hint = sandbox.blocked_hint(scan, code) if scan is not None and not timed_out else None
@@ -290,7 +299,7 @@ class BashTool:
         )
 
     async def _spawn(
-        self, argv: list[str], ctx: ToolContext
+        self, argv: list[str], ctx: ToolContext, env: dict[str, str]
     ) -> tuple[asyncio.SubprocessTransport, _Protocol]:
         """Start `argv` (bash, or bwrap around it) in its own process group. A cancellation that
         lands while asyncio is still connecting the pipes would otherwise kill bash alone and
@@ -305,7 +314,7 @@ class BashTool:
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.STDOUT,
                 start_new_session=True,  # its own process group: killed as a whole
-                env={**os.environ, **_ENV_OVERRIDES, **children.owner_env()},
+                env={**env, **_ENV_OVERRIDES, **children.owner_env()},  # secrets withheld (tools/env.py)
             )
         )
         try:

@@ -30,6 +30,39 @@ def _store(ctx: ToolContext) -> Store | None:
     return ctx.services.store
 
 
+OTHER_PROJECT_HINT = (
+    "Another project's outputs need the user's approval (or [store] recall_scope = \"all\" in their config)"
+)
+
+
+async def _may_read(ctx: ToolContext, project: str | None, tool_name: str) -> bool:
+    """This project's outputs are free; another's need approval once per session, unless the
+    user's config says `recall_scope = "all"`. Without a policy (no session) nothing is asked."""
+    if project is None or project == str(ctx.workspace) or ctx.services.recall_scope == "all":
+        return True
+    gate = ctx.services.projects
+    if gate is None:
+        return True
+    return await gate.allow_project(project, tool_name)
+
+
+async def _check_ref(ctx: ToolContext, store: Any, ref: str, tool_name: str) -> ToolOutput | None:
+    """An error output when `ref` is another project's and reading it is not allowed."""
+    from agent_tui.store import StoreError
+    from agent_tui.store.conversation import is_range
+
+    resolver = store.transcript.resolve if is_range(ref) else store.results.resolve
+    try:
+        resolved = await resolver(ref, ctx.session_id)
+    except StoreError as exc:
+        return ToolOutput.error(str(exc))
+    if await _may_read(ctx, resolved.project, tool_name):
+        return None
+    return ToolOutput.error(
+        f"{ref} belongs to project {resolved.project}: not allowed. {OTHER_PROJECT_HINT}."
+    )
+
+
 class ReadResult:
     spec = ToolSpec(
         name="read_result",
@@ -65,6 +98,8 @@ class ReadResult:
         from agent_tui.store import StoreError
         from agent_tui.store.conversation import is_range
 
+        if (refused := await _check_ref(ctx, store, str(args["ref_id"]), "read_result")) is not None:
+            return refused
         try:
             if is_range(args["ref_id"]):
                 text = await store.transcript.read(
@@ -117,6 +152,8 @@ class GrepResult:
         from agent_tui.store import StoreError
         from agent_tui.store.conversation import is_range
 
+        if (refused := await _check_ref(ctx, store, str(args["ref_id"]), "grep_result")) is not None:
+            return refused
         try:
             if is_range(args["ref_id"]):
                 text = await store.transcript.grep(
@@ -187,8 +224,29 @@ class Recall:
             stored = await store.results.recall(query, **kwargs) if source != "conversation" else []
         except StoreError as exc:
             return ToolOutput.error(str(exc))
+        withheld: dict[str, int] = {}
+
+        async def allowed(hits: list[Any]) -> list[Any]:
+            kept = []
+            for hit in hits:
+                if await _may_read(ctx, hit.project, "recall"):
+                    kept.append(hit)
+                else:
+                    withheld[hit.project] = withheld.get(hit.project, 0) + 1
+            return kept
+
+        said, stored = await allowed(list(said)), await allowed(list(stored))
+        note = (
+            f"\n[{sum(withheld.values())} match(es) in other projects withheld ("
+            + ", ".join(withheld)
+            + f"). {OTHER_PROJECT_HINT}.]"
+            if withheld
+            else ""
+        )
         if not said and not stored:
-            return ToolOutput(text=f"Nothing said or stored matches {query!r} ({scope}).", summary="0 hits")
+            return ToolOutput(
+                text=f"Nothing said or stored matches {query!r} ({scope}).{note}", summary="0 hits"
+            )
         lines: list[str] = []
         if said:
             lines.append(f"{len(said)} message(s) match {query!r} (read_result(ref_id=…) shows one whole):")
@@ -203,7 +261,7 @@ class Recall:
             for out in stored:
                 handle = out.ref.id if out.session_id == ctx.session_id else out.uri
                 lines.append(f"- {handle} {out.ref.tool_name}: {' '.join(str(out.snippet).split())}")
-        return ToolOutput(text="\n".join(lines), summary=f"{len(said) + len(stored)} hits")
+        return ToolOutput(text="\n".join(lines) + note, summary=f"{len(said) + len(stored)} hits")
 
 
 class CompactContext:

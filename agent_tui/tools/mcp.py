@@ -101,6 +101,23 @@ def tool_name(server: str, tool: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]", "_", f"{server}__{tool}")[:MAX_TOOL_NAME]
 
 
+def describe_hints(hints: Any) -> str:
+    """The annotations a server declares, in words (empty when none)."""
+    if hints is None:
+        return ""
+    words = [
+        word
+        for flag, word in (
+            ("read_only_hint", "read-only"),
+            ("destructive_hint", "destructive"),
+            ("idempotent_hint", "idempotent"),
+            ("open_world_hint", "reaches outside"),
+        )
+        if getattr(hints, flag, None)
+    ]
+    return ", ".join(words)
+
+
 def result_text(result: Any) -> tuple[str, bool]:
     """An MCP CallToolResult as (text, is_error); binary parts are described, not inlined."""
     parts: list[str] = []
@@ -130,12 +147,17 @@ class McpTool:
         schema = dict(remote.input_schema or {})
         schema.setdefault("type", "object")
         hints = remote.annotations
+        read_only = bool(hints is not None and hints.read_only_hint)
+        # A server's word that a tool only reads is the server's, not ours: it skips approval
+        # only when the user's own config trusts this server's annotations.
+        trusted = server.config.name in server.manager.trusted_annotations
         self.spec = ToolSpec(
             name=tool_name(server.config.name, remote.name),
             description=(remote.description or remote.name).strip(),
             parameters=schema,
-            mutates=not (hints is not None and hints.read_only_hint),
+            mutates=not (read_only and trusted),
             source="mcp",
+            hints=describe_hints(hints),
         )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
@@ -255,7 +277,12 @@ class McpServer:
                 self._fail(f"command not found: {c.command}")
                 return
             argv = await asyncio.to_thread(sandbox.wrap, [found, *c.args], cwd=cwd, network=c.network)
-        params = StdioServerParameters(command=argv[0], args=argv[1:], env=dict(c.env), cwd=cwd)
+        # The SDK hands on only a few safe variables (HOME, PATH…); [tools] env_passthrough adds
+        # the ones the user named, and the server's own env table wins.
+        from agent_tui.tools.env import passed_through
+
+        env = {**passed_through(self.manager.env_passthrough), **c.env}
+        params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=cwd)
         errlog = self.log_path.open("a", encoding="utf-8")
         try:
             transport = _watched(stdio_client(params, errlog=errlog), self._closed.set)
@@ -372,9 +399,14 @@ class McpManager:
         problems: Sequence[str] = (),
         log_dir: Path | None = None,
         sandbox: Sandbox | None = None,
+        trusted_annotations: Sequence[str] = (),
+        env_passthrough: Sequence[str] = (),
     ) -> None:
         self.configs = servers
         self.sandbox = sandbox
+        self.env_passthrough = tuple(env_passthrough)
+        self.trusted_annotations = frozenset(trusted_annotations)
+        """Servers whose readOnlyHint may skip approval ([mcp] trust_annotations, user config)."""
         self.workspace = workspace
         self.startup_timeout = startup_timeout
         self.log_dir = log_dir or paths.state_dir() / "mcp"
@@ -394,6 +426,8 @@ class McpManager:
             startup_timeout=config.mcp.startup_timeout,
             problems=problems,
             sandbox=sandbox,
+            trusted_annotations=config.mcp.trust_annotations,
+            env_passthrough=config.tools.env_passthrough,
         )
 
     def start(self) -> None:

@@ -20,81 +20,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from agent_tui.tools.prefixes import SHELL_META, suggest_prefix
+from agent_tui.tools.protected import PATH_TOOLS, protected_reason
+
 if TYPE_CHECKING:
     from agent_tui.tools.base import ToolSpec
     from agent_tui.tools.sandbox import Sandbox
 
 log = logging.getLogger(__name__)
 
-HEADLESS_HINT = "Re-run with --yes or add a rule to [tools] allow in .agent-tui.toml"
+__all__ = ["ApprovalDecision", "ApprovalRequest", "PermissionPolicy", "suggest_prefix"]
 
-_SHELL_META = re.compile(r"[;&|`<>\n\r]|\$\(")
-"""Chaining, pipes, backgrounding, substitution and redirection: what may not follow a prefix."""
+HEADLESS_HINT = (
+    "Re-run with --yes or add a rule to [tools] allow in your config "
+    "(or in .agent-tui.toml of a trusted folder)"
+)
+PROTECTED_HINT = "No allow rule covers a protected path; only --yes (or answering the question) does"
 
-# Commands whose first word is only a launcher: their prefix is the first two (or three) words.
-_SUBCOMMAND_TOOLS = frozenset(
-    {
-        "git",
-        "npm",
-        "pnpm",
-        "yarn",
-        "cargo",
-        "go",
-        "docker",
-        "kubectl",
-        "uv",
-        "poetry",
-        "pip",
-        "pip3",
-        "make",
-        "just",
-        "dotnet",
-        "gradle",
-        "mvn",
-        "bundle",
-        "rake",
-        "hatch",
-        "tox",
-        "nox",
-    }
-)
-# Prefixes that would let anything run (`bash -c …`, `sudo …`, `python -c …`): never suggested.
-_ANY_COMMAND = frozenset(
-    {
-        "bash",
-        "sh",
-        "zsh",
-        "fish",
-        "dash",
-        "sudo",
-        "su",
-        "doas",
-        "env",
-        "eval",
-        "exec",
-        "xargs",
-        "nohup",
-        "timeout",
-        "time",
-        "nice",
-        "command",
-        "builtin",
-        "source",
-        ".",
-        "rm",
-        "dd",
-        "find",
-        "python",
-        "python3",
-        "node",
-        "ruby",
-        "perl",
-        "php",
-        "deno",
-        "bun",
-    }
-)
-_INTERPRETERS = frozenset({"python", "python3", "node", "ruby", "perl", "php", "deno", "bun"})
+_SHELL_META = SHELL_META
 
 
 @dataclass(frozen=True)
@@ -174,29 +117,6 @@ def bash_prefix_matches(prefix: str, command: str) -> bool:
     return not _SHELL_META.search(rest)
 
 
-def suggest_prefix(command: str) -> str | None:
-    """The prefix to offer for "allow for this session": `git status`, `pytest`, `python -m pytest`.
-
-    None (only the exact command) when the command chains or redirects, or when any prefix of it
-    would allow arbitrary commands (`bash -c`, `sudo`, `python -c`, `rm`).
-    """
-    command = normalize_command(command)
-    if not command or _SHELL_META.search(command):
-        return None
-    words = command.split(" ")
-    first = words[0]
-    if first in _INTERPRETERS and len(words) >= 3 and words[1] == "-m":
-        return " ".join(words[:3])  # python -m pytest
-    if first in _ANY_COMMAND or "=" in first:
-        return None
-    if first in _SUBCOMMAND_TOOLS:
-        # `git status`; but not bare `git` or `git -c …`, which reach arbitrary commands.
-        if len(words) >= 2 and not words[1].startswith("-"):
-            return " ".join(words[:2])
-        return None
-    return first
-
-
 def _describe(tool: str, args: dict[str, Any]) -> str:
     """The call in one line for messages: the command for bash, the path for file tools."""
     if tool == "bash":
@@ -243,6 +163,8 @@ class PermissionPolicy:
         self._session_prefixes: list[str] = []
         self._session_exact: set[str] = set()
         self._lock = asyncio.Lock()
+        self._projects: dict[str, bool] = {}
+        """Other projects whose stored outputs this session was allowed (True) or denied."""
         for rule in allow_rules:
             self._add_config_rule(rule)
 
@@ -332,6 +254,9 @@ class PermissionPolicy:
             refusal = _sandbox_refusal(sandbox, tool_name, args, workspace)
             if refusal:
                 return False, refusal
+        if tool_name in PATH_TOOLS and (why := protected_reason(workspace, args.get("path"))):
+            return await self._check_protected(tool_name, args, workspace, why)
+        if sandbox is not None and sandbox.active:
             if tool_name == "bash" and args.get("unsandboxed") is True:
                 return await self._ask_unsandboxed(args)
             if tool_name == "bash" and sandbox.auto_allows():
@@ -347,10 +272,13 @@ class PermissionPolicy:
             if rule:
                 return True, f"allowed by rule {rule}"
             command = args.get("command") if tool_name == "bash" else None
+            preview = await asyncio.to_thread(build_preview, tool_name, args, workspace)
+            if spec.hints:
+                preview += f"\n\nThe server says this tool is: {spec.hints} (not trusted: asking anyway)"
             request = ApprovalRequest(
                 tool=tool_name,
                 arguments=args,
-                preview=await asyncio.to_thread(build_preview, tool_name, args, workspace),
+                preview=preview,
                 suggested_prefix=suggest_prefix(command) if isinstance(command, str) else None,
                 sandbox=_where(sandbox) if tool_name == "bash" else None,
             )
@@ -380,6 +308,51 @@ class PermissionPolicy:
         if decision.reason:
             return False, f"Permission denied for {tool_name}: {what}. {decision.reason}."
         return False, f"Permission denied by the user for {tool_name}: {what}."
+
+    async def _check_protected(
+        self, tool_name: str, args: dict[str, Any], workspace: Path, why: str
+    ) -> tuple[bool, str]:
+        """A protected path: no rule or session grant applies; the user answers every time."""
+        what = _describe(tool_name, args)
+        if self.yes:
+            return True, f"protected path ({why}) allowed by --yes"
+        async with self._lock:
+            preview = await asyncio.to_thread(build_preview, tool_name, args, workspace)
+            request = ApprovalRequest(
+                tool=tool_name,
+                arguments=args,
+                preview=f"PROTECTED: {what}: {why}. Asked every time.\n\n{preview}",
+                suggested_prefix=None,
+            )
+            decision = await self.approver(request)
+        if decision.action != "deny":
+            return True, "protected path allowed once"
+        hint = (
+            f" {PROTECTED_HINT}."
+            if decision.reason == HEADLESS_HINT
+            else (f" {decision.reason}." if decision.reason else "")
+        )
+        return False, f"Permission denied for {tool_name}: {what} is protected ({why}).{hint}"
+
+    async def allow_project(self, project: str, tool_name: str) -> bool:
+        """May this session read another project's stored outputs? Asked once per project per
+        session (`--yes` allows; a denial also holds for the session)."""
+        if self.yes:
+            return True
+        async with self._lock:
+            if project not in self._projects:
+                request = ApprovalRequest(
+                    tool=tool_name,
+                    arguments={"project": project},
+                    preview=(
+                        f"Read stored outputs of another project: {project}\n"
+                        '(asked once per session; [store] recall_scope = "all" in your config never asks)'
+                    ),
+                    suggested_prefix=None,
+                )
+                decision = await self.approver(request)
+                self._projects[project] = decision.action != "deny"
+            return self._projects[project]
 
     async def _ask_unsandboxed(self, args: dict[str, Any]) -> tuple[bool, str]:
         """An unsandboxed rerun: always the user's call, once, whatever the rules or --yes."""

@@ -1,0 +1,65 @@
+"""The environment bash and MCP servers get: the user's, minus what looks like a secret.
+
+A command the model runs (or a repository's script it calls) should not find `OPENAI_API_KEY` or
+`GITHUB_TOKEN` waiting for it. Variables whose names contain KEY, SECRET, TOKEN, PASSWORD,
+PASSWD or CREDENTIAL are withheld unless `[tools] env_passthrough` names them. The first bash
+call of a session says how many were withheld and how to pass them, once.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+
+SECRET_PARTS = ("KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "CREDENTIAL")
+LOCATION_SUFFIXES = ("_DIR", "_PATH", "_HOME")
+"""Names of places, not secrets (`TIKTOKEN_CACHE_DIR`, `KEYRING_PATH`): handed on."""
+
+
+def looks_secret(name: str) -> bool:
+    upper = name.upper()
+    if upper.endswith(LOCATION_SUFFIXES):
+        return False
+    return any(part in upper for part in SECRET_PARTS)
+
+
+def scrubbed(
+    passthrough: Iterable[str] = (), base: Mapping[str, str] | None = None
+) -> tuple[dict[str, str], list[str]]:
+    """(the environment to hand on, the names withheld, sorted)."""
+    base = os.environ if base is None else base
+    keep = set(passthrough)
+    env, withheld = {}, []
+    for name, value in base.items():
+        if looks_secret(name) and name not in keep:
+            withheld.append(name)
+        else:
+            env[name] = value
+    return env, sorted(withheld)
+
+
+def passed_through(passthrough: Iterable[str], base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The named variables that are set (what an MCP server gets beyond the SDK's safe few)."""
+    base = os.environ if base is None else base
+    return {name: base[name] for name in passthrough if name in base}
+
+
+class SessionEnv:
+    """One session's view: the scrubbed environment, and the one-time note about it."""
+
+    def __init__(self, passthrough: Iterable[str] = ()) -> None:
+        self.passthrough = tuple(passthrough)
+        self._told = False
+
+    def build(self) -> tuple[dict[str, str], str | None]:
+        """(environment, note): the note only the first time anything was withheld."""
+        env, withheld = scrubbed(self.passthrough)
+        if self._told or not withheld:
+            return env, None
+        self._told = True
+        shown = ", ".join(withheld[:6]) + (", …" if len(withheld) > 6 else "")
+        example = withheld[0]
+        return env, (
+            f"[{len(withheld)} secret-looking environment variable(s) withheld from bash: {shown}; "
+            f'pass one with [tools] env_passthrough = ["{example}"] in your config]'
+        )

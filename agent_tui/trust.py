@@ -1,0 +1,218 @@
+"""Folder trust: what a project's own `.agent-tui.toml` may change before the user trusts it.
+
+A cloned repository is a stranger's input. Until the user trusts its folder, only harmless keys of
+its `.agent-tui.toml` apply (thresholds, ratios, output sizes, theme); keys that run code, send
+data elsewhere or widen permissions (`[tools] allow`, `[mcp]`, `[model] name / api_base /
+api_key_env`, `[compaction] model`, `[store] db`, …) are ignored and named in one notice. The
+list of harmless keys is an allow-list, so a key added later is untrusted until someone decides
+otherwise. A few keys (`USER_ONLY`) are never taken from a project file, trusted or not.
+
+Trust lives in the user's config dir (`trusted.json`), keyed by the folder's real path, with a
+hash of the project file's bytes: when the file changes, the folder must be trusted again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from agent_tui import paths
+
+log = logging.getLogger(__name__)
+
+HARMLESS: frozenset[str] = frozenset(
+    {
+        "model.context_window",
+        "model.max_output_tokens",
+        "agent.*",
+        "compaction.enabled",
+        "compaction.auto",
+        "compaction.target_ratio",
+        "compaction.retain_last_turns",
+        "compaction.summary_directives",
+        "compaction.retain_directives",
+        "compaction.protected_ratio",
+        "compaction.tool_clearing",
+        "compaction.pruning",
+        "compaction.summarization",
+        "compaction.truncation",
+        "compaction.keep_user_messages_tokens",
+        "tool_output.*",
+        "tools.bash_timeout",
+        "ui.*",
+        "loop.*",
+        "mcp.startup_timeout",
+        # config.py drops a project's sandbox keys that would loosen the user's sandbox, trusted
+        # or not; what is left can only tighten it.
+        "sandbox.*",
+    }
+)
+"""Keys a project file may set in any folder: `section.key`, or `section.*` for a whole section."""
+
+USER_ONLY: frozenset[str] = frozenset({"store.recall_scope", "mcp.trust_annotations"})
+"""Keys only the user's own config (or a flag) may set: a project file's value is always ignored."""
+
+TrustState = Literal["trusted", "untrusted", "changed"]
+
+
+def trust_file() -> Path:
+    return paths.config_dir() / "trusted.json"
+
+
+def folder_key(folder: Path) -> str:
+    """The folder's real path: a symlinked checkout and its target are one folder."""
+    return str(Path(os.path.realpath(folder)))
+
+
+def content_hash(folder: Path) -> str:
+    """sha256 of the folder's `.agent-tui.toml` (`absent` when there is none)."""
+    try:
+        data = paths.project_config_file(folder).read_bytes()
+    except OSError:
+        return "absent"
+    return hashlib.sha256(data).hexdigest()
+
+
+def _read() -> dict[str, dict[str, Any]]:
+    try:
+        raw = json.loads(trust_file().read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        log.warning("cannot read %s (%s); no folder is trusted", trust_file(), exc)
+        return {}
+    folders = raw.get("folders") if isinstance(raw, dict) else None
+    return {k: v for k, v in folders.items() if isinstance(v, dict)} if isinstance(folders, dict) else {}
+
+
+def _write(folders: Mapping[str, Mapping[str, Any]]) -> None:
+    path = trust_file()
+    paths.ensure_private_dir(path.parent)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"folders": dict(folders)}, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def state(folder: Path) -> TrustState:
+    """trusted; untrusted (never trusted); changed (trusted, but its project file changed since)."""
+    entry = _read().get(folder_key(folder))
+    if entry is None:
+        return "untrusted"
+    return "trusted" if entry.get("sha256") == content_hash(folder) else "changed"
+
+
+def is_trusted(folder: Path) -> bool:
+    return state(folder) == "trusted"
+
+
+def add(folder: Path) -> str:
+    """Trust `folder` with its project file as it is now; returns the key stored."""
+    folders = _read()
+    key = folder_key(folder)
+    folders[key] = {"sha256": content_hash(folder), "added": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    _write(folders)
+    return key
+
+
+def remove(folder: Path | str) -> bool:
+    """Stop trusting `folder`; False when it was not trusted."""
+    folders = _read()
+    for key in {folder_key(Path(folder)), str(folder)}:
+        if key in folders:
+            del folders[key]
+            _write(folders)
+            return True
+    return False
+
+
+def listing() -> list[tuple[str, TrustState]]:
+    """Every trusted folder with its current state (`changed` when its file changed since)."""
+    return [(key, state(Path(key)) if Path(key).is_dir() else "changed") for key in sorted(_read())]
+
+
+def keep_after_own_edit(folder: Path, before_hash: str, before: Mapping[str, Any]) -> None:
+    """After agent-tui itself wrote the user's "always allow" answer into the project file, the
+    rule must hold on the next run: the folder stays (or becomes) trusted when it was trusted with
+    the content the write replaced, or when that content needed no trust at all."""
+    entry = _read().get(folder_key(folder))
+    was_trusted = entry is not None and entry.get("sha256") == before_hash
+    needed_nothing = not filter_project(before, trusted=False).ignored
+    if was_trusted or needed_nothing:
+        add(folder)
+
+
+def _matches(patterns: frozenset[str], section: str, key: str) -> bool:
+    return f"{section}.{key}" in patterns or f"{section}.*" in patterns
+
+
+def display(section: str, key: str) -> str:
+    """How the notice names a key: `[tools] allow`, `[mcp.servers] web`."""
+    return f"[{section}] {key}"
+
+
+@dataclass(frozen=True)
+class Filtered:
+    """A project file split by what may apply."""
+
+    kept: dict[str, dict[str, Any]]
+    ignored: tuple[str, ...]
+    """Keys left out until the folder is trusted (as `display` names them)."""
+    user_only: tuple[str, ...]
+    """Keys left out because only the user's config may set them."""
+
+
+def filter_project(data: Mapping[str, Any], trusted: bool) -> Filtered:
+    """Split a parsed project file. MCP servers are named one by one, so the notice says which
+    commands would have started."""
+    kept: dict[str, dict[str, Any]] = {}
+    ignored: list[str] = []
+    user_only: list[str] = []
+    for section, table in data.items():
+        if not isinstance(table, Mapping):
+            continue
+        for key, value in table.items():
+            if _matches(USER_ONLY, section, key):
+                user_only.append(display(section, key))
+            elif trusted or _matches(HARMLESS, section, key):
+                kept.setdefault(section, {})[key] = value
+            elif section == "mcp" and key == "servers" and isinstance(value, Mapping) and value:
+                ignored.extend(
+                    f"[mcp.servers.{name}] (runs {_command(spec)})" for name, spec in value.items()
+                )
+            else:
+                ignored.append(display(section, key))
+    return Filtered(kept, tuple(ignored), tuple(user_only))
+
+
+def _command(spec: Any) -> str:
+    if not isinstance(spec, Mapping):
+        return "?"
+    words = [str(spec.get("command", "?")), *(str(a) for a in spec.get("args", []) or [])]
+    text = " ".join(words)
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+def untrusted_notice(folder: Path, ignored: tuple[str, ...], why: TrustState) -> str:
+    """The one line naming every ignored key and how to trust the folder."""
+    reason = "changed since you trusted it" if why == "changed" else "is not trusted"
+    return (
+        f"this folder {reason}: ignored from {paths.project_config_file(folder).name}: "
+        f"{', '.join(ignored)}. Trust it with `agent-tui trust add` (or `--trust` for one run)."
+    )
+
+
+def user_only_notice(keys: tuple[str, ...]) -> str:
+    return f"ignored from .agent-tui.toml (only your own config may set them): {', '.join(keys)}"
+
+
+KEY_WITHHELD_NOTICE = (
+    "[model] api_base comes from .agent-tui.toml: no API key from your environment or config is "
+    "sent there (name one with api_key_env in that same file)"
+)
