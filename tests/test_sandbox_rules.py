@@ -210,9 +210,11 @@ class TestWithoutBwrap:
             timeout=60,
         )
         assert out.returncode == 2
-        assert out.stderr.strip().splitlines() == [
-            "agent-tui: sandbox.mode must be one of workspace-write, read-only, off, got 'strict'"
-        ]
+        # One line: the problem, then where the log is (every start-up failure names it).
+        [line] = out.stderr.strip().splitlines()
+        assert line.startswith(
+            "agent-tui: sandbox.mode must be one of workspace-write, read-only, off, got 'strict' (log: "
+        )
 
 
 def test_json_schema_of_bash_offers_unsandboxed():
