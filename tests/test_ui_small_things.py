@@ -192,3 +192,20 @@ class TestBlobViewer:
             assert viewer.current == 8
             await pilot.press("G", "g", "n")
             assert viewer.current == 2  # from the top, not after the old match
+
+
+class TestToolLineAt80Columns:
+    async def test_the_command_stays_readable_beside_a_long_status(self, server, config, workspace):
+        """At 80 columns `exit 0 · … · ref r_…` squeezed the line to `▸ ba…`: the command the
+        user needs to read gave way to the status. Now the status is shortened first."""
+        command = "seq 1 3000 | sed s/^/line-number-/"
+        server.enqueue(Reply(tool_calls=[("bash", {"command": command})]), Reply(text="done"))
+        app = make_app(config, workspace)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            await send(pilot, "count")
+            await until_approval(pilot)
+            await pilot.press("a")
+            await until(pilot, lambda: "done" in screen_text(app), what="the reply")
+            await settle(pilot)
+            assert "bash  seq 1 3000 | sed" in screen_text(app)

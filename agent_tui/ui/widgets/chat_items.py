@@ -201,6 +201,9 @@ class ToolLine(ChatItem[ToolEntry]):
     def action_open_output(self) -> None:
         self.post_message(self.OpenOutput(self.entry))
 
+    def on_resize(self) -> None:
+        self.update(self.build())
+
     def build(self) -> RenderableType:
         entry = self.entry
         detail_style = self.get_component_rich_style("chat--detail")
@@ -224,11 +227,23 @@ class ToolLine(ChatItem[ToolEntry]):
         head.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
         head.add_column(no_wrap=True, justify="right")
         title = Text.assemble((entry.name, "bold"), "  ", entry.arguments)
+        # At 80 columns a long status (exit · time · size · lines · ref) would squeeze the
+        # tool's name and command to "b…": the command is what the user reads, so the status
+        # gives way first and the title keeps at least TITLE_KEEP cells.
+        width = self.size.width
+        if width:
+            room = width - 4 - min(title.cell_len, TITLE_KEEP)
+            if 8 < room < detail.cell_len:
+                detail.truncate(room, overflow="ellipsis")
         head.add_row(marker, title, detail)
         if not self.expanded:
             return head
         body = Text(entry.body.rstrip() or "(no output)", style=self.get_component_rich_style("chat--body"))
         return Group(head, Padding(body, (0, 0, 0, 4)))
+
+
+TITLE_KEEP = 32
+"""Cells of a tool line's name and command kept before its status is shortened."""
 
 
 def item_for(entry: Entry) -> ChatItem[Any]:
