@@ -310,8 +310,10 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
         where = paths.shown(self.workspace)
         services = self._services.result() if self._services is not None and self._services.done() else None
         sandbox = services.sandbox.topbar() if services is not None and services.sandbox else None
+        # The sandbox state before the folder: at 80 columns the end of the bar is cut, and what
+        # commands may do matters more than a path the user already knows.
         extra = f" ─ {sandbox}" if sandbox else ""
-        self.query_one("#topbar", Static).update(Text(f" agent-tui ─ {model} ─ {where}{extra}"))
+        self.query_one("#topbar", Static).update(Text(f" agent-tui ─ {model}{extra} ─ {where}"))
 
     async def action_new_tab(self) -> None:
         await self.add_tab()
