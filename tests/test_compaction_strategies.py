@@ -208,6 +208,16 @@ class TestTruncation:
         assert out.messages[-2] is c.messages[-2] and out.messages[-1] is c.messages[-1]
         assert check_invariants(c.messages, out.messages) == []
 
+    def test_the_answer_to_the_newest_message_survives_a_zero_budget(self):
+        """Compacting after a turn ended kept the user's question and dropped its answer (found
+        against the real llama.cpp server): the next request showed the question unanswered."""
+        c = long_session(turns=3)
+        c.user("what did the tests say?")
+        c.say("All 212 tests pass.")
+        out = truncate(c.messages, plan(0), COUNTER)
+        assert out.messages[-2] is c.messages[-2] and out.messages[-1] is c.messages[-1]
+        assert check_invariants(c.messages, out.messages) == []
+
     def test_an_earlier_summary_is_kept_when_there_is_room(self):
         """The retain/summary pair of an earlier compaction stays ahead of the note."""
         c = long_session(turns=4, steps=2, lines=60)

@@ -66,6 +66,11 @@ def truncate(messages: list[Message], plan: CompactionPlan, counter: TokenCounte
         must.update(range(inflight, n))
     if newest is not None:
         must.add(newest)
+        # The answer to the newest message too: dropped, the next request would show the user's
+        # question unanswered (and two user turns in a row), and the model would answer it again.
+        last = messages[-1]
+        if newest < n - 1 and last.role == "assistant" and not last.tool_calls:
+            must.add(n - 1)
     cost = sum(counter.count_message(messages[i]) for i in must)
     # An upper bound for the note: as if everything that may go went.
     droppable = [m for i, m in enumerate(messages) if i not in must]
