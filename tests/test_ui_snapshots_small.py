@@ -23,6 +23,7 @@ from tests.ui_helpers import until
 
 SIZE = (80, 24)
 fixed_workspace = part1.fixed_workspace
+sandbox_off = part1.sandbox_off  # autouse: the same picture with or without bubblewrap here
 snap_server = part2.snap_server
 
 
