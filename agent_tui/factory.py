@@ -243,7 +243,7 @@ async def build_services(
 
     preload(config.model.name)  # loads while the store opens (llm/startup.py)
     store = await open_store(db_path_for(config, db_path))
-    store.results.search_timeout = config.tools.search_timeout
+    store.results.search_timeout = store.transcript.search_timeout = config.tools.search_timeout
     services = AppServices(config=config, store=store, workspace=(workspace or Path.cwd()).resolve())
     services.sandbox = await make_sandbox(config, services.workspace)
     if start_mcp:

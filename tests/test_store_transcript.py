@@ -3,6 +3,7 @@ the index kept as messages come and go, and migration 4 indexing sessions saved 
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import pytest
@@ -111,6 +112,30 @@ class TestGrep:
         assert none.startswith("[no message in m_1-10 matches")
         with pytest.raises(StoreError, match="invalid regular expression"):
             await store.transcript.grep("m_1-10", "(", session_id=s.id)
+
+    async def test_a_catastrophic_pattern_stops_at_the_budget_and_the_loop_keeps_ticking(self, store):
+        """A sibling of grep_result's runaway regex: the transcript grep scanned on the event loop
+        with no deadline, so `(a|aa)+$` over one long line froze it for hours."""
+        s = await store.sessions.create("/p", "m")
+        await store.sessions.append(s.id, [user("a" * 40 + "b"), assistant("ok")])
+        store.transcript.search_timeout = 0.5
+        ticks = 0
+        stop = asyncio.Event()
+
+        async def ticker() -> None:
+            nonlocal ticks
+            while not stop.is_set():
+                ticks += 1
+                await asyncio.sleep(0.01)
+
+        task = asyncio.create_task(ticker())
+        try:
+            text = await store.transcript.grep("m_1-2", "(a|aa)+$", session_id=s.id)
+        finally:
+            stop.set()
+            await task
+        assert "search stopped after" in text and "narrow the pattern" in text
+        assert ticks > 1  # the loop ran while the pattern was searched
 
 
 class TestRecall:

@@ -147,9 +147,9 @@ def grep(
     budget = timeout
 
     async def work(store: Store) -> str:
+        store.results.search_timeout = store.transcript.search_timeout = budget
         if is_range(ref):
             return await store.transcript.grep(ref, pattern, context, max_bytes=1 << 30)
-        store.results.search_timeout = budget
         return await store.results.grep(ref, pattern, context, max_matches=max_matches, max_bytes=1 << 30)
 
     text = run_with_store(db, work)

@@ -15,9 +15,18 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import partial
 
 import aiosqlite
 
+from agent_tui.bounded_regex import (
+    DEFAULT_BUDGET,
+    Deadline,
+    Pattern,
+    SearchStopped,
+    in_daemon_thread,
+    stopped_message,
+)
 from agent_tui.context import views
 from agent_tui.messages import Message
 from agent_tui.store.db import Database
@@ -93,6 +102,8 @@ class TranscriptStore:
 
     def __init__(self, db: Database) -> None:
         self.db = db
+        self.search_timeout = DEFAULT_BUDGET
+        """Seconds one grep over a range may spend on regex work ([tools] search_timeout)."""
 
     async def resolve(self, text: str, session_id: str | None = None) -> ResolvedRange:
         """`m_<a>-<b>` (a range of `session_id`) or `ctx://<project>/<session>/messages:<a>-<b>`."""
@@ -211,11 +222,22 @@ class TranscriptStore:
         used = matches = 0
         truncated = False
         batch = 200
+        # The regex runs in a daemon thread against a deadline, like grep_result's: a runaway
+        # pattern stops with a note instead of freezing the event loop (bounded_regex.py).
+        deadline = Deadline(self.search_timeout)
+        stopped = False
         for start in range(span.first, span.last + 1, batch):
-            for seq, message in await self._rows(span, start, min(span.last, start + batch - 1)):
-                lines = render_message(seq, message, max_line_length)
+            rows = [
+                (seq, message, render_message(seq, message, max_line_length))
+                for seq, message in await self._rows(span, start, min(span.last, start + batch - 1))
+            ]
+            try:
+                found = await in_daemon_thread(partial(_hits, rows, regex, deadline), deadline)
+            except SearchStopped:
+                stopped = True
+                break
+            for (seq, message, lines), hits in zip(rows, found, strict=True):
                 prefix = f"#{seq} {message.role}"
-                hits = [i for i in range(1, len(lines)) if regex.search(lines[i])]  # not the label
                 shown: set[int] = set()
                 for i in hits:
                     if matches >= max_matches:  # one more exists: say so
@@ -238,6 +260,8 @@ class TranscriptStore:
                     break
             if truncated:
                 break
+        if stopped and not out:
+            return f"[no match of {pattern!r} in {span.handle} before the {stopped_message(deadline.budget)}]"
         if not out:
             return f"[no message in {span.handle} matches {pattern!r}]"
         header = f"[grep {pattern!r} in {span.handle} (messages {span.first}-{span.last}): {matches} matching lines]"
@@ -246,6 +270,8 @@ class TranscriptStore:
             lines.append(
                 f'[more matches exist: narrow the pattern, or read_result(ref_id="{span.handle}", offset=…)]'
             )
+        if stopped:
+            lines.append(f"[{stopped_message(deadline.budget)}]")
         return "\n".join(lines)
 
     async def recall(
@@ -385,3 +411,8 @@ async def reindex_all(conn: aiosqlite.Connection) -> int:
                 batch.append((rowid, body))
         await conn.executemany("INSERT INTO message_fts (rowid, text) VALUES (?, ?)", batch)
         done += len(batch)
+
+
+def _hits(rows: list[tuple[int, Message, list[str]]], regex: Pattern, deadline: Deadline) -> list[list[int]]:
+    """For each rendered message, the indexes of its matching lines (never the label line)."""
+    return [[i for i in range(1, len(lines)) if deadline.search(regex, lines[i])] for _, _, lines in rows]
