@@ -7,17 +7,13 @@ numbered, role-labelled text — each message under a `#<n> <role>` line, tool c
 arguments, tool results as the view the model saw plus their ref — that `read_result` pages
 through by message number and `grep_result` searches line by line. The user's and the
 assistant's words and the tool-call arguments are also in an FTS5 index (`message_fts`, filled
-as messages are appended), which `recall` ranks by BM25.
+as messages are appended: `conversation_index.py`), which `recall` ranks by BM25.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import partial
-
-import aiosqlite
 
 from agent_tui.bounded_regex import (
     DEFAULT_BUDGET,
@@ -38,34 +34,6 @@ from agent_tui.store.refs import build_range_uri, parse_ref, range_id
 
 READ_MESSAGES = 40
 """Messages `read_result` shows at once on a range when no limit is given."""
-INDEXED_KINDS = ("chat", "attachment")
-"""What recall searches: what the user typed or pasted and what the assistant wrote, not the
-notes agent-tui adds."""
-LOOKUP_TOOLS = ("recall", "read_result", "grep_result")
-"""Calls whose arguments only repeat a search: indexing them would make every later recall find
-its own earlier queries."""
-
-
-def message_text(message: Message) -> str:
-    """What recall indexes of a message: user/assistant text and each tool call's name and
-    arguments; empty for tool results (their outputs are indexed as outputs) and notes."""
-    if message.role not in ("user", "assistant") or message.kind not in INDEXED_KINDS:
-        return ""
-    parts = [message.content or ""]
-    parts.extend(f"{c.name} {c.arguments}" for c in message.tool_calls if c.name not in LOOKUP_TOOLS)
-    return "\n".join(p for p in parts if p.strip())
-
-
-async def index_messages(
-    conn: aiosqlite.Connection, session_id: str, rows: Iterable[tuple[int, Message]]
-) -> None:
-    """Add appended messages (seq, message) to the recall index, inside the caller's transaction."""
-    texts = [(text, session_id, seq) for seq, m in rows if (text := message_text(m))]
-    if texts:
-        await conn.executemany(
-            "INSERT INTO message_fts (rowid, text) SELECT id, ? FROM messages WHERE session_id = ? AND seq = ?",
-            texts,
-        )
 
 
 def render_message(seq: int, message: Message, max_line_length: int) -> list[str]:
@@ -387,30 +355,6 @@ def is_range(text: object) -> bool:
         return parse_ref(text).is_range
     except StoreError:
         return False
-
-
-async def reindex_all(conn: aiosqlite.Connection) -> int:
-    """Index every existing transcript message (the migration); returns how many were indexed."""
-    done, last = 0, 0
-    while True:
-        async with conn.execute(
-            "SELECT id, json FROM messages WHERE id > ? AND role IN ('user', 'assistant') ORDER BY id LIMIT 2000",
-            (last,),
-        ) as cur:
-            rows = list(await cur.fetchall())
-        if not rows:
-            return done
-        last = rows[-1][0]
-        batch = []
-        for rowid, text in rows:
-            try:
-                body = message_text(Message.from_json(json.loads(text)))
-            except (ValueError, KeyError, TypeError):
-                continue  # an unreadable row stays readable as JSON, just not searchable
-            if body:
-                batch.append((rowid, body))
-        await conn.executemany("INSERT INTO message_fts (rowid, text) VALUES (?, ?)", batch)
-        done += len(batch)
 
 
 def _hits(rows: list[tuple[int, Message, list[str]]], regex: Pattern, deadline: Deadline) -> list[list[int]]:

@@ -137,7 +137,7 @@ async def transcript_recall(conn: aiosqlite.Connection) -> None:
         """CREATE TRIGGER messages_unindex AFTER DELETE ON messages
         BEGIN DELETE FROM message_fts WHERE rowid = old.id; END"""
     )
-    from agent_tui.store.conversation import reindex_all  # late: it imports the store's models
+    from agent_tui.store.conversation_index import reindex_all  # late: it imports the store's models
 
     await reindex_all(conn)
 

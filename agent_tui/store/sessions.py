@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agent_tui.messages import Message
-from agent_tui.store.conversation import index_messages
+from agent_tui.store.conversation_index import index_messages
 from agent_tui.store.db import Database
 from agent_tui.store.errors import SessionNotFound, StoreError
 from agent_tui.store.models import SessionInfo

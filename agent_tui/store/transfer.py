@@ -19,7 +19,7 @@ from typing import Any, TextIO
 
 from agent_tui.messages import Message
 from agent_tui.store.chunks import CHUNK_SIZE, decompress
-from agent_tui.store.conversation import index_messages
+from agent_tui.store.conversation_index import index_messages
 from agent_tui.store.db import Database
 from agent_tui.store.errors import StoreError
 from agent_tui.store.models import SessionInfo
