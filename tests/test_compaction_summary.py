@@ -109,6 +109,32 @@ class TestSummaryLayout:
         assert out[1].content.endswith("Plain prose summary of the work.")
         assert check_invariants(c.messages, out) == []
 
+    async def test_a_summary_longer_than_the_room_is_cut_not_dropped(self):
+        """A model that fills its reply limit in a tiny budget (the real llama.cpp test under
+        CI): truncation used to drop the fresh summary whole, so the model call was wasted and
+        the window kept nothing of the old part. Now the summary stays, cut to the room."""
+        c = long_session(turns=4, steps=2, lines=60)
+        c.user("What next?")
+        words = " ".join(f"point{i}" for i in range(3000))
+        out, result = await run(c.messages, recording(words), share=0.04)
+        assert result.applied and "summarization" in result.strategies
+        summaries = [m for m in out if m.kind == "summary"]
+        assert len(summaries) == 1 and "point0 point1" in summaries[0].content
+        assert "cut to fit" in summaries[0].content
+        assert out[-1] is c.messages[-1]
+        assert tokens(out) <= target_for(c.messages, 0.04)
+        assert check_invariants(c.messages, out, counter=COUNTER, result=result) == []
+
+    async def test_the_reply_limit_leaves_room_in_a_small_budget(self):
+        """The summariser is never asked for more than half the conversation budget (a limit
+        past the budget guaranteed a summary that could not fit)."""
+        c = long_session(turns=4, steps=2, lines=60)
+        c.user("What next?")
+        summarizer = recording("short summary")
+        target = target_for(c.messages, 0.04)
+        await run(c.messages, summarizer, share=0.04)
+        assert summarizer.calls and all(limit <= max(target // 2, 64) for _, _, limit in summarizer.calls)
+
     async def test_directives_and_compact_instructions_reach_the_summariser(self):
         """Config directives and the `/compact` words are appended to the instructions."""
         c = long_session(turns=4, steps=2, lines=60)

@@ -25,6 +25,8 @@ LABELS: dict[str, str] = {
 
 SUMMARY_RESERVE_MIN = 512
 SUMMARY_RESERVE_MAX = 4096
+SUMMARY_REPLY_FLOOR = 64
+"""The smallest reply limit a summariser is given, however small the budget."""
 
 
 format_tokens = short_tokens
@@ -87,6 +89,9 @@ class CompactionPlan:
         # allowed to hold more than the conversation may: then nothing would ever be cleared.
         protected = min(int(settings.protected_ratio * target_tokens), budget)
         summary = min(max(budget // 8, SUMMARY_RESERVE_MIN), SUMMARY_RESERVE_MAX)
+        # In a small budget the floor would ask for a summary that cannot fit (a model that fills
+        # its reply limit then had its summary dropped by truncation): never past half of it.
+        summary = min(summary, max(budget // 2, SUMMARY_REPLY_FLOOR))
         return cls(
             target_tokens=target_tokens,
             fixed_tokens=fixed_tokens,

@@ -2,9 +2,10 @@
 
 Keeps the newest turns that fit (within the current turn, the newest steps that fit), always the
 newest user message and the step still in flight, and the retain/summary pair of an earlier
-compaction when there is room. A note takes the place of what was dropped and lists the refs of
-its outputs, which the archive still holds; the chain then ends the note with the transcript
-range it replaced (`m_12-340`), so the chat text can be read back too.
+compaction when there is room (else the summary alone, cut to the room left). A note takes the
+place of what was dropped and lists the refs of its outputs, which the archive still holds; the
+chain then ends the note with the transcript range it replaced (`m_12-340`), so the chat text can
+be read back too.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from .shape import (
     turn_starts,
     units,
 )
+from .transcript import RANGE_RE
 
 if TYPE_CHECKING:
     from agent_tui.tokens import TokenCounter
@@ -46,6 +48,36 @@ def truncation_note(dropped: list[Message]) -> Message:
     else:
         text += " None of them held a stored tool output.]"
     return Message(role="user", content=text, kind="note")
+
+
+CUT_MIN_TOKENS = 48
+"""Below this much room a summary is dropped rather than cut to a stub."""
+CUT_MARK = "[… the rest of this summary was cut to fit the context window]"
+
+
+def cut_summary(summary: Message, room: int, counter: TokenCounter) -> Message | None:
+    """`summary` shortened to `room` tokens: its header line and as much of its start as fits.
+    Its transcript-range line goes (the truncation note names that range, since the original
+    counts as dropped). None when there is too little room to be worth it."""
+    if room < CUT_MIN_TOKENS:
+        return None
+    lines = (summary.content or "").split("\n")
+    lines = [line for line in lines if not (line.startswith("[Earlier messages ") and RANGE_RE.search(line))]
+    header, body = lines[0], "\n".join(lines[1:])
+
+    def shortened(chars: int) -> Message:
+        return summary.with_content(f"{header}\n{body[:chars].rstrip()}\n{CUT_MARK}")
+
+    low, high = 0, len(body)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if counter.count_message(shortened(mid)) <= room:
+            low = mid
+        else:
+            high = mid - 1
+    if low == 0:
+        return None
+    return shortened(low)
 
 
 def truncate(messages: list[Message], plan: CompactionPlan, counter: TokenCounter) -> StrategyOutcome:
@@ -92,12 +124,20 @@ def truncate(messages: list[Message], plan: CompactionPlan, counter: TokenCounte
     keep = set(must) | set(range(suffix, n))
     pinned = range(n_sys, min(pinned_end, suffix))
     pinned_cost = sum(counter.count_message(messages[i]) for i in pinned if i not in keep)
+    shortened: dict[int, Message] = {}
     if pinned and cost + pinned_cost <= budget:
         keep.update(pinned)
+    elif pinned:
+        # A summary is worth more than nothing: cut to the room left rather than dropped whole.
+        at = next((i for i in pinned if messages[i].kind == "summary"), None)
+        cut = None if at is None else cut_summary(messages[at], budget - cost, counter)
+        if at is not None and cut is not None:
+            shortened[at] = cut
     dropped = [m for i, m in enumerate(messages) if i not in keep]
     if not dropped:
         return StrategyOutcome(messages, 0, total)
     head = [messages[i] for i in range(pinned_end) if i in keep]
+    head += [shortened[i] for i in sorted(shortened)]
     rest = [messages[i] for i in range(pinned_end, n) if i in keep]
     out = head + [truncation_note(dropped)] + rest
     after = counter.count_messages(out)
