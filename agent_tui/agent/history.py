@@ -39,6 +39,8 @@ class SessionHistory:
     workspace: Path
     busy: bool
     _unsaid: list[str]
+    scan: wire.Scan
+    """What `repair` asks before every request, kept up to date as the history grows."""
 
     def measure(self, *, with_status: bool = True) -> ContextBudget:
         raise NotImplementedError
@@ -95,10 +97,9 @@ class SessionHistory:
         to the transcript. Returns what is to be said to the user (also what earlier calls
         repaired while no turn was running)."""
         said, self._unsaid = self._unsaid, []
-        kept = wire.without_unsent(self.history)
-        if len(kept) != len(self.history):
-            await self.adopt_history(kept)
-        fixes = wire.repairs(self.history)
+        if self.scan.has_unsent(self.history):
+            await self.adopt_history(wire.without_unsent(self.history))
+        fixes = self.scan.repairs(self.history)
         if fixes:
             await self._add(*fixes)
             said.append(

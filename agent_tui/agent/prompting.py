@@ -14,7 +14,6 @@ offers all tools, and either says so once through `Request.notices`.
 from __future__ import annotations
 
 import logging
-import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +25,7 @@ from agent_tui.context.memory import UserPrompts
 from agent_tui.context.prompt import PromptBuilder, load_rules, status_note
 from agent_tui.context.prompt_sections import PromptSection
 from agent_tui.llm import cache
+from agent_tui.same_prefix import same_prefix
 
 if TYPE_CHECKING:
     from agent_tui.context.budget import BudgetMeter, ContextBudget
@@ -199,15 +199,16 @@ class PromptAssembler:
         return data
 
     def _conversation(self, history: Sequence[Message]) -> list[dict[str, Any]]:
-        """The wire dicts of `history`; when it only grew, only the new tail is converted."""
+        """The wire dicts of `history`: past the longest prefix of the very same messages as last
+        time (all of them when the history only grew) only the rest is converted."""
         seen, built = self._wire_seen, self._wire_built
-        n = len(seen)
-        if not (n and len(history) >= n and all(map(operator.is_, history[:n], seen))):
+        same = same_prefix(history, seen)
+        if same < len(seen):
             if len(self._wire) > 4 * len(history) + 1000:
                 live = set(history)
                 self._wire = {m: d for m, d in self._wire.items() if m in live}
-            seen, built = [], []
-        tail = history[len(seen) :]
+            seen, built = seen[:same], built[:same]
+        tail = history[same:]
         seen.extend(tail)
         built.extend(map(self.wire, tail))
         self._wire_seen, self._wire_built = seen, built

@@ -84,6 +84,7 @@ class AgentSession(SessionHistory):
         self._request_parts: tuple[list[Any], list[dict[str, Any]]] = ([], [])
         self.wire = wire.WireView()
         """What the provider gets: the history made wire-valid (agent/wire.py)."""
+        self.scan = wire.Scan()
         self._unsaid: list[str] = []  # repairs made while no turn ran, said at the next one
 
     # -- measuring -------------------------------------------------------------------------

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from agent_tui.messages import Message, ToolCall, tool_result
+from agent_tui.same_prefix import same_prefix
 from agent_tui.utf8 import clean_text
 
 INTERRUPTED_TOOL = "[interrupted: agent-tui stopped before this tool finished]"
@@ -66,9 +67,13 @@ def unanswered_calls(history: Sequence[Message]) -> list[ToolCall]:
 def repairs(history: Sequence[Message]) -> list[Message]:
     """What the transcript must gain for the history to be answerable: one interrupted result
     per unanswered call (each once: a call id seen twice is answered once)."""
+    return _interrupted(unanswered_calls(history))
+
+
+def _interrupted(calls: Sequence[ToolCall]) -> list[Message]:
     out: list[Message] = []
     seen: set[str] = set()
-    for call in unanswered_calls(history):
+    for call in calls:
         if call.id not in seen:
             seen.add(call.id)
             out.append(tool_result(call, INTERRUPTED_TOOL))
@@ -91,11 +96,57 @@ def without_unsent(history: Sequence[Message]) -> list[Message]:
     return [m for m in history if m.kind != "unsent" and m.id not in failed]
 
 
+class Scan:
+    """`repairs` and the check for failed sends, kept up to date as the history grows: before
+    every request the session asks both of a history that is usually the last one plus a few
+    messages, so only those are scanned (the rest is checked to be the very same objects, as in
+    WireView); a history that was rewritten is scanned afresh."""
+
+    def __init__(self) -> None:
+        self._start_over()
+
+    def _start_over(self) -> None:
+        self._seen: list[Message] = []
+        self._answered: set[str | None] = set()
+        self._calls: list[ToolCall] = []
+        """The calls of the scanned messages no tool message answered, oldest first."""
+        self._unsent = False
+
+    def _update(self, history: Sequence[Message]) -> None:
+        if same_prefix(history, self._seen) < len(self._seen):
+            self._start_over()
+        tail = history[len(self._seen) :]
+        if not tail:
+            return
+        self._seen.extend(tail)
+        self._answered.update(m.tool_call_id for m in tail if m.role == "tool")
+        self._calls.extend(call for m in tail if m.role == "assistant" for call in m.tool_calls)
+        self._calls = [call for call in self._calls if call.id not in self._answered]
+        self._unsent = self._unsent or any(m.kind == "unsent" for m in tail)
+
+    def repairs(self, history: Sequence[Message]) -> list[Message]:
+        """The same as `repairs(history)`."""
+        self._update(history)
+        return _interrupted(self._calls)
+
+    def has_unsent(self, history: Sequence[Message]) -> bool:
+        """Whether `without_unsent(history)` would leave anything out."""
+        self._update(history)
+        return self._unsent
+
+
 class WireView:
-    """Maps a history to the messages the provider gets; see the module docstring."""
+    """Maps a history to the messages the provider gets; see the module docstring.
+
+    Each step's history is usually the last one plus a few messages, so the walk resumes where
+    the last one stopped: the messages already walked are checked to be the very same objects
+    (a C-speed identity scan), and only the new tail is mapped. Anything else — a compaction,
+    an undo, a repair that answers a call the earlier walk found unanswered — walks afresh, so
+    the result is always what a fresh walk of the whole history gives."""
 
     def __init__(self) -> None:
         self._memo: dict[tuple[str, ...], Message] = {}
+        self._walked = _Walk()
 
     def _remember(self, key: tuple[str, ...], make: Message) -> Message:
         found = self._memo.get(key)
@@ -108,13 +159,23 @@ class WireView:
     def __call__(self, history: Sequence[Message]) -> list[Message]:
         if len(self._memo) > 4 * len(history) + 1000:
             self._memo.clear()
-        results: dict[str, Message] = {}
-        for m in history:
+        walk = self._walked
+        if not walk.continues(history):
+            walk = self._walked = _Walk()
+        try:
+            return self._walk(walk, history)
+        except BaseException:
+            self._walked = _Walk()  # a walk left half done is never resumed
+            raise
+
+    def _walk(self, walk: _Walk, history: Sequence[Message]) -> list[Message]:
+        tail = history[len(walk.seen) :]
+        walk.seen.extend(tail)
+        for m in tail:
             if m.role == "tool" and m.tool_call_id is not None:
-                results.setdefault(m.tool_call_id, m)
-        out: list[Message] = []
-        used: set[str] = set()
-        for m in history:
+                walk.results.setdefault(m.tool_call_id, m)
+        out, used = walk.out, walk.used
+        for m in tail:
             if m.role == "tool":
                 continue  # placed right after the call it answers, or an orphan: dropped
             m = self._clean(m)
@@ -130,7 +191,9 @@ class WireView:
                     if call.id in here:
                         continue  # the same id twice in one reply: one result answers both
                     here.add(call.id)
-                    found = results.get(call.id) if call.id not in used else None
+                    found = walk.results.get(call.id) if call.id not in used else None
+                    if found is None and call.id not in walk.results:
+                        walk.unanswered.add(call.id)  # a result appended later changes this part
                     used.add(call.id)
                     if found is None:  # never answered, or its result went to an earlier call
                         synthetic = tool_result(call, MISSING_RESULT)
@@ -144,7 +207,7 @@ class WireView:
             if m.role == "assistant" and m.content is None:
                 m = self._remember(("empty", m.id), replace(m, content=""))
             out.append(m)
-        return out
+        return list(out)
 
     def _merge(self, previous: Message, m: Message) -> Message:
         """One turn of two: the texts joined, the later one's calls kept."""
@@ -170,10 +233,37 @@ class WireView:
         return self._remember(("clean", m.id), fixed)
 
     def _with_valid_calls(self, m: Message) -> Message:
-        calls = tuple(replace(c, arguments=valid_arguments(c.arguments)) for c in m.tool_calls)
-        if all(a.arguments is b.arguments for a, b in zip(calls, m.tool_calls, strict=True)):
+        valid = [valid_arguments(c.arguments) for c in m.tool_calls]
+        if all(a is c.arguments for a, c in zip(valid, m.tool_calls, strict=True)):
             return m
+        calls = tuple(replace(c, arguments=a) for a, c in zip(valid, m.tool_calls, strict=True))
         return self._remember(("args", m.id), replace(m, tool_calls=calls))
+
+
+class _Walk:
+    """How far WireView got: the messages walked, what they mapped to, and what a later message
+    could still change (a call that had no result anywhere yet)."""
+
+    def __init__(self) -> None:
+        self.seen: list[Message] = []
+        self.out: list[Message] = []
+        self.results: dict[str, Message] = {}
+        """The first result for each call id, anywhere in the walked messages."""
+        self.used: set[str] = set()
+        """Call ids whose result is already placed (one result answers one call)."""
+        self.unanswered: set[str] = set()
+        """Call ids that got MISSING_RESULT because no result existed when they were walked."""
+
+    def continues(self, history: Sequence[Message]) -> bool:
+        """Whether `history` is the walked messages, the very same objects, plus new ones that
+        leave every mapped part as it is."""
+        seen = self.seen
+        if not seen or len(history) < len(seen) or same_prefix(history, seen) < len(seen):
+            return False
+        unanswered = self.unanswered
+        return not unanswered or not any(
+            m.role == "tool" and m.tool_call_id in unanswered for m in history[len(seen) :]
+        )
 
 
 def _mergeable(previous: Message, m: Message) -> bool:

@@ -98,7 +98,8 @@ class DirectCall:
                 extra=self.body_extra,
             )
             return await _off_loop(anthropic, len(messages))
-        fresh = len(messages) - (self.memo.reusable(messages) if self.memo is not None else 0)
+        plan = self.memo.plan(messages) if self.memo is not None else None
+        fresh = len(messages) - (plan[1] if plan is not None else 0)
         openai = functools.partial(
             http_openai.encode,
             route.model,
@@ -109,6 +110,7 @@ class DirectCall:
             provider=route.provider,
             extra=self.body_extra,
             memo=self.memo,
+            plan=plan,
         )
         return await _off_loop(openai, fresh)
 
