@@ -14,7 +14,7 @@ import threading
 
 import pytest
 
-from agent_tui.llm import http_anthropic, http_openai
+from agent_tui.llm import direct, http_anthropic, http_openai
 from agent_tui.llm.provider import Provider, StreamDone
 from testkit.fake_anthropic import FakeAnthropic
 from testkit.fake_openai import FakeOpenAI, Reply
@@ -50,15 +50,16 @@ class Observed:
 
 
 async def ticks_while_building(
-    provider: Provider, messages: list[dict], observed: Observed
+    provider: Provider, messages: list[dict], busy: threading.Event
 ) -> tuple[int, list]:
+    """How often the loop ran a task while `busy` was set during the call, and its events."""
     ticks = 0
     stop = False
 
     async def ticker() -> None:
         nonlocal ticks
         while not stop:
-            if observed.building.is_set():
+            if busy.is_set():
                 ticks += 1
             await asyncio.sleep(0)
 
@@ -87,7 +88,7 @@ async def test_openai_request_is_built_while_the_loop_ticks(monkeypatch, fast_sw
     with FakeOpenAI(window=10_000_000) as server:
         server.enqueue(Reply(text="fine"))
         provider = Provider(server.litellm_model, api_base=server.base_url)
-        ticks, events = await ticks_while_building(provider, big_history(3_000), observed)
+        ticks, events = await ticks_while_building(provider, big_history(3_000), observed.building)
         assert len(server.requests[0]["messages"]) == 3_001
     assert events[-1] == StreamDone("stop")
     assert observed.calls == 1 and not observed.on_loop_thread
@@ -101,11 +102,40 @@ async def test_anthropic_request_is_translated_while_the_loop_ticks(monkeypatch,
     monkeypatch.setattr(http_anthropic, "encode", observed)
     with FakeAnthropic(window=10_000_000) as server:
         provider = Provider("anthropic/claude-sonnet-4-5", api_base=server.base_url)
-        ticks, events = await ticks_while_building(provider, big_history(3_000), observed)
+        ticks, events = await ticks_while_building(provider, big_history(3_000), observed.building)
         assert len(server.requests[0]["messages"]) == 3_001
     assert events[-1] == StreamDone("stop")
     assert observed.calls == 1 and not observed.on_loop_thread
     assert ticks > 0
+
+
+async def test_a_large_body_goes_out_in_pieces_while_the_loop_ticks(monkeypatch):
+    """Handing a ~3 MB body to the socket in one call held the loop for the whole copy; it goes
+    in pieces with the loop's turn between them, and the server still gets one whole,
+    Content-Length-framed body (not chunked: some servers reject chunked requests)."""
+    sending = threading.Event()
+
+    class Watched(direct.Pieces):
+        async def __aiter__(self):
+            sending.set()
+            try:
+                async for piece in super().__aiter__():
+                    yield piece
+            finally:
+                sending.clear()
+
+    monkeypatch.setattr(direct, "Pieces", Watched)
+    messages = big_history(3_000)
+    with FakeOpenAI(window=10_000_000) as server:
+        server.enqueue(Reply(text="fine"))
+        provider = Provider(server.litellm_model, api_base=server.base_url)
+        ticks, events = await ticks_while_building(provider, messages, sending)
+        recorded = server.recorded[-1]
+    assert events[-1] == StreamDone("stop")
+    assert ticks > 0
+    assert recorded.body is not None and recorded.body["messages"] == messages
+    assert "transfer-encoding" not in recorded.headers
+    assert int(recorded.headers["content-length"]) > direct.PIECE
 
 
 def test_repeated_prefix_is_reused_but_a_changed_message_is_not():
