@@ -31,7 +31,8 @@ _COMPLETION_TOKENS_FAMILIES = ("o1", "o3", "o4", "gpt-5")
 
 
 Sent = tuple[list[dict[str, Any]], list[bytes]]
-"""A request's messages as sent (shallow copies) and their JSON."""
+"""A request's messages as sent (shallow copies) and their JSON, each but the first led by the
+array's `, ` separator (the body is then one join: a second copy of a 400 KB body cost ~0.2 ms)."""
 Plan = tuple[Sent, int]
 """What an encode may reuse: a request as sent and how many leading messages the next repeats."""
 
@@ -63,7 +64,10 @@ class EncodedMessages:
         (copies, parts), k = plan or self.plan(messages)
         dumps = json.dumps
         tail = messages[k:]
-        parts = parts[:k] + [dumps(message).encode() for message in tail]
+        fresh = [b", " + dumps(message).encode() for message in tail]
+        if k == 0 and fresh:
+            fresh[0] = fresh[0][2:]
+        parts = parts[:k] + fresh
         # Shallow copies of the new messages only: the prefix's were taken when it was sent.
         self._last = (copies[:k] + list(map(dict, tail)), parts)
         return parts
@@ -93,7 +97,7 @@ def encode(
         head["max_completion_tokens" if reasoning else "max_tokens"] = max_tokens
     head.update(extra)
     parts = (memo or EncodedMessages()).encode(messages, plan)
-    return b"".join((json.dumps(head)[:-1].encode(), b', "messages": [', b", ".join(parts), b"]}"))
+    return b"".join([json.dumps(head)[:-1].encode(), b', "messages": [', *parts, b"]}"])
 
 
 async def events(response: Any, clock: Clock) -> AsyncIterator[StreamEvent]:
