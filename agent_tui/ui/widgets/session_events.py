@@ -69,6 +69,10 @@ class EventRendering(_ViewBase):
                 await self._on_step_started(event)
             case ev.TextDelta():
                 await self._on_text_delta(event)
+            case ev.ReasoningDelta():
+                await self._on_reasoning_delta(event)
+            case ev.ReasoningFinished():
+                await self._on_reasoning_finished(event)
             case ev.ToolCallStarted():
                 await self._on_tool_call_started(event)
             case ev.ToolCallFinished():
@@ -100,6 +104,14 @@ class EventRendering(_ViewBase):
 
     async def _on_step_started(self, event: ev.StepStarted) -> None:
         self.query_one(WorkingLine).set_state("thinking")
+
+    async def _on_reasoning_delta(self, event: ev.ReasoningDelta) -> None:
+        working = self.query_one(WorkingLine)
+        if working.state != "thinking":
+            working.set_state("thinking")
+
+    async def _on_reasoning_finished(self, event: ev.ReasoningFinished) -> None:
+        pass
 
     async def _on_text_delta(self, event: ev.TextDelta) -> None:
         working = self.query_one(WorkingLine)
