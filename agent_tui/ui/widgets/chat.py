@@ -23,7 +23,8 @@ from agent_tui.ui import formatting
 from agent_tui.ui.widgets.chat_items import AgentItem, ChatItem, ToolLine, item_for
 
 if TYPE_CHECKING:
-    from agent_tui.ui.transcript import AgentEntry, Entry, ToolEntry
+    from agent_tui.ui.transcript import AgentEntry, Entry, ThinkingEntry, ToolEntry
+    from agent_tui.ui.widgets.thinking import ThinkingItem
 
 WINDOW = 16
 """Entries mounted when a session opens (a screenful; more follow if they do not fill it)."""
@@ -104,6 +105,8 @@ class ChatPane(VerticalScroll):
     async def add(self, entry: AgentEntry) -> AgentItem: ...
     @overload
     async def add(self, entry: ToolEntry) -> ToolLine: ...
+    @overload
+    async def add(self, entry: ThinkingEntry) -> ThinkingItem: ...
     @overload
     async def add(self, entry: Entry) -> ChatItem[Any]: ...
     async def add(self, entry: Entry) -> ChatItem[Any]:
