@@ -186,3 +186,71 @@ class TestResumed:
             await pilot.press("enter")
             await pilot.pause()
             assert "Read it first, then answer." in screen_text(app)
+
+
+def notices(app) -> str:
+    from agent_tui.ui.textual_compat import notifications
+
+    return "\n".join(str(n.message) for n in notifications(app))
+
+
+class TestEffortCommand:
+    async def test_shows_sets_and_sends_the_effort(self, server, config, workspace):
+        """/effort alone says the setting; /effort high goes out as reasoning_effort on the next
+        request; /effort off sends nothing again."""
+        server.enqueue(Reply(text="one"), Reply(text="two"))
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await send(pilot, "/effort")
+            await until(pilot, lambda: "Reasoning: off" in notices(app), what="the setting")
+            await send(pilot, "/effort high")
+            await until(pilot, lambda: "effort high" in notices(app), what="the change")
+            assert app.view.session.provider.reasoning.effort == "high"
+            await send(pilot, "think hard")
+            await settle(pilot)
+            assert server.requests[-1]["reasoning_effort"] == "high"
+            await send(pilot, "/effort off")
+            await settle(pilot)
+            await send(pilot, "now lightly")
+            await settle(pilot)
+            assert "reasoning_effort" not in server.requests[-1]
+
+    async def test_a_level_keeps_the_budget_and_off_clears_both(self, server, tmp_path, workspace):
+        """A configured thinking budget survives a new level; off clears effort and budget."""
+        config = make_config(
+            server, tmp_path / "ui.db", model={"reasoning_effort": "low", "thinking_budget_tokens": 2048}
+        )
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            provider = app.view.session.provider
+            assert provider.reasoning.effort == "low"
+            await send(pilot, "/effort medium")
+            await settle(pilot)
+            assert (provider.reasoning.effort, provider.reasoning.thinking_budget_tokens) == ("medium", 2048)
+            await send(pilot, "/effort off")
+            await settle(pilot)
+            assert not provider.reasoning.enabled
+            assert provider.reasoning.thinking_budget_tokens == 0
+
+    async def test_a_bad_level_is_one_line_and_changes_nothing(self, server, config, workspace):
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await send(pilot, "/effort extreme")
+            await until(pilot, lambda: "Unknown effort" in notices(app), what="the notice")
+            assert "minimal, low, medium, high or off" in notices(app)
+            assert not app.view.session.provider.reasoning.enabled
+
+    async def test_a_model_switch_keeps_the_effort(self, server, config, workspace):
+        """/model builds a new provider: the session's /effort goes with it."""
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await send(pilot, "/effort minimal")
+            await settle(pilot)
+            await send(pilot, "/model openai/other-model")
+            await settle(pilot)
+            assert app.view.session.model == "openai/other-model"
+            assert app.view.session.provider.reasoning.effort == "minimal"
