@@ -254,3 +254,49 @@ class TestEffortCommand:
             await settle(pilot)
             assert app.view.session.model == "openai/other-model"
             assert app.view.session.provider.reasoning.effort == "minimal"
+
+
+class TestInThePane:
+    async def test_a_long_thinking_shows_only_its_last_lines(self):
+        """Thousands of words stream in: the block stays a header and TAIL_LINES lines, the
+        newest words last, marked as going on above."""
+        from agent_tui.ui.transcript import ThinkingEntry
+        from agent_tui.ui.widgets.chat import ChatPane
+        from agent_tui.ui.widgets.thinking import TAIL_LINES
+        from tests.test_ui_widgets import ChatApp
+
+        app = ChatApp()
+        async with app.run_test(size=(80, 30)) as pilot:
+            pane = app.query_one(ChatPane)
+            block = await pane.add(ThinkingEntry("", done=False))
+            for i in range(3000):
+                block.append(f"word{i} ")
+            await until(pilot, lambda: "word2999" in screen_text(app), what="the newest words")
+            assert block.size.height == 1 + TAIL_LINES
+            tail = screen_text(app).splitlines()
+            first = next(line for line in tail if "…" in line)
+            assert "word0 " not in screen_text(app) and first.strip().startswith("…")
+
+    async def test_finished_blocks_do_not_tick_and_survive_unmounting(self):
+        """Stored thinking in a long session: no block ticks; one scrolled out and back is
+        mounted again folded, with its totals."""
+        from agent_tui.ui.transcript import ThinkingEntry
+        from agent_tui.ui.widgets.chat import MAX_MOUNTED, WINDOW, ChatPane
+        from tests.test_ui_widgets import ChatApp, many
+
+        entries = [e for i, a in enumerate(many(200)) for e in (ThinkingEntry(f"thought {i}", 7, 1.5), a)]
+        app = ChatApp()
+        async with app.run_test(size=(100, 30)) as pilot:
+            pane = app.query_one(ChatPane)
+            for entry in entries:
+                await pane.add(entry)
+                pane.scroll_end(animate=False, immediate=True)
+            await pilot.pause()
+            assert pane.mounted_count < MAX_MOUNTED + WINDOW
+            blocks = list(app.query(ThinkingItem))
+            assert blocks and all(b._ticker is None for b in blocks)
+            assert pane.unmounted_count and "thought 0" not in [b.entry.text for b in blocks]
+            await pane.mount_older(pane.unmounted_count)  # what scrolling to the top does, in batches
+            await pilot.pause()
+            first = next(b for b in app.query(ThinkingItem) if b.entry.text == "thought 0")
+            assert not first.expanded and first._ticker is None

@@ -55,7 +55,9 @@ class ThinkingItem(ChatItem[ThinkingEntry]):
 
     @property
     def text(self) -> str:
-        return "".join(self._parts)
+        if len(self._parts) > 1:  # joined once per redraw, not once per delta ever received
+            self._parts = ["".join(self._parts)]
+        return self._parts[0]
 
     @property
     def streaming(self) -> bool:
@@ -129,9 +131,16 @@ class ThinkingItem(ChatItem[ThinkingEntry]):
     def _tail(self) -> str:
         """The last lines of the thinking as they wrap in this block's width."""
         width = max(self.size.width - 2, 20)
-        flat = " ".join(self.text.split())[-(TAIL_LINES * width) :]
+        room = TAIL_LINES * width
+        # Only the end matters: a long thinking costs each redraw no more than a short one.
+        text = self.text
+        window = text[-2 * room :]
+        collapsed = " ".join(window.split())
+        flat = collapsed[-room:]
         if not flat:
             return ""
-        lines = Text(flat).wrap(self.app.console, width)
-        shown = [line.plain for line in lines][-TAIL_LINES:]
+        lines = [line.plain for line in Text(flat).wrap(self.app.console, width)]
+        shown = lines[-TAIL_LINES:]
+        if len(text) > len(window) or len(collapsed) > len(flat) or len(lines) > TAIL_LINES:
+            shown[0] = "…" + shown[0].lstrip()  # it goes on above
         return "\n".join(shown)
