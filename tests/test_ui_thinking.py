@@ -300,3 +300,28 @@ class TestInThePane:
             await pilot.pause()
             first = next(b for b in app.query(ThinkingItem) if b.entry.text == "thought 0")
             assert not first.expanded and first._ticker is None
+
+
+class TestRedacted:
+    async def test_thinking_without_text_still_goes_above_its_answer(self, server, config, workspace):
+        """Anthropic may send only redacted blocks: no delta streams, the step's answer does, and
+        the finished event puts the block above it; unfolded it says it was redacted."""
+        from agent_tui.agent import events as ev
+        from agent_tui.ui.events import AgentEventMessage
+
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            view = app.view
+            view.working.start("thinking")
+            for event in (ev.StepStarted(1), ev.TextDelta("The answer."), ev.ReasoningFinished(50, 1.0)):
+                view.post_message(AgentEventMessage(event))
+            await until(pilot, lambda: app.query(ThinkingItem), what="the block")
+            assert chat_order(app) == ["ThinkingItem", "AgentItem"]
+            assert "▸ thought for 1.0 s · 50 tokens" in screen_text(app)
+            block = app.query_one(ThinkingItem)
+            block.focus()
+            await pilot.press("enter")
+            await pilot.pause()
+            assert "redacted" in screen_text(app)
+            assert view.chat.entries[0] == block.entry

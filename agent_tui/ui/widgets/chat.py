@@ -119,6 +119,17 @@ class ChatPane(VerticalScroll):
             await self._unmount_oldest()
         return item
 
+    async def add_before(self, item: ChatItem[Any], entry: Entry) -> ChatItem[Any]:
+        """Put an entry just above a mounted item (at the bottom when it is gone)."""
+        index = self._index_of(item)
+        if index is None or not (self.is_attached and self.is_mounted):
+            return await self.add(entry)
+        new = item_for(entry)
+        self.entries.insert(index, entry)
+        self._items.insert(index - self._first, new)
+        await self.mount(new, before=item)
+        return new
+
     async def _unmount_oldest(self) -> None:
         """Keep the mounted part bounded while the user follows the bottom; someone reading
         older entries keeps them (they scrolled there, the batch mounting put them there)."""

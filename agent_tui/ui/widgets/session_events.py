@@ -121,8 +121,15 @@ class EventRendering(_ViewBase):
 
     async def _on_reasoning_finished(self, event: ev.ReasoningFinished) -> None:
         item, self._thinking = self._thinking, None
-        if item is not None:  # none when only redacted blocks came (nothing to show live)
+        if item is not None:
             self.chat.replace(item, item.finished(event.tokens, event.duration))
+            return
+        # Only redacted blocks came (nothing streamed): the block still goes above the answer.
+        entry = ThinkingEntry("", event.tokens, event.duration)
+        if self._live is not None:
+            await self.chat.add_before(self._live, entry)
+        else:
+            await self.chat.add(entry)
 
     def end_thinking(self) -> None:
         """A step that stopped while thinking (cancelled, failed): the block keeps what came."""
