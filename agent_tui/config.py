@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui import paths
+from agent_tui.reasoning import EFFORTS, ReasoningSettings
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +40,14 @@ class ModelSettings:
     """Override of the model's window, required for models litellm does not know."""
     max_output_tokens: int | None = None
     """The reply reserve; default min(model max output, 8192, window/4)."""
+    reasoning_effort: str | None = None
+    """minimal / low / medium / high for reasoning models; unset = the provider's default."""
+    thinking_budget_tokens: int = 0
+    """Anthropic extended thinking: tokens per reply (≥ 1 024); 0 = from reasoning_effort."""
+
+    @property
+    def reasoning(self) -> ReasoningSettings:
+        return ReasoningSettings(self.reasoning_effort, self.thinking_budget_tokens)
 
 
 @dataclass(frozen=True)
@@ -420,6 +429,19 @@ def _validate(config: Config) -> None:
         if value is not None and value <= 0:
             raise ConfigError(f"model.{key} must be a positive integer, got {value}")
     _validate_provider(config.provider)
+    _validate_reasoning(config.model)
+
+
+def _validate_reasoning(m: ModelSettings) -> None:
+    if m.reasoning_effort is not None and m.reasoning_effort not in EFFORTS:
+        raise ConfigError(
+            f"model.reasoning_effort must be one of {', '.join(EFFORTS)}, got {m.reasoning_effort!r}"
+        )
+    if m.thinking_budget_tokens != 0 and not 1024 <= m.thinking_budget_tokens <= 1_000_000:
+        raise ConfigError(
+            "model.thinking_budget_tokens must be 0 (off) or between 1024 and 1000000 tokens, "
+            f"got {m.thinking_budget_tokens}"
+        )
 
 
 def _validate_provider(p: ProviderSettings) -> None:

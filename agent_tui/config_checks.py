@@ -50,6 +50,7 @@ COUNT = Range(1, 1_000_000)
 RANGES: dict[str, Range] = {
     "model.context_window": Range(256, 100_000_000, unit="tokens"),
     "model.max_output_tokens": Range(1, 10_000_000, unit="tokens"),
+    "model.thinking_budget_tokens": Range(0, 1_000_000, unit="tokens"),
     "agent.compact_trigger": FRACTION,
     "agent.hard_block": FRACTION,
     "agent.warn_at": FRACTION,

@@ -141,6 +141,7 @@ class AppServices:
         provider = Provider(
             model, api_base=cfg.model.api_base, api_key_env=key_env, env_key_for_api_base=keyed, **timing
         )
+        provider.reasoning = cfg.model.reasoning
         registry = ToolRegistry()
         for tool in [*builtin_tools(), *context_tools(), *self.extra_tools]:
             registry.register(tool)

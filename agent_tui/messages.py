@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from agent_tui.reasoning import Reasoning
+
 Role = Literal["system", "user", "assistant", "tool"]
 Kind = Literal["chat", "summary", "retain", "note", "attachment", "unsent"]
 
@@ -113,6 +115,9 @@ class Message:
     """For a tool message whose output was stored whole: where the rest lives."""
     id: str = field(default_factory=new_id)
     """Stable identity inside agent-tui (never sent to the provider)."""
+    reasoning: Reasoning | None = None
+    """For an assistant message of a reasoning model: what it thought first. Never part of
+    `to_openai()`; the request builder sends Anthropic's blocks back where the API needs them."""
 
     def __hash__(self) -> int:
         # Messages key every per-message cache (token counts, wire dicts) and are looked up on
@@ -129,6 +134,7 @@ class Message:
                     self.name,
                     self.kind,
                     self.output_ref,
+                    self.reasoning,
                 )
             )
             object.__setattr__(self, "_hash", cached)
@@ -177,11 +183,13 @@ class Message:
             "name": self.name,
             "kind": self.kind,
             "output_ref": self.output_ref.to_json() if self.output_ref else None,
+            **({"reasoning": self.reasoning.to_json()} if self.reasoning is not None else {}),
         }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Message:
         ref = data.get("output_ref")
+        reasoning = data.get("reasoning")
         return cls(
             role=data["role"],
             content=data.get("content"),
@@ -191,6 +199,7 @@ class Message:
             kind=data.get("kind", "chat"),
             output_ref=ResultRef.from_json(ref) if ref else None,
             id=data["id"],
+            reasoning=Reasoning.from_json(reasoning) if isinstance(reasoning, Mapping) else None,
         )
 
     def dumps(self) -> str:
@@ -233,6 +242,8 @@ class TokenUsage:
     """Prompt tokens written to the provider's cache (Anthropic)."""
     cache_read: int = 0
     """Prompt tokens served from the provider's cache."""
+    reasoning: int = 0
+    """Of `output`, the tokens spent reasoning (as the provider reported them)."""
 
     @property
     def total(self) -> int:
@@ -249,6 +260,7 @@ class TokenUsage:
             self.output + other.output,
             self.cache_creation + other.cache_creation,
             self.cache_read + other.cache_read,
+            self.reasoning + other.reasoning,
         )
 
     @classmethod
@@ -270,7 +282,10 @@ class TokenUsage:
         if not read:
             read = int(get(get(usage, "prompt_tokens_details"), "cached_tokens") or 0)
         uncached = max(prompt - read - creation, 0)
-        return cls(input=uncached, output=output, cache_creation=creation, cache_read=read)
+        reasoning = int(get(get(usage, "completion_tokens_details"), "reasoning_tokens") or 0)
+        return cls(
+            input=uncached, output=output, cache_creation=creation, cache_read=read, reasoning=reasoning
+        )
 
     def to_json(self) -> dict[str, int]:
         return {
@@ -278,5 +293,6 @@ class TokenUsage:
             "output": self.output,
             "cache_creation": self.cache_creation,
             "cache_read": self.cache_read,
+            "reasoning": self.reasoning,
             "total": self.total,
         }

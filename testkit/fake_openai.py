@@ -45,6 +45,9 @@ class Reply:
 
     text: str = ""
     """Assistant text, streamed in several deltas."""
+    reasoning: str = ""
+    """Streamed first as `reasoning_content` deltas (llama.cpp, DeepSeek), counted as reasoning
+    tokens in the usage."""
     tool_calls: list[tuple[str, dict | str]] = field(default_factory=list)
     """(name, arguments) pairs; the server generates the call ids. A str is sent verbatim (a
     call cut off mid-arguments: `'{"path": "x", "content": "abc'`)."""

@@ -81,6 +81,9 @@ def shape_error(body: dict[str, Any]) -> dict | None:
         if not isinstance(m, dict) or m.get("role") not in ROLES:
             return _invalid(f"Invalid value for 'messages[{i}].role'.", f"messages.[{i}].role")
         role = m["role"]
+        for key in ("reasoning_content", "thinking_blocks"):
+            if key in m:  # DeepSeek answers 400 to reasoning sent back; no OpenAI API takes blocks
+                return _invalid(f"Unrecognized key in 'messages[{i}]': '{key}'.", f"messages.[{i}].{key}")
         if role == "assistant":
             if m.get("content") is None and not m.get("tool_calls"):
                 return _invalid(
@@ -253,13 +256,14 @@ def _usage(reply: Reply, calls: list[tuple[str, str, dict]], prompt: int) -> dic
     if reply.usage is not None:
         return reply.usage
     count = count_openai
-    completion = count(reply.text) + sum(count(n) + count(args_text(a)) for _, n, a in calls)
+    reasoning = count(reply.reasoning) if reply.reasoning else 0
+    completion = count(reply.text) + sum(count(n) + count(args_text(a)) for _, n, a in calls) + reasoning
     return {
         "prompt_tokens": prompt,
         "completion_tokens": completion,
         "total_tokens": prompt + completion,
         "prompt_tokens_details": {"cached_tokens": reply.cached_tokens, "audio_tokens": 0},
-        "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0},
+        "completion_tokens_details": {"reasoning_tokens": reasoning, "audio_tokens": 0},
     }
 
 
@@ -283,6 +287,7 @@ def build_chunks(
     """The SSE chunk objects of a streamed reply, in OpenAI's order."""
     base = _envelope(model, "chat.completion.chunk")
     deltas: list[dict] = [{"role": "assistant", "content": "", "refusal": None}]
+    deltas += [{"reasoning_content": piece} for piece in split_text(reply.reasoning, reply.words_per_chunk)]
     deltas += [{"content": piece} for piece in split_text(reply.text, reply.words_per_chunk)]
     for index, (call_id, name, args) in enumerate(calls):
         head = {"index": index, "id": call_id, "type": "function"}
@@ -306,6 +311,8 @@ def build_chunks(
 def build_completion(model: str, reply: Reply, calls: list[tuple[str, str, dict]], prompt: int) -> dict:
     """The non-streamed chat.completion object."""
     message: dict[str, Any] = {"role": "assistant", "content": reply.text or None, "refusal": None}
+    if reply.reasoning:
+        message["reasoning_content"] = reply.reasoning
     if calls:
         message["tool_calls"] = [
             {"id": cid, "type": "function", "function": {"name": n, "arguments": args_text(a)}}

@@ -68,6 +68,25 @@ class TextDelta(AgentEvent):
 
 
 @dataclass(frozen=True)
+class ReasoningDelta(AgentEvent):
+    """A piece of a reasoning model's thinking, before (or between) its answer."""
+
+    type: ClassVar[str] = "reasoning_delta"
+    text: str
+
+
+@dataclass(frozen=True)
+class ReasoningFinished(AgentEvent):
+    """The model stopped thinking for this step: how long, and how many tokens it took."""
+
+    type: ClassVar[str] = "reasoning_finished"
+    tokens: int
+    """Reported by the provider when it does; else counted from the text."""
+    duration: float
+    """Seconds from the first reasoning delta to the first answer delta or call."""
+
+
+@dataclass(frozen=True)
 class ToolCallStarted(AgentEvent):
     type: ClassVar[str] = "tool_call_started"
     call: ToolCall
@@ -158,6 +177,8 @@ TurnEvent = (
     | BudgetMeasured
     | StepStarted
     | TextDelta
+    | ReasoningDelta
+    | ReasoningFinished
     | ToolCallStarted
     | ToolCallFinished
     | UsageReported

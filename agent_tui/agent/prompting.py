@@ -86,6 +86,8 @@ class PromptAssembler:
         """Gives the effective window deferral measures against (it follows resizes)."""
         self.cache_control = cache_control
         """Place Anthropic cache breakpoints (only for providers that take them)."""
+        self.send_thinking = False
+        """Anthropic: the turn in progress carries its thinking blocks (set per request)."""
         self.user_prompts = user_prompts or UserPrompts()
         self.notice_feed = notice_feed
         """A list others append warnings to (the MCP manager's); read from where we left off."""
@@ -234,6 +236,8 @@ class PromptAssembler:
         if built.warning:
             self._notice(built.warning)
         conversation = self._conversation(history)
+        if self.send_thinking:
+            with_thinking(history, conversation)
         if self.cache_control and not built.warning:
             messages = cache.cached_request(
                 built.cached_blocks, conversation, self._anchors(history), built.dynamic_text
@@ -256,6 +260,20 @@ class PromptAssembler:
                     break
         self._anchor = history[-1].id
         return anchors
+
+
+def with_thinking(history: Sequence[Message], conversation: list[dict[str, Any]]) -> None:
+    """Give the assistant messages of the turn in progress (since the last user text) their
+    thinking blocks, as copies: Anthropic wants them back unchanged within a tool-use turn and
+    drops them itself from earlier turns, so older ones are not sent (nor counted)."""
+    for index in range(len(history) - 1, -1, -1):
+        message = history[index]
+        if message.role == "user":
+            return
+        reasoning = message.reasoning
+        if message.role == "assistant" and reasoning is not None and reasoning.blocks:
+            blocks = [block.to_anthropic() for block in reasoning.blocks]
+            conversation[index] = {**conversation[index], "thinking_blocks": blocks}
 
 
 def _static_text(built: Any) -> str:

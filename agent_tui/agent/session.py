@@ -18,11 +18,19 @@ from agent_tui.agent import events as ev
 from agent_tui.agent import wire
 from agent_tui.agent.compactor import Compactor
 from agent_tui.agent.history import SessionHistory
+from agent_tui.agent.thinking import ThinkingTrace
 from agent_tui.agent.tool_runner import ToolRunner
 from agent_tui.context.budget import BudgetMeter, ContextBudget
 from agent_tui.llm.cost import cost_of, prices_for
 from agent_tui.llm.errors import LLMError
-from agent_tui.llm.stream import StreamDone, TextChunk, ToolCallsReady, UsageChunk
+from agent_tui.llm.stream import (
+    ReasoningChunk,
+    StreamDone,
+    TextChunk,
+    ThinkingReady,
+    ToolCallsReady,
+    UsageChunk,
+)
 from agent_tui.messages import Message, TokenUsage, ToolCall, assistant, tool_result, user
 from agent_tui.models import reply_reserve
 
@@ -219,17 +227,26 @@ class AgentSession(SessionHistory):
                 text_parts = []
                 calls: tuple[ToolCall, ...] = ()
                 finish: str | None = None
+                thinking = ThinkingTrace()
                 try:
                     async for chunk in self._stream():
                         match chunk:
                             case TextChunk(text=text):
+                                thinking.answered()
                                 text_parts.append(text)
                                 yield ev.TextDelta(text)
+                            case ReasoningChunk(text=text):
+                                thinking.delta(text)
+                                yield ev.ReasoningDelta(text)
+                            case ThinkingReady(blocks=blocks):
+                                thinking.blocks_ready(blocks)
                             case ToolCallsReady(calls=ready):
+                                thinking.answered()
                                 calls = ready
                             case StreamDone(finish_reason=reason):
                                 finish = reason
                             case UsageChunk(usage=usage):
+                                thinking.reported(usage.reasoning)
                                 cost = self._add_cost(usage)
                                 await self._persist_cost(cost)
                                 yield ev.UsageReported(usage, self.model, cost, self.cost_total)
@@ -256,9 +273,13 @@ class AgentSession(SessionHistory):
                     stop_reason = "error"
                     break
                 reply = assistant("".join(text_parts) or None, calls)
+                reasoning = thinking.result(self.meter.counter.count_text)
+                if reasoning is not None:
+                    reply = replace(reply, reasoning=reasoning)
+                    yield ev.ReasoningFinished(reasoning.tokens, reasoning.duration)
                 replied = True
                 if not calls:
-                    await self._add(reply if reply.content else assistant(""))
+                    await self._add(reply if reply.content else replace(reply, content=""))
                     break
                 pending, answered = reply, set()
                 await self._add(reply)
@@ -332,6 +353,7 @@ class AgentSession(SessionHistory):
     async def _stream(self) -> AsyncIterator[Any]:
         """The provider stream for the current history, recording usage against the estimate."""
         sections, tools = self._request_parts
+        self.prompts.send_thinking = self.provider.takes_thinking_blocks
         request = self.prompts.request(self.wire(self.history), sections, tools)
         for notice in request.notices:  # a degraded prompt part, an MCP server gone
             yield ev.Notice(notice)
@@ -340,6 +362,8 @@ class AgentSession(SessionHistory):
             tools=request.tools or None,
             max_tokens=self.limits.max_output_tokens,
         ):
+            while self.provider.notices:  # how the request went out (reasoning not sent, …)
+                yield ev.Notice(self.provider.notices.pop(0))
             if isinstance(chunk, UsageChunk):
                 usage = chunk.usage
                 self.usage_total = self.usage_total + usage

@@ -14,8 +14,17 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from agent_tui.llm.http_common import Clock, bad_response, incomplete, sse_data, status_error
-from agent_tui.llm.stream import StreamDone, StreamEvent, TextChunk, ToolCallsReady, UsageChunk
+from agent_tui.llm.stream import (
+    ReasoningChunk,
+    StreamDone,
+    StreamEvent,
+    TextChunk,
+    ThinkingReady,
+    ToolCallsReady,
+    UsageChunk,
+)
 from agent_tui.messages import TokenUsage, ToolCall
+from agent_tui.reasoning import ThinkingBlock
 
 VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 4096
@@ -87,6 +96,9 @@ def _turn(message: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
         return "user", blocks
     blocks = _text_blocks(message.get("content"))
     if role == "assistant":
+        # Thinking first, as received: the API checks the blocks and their signatures.
+        thinking = [dict(b) for b in message.get("thinking_blocks") or () if isinstance(b, dict)]
+        blocks = thinking + blocks
         for call in message.get("tool_calls") or ():
             fn = call.get("function") or {}
             use = {
@@ -186,6 +198,7 @@ async def events(response: Any, clock: Clock) -> AsyncIterator[StreamEvent]:
     """The stream's events; raises for an error event or a stream without message_stop."""
     usage: dict[str, Any] = {}
     calls: dict[int, dict[str, Any]] = {}
+    thinking: dict[int, dict[str, Any]] = {}
     stop: str | None = None
     started = finished = False
     async for _, data in sse_data(response, clock):
@@ -207,10 +220,25 @@ async def events(response: Any, clock: Clock) -> AsyncIterator[StreamEvent]:
                 }
             elif block.get("type") == "text" and block.get("text"):
                 yield TextChunk(block["text"])
+            elif block.get("type") in ("thinking", "redacted_thinking"):
+                thinking[event.get("index", -1 - len(thinking))] = dict(block)
+                if block.get("thinking"):
+                    yield ReasoningChunk(block["thinking"])
         elif kind == "content_block_delta":
             delta = event.get("delta") or {}
             if delta.get("type") == "text_delta" and delta.get("text"):
                 yield TextChunk(delta["text"])
+            elif delta.get("type") == "thinking_delta":
+                open_block = thinking.get(event.get("index", -1))
+                if open_block is not None and delta.get("thinking"):
+                    open_block["thinking"] = (open_block.get("thinking") or "") + delta["thinking"]
+                    yield ReasoningChunk(delta["thinking"])
+            elif delta.get("type") == "signature_delta":
+                open_block = thinking.get(event.get("index", -1))
+                if open_block is not None:
+                    open_block["signature"] = (open_block.get("signature") or "") + (
+                        delta.get("signature") or ""
+                    )
             elif delta.get("type") == "input_json_delta":
                 call = calls.get(event.get("index", -1))
                 if call is not None:
@@ -229,6 +257,10 @@ async def events(response: Any, clock: Clock) -> AsyncIterator[StreamEvent]:
         raise incomplete(clock.where, "an empty stream")
     if not finished:
         raise incomplete(clock.where, "the stream ended before message_stop")
+    signed = (ThinkingBlock.from_anthropic(b) for _, b in sorted(thinking.items()))
+    blocks = tuple(b for b in signed if b is not None)
+    if blocks:
+        yield ThinkingReady(blocks)
     ready = tuple(
         ToolCall(id=str(c["id"]), name=str(c["name"]), arguments="".join(c["args"]) or "{}")
         for _, c in sorted(calls.items())

@@ -22,7 +22,7 @@ from agent_tui.llm.http_common import (
     sse_data,
     status_error,
 )
-from agent_tui.llm.stream import ChunkAssembler, StreamEvent, TextChunk
+from agent_tui.llm.stream import ChunkAssembler, ReasoningChunk, StreamEvent, TextChunk
 from agent_tui.messages import TokenUsage
 from agent_tui.same_prefix import same_prefix
 
@@ -151,6 +151,9 @@ def from_completion(data: dict[str, Any]) -> list[StreamEvent]:
     choice = data["choices"][0]
     message = choice.get("message") or {}
     events: list[StreamEvent] = []
+    thought = message.get("reasoning_content") or message.get("reasoning")
+    if isinstance(thought, str) and thought:
+        events.append(ReasoningChunk(thought))
     if message.get("content"):
         events.append(TextChunk(message["content"]))
     calls = [{"index": i, **call} for i, call in enumerate(message.get("tool_calls") or ())]

@@ -23,6 +23,7 @@ from agent_tui.llm import catalog, direct, http_openai
 from agent_tui.llm.errors import LLMError, classify
 from agent_tui.llm.http_common import Clock, TimeLimits, incomplete
 from agent_tui.llm.lazy import litellm, warm_in_background
+from agent_tui.llm.reasoning_params import continues_without_thinking, reasoning_request
 from agent_tui.llm.routes import Route, route_for
 from agent_tui.llm.stream import (
     ChunkAssembler,
@@ -33,6 +34,7 @@ from agent_tui.llm.stream import (
     UsageChunk,
 )
 from agent_tui.messages import TokenUsage
+from agent_tui.reasoning import ReasoningSettings
 
 __all__ = [
     "LLMError",
@@ -101,6 +103,11 @@ class Provider:
         self._resolved: tuple[str, dict[str, Any]] | None = None
         self._sent_placeholder = False
         self._encoded = http_openai.EncodedMessages()
+        self.reasoning = ReasoningSettings()
+        """`[model.reasoning]`; `/effort` changes it for the session."""
+        self.notices: list[str] = []
+        """One-line notices for the user about how requests were sent (the session relays them)."""
+        self._said: set[str] = set()
         if not self.route.direct:
             warm_in_background()  # its import takes seconds: start it now, off the UI loop
 
@@ -122,6 +129,33 @@ class Provider:
         if self.route.direct:
             return self.route.wire == "anthropic"
         return provider_of(self._litellm_model()) == "anthropic"
+
+    @property
+    def takes_thinking_blocks(self) -> bool:
+        """Anthropic's API: a tool-use turn's thinking blocks must be sent back unchanged."""
+        return self.supports_cache_control
+
+    def _notice(self, text: str | None) -> None:
+        if text and text not in self._said:
+            self._said.add(text)
+            self.notices.append(text)
+
+    def _with_reasoning(
+        self, messages: list[dict[str, Any]], max_tokens: int | None
+    ) -> tuple[dict[str, Any], int | None]:
+        """The reasoning keys for this request and its reply limit (see llm/reasoning_params)."""
+        wire = self.route.wire
+        if wire == "litellm" and self.supports_cache_control:
+            wire = "anthropic"
+        plan = reasoning_request(wire, self._litellm_model(), self.reasoning, max_tokens)
+        self._notice(plan.notice)
+        if "thinking" in plan.extra and continues_without_thinking(messages):
+            self._notice(
+                "This tool-use turn began without thinking blocks; its remaining steps go without "
+                "extended thinking (the API rejects it there)."
+            )
+            return {}, max_tokens
+        return plan.extra, plan.max_tokens
 
     def key_env(self) -> str | None:
         """The variable the key comes from: the configured one, else litellm's default name."""
@@ -220,12 +254,14 @@ class Provider:
         max_tokens: int | None = None,
     ) -> AsyncIterator[StreamEvent]:
         """The reply as events: TextChunk*, then ToolCallsReady?, UsageChunk?, StreamDone."""
+        reasoning, max_tokens = self._with_reasoning(messages, max_tokens)
         attempt = timeouts = 0
         while True:
             attempt += 1
             yielded = False
             try:
-                async with contextlib.aclosing(self._attempt(messages, tools, max_tokens)) as events:
+                attempt_events = self._attempt(messages, tools, max_tokens, reasoning)
+                async with contextlib.aclosing(attempt_events) as events:
                     async for event in events:
                         yielded = yielded or isinstance(event, TextChunk)
                         yield event
@@ -236,26 +272,38 @@ class Provider:
             await self._retry_or_raise(failure, attempt, yielded, timeouts)
 
     def _attempt(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, max_tokens: int | None
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        max_tokens: int | None,
+        reasoning: dict[str, Any],
     ) -> AsyncGenerator[StreamEvent, None]:
         if self.route.direct:
-            return self._direct_call().stream(messages, tools, max_tokens)
-        return self._litellm_stream(messages, tools, max_tokens)
+            return self._direct_call(extra=reasoning).stream(messages, tools, max_tokens)
+        return self._litellm_stream(messages, tools, max_tokens, reasoning)
 
-    def _direct_call(self, streamed: bool = True) -> direct.DirectCall:
+    def _direct_call(self, streamed: bool = True, extra: dict[str, Any] | None = None) -> direct.DirectCall:
         if self.api_base and not self.env_key_for_api_base:
             key = PLACEHOLDER_KEY  # a project file's api_base: no key of the user's goes there
         else:
             key = direct.key_for(self.route, self.model, self.api_base, self.api_key_env)
         self._sent_placeholder = key == PLACEHOLDER_KEY
         limits = self.limits if streamed else self.limits.unstreamed()
-        return direct.DirectCall(self.route, key, self.extra, Clock(limits, self.where), self._encoded)
+        body_extra = {**self.extra, **(extra or {})}
+        return direct.DirectCall(self.route, key, body_extra, Clock(limits, self.where), self._encoded)
 
     async def _litellm_stream(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, max_tokens: int | None
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        max_tokens: int | None,
+        reasoning: dict[str, Any],
     ) -> AsyncGenerator[StreamEvent, None]:
         model, params = self._params()
         kwargs: dict[str, Any] = dict(params)
+        if reasoning:
+            # drop_params: a provider litellm knows cannot take the key gets the request without it.
+            kwargs.update(reasoning, drop_params=True)
         if tools:
             kwargs["tools"] = tools
         if max_tokens is not None:

@@ -1,8 +1,9 @@
 """What a streamed model call yields, and the assembly of litellm's chunks into it.
 
-The loop should not know litellm's chunk objects: it gets text as it arrives, the tool calls once
-they are whole (the arguments come in pieces, interleaved by index), the usage, and the finish
-reason — four small frozen values.
+The loop should not know litellm's chunk objects: it gets text (and a reasoning model's reasoning)
+as it arrives, the tool calls once they are whole (the arguments come in pieces, interleaved by
+index), Anthropic's thinking blocks once they are whole, the usage, and the finish reason — small
+frozen values.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_tui.messages import TokenUsage, ToolCall
+from agent_tui.reasoning import ThinkingBlock
 
 
 @dataclass(frozen=True)
@@ -20,6 +22,20 @@ class TextChunk:
 
     text: str
     """The delta as the provider sent it."""
+
+
+@dataclass(frozen=True)
+class ReasoningChunk:
+    """A piece of the model's reasoning (`reasoning_content`, an Anthropic thinking delta)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ThinkingReady:
+    """Anthropic's thinking blocks of the reply, whole and signed (sent once, before the calls)."""
+
+    blocks: tuple[ThinkingBlock, ...]
 
 
 @dataclass(frozen=True)
@@ -46,7 +62,7 @@ class StreamDone:
     """stop / tool_calls / length / content_filter, or None when the provider gave none."""
 
 
-StreamEvent = TextChunk | ToolCallsReady | UsageChunk | StreamDone
+StreamEvent = TextChunk | ReasoningChunk | ThinkingReady | ToolCallsReady | UsageChunk | StreamDone
 
 
 def _get(obj: Any, key: str) -> Any:
@@ -72,6 +88,7 @@ class ChunkAssembler:
         self.finish_reason: str | None = None
         self.usage: TokenUsage | None = None
         self.text_parts: list[str] = []
+        self.blocks: list[ThinkingBlock] = []
 
     def feed(self, chunk: Any) -> list[StreamEvent]:
         events: list[StreamEvent] = []
@@ -80,6 +97,12 @@ class ChunkAssembler:
             self.usage = TokenUsage.from_litellm(usage)  # the last report wins
         for choice in _get(chunk, "choices") or ():
             delta = _get(choice, "delta")
+            # llama.cpp, vLLM, DeepSeek and litellm say `reasoning_content`; OpenRouter `reasoning`.
+            thought = _get(delta, "reasoning_content") or _get(delta, "reasoning")
+            if isinstance(thought, str) and thought:
+                events.append(ReasoningChunk(thought))
+            for block in _get(delta, "thinking_blocks") or ():  # litellm's Anthropic blocks
+                self._feed_block(block)
             text = _get(delta, "content")
             if text:
                 self.text_parts.append(text)
@@ -90,6 +113,22 @@ class ChunkAssembler:
             if reason:
                 self.finish_reason = reason
         return events
+
+    def _feed_block(self, block: Any) -> None:
+        data = (
+            block
+            if isinstance(block, dict)
+            else {k: _get(block, k) for k in ("type", "thinking", "signature", "data")}
+        )
+        parsed = ThinkingBlock.from_anthropic(data)
+        if parsed is None:
+            return
+        last = self.blocks[-1] if self.blocks else None
+        # litellm streams a block's text and then its signature as separate pieces of one block.
+        if last is not None and last.type == parsed.type == "thinking" and not last.signature:
+            self.blocks[-1] = ThinkingBlock("thinking", last.thinking + parsed.thinking, parsed.signature)
+        else:
+            self.blocks.append(parsed)
 
     def _feed_call(self, delta: Any) -> None:
         index = _get(delta, "index")
@@ -119,6 +158,8 @@ class ChunkAssembler:
     def finish(self) -> list[StreamEvent]:
         """The closing events: tool calls (if any), usage (if reported), done."""
         events: list[StreamEvent] = []
+        if self.blocks:
+            events.append(ThinkingReady(tuple(self.blocks)))
         calls = self.calls()
         if calls:
             events.append(ToolCallsReady(calls))

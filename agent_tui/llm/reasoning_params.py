@@ -1,0 +1,73 @@
+"""What a request carries for `[model.reasoning]`, per wire format, and what it must not carry.
+
+- OpenAI-compatible: `reasoning_effort` (OpenAI's o-series and gpt-5, DeepSeek, vLLM, OpenRouter);
+  a server that does not know it ignores it.
+- Anthropic: `thinking: {type: enabled, budget_tokens}`; the API wants `max_tokens` above the
+  budget (so the reply keeps its own room) and no thinking when the tool-use turn being continued
+  has an assistant message without its thinking block (a model switch mid-turn, an old session):
+  that request goes without thinking rather than failing with 400.
+- litellm: `reasoning_effort` or `thinking`, which litellm maps per provider.
+A model the price map lists as not reasoning gets nothing, and one notice says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from agent_tui.llm import catalog
+from agent_tui.reasoning import ReasoningSettings
+
+
+@dataclass(frozen=True)
+class ReasoningRequest:
+    """The request's extra body keys and its reply limit with room for the thinking."""
+
+    extra: dict[str, Any]
+    max_tokens: int | None
+    notice: str | None = None
+
+
+def supports_reasoning(model: str) -> bool | None:
+    """True/False when the price map says; None for a model it does not list (a local one)."""
+    info = catalog.entry(model)
+    if info is None:
+        return None
+    return bool(info.get("supports_reasoning"))
+
+
+def reasoning_request(
+    wire: str, model: str, settings: ReasoningSettings, max_tokens: int | None
+) -> ReasoningRequest:
+    if not settings.enabled:
+        return ReasoningRequest({}, max_tokens)
+    if supports_reasoning(model) is False:
+        return ReasoningRequest(
+            {},
+            max_tokens,
+            f"{model} does not reason (per litellm's model list): [model.reasoning] is not sent.",
+        )
+    budget = settings.thinking_budget()
+    if wire == "anthropic" or (wire == "litellm" and catalog.provider_of(model) == "anthropic"):
+        if budget <= 0:
+            return ReasoningRequest({}, max_tokens)
+        limit = (max_tokens or 0) + budget
+        return ReasoningRequest({"thinking": {"type": "enabled", "budget_tokens": budget}}, limit)
+    if settings.effort is None:
+        return ReasoningRequest(
+            {}, max_tokens, f"thinking_budget_tokens applies to Anthropic models only, not {model}."
+        )
+    return ReasoningRequest({"reasoning_effort": settings.effort}, max_tokens)
+
+
+def continues_without_thinking(messages: list[dict[str, Any]]) -> bool:
+    """True when the request continues a tool-use turn whose last assistant message has no
+    thinking blocks: Anthropic rejects thinking there."""
+    for message in reversed(messages):
+        role = message.get("role")
+        if role == "tool":
+            continue
+        if role == "assistant":
+            return bool(message.get("tool_calls")) and not message.get("thinking_blocks")
+        return False
+    return False
