@@ -138,16 +138,39 @@ async def test_a_large_body_goes_out_in_pieces_while_the_loop_ticks(monkeypatch)
     assert int(recorded.headers["content-length"]) > direct.PIECE
 
 
+@pytest.mark.parametrize(
+    "sizes",
+    [
+        [],
+        [0],
+        [10],
+        [direct.PIECE],
+        [direct.PIECE + 1],
+        [3 * direct.PIECE + 5],
+        [1] * 5000,
+        [100, 5 * direct.PIECE, 0, 7, direct.PIECE - 1, 2, 2 * direct.PIECE, 9],
+    ],
+)
+def test_pieces_are_the_body_in_order_and_none_is_over_a_piece(sizes):
+    chunks = [bytes([65 + i % 26]) * size for i, size in enumerate(sizes)]
+    pieces = list(direct.Pieces(chunks).pieces())
+    assert b"".join(pieces) == b"".join(chunks)
+    assert all(0 < len(piece) <= direct.PIECE for piece in pieces)
+    assert direct.Pieces(chunks).size == sum(sizes)
+
+
 def test_repeated_prefix_is_reused_but_a_changed_message_is_not():
     """The next request's body equals a fresh serialisation, whether messages grew or changed."""
     memo = http_openai.EncodedMessages()
     history = big_history(50)
 
     def body(messages: list[dict]) -> bytes:
-        return http_openai.encode("m", messages, None, None, stream=True, provider=None, extra={}, memo=memo)
+        return b"".join(
+            http_openai.encode("m", messages, None, None, stream=True, provider=None, extra={}, memo=memo)
+        )
 
     def fresh(messages: list[dict]) -> bytes:
-        return http_openai.encode("m", messages, None, None, stream=True, provider=None, extra={})
+        return b"".join(http_openai.encode("m", messages, None, None, stream=True, provider=None, extra={}))
 
     assert body(history) == fresh(history)
     grown = [*history, {"role": "assistant", "content": "ok"}, {"role": "user", "content": "next"}]

@@ -164,8 +164,10 @@ def test_the_request_wire_dicts_follow_every_rewrite(tmp_path):
 
 
 def body(messages: list[dict], memo: http_openai.EncodedMessages | None, plan=None) -> bytes:
-    return http_openai.encode(
-        "m", messages, None, 100, stream=True, provider=None, extra={}, memo=memo, plan=plan
+    return b"".join(
+        http_openai.encode(
+            "m", messages, None, 100, stream=True, provider=None, extra={}, memo=memo, plan=plan
+        )
     )
 
 

@@ -10,10 +10,12 @@ error kinds, messages and the retry policy (llm/provider.py) are the same on bot
 from __future__ import annotations
 
 import asyncio
+import bisect
 import functools
+import itertools
 import os
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
-from typing import Any
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
+from typing import Any, TypeVar
 
 from agent_tui.llm import http_anthropic, http_openai
 from agent_tui.llm.errors import LLMError
@@ -25,6 +27,7 @@ from agent_tui.messages import TokenUsage
 PLACEHOLDER_KEY = "sk-no-key-required"
 """Sent to an api_base when no key is configured: local servers ignore it, some need one."""
 _HEADER_KEYS = ("headers", "extra_headers")
+T = TypeVar("T")
 _CLIENT_ONLY = frozenset({"timeout", "num_retries", "max_retries", "api_base", "api_key", "drop_params"})
 """litellm keyword arguments that are not part of the request body."""
 
@@ -47,7 +50,7 @@ INLINE_MESSAGES = 64
 so little to a worker thread costs more than it saves when the machine is busy."""
 
 
-async def _off_loop(build: Callable[[], bytes], work: int) -> bytes:
+async def _off_loop(build: Callable[[], T], work: int) -> T:
     if work <= INLINE_MESSAGES:
         return build()
     return await asyncio.to_thread(build)
@@ -60,19 +63,38 @@ inside the call); between pieces the loop gets its turn."""
 
 
 class Pieces:
-    """A request body sent PIECE bytes at a time. Re-iterable (not a generator), so a transport
-    that sends the request again gets the whole body again; the caller sets Content-Length, so
-    the request is not chunked."""
+    """A request body sent about PIECE bytes at a time, made from the encoder's chunks (one per
+    message) as it goes: the headers leave first, and the body is never joined whole (a 400 KB
+    join cost ~0.3 ms before the first byte). Re-iterable (not a generator), so a transport that
+    sends the request again gets the whole body again; the caller sets Content-Length, so the
+    request is not chunked."""
 
-    def __init__(self, body: bytes) -> None:
-        self.body = body
+    def __init__(self, chunks: list[bytes]) -> None:
+        self.chunks = chunks
+        self.ends = list(itertools.accumulate(map(len, chunks)))
+        """Where each chunk ends in the body."""
+
+    @property
+    def size(self) -> int:
+        return self.ends[-1] if self.ends else 0
+
+    def pieces(self) -> Iterator[bytes]:
+        chunks, ends = self.chunks, self.ends
+        start = sent = 0
+        while start < len(chunks):
+            # The chunks up to the first that reaches a piece's worth, joined (at most one
+            # piece plus that chunk), then cut to pieces when that chunk was a large one.
+            stop = min(bisect.bisect_left(ends, sent + PIECE, lo=start) + 1, len(chunks))
+            group = chunks[start] if stop == start + 1 else b"".join(chunks[start:stop])
+            for at in range(0, len(group), PIECE):
+                yield group[at : at + PIECE]
+            start, sent = stop, ends[stop - 1]
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        body = self.body
-        for start in range(0, len(body), PIECE):
-            if start:
+        for n, piece in enumerate(self.pieces()):
+            if n:
                 await asyncio.sleep(0)
-            yield body[start : start + PIECE]
+            yield piece
 
 
 class DirectCall:
@@ -107,7 +129,8 @@ class DirectCall:
         tools: list[dict[str, Any]] | None,
         max_tokens: int | None,
         stream: bool,
-    ) -> bytes:
+    ) -> list[bytes]:
+        """The body as chunks whose concatenation is the JSON."""
         route = self.route
         if route.wire == "anthropic":
             anthropic = functools.partial(
@@ -119,7 +142,7 @@ class DirectCall:
                 stream=stream,
                 extra=self.body_extra,
             )
-            return await _off_loop(anthropic, len(messages))
+            return [await _off_loop(anthropic, len(messages))]
         plan = self.memo.plan(messages) if self.memo is not None else None
         fresh = len(messages) - (plan[1] if plan is not None else 0)
         openai = functools.partial(
@@ -136,15 +159,17 @@ class DirectCall:
         )
         return await _off_loop(openai, fresh)
 
-    async def _response(self, body: bytes, stream: bool) -> Any:
+    async def _response(self, body: list[bytes], stream: bool) -> Any:
         """The started response, or the classified status error (its body read within limits)."""
         headers = dict(self.headers)
         if stream:
             headers["accept"] = "text/event-stream"
-        content: bytes | Pieces = body
-        if len(body) > PIECE:
-            headers["content-length"] = str(len(body))
-            content = Pieces(body)
+        pieces = Pieces(body)
+        content: bytes | Pieces = pieces
+        if pieces.size > PIECE:
+            headers["content-length"] = str(pieces.size)
+        else:
+            content = b"".join(body)
         pool = await client()
         request = pool.build_request(
             "POST",

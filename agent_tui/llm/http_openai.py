@@ -32,7 +32,7 @@ _COMPLETION_TOKENS_FAMILIES = ("o1", "o3", "o4", "gpt-5")
 
 Sent = tuple[list[dict[str, Any]], list[bytes]]
 """A request's messages as sent (shallow copies) and their JSON, each but the first led by the
-array's `, ` separator (the body is then one join: a second copy of a 400 KB body cost ~0.2 ms)."""
+array's `, ` separator (so the body is the chunks as they are, never joined whole)."""
 Plan = tuple[Sent, int]
 """What an encode may reuse: a request as sent and how many leading messages the next repeats."""
 
@@ -84,8 +84,9 @@ def encode(
     extra: dict[str, Any],
     memo: EncodedMessages | None = None,
     plan: Plan | None = None,
-) -> bytes:
-    """The request body. Runs in a worker thread: the messages are serialised one by one, so the
+) -> list[bytes]:
+    """The request body, as chunks to send one after another (joined, they are the JSON). Runs
+    in a worker thread when many messages are new: they are serialised one by one, so the
     interpreter can hand the loop its turn between them (one big dumps would hold the GIL)."""
     head: dict[str, Any] = {"model": model, "stream": stream}
     if stream:
@@ -97,7 +98,7 @@ def encode(
         head["max_completion_tokens" if reasoning else "max_tokens"] = max_tokens
     head.update(extra)
     parts = (memo or EncodedMessages()).encode(messages, plan)
-    return b"".join([json.dumps(head)[:-1].encode(), b', "messages": [', *parts, b"]}"])
+    return [json.dumps(head)[:-1].encode() + b', "messages": [', *parts, b"]}"]
 
 
 async def events(response: Any, clock: Clock) -> AsyncIterator[StreamEvent]:
