@@ -12,7 +12,7 @@ provider the request goes to. No I/O, no third-party imports.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -118,3 +118,27 @@ class ReasoningSettings:
         if self.thinking_budget_tokens:
             parts.append(f"thinking budget {self.thinking_budget_tokens:,} tokens")
         return ", ".join(parts)
+
+
+def tool_turn(roles: Sequence[str]) -> list[int]:
+    """Indexes of the assistant messages of the tool-use turn a request continues, oldest first
+    (empty when it starts a new turn).
+
+    Anthropic merges consecutive user and tool messages into one user turn; when the last one
+    holds tool results, the assistant message before it belongs to the turn in progress, and so
+    on back. A new prompt after a call's (repaired or cancelled) result joins that user turn, so
+    the turn is still in progress for the API: its first assistant message must carry its
+    thinking blocks."""
+    found: list[int] = []
+    index = len(roles) - 1
+    while index >= 0:
+        results = False
+        while index >= 0 and roles[index] != "assistant":
+            results = results or roles[index] == "tool"
+            index -= 1
+        if not results:
+            break
+        while index >= 0 and roles[index] == "assistant":
+            found.append(index)
+            index -= 1
+    return found[::-1]

@@ -4,7 +4,7 @@
   a server that does not know it ignores it.
 - Anthropic: `thinking: {type: enabled, budget_tokens}`; the API wants `max_tokens` above the
   budget (so the reply keeps its own room) and no thinking when the tool-use turn being continued
-  has an assistant message without its thinking block (a model switch mid-turn, an old session):
+  began with an assistant message without its thinking block (a model switch mid-turn, an old session):
   that request goes without thinking rather than failing with 400.
 - litellm: `reasoning_effort` or `thinking`, which litellm maps per provider.
 A model the price map lists as not reasoning gets nothing, and one notice says so.
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_tui.llm import catalog
-from agent_tui.reasoning import ReasoningSettings
+from agent_tui.reasoning import ReasoningSettings, tool_turn
 
 
 @dataclass(frozen=True)
@@ -61,13 +61,7 @@ def reasoning_request(
 
 
 def continues_without_thinking(messages: list[dict[str, Any]]) -> bool:
-    """True when the request continues a tool-use turn whose last assistant message has no
+    """True when the request continues a tool-use turn whose first assistant message has no
     thinking blocks: Anthropic rejects thinking there."""
-    for message in reversed(messages):
-        role = message.get("role")
-        if role == "tool":
-            continue
-        if role == "assistant":
-            return bool(message.get("tool_calls")) and not message.get("thinking_blocks")
-        return False
-    return False
+    turn = tool_turn([str(m.get("role")) for m in messages])
+    return bool(turn) and not messages[turn[0]].get("thinking_blocks")
