@@ -12,11 +12,12 @@ provider the request goes to. No I/O, no third-party imports.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 BlockType = Literal["thinking", "redacted_thinking"]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -120,9 +121,9 @@ class ReasoningSettings:
         return ", ".join(parts)
 
 
-def tool_turn(roles: Sequence[str]) -> list[int]:
+def tool_turn(messages: Sequence[T], role: Callable[[T], str]) -> list[int]:
     """Indexes of the assistant messages of the tool-use turn a request continues, oldest first
-    (empty when it starts a new turn).
+    (empty when it starts a new turn). Walks back from the end: only the turn is visited.
 
     Anthropic merges consecutive user and tool messages into one user turn; when the last one
     holds tool results, the assistant message before it belongs to the turn in progress, and so
@@ -130,15 +131,15 @@ def tool_turn(roles: Sequence[str]) -> list[int]:
     the turn is still in progress for the API: its first assistant message must carry its
     thinking blocks."""
     found: list[int] = []
-    index = len(roles) - 1
+    index = len(messages) - 1
     while index >= 0:
         results = False
-        while index >= 0 and roles[index] != "assistant":
-            results = results or roles[index] == "tool"
+        while index >= 0 and role(messages[index]) != "assistant":
+            results = results or role(messages[index]) == "tool"
             index -= 1
         if not results:
             break
-        while index >= 0 and roles[index] == "assistant":
+        while index >= 0 and role(messages[index]) == "assistant":
             found.append(index)
             index -= 1
     return found[::-1]

@@ -266,11 +266,15 @@ def with_thinking(history: Sequence[Message], conversation: list[dict[str, Any]]
     """Give the assistant messages of the tool-use turn the request continues their thinking
     blocks, as copies: Anthropic wants them back unchanged there and drops them itself from
     earlier turns, so older ones are not sent (nor counted)."""
-    for index in tool_turn([m.role for m in history]):
+    for index in tool_turn(history, _role):
         reasoning = history[index].reasoning
         if reasoning is not None and reasoning.blocks:
             blocks = [block.to_anthropic() for block in reasoning.blocks]
             conversation[index] = {**conversation[index], "thinking_blocks": blocks}
+
+
+def _role(message: Message) -> str:
+    return message.role
 
 
 def _static_text(built: Any) -> str:

@@ -18,6 +18,9 @@ from typing import Any
 from agent_tui.llm import catalog
 from agent_tui.reasoning import ReasoningSettings, tool_turn
 
+MIN_BUDGET = 1024
+"""Anthropic's smallest thinking budget."""
+
 
 @dataclass(frozen=True)
 class ReasoningRequest:
@@ -37,8 +40,14 @@ def supports_reasoning(model: str) -> bool | None:
 
 
 def reasoning_request(
-    wire: str, model: str, settings: ReasoningSettings, max_tokens: int | None
+    wire: str,
+    model: str,
+    settings: ReasoningSettings,
+    max_tokens: int | None,
+    max_thinking: int | None = None,
 ) -> ReasoningRequest:
+    """`max_thinking`: the most of the window the thinking budget may take (the session keeps
+    half the window for the prompt); a budget cut below the API's 1 024 turns thinking off."""
     if not settings.enabled:
         return ReasoningRequest({}, max_tokens)
     if supports_reasoning(model) is False:
@@ -51,6 +60,12 @@ def reasoning_request(
     if wire == "anthropic" or (wire == "litellm" and catalog.provider_of(model) == "anthropic"):
         if budget <= 0:
             return ReasoningRequest({}, max_tokens)
+        if max_thinking is not None and budget > max_thinking:
+            if max_thinking < MIN_BUDGET:
+                return ReasoningRequest(
+                    {}, max_tokens, f"The window of {model} is too small for extended thinking: not sent."
+                )
+            budget = max_thinking
         limit = (max_tokens or 0) + budget
         return ReasoningRequest({"thinking": {"type": "enabled", "budget_tokens": budget}}, limit)
     if settings.effort is None:
@@ -63,5 +78,14 @@ def reasoning_request(
 def continues_without_thinking(messages: list[dict[str, Any]]) -> bool:
     """True when the request continues a tool-use turn whose first assistant message has no
     thinking blocks: Anthropic rejects thinking there."""
-    turn = tool_turn([str(m.get("role")) for m in messages])
+    turn = tool_turn(messages, _role)
     return bool(turn) and not messages[turn[0]].get("thinking_blocks")
+
+
+def _role(message: dict[str, Any]) -> str:
+    return str(message.get("role"))
+
+
+def thinking_reserve(wire: str, model: str, settings: ReasoningSettings, max_thinking: int | None) -> int:
+    """The tokens a reply may spend thinking on top of its answer (0 when nothing is sent)."""
+    return reasoning_request(wire, model, settings, 0, max_thinking).max_tokens or 0
