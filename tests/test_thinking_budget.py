@@ -9,6 +9,10 @@ import pytest
 
 from agent_tui.agent import events as ev
 from agent_tui.factory import build_services
+from agent_tui.llm.cost import Prices, cost_of
+from agent_tui.messages import TokenUsage
+from agent_tui.ui.screens.context_data import build_report
+from agent_tui.ui.screens.context_screen import footer_lines
 from testkit.fake_anthropic import FakeAnthropic, Reply
 from testkit.fake_openai import Reply as OpenAIReply
 from tests.agent_fixtures import collect, make_config, of_type
@@ -171,3 +175,53 @@ class TestCountedAndCalibrated:
             await services.close()
         assert len(ratios) == 4
         assert max(ratios) / min(ratios) < 1.1, ratios
+
+
+class TestReported:
+    async def test_context_shows_a_reasoning_line(self, anthropic, tmp_path, workspace):
+        """/context's footer: the thinking budget within the reserve, the blocks sent back
+        mid-turn, the output spent reasoning; a model that does not reason shows no such line."""
+        services = await thinking_services(anthropic, tmp_path / "t.db", workspace)
+        try:
+            session = await services.new_session(yes=True)
+            anthropic.enqueue(
+                Reply(reasoning=THOUGHT, tool_calls=[("list_dir", {"path": "."})]), Reply(text="ok")
+            )
+            turn = session.run_turn("look")
+            async for event in turn:
+                if isinstance(event, ev.ToolCallFinished):
+                    break
+            mid = footer_lines(build_report(session, session.measure())).plain
+            await turn.aclose()
+        finally:
+            await services.close()
+        line = next(row for row in mid.splitlines() if row.startswith("Reasoning: "))
+        assert "thinking budget 2 048 of the " in line
+        assert "of the conversation are thinking blocks sent back" in line
+        spent = session.history[1].reasoning.tokens
+        assert spent > 3000 and f"{spent:,} output tokens spent reasoning".replace(",", " ") in line
+
+    async def test_no_reasoning_line_without_reasoning(self, server, tmp_path, workspace):
+        """A plain reply on a model with no reasoning settings: the footer stays as it was."""
+        services = await build_services(make_config(server, tmp_path / "o.db"), workspace=workspace)
+        try:
+            session = await services.new_session(yes=True)
+            await collect(session.run_turn("hi"))
+            text = footer_lines(build_report(session, session.measure())).plain
+        finally:
+            await services.close()
+        assert "Reasoning" not in text
+
+    def test_reasoning_tokens_are_part_of_output_and_priced_once(self):
+        """Reported reasoning is a share of the output: the total and the cost do not add it."""
+        prices = Prices(input=1e-6, output=1e-5, cache_read=1e-7, cache_creation=1e-6)
+        usage = TokenUsage.from_litellm(
+            {
+                "prompt_tokens": 100,
+                "completion_tokens": 500,
+                "completion_tokens_details": {"reasoning_tokens": 400},
+            }
+        )
+        assert (usage.output, usage.reasoning, usage.total) == (500, 400, 600)
+        assert cost_of(usage, prices) == pytest.approx(100 * 1e-6 + 500 * 1e-5)
+        assert (usage + usage).reasoning == 800
