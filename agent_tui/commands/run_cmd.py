@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -151,6 +152,21 @@ def _report(event: Any, as_json: bool) -> None:
         _stderr(f"agent-tui: error: {event.message}")
 
 
+def _effort_or_fail(effort: str | None) -> dict[str, Any] | None:
+    """`--effort` as `[model]` keys (None: not given). `off` also clears a configured thinking
+    budget: the run goes out without any reasoning setting."""
+    from agent_tui.reasoning import EFFORTS
+
+    if effort is None:
+        return None
+    level = effort.strip().lower()
+    if level == "off":
+        return {"reasoning_effort": None, "thinking_budget_tokens": 0}
+    if level not in EFFORTS:
+        fail(f"--effort must be one of {', '.join(EFFORTS)} or off, got {effort!r}", 2)
+    return {"reasoning_effort": level}
+
+
 def run(
     prompt: str | None = typer.Argument(None, help="The prompt; `-` reads stdin."),
     model: str | None = typer.Option(None, "--model", "-m", help="litellm model name."),
@@ -171,6 +187,9 @@ def run(
     sandbox: str | None = typer.Option(None, "--sandbox", help=SANDBOX_HELP),
     as_json: bool = typer.Option(False, "--json", help="One JSON event per line."),
     compact: bool = typer.Option(False, "--compact", help="Compact the session first."),
+    effort: str | None = typer.Option(
+        None, "--effort", help="Reasoning effort for this run: minimal, low, medium, high or off."
+    ),
 ) -> None:
     """Run one turn without the TUI and print the answer."""
 
@@ -180,15 +199,19 @@ def run(
     text = _read_prompt(prompt)
     if not text.strip() and not compact:
         fail("no prompt given (pass PROMPT, or `-` to read stdin)", 2)
+    reasoning = _effort_or_fail(effort)
     loaded = load_or_fail(
         model_overrides(model, api_base, context_window, max_output_tokens, db, sandbox),
         trusted=trust,
         notify=True,
     )
+    config = loaded.config
+    if reasoning is not None:
+        config = replace(config, model=replace(config.model, **reasoning))
     # SIGTERM / SIGHUP cancel the turn like Ctrl-C (saved), then exit 143 / 129.
     code = run_headless(
         lambda: _run(
-            loaded.config,
+            config,
             text,
             session_id=session,
             continue_=continue_,

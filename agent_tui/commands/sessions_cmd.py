@@ -73,7 +73,22 @@ def _message_row(seq: int, message: Any) -> tuple[Any, ...]:
         calls = ", ".join(f"{c.name}({one_line(c.arguments, 40)})" for c in message.tool_calls)
         text = f"{text} → {calls}" if text else f"→ {calls}"
     ref = f" [{message.output_ref.id}]" if message.output_ref else ""
-    return seq, message.role, message.kind, one_line(text, 100) + ref
+    return seq, message.role, message.kind, _with_reasoning(message, one_line(text, 100) + ref)
+
+
+def _with_reasoning(message: Any, text: str) -> Any:
+    """A reply's cell with what the model thought first: on a terminal a dimmed line above the
+    text (as the TUI's folded block), piped a prefix that keeps the row one line."""
+    thought = message.reasoning
+    if thought is None or thought.empty:
+        return text
+    size = f"{thought.tokens} tokens" if thought.tokens else "redacted"
+    preview = one_line(thought.text, 100) or "(redacted by the provider)"
+    if is_piped():
+        return f"(thought {size}, {thought.duration:.1f} s: {preview}) {text}"
+    from rich.text import Text
+
+    return Text.assemble((f"thinking · {size} · {thought.duration:.1f} s: {preview}", "dim"), "\n", text)
 
 
 @app.command("show")

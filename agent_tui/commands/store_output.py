@@ -91,7 +91,7 @@ def print_table(
     title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]], *, empty: str | None = None
 ) -> None:
     """A rich table on a terminal (or `empty` when there are no rows); tab-separated lines,
-    no header, when piped."""
+    no header, when piped. A cell may be a rich Text (styled on a terminal, plain when piped)."""
     if not rows and empty is not None and not is_piped():
         typer.echo(empty)
         return
@@ -101,12 +101,14 @@ def print_table(
         return
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(title=title, title_justify="left", header_style="bold")
     for column in columns:
         table.add_column(column, overflow="fold")
     for row in rows:
-        table.add_row(*(str(v) for v in row))
+        # Text, not str: a message's `[a.txt]` or a ref's `[r_7f3a]` is not Rich markup.
+        table.add_row(*(v if isinstance(v, Text) else Text(str(v)) for v in row))
     Console().print(table)
 
 

@@ -124,6 +124,40 @@ async def model(view: SessionView, argument: str) -> None:
     await view.switch_model(argument)
 
 
+async def effort(view: SessionView, argument: str) -> None:
+    """How hard a reasoning model thinks, for this session: from its next request on."""
+    import dataclasses
+
+    from agent_tui.reasoning import EFFORTS, ReasoningSettings
+
+    session = _session(view)
+    if session is None:
+        return
+    provider = session.provider
+    word = argument.strip().lower()
+    if not word:
+        view.app.notify(
+            f"Reasoning: {provider.reasoning.describe()}. "
+            f"/effort {'|'.join(EFFORTS)}|off changes it for this session."
+        )
+        return
+    if word not in (*EFFORTS, "off"):
+        view.app.notify(f"Unknown effort {word!r}: use {', '.join(EFFORTS)} or off.", severity="warning")
+        return
+    # off clears the thinking budget too; a level keeps the configured budget (Anthropic's).
+    settings = ReasoningSettings() if word == "off" else dataclasses.replace(provider.reasoning, effort=word)
+    provider.reasoning = settings
+    if view.services is not None:  # a later /model builds its provider from this config
+        config = view.services.config
+        kept = dataclasses.replace(
+            config.model,
+            reasoning_effort=settings.effort,
+            thinking_budget_tokens=settings.thinking_budget_tokens,
+        )
+        view.services = dataclasses.replace(view.services, config=dataclasses.replace(config, model=kept))
+    view.app.notify(f"Reasoning: {settings.describe()} (from the next request).")
+
+
 async def permissions(view: SessionView, argument: str) -> None:
     """Session grants and saved rules in one list; `remove RULE` drops either, at once."""
     from agent_tui.ui import permissions_cmd

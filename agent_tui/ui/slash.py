@@ -73,6 +73,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("new", "", "start a new session in this tab", Runs.IDLE, handlers.new, "New session"),
     SlashCommand("resume", "", "open an earlier session", Runs.NOW, handlers.resume, "Resume session"),
     SlashCommand("model", "NAME", "switch this tab to another model", Runs.IDLE, handlers.model, "Model"),
+    SlashCommand("effort", "[minimal|low|medium|high|off]", "how hard a reasoning model thinks, for this session (no level: show it)", Runs.IDLE, handlers.effort, "Reasoning effort"),
     SlashCommand("undo", "[N] [--force]", "put back the files the last N turns changed", Runs.IDLE, handlers.undo, "Undo"),
     SlashCommand("rename", "TITLE", "give this session a title", Runs.IDLE, handlers.rename, "Rename session"),
     SlashCommand("remember", "TEXT", "save a note every session will see", Runs.IDLE, handlers.remember, "Remember"),

@@ -52,12 +52,26 @@ class ToolEntry:
 
 
 @dataclass(frozen=True)
+class ThinkingEntry:
+    """A reasoning model's thinking before its answer, folded to a line above the reply."""
+
+    text: str
+    """The whole reasoning text (what unfolding shows)."""
+    tokens: int = 0
+    """Reasoning tokens (0: not known, e.g. a step cut off while thinking)."""
+    duration: float = 0.0
+    """Seconds the model thought."""
+    done: bool = True
+    """False while it streams: a live tail shows instead of the totals."""
+
+
+@dataclass(frozen=True)
 class NoticeEntry:
     text: str
     level: Level = "info"
 
 
-Entry = UserEntry | AgentEntry | ToolEntry | NoticeEntry
+Entry = UserEntry | AgentEntry | ToolEntry | NoticeEntry | ThinkingEntry
 
 
 def tool_started(call: ToolCall) -> ToolEntry:
@@ -116,8 +130,12 @@ def entries_from_history(messages: Sequence[Message]) -> list[Entry]:
         elif message.role == "assistant":
             if message.kind in ("summary", "retain"):
                 entries.append(_summary_entry(message))
-            elif message.content:
-                entries.append(AgentEntry(message.content))
+            else:
+                thought = message.reasoning
+                if thought is not None and not thought.empty:  # above the reply, as it was shown
+                    entries.append(ThinkingEntry(thought.text, thought.tokens, thought.duration))
+                if message.content:
+                    entries.append(AgentEntry(message.content))
             for call in message.tool_calls:
                 state, detail, body, ref = _history_detail(results.get(call.id))
                 entries.append(

@@ -23,7 +23,8 @@ from agent_tui.ui import formatting
 from agent_tui.ui.widgets.chat_items import AgentItem, ChatItem, ToolLine, item_for
 
 if TYPE_CHECKING:
-    from agent_tui.ui.transcript import AgentEntry, Entry, ToolEntry
+    from agent_tui.ui.transcript import AgentEntry, Entry, ThinkingEntry, ToolEntry
+    from agent_tui.ui.widgets.thinking import ThinkingItem
 
 WINDOW = 16
 """Entries mounted when a session opens (a screenful; more follow if they do not fill it)."""
@@ -105,6 +106,8 @@ class ChatPane(VerticalScroll):
     @overload
     async def add(self, entry: ToolEntry) -> ToolLine: ...
     @overload
+    async def add(self, entry: ThinkingEntry) -> ThinkingItem: ...
+    @overload
     async def add(self, entry: Entry) -> ChatItem[Any]: ...
     async def add(self, entry: Entry) -> ChatItem[Any]:
         """Append an entry at the bottom and return its widget."""
@@ -115,6 +118,17 @@ class ChatPane(VerticalScroll):
             await self.mount(item)
             await self._unmount_oldest()
         return item
+
+    async def add_before(self, item: ChatItem[Any], entry: Entry) -> ChatItem[Any]:
+        """Put an entry just above a mounted item (at the bottom when it is gone)."""
+        index = self._index_of(item)
+        if index is None or not (self.is_attached and self.is_mounted):
+            return await self.add(entry)
+        new = item_for(entry)
+        self.entries.insert(index, entry)
+        self._items.insert(index - self._first, new)
+        await self.mount(new, before=item)
+        return new
 
     async def _unmount_oldest(self) -> None:
         """Keep the mounted part bounded while the user follows the bottom; someone reading

@@ -19,7 +19,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Static
 
-from agent_tui.ui.transcript import AgentEntry, NoticeEntry, ToolEntry, UserEntry
+from agent_tui.ui.transcript import AgentEntry, NoticeEntry, ThinkingEntry, ToolEntry, UserEntry
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -68,7 +68,7 @@ def _labelled(label: Text, body: RenderableType) -> Table:
     return grid
 
 
-E = TypeVar("E", UserEntry, AgentEntry, ToolEntry, NoticeEntry)
+E = TypeVar("E", UserEntry, AgentEntry, ToolEntry, NoticeEntry, ThinkingEntry)
 
 
 class ChatItem(Static, Generic[E]):
@@ -255,4 +255,8 @@ def item_for(entry: Entry) -> ChatItem[Any]:
         return ToolLine(entry)
     if isinstance(entry, NoticeEntry):
         return NoticeItem(entry)
+    if isinstance(entry, ThinkingEntry):
+        from agent_tui.ui.widgets.thinking import ThinkingItem  # it builds on ChatItem, above
+
+        return ThinkingItem(entry)
     raise TypeError(f"no widget for {type(entry).__name__}")

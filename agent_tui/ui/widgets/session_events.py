@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, assert_never
 from agent_tui.agent import events as ev
 from agent_tui.ui import transcript
 from agent_tui.ui.events import AgentEventMessage
-from agent_tui.ui.transcript import AgentEntry, NoticeEntry
+from agent_tui.ui.transcript import AgentEntry, NoticeEntry, ThinkingEntry
 from agent_tui.ui.widgets.meter import ContextMeter
 from agent_tui.ui.widgets.status import WorkingLine
 
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from agent_tui.context.budget import ContextBudget
     from agent_tui.ui.widgets.chat import ChatPane
     from agent_tui.ui.widgets.chat_items import AgentItem, ToolLine
+    from agent_tui.ui.widgets.thinking import ThinkingItem
 
     class _ViewBase(Widget):
         """What the handlers use of `SessionView`, so mypy checks them against it."""
@@ -43,6 +44,7 @@ class EventRendering(_ViewBase):
     budget: ContextBudget | None
     _streamed: int
     _live: AgentItem | None
+    _thinking: ThinkingItem | None
     _replied: bool
     _failed: bool
     _tools: dict[str, ToolLine]
@@ -109,11 +111,35 @@ class EventRendering(_ViewBase):
         working = self.query_one(WorkingLine)
         if working.state != "thinking":
             working.set_state("thinking")
+        working.streamed(event.text)  # output tokens too: the count moves while it thinks
+        if self._thinking is None:
+            if self._live is not None:  # thinking again after some answer: keep the order
+                self.chat.commit(self._live)
+                self._live = None
+            self._thinking = await self.chat.add(ThinkingEntry("", done=False))
+        self._thinking.append(event.text)
 
     async def _on_reasoning_finished(self, event: ev.ReasoningFinished) -> None:
-        pass
+        item, self._thinking = self._thinking, None
+        if item is not None:
+            self.chat.replace(item, item.finished(event.tokens, event.duration))
+            return
+        # Only redacted blocks came (nothing streamed): the block still goes above the answer.
+        entry = ThinkingEntry("", event.tokens, event.duration)
+        if self._live is not None:
+            await self.chat.add_before(self._live, entry)
+        else:
+            await self.chat.add(entry)
+
+    def end_thinking(self) -> None:
+        """A step that stopped while thinking (cancelled, failed): the block keeps what came."""
+        item, self._thinking = self._thinking, None
+        if item is not None:
+            self.chat.replace(item, item.finished(0))
 
     async def _on_text_delta(self, event: ev.TextDelta) -> None:
+        if self._thinking is not None:
+            self._thinking.answered()
         working = self.query_one(WorkingLine)
         if working.state != "streaming":
             working.set_state("streaming")
@@ -184,6 +210,7 @@ class EventRendering(_ViewBase):
 
     async def _on_turn_finished(self, event: ev.TurnFinished) -> None:
         self.query_one(WorkingLine).stop()
+        self.end_thinking()
         if self._live is not None:
             self.chat.commit(self._live)
             self._live = None

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from agent_tui.tools.permissions import ApprovalDecision, ApprovalRequest
     from agent_tui.ui.transcript import Entry
     from agent_tui.ui.widgets.chat_items import AgentItem
+    from agent_tui.ui.widgets.thinking import ThinkingItem
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +79,7 @@ class SessionView(EventRendering, Vertical):
         self.budget: ContextBudget | None = None
         self._start = (session_id, continue_)
         self._live: AgentItem | None = None
+        self._thinking: ThinkingItem | None = None
         self._tools: dict[str, ToolLine] = {}
         self._streamed = 0
         self._prompt: str | None = None  # the send of the running turn, restored if it fails
@@ -431,6 +433,7 @@ class SessionView(EventRendering, Vertical):
             if item.entry.state == "running":
                 self.chat.replace(item, dataclasses.replace(item.entry, state="cancelled"))
         self._tools.clear()
+        self.end_thinking()
         if self._live is not None:
             self.chat.commit(self._live)
             self._live = None
