@@ -17,14 +17,10 @@ import pytest
 
 from agent_tui.agent import events as ev
 from agent_tui.factory import AppServices
-from agent_tui.reasoning import ReasoningSettings
 from testkit.fake_anthropic import Reply
-from testkit.fake_openai import FakeOpenAI
 from testkit.fake_openai import Reply as OpenAIReply
 from tests.agent_fixtures import collect, make_config, of_type
 from tests.anthropic_fixtures import MODEL, anthropic, thinking_services
-from tests.ui_helpers import make_app, settle
-from tests.ui_session_fixtures import send
 
 __all__ = ["anthropic"]
 
@@ -112,21 +108,3 @@ class TestAcrossProviders:
         assert "thinking" not in first and second["thinking"]["type"] == "enabled"
         for body in (first, second):
             assert PLAN not in json.dumps(body) and "reasoning_content" not in json.dumps(body)
-
-
-class TestModelCommand:
-    async def test_effort_set_for_the_session_survives_model(self, tmp_path, workspace):
-        """/model reopens the session on a new provider: the session's reasoning settings (what
-        /effort changed) go with it rather than falling back to the config's."""
-        with FakeOpenAI(window=32_000) as srv:
-            config = make_config(srv, tmp_path / "t.db")
-            app = make_app(config, workspace)
-            async with app.run_test(size=(120, 36)) as pilot:
-                await settle(pilot)
-                app.view.session.provider.reasoning = ReasoningSettings("low")
-                await send(pilot, "/model openai/fake-model")
-                await settle(pilot)
-                assert app.view.session.provider.reasoning == ReasoningSettings("low")
-                await send(pilot, "hi")
-                await settle(pilot)
-            assert srv.requests[-1]["reasoning_effort"] == "low"

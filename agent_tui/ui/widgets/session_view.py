@@ -348,15 +348,7 @@ class SessionView(EventRendering, Vertical):
         if services is None:
             return
         config = services.config
-        model = dataclasses.replace(config.model, name=name)
-        if self.session is not None:  # the session's reasoning settings (/effort) go along
-            reasoning = self.session.provider.reasoning
-            model = dataclasses.replace(
-                model,
-                reasoning_effort=reasoning.effort,
-                thinking_budget_tokens=reasoning.thinking_budget_tokens,
-            )
-        config = dataclasses.replace(config, model=model)
+        config = dataclasses.replace(config, model=dataclasses.replace(config.model, name=name))
         self.services = dataclasses.replace(services, config=config)
         session_id = self.session.session_id if self.session else None
         self._begin(self.open_session(session_id, services=self.services, keep_chat=True))
