@@ -86,6 +86,28 @@ class TestToolUseTurns:
         assert [b["type"] for b in sent] == ["thinking", "redacted_thinking", "tool_use"]
         assert "hidden one" not in sent[1]["data"]
 
+    async def test_through_litellm_too(self, anthropic, tmp_path, workspace):
+        """`[provider] transport = "litellm"`: litellm's thinking_blocks come back as the same
+        blocks, and litellm sends them back in the tool-use turn."""
+        services = await thinking_services(
+            anthropic, tmp_path / "t.db", workspace, provider={"transport": "litellm"}
+        )
+        try:
+            session = await services.new_session(yes=True)
+            anthropic.enqueue(
+                Reply(
+                    reasoning=PLAN, redacted_thinking=("hidden",), tool_calls=[("list_dir", {"path": "."})]
+                ),
+                Reply(text="done"),
+            )
+            events = await collect(session.run_turn("look"))
+        finally:
+            await services.close()
+        assert not errors(events), errors(events)
+        sent = assistant_turns(anthropic.requests[1])[0]
+        assert [b["type"] for b in sent] == ["thinking", "redacted_thinking", "tool_use"]
+        assert sent[0] == {"type": "thinking", "thinking": PLAN, "signature": sign(PLAN)}
+
     async def test_a_resumed_session_mid_tool_use_still_sends_the_blocks(
         self, anthropic, tmp_path, workspace
     ):
