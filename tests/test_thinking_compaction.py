@@ -109,3 +109,42 @@ class TestRecallLeavesReasoningOut:
         assert "pondering" not in results[0] and "okapi" not in results[0]
         assert "okapi" in results[1] and "pondering" not in results[1]
         assert "okapi" in "\n".join(rendered) and "pondering" not in "\n".join(rendered)
+
+
+BIG = " ".join(f"thought {i}: weigh the listing against the earlier files" for i in range(400))
+
+
+class TestTargetCountsSentBlocks:
+    async def test_compaction_mid_turn_counts_the_blocks_it_cannot_drop(self, anthropic, tmp_path, workspace):
+        """The tool-use turn's thinking block goes out with every step and no strategy removes
+        it: the chain counts it with what stays, so the size compaction reports is the size the
+        meter measures next (it read a block's size low), and the target is met with it."""
+        (workspace / "big.txt").write_text("".join(f"row {i} of the big listing file\n" for i in range(700)))
+        chat = [
+            Reply(tool_calls=[("read_file", {"path": "big.txt"})]) if n % 2 == 0 else Reply(text="Read.")
+            for n in range(6)
+        ]
+        chat += [
+            Reply(reasoning=BIG, tool_calls=[("list_dir", {"path": "."})]),
+            Reply(tool_calls=[("compact_context", {})]),
+            Reply(text="All done."),
+        ]
+        anthropic.responder = scripted(chat)
+        model = {"context_window": 24_000, "max_output_tokens": 2000}
+        services = await thinking_services(
+            anthropic, tmp_path / "t.db", workspace, model=model, compaction={"summarization": False}
+        )
+        try:
+            session = await services.new_session(yes=True)
+            for n in range(3):
+                await collect(session.run_turn(f"read big.txt, round {n}"))
+            events = await collect(session.run_turn("list, compact, answer"))
+        finally:
+            await services.close()
+        assert not of_type(events, ev.ErrorEvent), of_type(events, ev.ErrorEvent)
+        last = max(i for i, e in enumerate(events) if isinstance(e, ev.CompactionFinished))
+        result = events[last].result
+        after = next(e.budget for e in events[last:] if isinstance(e, ev.BudgetMeasured))
+        assert after.reasoning > 4000
+        assert abs(result.tokens_after - after.used) <= 0.1 * after.used, (result, after.used)
+        assert after.used <= 0.6 * after.effective_window

@@ -219,7 +219,7 @@ async def compaction_savings(session: AgentSession, budget: ContextBudget) -> di
     ratio = meter.calibration.ratio or 1.0
     # The same raw units and target as a real compaction (see Compactor.run).
     raw = meter.raw_parts(history, *session.request_parts)
-    fixed_raw = sum(raw.values()) - raw["conversation"]
+    fixed_raw = sum(raw.values()) - raw["conversation"] + meter.last_reasoning
     target = int(budget.effective_window * session.config.compaction.target_ratio / ratio)
 
     def run() -> dict[str, int]:
