@@ -4,15 +4,11 @@ API does — so a passing turn proves the blocks went back unchanged where they 
 
 from __future__ import annotations
 
-import pytest
-
 from agent_tui.agent import events as ev
 from testkit.anthropic_rules import sign
 from testkit.fake_anthropic import Reply
 from tests.agent_fixtures import collect, of_type
-from tests.anthropic_fixtures import anthropic, assistant_turns, block_types, thinking_services
-
-__all__ = ["anthropic"]
+from tests.anthropic_fixtures import assistant_turns, block_types, thinking_services
 
 PLAN = "The user wants a.txt. I will read it, then list the folder, then answer."
 
@@ -161,10 +157,3 @@ class TestToolUseTurns:
         assert "thinking" not in anthropic.requests[-2]
         assert anthropic.requests[-1]["thinking"]["type"] == "enabled"
         assert "".join(e.text for e in of_type(later, ev.ReasoningDelta)) == "fresh"
-
-
-@pytest.fixture
-def workspace(tmp_path):
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    return ws
