@@ -85,7 +85,7 @@ class Reasoning:
 
 
 EFFORTS = ("minimal", "low", "medium", "high")
-"""`[model.reasoning] effort`, as OpenAI's `reasoning_effort` names them."""
+"""`[model] reasoning_effort`, as OpenAI's `reasoning_effort` names them."""
 EFFORT_BUDGETS = {"minimal": 1024, "low": 4096, "medium": 10_000, "high": 32_000}
 """Anthropic's thinking budget for an effort when no `thinking_budget_tokens` is set (1 024 is the
 API's minimum; "high" is what Claude Code gives its hardest thinking)."""
@@ -93,7 +93,7 @@ API's minimum; "high" is what Claude Code gives its hardest thinking)."""
 
 @dataclass(frozen=True)
 class ReasoningSettings:
-    """`[model.reasoning]`: how hard a reasoning model thinks. Both unset: the provider's default."""
+    """`[model] reasoning_effort` and `thinking_budget_tokens`: how hard a reasoning model thinks. Both unset: the provider's default."""
 
     effort: str | None = None
     """minimal / low / medium / high (OpenAI-compatible `reasoning_effort`; for Anthropic it picks

@@ -104,7 +104,7 @@ class Provider:
         self._sent_placeholder = False
         self._encoded = http_openai.EncodedMessages()
         self.reasoning = ReasoningSettings()
-        """`[model.reasoning]`; `/effort` changes it for the session."""
+        """`[model] reasoning_effort` / `thinking_budget_tokens`; `/effort` changes it for the session."""
         self.max_thinking: int | None = None
         """The most a thinking budget may take (the session sets it from the window)."""
         self.notices: list[str] = []

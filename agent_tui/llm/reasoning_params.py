@@ -1,4 +1,4 @@
-"""What a request carries for `[model.reasoning]`, per wire format, and what it must not carry.
+"""What a request carries for `[model] reasoning_effort` and `thinking_budget_tokens`, per wire format, and what it must not carry.
 
 - OpenAI-compatible: `reasoning_effort` (OpenAI's o-series and gpt-5, DeepSeek, vLLM, OpenRouter);
   a server that does not know it ignores it.
@@ -54,7 +54,7 @@ def reasoning_request(
         return ReasoningRequest(
             {},
             max_tokens,
-            f"{model} does not reason (per litellm's model list): [model.reasoning] is not sent.",
+            f"{model} does not reason (per litellm's model list): reasoning_effort and thinking_budget_tokens are not sent.",
         )
     budget = settings.thinking_budget()
     if wire == "anthropic" or (wire == "litellm" and catalog.provider_of(model) == "anthropic"):
