@@ -12,11 +12,12 @@ provider the request goes to. No I/O, no third-party imports.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 BlockType = Literal["thinking", "redacted_thinking"]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,7 @@ class Reasoning:
 
 
 EFFORTS = ("minimal", "low", "medium", "high")
-"""`[model.reasoning] effort`, as OpenAI's `reasoning_effort` names them."""
+"""`[model] reasoning_effort`, as OpenAI's `reasoning_effort` names them."""
 EFFORT_BUDGETS = {"minimal": 1024, "low": 4096, "medium": 10_000, "high": 32_000}
 """Anthropic's thinking budget for an effort when no `thinking_budget_tokens` is set (1 024 is the
 API's minimum; "high" is what Claude Code gives its hardest thinking)."""
@@ -92,7 +93,7 @@ API's minimum; "high" is what Claude Code gives its hardest thinking)."""
 
 @dataclass(frozen=True)
 class ReasoningSettings:
-    """`[model.reasoning]`: how hard a reasoning model thinks. Both unset: the provider's default."""
+    """`[model] reasoning_effort` and `thinking_budget_tokens`: how hard a reasoning model thinks. Both unset: the provider's default."""
 
     effort: str | None = None
     """minimal / low / medium / high (OpenAI-compatible `reasoning_effort`; for Anthropic it picks
@@ -118,3 +119,27 @@ class ReasoningSettings:
         if self.thinking_budget_tokens:
             parts.append(f"thinking budget {self.thinking_budget_tokens:,} tokens")
         return ", ".join(parts)
+
+
+def tool_turn(messages: Sequence[T], role: Callable[[T], str]) -> list[int]:
+    """Indexes of the assistant messages of the tool-use turn a request continues, oldest first
+    (empty when it starts a new turn). Walks back from the end: only the turn is visited.
+
+    Anthropic merges consecutive user and tool messages into one user turn; when the last one
+    holds tool results, the assistant message before it belongs to the turn in progress, and so
+    on back. A new prompt after a call's (repaired or cancelled) result joins that user turn, so
+    the turn is still in progress for the API: its first assistant message must carry its
+    thinking blocks."""
+    found: list[int] = []
+    index = len(messages) - 1
+    while index >= 0:
+        results = False
+        while index >= 0 and role(messages[index]) != "assistant":
+            results = results or role(messages[index]) == "tool"
+            index -= 1
+        if not results:
+            break
+        while index >= 0 and role(messages[index]) == "assistant":
+            found.append(index)
+            index -= 1
+    return found[::-1]

@@ -2,8 +2,9 @@
 
 litellm turns our OpenAI-format request into Anthropic's shape; this server receives exactly what
 Anthropic would, records every body and header, checks what the real API checks (key and version
-headers, alternating roles, tool_use answered by tool_result, at most 4 `cache_control` blocks,
-the window), and streams scripted replies in Anthropic's SSE format.
+headers, alternating roles, tool_use answered by tool_result, extended thinking's rules and
+signatures — see anthropic_rules.py —, at most 4 `cache_control` blocks, the window), and streams
+scripted replies in Anthropic's SSE format (a `Reply.reasoning` as a signed thinking block).
 
 It also models the prompt cache, so usage reports what a real request would cost: a request
 reads from cache the longest prefix (tools → system → messages, `cache_control` ignored) that an
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from testkit.anthropic_rules import conversation_error, thinking_enabled, thinking_error, thinking_events
 from testkit.fake_openai import Recorded, Reply
 from testkit.tokenizer import count_claude
 
@@ -139,7 +141,7 @@ class FakeAnthropic:
             return 400, "invalid_request_error", "max_tokens: Field required"
         if body.get("model") != self.model_name:
             return 404, "not_found_error", f"model: {body.get('model')}"
-        problem = _conversation_error(body["messages"])
+        problem = conversation_error(body["messages"]) or thinking_error(body)
         if problem:
             return 400, "invalid_request_error", problem
         marks = sum(marked for _, marked in canonical_blocks(body))
@@ -203,45 +205,6 @@ def _tokens(block_json: str) -> int:
     return max(1, count_claude(block_json))
 
 
-def _conversation_error(messages: list[dict]) -> str | None:
-    """Roles alternate from `user`; every tool_use is answered first thing in the next turn."""
-    if not messages:
-        return "messages: at least one message is required"
-    expected = "user"
-    pending: set[str] = set()
-    for index, message in enumerate(messages):
-        role = message.get("role")
-        if role != expected:
-            return f"messages.{index}.role: roles must alternate, starting with user"
-        content = message.get("content")
-        parts = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
-        if not parts:
-            return f"messages.{index}: content must be non-empty"
-        answered: set[str] = set()
-        seen_other = False
-        for position, part in enumerate(parts):
-            kind = part.get("type")
-            if kind == "text" and not part.get("text"):
-                return f"messages.{index}.content.{position}: text content blocks must be non-empty"
-            if kind == "tool_result":
-                if seen_other:
-                    return (
-                        f"messages.{index}.content.{position}: tool_result blocks must come "
-                        "first in the content"
-                    )
-                answered.add(part.get("tool_use_id"))
-            else:
-                seen_other = True
-        if pending and answered != pending:
-            return (
-                f"messages.{index}: tool_use ids were found without tool_result blocks "
-                f"immediately after: {', '.join(sorted(pending - answered))}"
-            )
-        pending = {p.get("id") for p in parts if p.get("type") == "tool_use"}
-        expected = "assistant" if role == "user" else "user"
-    return None
-
-
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     fake: FakeAnthropic
@@ -295,14 +258,15 @@ class _Handler(BaseHTTPRequestHandler):
             else:
                 self._error(reply.status, "api_error", "scripted error")
             return
-        self._stream(reply, report)
+        self._stream(reply, report, body)
 
-    def _stream(self, reply: Reply, report: CacheReport) -> None:
+    def _stream(self, reply: Reply, report: CacheReport, body: dict) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
-        for i, event in enumerate(_events(self.fake.model_name, reply, report)):
+        events = _events(self.fake.model_name, reply, report, thinking=thinking_enabled(body))
+        for i, event in enumerate(events):
             if reply.end_after_chunks is not None and i >= reply.end_after_chunks:
                 break  # a body that ends cleanly before message_stop
             if reply.stall_after_chunks is not None and i >= reply.stall_after_chunks:
@@ -316,8 +280,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
 
-def _events(model: str, reply: Reply, report: CacheReport) -> list[dict]:
-    """One reply as Anthropic's stream: message_start, content blocks, message_delta, stop."""
+def _events(model: str, reply: Reply, report: CacheReport, *, thinking: bool = False) -> list[dict]:
+    """One reply as Anthropic's stream: message_start, content blocks (thinking first, when the
+    request enabled it), message_delta (output tokens include the thinking), stop."""
     usage = {
         "input_tokens": report.input_tokens,
         "cache_creation_input_tokens": report.cache_creation_input_tokens,
@@ -340,6 +305,9 @@ def _events(model: str, reply: Reply, report: CacheReport) -> list[dict]:
         }
     ]
     index, output = 0, 0
+    if thinking:
+        blocks, output, index = thinking_events(reply, index)
+        events += blocks
     if reply.text:
         events.append(
             {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}

@@ -47,7 +47,10 @@ class Reply:
     """Assistant text, streamed in several deltas."""
     reasoning: str = ""
     """Streamed first as `reasoning_content` deltas (llama.cpp, DeepSeek), counted as reasoning
-    tokens in the usage."""
+    tokens in the usage. The Anthropic server streams it as a signed thinking block instead (when
+    the request enables thinking)."""
+    redacted_thinking: tuple[str, ...] = ()
+    """Anthropic only: payloads streamed (sealed) as redacted_thinking blocks after the thinking."""
     tool_calls: list[tuple[str, dict | str]] = field(default_factory=list)
     """(name, arguments) pairs; the server generates the call ids. A str is sent verbatim (a
     call cut off mid-arguments: `'{"path": "x", "content": "abc'`)."""

@@ -19,7 +19,12 @@ def isolated_home(tmp_path, monkeypatch):
 
 # Shared fixtures (the strict local server, a workspace, the UI session set-up) live in these
 # modules; pytest loads them for every test so no module has to import fixtures by name.
-pytest_plugins = ["tests.agent_fixtures", "tests.ui_session_fixtures", "tests.sandbox_fixtures"]
+pytest_plugins = [
+    "tests.agent_fixtures",
+    "tests.anthropic_fixtures",
+    "tests.ui_session_fixtures",
+    "tests.sandbox_fixtures",
+]
 
 
 def pytest_report_header() -> str:

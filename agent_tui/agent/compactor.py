@@ -107,7 +107,9 @@ class Compactor:
         # same raw units, or a provider that counts 1.3× tiktoken lands 30% over the target.
         ratio = session.meter.calibration.ratio or 1.0
         raw = session.meter.raw_parts(session.history, *session.request_parts)
-        fixed_raw = sum(raw.values()) - raw["conversation"]
+        # The thinking blocks the request sends back ride on the turn in progress, which no
+        # strategy removes, and the chain does not count them: they are part of the fixed share.
+        fixed_raw = sum(raw.values()) - raw["conversation"] + session.meter.last_reasoning
         target = before.effective_window * session.config.compaction.target_ratio
         transcript = await transcript_index(session)
         progress: asyncio.Queue[str] = asyncio.Queue()

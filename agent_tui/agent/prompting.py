@@ -25,6 +25,7 @@ from agent_tui.context.memory import UserPrompts
 from agent_tui.context.prompt import PromptBuilder, load_rules, status_note
 from agent_tui.context.prompt_sections import PromptSection
 from agent_tui.llm import cache
+from agent_tui.reasoning import tool_turn
 from agent_tui.same_prefix import same_prefix
 
 if TYPE_CHECKING:
@@ -263,17 +264,18 @@ class PromptAssembler:
 
 
 def with_thinking(history: Sequence[Message], conversation: list[dict[str, Any]]) -> None:
-    """Give the assistant messages of the turn in progress (since the last user text) their
-    thinking blocks, as copies: Anthropic wants them back unchanged within a tool-use turn and
-    drops them itself from earlier turns, so older ones are not sent (nor counted)."""
-    for index in range(len(history) - 1, -1, -1):
-        message = history[index]
-        if message.role == "user":
-            return
-        reasoning = message.reasoning
-        if message.role == "assistant" and reasoning is not None and reasoning.blocks:
+    """Give the assistant messages of the tool-use turn the request continues their thinking
+    blocks, as copies: Anthropic wants them back unchanged there and drops them itself from
+    earlier turns, so older ones are not sent (nor counted)."""
+    for index in tool_turn(history, _role):
+        reasoning = history[index].reasoning
+        if reasoning is not None and reasoning.blocks:
             blocks = [block.to_anthropic() for block in reasoning.blocks]
             conversation[index] = {**conversation[index], "thinking_blocks": blocks}
+
+
+def _role(message: Message) -> str:
+    return message.role
 
 
 def _static_text(built: Any) -> str:

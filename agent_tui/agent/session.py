@@ -99,6 +99,7 @@ class AgentSession(SessionHistory):
 
     def measure(self, *, with_status: bool = True) -> ContextBudget:
         """The budget of the next request (no I/O)."""
+        self._reserve_thinking()
         # Two passes: the status note depends on how full the window is without it.
         tools = self.prompts.tool_schemas(self.history)
         sections = self.prompts.sections(None)
@@ -109,6 +110,17 @@ class AgentSession(SessionHistory):
         self._request_parts = (sections, tools)
         self.last_budget = budget
         return budget
+
+    def _reserve_thinking(self) -> None:
+        """The reply reserve holds the thinking budget on top of the answer (the request's
+        max_tokens grows by it), capped so half the window stays for the prompt; the thinking
+        blocks the request sends back count in the conversation."""
+        window, answer = self.limits.context_window, self.limits.max_output_tokens
+        self.provider.max_thinking = max(window // 2 - answer, 0)
+        thinking = self.provider.thinking_reserve
+        if answer + thinking != self.meter.max_output_tokens or thinking != self.meter.thinking_reserve:
+            self.meter.resize(window, answer + thinking, thinking)
+        self.meter.counts_thinking = self.provider.takes_thinking_blocks
 
     def _learn_window(self, reported: int | None) -> str | None:
         """The provider's window is smaller than configured: believe the provider from now on."""

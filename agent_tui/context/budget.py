@@ -11,12 +11,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from agent_tui.reasoning import tool_turn
 from agent_tui.tokens import REPLY_PRIMING, Calibration, ConversationTally, TokenCounter
 
 if TYPE_CHECKING:
     from agent_tui.context.prompt_sections import PromptSection
     from agent_tui.messages import Message
 
+THINKING_BLOCK_OVERHEAD = 4
+"""A thinking block's type and field names."""
 COMPONENTS = ("system_prompt", "skill_prompts", "tool_descriptions", "conversation")
 
 
@@ -43,6 +46,11 @@ class ContextBudget:
     """True once a provider report anchors the figures."""
     cached: int = 0
     """Prompt tokens the provider served from its cache on the last call."""
+    thinking_reserve: int = 0
+    """Of `max_output_tokens`, what the model may spend thinking (Anthropic's thinking budget)."""
+    reasoning: int = 0
+    """Of `conversation`, the thinking blocks this request sends back (Anthropic, within the
+    tool-use turn in progress; other reasoning is never sent)."""
 
     @property
     def effective_window(self) -> int:
@@ -95,6 +103,8 @@ class ContextBudget:
             "used_fraction": round(self.used_fraction, 4),
             "calibrated": self.calibrated,
             "cached": self.cached,
+            "thinking_reserve": self.thinking_reserve,
+            "reasoning": self.reasoning,
         }
 
 
@@ -123,6 +133,11 @@ class BudgetMeter:
         self.calibration = Calibration()
         self.last_raw_estimate = 0
         self.last_cached = 0
+        self.thinking_reserve = 0
+        """Of the reply reserve, the thinking budget (the session keeps it in step with the provider)."""
+        self.counts_thinking = False
+        """The provider gets the tool-use turn's thinking blocks back (Anthropic): count them."""
+        self.last_reasoning = 0
 
     def raw_parts(
         self,
@@ -137,7 +152,8 @@ class BudgetMeter:
         for section in sections:
             parts[section.component] += self.counter.count_cached_text(section.text)
         parts["tool_descriptions"] = self.counter.count_tools(tools)
-        parts["conversation"] = self.tally.total(conversation) + REPLY_PRIMING
+        self.last_reasoning = sent_thinking(self.counter, conversation) if self.counts_thinking else 0
+        parts["conversation"] = self.tally.total(conversation) + REPLY_PRIMING + self.last_reasoning
         return parts
 
     def measure(
@@ -160,6 +176,8 @@ class BudgetMeter:
             conversation=conversation_tokens,
             calibrated=self.calibration.calls > 0,
             cached=self.last_cached,
+            thinking_reserve=self.thinking_reserve,
+            reasoning=min(round(self.last_reasoning * ratio), conversation_tokens),
             **fixed,
             warn_at=self.thresholds["warn_at"],
             compact_trigger=self.thresholds["compact_trigger"],
@@ -171,12 +189,32 @@ class BudgetMeter:
         self.calibration.record(prompt_tokens, self.last_raw_estimate, conversation)
         self.last_cached = cached
 
-    def resize(self, total: int, max_output_tokens: int) -> None:
-        """The window turned out different from what was configured (the provider said so)."""
+    def resize(self, total: int, max_output_tokens: int, thinking: int | None = None) -> None:
+        """The window turned out different from what was configured (the provider said so), or
+        the thinking budget changed (`thinking`: its share of `max_output_tokens`)."""
         self.total = total
         self.max_output_tokens = max_output_tokens
+        if thinking is not None:
+            self.thinking_reserve = thinking
 
     def history_rewritten(self) -> None:
         """After compaction: never reuse an anchor or a tally from the old history."""
         self.calibration.invalidate()
         self.tally = ConversationTally(self.counter)
+
+
+def sent_thinking(counter: TokenCounter, conversation: Sequence[Message]) -> int:
+    """Tokens of the thinking blocks a request sends back: those of the tool-use turn it
+    continues (the API counts them as input; older ones it drops)."""
+    total = 0
+    for index in tool_turn(conversation, _role):
+        reasoning = conversation[index].reasoning
+        for block in reasoning.blocks if reasoning is not None else ():
+            total += THINKING_BLOCK_OVERHEAD + counter.count_cached_text(
+                block.thinking + block.signature + block.data
+            )
+    return total
+
+
+def _role(message: Message) -> str:
+    return message.role

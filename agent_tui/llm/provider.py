@@ -23,7 +23,7 @@ from agent_tui.llm import catalog, direct, http_openai
 from agent_tui.llm.errors import LLMError, classify
 from agent_tui.llm.http_common import Clock, TimeLimits, incomplete
 from agent_tui.llm.lazy import litellm, warm_in_background
-from agent_tui.llm.reasoning_params import continues_without_thinking, reasoning_request
+from agent_tui.llm.reasoning_params import continues_without_thinking, reasoning_request, thinking_reserve
 from agent_tui.llm.routes import Route, route_for
 from agent_tui.llm.stream import (
     ChunkAssembler,
@@ -104,7 +104,9 @@ class Provider:
         self._sent_placeholder = False
         self._encoded = http_openai.EncodedMessages()
         self.reasoning = ReasoningSettings()
-        """`[model.reasoning]`; `/effort` changes it for the session."""
+        """`[model] reasoning_effort` / `thinking_budget_tokens`; `/effort` changes it for the session."""
+        self.max_thinking: int | None = None
+        """The most a thinking budget may take (the session sets it from the window)."""
         self.notices: list[str] = []
         """One-line notices for the user about how requests were sent (the session relays them)."""
         self._said: set[str] = set()
@@ -140,14 +142,24 @@ class Provider:
             self._said.add(text)
             self.notices.append(text)
 
+    def _reasoning_wire(self) -> str:
+        wire = self.route.wire
+        return "anthropic" if wire == "litellm" and self.supports_cache_control else wire
+
+    @property
+    def thinking_reserve(self) -> int:
+        """Tokens a reply may spend thinking beyond its answer: the request's max_tokens grows by
+        this much, so the budget reserves it too (Anthropic's thinking budget; 0 when off)."""
+        return thinking_reserve(
+            self._reasoning_wire(), self._litellm_model(), self.reasoning, self.max_thinking
+        )
+
     def _with_reasoning(
         self, messages: list[dict[str, Any]], max_tokens: int | None
     ) -> tuple[dict[str, Any], int | None]:
         """The reasoning keys for this request and its reply limit (see llm/reasoning_params)."""
-        wire = self.route.wire
-        if wire == "litellm" and self.supports_cache_control:
-            wire = "anthropic"
-        plan = reasoning_request(wire, self._litellm_model(), self.reasoning, max_tokens)
+        wire = self._reasoning_wire()
+        plan = reasoning_request(wire, self._litellm_model(), self.reasoning, max_tokens, self.max_thinking)
         self._notice(plan.notice)
         if "thinking" in plan.extra and continues_without_thinking(messages):
             self._notice(

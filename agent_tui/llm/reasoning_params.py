@@ -1,10 +1,10 @@
-"""What a request carries for `[model.reasoning]`, per wire format, and what it must not carry.
+"""What a request carries for `[model] reasoning_effort` and `thinking_budget_tokens`, per wire format, and what it must not carry.
 
 - OpenAI-compatible: `reasoning_effort` (OpenAI's o-series and gpt-5, DeepSeek, vLLM, OpenRouter);
   a server that does not know it ignores it.
 - Anthropic: `thinking: {type: enabled, budget_tokens}`; the API wants `max_tokens` above the
   budget (so the reply keeps its own room) and no thinking when the tool-use turn being continued
-  has an assistant message without its thinking block (a model switch mid-turn, an old session):
+  began with an assistant message without its thinking block (a model switch mid-turn, an old session):
   that request goes without thinking rather than failing with 400.
 - litellm: `reasoning_effort` or `thinking`, which litellm maps per provider.
 A model the price map lists as not reasoning gets nothing, and one notice says so.
@@ -16,7 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_tui.llm import catalog
-from agent_tui.reasoning import ReasoningSettings
+from agent_tui.reasoning import ReasoningSettings, tool_turn
+
+MIN_BUDGET = 1024
+"""Anthropic's smallest thinking budget."""
 
 
 @dataclass(frozen=True)
@@ -37,20 +40,32 @@ def supports_reasoning(model: str) -> bool | None:
 
 
 def reasoning_request(
-    wire: str, model: str, settings: ReasoningSettings, max_tokens: int | None
+    wire: str,
+    model: str,
+    settings: ReasoningSettings,
+    max_tokens: int | None,
+    max_thinking: int | None = None,
 ) -> ReasoningRequest:
+    """`max_thinking`: the most of the window the thinking budget may take (the session keeps
+    half the window for the prompt); a budget cut below the API's 1 024 turns thinking off."""
     if not settings.enabled:
         return ReasoningRequest({}, max_tokens)
     if supports_reasoning(model) is False:
         return ReasoningRequest(
             {},
             max_tokens,
-            f"{model} does not reason (per litellm's model list): [model.reasoning] is not sent.",
+            f"{model} does not reason (per litellm's model list): reasoning_effort and thinking_budget_tokens are not sent.",
         )
     budget = settings.thinking_budget()
     if wire == "anthropic" or (wire == "litellm" and catalog.provider_of(model) == "anthropic"):
         if budget <= 0:
             return ReasoningRequest({}, max_tokens)
+        if max_thinking is not None and budget > max_thinking:
+            if max_thinking < MIN_BUDGET:
+                return ReasoningRequest(
+                    {}, max_tokens, f"The window of {model} is too small for extended thinking: not sent."
+                )
+            budget = max_thinking
         limit = (max_tokens or 0) + budget
         return ReasoningRequest({"thinking": {"type": "enabled", "budget_tokens": budget}}, limit)
     if settings.effort is None:
@@ -61,13 +76,16 @@ def reasoning_request(
 
 
 def continues_without_thinking(messages: list[dict[str, Any]]) -> bool:
-    """True when the request continues a tool-use turn whose last assistant message has no
+    """True when the request continues a tool-use turn whose first assistant message has no
     thinking blocks: Anthropic rejects thinking there."""
-    for message in reversed(messages):
-        role = message.get("role")
-        if role == "tool":
-            continue
-        if role == "assistant":
-            return bool(message.get("tool_calls")) and not message.get("thinking_blocks")
-        return False
-    return False
+    turn = tool_turn(messages, _role)
+    return bool(turn) and not messages[turn[0]].get("thinking_blocks")
+
+
+def _role(message: dict[str, Any]) -> str:
+    return str(message.get("role"))
+
+
+def thinking_reserve(wire: str, model: str, settings: ReasoningSettings, max_thinking: int | None) -> int:
+    """The tokens a reply may spend thinking on top of its answer (0 when nothing is sent)."""
+    return reasoning_request(wire, model, settings, 0, max_thinking).max_tokens or 0

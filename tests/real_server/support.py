@@ -106,3 +106,23 @@ def paste(kind: str, tokens: int, seed: int = 0) -> str:
     if kind == "thai":
         return thai_paste(tokens)
     return code_paste(tokens)
+
+
+def thinking_template() -> str:
+    """The test template as a reasoning model's (Qwen3's shape): the generation prompt opens a
+    `<think>` block and assistant messages render their `reasoning_content` inside one. llama.cpp
+    reads the reasoning markers off the template, so with its reasoning parser on (deepseek, the
+    default) everything the model writes before `</think>` streams as `reasoning_content` — and a
+    request that sent reasoning back would show it in the prompt."""
+    text = TEMPLATE.read_text()
+    generation = "{{- '<start_of_turn>model\\n' -}}\n{%- endif -%}"
+    reply = "    {{- '<start_of_turn>model\\n' -}}\n    {%- if message.content -%}"
+    assert text.count(generation) == 1 and text.count(reply) == 1, "chat_template.jinja changed"
+    text = text.replace(generation, "{{- '<start_of_turn>model\\n<think>\\n' -}}\n{%- endif -%}")
+    return text.replace(
+        reply,
+        "    {{- '<start_of_turn>model\\n' -}}\n"
+        "    {%- if message.reasoning_content -%}"
+        "{{- '<think>\\n' + message.reasoning_content + '\\n</think>\\n' -}}{%- endif -%}\n"
+        "    {%- if message.content -%}",
+    )

@@ -91,6 +91,25 @@ class ContextReport:
     output_tokens: int
     enabled: tuple[str, ...]
     """The compaction strategies the config enables, in chain order."""
+    reasoning_output: int = 0
+    """Output tokens spent reasoning in this run: as the provider reported them, else (Anthropic
+    reports none apart) the estimates kept on the history's replies."""
+
+    def reasoning_line(self) -> str | None:
+        """The "Reasoning" line: the thinking budget reserved, the blocks this request sends
+        back, what reasoning cost in output; None for a model that does not reason."""
+        b = self.budget
+        if not (b.thinking_reserve or b.reasoning or self.reasoning_output):
+            return None
+        parts = []
+        if b.thinking_reserve:
+            parts.append(
+                f"thinking budget {count(b.thinking_reserve)} of the {count(b.max_output_tokens)} reserved"
+            )
+        if b.reasoning:
+            parts.append(f"{count(b.reasoning)} of the conversation are thinking blocks sent back")
+        parts.append(f"{count(self.reasoning_output)} output tokens spent reasoning in this run")
+        return "Reasoning: " + " · ".join(parts)
 
 
 def calibration_state(calibration: Calibration) -> CalibrationState:
@@ -149,6 +168,8 @@ def build_report(session: AgentSession, budget: ContextBudget) -> ContextReport:
         prompt_tokens=usage.prompt_tokens,
         output_tokens=usage.output,
         enabled=tuple(name for name in STRATEGIES if getattr(settings, name)),
+        reasoning_output=usage.reasoning
+        or sum(m.reasoning.tokens for m in session.history if m.reasoning is not None),
     )
 
 
@@ -198,7 +219,7 @@ async def compaction_savings(session: AgentSession, budget: ContextBudget) -> di
     ratio = meter.calibration.ratio or 1.0
     # The same raw units and target as a real compaction (see Compactor.run).
     raw = meter.raw_parts(history, *session.request_parts)
-    fixed_raw = sum(raw.values()) - raw["conversation"]
+    fixed_raw = sum(raw.values()) - raw["conversation"] + meter.last_reasoning
     target = int(budget.effective_window * session.config.compaction.target_ratio / ratio)
 
     def run() -> dict[str, int]:

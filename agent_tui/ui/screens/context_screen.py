@@ -108,6 +108,9 @@ def footer_lines(report: ContextReport) -> Text:
             f"{count(report.output_tokens)} output tokens reported in this run"
         ),
     ]
+    reasoning = report.reasoning_line()
+    if reasoning:
+        lines.insert(2, reasoning)
     return Text("\n".join(lines))
 
 
