@@ -245,3 +245,21 @@ async def test_every_request_a_session_sends_equals_a_fresh_build(tmp_path):
             assert any(m.tool_call_id == "killed" for m in session.history)
         finally:
             await services.close()
+
+
+def test_a_replacement_follows_a_change_of_reasoning_under_the_same_id():
+    """A memoised replacement (here the empty-content one) carried the reasoning of the first
+    message it was made for: a copy under the same id without its thinking blocks still sent them."""
+    from dataclasses import replace
+
+    from agent_tui.agent.wire import WireView
+    from agent_tui.messages import Message
+    from agent_tui.reasoning import Reasoning, ThinkingBlock
+
+    thought = Reasoning("plan", (ThinkingBlock("thinking", "plan", "sig"),))
+    first = Message(role="assistant", content=None, reasoning=thought)
+    view = WireView()
+    ask = Message(role="user", content="go")
+    assert view([ask, first])[-1].reasoning == thought
+    stripped = replace(first, reasoning=None)
+    assert view([ask, stripped])[-1].reasoning is None

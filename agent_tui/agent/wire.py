@@ -151,8 +151,12 @@ class WireView:
     def _remember(self, key: tuple[str, ...], make: Message) -> Message:
         found = self._memo.get(key)
         # The same key with the same text keeps the first object (a synthetic message has a
-        # fresh id each time it is made); a changed text replaces it.
-        if found is None or (found.content, found.tool_calls) != (make.content, make.tool_calls):
+        # fresh id each time it is made); a changed text (or reasoning) replaces it.
+        if found is None or (found.content, found.tool_calls, found.reasoning) != (
+            make.content,
+            make.tool_calls,
+            make.reasoning,
+        ):
             found = self._memo[key] = make
         return found
 
