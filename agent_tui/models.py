@@ -1,12 +1,15 @@
-"""A model's window and reply reserve, from config overrides or litellm's model info."""
+"""A model's window and reply reserve, from config overrides or litellm's model info; and what of
+`[model]` goes with a switch to another model."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from agent_tui.config import Config, ConfigError
+from agent_tui.config import Config, ConfigError, ModelSettings
+from agent_tui.llm import catalog
 
 if TYPE_CHECKING:
     from agent_tui.llm.model_info import ModelInfo
@@ -62,3 +65,28 @@ def resolve_limits(config: Config, lookup: Callable[[str], ModelInfo | None] | N
     if reserve >= window:
         raise ConfigError(f"model.max_output_tokens ({reserve}) must be smaller than the window ({window})")
     return ModelLimits(window, reserve, known_to_litellm=info is not None)
+
+
+def switched_model(current: ModelSettings, name: str) -> tuple[ModelSettings, list[str]]:
+    """`[model]` for `/model NAME`, and which keys stayed behind.
+
+    A bare or `openai/` name beside an api_base is another model on that same server: everything
+    carries over. Any other name is a model elsewhere: the api_base and its key variable, and the
+    window and reply overrides written for the old model, would send it to the wrong server or
+    size it wrongly; they stay behind (the window and reserve only when litellm's list knows the
+    new model, else nothing would give it one). Reasoning settings always carry over."""
+    same_server = current.api_base is not None and ("/" not in name or name.startswith("openai/"))
+    if same_server:
+        return dataclasses.replace(current, name=name), []
+    left: list[str] = []
+    if current.api_base is not None:
+        left += ["api_base"]
+    old_provider = catalog.provider_of(current.name) if current.name else None
+    if current.api_key_env is not None and (
+        current.api_base is not None or old_provider != catalog.provider_of(name)
+    ):
+        left += ["api_key_env"]
+    if catalog.entry(name) is not None:
+        left += [k for k in ("context_window", "max_output_tokens") if getattr(current, k) is not None]
+    cleared: dict[str, Any] = dict.fromkeys(left)
+    return dataclasses.replace(current, name=name, **cleared), left

@@ -191,6 +191,31 @@ class TestSessions:
             assert len(app.query(UserItem)) == 1
             assert "openai/other-model" in screen_text(app)
 
+    async def test_a_switch_to_another_provider_leaves_the_local_server_behind(self, config, workspace):
+        """/model anthropic/… from a config pointing at a local server kept its api_base: the new
+        model's requests went to the local server (and its window override stayed). Now what
+        described the old model's server stays behind, and a notice says so."""
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await send(pilot, "/model anthropic/claude-sonnet-4-5")
+            await settle(pilot)
+            assert app.view.session.model == "anthropic/claude-sonnet-4-5"
+            assert app.view.session.provider.where == "https://api.anthropic.com"
+            assert app.view.session.limits.context_window != 32_000
+            said = " ".join(str(n.message) for n in notifications(app))
+            assert "api_base" in said and "context_window" in said
+
+    async def test_another_model_on_the_same_server_keeps_it(self, config, workspace, server):
+        """A bare or openai/ name beside an api_base is another model on that same server."""
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await send(pilot, "/model openai/other-model")
+            await settle(pilot)
+            assert app.view.session.provider.api_base == server.base_url
+            assert app.view.session.limits.context_window == 32_000
+
 
 class TestDialogs:
     async def test_context_help_quit(self, config, workspace):

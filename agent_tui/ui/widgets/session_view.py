@@ -23,6 +23,7 @@ from textual.worker import Worker, WorkerState
 
 from agent_tui import instrument
 from agent_tui.config import ConfigError
+from agent_tui.models import switched_model
 from agent_tui.store.leases import SessionBusy
 from agent_tui.ui import slash, transcript
 from agent_tui.ui.events import AgentEventMessage
@@ -348,8 +349,12 @@ class SessionView(EventRendering, Vertical):
         if services is None:
             return
         config = services.config
-        config = dataclasses.replace(config, model=dataclasses.replace(config.model, name=name))
-        self.services = dataclasses.replace(services, config=config)
+        model, left = switched_model(config.model, name)
+        if left:
+            self.app.notify(
+                f"{name} is not on the configured server: {', '.join(left)} from [model] stay behind."
+            )
+        self.services = dataclasses.replace(services, config=dataclasses.replace(config, model=model))
         session_id = self.session.session_id if self.session else None
         self._begin(self.open_session(session_id, services=self.services, keep_chat=True))
 
