@@ -36,9 +36,9 @@ class SentBodies:
         self.bodies: list[dict] = []
 
     def __call__(self, *args, **kwargs):
-        raw = self.real(*args, **kwargs)
-        self.bodies.append(json.loads(raw))
-        return raw
+        chunks = self.real(*args, **kwargs)  # the body as the pieces it is sent in
+        self.bodies.append(json.loads(b"".join(chunks)))
+        return chunks
 
 
 async def test_reasoning_streams_is_stored_and_is_never_sent_back(thinking_llama, tmp_path, monkeypatch):

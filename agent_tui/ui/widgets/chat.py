@@ -49,6 +49,9 @@ class ChatPane(VerticalScroll):
         self._first = 0  # index in `entries` of the first mounted entry
         self._items: list[ChatItem[Any]] = []  # mounted widgets, aligned with entries[_first:]
         self._loading_older = False
+        self._following = True
+        """The view was at the bottom when it last scrolled: only then may old widgets go. Taken
+        when it scrolls, since the geometry can lag a burst of new entries on a busy machine."""
         self._hint = EarlierHint("")
 
     def compose(self) -> ComposeResult:
@@ -134,7 +137,8 @@ class ChatPane(VerticalScroll):
         """Keep the mounted part bounded while the user follows the bottom; someone reading
         older entries keeps them (they scrolled there, the batch mounting put them there)."""
         excess = len(self._items) - MAX_MOUNTED
-        if excess < WINDOW or self._loading_older or self.scroll_y < self.max_scroll_y - self.size.height:
+        reading = not self._following or self.scroll_y < self.max_scroll_y - self.size.height
+        if excess < WINDOW or self._loading_older or reading:
             return  # in steps of WINDOW: one removal per WINDOW entries added, not one per entry
         gone, self._items = self._items[:excess], self._items[excess:]
         self._first += excess
@@ -163,6 +167,7 @@ class ChatPane(VerticalScroll):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
+        self._following = new_value >= self.max_scroll_y - 1
         if self._near_top() and not self._loading_older and self.is_mounted:
             self._loading_older = True
             self.call_after_refresh(self._mount_older_step)
