@@ -33,6 +33,16 @@ MISSING_THINKING = (
 )
 
 
+def word_pieces(text: str, per_chunk: int) -> list[str]:
+    """`text` as streamed deltas of a few words each (they join back to it)."""
+    words = text.split(" ")
+    step = max(1, per_chunk)
+    return [
+        " ".join(words[start : start + step]) + (" " if start + step < len(words) else "")
+        for start in range(0, len(words), step)
+    ]
+
+
 def sign(text: str) -> str:
     """The signature the server gives a thinking block with this text."""
     return base64.b64encode(hmac.new(SECRET, text.encode(), hashlib.sha256).digest() * 3).decode()
@@ -172,10 +182,7 @@ def thinking_events(reply: Reply, index: int) -> tuple[list[dict], int, int]:
                 "content_block": {"type": "thinking", "thinking": "", "signature": ""},
             }
         )
-        words = reply.reasoning.split(" ")
-        step = max(1, reply.words_per_chunk)
-        for start in range(0, len(words), step):
-            piece = " ".join(words[start : start + step]) + (" " if start + step < len(words) else "")
+        for piece in word_pieces(reply.reasoning, reply.words_per_chunk):
             events.append(
                 {
                     "type": "content_block_delta",

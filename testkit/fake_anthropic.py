@@ -23,7 +23,13 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from testkit.anthropic_rules import conversation_error, thinking_enabled, thinking_error, thinking_events
+from testkit.anthropic_rules import (
+    conversation_error,
+    thinking_enabled,
+    thinking_error,
+    thinking_events,
+    word_pieces,
+)
 from testkit.fake_openai import Recorded, Reply
 from testkit.tokenizer import count_claude
 
@@ -312,10 +318,7 @@ def _events(model: str, reply: Reply, report: CacheReport, *, thinking: bool = F
         events.append(
             {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}
         )
-        words = reply.text.split(" ")
-        step = max(1, reply.words_per_chunk)
-        for start in range(0, len(words), step):
-            piece = " ".join(words[start : start + step]) + (" " if start + step < len(words) else "")
+        for piece in word_pieces(reply.text, reply.words_per_chunk):
             events.append(
                 {
                     "type": "content_block_delta",

@@ -98,32 +98,13 @@ def seed_session(db) -> str:
 def on_a_terminal(args: list[str]) -> str:
     """The CLI's output on a real terminal (a pty), where it prints rich tables."""
     import os
-    import pty
-    import subprocess
     import sys
 
+    from tests.pty_run import on_a_pty
     from tests.test_headless import ROOT
 
     env = dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS="200", TERM="xterm", NO_COLOR="1")
-    main, child = pty.openpty()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "agent_tui", *args], stdout=child, stderr=child, stdin=child, env=env
-    )
-    os.close(child)
-    chunks = []
-    while True:
-        try:
-            data = os.read(main, 4096)
-        except OSError:
-            break
-        if not data:
-            break
-        chunks.append(data)
-    proc.wait(timeout=60)
-    os.close(main)
-    text = b"".join(chunks).decode("utf-8", "replace")
-    assert proc.returncode == 0, text
-    return text
+    return on_a_pty([sys.executable, "-m", "agent_tui", *args], env)
 
 
 class TestSessionsShow:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import pty
 import subprocess
 import sys
 import textwrap
@@ -19,6 +18,7 @@ from typer.testing import CliRunner
 from agent_tui.commands import blobs_cmd, sessions_cmd
 from agent_tui.messages import ToolCall, assistant, tool_result, user
 from agent_tui.store import open_store
+from tests.pty_run import on_a_pty
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -174,24 +174,7 @@ class TestTerminalOutput:
             app(["sessions", "list", "--db", {str(db)!r}])
         """)
         env = dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS="200", TERM="xterm")
-        main, child = pty.openpty()
-        proc = subprocess.Popen(
-            [sys.executable, "-c", script], stdout=child, stderr=child, stdin=child, env=env
-        )
-        os.close(child)
-        chunks = []
-        while True:
-            try:
-                data = os.read(main, 4096)
-            except OSError:
-                break
-            if not data:
-                break
-            chunks.append(data)
-        proc.wait(timeout=60)
-        os.close(main)
-        text = b"".join(chunks).decode("utf-8", "replace")
-        assert proc.returncode == 0, text
+        text = on_a_pty([sys.executable, "-c", script], env)
         assert "Sessions" in text and "messages" in text and session_id in text
         assert "\t" not in text
 
