@@ -12,14 +12,18 @@ from agent_tui.config import Config, load_config
 from testkit.fake_openai import FakeOpenAI
 
 
-def make_config(server: FakeOpenAI, db: Path, window: int = 32_000, **sections: Any) -> Config:
+def make_config(
+    server: FakeOpenAI, db: Path, window: int = 32_000, *, cwd: Path | None = None, **sections: Any
+) -> Config:
+    """The config a user of `server` would write; `cwd` is where agent-tui runs (the project
+    whose `.agent-tui.toml` is read and written), by default the database's folder."""
     overrides: dict[str, dict[str, Any]] = {
         "model": {"name": "openai/fake-model", "api_base": server.base_url, "context_window": window},
         "store": {"db": str(db)},
     }
     for name, values in sections.items():
         overrides.setdefault(name, {}).update(values)
-    return load_config(overrides=overrides, cwd=db.parent, env={}).config
+    return load_config(overrides=overrides, cwd=cwd or db.parent, env={}).config
 
 
 @pytest.fixture

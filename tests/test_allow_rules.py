@@ -44,15 +44,8 @@ class TestAlwaysAllow:
             asked.append(request)
             return ApprovalDecision("allow_always", prefix="echo")
 
-        from agent_tui.config import load_config
-
         def config():
-            base = make_config(server, tmp_path / "r.db")
-            return load_config(
-                overrides={"model": base.model.__dict__, "store": {"db": base.store.db}},
-                cwd=workspace,
-                env={},
-            ).config
+            return make_config(server, tmp_path / "r.db", cwd=workspace)
 
         services = await build_services(config(), workspace=workspace)
         server.enqueue(Reply(tool_calls=[("bash", {"command": "echo hi"})]), Reply(text="ok"))

@@ -18,6 +18,7 @@ import pytest
 from agent_tui.tools.base import ToolContext, ToolServices
 from agent_tui.tools.context_tools import GrepResult
 from agent_tui.tools.search import GrepTool
+from agent_tui.ui.textual_compat import notifications
 
 EVIL = "(a|aa)+$"
 """Exponential backtracking in `re` and in `regex` alike (the engine's timeout is what ends it)."""
@@ -183,7 +184,7 @@ class TestBlobBrowser:
             await until(pilot, lambda: screen.viewer.settled)
 
             def stopped() -> list:
-                return [n for n in app._notifications if "search stopped after 1 s" in n.message]
+                return [n for n in notifications(app) if "search stopped after 1 s" in n.message]
 
             await until(pilot, lambda: bool(stopped()), timeout=30, what="the stop notice")
             timer.stop()

@@ -15,7 +15,7 @@ from agent_tui.config import load_config
 from agent_tui.ui.app import AgentApp
 from agent_tui.ui.widgets.prompt import PromptInput
 from testkit.fake_openai import Reply
-from tests.ui_helpers import screen_text, settle, until, until_approval
+from tests.ui_helpers import notices, screen_text, settle, until, until_approval
 
 ROOT = Path(__file__).parent.parent
 PROJECT = (
@@ -82,7 +82,7 @@ class TestTrustQuestion:
             services = await app.services()
             assert services is not None and services.mcp is None
             assert services.config.agent.max_steps == 9
-            assert any("ignored from .agent-tui.toml: [tools] allow" in n.message for n in app._notifications)
+            assert "ignored from .agent-tui.toml: [tools] allow" in notices(app)
             await send(pilot, "go")
             await until_approval(pilot)
             await pilot.press("escape")

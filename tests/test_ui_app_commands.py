@@ -19,7 +19,7 @@ from agent_tui.ui.widgets.meter import ContextMeter
 from testkit.fake_openai import Reply
 from tests.agent_fixtures import make_config
 from tests.test_ui_app_chat import send
-from tests.ui_helpers import make_app, screen_text, settle, until
+from tests.ui_helpers import make_app, notices, screen_text, settle, until
 
 
 @pytest.fixture
@@ -203,8 +203,7 @@ class TestSessions:
             assert app.view.session.model == "anthropic/claude-sonnet-4-5"
             assert app.view.session.provider.where == "https://api.anthropic.com"
             assert app.view.session.limits.context_window != 32_000
-            said = " ".join(str(n.message) for n in notifications(app))
-            assert "api_base" in said and "context_window" in said
+            assert "api_base" in notices(app) and "context_window" in notices(app)
 
     async def test_another_model_on_the_same_server_keeps_it(self, config, workspace, server):
         """A bare or openai/ name beside an api_base is another model on that same server."""

@@ -14,21 +14,14 @@ from agent_tui.ui import slash
 from testkit.fake_openai import Reply
 from tests.agent_fixtures import make_config
 from tests.test_ui_app_chat import send
-from tests.ui_helpers import make_app, settle, until, until_approval
+from tests.ui_helpers import make_app, notices, settle, until, until_approval
 
 README = Path(__file__).parent.parent / "README.md"
 
 
 @pytest.fixture
 def config(server, workspace, tmp_path):
-    base = make_config(server, tmp_path / "ui.db")
-    return load_config(
-        overrides={"model": base.model.__dict__, "store": {"db": base.store.db}}, cwd=workspace, env={}
-    ).config
-
-
-def notices(app) -> str:
-    return "\n".join(str(n.message) for n in app._notifications)
+    return make_config(server, tmp_path / "ui.db", cwd=workspace)
 
 
 def help_text(app) -> str:

@@ -5,25 +5,16 @@ from __future__ import annotations
 import pytest
 
 from agent_tui.allow_rules import project_rules
-from agent_tui.config import load_config
-from agent_tui.ui.textual_compat import notifications
 from testkit.fake_openai import Reply
 from tests.agent_fixtures import make_config
 from tests.test_ui_app_chat import send
-from tests.ui_helpers import make_app, settle, until, until_approval
+from tests.ui_helpers import make_app, notices, settle, until, until_approval
 
 
 @pytest.fixture
 def config(server, workspace, tmp_path):
-    base = make_config(server, tmp_path / "ui.db")
     # cwd = the workspace, so the project's .agent-tui.toml is the one rules are written to.
-    return load_config(
-        overrides={"model": base.model.__dict__, "store": {"db": base.store.db}}, cwd=workspace, env={}
-    ).config
-
-
-def notices(app) -> str:
-    return "\n".join(str(n.message) for n in notifications(app))
+    return make_config(server, tmp_path / "ui.db", cwd=workspace)
 
 
 class TestSessionCommands:

@@ -19,7 +19,7 @@ from agent_tui.ui.widgets.session_view import tab_label
 from testkit.fake_openai import Reply
 from tests.agent_fixtures import make_config
 from tests.test_ui_app_chat import send
-from tests.ui_helpers import make_app, screen_text, settle, until, until_approval
+from tests.ui_helpers import make_app, notices, screen_text, settle, until, until_approval
 
 SMALL = (80, 24)
 
@@ -119,7 +119,7 @@ class TestReports:
                 if i.entry.text.startswith(("Compact", "Compaction"))
             ]
             assert len(lines) == 1, lines
-            assert not [n for n in app._notifications if "ompact" in n.message]
+            assert "ompact" not in notices(app)
 
     async def test_error_line_survives_model_switch(self, server, config, workspace):
         """After /model the earlier error line disappeared (the chat was reloaded)."""

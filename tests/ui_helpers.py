@@ -6,10 +6,10 @@ from pathlib import Path
 
 from textual.app import App
 
-from agent_tui.ui.textual_compat import screen_text
+from agent_tui.ui.textual_compat import notifications, screen_text
 from agent_tui.ui.themes import VARIABLE_DEFAULTS
 
-__all__ = ["Host", "make_app", "screen_text", "settle", "until", "until_approval"]
+__all__ = ["Host", "make_app", "notices", "screen_text", "settle", "until", "until_approval"]
 
 
 class Host(App):
@@ -66,3 +66,9 @@ async def until_approval(pilot) -> None:
     from agent_tui.ui.screens.approval import ApprovalScreen
 
     await until(pilot, lambda: isinstance(pilot.app.screen, ApprovalScreen), what="the modal")
+
+
+def notices(app) -> str:
+    """Every toast the app has shown, one per line (through textual_compat, not Textual's private
+    list)."""
+    return "\n".join(str(n.message) for n in notifications(app))
