@@ -50,8 +50,10 @@ class ChatPane(VerticalScroll):
         self._items: list[ChatItem[Any]] = []  # mounted widgets, aligned with entries[_first:]
         self._loading_older = False
         self._following = True
-        """The view was at the bottom when it last scrolled: only then may old widgets go. Taken
-        when it scrolls, since the geometry can lag a burst of new entries on a busy machine."""
+        """Only while the view follows the bottom may old widgets go. Scrolling up stops it;
+        reaching the bottom by scrolling down resumes it. Decided when the view scrolls, since
+        the geometry can lag a burst of new entries on a busy machine."""
+        self._keeping_view = False
         self._hint = EarlierHint("")
 
     def compose(self) -> ComposeResult:
@@ -88,6 +90,7 @@ class ChatPane(VerticalScroll):
         if self._items:
             await self.mount_all(self._items)
         self._update_hint()
+        self._following = True
         self.anchor()
         self.call_after_refresh(self._fill_viewport)
 
@@ -101,8 +104,8 @@ class ChatPane(VerticalScroll):
             # Check again once the new items are laid out (awaiting a refresh here would wait
             # on this very widget's message queue).
             self.call_after_refresh(self._fill_viewport)
-        else:
-            self.scroll_end(animate=False, immediate=True)  # right after a load: the newest
+        elif self._following:  # right after a load: the newest, unless the user scrolled up since
+            self.scroll_end(animate=False, immediate=True)
 
     @overload
     async def add(self, entry: AgentEntry) -> AgentItem: ...
@@ -167,7 +170,10 @@ class ChatPane(VerticalScroll):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        self._following = new_value >= self.max_scroll_y - 1
+        if new_value < old_value:
+            self._following = False
+        elif not self._keeping_view and new_value >= self.max_scroll_y - 1:
+            self._following = True
         if self._near_top() and not self._loading_older and self.is_mounted:
             self._loading_older = True
             self.call_after_refresh(self._mount_older_step)
@@ -205,4 +211,10 @@ class ChatPane(VerticalScroll):
     def _keep_view(self, height_before: int) -> None:
         grown = self.virtual_size.height - height_before
         if grown > 0:
-            self.scroll_to(y=self.scroll_y + grown, animate=False, immediate=True)
+            # Older entries went in above a reader: the view moves down with them, but the
+            # reader did not move towards the bottom.
+            self._keeping_view = True
+            try:
+                self.scroll_to(y=self.scroll_y + grown, animate=False, immediate=True)
+            finally:
+                self._keeping_view = False
