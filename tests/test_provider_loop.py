@@ -16,6 +16,7 @@ import pytest
 
 from agent_tui.llm import direct, http_anthropic, http_openai
 from agent_tui.llm.provider import Provider, StreamDone
+from agent_tui.wire_dict import WireDict
 from testkit.fake_anthropic import FakeAnthropic
 from testkit.fake_openai import FakeOpenAI, Reply
 
@@ -160,9 +161,11 @@ def test_pieces_are_the_body_in_order_and_none_is_over_a_piece(sizes):
 
 
 def test_repeated_prefix_is_reused_but_a_changed_message_is_not():
-    """The next request's body equals a fresh serialisation, whether messages grew or changed."""
+    """The next request's body equals a fresh serialisation, whether messages grew or changed.
+    The session's messages are read-only WireDicts, reused by identity; a plain dict is kept as a
+    copy when sent, so one changed in place afterwards never goes out stale."""
     memo = http_openai.EncodedMessages()
-    history = big_history(50)
+    history = [WireDict(message) for message in big_history(50)]
 
     def body(messages: list[dict]) -> bytes:
         return b"".join(
@@ -176,6 +179,12 @@ def test_repeated_prefix_is_reused_but_a_changed_message_is_not():
     grown = [*history, {"role": "assistant", "content": "ok"}, {"role": "user", "content": "next"}]
     assert memo.reusable(grown) == len(history)
     assert body(grown) == fresh(grown)
-    grown[3]["content"] = "changed in place"  # nobody should, but it must not go out stale
-    assert memo.reusable(grown) < 4  # not reused past the change
+    with pytest.raises(TypeError):
+        grown[3]["content"] = "changed in place"
+    assert memo.reusable(grown) == len(history)  # the plain dicts at the end were sent as copies
+    grown[-1]["content"] = "changed in place"  # nobody should, but it must not go out stale
+    assert memo.reusable(grown) == len(history)
+    assert body(grown) == fresh(grown)
+    grown[3] = WireDict(grown[3], content="a new message in its place")
+    assert memo.reusable(grown) == 3
     assert body(grown) == fresh(grown)

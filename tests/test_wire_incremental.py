@@ -30,6 +30,7 @@ from agent_tui.factory import build_services
 from agent_tui.llm import http_openai
 from agent_tui.messages import Message, ToolCall, assistant, tool_result, user
 from agent_tui.tools.registry import ToolRegistry
+from agent_tui.wire_dict import WireDict
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.agent_fixtures import collect, make_config
 from tests.test_wire_properties import damaged_histories
@@ -191,9 +192,9 @@ def test_a_plan_made_before_another_request_still_gives_the_right_body():
     """Two requests in flight on one provider (a summary during a step): a plan carries the state
     it was made against, so whichever finishes first cannot make the other send wrong JSON."""
     memo = http_openai.EncodedMessages()
-    first = [{"role": "user", "content": f"q{i}"} for i in range(30)]
+    first = [WireDict(role="user", content=f"q{i}") for i in range(30)]
     body(first, memo)
-    second = [*first, {"role": "assistant", "content": "a"}]
+    second = [*first, WireDict(role="assistant", content="a")]
     plan = memo.plan(second)
     other = [{"role": "user", "content": "summarise this"}]
     body(other, memo)  # replaces the state while the first plan waits

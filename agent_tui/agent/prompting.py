@@ -27,6 +27,7 @@ from agent_tui.context.prompt_sections import PromptSection
 from agent_tui.llm import cache
 from agent_tui.reasoning import tool_turn
 from agent_tui.same_prefix import same_prefix
+from agent_tui.wire_dict import WireDict
 
 if TYPE_CHECKING:
     from agent_tui.context.budget import BudgetMeter, ContextBudget
@@ -198,7 +199,7 @@ class PromptAssembler:
     def wire(self, message: Message) -> dict[str, Any]:
         data = self._wire.get(message)
         if data is None:
-            data = self._wire[message] = message.to_openai()
+            data = self._wire[message] = WireDict(message.to_openai())
         return data
 
     def _conversation(self, history: Sequence[Message]) -> list[dict[str, Any]]:

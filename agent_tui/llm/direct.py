@@ -71,15 +71,13 @@ class Pieces:
 
     def __init__(self, chunks: list[bytes]) -> None:
         self.chunks = chunks
-        self.ends = list(itertools.accumulate(map(len, chunks)))
-        """Where each chunk ends in the body."""
-
-    @property
-    def size(self) -> int:
-        return self.ends[-1] if self.ends else 0
+        self.size = sum(map(len, chunks))
+        """The body's length, for Content-Length (where each chunk ends is found while sending,
+        after the headers have left)."""
 
     def pieces(self) -> Iterator[bytes]:
-        chunks, ends = self.chunks, self.ends
+        chunks = self.chunks
+        ends = list(itertools.accumulate(map(len, chunks)))
         start = sent = 0
         while start < len(chunks):
             # The chunks up to the first that reaches a piece's worth, joined (at most one

@@ -10,7 +10,6 @@ error, never an empty reply.
 from __future__ import annotations
 
 import json
-import operator
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -25,14 +24,16 @@ from agent_tui.llm.http_common import (
 from agent_tui.llm.stream import ChunkAssembler, ReasoningChunk, StreamEvent, TextChunk
 from agent_tui.messages import TokenUsage
 from agent_tui.same_prefix import same_prefix
+from agent_tui.wire_dict import WireDict
 
 _COMPLETION_TOKENS_FAMILIES = ("o1", "o3", "o4", "gpt-5")
 """OpenAI's reasoning families take max_completion_tokens and reject max_tokens."""
 
 
 Sent = tuple[list[dict[str, Any]], list[bytes]]
-"""A request's messages as sent (shallow copies) and their JSON, each but the first led by the
-array's `, ` separator (so the body is the chunks as they are, never joined whole)."""
+"""A request's messages as sent — a read-only WireDict itself, any other dict as a shallow copy —
+and their JSON, each but the first led by the array's `, ` separator (so the body is the chunks
+as they are, never joined whole)."""
 Plan = tuple[Sent, int]
 """What an encode may reuse: a request as sent and how many leading messages the next repeats."""
 
@@ -40,13 +41,15 @@ Plan = tuple[Sent, int]
 class EncodedMessages:
     """The JSON of the last request's messages, reused for the part the next request repeats.
 
-    A step's request is the last one's messages plus a few: the longest prefix equal to the last
-    request's (one C-speed scan to the first difference) keeps its JSON, only the rest is
-    serialised, so the overhead stays flat as a session grows. Equal, not only identical: the
-    system message is a new dict each request, and a dict changed in place since it was sent is
-    compared with the copy taken then, so it is serialised afresh instead of going out stale.
-    The state is replaced whole, in one assignment, after each request, and a plan carries the
-    state it was made against, so a second request in flight can only reuse less."""
+    A step's request is the last one's messages plus a few: the longest prefix the same as the
+    last request's keeps its JSON, only the rest is serialised, so the overhead stays flat as a
+    session grows. The same means the very same read-only WireDict (the assembler hands every
+    request the same objects, and they cannot change after they were sent), found by one
+    identity scan at C speed; the system message, a new dict each request, is compared by
+    value. Any other dict was kept as a copy, so it is never the same object again and is
+    serialised afresh, never sent stale. The state is replaced whole, in one assignment, after
+    each request, and a plan carries the state it was made against, so a second request in
+    flight can only reuse less."""
 
     def __init__(self) -> None:
         self._last: Sent = ([], [])
@@ -54,10 +57,13 @@ class EncodedMessages:
     def plan(self, messages: list[dict[str, Any]]) -> Plan:
         """What encoding `messages` can reuse (made once, on the loop, to decide where to encode)."""
         last = self._last
-        return last, same_prefix(messages, last[0], operator.ne)
+        sent = last[0]
+        if not messages or not sent or messages[0] != sent[0]:
+            return last, 0
+        return last, 1 + same_prefix(messages[1:], sent[1:])
 
     def reusable(self, messages: list[dict[str, Any]]) -> int:
-        """How many leading messages equal those of the last request."""
+        """How many leading messages the next encode would reuse."""
         return self.plan(messages)[1]
 
     def encode(self, messages: list[dict[str, Any]], plan: Plan | None = None) -> list[bytes]:
@@ -68,8 +74,8 @@ class EncodedMessages:
         if k == 0 and fresh:
             fresh[0] = fresh[0][2:]
         parts = parts[:k] + fresh
-        # Shallow copies of the new messages only: the prefix's were taken when it was sent.
-        self._last = (copies[:k] + list(map(dict, tail)), parts)
+        # Only the new messages: the prefix's were kept when it was sent.
+        self._last = (copies[:k] + [m if type(m) is WireDict else dict(m) for m in tail], parts)
         return parts
 
 

@@ -326,7 +326,7 @@ class Provider:
             response = await clock.first(
                 litellm().acompletion(
                     model=model,
-                    messages=messages,
+                    messages=_changeable(messages),
                     stream=True,
                     stream_options={"include_usage": True},
                     **kwargs,
@@ -378,11 +378,19 @@ class Provider:
         if max_tokens is not None:
             kwargs["max_tokens"] = max_tokens
         clock = Clock(self.limits.unstreamed(), self.where)
-        response = await clock.first(litellm().acompletion(model=model, messages=messages, **kwargs))
+        response = await clock.first(
+            litellm().acompletion(model=model, messages=_changeable(messages), **kwargs)
+        )
         choice = response.choices[0]
         text = getattr(choice.message, "content", None) or ""
         usage = getattr(response, "usage", None)
         return text, TokenUsage.from_litellm(usage) if usage is not None else TokenUsage()
+
+
+def _changeable(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Copies for litellm, which rewrites messages in place for some providers: the session's
+    wire dicts are shared by every request and read-only (agent_tui/wire_dict.py)."""
+    return [dict(message) for message in messages]
 
 
 async def _close(response: Any) -> None:
