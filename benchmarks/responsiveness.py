@@ -1,13 +1,13 @@
 """The event loop during a model call: worst stall over a whole step, and the provider's overhead.
 
-Run: .venv/bin/python benchmarks/responsiveness.py [--turns 5]
+Run: .venv/bin/python benchmarks/responsiveness.py [--turns 5] [--wire openai|anthropic|both]
 Targets (issue 19 items 1-2): worst event-loop stall during a whole step ≤ 20 ms at 3 000
 messages; the provider's own overhead (request built → first byte sent) ≤ 30 ms median at 1 500
 messages and ≤ 2× growth from 10 to 3 000 messages. Measured on the direct path
 (`[provider] transport = "auto"`) and on the litellm path it replaces, in the same run.
 
 A real AgentSession with a history of 10 / 1 500 / 3 000 messages runs one-step turns against
-the strict local server in its own process (benchmarks/stamp_server.py), which stamps the
+the strict local server (OpenAI-compatible, then Anthropic's Messages API) in its own process (benchmarks/stamp_server.py), which stamps the
 monotonic time each request's first byte arrives. "Sent" is the first write to a socket after
 `Provider.stream` was called (asyncio's socket transport, which httpx, the OpenAI SDK and aiohttp
 all write through); "at the server" adds the server process waking up to read it, which is not
@@ -94,12 +94,16 @@ class Ticker:
             pass
 
 
+MODELS = {"openai": "openai/fake-model", "anthropic": "anthropic/claude-sonnet-4-5"}
+"""The model each wire format is measured with (`--wire`)."""
+
+
 async def measure(
-    size: int, transport: str, turns: int, server: Server, tmp: Path, first_write: FirstWrite
+    size: int, transport: str, wire: str, turns: int, server: Server, tmp: Path, first_write: FirstWrite
 ) -> dict[str, list[float]]:
     config = load_config(
         overrides={
-            "model": {"name": "openai/fake-model", "api_base": server.base, "context_window": 4_000_000},
+            "model": {"name": MODELS[wire], "api_base": server.base, "context_window": 4_000_000},
             "store": {"db": str(tmp / f"bench-{transport}-{size}.db")},
             "provider": {"transport": transport},
         },
@@ -141,7 +145,7 @@ async def measure(
     return out
 
 
-async def one_transport(transport: str, turns: int, base: str) -> None:
+async def one_transport(transport: str, wire: str, turns: int, base: str) -> None:
     """Child process: every size on one path, printed as JSON (a fresh process per path, so
     neither path's imports and garbage weigh on the other's loop)."""
     server = Server(base)
@@ -149,29 +153,23 @@ async def one_transport(transport: str, turns: int, base: str) -> None:
     out = {}
     with tempfile.TemporaryDirectory() as name:
         for size in SIZES:
-            out[str(size)] = await measure(size, transport, turns, server, Path(name), first_write)
+            out[str(size)] = await measure(size, transport, wire, turns, server, Path(name), first_write)
     print(json.dumps(out))
 
 
-def main(turns: int) -> None:
-    server = Server()
+def main(turns: int, wire: str) -> None:
+    server = Server(anthropic=wire == "anthropic")
     results: dict[tuple[str, int], dict[str, list[float]]] = {}
     try:
         for transport in ("auto", "litellm"):
             child = subprocess.run(
-                [
-                    sys.executable,
-                    __file__,
-                    "--turns",
-                    str(turns),
-                    "--child",
-                    transport,
-                    "--base",
-                    server.base,
-                ],
+                [sys.executable, __file__, "--turns", str(turns), "--wire", wire]
+                + ["--child", transport, "--base", server.base],
                 capture_output=True,
                 text=True,
                 check=True,
+                # litellm wants a key for Anthropic; the direct path sends a placeholder to an api_base.
+                env={**os.environ, "ANTHROPIC_API_KEY": "sk-ant-benchmark"},
             )
             data = json.loads(child.stdout.strip().splitlines()[-1])
             for size in SIZES:
@@ -182,7 +180,8 @@ def main(turns: int) -> None:
     def ms(values: list[float], how: str) -> float:
         return (max(values) if how == "max" else statistics.median(values)) * 1e3
 
-    print(f"{turns} one-step turns per row after a warm-up; local server in its own process")
+    where = "Anthropic Messages" if wire == "anthropic" else "OpenAI chat completions"
+    print(f"{turns} one-step turns per row after a warm-up; local {where} server in its own process")
     print(f"{'messages':>8}  {'measure':<34} {'direct':>9} {'litellm':>9} {'ratio':>7}  target")
     for size in SIZES:
         new, old = results["auto", size], results["litellm", size]
@@ -206,10 +205,13 @@ def main(turns: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--turns", type=int, default=5)
+    parser.add_argument("--wire", choices=("openai", "anthropic", "both"), default="both")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--base", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        asyncio.run(one_transport(args.child, args.turns, args.base))
+        asyncio.run(one_transport(args.child, args.wire, args.turns, args.base))
     else:
-        main(args.turns)
+        for wire in ("openai", "anthropic") if args.wire == "both" else (args.wire,):
+            main(args.turns, wire)
+            print()

@@ -1,7 +1,8 @@
 """The strict local server in its own process, stamping when each request's first byte arrived.
 
-Benchmarks run it as `python benchmarks/stamp_server.py`: it prints its port on the first line of
-stdout and serves until stdin closes. `GET /stamps` returns (and forgets) the arrivals so far:
+Benchmarks run it as `python benchmarks/stamp_server.py [WINDOW] [--anthropic]` (the OpenAI
+chat-completions fake, or with --anthropic the Messages API fake): it prints its port on the
+first line of stdout and serves until stdin closes. `GET /stamps` returns (and forgets) the arrivals so far:
 for each POST, `first` (the request line read) and `body` (the whole body read), both as
 time.time() and time.monotonic() — the monotonic clock is the machine's, comparable across
 processes. A server in another process keeps its parsing off the measured process's GIL.
@@ -13,20 +14,23 @@ import json
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from testkit import fake_openai  # noqa: E402
+from testkit import fake_anthropic, fake_openai  # noqa: E402
+from testkit.fake_anthropic import FakeAnthropic  # noqa: E402
 from testkit.fake_openai import FakeOpenAI, Reply  # noqa: E402
 
 _stamps: list[dict[str, float]] = []
 _lock = threading.Lock()
 
 
-def _make_handler(fake: FakeOpenAI) -> type:
-    base = fake_openai._Handler
+def _stamped(base: type) -> type:
+    """`base` (a fake's request handler) stamping each POST's first line and serving /stamps."""
 
     class Stamped(base):  # type: ignore[misc,valid-type]
         def parse_request(self) -> bool:
@@ -42,27 +46,51 @@ def _make_handler(fake: FakeOpenAI) -> type:
                 with _lock:
                     out = list(_stamps)
                     _stamps.clear()
-                self.send_json(200, {"stamps": out})
+                raw = json.dumps({"stamps": out}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
                 return
-            super().do_GET()
+            parent = getattr(super(), "do_GET", None)
+            if parent is None:
+                self.send_error(404)
+                return
+            parent()
 
-    return type("BoundHandler", (Stamped,), {"fake": fake})
+    return Stamped
 
 
-def _responder(request: dict) -> Reply:
+def _make_handler(fake: FakeOpenAI) -> type:
+    return type("BoundHandler", (_stamped(fake_openai._Handler),), {"fake": fake})
+
+
+def _responder(reply: Any = Reply) -> Callable[[dict], Any]:
     """Echo, or run one tool when the prompt asks for `tool:` (the startup benchmark's turn)."""
-    last = request["messages"][-1]
-    content = last.get("content")
-    text = content if isinstance(content, str) else json.dumps(content)
-    if last.get("role") == "user" and "tool:" in text:
-        return Reply(tool_calls=[("list_dir", {"path": "."})])
-    return Reply(text="done: ok")
+
+    def respond(request: dict) -> Any:
+        last = request["messages"][-1]
+        content = last.get("content")
+        text = content if isinstance(content, str) else json.dumps(content)
+        if last.get("role") == "user" and "tool:" in text:
+            return reply(tool_calls=[("list_dir", {"path": "."})])
+        return reply(text="done: ok")
+
+    return respond
 
 
 def main() -> None:
+    args = [a for a in sys.argv[1:] if a != "--anthropic"]
+    window = int(args[0]) if args else 4_000_000
+    if "--anthropic" in sys.argv:
+        fake_anthropic._Handler = _stamped(fake_anthropic._Handler)  # type: ignore[misc]
+        with FakeAnthropic(window=window, responder=_responder(fake_anthropic.Reply)) as anthropic:
+            print(anthropic.base_url.rsplit(":", 1)[1], flush=True)
+            sys.stdin.read()
+        return
     fake_openai._make_handler = _make_handler  # type: ignore[assignment]
-    window = int(sys.argv[1]) if len(sys.argv) > 1 else 4_000_000
-    with FakeOpenAI(window=window, responder=_responder) as server:
+    with FakeOpenAI(window=window, responder=_responder()) as server:
         print(server.port, flush=True)
         sys.stdin.read()
 

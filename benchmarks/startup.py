@@ -67,17 +67,23 @@ asyncio.run(main())
 class Server:
     """benchmarks/stamp_server.py in its own process (or one already running at `base`)."""
 
-    def __init__(self, base: str | None = None) -> None:
+    def __init__(self, base: str | None = None, *, anthropic: bool = False) -> None:
+        """The OpenAI chat-completions fake (base ends /v1), or Anthropic's Messages API fake."""
         self.proc: subprocess.Popen[str] | None = None
         if base is None:
             self.proc = subprocess.Popen(
-                [PYTHON, str(ROOT / "benchmarks" / "stamp_server.py")],
+                [
+                    PYTHON,
+                    str(ROOT / "benchmarks" / "stamp_server.py"),
+                    *(["--anthropic"] if anthropic else []),
+                ],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 text=True,
             )
             assert self.proc.stdout is not None
-            base = f"http://127.0.0.1:{int(self.proc.stdout.readline())}/v1"
+            port = int(self.proc.stdout.readline())
+            base = f"http://127.0.0.1:{port}" + ("" if anthropic else "/v1")
         self.base = base
         self.port = int(base.rsplit(":", 1)[1].split("/")[0])
 

@@ -14,7 +14,7 @@ import threading
 
 import pytest
 
-from agent_tui.llm import direct, http_anthropic, http_openai
+from agent_tui.llm import anthropic_request, direct, http_openai
 from agent_tui.llm.provider import Provider, StreamDone
 from agent_tui.wire_dict import WireDict
 from testkit.fake_anthropic import FakeAnthropic
@@ -99,8 +99,8 @@ async def test_openai_request_is_built_while_the_loop_ticks(monkeypatch, fast_sw
 async def test_anthropic_request_is_translated_while_the_loop_ticks(monkeypatch, fast_switching):
     """The same for Anthropic, whose translation walks every message."""
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
-    observed = Observed(http_anthropic.encode)
-    monkeypatch.setattr(http_anthropic, "encode", observed)
+    observed = Observed(anthropic_request.encode)
+    monkeypatch.setattr(anthropic_request, "encode", observed)
     with FakeAnthropic(window=10_000_000) as server:
         provider = Provider("anthropic/claude-sonnet-4-5", api_base=server.base_url)
         ticks, events = await ticks_while_building(provider, big_history(3_000), observed.building)

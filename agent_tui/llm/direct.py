@@ -17,7 +17,7 @@ import os
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
 from typing import Any, TypeVar
 
-from agent_tui.llm import http_anthropic, http_openai
+from agent_tui.llm import anthropic_request, http_anthropic, http_openai
 from agent_tui.llm.errors import LLMError
 from agent_tui.llm.http_common import Clock, client, status_error, timeout_config
 from agent_tui.llm.routes import Route
@@ -28,6 +28,8 @@ PLACEHOLDER_KEY = "sk-no-key-required"
 """Sent to an api_base when no key is configured: local servers ignore it, some need one."""
 _HEADER_KEYS = ("headers", "extra_headers")
 T = TypeVar("T")
+Memo = http_openai.EncodedMessages | anthropic_request.EncodedTurns
+"""What a provider keeps of its last request to reuse in the next (per wire format)."""
 _CLIENT_ONLY = frozenset({"timeout", "num_retries", "max_retries", "api_base", "api_key", "drop_params"})
 """litellm keyword arguments that are not part of the request body."""
 
@@ -104,7 +106,7 @@ class DirectCall:
         key: str,
         extra: dict[str, Any],
         clock: Clock,
-        memo: http_openai.EncodedMessages | None = None,
+        memo: Memo | None = None,
     ) -> None:
         self.route = route
         self.clock = clock
@@ -131,17 +133,25 @@ class DirectCall:
         """The body as chunks whose concatenation is the JSON."""
         route = self.route
         if route.wire == "anthropic":
+            turns = self.memo if isinstance(self.memo, anthropic_request.EncodedTurns) else None
+            turns_plan = turns.plan(messages) if turns is not None else None
             anthropic = functools.partial(
-                http_anthropic.encode,
+                anthropic_request.encode,
                 route.model,
                 messages,
                 tools,
                 max_tokens,
                 stream=stream,
                 extra=self.body_extra,
+                memo=turns,
+                plan=turns_plan,
             )
-            return [await _off_loop(anthropic, len(messages))]
-        plan = self.memo.plan(messages) if self.memo is not None else None
+            unreused = len(messages)
+            if turns is not None and turns_plan is not None:
+                unreused = turns.unreused(messages, turns_plan)
+            return await _off_loop(anthropic, unreused)
+        memo = self.memo if isinstance(self.memo, http_openai.EncodedMessages) else None
+        plan = memo.plan(messages) if memo is not None else None
         fresh = len(messages) - (plan[1] if plan is not None else 0)
         openai = functools.partial(
             http_openai.encode,
@@ -152,7 +162,7 @@ class DirectCall:
             stream=stream,
             provider=route.provider,
             extra=self.body_extra,
-            memo=self.memo,
+            memo=memo,
             plan=plan,
         )
         return await _off_loop(openai, fresh)

@@ -1,10 +1,7 @@
-"""Anthropic's Messages API over httpx: the OpenAI-format request translated, the stream read back.
+"""Anthropic's Messages API over httpx: the stream read back as the session's events.
 
-The session builds OpenAI-format wire dicts (with `cache_control` marks from llm/cache.py); the
-translation does what litellm did with them: system messages become the `system` blocks, tool
-calls become `tool_use` blocks and tool results `tool_result` blocks in a user turn, consecutive
-turns of one role merge (the API wants strict alternation; the per-turn status note joins the
-last user turn), and every mark stays on the block it was on. It runs in a worker thread.
+The request — the session's OpenAI-format wire dicts translated — is built by
+llm/anthropic_request.py.
 """
 
 from __future__ import annotations
@@ -27,7 +24,6 @@ from agent_tui.messages import TokenUsage, ToolCall
 from agent_tui.reasoning import ThinkingBlock
 
 VERSION = "2023-06-01"
-DEFAULT_MAX_TOKENS = 4096
 _STOP = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls", "max_tokens": "length"}
 _ERROR_STATUS = {
     "invalid_request_error": 400,
@@ -39,145 +35,6 @@ _ERROR_STATUS = {
     "api_error": 500,
     "overloaded_error": 529,
 }
-
-
-def _text_blocks(content: Any) -> list[dict[str, Any]]:
-    if content is None:
-        return []
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}] if content else []
-    blocks = []
-    for part in content:
-        if not isinstance(part, dict):
-            continue
-        if part.get("type") == "image_url":
-            blocks.append(_image(part))
-        elif part.get("type") == "text":
-            if part.get("text"):
-                blocks.append(dict(part))
-        else:
-            blocks.append(dict(part))
-    return blocks
-
-
-def _image(part: dict[str, Any]) -> dict[str, Any]:
-    url = part.get("image_url")
-    url = url.get("url", "") if isinstance(url, dict) else str(url or "")
-    if url.startswith("data:") and ";base64," in url:
-        media, data = url[5:].split(";base64,", 1)
-        return {"type": "image", "source": {"type": "base64", "media_type": media, "data": data}}
-    return {"type": "image", "source": {"type": "url", "url": url}}
-
-
-def _mark_last(blocks: list[dict[str, Any]], mark: Any) -> None:
-    if mark is not None and blocks:
-        blocks[-1] = {**blocks[-1], "cache_control": mark}
-
-
-def _arguments(text: Any) -> Any:
-    try:
-        value = json.loads(text or "{}")
-    except ValueError:
-        return {"_invalid_arguments": text}
-    return value if isinstance(value, dict) else {"_arguments": value}
-
-
-def _turn(message: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
-    """(role, blocks) of one OpenAI-format message (role user or assistant)."""
-    role = message.get("role")
-    if role == "tool":
-        result: dict[str, Any] = {
-            "type": "tool_result",
-            "tool_use_id": message.get("tool_call_id"),
-            "content": message.get("content") or "",
-        }
-        blocks = [result]
-        _mark_last(blocks, message.get("cache_control"))
-        return "user", blocks
-    blocks = _text_blocks(message.get("content"))
-    if role == "assistant":
-        # Thinking first, as received: the API checks the blocks and their signatures.
-        thinking = [dict(b) for b in message.get("thinking_blocks") or () if isinstance(b, dict)]
-        blocks = thinking + blocks
-        for call in message.get("tool_calls") or ():
-            fn = call.get("function") or {}
-            use = {
-                "type": "tool_use",
-                "id": call.get("id"),
-                "name": fn.get("name"),
-                "input": _arguments(fn.get("arguments")),
-            }
-            if "cache_control" in call:
-                use["cache_control"] = call["cache_control"]
-            blocks.append(use)
-        _mark_last(blocks, message.get("cache_control"))
-        return "assistant", blocks
-    _mark_last(blocks, message.get("cache_control"))
-    return "user", blocks
-
-
-def translate(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """(system blocks, messages) in Anthropic's shape."""
-    system: list[dict[str, Any]] = []
-    turns: list[dict[str, Any]] = []
-    for message in messages:
-        if message.get("role") in ("system", "developer"):
-            blocks = _text_blocks(message.get("content"))
-            _mark_last(blocks, message.get("cache_control"))
-            system.extend(blocks)
-            continue
-        role, blocks = _turn(message)
-        if not blocks:
-            continue
-        if turns and turns[-1]["role"] == role:
-            previous = turns[-1]["content"]
-            if role == "user" and any(b.get("type") == "tool_result" for b in blocks):
-                # tool_result blocks must open a user turn: put them before earlier text.
-                results = [b for b in previous if b.get("type") == "tool_result"]
-                others = [b for b in previous if b.get("type") != "tool_result"]
-                turns[-1]["content"] = results + blocks + others
-            else:
-                previous.extend(blocks)
-        else:
-            turns.append({"role": role, "content": blocks})
-    if not turns or turns[0]["role"] != "user":
-        turns.insert(0, {"role": "user", "content": [{"type": "text", "text": "."}]})
-    return system, turns
-
-
-def tool(schema: dict[str, Any]) -> dict[str, Any]:
-    fn = schema.get("function", schema)
-    out: dict[str, Any] = {
-        "name": fn.get("name"),
-        "input_schema": fn.get("parameters") or {"type": "object", "properties": {}},
-    }
-    if fn.get("description"):
-        out["description"] = fn["description"]
-    if "cache_control" in schema:
-        out["cache_control"] = schema["cache_control"]
-    return out
-
-
-def encode(
-    model: str,
-    messages: list[dict[str, Any]],
-    tools: list[dict[str, Any]] | None,
-    max_tokens: int | None,
-    *,
-    stream: bool,
-    extra: dict[str, Any],
-) -> bytes:
-    """The request body (in a worker thread)."""
-    system, turns = translate(messages)
-    body: dict[str, Any] = {"model": model, "max_tokens": max_tokens or DEFAULT_MAX_TOKENS}
-    if system:
-        body["system"] = system
-    body["messages"] = turns
-    if tools:
-        body["tools"] = [tool(t) for t in tools]
-    body["stream"] = stream
-    body.update(extra)
-    return json.dumps(body).encode()
 
 
 def _usage(report: dict[str, Any]) -> TokenUsage:

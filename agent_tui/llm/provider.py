@@ -19,7 +19,7 @@ import random
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
-from agent_tui.llm import catalog, direct, http_openai
+from agent_tui.llm import anthropic_request, catalog, direct, http_openai
 from agent_tui.llm.errors import LLMError, classify
 from agent_tui.llm.http_common import Clock, TimeLimits, incomplete
 from agent_tui.llm.lazy import litellm, warm_in_background
@@ -102,7 +102,11 @@ class Provider:
         project file chose must not receive the user's OPENAI_API_KEY); a placeholder goes."""
         self._resolved: tuple[str, dict[str, Any]] | None = None
         self._sent_placeholder = False
-        self._encoded = http_openai.EncodedMessages()
+        self._encoded: direct.Memo = (
+            anthropic_request.EncodedTurns()
+            if self.route.wire == "anthropic"
+            else http_openai.EncodedMessages()
+        )
         self.reasoning = ReasoningSettings()
         """`[model] reasoning_effort` / `thinking_budget_tokens`; `/effort` changes it for the session."""
         self.max_thinking: int | None = None
