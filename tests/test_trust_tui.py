@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -106,6 +107,34 @@ class TestTrustQuestion:
         assert (workspace / "PWNED").exists()  # no modal: the trusted allow rule applied
         assert (workspace / "STARTED").exists()
         assert trust.state(workspace) == "trusted"
+
+    async def test_the_question_does_not_wait_for_the_warm_up(self, server, workspace, tmp_path, monkeypatch):
+        """On a busy machine the agent stack's imports took ~10 s, and the question waited for
+        them: it comes at once, the imports go on behind it, and the services follow both."""
+        from agent_tui.ui import app as app_module
+        from agent_tui.ui.screens.trust import TrustScreen
+
+        imports_may_finish = threading.Event()
+        real_warm_up = app_module.warm_imports
+
+        def slow_warm_up() -> None:
+            imports_may_finish.wait(60)
+            real_warm_up()
+
+        monkeypatch.setattr(app_module, "warm_imports", slow_warm_up)
+        (workspace / ".agent-tui.toml").write_text(PROJECT)
+        app = trusting_app(server, workspace, tmp_path / "w.db")
+        try:
+            async with app.run_test(size=(120, 36)) as pilot:
+                await until_trust_question(pilot)
+                assert not imports_may_finish.is_set()
+                await pilot.press("n")
+                await until(pilot, lambda: not isinstance(app.screen, TrustScreen), what="the answer taken")
+                assert not app._services.done()  # the services wait for the imports
+                imports_may_finish.set()
+                assert (await app.services()) is not None
+        finally:
+            imports_may_finish.set()
 
     async def test_no_question_without_keys_to_enable(self, server, workspace, tmp_path):
         (workspace / ".agent-tui.toml").write_text("[agent]\nmax_steps = 9\n")

@@ -3,8 +3,9 @@
 Only the app's own modules are imported before the first frame; the factory (store, provider,
 litellm) is imported inside the coroutine the app runs in a worker, behind the prompt. In an
 untrusted folder whose `.agent-tui.toml` asks for more than harmless settings, that coroutine
-first asks "Do you trust the files in this folder?" (ui/screens/trust.py) and builds the
-services from the answer: nothing the project file asks for starts before it.
+first asks "Do you trust the files in this folder?" (ui/screens/trust.py) — at once, while the
+agent stack imports in a thread behind it — and builds the services from the answer: nothing
+the project file asks for starts before it.
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ def trusting_services(
     async def services() -> AppServices:
         from agent_tui import trust
         from agent_tui.config import ConfigError, load_config
-        from agent_tui.factory import build_services
 
         folder = workspace or Path.cwd()
         config, notices = loaded.config, list(loaded.notices)
@@ -51,6 +51,9 @@ def trusting_services(
                     config, notices = again.config, list(again.notices)
         for line in notices:
             app().notify(line, severity="warning", timeout=15)
+        await app().warmed()  # the question came first; the agent stack was importing meanwhile
+        from agent_tui.factory import build_services
+
         return await build_services(config, workspace=folder)
 
     return services
@@ -68,6 +71,7 @@ def launch_tui(
     from agent_tui.ui.app import AgentApp
 
     async def plain() -> AppServices:
+        await app.warmed()
         from agent_tui.factory import build_services
 
         return await build_services(config)

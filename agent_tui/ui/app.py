@@ -68,6 +68,13 @@ def warm_imports() -> None:
     # model that does starts its import in the background when its Provider is built.
 
 
+def _warm_and_freeze() -> None:
+    warm_imports()
+    # litellm and friends leave ~1M long-lived objects; without this every full GC pass walks
+    # them all, a pause of 0.1-0.3 s that lands on some keystroke.
+    gc.freeze()
+
+
 T = TypeVar("T")
 
 
@@ -106,6 +113,7 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
             services = given
         self._factory = services
         self._services: asyncio.Future[AppServices | None] | None = None
+        self._warming: asyncio.Future[None] | None = None
         self._start = (session_id, continue_)
         self._theme_name = theme_name or themes.DEFAULT_DARK
         self._tab_count = 0
@@ -206,13 +214,11 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
     async def build_services(self) -> None:
         assert self._services is not None
         try:
-            # Import the agent stack in a thread: done on the event loop, its ~1 s of imports
-            # (store, tools, tokenizer, provider) would freeze the prompt the user types in.
-            await asyncio.to_thread(warm_imports)
-            # litellm and friends leave ~1M long-lived objects; without this every full GC
-            # pass walks them all, a pause of 0.1-0.3 s that lands on some keystroke.
-            gc.freeze()
+            # The imports warm up while the factory asks what it must ask first (the trust
+            # question): under load they take seconds, and the question needs none of them.
+            self.warm_up()
             services = await self._factory() if self._factory is not None else None
+            await self.warmed()
         except Exception as exc:
             log.exception("building the services failed")
             self.notify(
@@ -226,6 +232,18 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
         if sandbox is not None and sandbox.notice:
             self.notify(sandbox.notice, severity="warning", timeout=30)
         self._update_topbar()
+
+    def warm_up(self) -> None:
+        """Start importing the agent stack in a thread (once): done on the event loop, its ~1 s
+        of imports (store, tools, tokenizer, provider) would freeze the prompt."""
+        if self._warming is None:
+            self._warming = asyncio.ensure_future(asyncio.to_thread(_warm_and_freeze))
+
+    async def warmed(self) -> None:
+        """Wait for the warm-up: a factory does before importing the agent stack itself."""
+        self.warm_up()
+        assert self._warming is not None
+        await asyncio.shield(self._warming)
 
     async def services(self) -> AppServices | None:
         """The shared services once built (None when the store could not be opened)."""
