@@ -130,6 +130,9 @@ async def bench_reply_to_screen(turns: int = 300) -> dict[int, float]:
 
                 view._on_turn_finished = drawn_after
                 for turn in range(1, turns + 1):
+                    # The fake server runs in this process and keeps every request (turn 300's
+                    # holds 600 messages): its heap is not the app's, and its garbage is not either.
+                    server.requests.clear()
                     await view.send(f"question {turn}: why does test {turn} fail?")
                     await _idle(pilot)
                     while turn not in shown:

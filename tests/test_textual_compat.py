@@ -35,6 +35,17 @@ class TestPrivateTextualApi:
             assert hasattr(getattr(app.screen, "_compositor", None), "render_strips")
         assert not missing, f"Textual {version('textual')} removed private API we use: {missing}"
 
+    def test_the_leaking_style_cache_is_still_there_to_empty(self):
+        """release_render_caches empties StylesCache.get_inner_outer (Textualize/textual#6665);
+        a Textual that moves or fixes it fails here, and the workaround can go."""
+        from textual._styles_cache import StylesCache
+
+        from agent_tui.ui.textual_compat import release_render_caches
+
+        assert callable(getattr(StylesCache.get_inner_outer, "cache_clear", None))
+        release_render_caches()
+        assert StylesCache.get_inner_outer.cache_info().currsize == 0
+
     def test_crash_hooks_keep_their_signatures(self):
         """The two overridden hooks take the arguments our overrides expect."""
         assert list(inspect.signature(App._handle_exception).parameters) == ["self", "error"]

@@ -7,7 +7,13 @@ its public API only. Two things have no public hook, and live here:
   user's terminal. We log it whole and print one line that says where the details are
   (`App._handle_exception`, `App._fatal_error`, overridden by `OneLineCrashes`);
 - what the tests read: the screen as text (`Screen._compositor`) and the notices shown
-  (`App._notifications`).
+  (`App._notifications`);
+- a leak: `StylesCache.get_inner_outer` is an `lru_cache` on an instance method, so it keeps
+  the last 1 024 widgets' style caches — and every line they rendered — alive after the
+  widgets are removed (Textualize/textual#6665, open). A long chat creates a widget per
+  entry, so the heap grew for the first ~1 000 entries and each full garbage collection with
+  it: 25 ms at turn 25, 90-100 ms at turn 300, landing on some reply. `release_render_caches`
+  empties that cache after the chat drops old widgets.
 
 `PRIVATE_API` names each one; tests/test_textual_compat.py checks they exist with the shape we
 rely on and that the behaviour built on them still works, so the next Textual release that moves
@@ -58,6 +64,14 @@ def screen_text(app: App[object]) -> str:
     """What the terminal shows, one line per row, without styles (for tests)."""
     strips = app.screen._compositor.render_strips()
     return "\n".join("".join(segment.text for segment in strip) for strip in strips)
+
+
+def release_render_caches() -> None:
+    """Let removed widgets' style caches (and the lines they rendered) be freed. The cache only
+    saves building two Styles per widget per colour pair; live widgets refill it as they draw."""
+    from textual._styles_cache import StylesCache
+
+    StylesCache.get_inner_outer.cache_clear()
 
 
 def notifications(app: App[object]) -> list[Notification]:

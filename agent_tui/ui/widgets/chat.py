@@ -20,6 +20,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from agent_tui.ui import formatting
+from agent_tui.ui.textual_compat import release_render_caches
 from agent_tui.ui.widgets.chat_items import AgentItem, ChatItem, ToolLine, item_for
 
 if TYPE_CHECKING:
@@ -50,8 +51,8 @@ class ChatPane(VerticalScroll):
         self._items: list[ChatItem[Any]] = []  # mounted widgets, aligned with entries[_first:]
         self._loading_older = False
         self._following = True
-        """Only while the view follows the bottom may old widgets go. Scrolling up stops it;
-        reaching the bottom by scrolling down resumes it. Decided when the view scrolls, since
+        """Only while the view follows the bottom may old widgets go. Scrolling up away from the
+        bottom stops it; reaching the bottom resumes it. Decided when the view scrolls, since
         the geometry can lag a burst of new entries on a busy machine."""
         self._keeping_view = False
         self._hint = EarlierHint("")
@@ -84,6 +85,7 @@ class ChatPane(VerticalScroll):
     async def load(self, entries: list[Entry]) -> None:
         """Show a whole transcript (replacing what was there); mounts only the newest part."""
         await self.remove_children([w for w in self.children if w is not self._hint])
+        release_render_caches()
         self.entries = list(entries)
         self._first = max(0, len(self.entries) - WINDOW)
         self._items = [item_for(entry) for entry in self.entries[self._first :]]
@@ -147,6 +149,7 @@ class ChatPane(VerticalScroll):
         self._first += excess
         self._update_hint()
         await self.remove_children(gone)
+        release_render_caches()  # else Textual keeps what the last 1 024 of them rendered
 
     def replace(self, item: ChatItem[Any], entry: Entry) -> None:
         """Give a mounted item a new entry (a tool call that finished, a reply that grew)."""
@@ -170,9 +173,13 @@ class ChatPane(VerticalScroll):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        if new_value < old_value:
+        at_bottom = new_value >= self.max_scroll_y - 1
+        if new_value < old_value and not at_bottom:
+            # Up and away from the bottom: the user. The layout pulling the view up when the
+            # content shrinks (a reply's final rendering is shorter than its streamed text)
+            # leaves it at the bottom, and the anchor keeps following without telling us.
             self._following = False
-        elif not self._keeping_view and new_value >= self.max_scroll_y - 1:
+        elif not self._keeping_view and at_bottom:
             self._following = True
         if self._near_top() and not self._loading_older and self.is_mounted:
             self._loading_older = True
