@@ -13,7 +13,10 @@ Read-only at the top level: the nested lists are fresh per message and no stage 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, NoReturn
+
+from agent_tui.same_prefix import same_prefix
 
 
 class WireDict(dict[str, Any]):
@@ -37,3 +40,17 @@ class WireDict(dict[str, Any]):
         import copy
 
         return copy.deepcopy(dict(self), memo)
+
+
+def as_sent(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What a request cache keeps of messages it sent: a WireDict itself (it cannot change), any
+    other dict as a shallow copy (so it is never the same object again, and never reused stale)."""
+    return [m if type(m) is WireDict else dict(m) for m in messages]
+
+
+def same_as_sent(messages: list[dict[str, Any]], sent: list[dict[str, Any]]) -> int:
+    """How many leading `messages` are those kept by `as_sent` last time: the first (the system
+    message, a new dict every request) compared by value, the rest by identity, at C speed."""
+    if not messages or not sent or messages[0] != sent[0]:
+        return 0
+    return 1 + same_prefix(messages[1:], sent[1:])

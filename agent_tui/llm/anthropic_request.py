@@ -20,8 +20,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_tui.same_prefix import same_prefix
-from agent_tui.wire_dict import WireDict
+from agent_tui.wire_dict import as_sent, same_as_sent
 
 DEFAULT_MAX_TOKENS = 4096
 _PLACEHOLDER_TURN: dict[str, Any] = {"role": "user", "content": [{"type": "text", "text": "."}]}
@@ -182,10 +181,7 @@ class EncodedTurns:
         """How many turns `messages` repeats: those that closed (the next turn opened) before the
         first message that is not the same as last time. Made on the loop: one identity scan."""
         last = self._last
-        sent = last.messages
-        if not messages or not sent or messages[0] != sent[0]:  # the system message: compared by value
-            return last, 0
-        same = 1 + same_prefix(messages[1:], sent[1:])
+        same = same_as_sent(messages, last.messages)
         return last, max(0, bisect.bisect_left(last.starts, same) - 1)
 
     def unreused(self, messages: list[dict[str, Any]], plan: Plan) -> int:
@@ -211,7 +207,7 @@ class EncodedTurns:
             fresh[0] = fresh[0][2:]
         turns = last.turns[:reused] + fresh
         first_role = last.first_role if reused else (done.turns[0]["role"] if done.turns else None)
-        kept = [m if type(m) is WireDict else dict(m) for m in messages[start:]]
+        kept = as_sent(messages[start:])
         self._last = Sent(
             messages=last.messages[:start] + kept,
             turns=turns,

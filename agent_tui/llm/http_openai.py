@@ -23,8 +23,7 @@ from agent_tui.llm.http_common import (
 )
 from agent_tui.llm.stream import ChunkAssembler, ReasoningChunk, StreamEvent, TextChunk
 from agent_tui.messages import TokenUsage
-from agent_tui.same_prefix import same_prefix
-from agent_tui.wire_dict import WireDict
+from agent_tui.wire_dict import as_sent, same_as_sent
 
 _COMPLETION_TOKENS_FAMILIES = ("o1", "o3", "o4", "gpt-5")
 """OpenAI's reasoning families take max_completion_tokens and reject max_tokens."""
@@ -57,10 +56,7 @@ class EncodedMessages:
     def plan(self, messages: list[dict[str, Any]]) -> Plan:
         """What encoding `messages` can reuse (made once, on the loop, to decide where to encode)."""
         last = self._last
-        sent = last[0]
-        if not messages or not sent or messages[0] != sent[0]:
-            return last, 0
-        return last, 1 + same_prefix(messages[1:], sent[1:])
+        return last, same_as_sent(messages, last[0])
 
     def reusable(self, messages: list[dict[str, Any]]) -> int:
         """How many leading messages the next encode would reuse."""
@@ -75,7 +71,7 @@ class EncodedMessages:
             fresh[0] = fresh[0][2:]
         parts = parts[:k] + fresh
         # Only the new messages: the prefix's were kept when it was sent.
-        self._last = (copies[:k] + [m if type(m) is WireDict else dict(m) for m in tail], parts)
+        self._last = (copies[:k] + as_sent(tail), parts)
         return parts
 
 
