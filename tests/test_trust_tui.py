@@ -111,17 +111,17 @@ class TestTrustQuestion:
     async def test_the_question_does_not_wait_for_the_warm_up(self, server, workspace, tmp_path, monkeypatch):
         """On a busy machine the agent stack's imports took ~10 s, and the question waited for
         them: it comes at once, the imports go on behind it, and the services follow both."""
-        from agent_tui.ui import app as app_module
+        from agent_tui.ui import warmup
         from agent_tui.ui.screens.trust import TrustScreen
 
         imports_may_finish = threading.Event()
-        real_warm_up = app_module.warm_imports
+        real_warm_up = warmup.warm_imports
 
         def slow_warm_up() -> None:
             imports_may_finish.wait(60)
             real_warm_up()
 
-        monkeypatch.setattr(app_module, "warm_imports", slow_warm_up)
+        monkeypatch.setattr(warmup, "warm_imports", slow_warm_up)
         (workspace / ".agent-tui.toml").write_text(PROJECT)
         app = trusting_app(server, workspace, tmp_path / "w.db")
         try:

@@ -19,14 +19,13 @@ import random
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
-from agent_tui.llm import anthropic_request, catalog, direct, http_openai
+from agent_tui.llm import anthropic_request, catalog, direct, http_openai, via_litellm
 from agent_tui.llm.errors import LLMError, classify
-from agent_tui.llm.http_common import Clock, TimeLimits, incomplete
+from agent_tui.llm.http_common import Clock, TimeLimits
 from agent_tui.llm.lazy import litellm, warm_in_background
 from agent_tui.llm.reasoning_params import continues_without_thinking, reasoning_request, thinking_reserve
 from agent_tui.llm.routes import Route, route_for
 from agent_tui.llm.stream import (
-    ChunkAssembler,
     StreamDone,
     StreamEvent,
     TextChunk,
@@ -296,7 +295,12 @@ class Provider:
     ) -> AsyncGenerator[StreamEvent, None]:
         if self.route.direct:
             return self._direct_call(extra=reasoning).stream(messages, tools, max_tokens)
-        return self._litellm_stream(messages, tools, max_tokens, reasoning)
+        model, params = self._params()
+        if reasoning:
+            # drop_params: a provider litellm knows cannot take the key gets the request without it.
+            params = {**params, **reasoning, "drop_params": True}
+        clock = Clock(self.limits, self.where)
+        return via_litellm.stream(model, params, messages, tools, max_tokens, clock)
 
     def _direct_call(self, streamed: bool = True, extra: dict[str, Any] | None = None) -> direct.DirectCall:
         if self.api_base and not self.env_key_for_api_base:
@@ -307,55 +311,6 @@ class Provider:
         limits = self.limits if streamed else self.limits.unstreamed()
         body_extra = {**self.extra, **(extra or {})}
         return direct.DirectCall(self.route, key, body_extra, Clock(limits, self.where), self._encoded)
-
-    async def _litellm_stream(
-        self,
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]] | None,
-        max_tokens: int | None,
-        reasoning: dict[str, Any],
-    ) -> AsyncGenerator[StreamEvent, None]:
-        model, params = self._params()
-        kwargs: dict[str, Any] = dict(params)
-        if reasoning:
-            # drop_params: a provider litellm knows cannot take the key gets the request without it.
-            kwargs.update(reasoning, drop_params=True)
-        if tools:
-            kwargs["tools"] = tools
-        if max_tokens is not None:
-            kwargs["max_tokens"] = max_tokens
-        clock = Clock(self.limits, self.where)
-        response: Any = None
-        try:
-            response = await clock.first(
-                litellm().acompletion(
-                    model=model,
-                    messages=_changeable(messages),
-                    stream=True,
-                    stream_options={"include_usage": True},
-                    **kwargs,
-                )
-            )
-            assembler = ChunkAssembler()
-            chunks = response.__aiter__()
-            seen = False
-            while True:
-                try:
-                    chunk = await clock.next(chunks)
-                except StopAsyncIteration:
-                    break
-                seen = True
-                for event in assembler.feed(chunk):
-                    yield event
-            if not seen:
-                raise incomplete(self.where, "an empty stream")
-            if assembler.finish_reason is None:
-                raise incomplete(self.where, "the stream ended before its end")
-            for event in assembler.finish():
-                yield event
-        finally:
-            if response is not None:
-                await _close(response)
 
     async def complete(
         self, messages: list[dict[str, Any]], max_tokens: int | None = None
@@ -369,40 +324,9 @@ class Provider:
                     # Anthropic's complete() streams: the usual limits hold; OpenAI's does not.
                     streamed = self.route.wire == "anthropic"
                     return await self._direct_call(streamed).complete(messages, max_tokens)
-                return await self._litellm_complete(messages, max_tokens)
+                model, params = self._params()
+                clock = Clock(self.limits.unstreamed(), self.where)
+                return await via_litellm.complete(model, params, messages, max_tokens, clock)
             except Exception as exc:  # noqa: BLE001 - every failure is classified below
                 timeouts += self._error(exc).timed_out
                 await self._retry_or_raise(exc, attempt, yielded=False, timeouts=timeouts)
-
-    async def _litellm_complete(
-        self, messages: list[dict[str, Any]], max_tokens: int | None
-    ) -> tuple[str, TokenUsage]:
-        model, params = self._params()
-        kwargs: dict[str, Any] = dict(params)
-        if max_tokens is not None:
-            kwargs["max_tokens"] = max_tokens
-        clock = Clock(self.limits.unstreamed(), self.where)
-        response = await clock.first(
-            litellm().acompletion(model=model, messages=_changeable(messages), **kwargs)
-        )
-        choice = response.choices[0]
-        text = getattr(choice.message, "content", None) or ""
-        usage = getattr(response, "usage", None)
-        return text, TokenUsage.from_litellm(usage) if usage is not None else TokenUsage()
-
-
-def _changeable(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Copies for litellm, which rewrites messages in place for some providers: the session's
-    wire dicts are shared by every request and read-only (agent_tui/wire_dict.py)."""
-    return [dict(message) for message in messages]
-
-
-async def _close(response: Any) -> None:
-    """Close a litellm stream so its HTTP connection is released now, not at GC."""
-    close = getattr(response, "aclose", None)
-    if close is None:
-        return
-    try:
-        await close()
-    except Exception as exc:  # noqa: BLE001 - closing is best effort
-        log.debug("closing the stream failed: %s", exc)

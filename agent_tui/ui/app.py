@@ -9,7 +9,6 @@ tab's session view waits for them.
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 import signal
 import time
@@ -28,6 +27,7 @@ from agent_tui import instrument, paths, shutdown
 from agent_tui.ui import themes
 from agent_tui.ui.app_commands import AppCommands
 from agent_tui.ui.textual_compat import OneLineCrashes
+from agent_tui.ui.warmup import Warmup
 from agent_tui.ui.widgets.session_view import SessionView
 
 if TYPE_CHECKING:
@@ -41,38 +41,6 @@ log = logging.getLogger(__name__)
 
 ServicesFactory = Callable[[], Awaitable["AppServices"]]
 QUIT_WINDOW = 2.0
-
-
-def warm_imports() -> None:
-    """Import what building services and sessions needs (run in a thread)."""
-    import importlib
-
-    from agent_tui.llm.startup import preload
-
-    preload(None)  # the window, the tokenizer and the HTTP client, each in its own thread
-
-    for name in (
-        "agent_tui.store",
-        "agent_tui.factory",
-        "agent_tui.agent.session",
-        "agent_tui.tools.registry",
-        "agent_tui.llm.provider",
-        "agent_tui.context.compaction",
-        "rich.markdown",
-    ):
-        try:
-            importlib.import_module(name)
-        except Exception:
-            log.debug("warming %s failed", name, exc_info=True)
-    # litellm is not warmed here: OpenAI-compatible and Anthropic models never need it, and a
-    # model that does starts its import in the background when its Provider is built.
-
-
-def _warm_and_freeze() -> None:
-    warm_imports()
-    # litellm and friends leave ~1M long-lived objects; without this every full GC pass walks
-    # them all, a pause of 0.1-0.3 s that lands on some keystroke.
-    gc.freeze()
 
 
 T = TypeVar("T")
@@ -113,7 +81,7 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
             services = given
         self._factory = services
         self._services: asyncio.Future[AppServices | None] | None = None
-        self._warming: asyncio.Future[None] | None = None
+        self._warmup = Warmup()
         self._start = (session_id, continue_)
         self._theme_name = theme_name or themes.DEFAULT_DARK
         self._tab_count = 0
@@ -216,7 +184,7 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
         try:
             # The imports warm up while the factory asks what it must ask first (the trust
             # question): under load they take seconds, and the question needs none of them.
-            self.warm_up()
+            self._warmup.start()
             services = await self._factory() if self._factory is not None else None
             await self.warmed()
         except Exception as exc:
@@ -233,17 +201,9 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
             self.notify(sandbox.notice, severity="warning", timeout=30)
         self._update_topbar()
 
-    def warm_up(self) -> None:
-        """Start importing the agent stack in a thread (once): done on the event loop, its ~1 s
-        of imports (store, tools, tokenizer, provider) would freeze the prompt."""
-        if self._warming is None:
-            self._warming = asyncio.ensure_future(asyncio.to_thread(_warm_and_freeze))
-
     async def warmed(self) -> None:
         """Wait for the warm-up: a factory does before importing the agent stack itself."""
-        self.warm_up()
-        assert self._warming is not None
-        await asyncio.shield(self._warming)
+        await self._warmup.done()
 
     async def services(self) -> AppServices | None:
         """The shared services once built (None when the store could not be opened)."""
