@@ -1,0 +1,336 @@
+"""One local model server for three agents: OpenAI chat completions, Anthropic Messages, Responses.
+
+`benchmarks/peers.py` runs agent-tui, Claude Code and Codex against the same scripted model, each
+in the wire format it speaks: agent-tui the chat-completions API, Claude Code `/v1/messages`,
+Codex `/v1/responses`. The script is the same for all three: the request that offers a shell tool
+and holds no tool result yet is answered with one call of that tool running `BENCH_COMMAND`; every
+other request (the answer after the tool, a title or summary request) with a short text.
+
+Run as `python benchmarks/peer_server.py COMMAND`: it prints its port on the first line and serves
+until stdin closes. `GET /stamps` returns (and forgets) every POST's arrival as time.time(), its
+path and whether it carried a tool result, so the benchmark can tell the first request and the
+one after the tool. The server is lenient on purpose: it measures, it does not validate.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+COMMAND = "true"
+_stamps: list[dict[str, Any]] = []
+_lock = threading.Lock()
+
+# The shell tool of each agent, and how its arguments carry a command line.
+SHELL_TOOLS: dict[str, Any] = {
+    "bash": lambda cmd: {"command": cmd},
+    "Bash": lambda cmd: {"command": cmd, "description": "Run the benchmark command"},
+    "shell": lambda cmd: {"command": ["bash", "-lc", cmd]},
+    "exec_command": lambda cmd: {"cmd": cmd},
+    "shell_command": lambda cmd: {"command": cmd},
+}
+
+
+def _tool_names(body: dict[str, Any]) -> list[str]:
+    names = []
+    for tool in body.get("tools") or ():
+        if not isinstance(tool, dict):
+            continue
+        name = tool.get("name") or (tool.get("function") or {}).get("name")
+        if name:
+            names.append(str(name))
+    return names
+
+
+def _has_tool_result(body: dict[str, Any]) -> bool:
+    text = json.dumps(body.get("messages") or body.get("input") or [])
+    return any(
+        marker in text
+        for marker in ('"role": "tool"', '"type": "tool_result"', '"type": "function_call_output"')
+    )
+
+
+def _plan(body: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """(tool, arguments) to call, or None for a text answer."""
+    if _has_tool_result(body):
+        return None
+    for name in _tool_names(body):
+        if name in SHELL_TOOLS:
+            return name, SHELL_TOOLS[name](COMMAND)
+    return None
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def _send(self, status: int, data: Any, content_type: str = "application/json") -> None:
+        raw = data if isinstance(data, bytes) else json.dumps(data).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(raw)))
+        self.end_headers()
+        self.wfile.write(raw)
+
+    def do_GET(self) -> None:
+        if self.path.rstrip("/") == "/stamps":
+            with _lock:
+                out = list(_stamps)
+                _stamps.clear()
+            self._send(200, {"stamps": out})
+        elif self.path.rstrip("/").endswith("/models"):
+            self._send(200, {"object": "list", "data": [{"id": "bench-model", "object": "model"}]})
+        else:
+            self._send(404, {"error": "not found"})
+
+    def do_HEAD(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def do_POST(self) -> None:
+        arrived = time.time()
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            body = {}
+        path = self.path.split("?", 1)[0]
+        with _lock:
+            _stamps.append(
+                {
+                    "at": arrived,
+                    "path": path,
+                    "tool_result": _has_tool_result(body),
+                    "shell_offered": any(n in SHELL_TOOLS for n in _tool_names(body)),
+                    "bytes": len(raw),
+                }
+            )
+        if path.endswith("/count_tokens"):
+            self._send(200, {"input_tokens": max(1, len(raw) // 4)})
+        elif path.endswith("/messages"):
+            self._anthropic(body, len(raw))
+        elif path.endswith("/responses"):
+            self._responses(body, len(raw))
+        elif path.endswith("/chat/completions"):
+            self._chat(body, len(raw))
+        else:
+            self._send(404, {"error": {"message": f"no route {path}"}})
+
+    # -- streaming ---------------------------------------------------------------------
+    def _sse(self, events: list[tuple[str | None, Any]]) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        for name, data in events:
+            line = f"event: {name}\n" if name else ""
+            payload = data if isinstance(data, str) else json.dumps(data)
+            self.wfile.write(f"{line}data: {payload}\n\n".encode())
+        self.wfile.flush()
+        self.close_connection = True
+
+    def _chat(self, body: dict[str, Any], size: int) -> None:
+        plan = _plan(body)
+        base = {"id": "chatcmpl-bench", "object": "chat.completion.chunk", "model": "bench-model"}
+        if plan:
+            name, args = plan
+            delta: dict[str, Any] = {
+                "role": "assistant",
+                "tool_calls": [
+                    {
+                        "index": 0,
+                        "id": "call_" + uuid.uuid4().hex[:12],
+                        "type": "function",
+                        "function": {"name": name, "arguments": json.dumps(args)},
+                    }
+                ],
+            }
+            finish = "tool_calls"
+        else:
+            delta, finish = {"role": "assistant", "content": "done: ok"}, "stop"
+        usage = {"prompt_tokens": size // 4, "completion_tokens": 5, "total_tokens": size // 4 + 5}
+        chunks: list[tuple[str | None, Any]] = [
+            (None, {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}),
+            (None, {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]}),
+            (None, {**base, "choices": [], "usage": usage}),
+            (None, "[DONE]"),
+        ]
+        if not body.get("stream"):
+            message: dict[str, Any] = {"role": "assistant", "content": delta.get("content")}
+            if "tool_calls" in delta:
+                message["tool_calls"] = delta["tool_calls"]
+            self._send(
+                200,
+                {
+                    **base,
+                    "object": "chat.completion",
+                    "usage": usage,
+                    "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                },
+            )
+            return
+        self._sse(chunks)
+
+    def _anthropic(self, body: dict[str, Any], size: int) -> None:
+        plan = _plan(body)
+        msg_id = "msg_" + uuid.uuid4().hex[:12]
+        usage = {"input_tokens": size // 4, "output_tokens": 5}
+        if plan:
+            name, args = plan
+            block: dict[str, Any] = {
+                "type": "tool_use",
+                "id": "toolu_" + uuid.uuid4().hex[:12],
+                "name": name,
+                "input": {},
+            }
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(args)}
+            stop = "tool_use"
+            full = {**block, "input": args}
+        else:
+            block = {"type": "text", "text": ""}
+            delta = {"type": "text_delta", "text": "done: ok"}
+            stop = "end_turn"
+            full = {"type": "text", "text": "done: ok"}
+        model = body.get("model", "claude-sonnet-4-5")
+        if not body.get("stream"):
+            self._send(
+                200,
+                {
+                    "id": msg_id,
+                    "type": "message",
+                    "role": "assistant",
+                    "model": model,
+                    "content": [full],
+                    "stop_reason": stop,
+                    "stop_sequence": None,
+                    "usage": usage,
+                },
+            )
+            return
+        start = {
+            "id": msg_id,
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {"input_tokens": size // 4, "output_tokens": 1},
+        }
+        self._sse(
+            [
+                ("message_start", {"type": "message_start", "message": start}),
+                ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": block}),
+                ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
+                ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+                (
+                    "message_delta",
+                    {
+                        "type": "message_delta",
+                        "delta": {"stop_reason": stop, "stop_sequence": None},
+                        "usage": {"output_tokens": 5},
+                    },
+                ),
+                ("message_stop", {"type": "message_stop"}),
+            ]
+        )
+
+    def _responses(self, body: dict[str, Any], size: int) -> None:
+        plan = _plan(body)
+        resp_id = "resp_" + uuid.uuid4().hex[:12]
+        item_id = "item_" + uuid.uuid4().hex[:12]
+        if plan:
+            name, args = plan
+            item: dict[str, Any] = {
+                "type": "function_call",
+                "id": item_id,
+                "status": "completed",
+                "call_id": "call_" + uuid.uuid4().hex[:12],
+                "name": name,
+                "arguments": json.dumps(args),
+            }
+            middle: list[tuple[str | None, Any]] = []
+        else:
+            item = {
+                "type": "message",
+                "id": item_id,
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": "done: ok", "annotations": []}],
+            }
+            middle = [
+                (
+                    "response.output_text.delta",
+                    {
+                        "type": "response.output_text.delta",
+                        "item_id": item_id,
+                        "output_index": 0,
+                        "content_index": 0,
+                        "delta": "done: ok",
+                    },
+                )
+            ]
+        usage = {
+            "input_tokens": size // 4,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": 5,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": size // 4 + 5,
+        }
+        response = {
+            "id": resp_id,
+            "object": "response",
+            "created_at": int(time.time()),
+            "status": "in_progress",
+            "model": body.get("model", "bench-model"),
+            "output": [],
+        }
+        added = {**item, "status": "in_progress"}
+        if added["type"] == "message":
+            added["content"] = []
+        self._sse(
+            [
+                ("response.created", {"type": "response.created", "response": response}),
+                (
+                    "response.output_item.added",
+                    {"type": "response.output_item.added", "output_index": 0, "item": added},
+                ),
+                *middle,
+                (
+                    "response.output_item.done",
+                    {"type": "response.output_item.done", "output_index": 0, "item": item},
+                ),
+                (
+                    "response.completed",
+                    {
+                        "type": "response.completed",
+                        "response": {**response, "status": "completed", "output": [item], "usage": usage},
+                    },
+                ),
+            ]
+        )
+
+
+def main() -> None:
+    global COMMAND
+    COMMAND = sys.argv[1] if len(sys.argv) > 1 else "true"
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    print(server.server_address[1], flush=True)
+    sys.stdin.read()
+    server.shutdown()
+
+
+if __name__ == "__main__":
+    main()

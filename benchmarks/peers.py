@@ -1,0 +1,242 @@
+"""agent-tui beside Claude Code and Codex: start-up and the step after a big tool output.
+
+Run: .venv/bin/python benchmarks/peers.py [--repeat 7] [--tui]
+Peers: `npm i -g @anthropic-ai/claude-code @openai/codex` (both take a local base URL). A peer
+that is not installed is reported as missing and its rows stay empty; agent-tui is always measured.
+
+All three agents talk to one local scripted model (benchmarks/peer_server.py), each in its own wire
+format, with a fresh home each; runs are interleaved agent by agent so a change in the machine's
+load falls on all three alike. The one-tool turn asks for `cat big.txt` (5.5 MB) and the command
+stamps the moment it finished into a file, so "tool finished → next request" is measured the same
+way for everyone: the server's arrival stamp of the request carrying the tool result minus the
+command's own stamp (both time.time() on this machine).
+
+The baseline named by issue 31 is the peers' medians measured in the same run: each row prints
+agent-tui's median over Claude Code's and over the best peer's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+AGENT = str(Path(PYTHON).parent / "agent-tui")
+BIG_BYTES = 5_500_000
+COMMAND = "cat big.txt; date +%s.%N > tool_done.stamp"
+
+
+class Server:
+    """benchmarks/peer_server.py in its own process (its parsing stays off the agents' clocks)."""
+
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen(
+            [PYTHON, str(ROOT / "benchmarks" / "peer_server.py"), COMMAND],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.proc.stdout is not None
+        self.port = int(self.proc.stdout.readline())
+
+    def stamps(self) -> list[dict]:
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/stamps") as answer:
+            return list(json.loads(answer.read())["stamps"])
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(10)
+
+
+@dataclass
+class Agent:
+    """One agent under test: how to run it headless, and where it keeps its home."""
+
+    name: str
+    version_cmd: list[str]
+    run_cmd: list[str]
+    env: dict[str, str]
+    figures: dict[str, list[float]] = field(default_factory=dict)
+
+    def add(self, key: str, value: float) -> None:
+        self.figures.setdefault(key, []).append(value)
+
+
+def _base_env() -> dict[str, str]:
+    drop = ("_API_KEY", "_BASE_URL")
+    return {
+        k: v
+        for k, v in os.environ.items()
+        if not k.endswith(drop) and k not in {"PYTHONDONTWRITEBYTECODE", "TMUX", "CODEX_HOME"}
+    }
+
+
+def agent_tui(tmp: Path, port: int) -> Agent:
+    home = tmp / "home-agent-tui"
+    (home / "config").mkdir(parents=True)
+    (home / "config" / "config.toml").write_text(
+        f'[model]\nname = "openai/bench-model"\napi_base = "http://127.0.0.1:{port}/v1"\n'
+        "context_window = 128000\n"
+    )
+    env = {**_base_env(), "AGENT_TUI_HOME": str(home), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    return Agent("agent-tui", [AGENT, "--version"], [AGENT, "run", "--yes"], env)
+
+
+def claude_code(tmp: Path, port: int) -> Agent | None:
+    exe = shutil.which("claude")
+    if exe is None:
+        return None
+    home = tmp / "home-claude"
+    home.mkdir()
+    env = {
+        **_base_env(),
+        "HOME": str(home),
+        "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{port}",
+        "ANTHROPIC_API_KEY": "sk-bench",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_AUTOUPDATER": "1",
+    }
+    run = [exe, "-p", "--allowedTools", "Bash", "--output-format", "json"]
+    return Agent("Claude Code", [exe, "--version"], run, env)
+
+
+def codex(tmp: Path, port: int) -> Agent | None:
+    exe = shutil.which("codex")
+    if exe is None:
+        return None
+    home = tmp / "home-codex"
+    home.mkdir()
+    (home / "config.toml").write_text(
+        'model = "gpt-5.1-codex"\nmodel_provider = "bench"\n[model_providers.bench]\n'
+        f'name = "bench"\nbase_url = "http://127.0.0.1:{port}/v1"\nwire_api = "responses"\n'
+        'env_key = "BENCH_KEY"\n'
+    )
+    env = {**_base_env(), "CODEX_HOME": str(home), "HOME": str(home), "BENCH_KEY": "bench"}
+    run = [exe, "exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"]
+    return Agent("Codex", [exe, "--version"], run, env)
+
+
+def timed(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, float, int]:
+    """(start, end, CPU seconds of the process tree, exit code) of one run."""
+    before = os.times()
+    start = time.time()
+    done = subprocess.run(cmd, env=env, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, timeout=180)
+    end = time.time()
+    after = os.times()
+    cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    return start, end, cpu, done.returncode
+
+
+def one_round(agent: Agent, server: Server, work: Path) -> None:
+    start, end, _, _ = timed(agent.version_cmd, agent.env, work)
+    agent.add("version", end - start)
+
+    server.stamps()
+    start, end, cpu, code = timed([*agent.run_cmd, "say hi"], agent.env, work)
+    stamps = server.stamps()
+    if code == 0 and stamps:
+        agent.add("first", stamps[0]["at"] - start)
+
+    (work / "tool_done.stamp").unlink(missing_ok=True)
+    start, end, cpu, code = timed([*agent.run_cmd, "run the benchmark command"], agent.env, work)
+    stamps = server.stamps()
+    after_tool = [s for s in stamps if s["tool_result"]]
+    stamp_file = work / "tool_done.stamp"
+    if code != 0 or not after_tool or not stamp_file.exists():
+        print(f"  {agent.name}: the one-tool turn did not complete (exit {code})", file=sys.stderr)
+        return
+    agent.add("turn", end - start)
+    agent.add("cpu", cpu)
+    agent.add("next", after_tool[0]["at"] - float(stamp_file.read_text().strip()))
+    agent.add("next_kb", after_tool[0]["bytes"] / 1000)
+
+
+ROWS = [
+    ("`--version`", "version", "s"),
+    ("headless launch → first request", "first", "s"),
+    ("headless one-tool turn (5.5 MB), launch → exit", "turn", "s"),
+    ("headless one-tool turn CPU (user + sys)", "cpu", "s"),
+    ("tool finished → next request", "next", "s"),
+    ("next request's size after the 5.5 MB output", "next_kb", "KB"),
+]
+
+
+def _cell(values: list[float], unit: str) -> str:
+    if not values:
+        return "–"
+    med = statistics.median(values)
+    if unit == "KB":
+        return f"{med:.1f} KB"
+    return f"{med * 1000:.0f} ms [{min(values) * 1000:.0f}–{max(values) * 1000:.0f}]"
+
+
+def report(agents: list[Agent], missing: list[str], repeat: int) -> None:
+    print(
+        f"medians [min–max] of {repeat} interleaved runs · load {os.getloadavg()[0]:.1f} · "
+        f"{time.strftime('%Y-%m-%d')}"
+    )
+    if missing:
+        print(f"peers missing (npm i -g {' '.join(missing)}): their columns are empty")
+    names = [a.name for a in agents]
+    header = f"{'figure':48}" + "".join(f"{n:>24}" for n in names) + f"{'÷ CC':>8}{'÷ best':>8}"
+    print(header)
+    ours = agents[0]
+    for label, key, unit in ROWS:
+        line = f"{label:48}" + "".join(f"{_cell(a.figures.get(key, []), unit):>24}" for a in agents)
+        mine = ours.figures.get(key)
+        peers = [statistics.median(a.figures[key]) for a in agents[1:] if a.figures.get(key)]
+        cc = next((a for a in agents if a.name == "Claude Code" and a.figures.get(key)), None)
+        if mine and cc:
+            line += f"{statistics.median(mine) / statistics.median(cc.figures[key]):7.2f}×"
+        else:
+            line += f"{'–':>8}"
+        line += f"{statistics.median(mine) / min(peers):7.2f}×" if mine and peers else f"{'–':>8}"
+        print(line)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=7)
+    args = parser.parse_args()
+    subprocess.run(
+        [PYTHON, "-m", "compileall", "-q", str(ROOT / "agent_tui")], check=True, capture_output=True
+    )
+    server = Server()
+    try:
+        with tempfile.TemporaryDirectory() as name:
+            tmp = Path(name)
+            work = tmp / "work"
+            work.mkdir()
+            line = b"0123456789abcdef" * 6 + b"\n"
+            (work / "big.txt").write_bytes(line * (BIG_BYTES // len(line)))
+            agents: list[Agent] = [agent_tui(tmp, server.port)]
+            missing = []
+            for make, package in ((claude_code, "@anthropic-ai/claude-code"), (codex, "@openai/codex")):
+                peer = make(tmp, server.port)
+                if peer is None:
+                    missing.append(package)
+                else:
+                    agents.append(peer)
+            for _ in range(args.repeat):
+                for agent in agents:
+                    one_round(agent, server, work)
+            report(agents, missing, args.repeat)
+    finally:
+        server.close()
+
+
+if __name__ == "__main__":
+    main()
