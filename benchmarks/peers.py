@@ -1,6 +1,6 @@
 """agent-tui beside Claude Code and Codex: start-up and the step after a big tool output.
 
-Run: .venv/bin/python benchmarks/peers.py [--repeat 7] [--tui]
+Run: .venv/bin/python benchmarks/peers.py [--repeat 7] [--no-tui]
 Peers: `npm i -g @anthropic-ai/claude-code @openai/codex` (both take a local base URL). A peer
 that is not installed is reported as missing and its rows stay empty; agent-tui is always measured.
 
@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -68,6 +69,9 @@ class Agent:
     version_cmd: list[str]
     run_cmd: list[str]
     env: dict[str, str]
+    tui_cmd: list[str] = field(default_factory=list)
+    ready: str = ""
+    """A regex that matches the screen once the prompt is drawn and takes typing."""
     figures: dict[str, list[float]] = field(default_factory=dict)
 
     def add(self, key: str, value: float) -> None:
@@ -91,7 +95,7 @@ def agent_tui(tmp: Path, port: int) -> Agent:
         "context_window = 128000\n"
     )
     env = {**_base_env(), "AGENT_TUI_HOME": str(home), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    return Agent("agent-tui", [AGENT, "--version"], [AGENT, "run", "--yes"], env)
+    return Agent("agent-tui", [AGENT, "--version"], [AGENT, "run", "--yes"], env, [AGENT], "Ask anything")
 
 
 def claude_code(tmp: Path, port: int) -> Agent | None:
@@ -100,6 +104,16 @@ def claude_code(tmp: Path, port: int) -> Agent | None:
         return None
     home = tmp / "home-claude"
     home.mkdir()
+    # A fresh home as a returning user has it: onboarding done, the key and the folder accepted.
+    (home / ".claude.json").write_text(
+        json.dumps(
+            {
+                "hasCompletedOnboarding": True,
+                "customApiKeyResponses": {"approved": ["sk-bench"], "rejected": []},
+                "projects": {str(tmp / "work"): {"hasTrustDialogAccepted": True}},
+            }
+        )
+    )
     env = {
         **_base_env(),
         "HOME": str(home),
@@ -110,7 +124,7 @@ def claude_code(tmp: Path, port: int) -> Agent | None:
         "DISABLE_AUTOUPDATER": "1",
     }
     run = [exe, "-p", "--allowedTools", "Bash", "--output-format", "json"]
-    return Agent("Claude Code", [exe, "--version"], run, env)
+    return Agent("Claude Code", [exe, "--version"], run, env, [exe], r"\? for shortcuts")
 
 
 def codex(tmp: Path, port: int) -> Agent | None:
@@ -123,10 +137,11 @@ def codex(tmp: Path, port: int) -> Agent | None:
         'model = "gpt-5.1-codex"\nmodel_provider = "bench"\n[model_providers.bench]\n'
         f'name = "bench"\nbase_url = "http://127.0.0.1:{port}/v1"\nwire_api = "responses"\n'
         'env_key = "BENCH_KEY"\n'
+        f'[projects."{tmp / "work"}"]\ntrust_level = "trusted"\n'
     )
     env = {**_base_env(), "CODEX_HOME": str(home), "HOME": str(home), "BENCH_KEY": "bench"}
     run = [exe, "exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"]
-    return Agent("Codex", [exe, "--version"], run, env)
+    return Agent("Codex", [exe, "--version"], run, env, [exe], "Ask Codex")
 
 
 def timed(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, float, int]:
@@ -164,6 +179,87 @@ def one_round(agent: Agent, server: Server, work: Path) -> None:
     agent.add("next_kb", after_tool[0]["bytes"] / 1000)
 
 
+def _tree_cpu(root: int) -> float:
+    """CPU seconds of `root` and its live descendants (reaped children count in their parent)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    stats: dict[int, tuple[int, float]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        ppid = int(fields[1])
+        cpu = sum(int(x) for x in fields[11:15]) / tick  # utime stime cutime cstime
+        stats[int(entry.name)] = (ppid, cpu)
+    total, todo = 0.0, [root]
+    while todo:
+        pid = todo.pop()
+        total += stats.get(pid, (0, 0.0))[1]
+        todo.extend(child for child, (ppid, _) in stats.items() if ppid == pid)
+    return total
+
+
+def tui_round(agent: Agent, work: Path) -> None:
+    """Launch → prompt drawn (and for agent-tui → meter's percent), CPU in the first 5 s, in tmux."""
+    socket = f"peers-{os.getpid()}"
+    env_args = [f"{k}={v}" for k, v in agent.env.items()]
+    start = time.time()
+    subprocess.run(
+        [
+            "tmux",
+            "-L",
+            socket,
+            "new-session",
+            "-d",
+            "-s",
+            "bench",
+            "-x",
+            "120",
+            "-y",
+            "36",
+            "-c",
+            str(work),
+            "env",
+            "-i",
+            *env_args,
+            *agent.tui_cmd,
+        ],
+        check=True,
+    )
+    try:
+        pid = int(
+            subprocess.run(
+                ["tmux", "-L", socket, "display", "-p", "-t", "bench", "#{pane_pid}"],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+        )
+        drawn = meter = None
+        while time.time() - start < 5:
+            screen = subprocess.run(
+                ["tmux", "-L", socket, "capture-pane", "-p", "-t", "bench"],
+                capture_output=True,
+                text=True,
+            ).stdout
+            now = time.time()
+            if drawn is None and re.search(agent.ready, screen):
+                drawn = now - start
+            if agent.name == "agent-tui" and meter is None and re.search(r"ctx.*\d+%", screen):
+                meter = now - start
+            time.sleep(0.01)
+        cpu = _tree_cpu(pid)
+    finally:
+        subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True)
+    if drawn is not None:
+        agent.add("tui_prompt", drawn)
+    if meter is not None:
+        agent.add("tui_meter", meter)
+    agent.add("tui_cpu", cpu)
+
+
 ROWS = [
     ("`--version`", "version", "s"),
     ("headless launch → first request", "first", "s"),
@@ -171,6 +267,9 @@ ROWS = [
     ("headless one-tool turn CPU (user + sys)", "cpu", "s"),
     ("tool finished → next request", "next", "s"),
     ("next request's size after the 5.5 MB output", "next_kb", "KB"),
+    ("TUI launch → prompt drawn (tmux 120×36)", "tui_prompt", "s"),
+    ("TUI launch → meter shows a percent", "tui_meter", "s"),
+    ("CPU seconds in the first 5 s of the TUI", "tui_cpu", "s"),
 ]
 
 
@@ -210,6 +309,7 @@ def report(agents: list[Agent], missing: list[str], repeat: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--no-tui", action="store_true", help="skip the tmux rows")
     args = parser.parse_args()
     subprocess.run(
         [PYTHON, "-m", "compileall", "-q", str(ROOT / "agent_tui")], check=True, capture_output=True
@@ -233,6 +333,8 @@ def main() -> None:
             for _ in range(args.repeat):
                 for agent in agents:
                     one_round(agent, server, work)
+                    if not args.no_tui and shutil.which("tmux"):
+                        tui_round(agent, work)
             report(agents, missing, args.repeat)
     finally:
         server.close()
