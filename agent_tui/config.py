@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui import paths
+from agent_tui.config_checks import config_problems
 from agent_tui.reasoning import EFFORTS, ReasoningSettings
 
 log = logging.getLogger(__name__)
@@ -367,9 +368,9 @@ def load_config(
         **{n: cls(**merged.get(n, {})) for n, cls in _SECTION_TYPES.items()},
         provenance=Provenance(project_keys),
     )
-    from agent_tui.config_checks import check_config  # ranges and allow-rule syntax
-
-    check_config(config, sources)
+    problems = config_problems(flatten(config), sources)  # ranges and allow-rule syntax
+    if problems:
+        raise ConfigError(problems[0])
     _validate(config)
     if config.model.api_base and not config.provenance.api_key_allowed:
         notices.append(folder_trust.KEY_WITHHELD_NOTICE)

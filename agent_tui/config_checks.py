@@ -5,17 +5,18 @@ used to be accepted and break things later, quietly: a turn that ends before the
 call, a tool whose every output is empty. Each is now a one-line `ConfigError` naming the file
 the value came from, the key and the range; an allow rule that can never match
 (`allow = ["git status"]`) says what was probably meant.
+
+The checks take plain values (the flattened config) and return the problems as text; config.py
+raises them. So this module needs nothing of config.py and config.py can import it at the top.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from agent_tui.config import Config
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -81,12 +82,11 @@ RANGES: dict[str, Range] = {
 """Every int and float key; tests/test_config_checks.py holds that none is missing."""
 
 
-def check_ranges(config: Config, sources: dict[str, str]) -> list[str]:
-    """One line per numeric value out of its range, naming where it came from."""
-    from agent_tui.config import flatten
-
+def check_ranges(flat: dict[str, Any], sources: dict[str, str]) -> list[str]:
+    """One line per numeric value of `flat` (`section.key` → value) out of its range, naming
+    where it came from."""
     problems = []
-    for key, value in flatten(config).items():
+    for key, value in flat.items():
         allowed = RANGES.get(key)
         if allowed is None or value is None or isinstance(value, bool):
             continue
@@ -117,19 +117,15 @@ def allow_rule_problem(rule: Any) -> str | None:
     return f'only "bash:" takes a prefix; did you mean "{tool}" or "bash:{pattern}"?'
 
 
-def check_allow_rules(config: Config, sources: dict[str, str]) -> list[str]:
+def check_allow_rules(rules: Iterable[Any], sources: dict[str, str]) -> list[str]:
     origin = sources.get("tools.allow", "defaults")
     return [
         f"{origin}: tools.allow rule {rule!r}: {problem}"
-        for rule in config.tools.allow
+        for rule in rules
         if (problem := allow_rule_problem(rule)) is not None
     ]
 
 
-def check_config(config: Config, sources: dict[str, str]) -> None:
-    """Raise ConfigError with the first problem (each is one line)."""
-    from agent_tui.config import ConfigError
-
-    problems = [*check_ranges(config, sources), *check_allow_rules(config, sources)]
-    if problems:
-        raise ConfigError(problems[0])
+def config_problems(flat: dict[str, Any], sources: dict[str, str]) -> list[str]:
+    """Every problem of the flattened config (ranges, then allow-rule syntax), one line each."""
+    return [*check_ranges(flat, sources), *check_allow_rules(flat.get("tools.allow") or (), sources)]

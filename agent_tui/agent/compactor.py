@@ -3,7 +3,8 @@
 The chain itself is a pure function in `agent_tui.context.compaction`; this module decides when it
 may run and relays its progress as events; the compacted history goes back to the session, which
 adopts it (rebuilding every derived count rather than patching it) and saves the snapshot resume
-starts from. The compactor reads the session; it never writes into it.
+starts from. The compactor sees the session only as a `CompactionTarget`: it reads it, and hands a
+new history back through the session's own `adopt_history`.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from agent_tui.messages import ToolCall, tool_result
 from agent_tui.tokens import ConversationTally
 
 if TYPE_CHECKING:
-    from agent_tui.agent.session import AgentSession
+    from agent_tui.agent.compaction_target import CompactionTarget
     from agent_tui.context.budget import ContextBudget
     from agent_tui.context.compaction import CompactResult, Summarizer
 
@@ -32,7 +33,7 @@ REGROWTH_SHARE = 0.05
 by this share of the window before trying again (never compact on every turn)."""
 
 
-async def transcript_index(session: AgentSession) -> compaction.TranscriptIndex | None:
+async def transcript_index(session: CompactionTarget) -> compaction.TranscriptIndex | None:
     """Where the history sits in the stored transcript, so what compaction drops is named as a
     readable range; None without a store (then there is nothing to name)."""
     if session.store is None:
@@ -70,11 +71,11 @@ class Compactor:
         grown = budget.conversation - self._auto_floor
         return grown >= REGROWTH_SHARE * budget.effective_window
 
-    def target_tokens(self, session: AgentSession) -> int:
+    def target_tokens(self, session: CompactionTarget) -> int:
         budget = session.last_budget or session.measure()
         return int(budget.effective_window * session.config.compaction.target_ratio)
 
-    async def trim_tool_outputs(self, session: AgentSession) -> AsyncIterator[ev.AgentEvent]:
+    async def trim_tool_outputs(self, session: CompactionTarget) -> AsyncIterator[ev.AgentEvent]:
         """Past the tool-output budget, the oldest outputs become placeholders at once."""
         budget_tokens = session.config.tool_output_budget(session.limits.context_window)
         if self._tool_tally is None or self._tool_tally.counter is not session.meter.counter:
@@ -93,7 +94,7 @@ class Compactor:
 
     async def run(
         self,
-        session: AgentSession,
+        session: CompactionTarget,
         *,
         reason: str,
         instructions: str | None = None,
@@ -162,7 +163,7 @@ class Compactor:
         else:
             self._auto_floor = None
 
-    async def run_as_tool(self, session: AgentSession, call: ToolCall) -> AsyncIterator[ev.AgentEvent]:
+    async def run_as_tool(self, session: CompactionTarget, call: ToolCall) -> AsyncIterator[ev.AgentEvent]:
         """The model called compact_context: its call and its result survive what it triggers."""
         try:
             args = call.parsed_arguments()

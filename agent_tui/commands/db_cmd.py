@@ -46,8 +46,8 @@ def recover(
 ) -> None:
     """Copy every readable session, message and stored output into a new database file."""
     from agent_tui.store import StoreError
-    from agent_tui.store.health import default_target, remove_partial
-    from agent_tui.store.health import recover as run_recover
+    from agent_tui.store.recovery import default_target, remove_partial
+    from agent_tui.store.recovery import recover as run_recover
 
     path = resolve_db(db)
     target = (to or default_target(path)).expanduser()

@@ -21,7 +21,8 @@ from textual.widgets import Static
 
 from agent_tui.ui import formatting
 from agent_tui.ui.textual_compat import release_render_caches
-from agent_tui.ui.widgets.chat_items import AgentItem, ChatItem, ToolLine, item_for
+from agent_tui.ui.widgets.chat_items import AgentItem, ChatItem, ToolLine
+from agent_tui.ui.widgets.entry_widgets import item_for
 
 if TYPE_CHECKING:
     from agent_tui.ui.transcript import AgentEntry, Entry, ThinkingEntry, ToolEntry

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, ClassVar, Generic, TypeVar
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.padding import Padding
@@ -24,7 +24,6 @@ from agent_tui.ui.transcript import AgentEntry, NoticeEntry, ThinkingEntry, Tool
 if TYPE_CHECKING:
     from textual.timer import Timer
 
-    from agent_tui.ui.transcript import Entry
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 LABEL_WIDTH = 6
@@ -244,19 +243,3 @@ class ToolLine(ChatItem[ToolEntry]):
 
 TITLE_KEEP = 32
 """Cells of a tool line's name and command kept before its status is shortened."""
-
-
-def item_for(entry: Entry) -> ChatItem[Any]:
-    if isinstance(entry, UserEntry):
-        return UserItem(entry)
-    if isinstance(entry, AgentEntry):
-        return AgentItem(entry)
-    if isinstance(entry, ToolEntry):
-        return ToolLine(entry)
-    if isinstance(entry, NoticeEntry):
-        return NoticeItem(entry)
-    if isinstance(entry, ThinkingEntry):
-        from agent_tui.ui.widgets.thinking import ThinkingItem  # it builds on ChatItem, above
-
-        return ThinkingItem(entry)
-    raise TypeError(f"no widget for {type(entry).__name__}")
