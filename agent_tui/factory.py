@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
     from agent_tui.messages import Message
     from agent_tui.store import Store
+    from agent_tui.tools.mcp import McpManager
     from agent_tui.tools.permissions import Approver
     from agent_tui.tools.sandbox import Sandbox
 
@@ -41,13 +42,13 @@ class AppServices:
     workspace: Path
     extra_tools: list[Any] = field(default_factory=list)
     """Tools beyond the built-ins (MCP servers' tools), shared by every session."""
-    mcp: Any = None
-    """The MCP servers (tools/mcp.py McpManager) once `start_mcp` ran; None without servers."""
+    mcp: McpManager | None = None
+    """The MCP servers once `start_mcp` ran; None without servers."""
     sandbox: Sandbox | None = None
     """The command sandbox (tools/sandbox.py), probed in `build_services`; its mode is shared
     by every session, so /sandbox switches it for all tabs at once."""
 
-    def start_mcp(self) -> Any:
+    def start_mcp(self) -> McpManager | None:
         """Launch the configured MCP servers in the background (idempotent, returns at once).
         Their tools join every session as they come up and leave when a server dies."""
         if self.mcp is None and self.config.mcp.servers:

@@ -72,3 +72,17 @@ class TestReadmeSchema:
                 assert f"`{name}`" in row, f"{cls.type}: README row lacks `{name}`"
             top_level = _top_level_names(row)
             assert top_level <= fields, f"{cls.type}: README names {top_level - fields} it never emits"
+
+    def test_value_lists_match_the_types(self):
+        """Where a row lists a field's values, the list is exactly the Literal type's members."""
+        import typing
+
+        rows = _readme_rows()
+        for event, name, values in (
+            ("error", "kind", ev.ErrorKind),
+            ("compaction_started", "reason", ev.CompactionReason),
+            ("turn_finished", "stop_reason", ev.StopReason),
+        ):
+            listed = re.search(rf"`{name}` \(([^)]*)\)", rows[event])
+            assert listed is not None, f"{event}: README lists no values for `{name}`"
+            assert re.findall(r"`(\w+)`", listed.group(1)) == list(typing.get_args(values)), event

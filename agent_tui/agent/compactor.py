@@ -96,7 +96,7 @@ class Compactor:
         self,
         session: CompactionTarget,
         *,
-        reason: str,
+        reason: ev.CompactionReason,
         instructions: str | None = None,
         force: bool = False,
         snapshot: bool = True,
@@ -156,7 +156,7 @@ class Compactor:
             yield ev.Notice(f"Compaction could not reach its target: {result.reason}")
         yield ev.BudgetMeasured(after)
 
-    def _note_outcome(self, reason: str, result: CompactResult, after: ContextBudget) -> None:
+    def _note_outcome(self, reason: ev.CompactionReason, result: CompactResult, after: ContextBudget) -> None:
         if after.should_compact:
             # Still over the trigger: only try again once the conversation has grown.
             self._auto_floor = after.conversation

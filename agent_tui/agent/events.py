@@ -8,11 +8,25 @@ from __future__ import annotations
 
 import typing
 from dataclasses import asdict, dataclass, field, is_dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from agent_tui.llm.errors import Kind as ErrorKind
 
 if TYPE_CHECKING:
     from agent_tui.context.budget import ContextBudget
+    from agent_tui.context.compaction import CompactResult
     from agent_tui.messages import ResultRef, TokenUsage, ToolCall
+
+__all__ = ["CompactionReason", "ErrorKind", "StopReason"]
+
+StopReason = Literal["done", "max_steps", "error", "denied"]
+"""Why a turn ended: its final answer, the step limit, a provider error, or a call the user denied
+(the model then waits for the user's direction). A cancelled turn ends without `TurnFinished`."""
+
+CompactionReason = Literal["auto", "blocked", "forced", "tool", "context_length"]
+"""What started a compaction: the 95% threshold, the 98% block, `/compact` (or `run --compact`,
+`sessions compact`), the model's `compact_context` call, or the provider refusing the request as
+too long."""
 
 
 def _jsonable(value: Any) -> Any:
@@ -128,8 +142,8 @@ class Notice(AgentEvent):
 class ErrorEvent(AgentEvent):
     type: ClassVar[str] = "error"
     message: str
-    kind: str = "error"
-    """auth / context_length / rate_limit / connection / provider / internal."""
+    kind: ErrorKind
+    """The provider error's class (llm/errors.py), which says what the user can do about it."""
 
 
 @dataclass(frozen=True)
@@ -143,8 +157,7 @@ class Blocked(AgentEvent):
 @dataclass(frozen=True)
 class CompactionStarted(AgentEvent):
     type: ClassVar[str] = "compaction_started"
-    reason: str
-    """auto / blocked / forced / tool / context_length / tool_output_budget."""
+    reason: CompactionReason
     tokens_before: int
 
 
@@ -157,8 +170,7 @@ class CompactionProgress(AgentEvent):
 @dataclass(frozen=True)
 class CompactionFinished(AgentEvent):
     type: ClassVar[str] = "compaction_finished"
-    result: Any
-    """A CompactResult (context/compaction.py)."""
+    result: CompactResult
 
 
 @dataclass(frozen=True)
@@ -166,8 +178,7 @@ class TurnFinished(AgentEvent):
     type: ClassVar[str] = "turn_finished"
     text: str
     """The final assistant text of the turn."""
-    stop_reason: str = "done"
-    """done / max_steps / error (a cancelled turn ends without this event)."""
+    stop_reason: StopReason = "done"
     refs: tuple[ResultRef, ...] = field(default_factory=tuple)
     """Outputs stored during the turn."""
 

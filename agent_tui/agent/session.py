@@ -157,7 +157,7 @@ class AgentSession(SessionHistory):
     # -- compaction ------------------------------------------------------------------------
 
     async def compact(
-        self, instructions: str | None = None, reason: str = "forced"
+        self, instructions: str | None = None, reason: ev.CompactionReason = "forced"
     ) -> AsyncIterator[ev.AgentEvent]:
         """Force a compaction now (`/compact`, `sessions compact`, `run --compact`). The session
         is busy meanwhile."""
@@ -216,7 +216,7 @@ class AgentSession(SessionHistory):
             seqs = await self._add(sent)
             if seqs and self.runner.checkpointer is not None:
                 self.runner.checkpointer.start_turn(seqs[0])  # edits of this turn undo together
-            stop_reason = "done"
+            stop_reason: ev.StopReason = "done"
             step = 0
             replied = False  # an assistant message of this turn is in the history
             retried_overflow = False

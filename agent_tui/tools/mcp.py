@@ -24,7 +24,7 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from agent_tui import paths
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
@@ -209,13 +209,20 @@ def _reason(exc: BaseException) -> str:
     return text[:200]
 
 
+ServerState = Literal["starting", "ready", "failed", "exited", "stopped"]
+"""A server's life: starting until its tools are listed, then ready until it fails, its process
+exits, or we stop it."""
+ReportedState = Literal[ServerState, "not started"]
+"""What `mcp list` and /tools show: a configured server the app has not launched is "not started"."""
+
+
 class McpServer:
-    """One server's connection; `state` is starting / ready / failed / exited / stopped."""
+    """One server's connection and its `ServerState`."""
 
     def __init__(self, config: ServerConfig, manager: McpManager) -> None:
         self.config = config
         self.manager = manager
-        self.state = "starting"
+        self.state: ServerState = "starting"
         self.error: str | None = None
         self.tools: list[McpTool] = []
         self.settled = asyncio.Event()
@@ -240,7 +247,7 @@ class McpServer:
             self._fail(f"did not start within {self.manager.startup_timeout:g} s")
             self.task.cancel()
 
-    def _fail(self, reason: str, state: str = "failed") -> None:
+    def _fail(self, reason: str, state: ServerState = "failed") -> None:
         if self.state not in ("starting", "ready"):
             return
         had = len(self.tools)
@@ -374,7 +381,7 @@ class ServerReport:
     """One server for `agent-tui mcp list` and the TUI's /tools view."""
 
     name: str
-    state: str
+    state: ReportedState
     error: str | None
     command: str
     tools: tuple[ToolReport, ...]
