@@ -1,5 +1,5 @@
-"""`python -m agent_tui` runs the same CLI as the `agent-tui` script."""
+"""`python -m agent_tui` runs the same entry as the `agent-tui` script."""
 
-from agent_tui.cli import main
+from agent_tui.entry import main
 
 main()

@@ -38,6 +38,8 @@ class Event:
     """`time.perf_counter()` in process (`time.time()` once read back from a file)."""
     seconds: float | None = None
     """The duration for a `record`; None for a `mark`."""
+    modules: tuple[str, ...] = ()
+    """For `mark_modules`: the top-level modules loaded at that moment."""
 
 
 @dataclass
@@ -89,11 +91,21 @@ def record(name: str, seconds: float) -> None:
     _emit(name, seconds)
 
 
-def _emit(name: str, seconds: float | None) -> None:
+def mark_modules(name: str) -> None:
+    """Note which top-level modules are loaded now (a test pins what the first request may
+    wait for); a no-op unless recording."""
+    if _recorder is None and _file is None:
+        return
+    import sys
+
+    _emit(name, None, tuple(sorted({m.partition(".")[0] for m in list(sys.modules)})))
+
+
+def _emit(name: str, seconds: float | None, modules: tuple[str, ...] = ()) -> None:
     if _recorder is not None:
-        _recorder.add(Event(name, time.perf_counter(), seconds))
+        _recorder.add(Event(name, time.perf_counter(), seconds, modules))
     if _file is not None:
-        line = json.dumps({"name": name, "at": time.time(), "seconds": seconds})
+        line = json.dumps({"name": name, "at": time.time(), "seconds": seconds, "modules": modules})
         with open(_file, "a", encoding="utf-8") as out:
             out.write(line + "\n")
 
@@ -117,5 +129,6 @@ def read_file(path: Path) -> list[Event]:
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.strip():
             item = json.loads(line)
-            events.append(Event(item["name"], float(item["at"]), item.get("seconds")))
+            modules = tuple(item.get("modules") or ())
+            events.append(Event(item["name"], float(item["at"]), item.get("seconds"), modules))
     return events

@@ -19,6 +19,7 @@ import random
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
+from agent_tui import instrument
 from agent_tui.llm import anthropic_request, catalog, direct, http_openai, via_litellm
 from agent_tui.llm.errors import LLMError, classify
 from agent_tui.llm.http_common import Clock, TimeLimits
@@ -34,6 +35,17 @@ from agent_tui.llm.stream import (
 )
 from agent_tui.messages import TokenUsage
 from agent_tui.reasoning import ReasoningSettings
+
+_first_request_marked = False
+
+
+def _mark_first_request() -> None:
+    """Record the modules loaded when this process's first request starts (tests/test_startup_
+    imports.py pins that none of the heavy ones is among them)."""
+    global _first_request_marked
+    _first_request_marked = True
+    instrument.mark_modules("first_request")
+
 
 __all__ = [
     "LLMError",
@@ -269,6 +281,8 @@ class Provider:
         max_tokens: int | None = None,
     ) -> AsyncIterator[StreamEvent]:
         """The reply as events: TextChunk*, then ToolCallsReady?, UsageChunk?, StreamDone."""
+        if instrument.enabled() and not _first_request_marked:
+            _mark_first_request()
         reasoning, max_tokens = self._with_reasoning(messages, max_tokens)
         attempt = timeouts = 0
         while True:
