@@ -11,5 +11,6 @@ and litellm's, comes through this package, so this runs first.
 
 import sys
 
-if "httpx" not in sys.modules:
-    sys.modules.setdefault("httpx._main", None)
+if "httpx" not in sys.modules and "httpx._main" not in sys.modules:
+    # typeshed types sys.modules as modules only; None is the import system's documented block.
+    sys.modules["httpx._main"] = None  # type: ignore[assignment]
