@@ -75,7 +75,7 @@ class TestVersion:
         )
         version_line, modules = done.stdout.splitlines()
         assert version_line.startswith("agent-tui ")
-        assert modules == "[]"
+        assert modules == "['agent_tui.entry']"
 
     def test_the_script_entry_is_the_fast_one(self):
         """The installed `agent-tui` script and `python -m agent_tui` both start at entry.main."""
