@@ -8,7 +8,8 @@ import json
 import sys
 import time
 
-from acp import text_block
+import pytest
+from acp import RequestError, text_block
 
 from testkit.fake_openai import Reply
 from tests.acp_client import WAIT, agent_args, agent_env, group_alive, open_agent
@@ -84,14 +85,11 @@ class TestLoad:
             await prompt(conn, session_id, "and now?")
             sent = json.dumps(server.requests[-1]["messages"])
             assert "hello from run" in sent and "run replied" in sent
-            try:
+            with pytest.raises(RequestError) as failed:
                 await asyncio.wait_for(
                     conn.load_session(cwd=str(workspace), session_id="s_nope", mcp_servers=[]), WAIT
                 )
-            except Exception as exc:  # the SDK raises the JSON-RPC error
-                assert "s_nope" in str(getattr(exc, "data", "")) + str(exc)
-            else:
-                raise AssertionError("loading an unknown session succeeded")
+            assert failed.value.code == -32602 and "s_nope" in json.dumps(failed.value.data)
 
 
 class TestCompact:
