@@ -142,6 +142,27 @@ class TestPermission:
             assert [o.option_id for o in options] == ["allow_once", "deny"]
             assert not (workspace / ".agent-tui.toml").exists()
 
+    async def test_unsandboxed_rerun_asks_every_time_with_two_choices(
+        self, bwrap, server, workspace, tmp_path
+    ):
+        """With the sandbox on, a command the model asks to rerun outside it offers only allow
+        once and deny, and asks again the next time even though it was allowed."""
+        db = tmp_path / "r.db"
+        rerun = {"command": "echo outside > out.txt", "unsandboxed": True}
+        server.enqueue(
+            Reply(tool_calls=[("bash", rerun)]),
+            Reply(tool_calls=[("bash", rerun)]),
+            Reply(text="ran it twice"),
+        )
+        async with open_agent(server, db, workspace) as (conn, _proc, client):
+            new = await asyncio.wait_for(conn.new_session(cwd=str(workspace), mcp_servers=[]), WAIT)
+            client.answers = ["allow_once", "allow_once"]
+            await prompt(conn, new.session_id, "run it outside")
+            assert len(client.permissions) == 2
+            for _, options in client.permissions:
+                assert [o.option_id for o in options] == ["allow_once", "deny"]
+            assert (workspace / "out.txt").read_text() == "outside\n"
+
 
 class TestUsage:
     async def test_usage_update_numbers_are_the_context_reports(self, server, workspace, tmp_path):
