@@ -32,6 +32,9 @@ class RecordingClient:
         self.permissions: list[tuple[s.ToolCallUpdate, list[s.PermissionOption]]] = []
         self.answers: list[str | None] = []
         """Option ids to pick, in order; None answers "cancelled"."""
+        self.buffers: dict[str, str] = {}
+        """Open editor buffers by absolute path (unsaved text); `fs/read_text_file` reads them,
+        else the disk."""
         self._changed = asyncio.Condition()
 
     def on_connect(self, conn: Any) -> None:
@@ -52,6 +55,11 @@ class RecordingClient:
         if answer is None:
             return s.RequestPermissionResponse(outcome=s.DeniedOutcome(outcome="cancelled"))
         return s.RequestPermissionResponse(outcome=s.AllowedOutcome(outcome="selected", option_id=answer))
+
+    async def read_text_file(self, path: str, session_id: str, **kwargs: Any) -> s.ReadTextFileResponse:
+        if path in self.buffers:
+            return s.ReadTextFileResponse(content=self.buffers[path])
+        return s.ReadTextFileResponse(content=Path(path).read_text())
 
     async def wait_for(self, predicate: Callable[[], bool]) -> None:
         async with self._changed:
@@ -92,7 +100,12 @@ def agent_env() -> dict[str, str]:
 
 @asynccontextmanager
 async def open_agent(
-    server: FakeOpenAI, db: Path, workspace: Path, *extra: str, window: int = 32_000
+    server: FakeOpenAI,
+    db: Path,
+    workspace: Path,
+    *extra: str,
+    window: int = 32_000,
+    capabilities: s.ClientCapabilities | None = None,
 ) -> AsyncIterator[tuple[Any, asyncio.subprocess.Process, RecordingClient]]:
     """A connected, initialized client and the agent's process (stderr kept beside the db)."""
     client = RecordingClient()
@@ -105,7 +118,9 @@ async def open_agent(
             cwd=workspace,
             transport_kwargs={"stderr": stderr},
         ) as (conn, proc):
-            await asyncio.wait_for(conn.initialize(protocol_version=1), WAIT)
+            await asyncio.wait_for(
+                conn.initialize(protocol_version=1, client_capabilities=capabilities), WAIT
+            )
             yield conn, proc, client
 
 

@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 
+from acp import schema as s
 from acp import text_block
 
 from testkit.fake_openai import Reply
@@ -185,3 +186,35 @@ class TestUsage:
             assert int(used.replace(" ", "")) == usage.used
             assert int(effective.replace(" ", "")) == usage.size
             assert len(server.requests) == 2  # /context is ours: the model was not asked
+
+
+class TestEditorBuffers:
+    async def test_read_file_sees_an_unsaved_buffer_and_edits_do_not_clobber_it(
+        self, server, workspace, tmp_path
+    ):
+        """A client offering fs/read_text_file: read_file returns the editor's unsaved text (and
+        says so), and a write to that file is refused, the disk left as it was."""
+        db = tmp_path / "b.db"
+        notes = workspace / "notes.txt"
+        notes.write_text("saved on disk\n")
+        server.enqueue(
+            Reply(tool_calls=[("read_file", {"path": "notes.txt"})]),
+            Reply(tool_calls=[("write_file", {"path": "notes.txt", "content": "replaced\n"})]),
+            Reply(text="could not write"),
+        )
+        caps = s.ClientCapabilities(fs=s.FileSystemCapabilities(read_text_file=True))
+        async with open_agent(server, db, workspace, "--sandbox", "off", capabilities=caps) as (
+            conn,
+            _proc,
+            client,
+        ):
+            client.buffers[str(notes.resolve())] = "typed but not saved\n"
+            new = await asyncio.wait_for(conn.new_session(cwd=str(workspace), mcp_servers=[]), WAIT)
+            client.answers = ["allow_once"]
+            await prompt(conn, new.session_id, "read and rewrite notes")
+        tool_results = [m for m in server.requests[1]["messages"] if m["role"] == "tool"]
+        assert "typed but not saved" in tool_results[-1]["content"]
+        assert "unsaved changes" in tool_results[-1]["content"]
+        refused = [m for m in server.requests[2]["messages"] if m["role"] == "tool"][-1]
+        assert "unsaved changes in the editor" in refused["content"]
+        assert notes.read_text() == "saved on disk\n"

@@ -116,6 +116,11 @@ class AgentTuiAgent:
             await services.close()
             raise RequestError.invalid_params({"details": str(exc)}) from None
         live.attach(session)
+        fs = self.client_capabilities.fs if self.client_capabilities is not None else None
+        if fs is not None and fs.read_text_file:
+            from agent_tui.acp.editor_fs import EditorBuffers, use_editor_buffers
+
+            use_editor_buffers(session.runner.registry, EditorBuffers(self.client, lambda: live.session_id))
         self.sessions[session.session_id] = live
         if history is not None:
             # The replay is part of the load: the client gets it before the response.
