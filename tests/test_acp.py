@@ -218,3 +218,26 @@ class TestEditorBuffers:
         refused = [m for m in server.requests[2]["messages"] if m["role"] == "tool"][-1]
         assert "unsaved changes in the editor" in refused["content"]
         assert notes.read_text() == "saved on disk\n"
+
+
+class TestTurnContent:
+    async def test_thinking_large_output_and_auto_mode(self, bwrap, server, workspace, tmp_path):
+        """A reasoning model's thinking arrives as thought chunks; in `auto` mode a sandboxed
+        command runs without a question; its large output comes back as our view with the ref
+        (head, tail, the footer naming the ref) and the ref in _meta."""
+        db = tmp_path / "t.db"
+        server.enqueue(
+            Reply(reasoning="let me count first", tool_calls=[("bash", {"command": "seq 1 6000"})]),
+            Reply(text="counted"),
+        )
+        async with open_agent(server, db, workspace) as (conn, _proc, client):
+            new = await asyncio.wait_for(conn.new_session(cwd=str(workspace), mcp_servers=[]), WAIT)
+            await conn.set_session_mode(session_id=new.session_id, mode_id="auto")
+            await prompt(conn, new.session_id, "count far")
+            assert client.text("agent_thought_chunk") == "let me count first"
+            assert client.permissions == []
+            done = [u for u in client.of("tool_call_update") if u.status == "completed"][-1]
+            ref = done.field_meta["agentTui"]["ref"]
+            view = done.content[0].content.text
+            assert view.startswith("1\n") and "6000" in view and ref in view
+            assert len(view) < len("\n".join(str(i) for i in range(1, 6001)))
