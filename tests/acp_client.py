@@ -19,6 +19,7 @@ from acp import schema as s
 from acp.stdio import spawn_agent_process
 
 from testkit.fake_openai import FakeOpenAI
+from tests.test_headless import flags
 
 WAIT = 60.0
 """Upper bound for any one wait on the agent (a deadline, never a pacing sleep)."""
@@ -78,20 +79,7 @@ class RecordingClient:
 
 
 def agent_args(server: FakeOpenAI, db: Path, *extra: str, window: int = 32_000) -> list[str]:
-    return [
-        "-m",
-        "agent_tui",
-        "acp",
-        "--model",
-        "openai/fake-model",
-        "--api-base",
-        server.base_url,
-        "--context-window",
-        str(window),
-        "--db",
-        str(db),
-        *extra,
-    ]
+    return ["-m", "agent_tui", "acp", *flags(server, db, window), *extra]
 
 
 def agent_env() -> dict[str, str]:
@@ -122,18 +110,3 @@ async def open_agent(
                 conn.initialize(protocol_version=1, client_capabilities=capabilities), WAIT
             )
             yield conn, proc, client
-
-
-def group_alive(pgid: int) -> bool:
-    """Whether any live (not zombie) process is in process group `pgid`."""
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()
-        if fields[0] != "Z" and int(fields[2]) == pgid:
-            return True
-    return False

@@ -11,8 +11,9 @@ import time
 import pytest
 from acp import RequestError, text_block
 
+from agent_tui.tools.bash import _group_alive as group_alive
 from testkit.fake_openai import Reply
-from tests.acp_client import WAIT, agent_args, agent_env, group_alive, open_agent
+from tests.acp_client import WAIT, agent_args, agent_env, open_agent
 from tests.test_acp import cli
 
 

@@ -64,13 +64,17 @@ def _target(ctx: ToolContext, args: dict[str, Any]) -> Path | None:
         return None
 
 
-class EditorReadFile:
-    """`read_file` that sees unsaved editor buffers."""
+class _Wrapped:
+    """One of our file tools, same name and spec, with the editor's buffers at hand."""
 
     def __init__(self, inner: Tool, buffers: EditorBuffers) -> None:
         self.inner = inner
         self.spec = inner.spec
         self.buffers = buffers
+
+
+class EditorReadFile(_Wrapped):
+    """`read_file` that sees unsaved editor buffers."""
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         target = _target(ctx, args)
@@ -92,13 +96,8 @@ class EditorReadFile:
         return replace(output, text=UNSAVED + output.text, meta={**output.meta, "unsaved_buffer": True})
 
 
-class EditorGuardedWrite:
+class EditorGuardedWrite(_Wrapped):
     """`write_file` / `edit_file` that refuse to overwrite a file with unsaved editor changes."""
-
-    def __init__(self, inner: Tool, buffers: EditorBuffers) -> None:
-        self.inner = inner
-        self.spec = inner.spec
-        self.buffers = buffers
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         target = _target(ctx, args)
