@@ -201,6 +201,7 @@ async def serve(fds: ProtocolFds, overrides: dict[str, dict[str, Any]], db: Path
     conn = AgentSideConnection(cast("Agent", agent), transport, listening=False)
     try:
         await conn.listen()
+        log.info("the client closed stdin: ending %d session(s)", len(agent.sessions))
     finally:
         try:
             await asyncio.wait_for(asyncio.shield(_close(conn, agent)), timeout=SHUTDOWN_GRACE + 0.5)
@@ -212,4 +213,5 @@ async def serve(fds: ProtocolFds, overrides: dict[str, dict[str, Any]], db: Path
 async def _close(conn: Any, agent: AgentTuiAgent) -> None:
     # Cancel the turns first, so their last updates and the cancelled answers can still go out.
     await agent.shutdown()
+    log.info("sessions closed")
     await conn.close()

@@ -7,6 +7,7 @@ to the log file. Exit 0 when the client closes stdin, 143 / 129 on SIGTERM / SIG
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import typer
@@ -34,14 +35,18 @@ def acp(
 
     from agent_tui.acp.server import serve
 
-    raise typer.Exit(run_headless(lambda: serve(fds, overrides, db)))
+    code = run_headless(lambda: serve(fds, overrides, db))
+    logging.getLogger("agent_tui.acp").info("the client is gone; exiting with %d", code)
+    # Everything is saved and closed: skip the interpreter's teardown (joining idle worker
+    # threads, unloading a large import graph), which alone could take the editor's 2 s.
+    from agent_tui import shutdown
+
+    shutdown.end_now(code)
 
 
 def _log_libraries_to(log_file: Path) -> None:
     """The SDK logs on the root logger (its parse and handler errors): into our log file too,
     not onto stderr through Python's last-resort handler."""
-    import logging
-
     root = logging.getLogger()
     ours = logging.getLogger("agent_tui")
     for handler in ours.handlers:
