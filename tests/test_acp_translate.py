@@ -93,3 +93,28 @@ class TestPermissionChoices:
         assert decision_for("allow_session", plain).prefix == "git status"
         assert decision_for("bogus", plain).action == "deny"
         assert decision_for(None, plain).action == "deny"
+
+
+class TestPromptContent:
+    def test_links_become_attachments_embedded_text_is_quoted_images_are_refused(self, tmp_path):
+        """A linked workspace file becomes `@path` (our attachment), a file elsewhere its path,
+        an embedded buffer is quoted with its uri, and an image is named as not supported."""
+        from acp import schema as s
+
+        from agent_tui.acp.live import prompt_text
+
+        (tmp_path / "src").mkdir()
+        blocks = [
+            s.TextContentBlock(type="text", text="look at"),
+            s.ResourceContentBlock(type="resource_link", name="a", uri=(tmp_path / "src" / "a.py").as_uri()),
+            s.ResourceContentBlock(type="resource_link", name="b", uri="file:///etc/hosts"),
+            s.EmbeddedResourceContentBlock(
+                type="resource",
+                resource=s.TextResourceContents(uri="file:///x/draft.md", text="unsaved words"),
+            ),
+            s.ImageContentBlock(type="image", data="AAAA", mime_type="image/png"),
+        ]
+        text, skipped = prompt_text(blocks, tmp_path)
+        assert text.startswith("look at @src/a.py /etc/hosts")
+        assert "file:///x/draft.md:\n```\nunsaved words\n```" in text
+        assert skipped == ["image content is not supported"]
