@@ -241,3 +241,23 @@ class TestTurnContent:
             view = done.content[0].content.text
             assert view.startswith("1\n") and "6000" in view and ref in view
             assert len(view) < len("\n".join(str(i) for i in range(1, 6001)))
+
+
+class TestEditorMcp:
+    async def test_the_editors_stdio_mcp_server_joins_the_session(self, server, workspace, tmp_path):
+        """An MCP server the client passes in session/new (a real stdio server) is started and
+        its tools are offered from the first request."""
+        from tests.test_mcp import installed
+
+        db = tmp_path / "m.db"
+        server.enqueue(Reply(text="I have a clock"))
+        time_server = s.McpServerStdio(
+            name="clock", command=installed("mcp-server-time"), args=["--local-timezone", "UTC"], env=[]
+        )
+        async with open_agent(server, db, workspace) as (conn, _proc, _client):
+            new = await asyncio.wait_for(
+                conn.new_session(cwd=str(workspace), mcp_servers=[time_server]), WAIT
+            )
+            await prompt(conn, new.session_id, "what time is it?")
+        offered = {t["function"]["name"] for t in server.requests[0].get("tools", [])}
+        assert any(name.startswith("clock__") for name in offered), offered

@@ -163,6 +163,9 @@ class LiveSession:
         if command is not None and command[0] == "compact":
             events = slash.compact(self.session, command[1])
         else:
+            # The first request offers the MCP servers' tools (the editor's and the config's):
+            # wait for them once, bounded by [mcp] startup_timeout, as headless mode does.
+            await self.services.mcp_ready()
             events = self.session.run_turn(text)
         self.updates.stop_reason = "end_turn"
         async for event in events:
