@@ -205,3 +205,27 @@ class TestProtocol:
         assert elapsed < 2.0
         assert proc.returncode == 0
         assert not group_alive(pgid)
+
+    def test_only_the_protocol_reaches_stdout(self, tmp_path):
+        """After claim_stdio, a stray print and a child process writing to "stdout" land on
+        stderr; only what the protocol writes reaches the real stdout, and a child cannot read
+        the protocol's stdin."""
+        import subprocess
+
+        script = (
+            "import os, subprocess, sys\n"
+            "from agent_tui.acp.stdio import claim_stdio\n"
+            "fds = claim_stdio()\n"
+            "print('stray print')\n"
+            "subprocess.run(['sh', '-c', 'echo from a child; cat'])\n"
+            "os.write(fds.write, os.read(fds.read, 100))\n"
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", script],
+            input=b"protocol line\n",
+            capture_output=True,
+            env=agent_env(),
+            timeout=60,
+        )
+        assert out.stdout == b"protocol line\n"
+        assert b"stray print" in out.stderr and b"from a child" in out.stderr
