@@ -36,6 +36,8 @@ class RecordingClient:
         self.buffers: dict[str, str] = {}
         """Open editor buffers by absolute path (unsaved text); `fs/read_text_file` reads them,
         else the disk."""
+        self.writes: list[tuple[str, str]] = []
+        """(path, content) of every `fs/write_text_file`."""
         self._changed = asyncio.Condition()
 
     def on_connect(self, conn: Any) -> None:
@@ -61,6 +63,9 @@ class RecordingClient:
         if path in self.buffers:
             return s.ReadTextFileResponse(content=self.buffers[path])
         return s.ReadTextFileResponse(content=Path(path).read_text())
+
+    async def write_text_file(self, content: str, path: str, session_id: str, **kwargs: Any) -> None:
+        self.writes.append((path, content))
 
     async def wait_for(self, predicate: Callable[[], bool]) -> None:
         async with self._changed:

@@ -219,6 +219,24 @@ class TestEditorBuffers:
         assert "unsaved changes in the editor" in refused["content"]
         assert notes.read_text() == "saved on disk\n"
 
+    async def test_a_write_goes_through_the_editor_when_it_offers_that(self, server, workspace, tmp_path):
+        """A client offering fs/write_text_file receives the text our write_file put on disk."""
+        db = tmp_path / "w.db"
+        server.enqueue(
+            Reply(tool_calls=[("write_file", {"path": "fresh.txt", "content": "from the agent\n"})]),
+            Reply(text="written"),
+        )
+        caps = s.ClientCapabilities(fs=s.FileSystemCapabilities(read_text_file=True, write_text_file=True))
+        async with open_agent(server, db, workspace, "--sandbox", "off", capabilities=caps) as (
+            conn,
+            _proc,
+            client,
+        ):
+            new = await asyncio.wait_for(conn.new_session(cwd=str(workspace), mcp_servers=[]), WAIT)
+            client.answers = ["allow_once"]
+            await prompt(conn, new.session_id, "write a file")
+            assert client.writes == [(str((workspace / "fresh.txt").resolve()), "from the agent\n")]
+
 
 class TestTurnContent:
     async def test_thinking_large_output_and_auto_mode(self, bwrap, server, workspace, tmp_path):

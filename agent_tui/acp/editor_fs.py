@@ -4,7 +4,8 @@
 unsaved buffer) the model reads the editor's text, paged and numbered by our own `read_file` run
 over a private copy, with a line saying so. A write or edit on a file whose buffer has unsaved
 changes is refused with a clear message rather than clobbering the user's work; otherwise our
-tools write the disk (sandbox, protected paths, /undo all apply) and the editor reloads it.
+tools write the disk (sandbox, protected paths, /undo all apply), then the written text goes to
+the editor through `fs/write_text_file` when it offers that (its buffer and undo see the edit).
 """
 
 from __future__ import annotations
@@ -54,6 +55,14 @@ class EditorBuffers:
             return None
         return text
 
+    async def write(self, path: Path) -> None:
+        """Give the editor the file's new text (already on disk, so a failure loses nothing)."""
+        try:
+            text = await asyncio.to_thread(path.read_text, encoding="utf-8", errors="replace")
+            await self.client.write_text_file(session_id=self.session_id(), path=str(path), content=text)
+        except Exception:
+            log.info("the editor did not take the write of %s; the disk has it", path, exc_info=True)
+
 
 def _target(ctx: ToolContext, args: dict[str, Any]) -> Path | None:
     from agent_tui.tools.workspace import PathError, resolve_path
@@ -97,7 +106,11 @@ class EditorReadFile(_Wrapped):
 
 
 class EditorGuardedWrite(_Wrapped):
-    """`write_file` / `edit_file` that refuse to overwrite a file with unsaved editor changes."""
+    """`write_file` / `edit_file` that refuse to overwrite a file with unsaved editor changes,
+    and, when the editor offers `fs/write_text_file`, hand it the written text so its buffer
+    (and its undo) holds the change at once."""
+
+    write_through = False
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         target = _target(ctx, args)
@@ -106,10 +119,15 @@ class EditorGuardedWrite(_Wrapped):
                 f"{args.get('path')} has unsaved changes in the editor; not changed. Ask the user to "
                 "save or discard them, then try again (read_file shows the editor's text)."
             )
-        return await self.inner.run(args, ctx)
+        output = await self.inner.run(args, ctx)
+        if self.write_through and not output.is_error and target is not None:
+            await self.buffers.write(target)
+        return output
 
 
-def use_editor_buffers(registry: ToolRegistry, buffers: EditorBuffers) -> None:
+def use_editor_buffers(
+    registry: ToolRegistry, buffers: EditorBuffers, *, write_through: bool = False
+) -> None:
     """Wrap the file tools of one session's registry (same names and specs, same places)."""
     for name, wrapper in (
         ("read_file", EditorReadFile),
@@ -118,4 +136,7 @@ def use_editor_buffers(registry: ToolRegistry, buffers: EditorBuffers) -> None:
     ):
         tool = registry.get(name)
         if tool is not None:
-            registry.register(wrapper(tool, buffers))
+            wrapped = wrapper(tool, buffers)
+            if isinstance(wrapped, EditorGuardedWrite):
+                wrapped.write_through = write_through
+            registry.register(wrapped)

@@ -120,7 +120,11 @@ class AgentTuiAgent:
         if fs is not None and fs.read_text_file:
             from agent_tui.acp.editor_fs import EditorBuffers, use_editor_buffers
 
-            use_editor_buffers(session.runner.registry, EditorBuffers(self.client, lambda: live.session_id))
+            use_editor_buffers(
+                session.runner.registry,
+                EditorBuffers(self.client, lambda: live.session_id),
+                write_through=bool(fs.write_text_file),
+            )
         self.sessions[session.session_id] = live
         if history is not None:
             # The replay is part of the load: the client gets it before the response.
