@@ -76,6 +76,20 @@ class TestSession:
         sent = json.dumps(server.requests[-1]["messages"])
         assert "first, in the editor" in sent and "the editor said this" in sent
 
+    async def test_a_provider_error_is_said_in_the_chat_and_the_session_goes_on(
+        self, server, workspace, tmp_path
+    ):
+        """A 401 from the provider: the editor sees one error paragraph, the prompt ends normally
+        (not a JSON-RPC error), and the next prompt in the same session works."""
+        db = tmp_path / "x.db"
+        server.enqueue(Reply(status=401), Reply(text="back again"))
+        async with open_agent(server, db, workspace) as (conn, _proc, client):
+            new = await asyncio.wait_for(conn.new_session(cwd=str(workspace), mcp_servers=[]), WAIT)
+            assert (await prompt(conn, new.session_id, "hi")).stop_reason == "end_turn"
+            assert "error (auth)" in client.text()
+            await prompt(conn, new.session_id, "hi again")
+            assert "back again" in client.text()
+
 
 class TestPermission:
     async def test_bash_asks_then_runs_when_allowed_and_not_when_denied(self, server, workspace, tmp_path):
