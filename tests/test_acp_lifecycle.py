@@ -59,8 +59,8 @@ class TestCancel:
 
 class TestLoad:
     async def test_load_replays_a_session_made_by_run_and_continues_it(self, server, workspace, tmp_path):
-        """session/load of a `run` session: its messages and tool call come back as updates before
-        the answer, then a prompt continues the same conversation."""
+        """session/list shows a `run` session; session/load replays its messages and tool call as
+        updates before the answer, then a prompt continues the same conversation."""
         db = tmp_path / "l.db"
         server.enqueue(Reply(tool_calls=[("bash", {"command": "echo from-run"})]), Reply(text="run replied"))
         out = cli(
@@ -82,6 +82,9 @@ class TestLoad:
             assert call.kind == "execute" and call.title == "echo from-run"
             result = client.of("tool_call_update")[0]
             assert result.status == "completed" and "from-run" in result.content[0].content.text
+            listed = await asyncio.wait_for(conn.list_sessions(cwd=str(workspace)), WAIT)
+            assert [info.session_id for info in listed.sessions] == [session_id]
+            assert listed.sessions[0].title and "hello from run" in listed.sessions[0].title
             server.enqueue(Reply(text="the editor continues"))
             await prompt(conn, session_id, "and now?")
             sent = json.dumps(server.requests[-1]["messages"])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from datetime import UTC
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+LIST_LIMIT = 200
+"""Sessions `session/list` returns (newest first; no paging)."""
 SHUTDOWN_GRACE = 1.2
 """Seconds the running turns get to end (commands killed, partial replies saved) on EOF."""
 
@@ -59,6 +62,7 @@ class AgentTuiAgent:
                 load_session=True,
                 prompt_capabilities=s.PromptCapabilities(image=False, audio=False, embedded_context=True),
                 mcp_capabilities=s.McpCapabilities(http=False, sse=False),
+                session_capabilities=s.SessionCapabilities(list=s.SessionListCapabilities()),
             ),
             auth_methods=[],
             agent_info=s.Implementation(name="agent-tui", title="agent-tui", version=__version__),
@@ -137,6 +141,38 @@ class AgentTuiAgent:
     async def _greet(self, live: LiveSession) -> None:
         await live.greet()
         await live.send_usage()
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+    ) -> s.ListSessionsResponse:
+        """The stored sessions (the TUI's, `run`'s and editors'), newest first; of `cwd` when given."""
+        from datetime import datetime
+
+        from agent_tui.config import ConfigError, load_config
+        from agent_tui.factory import db_path_for
+        from agent_tui.store import StoreError, open_store
+
+        folder = Path(cwd).expanduser().resolve() if cwd else None
+        try:
+            config = load_config(overrides=self.overrides, cwd=folder).config
+            store = await open_store(db_path_for(config, self.db))
+        except (ConfigError, StoreError) as exc:
+            raise RequestError.internal_error({"details": str(exc)}) from None
+        try:
+            found = await store.sessions.list(str(folder) if folder else None, limit=LIST_LIMIT)
+        finally:
+            await store.close()
+        return s.ListSessionsResponse(
+            sessions=[
+                s.SessionInfo(
+                    session_id=info.id,
+                    cwd=info.project,
+                    title=info.title,
+                    updated_at=datetime.fromtimestamp(info.updated, UTC).isoformat(),
+                )
+                for info in found
+            ]
+        )
 
     def _live(self, session_id: str) -> LiveSession:
         live = self.sessions.get(session_id)
