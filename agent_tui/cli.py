@@ -11,6 +11,7 @@ import typer
 
 from agent_tui import __version__
 from agent_tui.commands import (
+    acp_cmd,
     blobs_cmd,
     config_cmd,
     db_cmd,
@@ -35,6 +36,7 @@ app.add_typer(db_cmd.app, name="db")
 app.add_typer(trust_cmd.app, name="trust")
 app.command("run")(run_cmd.run)
 app.command("loop")(loop_cmd.loop)
+app.command("acp")(acp_cmd.acp)
 
 
 def _version(value: bool) -> None:

@@ -1,0 +1,222 @@
+"""One editor session: our AgentSession, its services, its running turn and its updates.
+
+Built like the TUI's and `run`'s sessions (factory.build_services on the client's cwd, config
+loaded for that folder with its trust), with the editor as the approver. A turn runs as a task
+the session owns, so `session/cancel` cancels exactly it: the loop's cancellation path saves the
+partial reply and the running command's process group is killed, as on Ctrl-C in the TUI.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from acp import schema as s
+
+from agent_tui.acp import slash
+from agent_tui.acp.permission import editor_approver
+from agent_tui.acp.translate import TurnUpdates, notice
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
+    from agent_tui.agent.session import AgentSession
+    from agent_tui.config import Config
+    from agent_tui.factory import AppServices
+
+log = logging.getLogger(__name__)
+
+ASK, AUTO = "ask", "auto"
+MODES = (
+    s.SessionMode(id=ASK, name="Ask", description="Ask before any tool changes something"),
+    s.SessionMode(
+        id=AUTO,
+        name="Auto-approve sandboxed",
+        description="Commands that run in the sandbox (no network) run without asking; the rest ask",
+    ),
+)
+
+
+def with_editor_mcp(config: Config, servers: list[Any] | None) -> tuple[Config, list[str]]:
+    """The client's stdio MCP servers added to the config's (sandboxed like ours), and a notice
+    per server we cannot start (http / sse: not advertised, so a client should not send them)."""
+    if not servers:
+        return config, []
+    table = dict(config.mcp.servers)
+    skipped = []
+    for server in servers:
+        if not isinstance(server, s.McpServerStdio):
+            skipped.append(f"MCP server {getattr(server, 'name', '?')}: only stdio servers are supported")
+            continue
+        name = re.sub(r"[^A-Za-z0-9_-]", "_", server.name) or "editor"
+        table[name] = {
+            "command": server.command,
+            "args": list(server.args),
+            "env": {v.name: v.value for v in server.env},
+        }
+    return replace(config, mcp=replace(config.mcp, servers=table)), skipped
+
+
+class LiveSession:
+    """A session the editor holds open in this process."""
+
+    def __init__(self, services: AppServices, client: Any) -> None:
+        self.services = services
+        self.client = client
+        self.session: AgentSession | None = None
+        self.updates: TurnUpdates | None = None
+        self.task: asyncio.Task[s.StopReason] | None = None
+        self.pending_notices: list[str] = []
+
+    @property
+    def session_id(self) -> str:
+        assert self.session is not None
+        return self.session.session_id
+
+    @property
+    def workspace(self) -> Path:
+        return self.services.workspace
+
+    def attach(self, session: AgentSession) -> None:
+        self.session = session
+        self.updates = TurnUpdates(session)
+
+    def approver(self) -> Any:
+        """The editor as approver; it asks about the call the editor was last told of."""
+        return editor_approver(
+            self.client,
+            lambda: self.session_id,
+            self.workspace,
+            lambda: self.updates.current_call if self.updates else None,
+        )
+
+    # -- modes -------------------------------------------------------------------------------
+
+    @property
+    def mode(self) -> str:
+        sandbox = self.services.sandbox
+        return AUTO if sandbox is not None and sandbox.auto_approve else ASK
+
+    def modes(self) -> s.SessionModeState:
+        return s.SessionModeState(current_mode_id=self.mode, available_modes=list(MODES))
+
+    def set_mode(self, mode_id: str) -> bool:
+        if mode_id not in (ASK, AUTO) or self.services.sandbox is None:
+            return False
+        self.services.sandbox.auto_approve = mode_id == AUTO
+        return True
+
+    # -- talking to the editor -------------------------------------------------------------
+
+    async def send(self, update: Any) -> None:
+        try:
+            await self.client.session_update(session_id=self.session_id, update=update)
+        except ConnectionError:
+            log.info("update not sent: the editor is gone")
+
+    async def greet(self) -> None:
+        """After session/new or load: the commands, and the notices (trust, MCP) as a message."""
+        await self.send(slash.available_commands())
+        for line in self.pending_notices:
+            await self.send(notice(line))
+        self.pending_notices.clear()
+
+    async def send_usage(self, *, force: bool = True) -> None:
+        assert self.updates is not None
+        for update in self.updates.usage(force=force):
+            await self.send(update)
+
+    # -- turns -------------------------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+    def start(self, text: str) -> asyncio.Task[s.StopReason]:
+        self.task = asyncio.create_task(self._run(text), name=f"acp-turn-{self.session_id}")
+        return self.task
+
+    def cancel(self) -> None:
+        if self.busy:
+            assert self.task is not None
+            self.task.cancel()
+
+    async def _run(self, text: str) -> s.StopReason:
+        assert self.session is not None and self.updates is not None
+        command = slash.parse(text)
+        events: AsyncIterator[Any]
+        if command is not None and command[0] == "context":
+            budget = self.session.measure()
+            for update in self.updates.usage(budget, force=True):
+                await self.send(update)
+            await self.send(
+                s.AgentMessageChunk(
+                    session_update="agent_message_chunk",
+                    content=s.TextContentBlock(type="text", text=slash.context_text(self.session, budget)),
+                )
+            )
+            return "end_turn"
+        if command is not None and command[0] == "compact":
+            events = slash.compact(self.session, command[1])
+        else:
+            # The first request offers the MCP servers' tools (the editor's and the config's):
+            # wait for them once, bounded by [mcp] startup_timeout, as headless mode does.
+            await self.services.mcp_ready()
+            events = self.session.run_turn(text)
+        self.updates.stop_reason = "end_turn"
+        async for event in events:
+            for update in self.updates.updates(event):
+                await self.send(update)
+        return self.updates.stop_reason
+
+    async def close(self, grace: float = 1.0) -> None:
+        """End the running turn (its commands with it), then the session's services."""
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+            await asyncio.wait([self.task], timeout=grace)
+        try:
+            await self.services.close()
+        except Exception:
+            log.exception("closing an editor session's services failed")
+
+
+def prompt_text(blocks: list[Any], workspace: Path) -> tuple[str, list[str]]:
+    """The prompt's blocks as one message, and a notice per block we cannot take.
+
+    A linked workspace file becomes an `@path` attachment (whole when small, a view with a ref
+    when large); an embedded resource (an unsaved buffer, a selection) is quoted with its uri."""
+    parts: list[str] = []
+    skipped: list[str] = []
+    for block in blocks:
+        if isinstance(block, s.TextContentBlock):
+            parts.append(block.text)
+        elif isinstance(block, s.ResourceContentBlock):
+            parts.append(_mention(block.uri, workspace))
+        elif isinstance(block, s.EmbeddedResourceContentBlock):
+            resource = block.resource
+            text = getattr(resource, "text", None)
+            if text is None:
+                skipped.append(f"{resource.uri}: binary resources are not supported")
+                continue
+            parts.append(f"\n{resource.uri}:\n```\n{text}\n```\n")
+        else:
+            skipped.append(f"{getattr(block, 'type', '?')} content is not supported")
+    return " ".join(p for p in parts if p), skipped
+
+
+def _mention(uri: str, workspace: Path) -> str:
+    from urllib.parse import unquote, urlparse
+
+    parsed = urlparse(uri)
+    if parsed.scheme != "file":
+        return uri
+    path = Path(unquote(parsed.path))
+    try:
+        relative = path.resolve().relative_to(workspace.resolve())
+    except (ValueError, OSError):
+        return str(path)
+    return f"@{relative.as_posix()}"
