@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 LAYERS = [
     ["__main__", "cli", "commands"],
-    ["ui"],
+    ["ui", "acp"],
     ["autoloop"],
     ["factory"],
     ["agent", "project_init"],
@@ -23,7 +23,8 @@ LAYERS = [
     ["store"],
     ["context"],
 ]
-"""From the top down. A module of a layer may import its own layer and those below it. Modules in
+"""From the top down (the TUI and the editor protocol are two front ends on one level). A module of
+a layer may import its own layer and those below it. Modules in
 none (config, messages, tokens, paths, trust, …) are plain data and helpers any layer may use;
 they import no layer. The store sits above context: it renders stored outputs with context's
 pure view functions, and context never reads the store."""
