@@ -13,7 +13,7 @@ from testkit.import_graph import cycles, edges, layer_violations
 ROOT = Path(__file__).resolve().parent.parent
 
 LAYERS = [
-    ["__main__", "cli", "commands"],
+    ["__main__", "entry", "cli", "commands"],
     ["ui", "acp"],
     ["autoloop"],
     ["factory"],
