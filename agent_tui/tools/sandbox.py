@@ -196,6 +196,7 @@ class Sandbox:
         """What the user let commands read and connect to beyond the workspace."""
         self.db_path = Path(db_path).expanduser() if db_path is not None else None
         """A database outside the data dir (`[store] db`), hidden as the data dir is."""
+        self._agent_state = view.agent_state(self.db_path)
         self._tmpdir: Path | None = None
 
     @property
@@ -340,7 +341,7 @@ class Sandbox:
         writable = self.mode == "workspace-write"
         cmd += ["--bind" if writable else "--ro-bind", str(ws), str(ws)]
         masked: list[Path] = []
-        for path in view.hidden(view.agent_state(self.db_path), readable):
+        for path in view.hidden(self._agent_state, readable):
             if view.within(ws, [path]) or view.within(tmp, [path]):
                 continue  # the user works in there: it is the workspace, not a secret
             masked.append(path)

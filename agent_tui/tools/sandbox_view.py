@@ -188,7 +188,8 @@ def socket_folders(environ: Mapping[str, str] | None = None) -> list[Path]:
 
 
 def _within(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
+    inner, outer = str(path), str(folder)
+    return inner == outer or inner.startswith(outer.rstrip("/") + "/")
 
 
 def within(path: Path, folders: Iterable[Path]) -> bool:
@@ -230,22 +231,30 @@ class OptIns:
 def hidden(
     extra: Sequence[Path], allowed: Sequence[Path], environ: Mapping[str, str] | None = None
 ) -> list[Path]:
-    """Existing secret paths (resolved) to hide, minus those the user allowed."""
+    """Existing secret paths (resolved) to hide, minus those the user allowed. Strings, not
+    Paths, and one listing per folder instead of a stat per name: this runs for every command."""
     environ = os.environ if environ is None else environ
-    home = Path(environ.get("HOME") or Path.home())
-    candidates = [home / name for name in SECRET_HOME]
+    home = environ.get("HOME") or str(Path.home())
+    candidates = [os.path.join(home, name) for name in SECRET_HOME]
     for name in SECRET_ENV:
         for part in environ.get(name, "").split(":"):
             part = part.removeprefix("FILE:").removeprefix("DIR:")
             if part and os.path.isabs(part):
-                candidates.append(Path(part))
-    candidates += extra
+                candidates.append(part)
+    candidates += [str(p) for p in extra]
+    listed: dict[str, set[str]] = {}
     found: list[Path] = []
     for path in candidates:
-        real = Path(os.path.realpath(path))
-        if real in found or real == Path("/") or within(real, allowed):
+        parent, name = os.path.split(path)
+        if parent not in listed:
+            try:
+                listed[parent] = set(os.listdir(parent))
+            except OSError:
+                listed[parent] = set()
+        if name not in listed[parent]:
             continue
-        if real.exists():
+        real = Path(os.path.realpath(path))
+        if real not in found and real != Path("/") and not within(real, allowed) and real.exists():
             found.append(real)
     return found
 
