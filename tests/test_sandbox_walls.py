@@ -306,3 +306,25 @@ class TestGitMetadata:
         assert "planted" in out.text
         assert not (ws / ".git").exists()
         assert "removed .git" in out.meta["status_line"]
+
+
+class TestEnvironment:
+    async def test_secrets_in_values_and_less_obvious_names_are_withheld(self, bwrap, ws, monkeypatch):
+        """wall: sandbox (environment) — a password inside a URL (`DATABASE_URL`,
+        `https_proxy`), a DSN, an `_AUTH` or `_PAT` variable are withheld like `*TOKEN*`;
+        `GIT_AUTHOR_NAME` and plain URLs are not."""
+        withheld = {
+            "DATABASE_URL": "postgres://app:hunter2@db.internal/app",
+            "HTTPS_PROXY": "http://me:s3cret@proxy:3128",
+            "SENTRY_DSN": "https://abc123@o1.ingest.sentry.io/1",
+            "NPM_CONFIG__AUTH": "dXNlcjpwYXNz",
+            "GITHUB_PAT": "github_pat_x",
+        }
+        kept = {"GIT_AUTHOR_NAME": "t", "DOCS_URL": "https://example.com/docs", "MY_SETTING": "plain"}
+        for name, value in {**withheld, **kept}.items():
+            monkeypatch.setenv(name, value)
+        out = await bash(make_sandbox(ws, bwrap), "env")
+        for name in withheld:
+            assert f"{name}=" not in out.text
+        for name, value in kept.items():
+            assert f"{name}={value}" in out.text
