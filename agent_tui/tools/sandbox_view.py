@@ -98,6 +98,33 @@ SECRET_HOME = (
 )
 """Under $HOME: hidden from sandboxed commands unless `[sandbox] allow_read` names them."""
 
+STARTUP_HOME = (
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".bash_aliases",
+    ".profile",
+    ".zshrc",
+    ".zprofile",
+    ".zshenv",
+    ".zlogin",
+    ".xprofile",
+    ".xinitrc",
+    ".pam_environment",
+    ".config/fish",
+    ".config/autostart",
+    ".config/systemd",
+    ".config/environment.d",
+    ".config/nvim",
+    ".vimrc",
+    ".emacs",
+    ".emacs.d",
+    ".local/bin",
+)
+"""Under $HOME: what runs on the user's next login, shell, editor or command. Read-only (and
+removed if created) when the workspace contains the home folder; elsewhere it is read-only anyway."""
+
 SECRET_ENV = (
     "KUBECONFIG",
     "AWS_SHARED_CREDENTIALS_FILE",
@@ -257,6 +284,15 @@ def hidden(
         if real not in found and real != Path("/") and not within(real, allowed) and real.exists():
             found.append(real)
     return found
+
+
+def startup_files(workspace: Path, environ: Mapping[str, str] | None = None) -> list[Path]:
+    """STARTUP_HOME paths when `workspace` contains the home folder (nothing otherwise)."""
+    environ = os.environ if environ is None else environ
+    home = Path(os.path.realpath(environ.get("HOME") or Path.home()))
+    if not _within(home, workspace):
+        return []
+    return [home / name for name in STARTUP_HOME]
 
 
 def unset_names(allowed_sockets: Sequence[Path], environ: Mapping[str, str] | None = None) -> list[str]:
