@@ -137,13 +137,16 @@ async def probe_async(path_env: str | None = None) -> Probe:
     return await asyncio.to_thread(probe, path_env)
 
 
-def _hide(path: Path, emptied: list[Path]) -> list[str]:
-    """bwrap flags that make `path` empty: /dev/null over a file, an empty folder over a folder
-    (remounted read-only at the end, once the mounts inside it are made)."""
-    if path.is_dir():
+def _hide(path: Path, emptied: list[Path], opened: Sequence[Path] = ()) -> list[str]:
+    """bwrap flags that make `path` empty: /dev/null over a file, an empty read-only folder over
+    a folder — one mount; a fresh tmpfs (remounted read-only at the end) when something the user
+    opened must be mounted inside it."""
+    if not path.is_dir():
+        return ["--ro-bind", "/dev/null", str(path)]
+    if any(view.within(p, [path]) for p in opened):
         emptied.append(path)
         return ["--tmpfs", str(path)]
-    return ["--ro-bind", "/dev/null", str(path)]
+    return ["--ro-bind", str(seccomp.empty_folder()), str(path)]
 
 
 class BlockScan:
@@ -335,7 +338,7 @@ class Sandbox:
         for folder in folders:
             cmd += ["--tmpfs", str(folder)]
         for sock in view.daemon_sockets(sockets):
-            cmd += _hide(sock, emptied)
+            cmd += _hide(sock, emptied, [*readable, *sockets])
         if meta.top is not None and meta.top != ws and view.within(meta.top, folders):
             cmd += ["--ro-bind", str(meta.top), str(meta.top)]  # git sees the rest of its tree
         cmd += ["--bind", str(tmp), str(tmp), "--setenv", "TMPDIR", str(tmp)]
@@ -348,7 +351,7 @@ class Sandbox:
             masked.append(path)
             if view.within(path, folders) and not view.within(path, [ws, tmp]):
                 continue  # already out of sight
-            cmd += _hide(path, emptied)
+            cmd += _hide(path, emptied, [*readable, *sockets])
         for path in [*readable, *sockets]:
             if path.exists() and view.within(path, emptied) and not view.within(path, [ws]):
                 cmd += ["--ro-bind", str(path), str(path)]

@@ -146,6 +146,14 @@ def filter_file() -> Path | None:
     return path
 
 
+def empty_folder() -> Path:
+    """An empty folder of this process, bound read-only over hidden folders."""
+    path = _folder() / "empty"
+    if not path.is_dir():
+        path.mkdir(mode=0o500, exist_ok=True)
+    return path
+
+
 def folder() -> Path:
     """Where the filter file lives: kept read-only if a workspace happens to contain it."""
     return _folder()
