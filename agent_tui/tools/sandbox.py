@@ -2,35 +2,35 @@
 
 Approval prompts alone are no wall once a command is approved (or `--yes` is given): it can write
 anywhere the user can and reach any host. In `workspace-write` mode (the default where bwrap
-works) a command sees the whole system read-only, may write only in the workspace and in a
-private temp dir (`$TMPDIR`), cannot touch the protected paths (`.git/hooks`, `.git/config`,
-`.agent-tui.toml`, the user's config dir) even inside the workspace, and has no network unless
-`[sandbox] network = true`. `read-only` leaves only the private temp dir writable; `off` is the
+works) a command sees the workspace and the system's files read-only, may write only in the
+workspace and in a private temp dir (`$TMPDIR`), cannot touch the protected paths (all of git's
+metadata, `.agent-tui.toml`, `.agent-tui/`, `.claude/`, the rules files) even inside the
+workspace, and has no network unless `[sandbox] network = true`. It sees nothing of the user's:
+no unix socket (tools/seccomp.py), no secrets, sockets folders or agent-tui state
+(tools/sandbox_view.py). `read-only` leaves only the private temp dir writable; `off` is the
 behaviour without a sandbox. bwrap runs in the command's own process group with a fresh PID
 namespace and `--die-with-parent`, so killing the group (timeout, cancel) ends the whole tree.
 
-bwrap is probed once at start (present *and* able to create namespaces); when it is not, the mode
-falls back to `off` and `notice` says so once, with how to install it — never silently.
+bwrap is probed once at start (tools/sandbox_probe.py); when it cannot run, the mode falls back
+to `off` and `notice` says so once, with how to install it — never silently.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import re
 import shutil
-import subprocess
-import sys
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 from agent_tui import paths
 from agent_tui.tools import gitmeta, seccomp
 from agent_tui.tools import sandbox_view as view
+from agent_tui.tools.sandbox_probe import Probe, base_flags, probe, probe_async
+
+__all__ = ["MODES", "BlockScan", "Probe", "Sandbox", "probe", "probe_async"]
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +47,6 @@ INSTALL_HINT = (
     "install bubblewrap (Debian/Ubuntu: `sudo apt install bubblewrap`, Fedora: `sudo dnf install "
     'bubblewrap`, Arch: `sudo pacman -S bubblewrap`), or set [sandbox] mode = "off" to hide this notice'
 )
-PROBE_TIMEOUT = 10.0
 
 # What a command's output says when the sandbox, not the command, was the problem.
 _BLOCKED_WRITE = re.compile(
@@ -68,73 +67,6 @@ _BLOCKED_HIDDEN = re.compile(
     + rb"[^\n]*"
 )  # a path in an emptied folder: missing inside the sandbox
 _SCAN_OVERLAP = 64
-
-
-@dataclass(frozen=True)
-class Probe:
-    """Whether bwrap can sandbox commands here: its path, or why not."""
-
-    bwrap: str | None
-    problem: str | None = None
-    seccomp: bool = True
-    """bwrap loaded the socket filter (tools/seccomp.py); without it sockets are hidden by folder."""
-
-
-def _base_flags(network: bool) -> list[str]:
-    flags = ["--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
-    if not network:
-        flags.append("--unshare-net")
-    return [*flags, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-
-
-def probe(path_env: str | None = None) -> Probe:
-    """Find bwrap on `path_env` (default $PATH) and check it can build a sandbox (cached per PATH)."""
-    return _probe(os.environ.get("PATH", os.defpath) if path_env is None else path_env)
-
-
-@lru_cache(maxsize=8)
-def _probe(path_env: str) -> Probe:
-    if not sys.platform.startswith("linux"):
-        return Probe(None, f"the sandbox needs Linux and bubblewrap; {sys.platform} is not supported yet")
-    found = shutil.which("bwrap", path=path_env)
-    if found is None:
-        return Probe(None, "bwrap (bubblewrap) is not installed or not on PATH")
-    done = _try(found, seccomp.filter_file())
-    if isinstance(done, str):
-        return Probe(None, done)
-    if done.returncode != 0:
-        plain = _try(found, None)
-        if not isinstance(plain, str) and plain.returncode == 0:
-            log.warning("bwrap could not load the socket filter: %s", done.stderr.strip()[-200:])
-            return Probe(found, seccomp=False)
-        why = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
-        return Probe(
-            None,
-            f"bwrap cannot create namespaces here ({why}); unprivileged user namespaces may be "
-            "disabled (sysctl kernel.unprivileged_userns_clone=1, or an AppArmor profile for bwrap)",
-        )
-    return Probe(found, seccomp=seccomp.filter_file() is not None)
-
-
-def _try(bwrap: str, bpf: Path | None) -> subprocess.CompletedProcess[str] | str:
-    """bwrap run as `wrap` runs it (an emptied read-only /tmp, the filter when there is one)."""
-    argv = [bwrap, *_base_flags(network=False), "--tmpfs", "/tmp", "--remount-ro", "/tmp"]
-    argv += ["--seccomp", str(seccomp.FD)] if bpf is not None else []
-    argv += ["--", "true"]
-    try:
-        return subprocess.run(
-            seccomp.launcher(argv, bpf) if bpf is not None else argv,
-            capture_output=True,
-            text=True,
-            timeout=PROBE_TIMEOUT,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"bwrap could not be run ({exc})"
-
-
-async def probe_async(path_env: str | None = None) -> Probe:
-    return await asyncio.to_thread(probe, path_env)
 
 
 def _hide(path: Path, emptied: list[Path], opened: Sequence[Path] = ()) -> list[str]:
@@ -333,7 +265,7 @@ class Sandbox:
         folders = [f for f in view.socket_folders() if not view.within(f, [ws])]
         meta = gitmeta.scan(ws)
         bpf = seccomp.filter_file() if self.probe.seccomp and not sockets else None
-        cmd = [self.probe.bwrap, *_base_flags(net)]
+        cmd = [self.probe.bwrap, *base_flags(net)]
         emptied = list(folders)  # remounted read-only last: mount points are made inside first
         for folder in folders:
             cmd += ["--tmpfs", str(folder)]
