@@ -208,6 +208,35 @@ class TestSecrets:
         # Outside the sandbox they are all still there.
         assert all(p.read_text().startswith("SECRET") for p in secrets.values())
 
+    async def test_a_session_cannot_read_its_own_store(self, bwrap, ws, tmp_path):
+        """wall: sandbox — end to end: a project's turn stores a tool output in the real
+        database (here inside the workspace, `[store] db`), and the next sandboxed command of the
+        session cannot read it back from the file (the finding: `grep -a` over the database)."""
+        from agent_tui.factory import build_services
+        from testkit.fake_openai import FakeOpenAI, Reply
+        from tests.agent_fixtures import collect, make_config
+
+        replies = iter(
+            [
+                Reply(tool_calls=[("bash", {"command": "echo SECRET-of-project-A"})]),
+                Reply(
+                    tool_calls=[("bash", {"command": "grep -aoh SECRET-of-project-A store.db*; ls store.db"})]
+                ),
+                Reply(text="done"),
+            ]
+        )
+        with FakeOpenAI(window=32_000, responder=lambda body: next(replies)) as srv:
+            config = make_config(srv, ws / "store.db", sandbox={"mode": "workspace-write"})
+            services = await build_services(config, workspace=ws)
+            try:
+                session = await services.new_session(yes=True)
+                await collect(session.run_turn("go"))
+            finally:
+                await services.close()
+        assert b"SECRET-of-project-A" in (ws / "store.db").read_bytes()
+        last = srv.requests[-1]["messages"][-1]["content"]
+        assert "SECRET-of-project-A" not in last and "store.db\n" in last, last
+
     async def test_the_user_may_let_one_in(self, bwrap, ws, tmp_path, monkeypatch):
         """`[sandbox] allow_read` makes a hidden path readable (and only that one)."""
         home = (tmp_path / "home").resolve()
