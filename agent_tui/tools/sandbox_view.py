@@ -307,6 +307,8 @@ def unset_names(allowed_sockets: Sequence[Path], environ: Mapping[str, str] | No
 def daemon_sockets(allowed: Sequence[Path]) -> list[Path]:
     found = []
     for name in DAEMON_SOCKETS:
+        if not os.path.lexists(name):
+            continue
         real = Path(os.path.realpath(name))
         if real not in allowed and real.exists() and not within(real, [Path("/run/user")]):
             found.append(real)
