@@ -160,6 +160,10 @@ class SandboxSettings:
     """Whether sandboxed commands may use the network."""
     auto_approve: bool = False
     """Sandboxed commands without network run without asking."""
+    allow_read: list[str] = field(default_factory=list)
+    """Hidden paths (secrets, agent-tui's own folders, /tmp…) sandboxed commands may read anyway."""
+    unix_sockets: list[str] = field(default_factory=list)
+    """Unix sockets sandboxed commands may connect to (any listed turns the socket filter off)."""
 
 
 @dataclass(frozen=True)
@@ -394,6 +398,8 @@ def _project_keeps_sandbox(data: dict[str, Any], user: Mapping[str, Any], path: 
         "mode": _STRICTNESS.get(str(kept.get("mode")), 3) < _STRICTNESS.get(mode, 1),
         "network": kept.get("network") is True and user.get("network") is not True,
         "auto_approve": kept.get("auto_approve") is True and user.get("auto_approve") is not True,
+        "allow_read": bool(kept.get("allow_read")),  # only the user opens a hidden path
+        "unix_sockets": bool(kept.get("unix_sockets")),
     }
     for key, loosens in looser.items():
         if key in kept and loosens:

@@ -260,7 +260,14 @@ async def make_sandbox(config: Config, workspace: Path) -> Sandbox:
     s = config.sandbox
     found = await probe_async() if s.mode != "off" else Probe(None, "the sandbox is off")
     sandbox = Sandbox(
-        s.mode, workspace=workspace, probe=found, network=s.network, auto_approve=s.auto_approve
+        s.mode,
+        workspace=workspace,
+        probe=found,
+        network=s.network,
+        auto_approve=s.auto_approve,
+        allow_read=s.allow_read,
+        unix_sockets=s.unix_sockets,
+        db_path=config.store.db,
     )
     if sandbox.notice:
         log.warning("%s", sandbox.notice)

@@ -71,11 +71,15 @@ class TestWhatACommandMayTouch:
         sandbox = make_sandbox(ws, bwrap)
         out = await bash(sandbox, f"echo pwned > {outside}/f.txt")
         assert not (outside / "f.txt").exists()
-        assert out.meta["exit_code"] != 0 and "Read-only file system" in out.text
-        assert "blocked by sandbox" in out.summary
+        # /tmp is emptied inside the sandbox: the folder is not even there.
+        assert out.meta["exit_code"] != 0 and "No such file or directory" in out.text
+        assert "blocked by sandbox" in out.summary and "use $TMPDIR" in out.meta["status_line"]
         assert "unsandboxed: true" in out.meta["status_line"]  # the model is told how to rerun
+        out = await bash(sandbox, f"echo pwned > {tmp_path}/f.txt")
+        assert out.meta["exit_code"] != 0 and "Read-only file system" in out.text
+        assert not (tmp_path / "f.txt").exists()
         # A refused write is reported even when a later step makes the command succeed.
-        out = await bash(sandbox, f"echo pwned > {outside}/f.txt; echo done")
+        out = await bash(sandbox, f"echo pwned > {tmp_path}/f.txt; echo done")
         assert out.meta["exit_code"] == 0 and "blocked a write" in out.meta["status_line"]
 
     async def test_cannot_write_git_hooks_or_project_config(self, bwrap, ws):
@@ -105,10 +109,11 @@ class TestWhatACommandMayTouch:
             out = await bash(make_sandbox(ws, bwrap, network=True), server.connect_command())
             assert out.meta["exit_code"] == 0 and server.accepted == 1
 
-    async def test_the_ssh_agent_socket_is_out_of_reach_without_network(
+    async def test_the_ssh_agent_socket_is_out_of_reach_unless_allowed(
         self, bwrap, ws, tmp_path, monkeypatch
     ):
-        """A read-only mount does not stop connect() on a unix socket: the agent's is masked."""
+        """wall: sandbox — a read-only mount does not stop connect() on a unix socket: the agent's
+        is out of reach, with or without network, until `[sandbox] unix_sockets` names it."""
         path = tmp_path / "agent.sock"
         server = socket.socket(socket.AF_UNIX)
         server.bind(str(path))
@@ -116,12 +121,13 @@ class TestWhatACommandMayTouch:
         monkeypatch.setenv("SSH_AUTH_SOCK", str(path))
         command = (
             f'{sys.executable} -c "import os, socket; s = socket.socket(socket.AF_UNIX); '
-            "s.connect(os.environ['SSH_AUTH_SOCK']); print('connected')\""
+            f"s.connect('{path}'); print('connected')\""
         )
         try:
-            out = await bash(make_sandbox(ws, bwrap), command)
-            assert out.meta["exit_code"] != 0 and "connected" not in out.text
-            out = await bash(make_sandbox(ws, bwrap, network=True), command)
+            for network in (False, True):
+                out = await bash(make_sandbox(ws, bwrap, network=network), command)
+                assert out.meta["exit_code"] != 0 and "connected" not in out.text
+            out = await bash(make_sandbox(ws, bwrap, unix_sockets=[str(path)]), command)
             assert out.text == "connected\n"
         finally:
             server.close()
@@ -166,9 +172,9 @@ GIT_ENV = (
 
 
 class TestGit:
-    async def test_commit_from_a_sub_folder_and_a_linked_worktree(self, bwrap, tmp_path):
-        """Git metadata outside the workspace stays usable (commits work) but its hooks and
-        config stay read-only."""
+    async def test_git_metadata_is_read_only_from_a_sub_folder_and_a_linked_worktree(self, bwrap, tmp_path):
+        """wall: sandbox — git metadata outside the workspace stays readable (log, status) but
+        nothing in it can be written: no commit, no hook, no config."""
         import subprocess
 
         repo = tmp_path / "repo"
@@ -180,12 +186,13 @@ class TestGit:
             sandbox = make_sandbox(ws.resolve(), bwrap)
             out = await bash(
                 sandbox,
+                "git log --oneline | wc -l; "
                 f"echo x > f.txt && git add f.txt && {GIT_ENV} git commit -q -m add && echo committed; "
                 'echo evil > "$(git rev-parse --git-common-dir)/hooks/pre-commit"; '
                 "git config --local core.hooksPath /tmp/evil",
             )
-            assert "committed" in out.text, out.text
-            assert "Read-only file system" in out.text and "could not write config" in out.text
+            assert out.text.startswith("1\n") and "committed" not in out.text, out.text
+            assert "Read-only file system" in out.text and "could not lock config file" in out.text
             assert not (repo / ".git/hooks/pre-commit").exists()
             assert "hooksPath" not in (repo / ".git/config").read_text()
 

@@ -244,3 +244,20 @@ class TestProjectConfig:
         assert (s.mode, s.network) == ("workspace-write", True)
         s = load_config({"sandbox": {"mode": "off"}}, cwd=project, env={}).config.sandbox
         assert s.mode == "off"
+
+    def test_a_trusted_project_cannot_open_hidden_paths_or_sockets(self, tmp_path):
+        """wall: sandbox — even a trusted project's `.agent-tui.toml` cannot set `allow_read` or
+        `unix_sockets`: only the user's own config lets secrets or sockets in."""
+        from agent_tui import paths
+        from agent_tui.config import load_config
+
+        project = tmp_path / "repo"
+        project.mkdir()
+        (project / ".agent-tui.toml").write_text(
+            '[sandbox]\nallow_read = ["~/.ssh"]\nunix_sockets = ["/run/docker.sock"]\n'
+        )
+        s = load_config(cwd=project, env={}, trusted=True).config.sandbox
+        assert (s.allow_read, s.unix_sockets) == ([], [])
+        paths.user_config_file().parent.mkdir(parents=True, exist_ok=True)
+        paths.user_config_file().write_text('[sandbox]\nallow_read = ["~/.aws"]\n')
+        assert load_config(cwd=project, env={}, trusted=True).config.sandbox.allow_read == ["~/.aws"]

@@ -78,7 +78,7 @@ class TestHeadlessSignals:
         """SIGTERM/SIGHUP while `(sleep 15; touch X)` runs: exit 143/129 with one line, the
         group is dead at exit, and `run --continue` answers the next turn."""
         db = tmp_path / "s.db"
-        command, fifo, marker = long_command(tmp_path)
+        command, fifo, marker = long_command(workspace)  # the sandbox empties /tmp outside it
         server.enqueue(Reply(tool_calls=[("bash", {"command": command})]))
         proc = start_cli(["run", "go", "--yes", *flags(server, db)], workspace)
         pgid = int(read_fifo(fifo, proc))
@@ -111,7 +111,7 @@ class TestHeadlessSignals:
         """SIGKILL leaves no handler to run: the watchdog sees its pipe close and kills the
         command's group (PR_SET_PDEATHSIG would reach bash only, not the subshell)."""
         db = tmp_path / "k.db"
-        command, fifo, marker = long_command(tmp_path)
+        command, fifo, marker = long_command(workspace)  # the sandbox empties /tmp outside it
         server.enqueue(Reply(tool_calls=[("bash", {"command": command})]))
         proc = start_cli(["run", "go", "--yes", *flags(server, db)], workspace)
         pgid = int(read_fifo(fifo, proc))

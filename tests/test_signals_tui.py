@@ -96,7 +96,7 @@ class Terminal:
 
 @pytest.fixture
 def tui_setup(server, workspace, tmp_path, isolated_home):
-    fifo, marker = tmp_path / "started", tmp_path / "X"
+    fifo, marker = workspace / "started", workspace / "X"  # the sandbox empties /tmp outside it
     os.mkfifo(fifo)
     (workspace / "run.sh").write_text(f"echo $$ > {fifo}; (sleep 15; touch {marker})\n")
     config = isolated_home / "config"

@@ -2,25 +2,36 @@
 
 A command the model runs (or a repository's script it calls) should not find `OPENAI_API_KEY` or
 `GITHUB_TOKEN` waiting for it. Variables whose names contain KEY, SECRET, TOKEN, PASSWORD,
-PASSWD or CREDENTIAL are withheld unless `[tools] env_passthrough` names them. The first bash
-call of a session says how many were withheld and how to pass them, once.
+PASSWD or CREDENTIAL, whose names have a word such as AUTH, DSN, PAT or COOKIE, or whose value
+is a URL with a password in it (`postgres://app:pw@db`, a proxy with credentials) are withheld
+unless `[tools] env_passthrough` names them. The first bash call of a session says how many were
+withheld and how to pass them, once.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Mapping
 
 SECRET_PARTS = ("KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "CREDENTIAL")
-LOCATION_SUFFIXES = ("_DIR", "_PATH", "_HOME")
-"""Names of places, not secrets (`TIKTOKEN_CACHE_DIR`, `KEYRING_PATH`): handed on."""
+SECRET_WORDS = frozenset(
+    {"AUTH", "DSN", "PAT", "COOKIE", "COOKIES", "PASS", "PASSPHRASE", "WEBHOOK", "PRIVATE"}
+)
+"""Whole words of a name (`NPM_CONFIG__AUTH`, `SENTRY_DSN`, `GITHUB_PAT`; not `GIT_AUTHOR_NAME`)."""
+LOCATION_SUFFIXES = ("_DIR", "_PATH", "_HOME", "_SOCK", "_SOCKET")
+"""Names of places, not secrets (`TIKTOKEN_CACHE_DIR`, `KEYRING_PATH`, `SSH_AUTH_SOCK`): handed on."""
+_URL_PASSWORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:[^/\s@]+@")
 
 
-def looks_secret(name: str) -> bool:
+def looks_secret(name: str, value: str = "") -> bool:
     upper = name.upper()
+    if _URL_PASSWORD.search(value):
+        return True
     if upper.endswith(LOCATION_SUFFIXES):
         return False
-    return any(part in upper for part in SECRET_PARTS)
+    words = set(re.split(r"[^A-Z0-9]+", upper))
+    return any(part in upper for part in SECRET_PARTS) or not words.isdisjoint(SECRET_WORDS)
 
 
 def scrubbed(
@@ -31,7 +42,7 @@ def scrubbed(
     keep = set(passthrough)
     env, withheld = {}, []
     for name, value in base.items():
-        if looks_secret(name) and name not in keep:
+        if looks_secret(name, value) and name not in keep:
             withheld.append(name)
         else:
             env[name] = value

@@ -2,45 +2,51 @@
 
 Approval prompts alone are no wall once a command is approved (or `--yes` is given): it can write
 anywhere the user can and reach any host. In `workspace-write` mode (the default where bwrap
-works) a command sees the whole system read-only, may write only in the workspace and in a
-private temp dir (`$TMPDIR`), cannot touch the protected paths (`.git/hooks`, `.git/config`,
-`.agent-tui.toml`, the user's config dir) even inside the workspace, and has no network unless
-`[sandbox] network = true`. `read-only` leaves only the private temp dir writable; `off` is the
+works) a command sees the workspace and the system's files read-only, may write only in the
+workspace and in a private temp dir (`$TMPDIR`), cannot touch the protected paths (all of git's
+metadata, `.agent-tui.toml`, `.agent-tui/`, `.claude/`, the rules files) even inside the
+workspace, and has no network unless `[sandbox] network = true`. It sees nothing of the user's:
+no unix socket (tools/seccomp.py), no secrets, sockets folders or agent-tui state
+(tools/sandbox_view.py). `read-only` leaves only the private temp dir writable; `off` is the
 behaviour without a sandbox. bwrap runs in the command's own process group with a fresh PID
 namespace and `--die-with-parent`, so killing the group (timeout, cancel) ends the whole tree.
 
-bwrap is probed once at start (present *and* able to create namespaces); when it is not, the mode
-falls back to `off` and `notice` says so once, with how to install it — never silently.
+bwrap is probed once at start (tools/sandbox_probe.py); when it cannot run, the mode falls back
+to `off` and `notice` says so once, with how to install it — never silently.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import re
 import shutil
-import subprocess
-import sys
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 from agent_tui import paths
+from agent_tui.tools import gitmeta, seccomp
+from agent_tui.tools import sandbox_view as view
+from agent_tui.tools.sandbox_probe import Probe, base_flags, probe, probe_async
+
+__all__ = ["MODES", "BlockScan", "Probe", "Sandbox", "probe", "probe_async"]
 
 log = logging.getLogger(__name__)
 
 MODES = ("workspace-write", "read-only", "off")
 DEFAULT_MODE = "workspace-write"
-PROTECTED_NAMES = (".git/hooks", ".git/config", ".agent-tui.toml")
-"""Inside the workspace, read-only even in workspace-write mode: hooks and config run code later."""
+PROTECTED_NAMES = (".git", ".agent-tui.toml", ".agent-tui", ".claude")
+"""Inside the workspace, read-only even in workspace-write mode: git metadata, agent-tui's and
+Claude's project settings, agents, commands and skills run code or steer later sessions. So do
+whatever git metadata leads to (tools/gitmeta.py) and the rules files (`RULES_FILES`)."""
+RULES_NAMES = ("AGENTS.md", "CLAUDE.md")
+RULES_FILES = frozenset({"agents.md", "agent.md", "claude.md"})
+"""Rules files every later session obeys, in the workspace's root, however spelled."""
 INSTALL_HINT = (
     "install bubblewrap (Debian/Ubuntu: `sudo apt install bubblewrap`, Fedora: `sudo dnf install "
     'bubblewrap`, Arch: `sudo pacman -S bubblewrap`), or set [sandbox] mode = "off" to hide this notice'
 )
-PROBE_TIMEOUT = 10.0
 
 # What a command's output says when the sandbox, not the command, was the problem.
 _BLOCKED_WRITE = re.compile(
@@ -51,85 +57,28 @@ _BLOCKED_NET = re.compile(
     rb"Name or service not known|No address associated with hostname|Connection refused|"
     rb"getaddrinfo failed|nodename nor servname"
 )
+_BLOCKED_UNIX = re.compile(rb"Address family not supported")  # the seccomp filter's answer
+_HIDDEN_PLACE = rb"(?:/tmp/|/var/tmp/|/run/user/)"
+_BLOCKED_HIDDEN = re.compile(
+    rb"[^\n]*"
+    + _HIDDEN_PLACE
+    + rb"[^\n]*No such file or directory|No such file or directory[^\n]*"
+    + _HIDDEN_PLACE
+    + rb"[^\n]*"
+)  # a path in an emptied folder: missing inside the sandbox
 _SCAN_OVERLAP = 64
 
 
-@dataclass(frozen=True)
-class Probe:
-    """Whether bwrap can sandbox commands here: its path, or why not."""
-
-    bwrap: str | None
-    problem: str | None = None
-
-
-def _base_flags(network: bool) -> list[str]:
-    flags = ["--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
-    if not network:
-        flags.append("--unshare-net")
-    return [*flags, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-
-
-def probe(path_env: str | None = None) -> Probe:
-    """Find bwrap on `path_env` (default $PATH) and check it can build a sandbox (cached per PATH)."""
-    return _probe(os.environ.get("PATH", os.defpath) if path_env is None else path_env)
-
-
-@lru_cache(maxsize=8)
-def _probe(path_env: str) -> Probe:
-    if not sys.platform.startswith("linux"):
-        return Probe(None, f"the sandbox needs Linux and bubblewrap; {sys.platform} is not supported yet")
-    found = shutil.which("bwrap", path=path_env)
-    if found is None:
-        return Probe(None, "bwrap (bubblewrap) is not installed or not on PATH")
-    try:
-        done = subprocess.run(
-            [found, *_base_flags(network=False), "--", "true"],
-            capture_output=True,
-            text=True,
-            timeout=PROBE_TIMEOUT,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return Probe(None, f"bwrap could not be run ({exc})")
-    if done.returncode != 0:
-        why = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
-        return Probe(
-            None,
-            f"bwrap cannot create namespaces here ({why}); unprivileged user namespaces may be "
-            "disabled (sysctl kernel.unprivileged_userns_clone=1, or an AppArmor profile for bwrap)",
-        )
-    return Probe(found)
-
-
-async def probe_async(path_env: str | None = None) -> Probe:
-    return await asyncio.to_thread(probe, path_env)
-
-
-def _agent_sockets(network: bool) -> list[str]:
-    """Unix sockets that would hand a command more than the sandbox allows, hidden behind
-    /dev/null: a read-only mount does not stop connect(), and the container daemons' sockets are
-    root on the host. Without network the SSH agent and the session bus go too."""
-    uid = os.getuid()
-    names = [
-        "/run/docker.sock",
-        "/run/podman/podman.sock",
-        "/run/containerd/containerd.sock",
-        f"/run/user/{uid}/docker.sock",
-        f"/run/user/{uid}/podman/podman.sock",
-    ]
-    if not network:
-        names += [os.environ.get("SSH_AUTH_SOCK", ""), f"/run/user/{uid}/bus"]
-    found = []
-    for name in names:
-        if not name:
-            continue
-        path = Path(name).resolve()
-        try:
-            if path.is_socket():
-                found.append(str(path))
-        except OSError:
-            continue
-    return list(dict.fromkeys(found))
+def _hide(path: Path, emptied: list[Path], opened: Sequence[Path] = ()) -> list[str]:
+    """bwrap flags that make `path` empty: /dev/null over a file, an empty read-only folder over
+    a folder — one mount; a fresh tmpfs (remounted read-only at the end) when something the user
+    opened must be mounted inside it."""
+    if not path.is_dir():
+        return ["--ro-bind", "/dev/null", str(path)]
+    if any(view.within(p, [path]) for p in opened):
+        emptied.append(path)
+        return ["--tmpfs", str(path)]
+    return ["--ro-bind", str(seccomp.empty_folder()), str(path)]
 
 
 class BlockScan:
@@ -138,12 +87,18 @@ class BlockScan:
     def __init__(self) -> None:
         self.write = False
         self.network = False
+        self.unix_socket = False
+        self.hidden: list[bytes] = []
+        """Lines naming a missing path in an emptied folder (/tmp…), a few at most."""
         self._tail = b""
 
     def feed(self, chunk: bytes) -> None:
         data = self._tail + chunk
         self.write = self.write or bool(_BLOCKED_WRITE.search(data))
         self.network = self.network or bool(_BLOCKED_NET.search(data))
+        self.unix_socket = self.unix_socket or bool(_BLOCKED_UNIX.search(data))
+        if len(self.hidden) < 8:
+            self.hidden += [m.group(0) for m in _BLOCKED_HIDDEN.finditer(chunk)][:8]
         self._tail = data[-_SCAN_OVERLAP:]
 
 
@@ -158,6 +113,9 @@ class Sandbox:
         probe: Probe,
         network: bool = False,
         auto_approve: bool = False,
+        allow_read: Sequence[str] = (),
+        unix_sockets: Sequence[str] = (),
+        db_path: Path | str | None = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"sandbox mode must be one of {', '.join(MODES)}, got {mode!r}")
@@ -169,6 +127,11 @@ class Sandbox:
         self.mode = mode if probe.bwrap is not None else "off"
         self.network = network
         self.auto_approve = auto_approve
+        self.opt_ins = view.OptIns(tuple(allow_read), tuple(unix_sockets))
+        """What the user let commands read and connect to beyond the workspace."""
+        self.db_path = Path(db_path).expanduser() if db_path is not None else None
+        """A database outside the data dir (`[store] db`), hidden as the data dir is."""
+        self._agent_state = view.agent_state(self.db_path)
         self._tmpdir: Path | None = None
 
     @property
@@ -227,8 +190,28 @@ class Sandbox:
             else "only a private temp dir ($TMPDIR); the workspace is read-only"
         )
         lines = [
-            f"Sandbox {self.mode} (bubblewrap): commands read everything, write {writes}.",
-            "Protected even inside the workspace: " + ", ".join(PROTECTED_NAMES) + ", the config dir.",
+            f"Sandbox {self.mode} (bubblewrap): commands read the system and the workspace, write {writes}.",
+            "Protected even inside the workspace: " + ", ".join(PROTECTED_NAMES) + ", the rules "
+            "files, core.hooksPath and what git config includes.",
+            "Hidden: your secrets (~/.ssh, cloud and registry credentials, browser profiles, other "
+            "agents' folders), agent-tui's own config, data and state, /tmp, $XDG_RUNTIME_DIR"
+            + (
+                f"; readable by your choice: {', '.join(self.opt_ins.allow_read)}"
+                if self.opt_ins.allow_read
+                else ""
+            )
+            + ".",
+            "Unix sockets: "
+            + (
+                f"only the ones you allowed ({', '.join(self.opt_ins.unix_sockets)}) and any outside "
+                "the hidden folders (the socket filter is off)."
+                if self.opt_ins.unix_sockets
+                else (
+                    "none (tmux, D-Bus, docker, the SSH agent…: socket() of AF_UNIX is refused)."
+                    if self.probe.seccomp and seccomp.supported()
+                    else "the ones in hidden folders are out of reach; the socket filter is not available here."
+                )
+            ),
             "Network: " + ("allowed." if self.network else "off (no connections, not even to localhost)."),
             "Approvals: "
             + (
@@ -253,7 +236,21 @@ class Sandbox:
         return self._tmpdir
 
     def protected_paths(self) -> list[Path]:
-        return [self.workspace / name for name in PROTECTED_NAMES] + [paths.config_dir()]
+        """Paths a file tool may not write under the sandbox (bash sees them read-only)."""
+        return [*self._protected_in_workspace(gitmeta.scan(self.workspace)), paths.config_dir()]
+
+    def _protected_in_workspace(self, meta: gitmeta.GitMeta) -> list[Path]:
+        names = [self.workspace / name for name in PROTECTED_NAMES]
+        startup = [p for p in view.startup_files(self.workspace) if p.exists()]
+        return list(dict.fromkeys([*names, *self._rules_files(), *meta.paths, *startup]))
+
+    def _rules_files(self) -> list[Path]:
+        """The workspace's rules files as they are spelled there (AGENTS.md, claude.md…)."""
+        try:
+            with os.scandir(self.workspace) as entries:
+                return [Path(e.path) for e in entries if e.name.lower() in RULES_FILES]
+        except OSError:
+            return []
 
     def wrap(
         self, argv: Sequence[str], *, cwd: Path | str | None = None, network: bool | None = None
@@ -262,65 +259,69 @@ class Sandbox:
         if not self.active or self.probe.bwrap is None:
             return list(argv)
         net = self.network if network is None else network
-        tmp = str(self.tmpdir())
-        cmd = [self.probe.bwrap, *_base_flags(net), "--bind", tmp, tmp, "--setenv", "TMPDIR", tmp]
-        ws = str(self.workspace)
-        if self.mode == "workspace-write":
-            cmd += ["--bind", ws, ws, *self._git_dir_binds()]
-        else:
-            cmd += ["--ro-bind", ws, ws]
-        for path in self.protected_paths():
-            if path.exists():
+        tmp, ws = self.tmpdir(), self.workspace
+        home = Path(os.environ.get("HOME") or Path.home())
+        readable, sockets = self.opt_ins.readable(home), self.opt_ins.sockets(home)
+        folders = [f for f in view.socket_folders() if not view.within(f, [ws])]
+        meta = gitmeta.scan(ws)
+        bpf = seccomp.filter_file() if self.probe.seccomp and not sockets else None
+        cmd = [self.probe.bwrap, *base_flags(net)]
+        emptied = list(folders)  # remounted read-only last: mount points are made inside first
+        for folder in folders:
+            cmd += ["--tmpfs", str(folder)]
+        for sock in view.daemon_sockets(sockets):
+            cmd += _hide(sock, emptied, [*readable, *sockets])
+        if meta.top is not None and meta.top != ws and view.within(meta.top, folders):
+            cmd += ["--ro-bind", str(meta.top), str(meta.top)]  # git sees the rest of its tree
+        cmd += ["--bind", str(tmp), str(tmp), "--setenv", "TMPDIR", str(tmp)]
+        writable = self.mode == "workspace-write"
+        cmd += ["--bind" if writable else "--ro-bind", str(ws), str(ws)]
+        masked: list[Path] = []
+        for path in view.hidden(self._agent_state, readable):
+            if view.within(ws, [path]) or view.within(tmp, [path]):
+                continue  # the user works in there: it is the workspace, not a secret
+            masked.append(path)
+            if view.within(path, folders) and not view.within(path, [ws, tmp]):
+                continue  # already out of sight
+            cmd += _hide(path, emptied, [*readable, *sockets])
+        for path in [*readable, *sockets]:
+            if path.exists() and view.within(path, emptied) and not view.within(path, [ws]):
                 cmd += ["--ro-bind", str(path), str(path)]
-        for sock in _agent_sockets(net):
-            cmd += ["--ro-bind", "/dev/null", sock]
-        cmd += ["--chdir", str(cwd or self.workspace), "--", *argv]
-        return cmd
-
-    def _git_dir_binds(self) -> list[str]:
-        """Git must be able to commit when its metadata lives outside the workspace (the workspace
-        is a sub-folder of the repository, or a linked worktree whose `.git` file names its git
-        dir): that git dir is writable too, but its hooks and config stay read-only."""
-        folder = self.workspace
-        while True:
-            dot_git = folder / ".git"
-            if dot_git.exists() or folder.parent == folder:
-                break
-            folder = folder.parent
-        if dot_git.is_dir():
-            if folder == self.workspace:
-                return []  # inside the workspace: PROTECTED_NAMES covers hooks and config
-            gitdir = common = dot_git.resolve()
-        elif dot_git.is_file():
-            try:
-                text = dot_git.read_text(encoding="utf-8", errors="replace").strip()
-            except OSError:
-                return []
-            if not text.startswith("gitdir:"):
-                return []
-            gitdir = (folder / text.removeprefix("gitdir:").strip()).resolve()
-            try:
-                common = (gitdir / (gitdir / "commondir").read_text().strip()).resolve()
-            except OSError:
-                common = gitdir
-        else:
-            return []
-        binds: list[str] = []
-        for place in dict.fromkeys((gitdir, common)):
-            if place.is_dir():
-                binds += ["--bind", str(place), str(place)]
-        for name in ("hooks", "config"):
-            for place in dict.fromkeys((common, gitdir)):
-                if (place / name).exists():
-                    binds += ["--ro-bind", str(place / name), str(place / name)]
-        return binds
+        kept = [*self._protected_in_workspace(meta), seccomp.folder()] if writable else []
+        bound: list[Path] = []
+        for path in sorted(kept, key=lambda p: len(p.parts)):  # a folder covers what is in it
+            if view.within(path, [ws]) and not view.within(path, [*bound, *masked]) and path.exists():
+                bound.append(path)
+                cmd += ["--ro-bind", str(path), str(path)]
+        for path in meta.paths:  # git metadata in an emptied folder: readable, as before
+            if not view.within(path, [ws]) and view.within(path, folders) and path.exists():
+                cmd += ["--ro-bind", str(path), str(path)]
+        for folder in emptied:
+            cmd += ["--remount-ro", str(folder)]
+        for name in view.unset_names(sockets):
+            cmd += ["--unsetenv", name]
+        if bpf is not None:
+            cmd += ["--seccomp", str(seccomp.FD)]
+        cmd += ["--chdir", str(cwd or ws), "--", *argv]
+        return seccomp.launcher(cmd, bpf) if bpf is not None else cmd
 
     # -- after the command -----------------------------------------------------------------
 
     def missing_protected(self) -> list[Path]:
         """Protected paths that do not exist yet but could be created (their parent exists): a
         bind mount cannot guard a path that is not there, so `sweep` checks them afterwards."""
-        return [p for p in self.protected_paths()[:-1] if not p.exists() and p.parent.is_dir()]
+        if self.mode != "workspace-write":
+            return []
+        meta = gitmeta.scan(self.workspace)
+        named = [self.workspace / name for name in PROTECTED_NAMES]
+        if not self._rules_files():  # one spelling is enough to catch: the usual one
+            named += [self.workspace / name for name in RULES_NAMES]
+        found = [*named, *meta.missing, *view.startup_files(self.workspace)]
+        return [
+            p
+            for p in dict.fromkeys(found)
+            if view.within(p, [self.workspace]) and not (p.exists() or p.is_symlink()) and p.parent.is_dir()
+        ]
 
     def sweep(self, missing: Sequence[Path]) -> list[str]:
         """Remove protected paths a sandboxed command created; one line per removal."""
@@ -339,9 +340,8 @@ class Sandbox:
                     f"sandbox: the command created protected {path.name} and it could not be removed"
                 )
                 continue
-            lines.append(
-                f"sandbox: removed {path.relative_to(self.workspace)}, which the command created (protected path)"
-            )
+            shown = path.relative_to(self.workspace) if view.within(path, [self.workspace]) else path
+            lines.append(f"sandbox: removed {shown}, which the command created (protected path)")
         return lines
 
     def blocked_hint(self, scan: BlockScan, exit_code: int | None) -> str | None:
@@ -353,6 +353,13 @@ class Sandbox:
             what.append("a write outside the writable places (read-only file system)")
         if scan.network and not self.network and exit_code != 0:
             what.append("a network connection (the network is off)")
+        own = (str(self.workspace).encode(), str(self.tmpdir()).encode())
+        if exit_code != 0 and any(not any(o in line for o in own) for line in scan.hidden):
+            what.append("a path in a folder it empties (/tmp, /var/tmp, /run/user; use $TMPDIR)")
+        if scan.unix_socket and exit_code != 0:
+            what.append(
+                "a unix socket (sockets are off; only the user can allow one, with [sandbox] unix_sockets)"
+            )
         if not what:
             return None
         return (
