@@ -118,20 +118,20 @@ class ToolRunner:
         """Ask, run and store one call. `room_tokens`: what is left of the window for this
         call's result (paged readers return no more than fits); None for no window limit."""
         started = time.monotonic()
-        tool = self.registry.get(call.name)
-        if tool is not None and tool.spec.mutates:
-            try:
-                args = call.parsed_arguments()
-            except ValueError:
-                args = {}
+        # Checked and coerced once: the policy decides on the very arguments the tool gets.
+        prepared = self.registry.prepare(call)
+        if isinstance(prepared, ToolOutput):
+            return await self._store_and_view(call, _clean_output(prepared), started)
+        tool, args = prepared
+        if tool.spec.mutates:
             allowed, message = await self.policy.check(call.name, args, tool.spec, self.workspace)
             # The tool's time starts once it may run: the user's think time is not its time.
             started = time.monotonic()
             if not allowed:
                 run = self._finish(call, ToolOutput(text=message, is_error=True, summary="denied"), started)
                 return replace(run, notice=message, denied=True)
-        target, before_ref = await self._checkpoint_before(call)
-        output = await self.registry.run(call, self._context(call, room_tokens))
+        target, before_ref = await self._checkpoint_before(call, args)
+        output = await self.registry.run(call, self._context(call, room_tokens), prepared)
         output = _clean_output(output)
         if target is not None and not output.is_error and self.checkpointer is not None:
             try:
@@ -140,14 +140,16 @@ class ToolRunner:
                 log.exception("could not record the checkpoint of %s", target)
         return await self._store_and_view(call, output, started)
 
-    async def _checkpoint_before(self, call: ToolCall) -> tuple[Path | None, str | None]:
+    async def _checkpoint_before(
+        self, call: ToolCall, args: dict[str, Any]
+    ) -> tuple[Path | None, str | None]:
         """For an edit: the file it targets and the blob of its content before the edit."""
         if self.checkpointer is None or call.name not in EDITING_TOOLS:
             return None, None
         from agent_tui.tools.workspace import resolve_path
 
         try:
-            target = resolve_path(self.workspace, call.parsed_arguments().get("path"))
+            target = resolve_path(self.workspace, args.get("path"))
             return target, await self.checkpointer.before(call.name, target, call.id)
         except Exception:  # noqa: BLE001 - a bad path fails in the tool itself, with its message
             return None, None

@@ -59,6 +59,11 @@ def check_arguments(spec: ToolSpec, args: dict[str, Any]) -> tuple[dict[str, Any
         )
         names = ", ".join(repr(m) for m in missing)
         return args, f"{spec.name}: missing required argument {names}. Expected: {expected}."
+    if props and _closed(spec, schema):
+        unknown = [name for name in args if name not in props]
+        if unknown:
+            names = ", ".join(repr(u) for u in unknown)
+            return args, f"{spec.name}: unknown argument {names}. Expected: {', '.join(props)}."
     fixed = dict(args)
     for name, value in args.items():
         kind = (props.get(name) or {}).get("type")
@@ -70,6 +75,13 @@ def check_arguments(spec: ToolSpec, args: dict[str, Any]) -> tuple[dict[str, Any
             return args, f"{spec.name}: argument '{name}' must be {kind}, got {type(value).__name__}."
         fixed[name] = value
     return fixed, None
+
+
+def _closed(spec: ToolSpec, schema: dict[str, Any]) -> bool:
+    """Whether arguments the schema does not name are refused: always for our own tools (an
+    undeclared argument would reach the tool without the policy having looked at it), and for
+    others when their schema says `additionalProperties: false`."""
+    return spec.source in ("builtin", "context") or schema.get("additionalProperties") is False
 
 
 class ToolRegistry:
@@ -109,8 +121,10 @@ class ToolRegistry:
         wanted = set(names)
         return [tool.spec for name, tool in self._tools.items() if name in wanted]
 
-    async def run(self, call: ToolCall, ctx: ToolContext) -> ToolOutput:
-        """Run one call. Never raises except for cancellation."""
+    def prepare(self, call: ToolCall) -> tuple[Tool, dict[str, Any]] | ToolOutput:
+        """The tool and the arguments it will run with (parsed, checked and coerced against its
+        schema, once), or the error the model gets. The permission policy decides on these same
+        arguments, so what was approved is what runs."""
         tool = self._tools.get(call.name)
         if tool is None:
             known = ", ".join(self._tools) or "none"
@@ -125,6 +139,19 @@ class ToolRegistry:
         args, problem = check_arguments(tool.spec, args)
         if problem:
             return ToolOutput.error(problem)
+        return tool, args
+
+    async def run(
+        self, call: ToolCall, ctx: ToolContext, prepared: tuple[Tool, dict[str, Any]] | None = None
+    ) -> ToolOutput:
+        """Run one call (with `prepared`: exactly those arguments, as the policy saw them).
+        Never raises except for cancellation."""
+        if prepared is None:
+            ready = self.prepare(call)
+            if isinstance(ready, ToolOutput):
+                return ready
+            prepared = ready
+        tool, args = prepared
         try:
             return await tool.run(args, ctx)
         except Exception as exc:
