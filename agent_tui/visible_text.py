@@ -44,6 +44,23 @@ def _show(match: re.Match[str], one_line: bool) -> str:
     return picture if picture is not None else f"⟨U+{code:04X}⟩"
 
 
+_JSON_RAW = re.compile(f"[\x7f{_INVISIBLE}]")
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code > 0xFFFF:  # JSON spells these as a surrogate pair
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
+
+
+def json_visible(line: str) -> str:
+    """A line of JSON (`json.dumps(..., ensure_ascii=False)`, which escapes C0 already) with DEL,
+    C1, bidi and the other invisible characters escaped too: the same value, nothing live."""
+    return _JSON_RAW.sub(_json_escape, line)
+
+
 def visible(text: str, *, one_line: bool = False) -> str:
     """`text` with every control and invisible format character shown (see the module's doc);
     the same object back when there is nothing to show, so the common case costs one scan."""
