@@ -8,6 +8,7 @@ thing that passes through, so Ctrl-C still stops a running tool.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
@@ -84,10 +85,19 @@ def _closed(spec: ToolSpec, schema: dict[str, Any]) -> bool:
     return spec.source in ("builtin", "context") or schema.get("additionalProperties") is False
 
 
+TIME_LIMITED = frozenset({"read_file", "write_file", "edit_file", "grep", "glob", "list_dir"})
+"""Tools that only touch files: nothing they do should take long, so one stuck on something it
+should not be (a FIFO, a hung network mount) is stopped. Bash, MCP and the tools that wait on the
+user or a child agent keep their own limits."""
+TIME_LIMIT = 120.0
+
+
 class ToolRegistry:
     """Tools by name, in registration order."""
 
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self.time_limit = TIME_LIMIT
+        self.time_limited: set[str] = set(TIME_LIMITED)
         self._tools: dict[str, Tool] = {}
         for tool in tools:
             self.register(tool)
@@ -153,6 +163,14 @@ class ToolRegistry:
             prepared = ready
         tool, args = prepared
         try:
+            if tool.spec.name in self.time_limited:
+                try:
+                    return await asyncio.wait_for(tool.run(args, ctx), self.time_limit)
+                except TimeoutError:
+                    return ToolOutput.error(
+                        f"{call.name} did not finish within {self.time_limit:g} s and was stopped "
+                        "(a file that blocks, like a FIFO or a hung mount?)"
+                    )
             return await tool.run(args, ctx)
         except Exception as exc:
             log.exception("tool %s failed (call %s)", call.name, call.id)
