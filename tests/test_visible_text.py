@@ -47,3 +47,11 @@ def test_every_control_and_format_character_is_covered(category):
         and visible(chr(code)) == chr(code)
     ]
     assert missed == []
+
+
+def test_typographic_punctuation_is_safe_but_its_neighbours_are_not():
+    """wall: terminal output — — ✓ “” pass untouched; a zero-width joiner among them is shown."""
+    text = "done — ✓ “quoted” © 東京 größe"
+    assert visible(text) is text
+    assert visible(text + "\u2060") == text + "⟨U+2060⟩"
+    assert visible("tag\U000e0041") == "tag⟨U+E0041⟩"
