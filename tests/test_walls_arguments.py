@@ -96,3 +96,44 @@ async def test_undeclared_argument_is_refused(bwrap, ws, tmp_path):
     finished = of_type(events, ev.ToolCallFinished)
     assert finished and finished[0].is_error
     assert not target.exists()
+
+
+async def test_command_that_is_not_a_string_never_reaches_the_approver(ws, tmp_path):
+    """wall: approval — `command: ["make", "test"]` is an argument error, not a question or a match."""
+    asked = []
+
+    async def approver(request):
+        asked.append(request)
+        return ApprovalDecision("allow_once")
+
+    events = await run_once(
+        tmp_path,
+        ws,
+        {"command": ["make", "test"]},
+        yes=False,
+        approver=approver,
+        tools={"allow": ["bash:make test"]},
+    )
+    finished = of_type(events, ev.ToolCallFinished)
+    assert finished and finished[0].is_error and "must be string" in finished[0].view
+    assert asked == []
+
+
+async def test_replace_all_false_as_a_string_replaces_one(workspace, tmp_path):
+    """wall: tools — `"replace_all": "false"` means false: an ambiguous edit is refused, not applied twice."""
+    (workspace / "a.txt").write_text("x = 1\nx = 1\n")
+
+    def respond(body: dict) -> Reply:
+        if body["messages"][-1]["role"] == "user":
+            args = {"path": "a.txt", "old_string": "x = 1", "new_string": "x = 2", "replace_all": "false"}
+            return Reply(tool_calls=[("edit_file", args)])
+        return Reply(text="finished")
+
+    with FakeOpenAI(window=32_000, responder=respond) as srv:
+        services = await build_services(make_config(srv, tmp_path / "c.db"), workspace=workspace)
+        try:
+            session = await services.new_session(yes=True)
+            await collect(session.run_turn("go"))
+        finally:
+            await services.close()
+    assert (workspace / "a.txt").read_text() == "x = 1\nx = 1\n"
