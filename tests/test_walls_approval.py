@@ -20,6 +20,8 @@ EDIT_DIFF = (
     " import os\n import sys\n \n-DEBUG = False\n+DEBUG = True\n \n def main():\n     run()\n"
 )
 
+LONG_DIFF = "--- a/x\n+++ b/x\n@@ -1,40 +1,40 @@\n" + "".join(f"-old {i}\n+new {i}\n" for i in range(40))
+
 
 def bash_request(command: str) -> ApprovalRequest:
     return ApprovalRequest("bash", {"command": command}, command, None)
@@ -95,10 +97,9 @@ async def test_edit_approval_shows_the_changed_lines_and_scrolls():
 
 async def test_long_diff_scrolls_with_down_and_pagedown():
     """wall: approval — a diff longer than the dialog scrolls with Down and PageDown from the buttons."""
-    diff = "--- a/x\n+++ b/x\n@@ -1,40 +1,40 @@\n" + "".join(f"-old {i}\n+new {i}\n" for i in range(40))
     app = Host()
     async with app.run_test(size=SIZE) as pilot:
-        app.push_screen(ApprovalScreen(ApprovalRequest("edit_file", {"path": "x"}, diff, None)))
+        app.push_screen(ApprovalScreen(ApprovalRequest("edit_file", {"path": "x"}, LONG_DIFF, None)))
         await pilot.pause()
         preview = app.screen.query_one("#approval-preview", VerticalScroll)
         assert preview.max_scroll_y > 0
@@ -135,10 +136,9 @@ def test_tool_line_arguments_show_control_characters():
 
 async def test_tab_moves_into_a_diff_preview():
     """wall: approval — with no field to edit, Tab focuses the diff so the arrows scroll it."""
-    diff = "--- a/x\n+++ b/x\n@@ -1,40 +1,40 @@\n" + "".join(f"-old {i}\n+new {i}\n" for i in range(40))
     app = Host()
     async with app.run_test(size=SIZE) as pilot:
-        app.push_screen(ApprovalScreen(ApprovalRequest("edit_file", {"path": "x"}, diff, None)))
+        app.push_screen(ApprovalScreen(ApprovalRequest("edit_file", {"path": "x"}, LONG_DIFF, None)))
         await pilot.pause()
         await pilot.press("tab")
         preview = app.screen.query_one("#approval-preview", VerticalScroll)

@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from agent_tui.messages import Message, ResultRef
+from agent_tui.tools.head_tail import HeadTail
 
 STORAGE = "storage"
 """The `kind` of the error event a lost write becomes."""
@@ -26,35 +27,6 @@ def describe_lost(messages: tuple[Message, ...] | list[Message], exc: BaseExcept
     else:
         what = f"{len(messages)} message(s) of this session"
     return f"{what} could not be saved ({exc}): the stored session lacks it (is the disk full?)"
-
-
-class _HeadTail:
-    """The first and last `limit` bytes of a stream, and how many were dropped between."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.head = bytearray()
-        self.tail = bytearray()
-        self.total = 0
-
-    def add(self, chunk: bytes) -> None:
-        self.total += len(chunk)
-        room = self.limit - len(self.head)
-        if room > 0:
-            self.head += chunk[:room]
-            chunk = chunk[room:]
-        if chunk:
-            self.tail += chunk
-            if len(self.tail) > self.limit:
-                del self.tail[: len(self.tail) - self.limit]
-
-    def text(self) -> str:
-        dropped = self.total - len(self.head) - len(self.tail)
-        middle = (
-            f"\n[… {dropped} bytes not kept: the store could not save this output …]\n" if dropped else b""
-        )
-        parts = [self.head.decode("utf-8", "replace"), middle, self.tail.decode("utf-8", "replace")]
-        return "".join(p for p in parts if isinstance(p, str))
 
 
 class InlineFallback:
@@ -70,7 +42,7 @@ class InlineFallback:
     async def __call__(self, tool_name: str, content: Any) -> ResultRef:
         if not hasattr(content, "__aiter__"):
             return await self._store_it(tool_name, content)  # in memory: the caller keeps it
-        kept = _HeadTail(self._limit)
+        kept = HeadTail(self._limit)
 
         async def tee(stream: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
             async for chunk in stream:
@@ -83,6 +55,6 @@ class InlineFallback:
         except Exception as exc:  # noqa: BLE001 - any store failure: keep the output inline
             async for chunk in source:  # the rest of it, so the command is not left blocked
                 kept.add(chunk)
-            self.text = kept.text()
+            self.text = kept.text("bytes not kept: the store could not save this output")
             self.problem = f"the output of {tool_name} could not be saved ({exc}); the model got it inline"
             return ResultRef(id="", byte_size=kept.total, line_count=0, tool_name=tool_name)
