@@ -88,7 +88,7 @@ class TestProtectedPaths:
     def test_protected(self, tmp_path, path):
         assert protected_reason(tmp_path, path)
 
-    @pytest.mark.parametrize("path", ["notes.txt", ".git/HEAD_notes", "src/config", ".gitignore"])
+    @pytest.mark.parametrize("path", ["notes.txt", "git/HEAD_notes", "src/config", ".gitignore", ".github/x"])
     def test_not_protected(self, tmp_path, path):
         assert protected_reason(tmp_path, path) is None
 
@@ -96,7 +96,7 @@ class TestProtectedPaths:
         (tmp_path / ".git").mkdir()
         (tmp_path / ".git" / "config").write_text("")
         (tmp_path / "innocent").symlink_to(tmp_path / ".git" / "config")
-        assert protected_reason(tmp_path, "innocent") == "git runs what it says (config, hooks)"
+        assert protected_reason(tmp_path, "innocent").startswith("git runs what it says")
 
     def test_the_config_dir_inside_the_workspace(self, tmp_path, monkeypatch):
         monkeypatch.setenv(paths.HOME_ENV, str(tmp_path / "home"))

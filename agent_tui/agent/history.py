@@ -17,10 +17,12 @@ from typing import TYPE_CHECKING
 from agent_tui.agent import events as ev
 from agent_tui.agent import wire
 from agent_tui.agent.attachments import PreparedPrompt, fit_prompt, paste_threshold, prepare_prompt
+from agent_tui.agent.lost_writes import describe_lost
 from agent_tui.messages import Message, user
 from agent_tui.utf8 import clean_text
 
 if TYPE_CHECKING:
+    from agent_tui.agent.tool_runner import ToolRunner
     from agent_tui.config import Config
     from agent_tui.context.budget import BudgetMeter, ContextBudget
     from agent_tui.store import Store
@@ -39,6 +41,8 @@ class SessionHistory:
     workspace: Path
     busy: bool
     _unsaid: list[str]
+    _lost_writes: list[str]
+    runner: ToolRunner
     scan: wire.Scan
     """What `repair` asks before every request, kept up to date as the history grows."""
 
@@ -57,9 +61,16 @@ class SessionHistory:
         tokens = [self.meter.counter.count_message(m) for m in messages]
         try:
             return await self.store.sessions.append(self.session_id, list(messages), tokens)
-        except Exception:
+        except Exception as exc:
             log.exception("could not persist %d message(s)", len(messages))
+            self._lost_writes.append(describe_lost(messages, exc))  # said when the turn ends
             return []
+
+    def take_lost_writes(self) -> list[str]:
+        """What the store failed to save since last asked (messages, tool outputs), one line each."""
+        lost = [*self._lost_writes, *self.runner.take_lost_writes()]
+        self._lost_writes.clear()
+        return lost
 
     async def _add(self, *messages: Message) -> list[int]:
         messages = tuple(_clean(m) for m in messages)

@@ -18,6 +18,7 @@ from agent_tui.agent import events as ev
 from agent_tui.agent import wire
 from agent_tui.agent.compactor import Compactor
 from agent_tui.agent.history import SessionHistory
+from agent_tui.agent.lost_writes import STORAGE
 from agent_tui.agent.thinking import ThinkingTrace
 from agent_tui.agent.tool_runner import ToolRunner
 from agent_tui.context.budget import BudgetMeter, ContextBudget
@@ -94,6 +95,7 @@ class AgentSession(SessionHistory):
         """What the provider gets: the history made wire-valid (agent/wire.py)."""
         self.scan = wire.Scan()
         self._unsaid: list[str] = []  # repairs made while no turn ran, said at the next one
+        self._lost_writes: list[str] = []  # writes the store failed (agent/lost_writes.py)
 
     # -- measuring -------------------------------------------------------------------------
 
@@ -343,6 +345,8 @@ class AgentSession(SessionHistory):
             self.last_budget = self.measure()
             self.compactor.record_turn(self.turns, self.last_budget)
             yield ev.BudgetMeasured(self.last_budget)
+            for lost in self.take_lost_writes():  # a full disk is an error the user sees
+                yield ev.ErrorEvent(lost, STORAGE)
             yield ev.TurnFinished("".join(text_parts), stop_reason=stop_reason, refs=tuple(refs))
         except asyncio.CancelledError:
             await self._interrupted(text_parts, pending, answered)

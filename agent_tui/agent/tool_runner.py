@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_tui.agent.lost_writes import InlineFallback
 from agent_tui.agent.undo import EDITING_TOOLS, Checkpointer
 from agent_tui.context.views import inline_view
 from agent_tui.messages import Message, ResultRef, ToolCall, tool_result
@@ -79,6 +80,13 @@ class ToolRunner:
         self.session_id = session_id
         self.services = services
         self.checkpointer = Checkpointer(store, session_id) if store is not None else None
+        self._lost_writes: list[str] = []
+        self._fallbacks: dict[str, InlineFallback] = {}
+
+    def take_lost_writes(self) -> list[str]:
+        """Outputs the store failed to save since last asked (agent/lost_writes.py)."""
+        lost, self._lost_writes = self._lost_writes, []
+        return lost
 
     async def _offload(self, tool_name: str, call_id: str, content: Any) -> ResultRef:
         assert self.store is not None
@@ -89,8 +97,11 @@ class ToolRunner:
         offload = None
         if self.store is not None:
 
-            async def offload(tool_name: str, content: Any, _id: str = call.id) -> ResultRef:
+            async def store_it(tool_name: str, content: Any, _id: str = call.id) -> ResultRef:
                 return await self._offload(tool_name, _id, content)
+
+            # A streamed output the store cannot take (full disk) still reaches the model.
+            offload = self._fallbacks[call.id] = InlineFallback(store_it, self.page_bytes(room_tokens))
 
         return ToolContext(
             workspace=self.workspace,
@@ -118,20 +129,26 @@ class ToolRunner:
         """Ask, run and store one call. `room_tokens`: what is left of the window for this
         call's result (paged readers return no more than fits); None for no window limit."""
         started = time.monotonic()
-        tool = self.registry.get(call.name)
-        if tool is not None and tool.spec.mutates:
-            try:
-                args = call.parsed_arguments()
-            except ValueError:
-                args = {}
+        # Checked and coerced once: the policy decides on the very arguments the tool gets.
+        prepared = self.registry.prepare(call)
+        if isinstance(prepared, ToolOutput):
+            return await self._store_and_view(call, _clean_output(prepared), started)
+        tool, args = prepared
+        if tool.spec.mutates:
             allowed, message = await self.policy.check(call.name, args, tool.spec, self.workspace)
             # The tool's time starts once it may run: the user's think time is not its time.
             started = time.monotonic()
             if not allowed:
                 run = self._finish(call, ToolOutput(text=message, is_error=True, summary="denied"), started)
                 return replace(run, notice=message, denied=True)
-        target, before_ref = await self._checkpoint_before(call)
-        output = await self.registry.run(call, self._context(call, room_tokens))
+        target, before_ref = await self._checkpoint_before(call, args)
+        try:
+            output = await self.registry.run(call, self._context(call, room_tokens), prepared)
+        finally:
+            fallback = self._fallbacks.pop(call.id, None)
+        if fallback is not None and fallback.text is not None:
+            output = replace(output, ref=None, text=fallback.text)
+            self._lost_writes.append(fallback.problem or "a tool output could not be saved")
         output = _clean_output(output)
         if target is not None and not output.is_error and self.checkpointer is not None:
             try:
@@ -140,14 +157,16 @@ class ToolRunner:
                 log.exception("could not record the checkpoint of %s", target)
         return await self._store_and_view(call, output, started)
 
-    async def _checkpoint_before(self, call: ToolCall) -> tuple[Path | None, str | None]:
+    async def _checkpoint_before(
+        self, call: ToolCall, args: dict[str, Any]
+    ) -> tuple[Path | None, str | None]:
         """For an edit: the file it targets and the blob of its content before the edit."""
         if self.checkpointer is None or call.name not in EDITING_TOOLS:
             return None, None
         from agent_tui.tools.workspace import resolve_path
 
         try:
-            target = resolve_path(self.workspace, call.parsed_arguments().get("path"))
+            target = resolve_path(self.workspace, args.get("path"))
             return target, await self.checkpointer.before(call.name, target, call.id)
         except Exception:  # noqa: BLE001 - a bad path fails in the tool itself, with its message
             return None, None
@@ -160,8 +179,11 @@ class ToolRunner:
         if ref is None and self.store is not None and call.name not in NOT_STORED:
             try:
                 ref = await self._offload(call.name, call.id, text)
-            except Exception:
+            except Exception as exc:
                 log.exception("offloading %s output failed; keeping it inline", call.name)
+                self._lost_writes.append(
+                    f"the output of {call.name} could not be saved ({exc}); the model got it inline"
+                )
         threshold = self.config.agent.result_offload_threshold
         width = self.config.tool_output.max_line_length
         if output.ref is not None:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from agent_tui.commands.common import fail, is_piped, load_or_fail
+from agent_tui.commands.common import echo_visible, fail, is_piped, load_or_fail
 from agent_tui.commands.store_output import (
     DB_HELP,
     find_session,
@@ -101,7 +101,9 @@ def show(
     ref: str = typer.Argument(..., help="Ref id, ctx:// URI, or ctx://…/messages:A-B transcript range."),
     offset: int | None = typer.Option(None, "--offset", help="First line (from 1)."),
     limit: int | None = typer.Option(None, "--limit", "-n", help="Lines to show."),
-    raw: bool = typer.Option(False, "--raw", help="Write the whole output, byte for byte."),
+    raw: bool = typer.Option(
+        False, "--raw", help="Write the whole output, byte for byte (into a pipe or file, not a terminal)."
+    ),
     db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
     """Numbered lines of a stored output (or the raw bytes with --raw), or the messages of a
@@ -109,11 +111,11 @@ def show(
     from agent_tui.store.conversation import is_range
 
     if is_range(ref):
-        typer.echo(
+        echo_visible(
             run_with_store(db, lambda store: store.transcript.read(ref, offset, limit, max_bytes=1 << 30))
         )
         return
-    if raw:
+    if raw and not sys.stdout.isatty():  # the exact bytes, for a file or a pipe; never a terminal
 
         async def dump(store: Store) -> None:
             out = sys.stdout.buffer
@@ -123,7 +125,7 @@ def show(
 
         run_with_store(db, dump)
         return
-    typer.echo(run_with_store(db, lambda store: store.results.read(ref, offset, limit, max_bytes=1 << 30)))
+    echo_visible(run_with_store(db, lambda store: store.results.read(ref, offset, limit, max_bytes=1 << 30)))
 
 
 @app.command("grep")
@@ -153,7 +155,7 @@ def grep(
         return await store.results.grep(ref, pattern, context, max_matches=max_matches, max_bytes=1 << 30)
 
     text = run_with_store(db, work)
-    typer.echo(text)
+    echo_visible(text)
     if "[search stopped after" in text or text.startswith("[no match of"):
         raise typer.Exit(1)
 

@@ -15,9 +15,16 @@ from agent_tui.config import ConfigError, LoadedConfig, load_config
 log = logging.getLogger("agent_tui.cli")
 
 
+def echo_visible(text: str, *, err: bool = False) -> None:
+    """Print text that came from a model, a tool or the store: control characters shown."""
+    from agent_tui.visible_text import visible
+
+    typer.echo(visible(text), err=err)
+
+
 def fail(message: str, code: int = 1) -> NoReturn:
     """Print one line to stderr and exit; the traceback (if any) is already in the log."""
-    typer.echo(f"agent-tui: {message}", err=True)
+    echo_visible(f"agent-tui: {message}", err=True)
     raise typer.Exit(code)
 
 

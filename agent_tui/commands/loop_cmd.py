@@ -31,7 +31,9 @@ JSON_AGENT_EVENTS = ("error", "warning")
 
 
 def _emit(data: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, default=str) + "\n")
+    from agent_tui.visible_text import json_visible
+
+    sys.stdout.write(json_visible(json.dumps(data, ensure_ascii=False, default=str)) + "\n")
     sys.stdout.flush()
 
 
@@ -61,8 +63,10 @@ class PlainReport:
             self.status = None
 
     def line(self, text: str) -> None:
+        from agent_tui.visible_text import visible
+
         self._stop_spin()
-        self.console.print(text)
+        self.console.print(visible(text))
 
     def event(self, event: Any) -> None:
         from rich.markup import escape
@@ -182,7 +186,9 @@ async def _run(config: Any, goal: str, *, yes: bool, as_json: bool, db: Path | N
             raise
         assert finished is not None
         if not as_json and finished.text:
-            sys.stdout.write(finished.text.rstrip() + "\n")
+            from agent_tui.visible_text import visible
+
+            sys.stdout.write(visible(finished.text).rstrip() + "\n")
         return EXIT_CODES.get(finished.reason, 1)
     finally:
         if report:

@@ -13,7 +13,7 @@ from typing import Any
 
 import typer
 
-from agent_tui.commands.common import fail, load_or_fail
+from agent_tui.commands.common import echo_visible, fail, load_or_fail
 
 app = typer.Typer(
     help="MCP servers configured under [mcp.servers.NAME].", no_args_is_help=True, rich_markup_mode=None
@@ -83,13 +83,20 @@ def list_servers(
     except Exception as exc:  # noqa: BLE001 - one line for the user, the details in the log
         fail(f"listing MCP servers failed: {exc}")
     if as_json:
+        from agent_tui.visible_text import json_visible
+
+        # A server's tool names and descriptions are a tool's output: nothing in them acts.
         typer.echo(
-            json.dumps({"servers": [r.to_json() for r in reports], "warnings": warnings}, ensure_ascii=False)
+            json_visible(
+                json.dumps(
+                    {"servers": [r.to_json() for r in reports], "warnings": warnings}, ensure_ascii=False
+                )
+            )
         )
     else:
         for line in render(reports):
-            typer.echo(line)
+            echo_visible(line)
         for warning in warnings:
-            typer.echo(f"agent-tui: {warning}", err=True)
+            echo_visible(f"agent-tui: {warning}", err=True)
     if reports and all(r.state != "ready" for r in reports):
         raise typer.Exit(1)

@@ -38,16 +38,19 @@ def _read_prompt(prompt: str | None) -> str:
 
 def _emit(data: dict[str, Any]) -> None:
     from agent_tui.utf8 import clean_value
+    from agent_tui.visible_text import json_visible
 
-    # Valid UTF-8 JSON lines whatever the text held (a file name with an undecodable byte).
-    sys.stdout.write(json.dumps(clean_value(data), ensure_ascii=False, default=str) + "\n")
+    # Valid UTF-8 JSON lines whatever the text held (a file name with an undecodable byte), no
+    # control character raw (JSON escapes C0; json_visible the rest).
+    sys.stdout.write(json_visible(json.dumps(clean_value(data), ensure_ascii=False, default=str)) + "\n")
     sys.stdout.flush()
 
 
 def _stderr(line: str) -> None:
     from agent_tui.utf8 import clean_text
+    from agent_tui.visible_text import visible
 
-    sys.stderr.write(clean_text(line) + "\n")
+    sys.stderr.write(visible(clean_text(line)) + "\n")
     sys.stderr.flush()
 
 
@@ -129,8 +132,9 @@ async def _run(
             )
         elif final_text:
             from agent_tui.utf8 import clean_text
+            from agent_tui.visible_text import visible
 
-            sys.stdout.write(clean_text(final_text).rstrip() + "\n")
+            sys.stdout.write(visible(clean_text(final_text)).rstrip() + "\n")
         return 1 if failed else 0
     finally:
         await services.close()

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from agent_tui.commands.common import fail, is_piped, load_or_fail
+from agent_tui.commands.common import echo_visible, fail, is_piped, load_or_fail
 from agent_tui.commands.store_output import (
     DB_HELP,
     find_session,
@@ -104,7 +104,7 @@ def show(
 
     info, messages = run_with_store(db, work)
     if not is_piped():
-        typer.echo(
+        echo_visible(
             f"{info.id}  {info.title or '(untitled)'}\n  project {info.project}\n"
             f"  model {info.model or '-'} · {info.message_count} messages · "
             f"{info.tokens} tokens · created {fmt_time(info.created)} · updated "

@@ -95,21 +95,36 @@ def print_table(
     if not rows and empty is not None and not is_piped():
         typer.echo(empty)
         return
+
+    from agent_tui.visible_text import visible
+
     if is_piped():
         for row in rows:
-            typer.echo("\t".join(str(v).replace("\t", " ").replace("\n", " ") for v in row))
+            typer.echo(visible("\t".join(str(v).replace("\t", " ").replace("\n", " ") for v in row)))
         return
     from rich.console import Console
     from rich.table import Table
-    from rich.text import Text
 
     table = Table(title=title, title_justify="left", header_style="bold")
     for column in columns:
         table.add_column(column, overflow="fold")
     for row in rows:
         # Text, not str: a message's `[a.txt]` or a ref's `[r_7f3a]` is not Rich markup.
-        table.add_row(*(v if isinstance(v, Text) else Text(str(v)) for v in row))
+        # Cells are stored text (a message, a command): their control characters are shown.
+        table.add_row(*(_visible_cell(v) for v in row))
     Console().print(table)
+
+
+def _visible_cell(value: Any) -> Any:
+    from rich.text import Text
+
+    from agent_tui.visible_text import visible
+
+    if isinstance(value, Text):
+        plain = value.plain
+        shown = visible(plain)
+        return value if shown is plain else Text(shown, style=value.style)
+    return Text(visible(str(value)))
 
 
 async def find_session(store: Store, session_id: str) -> Any:

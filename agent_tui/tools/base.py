@@ -9,10 +9,13 @@ the model sees (a view for non-paged tools, the page for paged ones).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from agent_tui.visible_text import visible
 
 if TYPE_CHECKING:
     from agent_tui.messages import ResultRef
@@ -156,5 +159,8 @@ def short_arguments(arguments: str, limit: int = 60) -> str:
             text = str(first) if first is not None else " ".join(f"{k}={v}" for k, v in value.items())
         else:
             text = str(value)
-    text = " ".join(text.split())
+    # Blank runs fold to a space, line breaks to one `⏎`, and every control character shows
+    # (visible_text.py): the line must not read `ls -la` when the call is `touch x; ESC[2K ls -la`.
+    text = re.sub(r"[ \t]*(?:\r?\n[ \t]*)+", "\n", text.strip())
+    text = visible(re.sub(r"[ \t]+", " ", text), one_line=True)
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+import os
 from pathlib import Path
 from typing import Any
 
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
+from agent_tui.tools.regular import NotRegular, capped_lines, open_regular
 from agent_tui.tools.workspace import PathError, looks_binary, relative, resolve_path
 
 MAX_DIFF_CHARS = 200_000
@@ -26,7 +28,11 @@ class EditError(Exception):
 
 
 def _read_text(path: Path) -> str:
-    data = path.read_bytes()
+    try:
+        with open_regular(path) as fh:
+            data = fh.read()
+    except NotRegular as exc:
+        raise EditError(f"{exc}; only regular files are read or changed") from None
     if looks_binary(data):
         raise EditError(f"{path.name} is a binary file ({len(data)} bytes); it cannot be edited as text")
     return data.decode("utf-8", errors="replace")
@@ -63,7 +69,9 @@ def plan_write(workspace: Path, args: dict[str, Any]) -> tuple[Path, str | None,
         raise EditError(f"'{args['path']}' is a directory")
     try:
         previous = _read_text(target) if target.exists() else None
-    except EditError:
+    except EditError as exc:
+        if "not a regular file" in str(exc):
+            raise
         raise EditError(
             f"'{args['path']}' is a binary file; write_file does not overwrite binary files "
             "(remove it with bash first if that is really intended)"
@@ -164,28 +172,35 @@ class ReadFileTool:
         rel = relative(ctx.workspace, target)
         if target.is_dir():
             return ToolOutput.error(f"'{rel}' is a directory; use list_dir to see its entries")
-        if not target.is_file():
+        if not target.exists():
             return ToolOutput.error(f"file not found: '{rel}'")
-        return await asyncio.to_thread(self._page, target, rel, offset, limit, ctx)
+        try:
+            return await asyncio.to_thread(self._page, target, rel, offset, limit, ctx)
+        except NotRegular:
+            return ToolOutput.error(f"'{rel}' is not a regular file; read_file reads regular files only")
 
     @staticmethod
     def _page(target: Path, rel: str, offset: int, limit: int, ctx: ToolContext) -> ToolOutput:
-        with target.open("rb") as fh:
-            if looks_binary(fh.read(8192)):
-                size = target.stat().st_size
-                return ToolOutput.error(f"'{rel}' is a binary file ({size} bytes); read_file shows text only")
         out: list[str] = []
         used = 0
         total = 0
         last = offset - 1
         full = False
         width = ctx.max_line_length
-        with target.open("r", encoding="utf-8", errors="replace", newline="") as fh:
-            for total, line in enumerate(fh, start=1):
+        cap = width * 4 + 4  # enough bytes for `width` characters of UTF-8, and to see it is longer
+        with open_regular(target) as fh:
+            if looks_binary(fh.read(8192)):
+                size = os.fstat(fh.fileno()).st_size
+                return ToolOutput.error(f"'{rel}' is a binary file ({size} bytes); read_file shows text only")
+            fh.seek(0)
+            for total, (raw, length) in enumerate(capped_lines(fh, cap), start=1):
                 if total < offset or full:
                     continue
-                line = line.rstrip("\r\n")
-                if len(line) > width:
+                line = raw.decode("utf-8", errors="replace").rstrip("\r")
+                if length > len(raw):  # cut while reading: the rest is counted in bytes
+                    kept = line[:width]
+                    line = kept + f"… [line cut: {length - len(kept.encode('utf-8'))} more bytes]"
+                elif len(line) > width:
                     line = line[:width] + f"… [line cut: {len(line) - width} more chars]"
                 row = f"{total:>6}\t{line}\n"
                 size = len(row.encode("utf-8"))

@@ -115,9 +115,16 @@ def parse_gitignore(text: str) -> list[Pattern]:
     return patterns
 
 
+MAX_IGNORE_BYTES = 1 << 20
+"""A .gitignore past this is read no further (a planted huge one must not cost memory)."""
+
+
 def _read_patterns(path: Path) -> list[Pattern]:
+    from agent_tui.tools.regular import read_regular
+
     try:
-        return parse_gitignore(path.read_text(encoding="utf-8", errors="replace"))
+        # A FIFO named .gitignore would block a plain open until a writer came.
+        return parse_gitignore(read_regular(path, MAX_IGNORE_BYTES).decode("utf-8", errors="replace"))
     except OSError:
         return []
 

@@ -257,7 +257,9 @@ class PermissionPolicy:
         if tool_name in PATH_TOOLS and (why := protected_reason(workspace, args.get("path"))):
             return await self._check_protected(tool_name, args, workspace, why)
         if sandbox is not None and sandbox.active:
-            if tool_name == "bash" and args.get("unsandboxed") is True:
+            # Any truthy value: the registry lets only booleans through, and a caller that
+            # skipped it must not find a spelling that runs unsandboxed unasked.
+            if tool_name == "bash" and args.get("unsandboxed"):
                 return await self._ask_unsandboxed(args)
             if tool_name == "bash" and sandbox.auto_allows():
                 return True, "allowed: runs in the sandbox (auto_approve)"

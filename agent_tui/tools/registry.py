@@ -8,6 +8,7 @@ thing that passes through, so Ctrl-C still stops a running tool.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
@@ -59,6 +60,11 @@ def check_arguments(spec: ToolSpec, args: dict[str, Any]) -> tuple[dict[str, Any
         )
         names = ", ".join(repr(m) for m in missing)
         return args, f"{spec.name}: missing required argument {names}. Expected: {expected}."
+    if props and _closed(spec, schema):
+        unknown = [name for name in args if name not in props]
+        if unknown:
+            names = ", ".join(repr(u) for u in unknown)
+            return args, f"{spec.name}: unknown argument {names}. Expected: {', '.join(props)}."
     fixed = dict(args)
     for name, value in args.items():
         kind = (props.get(name) or {}).get("type")
@@ -72,10 +78,26 @@ def check_arguments(spec: ToolSpec, args: dict[str, Any]) -> tuple[dict[str, Any
     return fixed, None
 
 
+def _closed(spec: ToolSpec, schema: dict[str, Any]) -> bool:
+    """Whether arguments the schema does not name are refused: always for our own tools (an
+    undeclared argument would reach the tool without the policy having looked at it), and for
+    others when their schema says `additionalProperties: false`."""
+    return spec.source in ("builtin", "context") or schema.get("additionalProperties") is False
+
+
+TIME_LIMITED = frozenset({"read_file", "write_file", "edit_file", "grep", "glob", "list_dir"})
+"""Tools that only touch files: nothing they do should take long, so one stuck on something it
+should not be (a FIFO, a hung network mount) is stopped. Bash, MCP and the tools that wait on the
+user or a child agent keep their own limits."""
+TIME_LIMIT = 120.0
+
+
 class ToolRegistry:
     """Tools by name, in registration order."""
 
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self.time_limit = TIME_LIMIT
+        self.time_limited: set[str] = set(TIME_LIMITED)
         self._tools: dict[str, Tool] = {}
         for tool in tools:
             self.register(tool)
@@ -109,8 +131,10 @@ class ToolRegistry:
         wanted = set(names)
         return [tool.spec for name, tool in self._tools.items() if name in wanted]
 
-    async def run(self, call: ToolCall, ctx: ToolContext) -> ToolOutput:
-        """Run one call. Never raises except for cancellation."""
+    def prepare(self, call: ToolCall) -> tuple[Tool, dict[str, Any]] | ToolOutput:
+        """The tool and the arguments it will run with (parsed, checked and coerced against its
+        schema, once), or the error the model gets. The permission policy decides on these same
+        arguments, so what was approved is what runs."""
         tool = self._tools.get(call.name)
         if tool is None:
             known = ", ".join(self._tools) or "none"
@@ -125,7 +149,28 @@ class ToolRegistry:
         args, problem = check_arguments(tool.spec, args)
         if problem:
             return ToolOutput.error(problem)
+        return tool, args
+
+    async def run(
+        self, call: ToolCall, ctx: ToolContext, prepared: tuple[Tool, dict[str, Any]] | None = None
+    ) -> ToolOutput:
+        """Run one call (with `prepared`: exactly those arguments, as the policy saw them).
+        Never raises except for cancellation."""
+        if prepared is None:
+            ready = self.prepare(call)
+            if isinstance(ready, ToolOutput):
+                return ready
+            prepared = ready
+        tool, args = prepared
         try:
+            if tool.spec.name in self.time_limited:
+                try:
+                    return await asyncio.wait_for(tool.run(args, ctx), self.time_limit)
+                except TimeoutError:
+                    return ToolOutput.error(
+                        f"{call.name} did not finish within {self.time_limit:g} s and was stopped "
+                        "(a file that blocks, like a FIFO or a hung mount?)"
+                    )
             return await tool.run(args, ctx)
         except Exception as exc:
             log.exception("tool %s failed (call %s)", call.name, call.id)

@@ -13,7 +13,7 @@ import re
 import stat as stat_mod
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, BinaryIO
 
 from agent_tui.bounded_regex import (
     IGNORECASE,
@@ -28,11 +28,15 @@ from agent_tui.bounded_regex import (
 )
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 from agent_tui.tools.gitignore import IgnoreRules, glob_regex, walk_files
+from agent_tui.tools.regular import capped_lines, open_regular
 from agent_tui.tools.workspace import PathError, looks_binary, relative, resolve_path
 from agent_tui.units import human_size
 
 Searcher = Callable[[Pattern, str, int], Any]
 
+LINE_CAP = 1 << 20
+"""Bytes of one line grep searches; the rest of a longer line (minified, a dump) is skipped."""
+BLOCK_BYTES = 1 << 20
 MAX_GLOB_RESULTS = 1000
 MAX_DIR_ENTRIES = 1000
 
@@ -42,12 +46,27 @@ def _start(ctx: ToolContext, args: dict[str, Any]) -> Path:
     return resolve_path(ctx.workspace, path)
 
 
-def _hits(fh: TextIO, regex: Pattern, search: Searcher) -> Iterator[tuple[int, str]]:
+def _blocks(fh: BinaryIO) -> Iterator[list[str]]:
+    """The file's lines (each cut to LINE_CAP bytes, so a huge one-line file costs no more than
+    that) in blocks of about BLOCK_BYTES, each line ending in a newline."""
+    block: list[str] = []
+    size = 0
+    for raw, _length in capped_lines(fh, LINE_CAP):
+        block.append(raw.decode("utf-8", errors="replace") + "\n")
+        size += len(raw) + 1
+        if size >= BLOCK_BYTES:
+            yield block
+            block, size = [], 0
+    if block:
+        yield block
+
+
+def _hits(fh: BinaryIO, regex: Pattern, search: Searcher) -> Iterator[tuple[int, str]]:
     """Matching lines with their numbers. The regex (compiled MULTILINE) runs over ~1 MB of
     whole lines at a time: one engine call per block, not per line, keeps the budgeted engine
     as fast as plain `re` line by line."""
     first = 1
-    while block := fh.readlines(1 << 20):
+    for block in _blocks(fh):
         text = "".join(block)
         end = len(text)
         pos = counted = 0
@@ -110,6 +129,8 @@ class GrepTool:
             return ToolOutput.error("max_results must be an integer")
         if not start.exists():
             return ToolOutput.error(f"path not found: '{args.get('path')}'")
+        if not (start.is_dir() or start.is_file()):
+            return ToolOutput.error(f"'{args.get('path')}' is not a regular file or a directory")
         glob = args.get("glob")
         matcher = glob_regex(glob) if glob else None
         by_name = bool(glob) and "/" not in str(glob)
@@ -151,10 +172,10 @@ class GrepTool:
                 if not matcher.match(subject):
                     continue
             try:
-                with path.open("rb") as fh:
+                with open_regular(path) as fh:
                     if looks_binary(fh.read(8192)):
                         continue
-                with path.open("r", encoding="utf-8", errors="replace") as fh:
+                    fh.seek(0)
                     hit = False
                     try:
                         for number, line in _hits(fh, regex, search):

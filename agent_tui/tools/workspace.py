@@ -27,6 +27,9 @@ def resolve_path(workspace: Path, path: object) -> Path:
     """The absolute, symlink-resolved form of `path` (relative to the workspace), or PathError."""
     if not isinstance(path, str) or not path.strip():
         raise PathError("path must be a non-empty string")
+    if "\x00" in path:
+        # The OS cannot take it (Path.resolve raises a bare ValueError that would end the run).
+        raise PathError(f"path {path!r} contains a NUL byte; no file can be named so")
     root = workspace.resolve()
     given = Path(os.path.expanduser(path.strip()))
     candidate = given if given.is_absolute() else root / given

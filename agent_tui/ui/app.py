@@ -29,6 +29,7 @@ from agent_tui.ui.app_commands import AppCommands
 from agent_tui.ui.textual_compat import OneLineCrashes
 from agent_tui.ui.warmup import Warmup
 from agent_tui.ui.widgets.session_view import SessionView
+from agent_tui.visible_text import visible
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
@@ -99,7 +100,9 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
         timeout: float | None = None,
         markup: bool = False,
     ) -> None:
-        """Notices carry user text and error messages (`[model] name`): no markup by default."""
+        """Notices carry user text and error messages (`[model] name`): no markup by default,
+        and control characters shown, never sent (a denial quotes the model's command)."""
+        message, title = visible(message), visible(title)
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:

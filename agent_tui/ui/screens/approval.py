@@ -8,7 +8,12 @@ keys; Tab (or `e`) moves into it with the cursor at the end of the suggestion, T
 the buttons, and Enter there means "allow for this session".
 
 Every action stays visible at 80×24: the buttons are one row of compact buttons and the preview
-gives up height to them when the terminal is short.
+gives up height to them when the terminal is short, scrolling inside the dialog (Down, Up,
+PageDown, PageUp, Home, End work from the buttons).
+
+What is shown is what runs: every control character of the command or diff is made visible
+(`␛`, `␍`, `⟨U+202E⟩`…, agent_tui/visible_text.py), each line of a many-line command is its own
+line in the preview and a `⏎` in the one-line field, and the dialog warns when either is there.
 """
 
 from __future__ import annotations
@@ -25,6 +30,16 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
 from agent_tui.tools.permissions import ApprovalDecision, ApprovalRequest
+from agent_tui.visible_text import visible
+
+_SCROLL_KEYS = {
+    "down": "scroll_down",
+    "up": "scroll_up",
+    "pagedown": "scroll_page_down",
+    "pageup": "scroll_page_up",
+    "home": "scroll_home",
+    "end": "scroll_end",
+}
 
 
 class ApprovalScreen(ModalScreen[ApprovalDecision]):
@@ -35,10 +50,13 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         Binding("d", "deny", "Deny"),
         Binding("escape", "deny", "Deny", show=False),
         Binding("tab,e", "edit_prefix", "Edit prefix", show=False),
+        *(Binding(key, f"preview('{action}')", show=False) for key, action in _SCROLL_KEYS.items()),
     ]
-    FIXED_ROWS = 16
-    """Rows the dialog needs besides the preview's text: border, padding, title, the preview's
-    border, hint, field, buttons and the note, with their margins."""
+    FIXED_ROWS = 11
+    """Rows the dialog needs besides the preview and the prefix field: border, padding, title,
+    the preview's border, buttons and the note, with their margins."""
+    FIELD_ROWS = 3
+    """The hint above the prefix field (with its margin) and the field."""
 
     def __init__(self, request: ApprovalRequest, *, where: str = "") -> None:
         super().__init__(classes="dialog-screen")
@@ -50,6 +68,31 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         command = self.request.arguments.get("command")
         return command if self.request.tool == "bash" and isinstance(command, str) else None
 
+    @property
+    def _shown_command(self) -> str:
+        """The command as the one-line field shows it: control characters and newlines visible."""
+        return visible(self._command or "", one_line=True)
+
+    @property
+    def _suggestion(self) -> str | None:
+        """The policy's prefix, unless it holds a character the field would show differently:
+        then only the exact command is offered (a prefix of pictures would never match)."""
+        prefix = self.request.suggested_prefix
+        return prefix if prefix and visible(prefix, one_line=True) == prefix else None
+
+    def _warning(self) -> str | None:
+        """What about the command the user should know before reading it."""
+        command = self._command
+        if command is None:
+            return None
+        notes = []
+        if visible(command.replace("\n", "")) != command.replace("\n", ""):
+            notes.append("contains control characters (shown as ␛, ␍, ⟨U+…⟩)")
+        lines = command.strip("\n").count("\n") + 1
+        if lines > 1:
+            notes.append(f"is {lines} lines (all shown below; scroll with ↓/PgDn)")
+        return "The command " + " and ".join(notes) + "." if notes else None
+
     def compose(self) -> ComposeResult:
         request = self.request
         with Vertical(id="approval", classes="dialog"):
@@ -59,6 +102,8 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
                 # Whether the command is confined is part of what the user decides on.
                 style = "bold red" if "NOT sandboxed" in request.sandbox else "green"
                 yield Label(Text(request.sandbox, style=style), id="approval-sandbox")
+            if warning := self._warning():
+                yield Label(Text(warning, style="bold red"), id="approval-warning")
             lexer = (
                 "bash"
                 if self._command is not None
@@ -67,8 +112,10 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
             with VerticalScroll(id="approval-preview"):
                 yield Static(
                     Syntax(
-                        request.preview or "(no preview)",
+                        visible(request.preview) or "(no preview)",
                         lexer,
+                        # Numbered, a many-line command's blank lines are seen as lines.
+                        line_numbers="\n" in (self._command or "").strip(),
                         word_wrap=True,
                         theme="ansi_dark" if self.app.current_theme.dark else "ansi_light",
                         background_color="default",
@@ -77,16 +124,19 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
             if self._command is not None and not request.once_only:
                 hint = (
                     "This session allows commands starting with (Tab edits):"
-                    if request.suggested_prefix
+                    if self._suggestion
                     else "This session allows this exact command (Tab edits it into a prefix):"
                 )
                 yield Label(hint, classes="dialog-hint")
-                yield Input(
-                    request.suggested_prefix or self._command,
-                    id="approval-prefix",
-                    select_on_focus=False,
-                    compact=True,
-                )
+                with Horizontal(id="approval-prefix-row"):
+                    yield Input(
+                        self._suggestion or self._shown_command,
+                        id="approval-prefix",
+                        select_on_focus=False,
+                        compact=True,
+                    )
+                    # Input scrolls instead of cutting with an ellipsis: say when it is cut.
+                    yield Label("…", id="approval-prefix-more")
             with Horizontal(classes="dialog-buttons"):
                 yield Button(Text("[a] Allow once"), id="allow-once", variant="primary", compact=True)
                 if not self.request.once_only:
@@ -109,20 +159,55 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
 
     def _fit_preview(self) -> None:
         """Give the preview what is left of the terminal's height, so the buttons never fall off."""
-        fixed = self.FIXED_ROWS + (1 if self.request.sandbox else 0)  # the sandbox line
-        room = int(self.size.height * 0.9) - fixed  # the dialog's max-height is 90%
-        self.query_one("#approval-preview").styles.max_height = max(3, min(16, room))
+        short = self.size.height < 30
+        dialog = self.query_one("#approval")
+        # A short terminal: the dialog's blank rows go to the preview's lines.
+        dialog.set_class(short, "-short")
+        fixed = self.FIXED_ROWS - (2 if short else 0)
+        fixed += sum(1 for _ in self.query("#approval-sandbox, #approval-warning"))
+        if self.query("#approval-prefix"):
+            fixed += self.FIELD_ROWS
+        room = int(self.size.height * (1.0 if short else 0.9)) - fixed
+        self.query_one("#approval-preview").styles.max_height = max(3, min(16 if not short else room, room))
+        self.call_after_refresh(self._mark_cut_field)
 
-    def action_edit_prefix(self) -> None:
+    def _mark_cut_field(self) -> None:
         fields = self.query("#approval-prefix")
         if not fields:
             return
         field = fields.first(Input)
+        more = self.query_one("#approval-prefix-more", Label)
+        width = field.content_region.width
+        more.display = bool(width) and Text(field.value).cell_len > width and not field.has_focus
+
+    @on(Input.Changed, "#approval-prefix")
+    def _field_changed(self) -> None:
+        self._mark_cut_field()
+
+    def action_preview(self, action: str) -> None:
+        """Scroll the preview from wherever the focus is (the buttons have no use for these keys)."""
+        if isinstance(self.focused, Input) and action in ("scroll_home", "scroll_end"):
+            # Home/End move the cursor within the field being edited.
+            getattr(self.focused, "action_" + ("home" if action == "scroll_home" else "end"))()
+            return
+        preview = self.query_one("#approval-preview", VerticalScroll)
+        getattr(preview, action)(animate=False)
+
+    def action_edit_prefix(self) -> None:
+        fields = self.query("#approval-prefix")
+        if not fields:
+            # Nothing to edit (a diff): Tab moves between the preview and the buttons.
+            preview = self.query_one("#approval-preview", VerticalScroll)
+            (self.query_one("#allow-once", Button) if preview.has_focus else preview).focus()
+            return
+        field = fields.first(Input)
         if field.has_focus:
             self.query_one("#allow-once", Button).focus()
+            self.call_after_refresh(self._mark_cut_field)
             return
         field.focus()
         field.cursor_position = len(field.value)
+        self.query_one("#approval-prefix-more", Label).display = False
 
     def _decide(self, action: str, prefix: str | None = None) -> None:
         self.dismiss(ApprovalDecision(action, prefix))  # type: ignore[arg-type]  # callers pass the four action literals
@@ -143,9 +228,9 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         prefix = None
         if self._command is not None and not self.request.once_only:
             typed = self.query_one("#approval-prefix", Input).value.strip()
-            # Without a suggestion the field starts as the whole command, meaning "this exact
-            # command"; anything else typed there is a prefix.
-            exact = self.request.suggested_prefix is None and typed == self._command.strip()
+            # Without a suggestion the field starts as the whole command (as shown), meaning
+            # "this exact command"; anything else typed there is a prefix.
+            exact = self._suggestion is None and typed == self._shown_command.strip()
             prefix = typed if typed and not exact else None
         return prefix
 

@@ -15,6 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label
 
 from agent_tui.ui import formatting
+from agent_tui.visible_text import visible
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ class ResumeScreen(ModalScreen[str | None]):
         table.add_columns("title", "age", "messages", "tokens", "model")
         for row in self.rows:
             table.add_row(
-                row.title[:60] or "(untitled)",
+                visible(row.title[:60], one_line=True) or "(untitled)",  # a stored prompt: shown, not sent
                 formatting.age(self.now - row.updated_at),
                 formatting.count(row.messages),
                 formatting.tokens(row.tokens),

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from agent_tui.visible_text import visible
+
 if TYPE_CHECKING:
     from textual.widget import Widget
 
@@ -58,6 +60,8 @@ class Highlighter:
         self.lexer = lexer_for(hint)
 
     def highlight(self, lines: list[str], widget: Widget) -> list[Text]:
+        # A stored output is a tool's bytes: its escapes are shown, never sent to the terminal.
+        lines = [visible(line, one_line=True) for line in lines]
         if self.lexer is not None:
             return self._syntax(lines, widget)
         styles = [(widget.get_component_rich_style(name), pattern) for name, pattern in LOG_PATTERNS]

@@ -20,6 +20,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from agent_tui.ui.transcript import AgentEntry, NoticeEntry, ThinkingEntry, ToolEntry, UserEntry
+from agent_tui.visible_text import visible
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -105,7 +106,7 @@ class ChatItem(Static, Generic[E]):
 class UserItem(ChatItem[UserEntry]):
     def build(self) -> RenderableType:
         style = self.get_component_rich_style("chat--user")
-        return _labelled(Text("you", style=style), Text(self.entry.text))
+        return _labelled(Text("you", style=style), Text(visible(self.entry.text)))
 
 
 class AgentItem(ChatItem[AgentEntry]):
@@ -119,7 +120,7 @@ class AgentItem(ChatItem[AgentEntry]):
     def build(self) -> RenderableType:
         style = self.get_component_rich_style("chat--agent")
         code_theme = "monokai" if self.app.current_theme.dark else "friendly"
-        text = self.entry.text
+        text = visible(self.entry.text)  # a reply's ESC or OSC 52 is shown, never sent
         body: RenderableType = markdown(text, code_theme) if text else Text("")
         return _labelled(Text("agent", style=style), body)
 
@@ -144,7 +145,8 @@ class NoticeItem(ChatItem[NoticeEntry]):
         name = {"error": "chat--error", "warning": "chat--detail"}.get(self.entry.level, "chat--detail")
         marker = {"error": "✗ ", "warning": "! "}.get(self.entry.level, "· ")
         return Padding(
-            Text(marker + self.entry.text, style=self.get_component_rich_style(name)), (0, 0, 0, LABEL_WIDTH)
+            Text(marker + visible(self.entry.text), style=self.get_component_rich_style(name)),
+            (0, 0, 0, LABEL_WIDTH),
         )
 
 
@@ -214,7 +216,7 @@ class ToolLine(ChatItem[ToolEntry]):
             detail = Text("awaiting approval", style=self.get_component_rich_style("chat--error"))
         else:
             marker = "▾" if self.expanded else "▸"
-            text = entry.detail
+            text = visible(entry.detail, one_line=True)
             if entry.state == "error":
                 detail = Text("✗ " + (text or "error"), style=self.get_component_rich_style("chat--error"))
             elif entry.state == "cancelled":
@@ -225,7 +227,9 @@ class ToolLine(ChatItem[ToolEntry]):
         head.add_column(width=1, no_wrap=True)
         head.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
         head.add_column(no_wrap=True, justify="right")
-        title = Text.assemble((entry.name, "bold"), "  ", entry.arguments)
+        title = Text.assemble(
+            (visible(entry.name, one_line=True), "bold"), "  ", visible(entry.arguments, one_line=True)
+        )
         # At 80 columns a long status (exit · time · size · lines · ref) would squeeze the
         # tool's name and command to "b…": the command is what the user reads, so the status
         # gives way first and the title keeps at least TITLE_KEEP cells.
@@ -237,7 +241,9 @@ class ToolLine(ChatItem[ToolEntry]):
         head.add_row(marker, title, detail)
         if not self.expanded:
             return head
-        body = Text(entry.body.rstrip() or "(no output)", style=self.get_component_rich_style("chat--body"))
+        body = Text(
+            visible(entry.body.rstrip()) or "(no output)", style=self.get_component_rich_style("chat--body")
+        )
         return Group(head, Padding(body, (0, 0, 0, 4)))
 
 

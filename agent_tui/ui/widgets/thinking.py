@@ -21,6 +21,7 @@ from textual.binding import Binding
 from agent_tui.ui import formatting
 from agent_tui.ui.transcript import ThinkingEntry
 from agent_tui.ui.widgets.chat_items import ChatItem, spinner_frame
+from agent_tui.visible_text import visible
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -112,7 +113,7 @@ class ThinkingItem(ChatItem[ThinkingEntry]):
                 f"{spinner_frame(now)} thinking · {formatting.duration(now - self._started)}", style=style
             )
             tail = self._tail()
-            return Group(head, Padding(Text(tail, style=body_style), (0, 0, 0, 2))) if tail else head
+            return Group(head, Padding(Text(visible(tail), style=body_style), (0, 0, 0, 2))) if tail else head
         entry = self.entry
         if entry.done:
             seconds = entry.duration
@@ -126,7 +127,7 @@ class ThinkingItem(ChatItem[ThinkingEntry]):
         if not self.expanded:
             return head
         body = self.text.strip() or "(the provider sent this thinking redacted)"
-        return Group(head, Padding(Text(body, style=body_style), (0, 0, 0, 2)))
+        return Group(head, Padding(Text(visible(body), style=body_style), (0, 0, 0, 2)))
 
     def _tail(self) -> str:
         """The last lines of the thinking as they wrap in this block's width."""
