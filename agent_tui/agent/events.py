@@ -10,7 +10,7 @@ import typing
 from dataclasses import asdict, dataclass, field, is_dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from agent_tui.llm.errors import Kind as ErrorKind
+from agent_tui.llm.errors import Kind as ProviderErrorKind
 
 if TYPE_CHECKING:
     from agent_tui.context.budget import ContextBudget
@@ -18,6 +18,10 @@ if TYPE_CHECKING:
     from agent_tui.messages import ResultRef, TokenUsage, ToolCall
 
 __all__ = ["CompactionReason", "ErrorKind", "StopReason"]
+
+ErrorKind = Literal[ProviderErrorKind, "storage"]
+"""A provider error's class (llm/errors.py, which says what the user can do about it), or
+`storage`: a write the store could not make (a full disk), which the exit code reports."""
 
 StopReason = Literal["done", "max_steps", "error", "denied"]
 """Why a turn ended: its final answer, the step limit, a provider error, or a call the user denied
@@ -143,7 +147,6 @@ class ErrorEvent(AgentEvent):
     type: ClassVar[str] = "error"
     message: str
     kind: ErrorKind
-    """The provider error's class (llm/errors.py), which says what the user can do about it."""
 
 
 @dataclass(frozen=True)

@@ -11,12 +11,12 @@ not take is kept as a bounded head and tail and handed to the model inline (`Inl
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from typing import Any, Final
 
 from agent_tui.messages import Message, ResultRef
 from agent_tui.tools.head_tail import HeadTail
 
-STORAGE = "storage"
+STORAGE: Final = "storage"
 """The `kind` of the error event a lost write becomes."""
 
 
