@@ -142,6 +142,9 @@ class Provenance:
 
     project_keys: frozenset[str] = frozenset()
     """`section.key` set by the (trusted) project's .agent-tui.toml."""
+    folder_trusted: bool = False
+    """The project folder is trusted (or `--trust` was given): its hooks, commands and skills
+    (`.agent-tui/`, `.claude/`) apply."""
 
     @property
     def api_key_allowed(self) -> bool:
@@ -178,6 +181,22 @@ class ProviderSettings:
 
 
 @dataclass(frozen=True)
+class HooksSettings:
+    """`[[hooks.EVENT]]` tables (`matcher`, `command`, `timeout`): hooks/sources.py reads them
+    from each file so the user's and the project's both run; here they are only checked."""
+
+    PreToolUse: list[dict[str, Any]] = field(default_factory=list)
+    PostToolUse: list[dict[str, Any]] = field(default_factory=list)
+    UserPromptSubmit: list[dict[str, Any]] = field(default_factory=list)
+    Stop: list[dict[str, Any]] = field(default_factory=list)
+    SubagentStop: list[dict[str, Any]] = field(default_factory=list)
+    PreCompact: list[dict[str, Any]] = field(default_factory=list)
+    SessionStart: list[dict[str, Any]] = field(default_factory=list)
+    SessionEnd: list[dict[str, Any]] = field(default_factory=list)
+    Notification: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
 class Config:
     model: ModelSettings = field(default_factory=ModelSettings)
     agent: AgentSettings = field(default_factory=AgentSettings)
@@ -190,6 +209,7 @@ class Config:
     mcp: McpSettings = field(default_factory=McpSettings)
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     provider: ProviderSettings = field(default_factory=ProviderSettings)
+    hooks: HooksSettings = field(default_factory=HooksSettings)
     provenance: Provenance = field(default_factory=Provenance, metadata={"section": False})
 
     def tool_output_budget(self, window: int) -> int:
@@ -228,7 +248,8 @@ def _describe(tp: Any) -> str:
         parts = [_describe(a) for a in typing.get_args(tp) if a is not type(None)]
         return " or ".join(parts)
     if origin is list:
-        return "a list of strings"
+        (item,) = typing.get_args(tp) or (str,)
+        return "a list of tables" if typing.get_origin(item) is dict else "a list of strings"
     if origin is dict:
         return "a table"
     return {int: "an integer", float: "a number", bool: "true or false", str: "a string"}.get(tp, str(tp))
@@ -248,7 +269,9 @@ def _coerce(value: Any, tp: Any) -> Any:
                 continue
         raise TypeError
     if origin is list:
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        (item,) = typing.get_args(tp) or (str,)
+        kind = dict if typing.get_origin(item) is dict else str
+        if not isinstance(value, list) or not all(isinstance(v, kind) for v in value):
             raise TypeError
         return list(value)
     if origin is dict:
@@ -363,9 +386,20 @@ def load_config(
         cleaned = {s: {k: v for k, v in t.items() if v is not None} for s, t in overrides.items()}
         _apply(merged, sources, cleaned, "command line")
     project_keys = frozenset(k for k, origin in sources.items() if origin == str(project_file))
+    folder = project_file.parent
+    if not project_file.is_file() and not trusted:
+        state = folder_trust.state(folder)
+    folder_trusted = state == "trusted"
+    if not folder_trusted:
+        from agent_tui.hooks.sources import withheld_hooks
+
+        withheld = withheld_hooks(folder)  # .claude/ hooks run code: listed like the keys above
+        if withheld:
+            ignored = (*ignored, *withheld)
+            notices.append(folder_trust.untrusted_notice(folder, withheld, state, source=".claude/"))
     config = Config(
         **{n: cls(**merged.get(n, {})) for n, cls in _SECTION_TYPES.items()},
-        provenance=Provenance(project_keys),
+        provenance=Provenance(project_keys, folder_trusted),
     )
     from agent_tui.config_checks import check_config  # ranges and allow-rule syntax
 

@@ -43,6 +43,8 @@ class AppServices:
     """Tools beyond the built-ins (MCP servers' tools), shared by every session."""
     mcp: Any = None
     """The MCP servers (tools/mcp.py McpManager) once `start_mcp` ran; None without servers."""
+    hooks: Any = None
+    """The hooks of this workspace (hooks/sources.py HookSet), read in `build_services`."""
     sandbox: Sandbox | None = None
     """The command sandbox (tools/sandbox.py), probed in `build_services`; its mode is shared
     by every session, so /sandbox switches it for all tabs at once."""
@@ -158,6 +160,11 @@ class AppServices:
             hard_block=a.hard_block,
         )
         policy = PermissionPolicy(cfg.tools.allow, approver=approver, yes=yes, sandbox=self.sandbox)
+        hooks = self._hook_runner(session_id)
+        if hooks is not None:
+            from agent_tui.hooks.approval import hooked_approver
+
+            policy.approver = hooked_approver(policy.approver, hooks)
         prompts = PromptAssembler(
             self.workspace,
             registry,
@@ -186,6 +193,7 @@ class AppServices:
             workspace=self.workspace,
             session_id=session_id,
             services=services,
+            hooks=hooks,
         )
         chat_summarizer = ProviderSummarizer(provider)
         summary_name = summarizer_model(cfg, model, provider_of(model))
@@ -222,7 +230,17 @@ class AppServices:
             store=self.store,
             history=history,
             workspace=self.workspace,
+            hooks=hooks,
         )
+
+    def _hook_runner(self, session_id: str) -> Any:
+        """The session's hooks, or None when no hook is configured (nothing runs, nothing costs)."""
+        if not self.hooks:
+            return None
+        from agent_tui.hooks.runner import HookRunner
+        from agent_tui.hooks.transcript import TranscriptExport
+
+        return HookRunner(self.hooks, self.workspace, session_id, TranscriptExport(self.store, session_id))
 
 
 def provider_settings(config: Config) -> dict[str, Any]:
@@ -247,6 +265,9 @@ async def build_services(
     store.results.search_timeout = store.transcript.search_timeout = config.tools.search_timeout
     services = AppServices(config=config, store=store, workspace=(workspace or Path.cwd()).resolve())
     services.sandbox = await make_sandbox(config, services.workspace)
+    from agent_tui.hooks.sources import load_hooks
+
+    services.hooks = load_hooks(services.workspace, trusted=config.provenance.folder_trusted)
     if start_mcp:
         services.start_mcp()
     return services

@@ -167,9 +167,30 @@ class TurnFinished(AgentEvent):
     text: str
     """The final assistant text of the turn."""
     stop_reason: str = "done"
-    """done / max_steps / error (a cancelled turn ends without this event)."""
+    """done / max_steps / error / denied / blocked (a hook refused the prompt) / hook (a hook
+    said `continue: false`); a cancelled turn ends without this event."""
     refs: tuple[ResultRef, ...] = field(default_factory=tuple)
     """Outputs stored during the turn."""
+
+
+@dataclass(frozen=True)
+class HookRan(AgentEvent):
+    """A configured hook ran (agent_tui/hooks/): shown as a dim line, never hidden."""
+
+    type: ClassVar[str] = "hook"
+    event: str
+    """PreToolUse / PostToolUse / UserPromptSubmit / Stop / SubagentStop / PreCompact /
+    SessionStart / SessionEnd / Notification."""
+    command: str
+    exit_code: int | None
+    """None when it was killed at its timeout or could not start."""
+    duration: float
+    outcome: str
+    """ok / blocked / error / timeout."""
+    message: str = ""
+    """The block's reason, or what went wrong, or the hook's systemMessage."""
+    source: str = ""
+    """The file the hook came from."""
 
 
 TurnEvent = (
@@ -189,6 +210,7 @@ TurnEvent = (
     | CompactionProgress
     | CompactionFinished
     | TurnFinished
+    | HookRan
 )
 """Every event a turn or a compaction emits: the closed set the TUI and `--json` must handle."""
 

@@ -23,6 +23,7 @@ from agent_tui.utf8 import clean_text
 
 if TYPE_CHECKING:
     from agent_tui.config import Config
+    from agent_tui.hooks.runner import HookRunner
     from agent_tui.store import Store
     from agent_tui.tools.permissions import PermissionPolicy
     from agent_tui.tools.registry import ToolRegistry
@@ -48,6 +49,8 @@ class ToolRun:
     """Something the user must hear (a denial and how to allow it)."""
     denied: bool = False
     """The user (or the policy) refused the call: it never ran."""
+    stop: str | None = None
+    """A hook said `continue: false`: the turn ends after this call (its stopReason)."""
 
 
 def _clean_output(output: ToolOutput) -> ToolOutput:
@@ -70,6 +73,7 @@ class ToolRunner:
         workspace: Path,
         session_id: str,
         services: ToolServices,
+        hooks: HookRunner | None = None,
     ) -> None:
         self.registry = registry
         self.policy = policy
@@ -79,6 +83,8 @@ class ToolRunner:
         self.session_id = session_id
         self.services = services
         self.checkpointer = Checkpointer(store, session_id) if store is not None else None
+        self.hooks = hooks
+        """PreToolUse / PostToolUse around each call (agent_tui/hooks/tool_hooks.py)."""
 
     async def _offload(self, tool_name: str, call_id: str, content: Any) -> ResultRef:
         assert self.store is not None
@@ -119,12 +125,31 @@ class ToolRunner:
         call's result (paged readers return no more than fits); None for no window limit."""
         started = time.monotonic()
         tool = self.registry.get(call.name)
-        if tool is not None and tool.spec.mutates:
+        permission = None
+        if self.hooks is not None and tool is not None:
+            from agent_tui.hooks import tool_hooks
+
+            call, pre = await tool_hooks.pre_tool_use(self.hooks, call, tool.spec)
+            if pre.blocked:  # never runs; the model reads why and the user sees it
+                text = tool_hooks.BLOCKED.format(reason=pre.reason)
+                run = self._finish(
+                    call, ToolOutput(text=text, is_error=True, summary="blocked by hook"), started
+                )
+                return replace(run, notice=text, stop=pre.stop)
+            permission = pre.permission
+        if tool is not None and (tool.spec.mutates or permission == "ask"):
             try:
                 args = call.parsed_arguments()
             except ValueError:
                 args = {}
-            allowed, message = await self.policy.check(call.name, args, tool.spec, self.workspace)
+            from agent_tui.hooks.approval import deciding
+
+            with deciding(permission) as decided:
+                allowed, message = True, ""
+                if tool.spec.mutates:
+                    allowed, message = await self.policy.check(call.name, args, tool.spec, self.workspace)
+                if allowed and permission == "ask" and not decided.asked:
+                    allowed, message = await tool_hooks.ask_anyway(self.policy, call, self.workspace)
             # The tool's time starts once it may run: the user's think time is not its time.
             started = time.monotonic()
             if not allowed:
@@ -138,7 +163,14 @@ class ToolRunner:
                 await self.checkpointer.after(target, before_ref)
             except Exception:
                 log.exception("could not record the checkpoint of %s", target)
-        return await self._store_and_view(call, output, started)
+        run = await self._store_and_view(call, output, started)
+        if self.hooks is not None:
+            from agent_tui.hooks.tool_hooks import post_tool_use
+
+            content, post = await post_tool_use(self.hooks, call, run.message.content or "", run.is_error)
+            if post.ran:
+                run = replace(run, message=replace(run.message, content=content), stop=post.stop)
+        return run
 
     async def _checkpoint_before(self, call: ToolCall) -> tuple[Path | None, str | None]:
         """For an edit: the file it targets and the blob of its content before the edit."""

@@ -113,6 +113,10 @@ async def _run(
                 f"agent-tui: interrupted; the session is saved (resume with --session {session.session_id})"
             )
             raise
+        for event in await session.end_hooks():  # SessionEnd, reported like the turn's hooks
+            if as_json:
+                _emit(event.to_json())
+            _report(event, as_json)
         budget = session.measure()
         if as_json:
             _emit(
@@ -150,6 +154,10 @@ def _report(event: Any, as_json: bool) -> None:
         _stderr(f"agent-tui: {event.message}")
     elif isinstance(event, ev.ErrorEvent):
         _stderr(f"agent-tui: error: {event.message}")
+    elif isinstance(event, ev.HookRan):
+        from agent_tui.hooks.runner import describe
+
+        _stderr(f"agent-tui: {describe(event)}")
 
 
 def _effort_or_fail(effort: str | None) -> dict[str, Any] | None:
