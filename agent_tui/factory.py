@@ -161,10 +161,10 @@ class AppServices:
         )
         policy = PermissionPolicy(cfg.tools.allow, approver=approver, yes=yes, sandbox=self.sandbox)
         hooks = self._hook_runner(session_id)
-        if hooks is not None:
-            from agent_tui.hooks.approval import hooked_approver
+        from agent_tui.hooks.approval import hooked_approver
 
-            policy.approver = hooked_approver(policy.approver, hooks)
+        # Hooks' permissionDecision and custom commands' allowed-tools answer through it.
+        policy.approver = hooked_approver(policy.approver, hooks)
         prompts = PromptAssembler(
             self.workspace,
             registry,

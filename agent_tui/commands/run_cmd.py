@@ -96,7 +96,9 @@ async def _run(
         if compact_first:
             stream.append(session.compact(instructions, reason="forced"))
         if prompt.strip():
-            stream.append(session.run_turn(prompt))
+            from agent_tui.extensions.invoke import turn_events
+
+            stream.append(turn_events(session, prompt))  # a custom /command expands first
         try:
             for events in stream:
                 async for event in events:

@@ -36,6 +36,9 @@ _current: ContextVar[PreDecision | None] = ContextVar("hook_permission", default
 @contextlib.contextmanager
 def deciding(permission: str | None) -> Iterator[PreDecision]:
     """Around one permission check: what the PreToolUse hooks said about the call."""
+    outer = _current.get()
+    if permission is None and outer is not None:  # a custom command's grant around its call
+        permission = outer.permission
     state = PreDecision(permission)
     token = _current.set(state)
     try:
@@ -44,7 +47,7 @@ def deciding(permission: str | None) -> Iterator[PreDecision]:
         _current.reset(token)
 
 
-def hooked_approver(inner: Approver, runner: HookRunner) -> Approver:
+def hooked_approver(inner: Approver, runner: HookRunner | None) -> Approver:
     async def approve(request: ApprovalRequest) -> ApprovalDecision:
         state = _current.get()
         protected = request.preview.startswith("PROTECTED")
@@ -52,10 +55,9 @@ def hooked_approver(inner: Approver, runner: HookRunner) -> Approver:
             return ApprovalDecision("allow_once")
         if state is not None:
             state.asked = True
-        await runner.fire(
-            "Notification",
-            {"message": f"agent-tui needs your permission to use {request.tool}"},
-        )
+        if runner is not None:
+            message = f"agent-tui needs your permission to use {request.tool}"
+            await runner.fire("Notification", {"message": message})
         return await inner(request)
 
     return approve

@@ -175,7 +175,7 @@ class AppCommands(_AppHost):
         from agent_tui.ui import slash
 
         yield from super().get_system_commands(screen)
-        for command in slash.COMMANDS:
+        for command in slash.all_commands():
             if command.palette is not None:
                 yield SystemCommand(
                     command.palette,

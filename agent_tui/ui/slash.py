@@ -89,6 +89,31 @@ COMMANDS: tuple[SlashCommand, ...] = (
 
 BY_NAME = {command.name: command for command in COMMANDS}
 
+_custom: dict[str, SlashCommand] = {}
+"""Custom commands from Markdown files (ui/custom_commands.py), beside the built-ins. They are
+sent as prompts (extensions/invoke.py expands them), so `parse` never returns one."""
+
+
+def set_custom(commands: list[SlashCommand]) -> list[SlashCommand]:
+    """Replace the custom commands; returns those a built-in of the same name shadows."""
+    _custom.clear()
+    shadowed = []
+    for command in commands:
+        if command.name.lower() in BY_NAME:
+            shadowed.append(command)
+        else:
+            _custom[command.name.lower()] = command
+    return shadowed
+
+
+def all_commands() -> tuple[SlashCommand, ...]:
+    """Built-ins, then custom commands: what the menu, palette and /help list."""
+    return COMMANDS + tuple(_custom.values())
+
+
+def lookup(name: str) -> SlashCommand | None:
+    return BY_NAME.get(name) or _custom.get(name.lower())
+
 
 @dataclass(frozen=True)
 class ParsedCommand:
@@ -127,6 +152,8 @@ def unknown_command(text: str) -> str | None:
     if not stripped.startswith("/") or stripped.startswith("//") or parse(stripped):
         return None
     word = stripped[1:].split(" ", 1)[0]
+    if word.lower() in _custom:
+        return None
     # A path like /etc/hosts is a prompt, not a mistyped command.
     return None if not word or "/" in word else word
 
@@ -136,7 +163,7 @@ def completions(text: str) -> list[SlashCommand]:
     if not text.startswith("/") or " " in text or "\n" in text:
         return []
     prefix = text[1:].lower()
-    return [command for command in COMMANDS if command.name.startswith(prefix)]
+    return [command for command in all_commands() if command.name.lower().startswith(prefix)]
 
 
 def readme_table() -> list[str]:

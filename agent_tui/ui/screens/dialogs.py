@@ -62,9 +62,11 @@ class HelpScreen(Dialog):
         for key, what in KEYS:
             keys.add_row(Text(key), Text(what))
         commands = Table.grid(padding=(0, 2))
-        commands.add_column(style="bold", no_wrap=True, min_width=max(len(c.usage) for c in slash.COMMANDS))
+        commands.add_column(
+            style="bold", no_wrap=True, min_width=max(len(c.usage) for c in slash.all_commands())
+        )
         commands.add_column()
-        for command in slash.COMMANDS:
+        for command in slash.all_commands():
             commands.add_row(Text(command.usage), Text(command.help))
         with Vertical(id="help", classes="dialog"):
             yield Label("agent-tui help", classes="dialog-title")
