@@ -45,6 +45,10 @@ class AppServices:
     """The MCP servers (tools/mcp.py McpManager) once `start_mcp` ran; None without servers."""
     hooks: Any = None
     """The hooks of this workspace (hooks/sources.py HookSet), read in `build_services`."""
+    skills: Any = None
+    """The skills the model may load (extensions/skills.py SkillCatalog), read in `build_services`."""
+    notices: list[str] = field(default_factory=list)
+    """Lines to show once at start: malformed hook, skill files (each names its file and line)."""
     sandbox: Sandbox | None = None
     """The command sandbox (tools/sandbox.py), probed in `build_services`; its mode is shared
     by every session, so /sandbox switches it for all tabs at once."""
@@ -165,9 +169,11 @@ class AppServices:
 
         # Hooks' permissionDecision and custom commands' allowed-tools answer through it.
         policy.approver = hooked_approver(policy.approver, hooks)
+        user_prompts = self._user_prompts(registry)
         prompts = PromptAssembler(
             self.workspace,
             registry,
+            user_prompts=user_prompts,
             counter=counter,
             meter=meter,
             cache_control=provider.supports_cache_control,
@@ -233,6 +239,23 @@ class AppServices:
             hooks=hooks,
         )
 
+    def _user_prompts(self, registry: Any) -> Any:
+        """Memories and skills; with skills the model may choose, their index and the `skill`
+        tool (extensions/skills.py)."""
+        from agent_tui.context.memory import UserPrompts
+
+        catalog = self.skills
+        if catalog is None or not catalog.skills:
+            return UserPrompts()
+        from agent_tui.extensions.skill_tool import SkillTool
+        from agent_tui.extensions.skills import index_text
+
+        prompts = UserPrompts(
+            folder_skills={s.name: s.path for s in catalog.skills.values()}, index=index_text(catalog)
+        )
+        registry.register(SkillTool(prompts))
+        return prompts
+
     def _hook_runner(self, session_id: str) -> Any:
         """The session's hooks, or None when no hook is configured (nothing runs, nothing costs)."""
         if not self.hooks:
@@ -268,6 +291,10 @@ async def build_services(
     from agent_tui.hooks.sources import load_hooks
 
     services.hooks = load_hooks(services.workspace, trusted=config.provenance.folder_trusted)
+    from agent_tui.extensions.skills import discover_skills
+
+    services.skills = discover_skills(services.workspace, config.provenance.folder_trusted)
+    services.notices += [*services.hooks.notices, *services.skills.notices]
     if start_mcp:
         services.start_mcp()
     return services

@@ -60,9 +60,6 @@ class HookRunner:
     events: list[ev.AgentEvent] = field(default_factory=list)
     """Runs (and notices) not yet handed to the event stream; `drain` takes them."""
 
-    def __post_init__(self) -> None:
-        self.events.extend(ev.Notice(f"hooks: {line}") for line in self.hooks.notices)
-
     def drain(self) -> list[ev.AgentEvent]:
         out, self.events = self.events, []
         return out

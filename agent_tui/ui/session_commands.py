@@ -70,14 +70,12 @@ async def remember(view: SessionView, argument: str) -> None:
 
 
 async def skill(view: SessionView, argument: str) -> None:
-    from agent_tui.context.memory import discover_skills
-
     session = _session(view)
     if session is None:
         return
     name = argument.strip()
     if not name:
-        found = ", ".join(discover_skills()) or "none"
+        found = ", ".join(session.prompts.user_prompts.available()) or "none"
         view.app.notify(f"Skills: {found}. /skill NAME activates one for this session.")
         return
     session.prompts.activate_skill(name)
