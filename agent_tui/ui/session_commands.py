@@ -92,6 +92,17 @@ async def tools(view: SessionView, argument: str) -> None:
     view.app.notify("\n".join([f"{len(rows)} tools, {total} tokens offered:", *lines]), timeout=15)
 
 
+async def hooks(view: SessionView, argument: str) -> None:
+    from agent_tui.ui.custom_commands import extensions_text
+    from agent_tui.ui.transcript import NoticeEntry
+
+    services = view.services
+    if services is None:
+        view.app.notify("Still opening: try /hooks again in a moment.", severity="warning")
+        return
+    await view.chat.add(NoticeEntry(extensions_text(services)))
+
+
 async def init(view: SessionView, argument: str) -> None:
     from agent_tui.project_init import AlreadyExists, write_agents_md
 

@@ -78,6 +78,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("rename", "TITLE", "give this session a title", Runs.IDLE, handlers.rename, "Rename session"),
     SlashCommand("remember", "TEXT", "save a note every session will see", Runs.IDLE, handlers.remember, "Remember"),
     SlashCommand("skill", "[NAME]", "activate a skill (no name: list them)", Runs.IDLE, handlers.skill, "Skills"),
+    SlashCommand("hooks", "", "the hooks, custom commands and skills in effect, with their files", Runs.NOW, handlers.hooks, "Hooks"),
     SlashCommand("tools", "", "the tools offered and what each description costs", Runs.IDLE, handlers.tools, "Tools"),
     SlashCommand("permissions", "[remove RULE]", "list approvals (session and saved) or remove one", Runs.NOW, handlers.permissions, "Permissions"),
     SlashCommand("sandbox", "[MODE | auto on|off]", "what the command sandbox allows; switch workspace-write, read-only, off", Runs.NOW, handlers.sandbox, "Sandbox"),

@@ -50,8 +50,10 @@ class Dialog(ModalScreen[object]):
 
 
 class HelpScreen(Dialog):
-    def __init__(self, sandbox: str | None = None) -> None:
+    def __init__(self, sandbox: str | None = None, extensions: str | None = None) -> None:
         super().__init__()
+        self.extensions = extensions
+        """Hooks, custom commands and skills with their files (ui/custom_commands.py)."""
         self.sandbox = sandbox
         """What the command sandbox allows (shown under the commands), when it is known."""
 
@@ -84,6 +86,9 @@ class HelpScreen(Dialog):
                 yield Static(keys)
                 yield Static(Text("\nCommands", style="bold underline"))
                 yield Static(commands)
+                if self.extensions:
+                    yield Static(Text("\nHooks, custom commands, skills", style="bold underline"))
+                    yield Static(Text(self.extensions), id="help-extensions")
                 if self.sandbox:
                     yield Static(Text("\nSandbox", style="bold underline"))
                     yield Static(Text(self.sandbox), id="help-sandbox")

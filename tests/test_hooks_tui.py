@@ -1,0 +1,83 @@
+"""Hooks and their one place to be seen, in the real app (Pilot) and `config show`: a blocking
+hook's run is a line in the chat with its reason, `/hooks` lists hooks, commands and skills with
+their files, the untrusted folder's trust question names each hook's command."""
+
+from __future__ import annotations
+
+import json
+
+from agent_tui import trust
+from agent_tui.config import load_config
+from agent_tui.ui import slash
+from agent_tui.ui.widgets.chat_items import NoticeItem
+from testkit.fake_openai import Reply
+from tests.agent_fixtures import make_config
+from tests.test_hooks_headless import NO_RM, claude_settings, cli, group, script, user_config
+from tests.test_skills import write_skill
+from tests.ui_helpers import make_app, settle, until
+
+
+def notice_texts(app) -> list[str]:
+    return [n.entry.text for n in app.query(NoticeItem)]
+
+
+class TestTui:
+    async def test_blocked_call_is_a_chat_line_and_hooks_lists_everything(self, server, workspace, tmp_path):
+        """The refused rm shows as `hook PreToolUse … blocked: <reason>` in the chat; /hooks
+        lists the hook with its file, the custom command and the skill."""
+        claude_settings(workspace, {"PreToolUse": [group("Bash", script(workspace, "no-rm.sh", NO_RM))]})
+        (workspace / ".claude" / "commands").mkdir()
+        (workspace / ".claude" / "commands" / "review.md").write_text(
+            "---\ndescription: review it\n---\nReview.\n"
+        )
+        write_skill(workspace / ".claude" / "skills")
+        (workspace / "keep.txt").write_text("x\n")
+        trust.add(workspace)
+        config = make_config(server, tmp_path / "t.db", cwd=workspace, tools={"allow": ["bash"]})
+        server.enqueue(Reply(tool_calls=[("bash", {"command": "rm keep.txt"})]), Reply(text="could not"))
+        app = make_app(config, workspace)
+        try:
+            async with app.run_test(size=(120, 36)) as pilot:
+                await until(pilot, lambda: app.view.session is not None, what="the session")
+                prompt = app.view.prompt
+                prompt.focus()
+                prompt.set_text("clean up")
+                await pilot.press("enter")
+                await settle(pilot)
+                assert (workspace / "keep.txt").exists()
+                lines = [t for t in notice_texts(app) if t.startswith("hook PreToolUse")]
+                assert len(lines) == 1 and "exit 2" in lines[0]
+                assert lines[0].endswith("blocked: rm is not allowed in this repo")
+                prompt.set_text("/hooks")
+                await pilot.press("enter")
+                await settle(pilot)
+                block = notice_texts(app)[-1]
+                assert block.startswith("Hooks:\n  PreToolUse [Bash]: ")
+                assert "no-rm.sh" in block and ".claude/settings.json" in block
+                assert "/review: review it" in block and "review.md" in block
+                assert "db-migrations: Reviewing database migrations" in block and "SKILL.md" in block
+        finally:
+            slash.set_custom([])
+
+
+class TestTrustAndConfig:
+    def test_untrusted_folder_lists_each_claude_hook_for_the_trust_question(self, workspace):
+        """What the trust dialog lists (LoadedConfig.ignored) names every .claude hook's command."""
+        claude_settings(workspace, {"Stop": [group(None, "./check-tests.sh")]})
+        loaded = load_config(cwd=workspace, env={})
+        assert loaded.ignored == (".claude/settings.json Stop hook (runs ./check-tests.sh)",)
+        assert not loaded.config.provenance.folder_trusted
+
+    def test_config_show_names_where_each_extension_came_from(self, server, workspace, tmp_path):
+        """`config show` lists hooks (from both files), commands and skills with their files."""
+        user_config(server, tmp_path / "c.db")
+        (workspace / ".agent-tui.toml").write_text('[[hooks.PostToolUse]]\ncommand = "fmt.sh"\n')
+        (workspace / ".claude").mkdir()
+        (workspace / ".claude" / "settings.json").write_text(
+            json.dumps({"hooks": {"PreToolUse": [group("Bash", "no-rm.sh")]}})
+        )
+        trust.add(workspace)
+        out = cli(["config", "show"], workspace)
+        assert out.returncode == 0, out.stderr
+        assert "#   PostToolUse: fmt.sh  (timeout 60 s; " in out.stdout and ".agent-tui.toml)" in out.stdout
+        assert "#   PreToolUse [Bash]: no-rm.sh  (timeout 60 s; " in out.stdout
