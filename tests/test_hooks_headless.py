@@ -242,3 +242,61 @@ class TestUntrusted:
         assert out.returncode == 0, out.stderr
         assert "changed since you trusted it" in out.stderr
         assert "ticket context" not in server.requests[0]["messages"][-1]["content"]
+
+
+LOG_EVENT = """#!/bin/bash
+jq -c '{event: .hook_event_name, trigger: .trigger, source: .source, message: .message, reason: .reason}' >> "$CLAUDE_PROJECT_DIR/events.log"
+"""
+
+LAST_REPLY = """#!/bin/bash
+# A Stop hook reading the session's transcript, as Claude Code's Stop hooks do.
+tail -n 1 "$(jq -r .transcript_path)" | jq -r .message.content > "$CLAUDE_PROJECT_DIR/last.txt"
+"""
+
+
+class TestLifecycleEvents:
+    def test_session_compact_notification_and_end_events_fire_in_order(self, server, workspace, tmp_path):
+        """One run that compacts first and then asks for approval fires SessionStart (startup),
+        PreCompact (manual), Notification (the approval) and SessionEnd, each once; the Stop hook
+        reads the transcript, which already holds the final reply."""
+        user_config(server, tmp_path / "l.db")
+        log = script(workspace, "log.sh", LOG_EVENT)
+        events = ["SessionStart", "PreCompact", "Notification", "SessionEnd"]
+        claude_settings(
+            workspace,
+            {
+                **{name: [group(None, log)] for name in events},
+                "Stop": [group(None, script(workspace, "last.sh", LAST_REPLY))],
+            },
+        )
+        server.enqueue(
+            Reply(tool_calls=[("write_file", {"path": "new.txt", "content": "x"})]),
+            Reply(text="could not write it"),
+        )
+        out = cli(["run", "write a file", "--compact", "--trust"], workspace)
+        assert out.returncode == 0, out.stderr
+        seen = [json.loads(line) for line in (workspace / "events.log").read_text().splitlines()]
+        assert [e["event"] for e in seen] == ["PreCompact", "SessionStart", "Notification", "SessionEnd"]
+        assert seen[0]["trigger"] == "manual" and seen[1]["source"] == "startup"
+        assert seen[2]["message"] == "agent-tui needs your permission to use write_file"
+        assert seen[3]["reason"] == "exit"
+        assert (workspace / "last.txt").read_text().strip() == "could not write it"
+
+
+class TestClaudeToolInput:
+    def test_a_formatter_hook_gets_claude_code_names_and_an_absolute_file_path(
+        self, server, workspace, tmp_path
+    ):
+        """PostToolUse matching `Write|Edit` (Claude Code's names) runs after write_file and reads
+        `.tool_name` = Write and `.tool_input.file_path` (absolute), as a formatter hook does."""
+        user_config(server, tmp_path / "w.db")
+        fmt = '#!/bin/bash\njq -r \'"\\(.tool_name) \\(.tool_input.file_path)"\' >> "$CLAUDE_PROJECT_DIR/fmt.log"\n'
+        claude_settings(workspace, {"PostToolUse": [group("Write|Edit", script(workspace, "fmt.sh", fmt))]})
+        server.enqueue(
+            Reply(tool_calls=[("write_file", {"path": "src/a.py", "content": "x = 1\n"})]),
+            Reply(tool_calls=[("bash", {"command": "true"})]),
+            Reply(text="done"),
+        )
+        out = cli(["run", "write it", "--yes", "--trust"], workspace)
+        assert out.returncode == 0, out.stderr
+        assert (workspace / "fmt.log").read_text() == f"Write {workspace.resolve()}/src/a.py\n"

@@ -81,3 +81,9 @@ class TestTrustAndConfig:
         assert out.returncode == 0, out.stderr
         assert "#   PostToolUse: fmt.sh  (timeout 60 s; " in out.stdout and ".agent-tui.toml)" in out.stdout
         assert "#   PreToolUse [Bash]: no-rm.sh  (timeout 60 s; " in out.stdout
+
+    def test_untrusted_agent_tui_toml_hooks_are_named_with_their_commands(self, workspace):
+        """`[[hooks.*]]` in an untrusted .agent-tui.toml is left out and named with its command."""
+        (workspace / ".agent-tui.toml").write_text('[[hooks.PreToolUse]]\ncommand = "guard.sh"\n')
+        loaded = load_config(cwd=workspace, env={})
+        assert loaded.ignored == ("[[hooks.PreToolUse]] (runs guard.sh)",)
