@@ -146,3 +146,18 @@ class TestSubagentStop:
             ("SubagentStop", "ok"),
         ]
         assert await subagent_stop(None) is None
+
+
+class TestToolNames:
+    def test_claude_code_names_map_to_ours_mcp_included(self):
+        """A .claude matcher uses Claude Code's names (Edit, mcp__git__log) and its stdin says
+        them; our own matcher takes our names, MCP tools either way."""
+        from agent_tui.hooks.spec import HookSpec
+
+        claude = HookSpec("PreToolUse", "x", matcher="Edit|mcp__git__.*", claude=True)
+        assert claude.matches("edit_file") and claude.matches("git__log")
+        assert not claude.matches("write_file") and not claude.matches("bash")
+        assert claude.tool_name("git__log") == "mcp__git__log" and claude.tool_name("edit_file") == "Edit"
+        ours = HookSpec("PreToolUse", "x", matcher="bash|mcp__git__log")
+        assert ours.matches("bash") and ours.matches("git__log") and not ours.matches("edit_file")
+        assert ours.tool_name("git__log") == "git__log"

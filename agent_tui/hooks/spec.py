@@ -46,8 +46,11 @@ CLAUDE_PATH_ARGUMENT = "file_path"
 
 
 def claude_names(tool: str) -> tuple[str, ...]:
-    """How Claude Code would call our tool; MCP tools (`mcp__server__tool`) are named alike."""
-    return CLAUDE_TOOLS.get(tool, (tool,))
+    """How Claude Code would call our tool: an MCP tool (ours: `server__tool`) is
+    `mcp__server__tool` there."""
+    if tool in CLAUDE_TOOLS:
+        return CLAUDE_TOOLS[tool]
+    return (f"mcp__{tool}",) if "__" in tool else (tool,)
 
 
 @dataclass(frozen=True)
@@ -69,7 +72,8 @@ class HookSpec:
     def matches(self, tool: str | None) -> bool:
         if self.event not in TOOL_EVENTS or self.matcher in ("", "*") or tool is None:
             return True
-        names = claude_names(tool) if self.claude else (tool,)
+        # Our own config may name an MCP tool either way: `server__tool` or `mcp__server__tool`.
+        names = claude_names(tool) if self.claude else (tool, *(f"mcp__{tool}",) * ("__" in tool))
         try:
             pattern = re.compile(self.matcher)
         except re.error:
