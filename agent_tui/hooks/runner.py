@@ -29,21 +29,13 @@ _STRICTNESS = {"deny": 3, "ask": 2, "allow": 1}
 
 
 @dataclass(frozen=True)
-class HookOutcome:
-    """What the hooks of one event said, together."""
+class HookOutcome(HookAnswer):
+    """What the hooks of one event said together: `blocked` if any blocked (their reasons one
+    per line), the strictest `permission` (deny > ask > allow), the last `updated_input` (in our
+    tool's argument names), every `context` joined, the first `stop`."""
 
-    blocked: bool = False
-    reason: str = ""
-    """The blocking hooks' reasons, one per line."""
-    permission: str | None = None
-    """PreToolUse: the strictest decision any hook gave (deny > ask > allow)."""
-    updated_input: dict[str, Any] | None = None
-    """PreToolUse: the arguments to run instead (in our tool's names)."""
-    context: str = ""
-    """Text for the model (additionalContext, or UserPromptSubmit / SessionStart stdout)."""
-    stop: str | None = None
-    """A hook said `continue: false`: end the turn; its stopReason ('' when none)."""
     ran: int = 0
+    """How many hooks ran (0: none matched)."""
 
 
 NOTHING = HookOutcome()

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import logging
 import re
-import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -117,13 +116,14 @@ def parse_hooks(table: Any, path: Path, *, claude: bool) -> tuple[list[HookSpec]
 
 
 def _read_toml(path: Path) -> tuple[dict[str, Any] | None, str | None]:
-    try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh), None
-    except FileNotFoundError:
+    from agent_tui.config import ConfigError, read_toml
+
+    if not path.is_file():
         return None, None
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        return None, f"{paths.shown(path)}: hooks not loaded ({exc})"
+    try:
+        return read_toml(path), None
+    except ConfigError as exc:
+        return None, f"{exc}; its hooks are not loaded"
 
 
 def _read_json(path: Path) -> tuple[dict[str, Any] | None, str | None]:
