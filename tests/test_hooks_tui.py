@@ -87,3 +87,27 @@ class TestTrustAndConfig:
         (workspace / ".agent-tui.toml").write_text('[[hooks.PreToolUse]]\ncommand = "guard.sh"\n')
         loaded = load_config(cwd=workspace, env={})
         assert loaded.ignored == ("[[hooks.PreToolUse]] (runs guard.sh)",)
+
+
+class TestContextScreen:
+    async def test_a_loaded_skill_is_named_in_context(self, server, workspace, tmp_path):
+        """/context names the skills loaded in the session under memories + skills."""
+        from agent_tui.ui.screens.context_data import build_report
+        from agent_tui.ui.screens.context_screen import footer_lines
+
+        write_skill(workspace / ".claude" / "skills")
+        trust.add(workspace)
+        config = make_config(server, tmp_path / "x.db", cwd=workspace)
+        from agent_tui.factory import build_services
+
+        services = await build_services(config, workspace=workspace)
+        try:
+            session = await services.new_session(yes=True)
+            before = session.measure()
+            session.prompts.activate_skill("db-migrations")
+            after = session.measure()
+            assert after.skill_prompts > before.skill_prompts + 500
+            text = footer_lines(build_report(session, after)).plain
+            assert "Skills loaded (in memories + skills; kept through compaction): db-migrations" in text
+        finally:
+            await services.close()
