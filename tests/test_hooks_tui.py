@@ -111,3 +111,35 @@ class TestContextScreen:
             assert "Skills loaded (in memories + skills; kept through compaction): db-migrations" in text
         finally:
             await services.close()
+
+
+class TestTrustQuestion:
+    async def test_the_trust_question_lists_claude_hooks_and_trusting_runs_them(
+        self, server, workspace, tmp_path
+    ):
+        """A folder with only .claude/settings.json hooks asks first, listing each command;
+        `t` trusts it and the hook runs on the first prompt."""
+        from agent_tui.commands.tui import trusting_services
+        from agent_tui.ui.app import AgentApp
+        from agent_tui.ui.screens.trust import TrustScreen
+
+        user_config(server, tmp_path / "q.db")
+        marker = workspace / "prompted.txt"
+        claude_settings(workspace, {"UserPromptSubmit": [group(None, f"touch {marker}")]})
+        loaded = load_config(cwd=workspace, env={})
+        app = AgentApp(trusting_services(lambda: app, loaded, workspace=workspace), workspace=workspace)
+        server.enqueue(Reply(text="hi"))
+        async with app.run_test(size=(120, 36)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, TrustScreen), what="the trust question")
+            assert app.screen.enables == (
+                f".claude/settings.json UserPromptSubmit hook (runs touch {marker})",
+            )
+            await pilot.press("t")
+            await until(pilot, lambda: app.view.session is not None, what="the session")
+            prompt = app.view.prompt
+            prompt.focus()
+            prompt.set_text("hello")
+            await pilot.press("enter")
+            await settle(pilot)
+        assert marker.exists()
+        assert trust.is_trusted(workspace)

@@ -170,7 +170,7 @@ def load_hooks(workspace: Path, *, trusted: bool) -> HookSet:
             specs += found
             notices += problems
         else:
-            withheld += [f"{path.name} {h.event} hook (runs {h.label})" for h in found]
+            withheld += [f"{path.name} {h.event} hook (runs {h.one_line})" for h in found]
     return HookSet(tuple(specs), tuple(notices), tuple(withheld))
 
 
@@ -180,5 +180,5 @@ def withheld_hooks(workspace: Path) -> tuple[str, ...]:
     out: list[str] = []
     for rel in CLAUDE_SETTINGS:
         found, _ = _from_file(workspace / rel, True)
-        out += [f".claude/{rel.name} {h.event} hook (runs {h.label})" for h in found]
+        out += [f".claude/{rel.name} {h.event} hook (runs {h.one_line})" for h in found]
     return tuple(out)

@@ -103,6 +103,11 @@ class HookSpec:
         return out
 
     @property
+    def one_line(self) -> str:
+        """The whole command on one line: what a trust question must show."""
+        return " ".join(self.command.split())
+
+    @property
     def label(self) -> str:
         """The command as a chat line shows it: short, on one line."""
         text = " ".join(self.command.split())
