@@ -130,12 +130,12 @@ class ToolRunner:
             from agent_tui.hooks import tool_hooks
 
             call, pre = await tool_hooks.pre_tool_use(self.hooks, call, tool.spec)
-            if pre.blocked:  # never runs; the model reads why and the user sees it
+            if pre.blocked:  # never runs; the model reads why, the user sees the hook's line
                 text = tool_hooks.BLOCKED.format(reason=pre.reason)
                 run = self._finish(
                     call, ToolOutput(text=text, is_error=True, summary="blocked by hook"), started
                 )
-                return replace(run, notice=text, stop=pre.stop)
+                return replace(run, stop=pre.stop)  # the hook's own line shows the reason
             permission = pre.permission
         if tool is not None and (tool.spec.mutates or permission == "ask"):
             try:

@@ -37,7 +37,7 @@ class TrustScreen(ModalScreen[bool]):
         with Vertical(id="trust", classes="dialog"):
             yield Label(Text("Do you trust the files in this folder?"), classes="dialog-title")
             # .claude/ settings hold hooks (commands) too: the list names which file each came from.
-            yield Static(Text(f"{self.folder}\nIts project settings {why}. Trusting them would enable:"))
+            yield Static(Text(f"{self.folder}\nThis folder {why}. Trusting it would enable:"))
             with VerticalScroll(id="trust-list"):
                 yield Static(Text("\n".join(f"  • {item}" for item in self.enables)))
             yield Static(
