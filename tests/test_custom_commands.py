@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 
 import pytest
@@ -132,3 +133,20 @@ class TestTui:
                 assert sent.startswith("Review the auth code.") and "auth.py | " in sent
         finally:
             slash.set_custom([])
+
+
+class TestAttachments:
+    def test_an_at_path_in_the_body_attaches_the_file(self, server, repo, tmp_path):
+        """`@auth.py` in a command's body attaches the file as in a typed prompt; a `model:` the
+        session is not on is said, not silently ignored."""
+        user_config(server, tmp_path / "a.db")
+        (repo / ".claude" / "commands" / "explain.md").write_text(
+            "---\nmodel: openai/another-model\n---\nExplain @auth.py to $ARGUMENTS.\n"
+        )
+        trust.add(repo)
+        server.enqueue(Reply(text="ok"))
+        out = cli(["run", "/explain a new hire"], repo)
+        assert out.returncode == 0, out.stderr
+        sent = json.dumps(server.requests[0]["messages"])
+        assert "return check()" in sent and "to a new hire." in sent
+        assert "asks for model openai/another-model; not applied" in out.stderr

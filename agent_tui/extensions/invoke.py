@@ -57,6 +57,10 @@ async def turn_events(session: AgentSession, text: str) -> AsyncIterator[ev.Agen
         async for event in session.run_turn(text):
             yield event
         return
+    if command.model and command.model != session.model:
+        yield ev.Notice(
+            f"/{command.name} asks for model {command.model}; not applied (this session stays on {session.model}; /model switches)"
+        )
     prompt = await expand(session, command, found[1] if found else "")
     async for event in session.run_turn(prompt):
         yield event
