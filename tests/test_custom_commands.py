@@ -14,7 +14,8 @@ from agent_tui.ui import slash
 from testkit.fake_openai import Reply
 from tests.agent_fixtures import make_config
 from tests.test_hooks_headless import cli, user_config
-from tests.ui_helpers import make_app, settle, until
+from tests.ui_helpers import make_app, until
+from tests.ui_session_fixtures import send
 
 REVIEW = """---
 description: Review the changes in one area
@@ -124,11 +125,7 @@ class TestTui:
                 await until(pilot, lambda: slash.lookup("review") is not None, what="custom commands")
                 assert [c.name for c in slash.completions("/rev")] == ["review"]
                 assert "review.md" in slash.lookup("review").help
-                prompt = app.view.prompt
-                prompt.focus()
-                prompt.set_text("/review auth")
-                await pilot.press("enter")
-                await settle(pilot)
+                await send(pilot, "/review auth")
                 sent = sent_prompt(server)
                 assert sent.startswith("Review the auth code.") and "auth.py | " in sent
         finally:

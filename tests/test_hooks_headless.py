@@ -5,16 +5,15 @@ unchanged in a trusted folder, and not at all in an untrusted one."""
 from __future__ import annotations
 
 import json
-import os
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from agent_tui import paths
 from testkit.fake_openai import FakeOpenAI, Reply
+from tests.test_headless import run_cli as cli
 
 NO_RM = """#!/bin/bash
 # Refuse rm, the Claude Code way: exit 2 with the reason on stderr.
@@ -59,18 +58,6 @@ sleep 300 &
 echo $! > "$CLAUDE_PROJECT_DIR/slow.pid"
 wait
 """
-
-
-def cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    return subprocess.run(
-        [sys.executable, "-m", "agent_tui", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
 
 
 def user_config(server: FakeOpenAI, db: Path) -> None:

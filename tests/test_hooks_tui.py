@@ -14,7 +14,8 @@ from testkit.fake_openai import Reply
 from tests.agent_fixtures import make_config
 from tests.test_hooks_headless import NO_RM, claude_settings, cli, group, script, user_config
 from tests.test_skills import write_skill
-from tests.ui_helpers import make_app, settle, until
+from tests.ui_helpers import make_app, until
+from tests.ui_session_fixtures import send
 
 
 def notice_texts(app) -> list[str]:
@@ -39,18 +40,12 @@ class TestTui:
         try:
             async with app.run_test(size=(120, 36)) as pilot:
                 await until(pilot, lambda: app.view.session is not None, what="the session")
-                prompt = app.view.prompt
-                prompt.focus()
-                prompt.set_text("clean up")
-                await pilot.press("enter")
-                await settle(pilot)
+                await send(pilot, "clean up")
                 assert (workspace / "keep.txt").exists()
                 lines = [t for t in notice_texts(app) if t.startswith("hook PreToolUse")]
                 assert len(lines) == 1 and "exit 2" in lines[0]
                 assert lines[0].endswith("blocked: rm is not allowed in this repo")
-                prompt.set_text("/hooks")
-                await pilot.press("enter")
-                await settle(pilot)
+                await send(pilot, "/hooks")
                 block = notice_texts(app)[-1]
                 assert block.startswith("Hooks:\n  PreToolUse [Bash]: ")
                 assert "no-rm.sh" in block and ".claude/settings.json" in block
@@ -136,10 +131,6 @@ class TestTrustQuestion:
             )
             await pilot.press("t")
             await until(pilot, lambda: app.view.session is not None, what="the session")
-            prompt = app.view.prompt
-            prompt.focus()
-            prompt.set_text("hello")
-            await pilot.press("enter")
-            await settle(pilot)
+            await send(pilot, "hello")
         assert marker.exists()
         assert trust.is_trusted(workspace)
