@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
-import tomllib
 import types
 import typing
 from collections.abc import Mapping
@@ -22,11 +21,11 @@ from agent_tui import paths
 from agent_tui.config_checks import config_problems
 from agent_tui.reasoning import EFFORTS, ReasoningSettings
 
+# Re-exported: most callers know them as config's (defined apart so hooks/sources.py can use them).
+from agent_tui.toml_files import ConfigError as ConfigError
+from agent_tui.toml_files import read_toml as read_toml
+
 log = logging.getLogger(__name__)
-
-
-class ConfigError(Exception):
-    """A configuration problem, already phrased for the user."""
 
 
 @dataclass(frozen=True)
@@ -143,6 +142,9 @@ class Provenance:
 
     project_keys: frozenset[str] = frozenset()
     """`section.key` set by the (trusted) project's .agent-tui.toml."""
+    folder_trusted: bool = False
+    """The project folder is trusted (or `--trust` was given): its hooks, commands and skills
+    (`.agent-tui/`, `.claude/`) apply."""
 
     @property
     def api_key_allowed(self) -> bool:
@@ -183,6 +185,22 @@ class ProviderSettings:
 
 
 @dataclass(frozen=True)
+class HooksSettings:
+    """`[[hooks.EVENT]]` tables (`matcher`, `command`, `timeout`): hooks/sources.py reads them
+    from each file so the user's and the project's both run; here they are only checked."""
+
+    PreToolUse: list[dict[str, Any]] = field(default_factory=list)
+    PostToolUse: list[dict[str, Any]] = field(default_factory=list)
+    UserPromptSubmit: list[dict[str, Any]] = field(default_factory=list)
+    Stop: list[dict[str, Any]] = field(default_factory=list)
+    SubagentStop: list[dict[str, Any]] = field(default_factory=list)
+    PreCompact: list[dict[str, Any]] = field(default_factory=list)
+    SessionStart: list[dict[str, Any]] = field(default_factory=list)
+    SessionEnd: list[dict[str, Any]] = field(default_factory=list)
+    Notification: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
 class Config:
     model: ModelSettings = field(default_factory=ModelSettings)
     agent: AgentSettings = field(default_factory=AgentSettings)
@@ -195,6 +213,7 @@ class Config:
     mcp: McpSettings = field(default_factory=McpSettings)
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     provider: ProviderSettings = field(default_factory=ProviderSettings)
+    hooks: HooksSettings = field(default_factory=HooksSettings)
     provenance: Provenance = field(default_factory=Provenance, metadata={"section": False})
 
     def tool_output_budget(self, window: int) -> int:
@@ -233,7 +252,8 @@ def _describe(tp: Any) -> str:
         parts = [_describe(a) for a in typing.get_args(tp) if a is not type(None)]
         return " or ".join(parts)
     if origin is list:
-        return "a list of strings"
+        (item,) = typing.get_args(tp) or (str,)
+        return "a list of tables" if typing.get_origin(item) is dict else "a list of strings"
     if origin is dict:
         return "a table"
     return {int: "an integer", float: "a number", bool: "true or false", str: "a string"}.get(tp, str(tp))
@@ -253,7 +273,9 @@ def _coerce(value: Any, tp: Any) -> Any:
                 continue
         raise TypeError
     if origin is list:
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        (item,) = typing.get_args(tp) or (str,)
+        kind = dict if typing.get_origin(item) is dict else str
+        if not isinstance(value, list) or not all(isinstance(v, kind) for v in value):
             raise TypeError
         return list(value)
     if origin is dict:
@@ -305,21 +327,6 @@ def _apply(
             sources[f"{section}.{key}"] = origin
 
 
-def read_toml(path: Path) -> dict[str, Any]:
-    try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
-    except UnicodeDecodeError as exc:
-        bad = exc.object[exc.start : exc.start + 1].hex()
-        raise ConfigError(
-            f"{path}: not UTF-8 text (byte 0x{bad} at offset {exc.start}); save it as UTF-8"
-        ) from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
-
-
 def config_files(cwd: Path | None = None) -> list[Path]:
     """The files read, in order (later wins)."""
     return [paths.user_config_file(), paths.project_config_file(cwd)]
@@ -368,9 +375,20 @@ def load_config(
         cleaned = {s: {k: v for k, v in t.items() if v is not None} for s, t in overrides.items()}
         _apply(merged, sources, cleaned, "command line")
     project_keys = frozenset(k for k, origin in sources.items() if origin == str(project_file))
+    folder = project_file.parent
+    if not project_file.is_file() and not trusted:
+        state = folder_trust.state(folder)
+    folder_trusted = state == "trusted"
+    if not folder_trusted:
+        from agent_tui.hooks.sources import withheld_hooks
+
+        withheld = withheld_hooks(folder)  # .claude/ hooks run code: listed like the keys above
+        if withheld:
+            ignored = (*ignored, *withheld)
+            notices.append(folder_trust.untrusted_notice(folder, withheld, state, source=".claude/"))
     config = Config(
         **{n: cls(**merged.get(n, {})) for n, cls in _SECTION_TYPES.items()},
-        provenance=Provenance(project_keys),
+        provenance=Provenance(project_keys, folder_trusted),
     )
     problems = config_problems(flatten(config), sources)  # ranges and allow-rule syntax
     if problems:

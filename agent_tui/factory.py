@@ -16,6 +16,8 @@ from agent_tui.config import Config, ConfigError
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
+    from agent_tui.extensions.skills import SkillCatalog
+    from agent_tui.hooks.sources import HookSet
     from agent_tui.messages import Message
     from agent_tui.store import Store
     from agent_tui.tools.mcp import McpManager
@@ -44,6 +46,12 @@ class AppServices:
     """Tools beyond the built-ins (MCP servers' tools), shared by every session."""
     mcp: McpManager | None = None
     """The MCP servers once `start_mcp` ran; None without servers."""
+    hooks: HookSet | None = None
+    """The hooks of this workspace, read in `build_services`."""
+    skills: SkillCatalog | None = None
+    """The skills the model may load, read in `build_services`."""
+    notices: list[str] = field(default_factory=list)
+    """Lines to show once at start: malformed hook, skill files (each names its file and line)."""
     sandbox: Sandbox | None = None
     """The command sandbox (tools/sandbox.py), probed in `build_services`; its mode is shared
     by every session, so /sandbox switches it for all tabs at once."""
@@ -159,9 +167,16 @@ class AppServices:
             hard_block=a.hard_block,
         )
         policy = PermissionPolicy(cfg.tools.allow, approver=approver, yes=yes, sandbox=self.sandbox)
+        hooks = self._hook_runner(session_id)
+        from agent_tui.hooks.approval import hooked_approver
+
+        # Hooks' permissionDecision and custom commands' allowed-tools answer through it.
+        policy.approver = hooked_approver(policy.approver, hooks)
+        user_prompts = self._user_prompts(registry)
         prompts = PromptAssembler(
             self.workspace,
             registry,
+            user_prompts=user_prompts,
             counter=counter,
             meter=meter,
             cache_control=provider.supports_cache_control,
@@ -187,6 +202,7 @@ class AppServices:
             workspace=self.workspace,
             session_id=session_id,
             services=services,
+            hooks=hooks,
         )
         chat_summarizer = ProviderSummarizer(provider)
         summary_name = summarizer_model(cfg, model, provider_of(model))
@@ -223,7 +239,34 @@ class AppServices:
             store=self.store,
             history=history,
             workspace=self.workspace,
+            hooks=hooks,
         )
+
+    def _user_prompts(self, registry: Any) -> Any:
+        """Memories and skills; with skills the model may choose, their index and the `skill`
+        tool (extensions/skills.py)."""
+        from agent_tui.context.memory import UserPrompts
+
+        catalog = self.skills
+        if catalog is None or not catalog.skills:
+            return UserPrompts()
+        from agent_tui.extensions.skill_tool import SkillTool
+        from agent_tui.extensions.skills import index_text
+
+        prompts = UserPrompts(
+            folder_skills={s.name: s.path for s in catalog.skills.values()}, index=index_text(catalog)
+        )
+        registry.register(SkillTool(prompts))
+        return prompts
+
+    def _hook_runner(self, session_id: str) -> Any:
+        """The session's hooks, or None when no hook is configured (nothing runs, nothing costs)."""
+        if not self.hooks:
+            return None
+        from agent_tui.hooks.runner import HookRunner
+        from agent_tui.hooks.transcript import TranscriptExport
+
+        return HookRunner(self.hooks, self.workspace, session_id, TranscriptExport(self.store, session_id))
 
 
 def provider_settings(config: Config) -> dict[str, Any]:
@@ -248,6 +291,13 @@ async def build_services(
     store.results.search_timeout = store.transcript.search_timeout = config.tools.search_timeout
     services = AppServices(config=config, store=store, workspace=(workspace or Path.cwd()).resolve())
     services.sandbox = await make_sandbox(config, services.workspace)
+    from agent_tui.hooks.sources import load_hooks
+
+    services.hooks = load_hooks(services.workspace, trusted=config.provenance.folder_trusted)
+    from agent_tui.extensions.skills import discover_skills
+
+    services.skills = discover_skills(services.workspace, config.provenance.folder_trusted)
+    services.notices += [*services.hooks.notices, *services.skills.notices]
     if start_mcp:
         services.start_mcp()
     return services

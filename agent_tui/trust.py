@@ -71,13 +71,30 @@ def folder_key(folder: Path) -> str:
     return str(Path(os.path.realpath(folder)))
 
 
+CODE_FILES = (Path(".claude") / "settings.json", Path(".claude") / "settings.local.json")
+"""Beside `.agent-tui.toml`, files whose change asks for trust again (they hold hooks)."""
+
+
 def content_hash(folder: Path) -> str:
-    """sha256 of the folder's `.agent-tui.toml` (`absent` when there is none)."""
+    """sha256 of the folder's `.agent-tui.toml` (`absent` when there is none), mixed with its
+    `.claude/` settings when it has them (their hooks run code)."""
     try:
-        data = paths.project_config_file(folder).read_bytes()
+        digest = hashlib.sha256(paths.project_config_file(folder).read_bytes()).hexdigest()
     except OSError:
-        return "absent"
-    return hashlib.sha256(data).hexdigest()
+        digest = "absent"
+    extra = hashlib.sha256()
+    found = False
+    for rel in CODE_FILES:
+        try:
+            data = (folder / rel).read_bytes()
+        except OSError:
+            continue
+        found = True
+        extra.update(str(rel).encode() + b"\0" + hashlib.sha256(data).digest())
+    if not found:
+        return digest
+    extra.update(digest.encode())
+    return extra.hexdigest()
 
 
 def _read() -> dict[str, dict[str, Any]]:
@@ -186,6 +203,8 @@ def filter_project(data: Mapping[str, Any], trusted: bool) -> Filtered:
                 ignored.extend(
                     f"[mcp.servers.{name}] (runs {_command(spec)})" for name, spec in value.items()
                 )
+            elif section == "hooks" and isinstance(value, list) and value:
+                ignored.extend(f"[[hooks.{key}]] (runs {_command(spec)})" for spec in value)
             else:
                 ignored.append(display(section, key))
     return Filtered(kept, tuple(ignored), tuple(user_only))
@@ -199,11 +218,11 @@ def _command(spec: Any) -> str:
     return text if len(text) <= 60 else text[:59] + "…"
 
 
-def untrusted_notice(folder: Path, ignored: tuple[str, ...], why: TrustState) -> str:
+def untrusted_notice(folder: Path, ignored: tuple[str, ...], why: TrustState, source: str = "") -> str:
     """The one line naming every ignored key and how to trust the folder."""
     reason = "changed since you trusted it" if why == "changed" else "is not trusted"
     return (
-        f"this folder {reason}: ignored from {paths.project_config_file(folder).name}: "
+        f"this folder {reason}: ignored from {source or paths.project_config_file(folder).name}: "
         f"{', '.join(ignored)}. Trust it with `agent-tui trust add` (or `--trust` for one run)."
     )
 

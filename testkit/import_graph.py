@@ -122,16 +122,24 @@ def cycles(graph_edges: Iterable[Edge]) -> list[frozenset[str]]:
     return found
 
 
-def layer_violations(graph_edges: Iterable[Edge], layers: list[list[str]], package: str) -> list[Edge]:
+def layer_violations(
+    graph_edges: Iterable[Edge], layers: list[list[str]], package: str, plain: Iterable[str] = ()
+) -> list[Edge]:
     """Edges from a module to a module of a layer listed *before* its own (higher up).
 
     `layers` lists, from the top layer down, the top-level sub-packages or modules of each layer.
     A module of none of them is shared plain data: every layer may import it, and it may import
-    no layer.
+    no layer. `plain` names dotted modules inside a layer's package that are plain data all the
+    same (a package whose settings part config.py reads, while the rest of it runs at a layer).
     """
     ranks = {name: rank for rank, group in enumerate(layers) for name in group}
+    plain_names = set(plain)
 
     def rank(module: str) -> int:
-        return ranks.get(module.removeprefix(package + ".").split(".")[0], len(layers))
+        inner = module.removeprefix(package + ".")
+        parts = inner.split(".")
+        if any(".".join(parts[:n]) in plain_names for n in range(1, len(parts) + 1)):
+            return len(layers)
+        return ranks.get(parts[0], len(layers))
 
     return [e for e in graph_edges if e.source != package and rank(e.target) < rank(e.source)]

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from agent_tui.config import Config
     from agent_tui.context.budget import BudgetMeter, ContextBudget
+    from agent_tui.hooks.runner import HookRunner
     from agent_tui.messages import Message
     from agent_tui.models import ModelLimits
     from agent_tui.store import Store
@@ -30,6 +31,8 @@ class CompactionTarget(Protocol):
     store: Store | None
     last_budget: ContextBudget | None
     turns: int
+    hooks: HookRunner | None
+    """PreCompact fires through them (agent_tui/hooks/)."""
 
     @property
     def request_parts(self) -> tuple[list[Any], list[dict[str, Any]]]:

@@ -102,6 +102,13 @@ class Compactor:
         snapshot: bool = True,
     ) -> AsyncIterator[ev.AgentEvent]:
         """Compact `session.history`; yields started/progress/finished events."""
+        if session.hooks is not None:
+            trigger = "manual" if reason in ("forced", "tool") else "auto"
+            await session.hooks.fire(
+                "PreCompact", {"trigger": trigger, "custom_instructions": instructions or ""}
+            )
+            for event in session.hooks.drain():
+                yield event
         before = session.measure(with_status=False)
         yield ev.CompactionStarted(reason, before.used)
         # The chain counts with the raw tokenizer; express the target and the fixed part in the

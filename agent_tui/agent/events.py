@@ -23,9 +23,10 @@ ErrorKind = Literal[ProviderErrorKind, "storage"]
 """A provider error's class (llm/errors.py, which says what the user can do about it), or
 `storage`: a write the store could not make (a full disk), which the exit code reports."""
 
-StopReason = Literal["done", "max_steps", "error", "denied"]
-"""Why a turn ended: its final answer, the step limit, a provider error, or a call the user denied
-(the model then waits for the user's direction). A cancelled turn ends without `TurnFinished`."""
+StopReason = Literal["done", "max_steps", "error", "denied", "blocked", "hook"]
+"""Why a turn ended: its final answer, the step limit, a provider error, a call the user denied
+(the model then waits for the user's direction), a hook that refused the prompt (`blocked`), or a
+hook that said `continue: false` (`hook`). A cancelled turn ends without `TurnFinished`."""
 
 CompactionReason = Literal["auto", "blocked", "forced", "tool", "context_length"]
 """What started a compaction: the 95% threshold, the 98% block, `/compact` (or `run --compact`,
@@ -186,6 +187,26 @@ class TurnFinished(AgentEvent):
     """Outputs stored during the turn."""
 
 
+@dataclass(frozen=True)
+class HookRan(AgentEvent):
+    """A configured hook ran (agent_tui/hooks/): shown as a dim line, never hidden."""
+
+    type: ClassVar[str] = "hook"
+    event: str
+    """PreToolUse / PostToolUse / UserPromptSubmit / Stop / SubagentStop / PreCompact /
+    SessionStart / SessionEnd / Notification."""
+    command: str
+    exit_code: int | None
+    """None when it was killed at its timeout or could not start."""
+    duration: float
+    outcome: str
+    """ok / blocked / error / timeout."""
+    message: str = ""
+    """The block's reason, or what went wrong, or the hook's systemMessage."""
+    source: str = ""
+    """The file the hook came from."""
+
+
 TurnEvent = (
     TurnStarted
     | BudgetMeasured
@@ -203,6 +224,7 @@ TurnEvent = (
     | CompactionProgress
     | CompactionFinished
     | TurnFinished
+    | HookRan
 )
 """Every event a turn or a compaction emits: the closed set the TUI and `--json` must handle."""
 

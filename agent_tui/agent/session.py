@@ -38,6 +38,7 @@ from agent_tui.models import reply_reserve
 if TYPE_CHECKING:
     from agent_tui.agent.prompting import PromptAssembler
     from agent_tui.config import Config
+    from agent_tui.hooks.runner import HookRunner
     from agent_tui.llm.provider import Provider
     from agent_tui.models import ModelLimits
     from agent_tui.store import Store
@@ -70,6 +71,7 @@ class AgentSession(SessionHistory):
         store: Store | None,
         history: list[Message],
         workspace: Path,
+        hooks: HookRunner | None = None,
     ) -> None:
         self.session_id = session_id
         self.title = title
@@ -96,6 +98,9 @@ class AgentSession(SessionHistory):
         self.scan = wire.Scan()
         self._unsaid: list[str] = []  # repairs made while no turn ran, said at the next one
         self._lost_writes: list[str] = []  # writes the store failed (agent/lost_writes.py)
+        self.hooks = hooks
+        """The configured hooks (agent_tui/hooks/); None when there are none."""
+        self._hooks_started = False  # SessionStart fires before the first prompt
 
     # -- measuring -------------------------------------------------------------------------
 
@@ -210,11 +215,26 @@ class AgentSession(SessionHistory):
             yield ev.TurnStarted(self.session_id, prompt)
             for note in await self.repair():
                 yield ev.Notice(note)
+            hook_context = ""
+            if self.hooks is not None:
+                from agent_tui.hooks import turn_hooks
+
+                gate = await turn_hooks.before_prompt(
+                    self.hooks, prompt, first=not self._hooks_started, resumed=bool(self.history)
+                )
+                self._hooks_started = True
+                for event in self.hooks.drain():
+                    yield event
+                if gate.blocked is not None:
+                    yield ev.Notice(gate.blocked)
+                    yield ev.TurnFinished("", stop_reason="blocked")
+                    return
+                hook_context = gate.context
             prepared = await self._prepare(prompt, as_is)
             refs.extend(prepared.refs)
             for note in prepared.notes:
                 yield ev.Notice(note)
-            sent = user(prepared.text)
+            sent = user(prepared.text + hook_context)
             seqs = await self._add(sent)
             if seqs and self.runner.checkpointer is not None:
                 self.runner.checkpointer.start_turn(seqs[0])  # edits of this turn undo together
@@ -222,6 +242,7 @@ class AgentSession(SessionHistory):
             step = 0
             replied = False  # an assistant message of this turn is in the history
             retried_overflow = False
+            stop_hook_active = False
             while True:
                 async for event in self._thresholds():
                     yield event
@@ -294,6 +315,16 @@ class AgentSession(SessionHistory):
                 replied = True
                 if not calls:
                     await self._add(reply if reply.content else replace(reply, content=""))
+                    if self.hooks is not None:
+                        from agent_tui.hooks import turn_hooks
+
+                        again = await turn_hooks.stop(self.hooks, active=stop_hook_active)
+                        for event in self.hooks.drain():
+                            yield event
+                        if again is not None:  # a Stop hook sends the agent back to work
+                            stop_hook_active = True
+                            await self._add(user(again))
+                            continue
                     break
                 pending, answered = reply, set()
                 await self._add(reply)
@@ -319,6 +350,9 @@ class AgentSession(SessionHistory):
                         answered.add(call.id)
                         continue
                     run = await self.runner.run(call, room_tokens=room)
+                    if self.hooks is not None:
+                        for event in self.hooks.drain():
+                            yield event
                     await self._add(run.message)
                     answered.add(call.id)
                     if run.ref is not None:
@@ -331,7 +365,11 @@ class AgentSession(SessionHistory):
                     if run.denied and self.config.tools.deny_ends_turn:
                         stop_reason = "denied"
                         break
-                if stop_reason == "denied":  # the model waits for the user's direction
+                    if run.stop is not None:  # a hook said `continue: false`
+                        yield ev.Notice(f"A hook stopped the turn: {run.stop or 'no reason given'}")
+                        stop_reason = "hook"
+                        break
+                if stop_reason in ("denied", "hook"):  # the model waits for the user's direction
                     unrun = [c for c in calls if c.id not in answered]
                     if unrun:
                         await self._add(
@@ -353,6 +391,19 @@ class AgentSession(SessionHistory):
             raise
         finally:
             self.busy = False
+
+    async def close(self) -> None:
+        """SessionEnd fires (once), then the lease is given back."""
+        await self.end_hooks()
+        await super().close()
+
+    async def end_hooks(self, reason: str = "exit") -> list[ev.AgentEvent]:
+        """Fire SessionEnd once; returns its runs for a caller still showing events."""
+        if self.hooks is None or not self._hooks_started:
+            return []
+        self._hooks_started = False
+        await self.hooks.fire("SessionEnd", {"reason": reason})
+        return self.hooks.drain()
 
     async def _interrupted(self, text_parts: list[str], pending: Message | None, answered: set[str]) -> None:
         """Leave the session consistent: partial text saved and marked, every call answered."""

@@ -24,6 +24,7 @@ from agent_tui.utf8 import clean_text
 
 if TYPE_CHECKING:
     from agent_tui.config import Config
+    from agent_tui.hooks.runner import HookRunner
     from agent_tui.store import Store
     from agent_tui.tools.permissions import PermissionPolicy
     from agent_tui.tools.registry import ToolRegistry
@@ -49,6 +50,8 @@ class ToolRun:
     """Something the user must hear (a denial and how to allow it)."""
     denied: bool = False
     """The user (or the policy) refused the call: it never ran."""
+    stop: str | None = None
+    """A hook said `continue: false`: the turn ends after this call (its stopReason)."""
 
 
 def _clean_output(output: ToolOutput) -> ToolOutput:
@@ -71,6 +74,7 @@ class ToolRunner:
         workspace: Path,
         session_id: str,
         services: ToolServices,
+        hooks: HookRunner | None = None,
     ) -> None:
         self.registry = registry
         self.policy = policy
@@ -82,6 +86,8 @@ class ToolRunner:
         self.checkpointer = Checkpointer(store, session_id) if store is not None else None
         self._lost_writes: list[str] = []
         self._fallbacks: dict[str, InlineFallback] = {}
+        self.hooks = hooks
+        """PreToolUse / PostToolUse around each call (agent_tui/hooks/tool_hooks.py)."""
 
     def take_lost_writes(self) -> list[str]:
         """Outputs the store failed to save since last asked (agent/lost_writes.py)."""
@@ -129,13 +135,40 @@ class ToolRunner:
         """Ask, run and store one call. `room_tokens`: what is left of the window for this
         call's result (paged readers return no more than fits); None for no window limit."""
         started = time.monotonic()
-        # Checked and coerced once: the policy decides on the very arguments the tool gets.
+        # Checked and coerced once: the hooks and the policy see the very arguments the tool gets.
         prepared = self.registry.prepare(call)
         if isinstance(prepared, ToolOutput):
             return await self._store_and_view(call, _clean_output(prepared), started)
         tool, args = prepared
-        if tool.spec.mutates:
-            allowed, message = await self.policy.check(call.name, args, tool.spec, self.workspace)
+        permission = None
+        if self.hooks is not None:
+            from agent_tui.hooks import tool_hooks
+
+            hooked, pre = await tool_hooks.pre_tool_use(self.hooks, call, tool.spec)
+            if pre.blocked:  # never runs; the model reads why, the user sees the hook's line
+                text = tool_hooks.BLOCKED.format(reason=pre.reason)
+                run = self._finish(
+                    call, ToolOutput(text=text, is_error=True, summary="blocked by hook"), started
+                )
+                return replace(run, stop=pre.stop)  # the hook's own line shows the reason
+            permission = pre.permission
+            if hooked is not call:  # `updatedInput`: checked and coerced again, as it will run
+                call = hooked
+                prepared = self.registry.prepare(call)
+                if isinstance(prepared, ToolOutput):
+                    return await self._store_and_view(call, _clean_output(prepared), started)
+                tool, args = prepared
+        if tool.spec.mutates or permission == "ask":
+            from agent_tui.hooks.approval import deciding
+
+            with deciding(permission) as decided:
+                allowed, message = True, ""
+                if tool.spec.mutates:
+                    allowed, message = await self.policy.check(call.name, args, tool.spec, self.workspace)
+                if allowed and permission == "ask" and not decided.asked:
+                    from agent_tui.hooks import tool_hooks
+
+                    allowed, message = await tool_hooks.ask_anyway(self.policy, call, self.workspace)
             # The tool's time starts once it may run: the user's think time is not its time.
             started = time.monotonic()
             if not allowed:
@@ -155,7 +188,14 @@ class ToolRunner:
                 await self.checkpointer.after(target, before_ref)
             except Exception:
                 log.exception("could not record the checkpoint of %s", target)
-        return await self._store_and_view(call, output, started)
+        run = await self._store_and_view(call, output, started)
+        if self.hooks is not None:
+            from agent_tui.hooks.tool_hooks import post_tool_use
+
+            content, post = await post_tool_use(self.hooks, call, run.message.content or "", run.is_error)
+            if post.ran:
+                run = replace(run, message=replace(run.message, content=content), stop=post.stop)
+        return run
 
     async def _checkpoint_before(
         self, call: ToolCall, args: dict[str, Any]

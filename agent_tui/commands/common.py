@@ -116,3 +116,5 @@ def sandbox_notice(services: Any) -> None:
     sandbox = getattr(services, "sandbox", None)
     if sandbox is not None and sandbox.notice:
         typer.echo(f"agent-tui: {sandbox.notice}", err=True)
+    for line in getattr(services, "notices", ()):  # malformed hook and skill files
+        typer.echo(f"agent-tui: {line}", err=True)

@@ -22,6 +22,15 @@ def show() -> None:
     for key, value in flatten(loaded.config).items():
         origin = loaded.sources.get(key, "default")
         typer.echo(f"{key} = {value!r}    # {origin}")
+    from pathlib import Path
+
+    from agent_tui.extensions.report import everything
+
+    # Hooks from every file run (not only the winning one): each with the file it came from.
+    for title, lines in everything(Path.cwd(), loaded.config.provenance.folder_trusted).items():
+        typer.echo(f"# {title}:")
+        for line in lines:
+            typer.echo(f"#   {line}")
 
 
 @app.command("path")

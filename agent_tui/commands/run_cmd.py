@@ -99,7 +99,9 @@ async def _run(
         if compact_first:
             stream.append(session.compact(instructions, reason="forced"))
         if prompt.strip():
-            stream.append(session.run_turn(prompt))
+            from agent_tui.extensions.invoke import turn_events
+
+            stream.append(turn_events(session, prompt))  # a custom /command expands first
         try:
             for events in stream:
                 async for event in events:
@@ -116,6 +118,10 @@ async def _run(
                 f"agent-tui: interrupted; the session is saved (resume with --session {session.session_id})"
             )
             raise
+        for event in await session.end_hooks():  # SessionEnd, reported like the turn's hooks
+            if as_json:
+                _emit(event.to_json())
+            _report(event, as_json)
         budget = session.measure()
         if as_json:
             _emit(
@@ -154,6 +160,10 @@ def _report(event: Any, as_json: bool) -> None:
         _stderr(f"agent-tui: {event.message}")
     elif isinstance(event, ev.ErrorEvent):
         _stderr(f"agent-tui: error: {event.message}")
+    elif isinstance(event, ev.HookRan):
+        from agent_tui.hooks.runner import describe
+
+        _stderr(f"agent-tui: {describe(event)}")
 
 
 def _effort_or_fail(effort: str | None) -> dict[str, Any] | None:

@@ -56,8 +56,11 @@ def add(path: Path | None = typer.Argument(None, help="The folder (default: the 
             enabled = trust.filter_project(read_toml(project), trusted=False).ignored
         except Exception as exc:  # noqa: BLE001 - a broken file is the user's to see, one line
             fail(str(exc), 2)
+    from agent_tui.hooks.sources import withheld_hooks
+
+    enabled = (*enabled, *withheld_hooks(folder))  # .claude/ hooks run from now on too
     key = trust.add(folder)
-    what = f"; its .agent-tui.toml now applies in full: {', '.join(enabled)}" if enabled else ""
+    what = f"; its project settings now apply in full: {', '.join(enabled)}" if enabled else ""
     typer.echo(f"trusted {key}{what}")
 
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from agent_tui import paths
@@ -126,14 +126,32 @@ def skill_section(skill: Skill) -> PromptSection:
     )
 
 
+def _named_section(name: str) -> Callable[[Path], PromptSection]:
+    """A skill's section under the name it was activated by (a folder skill's file is SKILL.md)."""
+
+    def build(path: Path) -> PromptSection:
+        return skill_section(replace(parse_skill(path), name=name))
+
+    return build
+
+
 class UserPrompts:
     """The memory and active-skill sections, re-read when their files change."""
 
     def __init__(
-        self, memories: Path | None = None, skills: Path | None = None, active: Iterable[str] = ()
+        self,
+        memories: Path | None = None,
+        skills: Path | None = None,
+        active: Iterable[str] = (),
+        *,
+        folder_skills: Mapping[str, Path] | None = None,
+        index: str | None = None,
     ) -> None:
         self.memories_path = memories or memories_file()
         self.skills_path = skills or skills_dir()
+        self.folder_skills = dict(folder_skills or {})
+        """Skills the model chooses (`NAME/SKILL.md`, extensions/skills.py): name → file."""
+        self._index = PromptSection("skills", index, component="skill_prompts") if index else None
         self._active: list[str] = []
         self._files: dict[Path, tuple[tuple[int, int] | None, PromptSection | None]] = {}
         for name in active:
@@ -147,11 +165,24 @@ class UserPrompts:
         return tuple(self._active)
 
     def available(self) -> dict[str, Skill]:
-        return discover_skills(self.skills_path)
+        found = discover_skills(self.skills_path)
+        for name, path in self.folder_skills.items():
+            try:
+                found[name] = replace(parse_skill(path), name=name)
+            except OSError as exc:
+                log.warning("cannot read skill %s: %s", path, exc)
+        return found
+
+    def _path(self, name: str) -> Path:
+        return self.folder_skills.get(name) or self.skills_path / f"{name}.md"
 
     def activate(self, name: str) -> Skill:
         """Turn a skill on (idempotent). ValueError naming the available ones when unknown."""
-        path = self.skills_path / f"{name}.md"
+        path = self._path(name)
+        if name in self.folder_skills and path.is_file():
+            if name not in self._active:
+                self._active.append(name)
+            return replace(parse_skill(path), name=name)
         if not _SKILL_NAME.match(name) or not path.is_file():
             known = ", ".join(self.available()) or "none"
             raise ValueError(f"no skill named {name!r} in {self.skills_path} (available: {known})")
@@ -172,8 +203,10 @@ class UserPrompts:
         memories = self._load(self.memories_path, lambda p: memory_section(read_limited(p, MAX_MEMORY_BYTES)))
         if memories is not None:
             out.append(memories)
+        if self._index is not None:
+            out.append(self._index)
         for name in self._active:
-            section = self._load(self.skills_path / f"{name}.md", lambda p: skill_section(parse_skill(p)))
+            section = self._load(self._path(name), _named_section(name))
             if section is not None:
                 out.append(section)
         return out

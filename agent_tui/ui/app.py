@@ -199,6 +199,15 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
             )
             services = None
         self._services.set_result(services)
+        if services is not None:  # custom /commands join the menu, the palette and /help
+            from agent_tui.ui.custom_commands import install
+
+            lines = [
+                *services.notices,
+                *install(services.workspace, services.config.provenance.folder_trusted),
+            ]
+            for line in lines:
+                self.notify(line, severity="warning", timeout=15)
         sandbox = services.sandbox if services is not None else None
         if sandbox is not None and sandbox.notice:
             self.notify(sandbox.notice, severity="warning", timeout=30)

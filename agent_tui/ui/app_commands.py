@@ -46,7 +46,16 @@ class AppCommands(_AppHost):
 
         if not isinstance(self.screen, HelpScreen):
             sandbox = self._sandbox()
-            self.push_screen(HelpScreen(sandbox=sandbox.describe() if sandbox else None))
+            future = getattr(self, "_services", None)
+            services = future.result() if future is not None and future.done() else None
+            extensions = None
+            if services is not None:
+                from agent_tui.ui.custom_commands import extensions_text
+
+                extensions = extensions_text(services)
+            self.push_screen(
+                HelpScreen(sandbox=sandbox.describe() if sandbox else None, extensions=extensions)
+            )
 
     def _sandbox(self) -> Sandbox | None:
         future = getattr(self, "_services", None)
@@ -175,7 +184,7 @@ class AppCommands(_AppHost):
         from agent_tui.ui import slash
 
         yield from super().get_system_commands(screen)
-        for command in slash.COMMANDS:
+        for command in slash.all_commands():
             if command.palette is not None:
                 yield SystemCommand(
                     command.palette,

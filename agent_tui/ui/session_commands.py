@@ -70,14 +70,12 @@ async def remember(view: SessionView, argument: str) -> None:
 
 
 async def skill(view: SessionView, argument: str) -> None:
-    from agent_tui.context.memory import discover_skills
-
     session = _session(view)
     if session is None:
         return
     name = argument.strip()
     if not name:
-        found = ", ".join(discover_skills()) or "none"
+        found = ", ".join(session.prompts.user_prompts.available()) or "none"
         view.app.notify(f"Skills: {found}. /skill NAME activates one for this session.")
         return
     session.prompts.activate_skill(name)
@@ -92,6 +90,17 @@ async def tools(view: SessionView, argument: str) -> None:
     lines = [f"{r.name:<28} {r.source:<8} {r.tokens:>6} tok  {r.state}" for r in rows]
     total = sum(r.tokens for r in rows if r.state != "deferred")
     view.app.notify("\n".join([f"{len(rows)} tools, {total} tokens offered:", *lines]), timeout=15)
+
+
+async def hooks(view: SessionView, argument: str) -> None:
+    from agent_tui.ui.custom_commands import extensions_text
+    from agent_tui.ui.transcript import NoticeEntry
+
+    services = view.services
+    if services is None:
+        view.app.notify("Still opening: try /hooks again in a moment.", severity="warning")
+        return
+    await view.chat.add(NoticeEntry(extensions_text(services)))
 
 
 async def init(view: SessionView, argument: str) -> None:

@@ -78,6 +78,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("rename", "TITLE", "give this session a title", Runs.IDLE, handlers.rename, "Rename session"),
     SlashCommand("remember", "TEXT", "save a note every session will see", Runs.IDLE, handlers.remember, "Remember"),
     SlashCommand("skill", "[NAME]", "activate a skill (no name: list them)", Runs.IDLE, handlers.skill, "Skills"),
+    SlashCommand("hooks", "", "the hooks, custom commands and skills in effect, with their files", Runs.NOW, handlers.hooks, "Hooks"),
     SlashCommand("tools", "", "the tools offered and what each description costs", Runs.IDLE, handlers.tools, "Tools"),
     SlashCommand("permissions", "[remove RULE]", "list approvals (session and saved) or remove one", Runs.NOW, handlers.permissions, "Permissions"),
     SlashCommand("sandbox", "[MODE | auto on|off]", "what the command sandbox allows; switch workspace-write, read-only, off", Runs.NOW, handlers.sandbox, "Sandbox"),
@@ -88,6 +89,31 @@ COMMANDS: tuple[SlashCommand, ...] = (
 )  # fmt: skip
 
 BY_NAME = {command.name: command for command in COMMANDS}
+
+_custom: dict[str, SlashCommand] = {}
+"""Custom commands from Markdown files (ui/custom_commands.py), beside the built-ins. They are
+sent as prompts (extensions/invoke.py expands them), so `parse` never returns one."""
+
+
+def set_custom(commands: list[SlashCommand]) -> list[SlashCommand]:
+    """Replace the custom commands; returns those a built-in of the same name shadows."""
+    _custom.clear()
+    shadowed = []
+    for command in commands:
+        if command.name.lower() in BY_NAME:
+            shadowed.append(command)
+        else:
+            _custom[command.name.lower()] = command
+    return shadowed
+
+
+def all_commands() -> tuple[SlashCommand, ...]:
+    """Built-ins, then custom commands: what the menu, palette and /help list."""
+    return COMMANDS + tuple(_custom.values())
+
+
+def lookup(name: str) -> SlashCommand | None:
+    return BY_NAME.get(name) or _custom.get(name.lower())
 
 
 @dataclass(frozen=True)
@@ -127,6 +153,8 @@ def unknown_command(text: str) -> str | None:
     if not stripped.startswith("/") or stripped.startswith("//") or parse(stripped):
         return None
     word = stripped[1:].split(" ", 1)[0]
+    if word.lower() in _custom:
+        return None
     # A path like /etc/hosts is a prompt, not a mistyped command.
     return None if not word or "/" in word else word
 
@@ -136,7 +164,7 @@ def completions(text: str) -> list[SlashCommand]:
     if not text.startswith("/") or " " in text or "\n" in text:
         return []
     prefix = text[1:].lower()
-    return [command for command in COMMANDS if command.name.startswith(prefix)]
+    return [command for command in all_commands() if command.name.lower().startswith(prefix)]
 
 
 def readme_table() -> list[str]:

@@ -91,6 +91,9 @@ class ContextReport:
     output_tokens: int
     enabled: tuple[str, ...]
     """The compaction strategies the config enables, in chain order."""
+    skills: tuple[str, ...] = ()
+    """Skills loaded in this session (their bodies are in the system prompt, under memories +
+    skills, and kept through compaction)."""
     reasoning_output: int = 0
     """Output tokens spent reasoning in this run: as the provider reported them, else (Anthropic
     reports none apart) the estimates kept on the history's replies."""
@@ -168,6 +171,7 @@ def build_report(session: AgentSession, budget: ContextBudget) -> ContextReport:
         prompt_tokens=usage.prompt_tokens,
         output_tokens=usage.output,
         enabled=tuple(name for name in STRATEGIES if getattr(settings, name)),
+        skills=session.prompts.user_prompts.active,
         reasoning_output=usage.reasoning
         or sum(m.reasoning.tokens for m in session.history if m.reasoning is not None),
     )

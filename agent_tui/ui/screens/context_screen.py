@@ -111,6 +111,10 @@ def footer_lines(report: ContextReport) -> Text:
     reasoning = report.reasoning_line()
     if reasoning:
         lines.insert(2, reasoning)
+    if report.skills:
+        lines.append(
+            f"Skills loaded (in memories + skills; kept through compaction): {', '.join(report.skills)}"
+        )
     return Text("\n".join(lines))
 
 

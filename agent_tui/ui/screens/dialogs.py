@@ -50,8 +50,10 @@ class Dialog(ModalScreen[object]):
 
 
 class HelpScreen(Dialog):
-    def __init__(self, sandbox: str | None = None) -> None:
+    def __init__(self, sandbox: str | None = None, extensions: str | None = None) -> None:
         super().__init__()
+        self.extensions = extensions
+        """Hooks, custom commands and skills with their files (ui/custom_commands.py)."""
         self.sandbox = sandbox
         """What the command sandbox allows (shown under the commands), when it is known."""
 
@@ -62,9 +64,11 @@ class HelpScreen(Dialog):
         for key, what in KEYS:
             keys.add_row(Text(key), Text(what))
         commands = Table.grid(padding=(0, 2))
-        commands.add_column(style="bold", no_wrap=True, min_width=max(len(c.usage) for c in slash.COMMANDS))
+        commands.add_column(
+            style="bold", no_wrap=True, min_width=max(len(c.usage) for c in slash.all_commands())
+        )
         commands.add_column()
-        for command in slash.COMMANDS:
+        for command in slash.all_commands():
             commands.add_row(Text(command.usage), Text(command.help))
         with Vertical(id="help", classes="dialog"):
             yield Label("agent-tui help", classes="dialog-title")
@@ -82,6 +86,9 @@ class HelpScreen(Dialog):
                 yield Static(keys)
                 yield Static(Text("\nCommands", style="bold underline"))
                 yield Static(commands)
+                if self.extensions:
+                    yield Static(Text("\nHooks, custom commands, skills", style="bold underline"))
+                    yield Static(Text(self.extensions), id="help-extensions")
                 if self.sandbox:
                     yield Static(Text("\nSandbox", style="bold underline"))
                     yield Static(Text(self.sandbox), id="help-sandbox")

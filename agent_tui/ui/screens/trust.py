@@ -1,7 +1,8 @@
 """The first-launch question in an untrusted folder: "Do you trust the files in this folder?"
 
-Shown only when the folder's `.agent-tui.toml` holds keys that trusting would enable; it lists
-exactly those (allow rules, MCP servers and the commands they run, model / api_base…). `t`
+Shown only when the folder's `.agent-tui.toml` holds keys that trusting would enable, or its
+`.claude/settings*.json` holds hooks; it lists exactly those (allow rules, MCP servers and hooks
+with the commands they run, model / api_base…). `t`
 trusts (recorded in the user's config dir until the file changes), `n` or Escape goes on without.
 """
 
@@ -35,7 +36,8 @@ class TrustScreen(ModalScreen[bool]):
         why = "changed since you trusted it" if self.changed else "is not trusted yet"
         with Vertical(id="trust", classes="dialog"):
             yield Label(Text("Do you trust the files in this folder?"), classes="dialog-title")
-            yield Static(Text(f"{self.folder}\nIts .agent-tui.toml {why}. Trusting it would enable:"))
+            # .claude/ settings hold hooks (commands) too: the list names which file each came from.
+            yield Static(Text(f"{self.folder}\nThis folder {why}. Trusting it would enable:"))
             with VerticalScroll(id="trust-list"):
                 yield Static(Text("\n".join(f"  • {item}" for item in self.enables)))
             yield Static(

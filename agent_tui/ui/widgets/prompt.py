@@ -69,7 +69,7 @@ class CommandMenu(OptionList):
             return None
         if option.id.startswith(PATH_ID):
             return option.id[len(PATH_ID) :]
-        return slash.BY_NAME.get(option.id)
+        return slash.lookup(option.id)
 
 
 class PromptInput(TextArea):
@@ -237,6 +237,6 @@ class PromptArea(Vertical):
     def _clicked(self, event: OptionList.OptionSelected) -> None:
         option_id = event.option.id or ""
         self.input._complete(
-            option_id[len(PATH_ID) :] if option_id.startswith(PATH_ID) else slash.BY_NAME.get(option_id)
+            option_id[len(PATH_ID) :] if option_id.startswith(PATH_ID) else slash.lookup(option_id)
         )
         self.input.focus()

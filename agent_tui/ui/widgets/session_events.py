@@ -93,8 +93,16 @@ class EventRendering(_ViewBase):
                 await self._on_compaction_finished(event)
             case ev.TurnFinished():
                 await self._on_turn_finished(event)
+            case ev.HookRan():
+                await self._on_hook_ran(event)
             case _:
                 assert_never(event)
+
+    async def _on_hook_ran(self, event: ev.HookRan) -> None:
+        from agent_tui.hooks.runner import describe
+
+        loud = event.outcome in ("blocked", "error", "timeout")
+        await self.chat.add(NoticeEntry(describe(event), "warning" if loud else "info"))
 
     async def _on_budget(self, event: ev.BudgetMeasured) -> None:
         self.budget, self._streamed = event.budget, 0

@@ -369,7 +369,9 @@ class SessionView(EventRendering, Vertical):
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def run_turn(self, text: str) -> None:
         assert self.session is not None
-        async for event in self.session.run_turn(text):
+        from agent_tui.extensions.invoke import turn_events
+
+        async for event in turn_events(self.session, text):  # a custom /command expands first
             self.post_message(AgentEventMessage(event))
 
     @work(exclusive=True, group="agent", exit_on_error=False)

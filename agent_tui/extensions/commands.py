@@ -1,0 +1,163 @@
+"""Custom slash commands: Markdown files that become `/NAME` (sub-folders give `/folder:name`).
+
+Read from `commands/` in the user config dir always, and — in a trusted folder — from
+`.claude/commands/` and `.agent-tui/commands/` (a later folder's command wins over an earlier
+one of the same name). Front matter: `description`, `argument-hint`, `model`, `allowed-tools`.
+The body is the prompt: `$ARGUMENTS` and `$1`…`$9` are replaced, `` !`command` `` is replaced by
+the command's output, and `@path` mentions attach files as in any prompt.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent_tui import paths
+from agent_tui.extensions import frontmatter
+
+log = logging.getLogger(__name__)
+
+MAX_COMMAND_BYTES = 64 * 1024
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+_TOOL_RULE = re.compile(r"\s*([A-Za-z_][\w-]*)\s*(?:\(([^)]*)\))?\s*")
+
+
+@dataclass(frozen=True)
+class CustomCommand:
+    name: str
+    """Without the slash: `review`, `frontend:test`."""
+    path: Path
+    description: str
+    argument_hint: str
+    model: str | None
+    allowed_tools: tuple[str, ...]
+    """`Bash(git diff:*)`, `Bash(git status)`, `Bash`: inline commands these cover run without
+    the approval question (still in the sandbox)."""
+    body: str
+
+    @property
+    def source(self) -> str:
+        return paths.shown(self.path)
+
+    def grants(self, command: str) -> bool:
+        """Does `allowed-tools` cover running `command` with bash?"""
+        for rule in self.allowed_tools:
+            match = _TOOL_RULE.fullmatch(rule)
+            if match is None or match.group(1).lower() not in ("bash", "bash_tool"):
+                continue
+            spec = match.group(2)
+            if spec is None or spec.strip() in ("", "*"):
+                return True
+            spec = spec.strip()
+            if spec.endswith(":*"):
+                if command.strip().startswith(spec[:-2].strip()):
+                    return True
+            elif command.strip() == spec:
+                return True
+        return False
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """The custom commands of one workspace, by lower-cased name."""
+
+    commands: dict[str, CustomCommand] = field(default_factory=dict)
+    notices: tuple[str, ...] = ()
+
+    def get(self, name: str) -> CustomCommand | None:
+        return self.commands.get(name.lower())
+
+
+def command_dirs(workspace: Path, trusted: bool) -> list[Path]:
+    dirs = [paths.config_dir() / "commands"]
+    if trusted:
+        dirs += [workspace / ".claude" / "commands", workspace / ".agent-tui" / "commands"]
+    return dirs
+
+
+def _tools(value: Any) -> tuple[str, ...]:
+    if isinstance(value, list):
+        return tuple(str(v).strip() for v in value if str(v).strip())
+    text = str(value or "")
+    # "Bash(git diff:*), Bash(git status:*)": split on commas outside parentheses.
+    return tuple(part.strip() for part in re.split(r",(?![^()]*\))", text) if part.strip())
+
+
+def read_command(path: Path, name: str) -> tuple[CustomCommand | None, list[str]]:
+    from agent_tui.context.safe_read import read_confined
+
+    try:
+        raw, _size = read_confined(path, MAX_COMMAND_BYTES)
+    except OSError as exc:
+        return None, [f"{paths.shown(path)}: cannot read ({exc})"]
+    parsed = frontmatter.parse(raw.decode("utf-8", "replace"))
+    notices = [
+        f"{paths.shown(path)}:{line}: {why}; the rest of the file is used" for line, why in parsed.problems
+    ]
+    meta = parsed.meta
+    first = next((ln.lstrip("# ").strip() for ln in parsed.body.splitlines() if ln.strip()), "")
+    model = meta.get("model")
+    return (
+        CustomCommand(
+            name=name,
+            path=path,
+            description=str(meta.get("description") or first)[:120],
+            argument_hint=str(meta.get("argument-hint") or ""),
+            model=str(model) if isinstance(model, str) and model else None,
+            allowed_tools=_tools(meta.get("allowed-tools")),
+            body=parsed.body,
+        ),
+        notices,
+    )
+
+
+def discover(workspace: Path, trusted: bool) -> Catalog:
+    found: dict[str, CustomCommand] = {}
+    notices: list[str] = []
+    for folder in command_dirs(workspace, trusted):
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.rglob("*.md")):
+            parts = path.relative_to(folder).with_suffix("").parts
+            if not all(_NAME.match(p) for p in parts):
+                continue
+            command, problems = read_command(path, ":".join(parts))
+            notices += problems
+            if command is not None:
+                found[command.name.lower()] = command
+    return Catalog(found, tuple(notices))
+
+
+def split_invocation(text: str) -> tuple[str, str] | None:
+    """`/name args…` → (name, args); None when `text` is not a slash invocation."""
+    stripped = text.strip()
+    if not stripped.startswith("/") or stripped.startswith("//"):
+        return None
+    name, _, args = stripped[1:].partition(" ")
+    if not name or "/" in name:
+        return None
+    return name, args.strip()
+
+
+def substitute(body: str, args: str) -> str:
+    """`$ARGUMENTS` and `$1`…`$9`; arguments given to a body without placeholders are appended."""
+    try:
+        words = shlex.split(args)
+    except ValueError:
+        words = args.split()
+    used = "$ARGUMENTS" in body or re.search(r"\$[1-9]", body) is not None
+    text = body.replace("$ARGUMENTS", args)
+    text = re.sub(
+        r"\$([1-9])", lambda m: words[int(m.group(1)) - 1] if int(m.group(1)) <= len(words) else "", text
+    )
+    if args and not used:
+        text = f"{text.rstrip()}\n\nARGUMENTS: {args}"
+    return text
+
+
+INLINE = re.compile(r"!`([^`\n]+)`")
+"""`` !`git diff --stat` ``: the command's output goes where it stands."""

@@ -1,0 +1,66 @@
+"""A custom command sent as a prompt: `/review auth` becomes the command file's body with its
+arguments and inline command outputs in place, then one ordinary turn.
+
+The TUI and headless `run` both send prompts through `turn_events`, so a custom command expands
+the same way in both. An inline `` !`command` `` runs as a bash call of the session — the same
+approval, sandbox and hooks as the model's — except that a command `allowed-tools` covers
+needs no approval question.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
+
+from agent_tui.agent import events as ev
+from agent_tui.extensions.commands import INLINE, CustomCommand, discover, split_invocation, substitute
+
+if TYPE_CHECKING:
+    from agent_tui.agent.session import AgentSession
+
+
+async def run_inline(session: AgentSession, command: CustomCommand, line: str) -> str:
+    from agent_tui.hooks.approval import deciding
+    from agent_tui.messages import ToolCall
+
+    call = ToolCall(id=f"cmd_{uuid.uuid4().hex[:12]}", name="bash", arguments=json.dumps({"command": line}))
+    with deciding("allow" if command.grants(line) else None):
+        run = await session.runner.run(call)
+    if run.denied:
+        return f"[`{line}` was not run: {run.notice or 'denied'}]"
+    return (run.message.content or "").rstrip()
+
+
+async def expand(session: AgentSession, command: CustomCommand, args: str) -> str:
+    """The prompt `/name args` stands for."""
+    text = substitute(command.body, args)
+    outputs: list[str] = []
+    for match in INLINE.finditer(text):
+        outputs.append(await run_inline(session, command, match.group(1).strip()))
+    replacements = iter(outputs)
+    return INLINE.sub(lambda _m: next(replacements), text)
+
+
+async def turn_events(session: AgentSession, text: str) -> AsyncIterator[ev.AgentEvent]:
+    """`session.run_turn(text)`, with a custom command's invocation expanded first."""
+    found = split_invocation(text)
+    command = None
+    if found is not None:
+        catalog = discover(session.workspace, session.config.provenance.folder_trusted)
+        command = catalog.get(found[0])
+        if command is not None:
+            for line in catalog.notices:
+                yield ev.Notice(line)
+    if command is None:
+        async for event in session.run_turn(text):
+            yield event
+        return
+    if command.model and command.model != session.model:
+        yield ev.Notice(
+            f"/{command.name} asks for model {command.model}; not applied (this session stays on {session.model}; /model switches)"
+        )
+    prompt = await expand(session, command, found[1] if found else "")
+    async for event in session.run_turn(prompt):
+        yield event

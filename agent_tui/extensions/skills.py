@@ -1,0 +1,84 @@
+"""Skills the model chooses: a folder holding `SKILL.md` (front matter `name`, `description`)
+and any files beside it, in `skills/` of the user config dir always and — in a trusted folder —
+`.claude/skills/` and `.agent-tui/skills/` (a later folder's skill wins over an earlier one).
+
+Only each skill's name and description go into the prompt; the model loads a body with the
+`skill` tool (extensions/skill_tool.py), the user with `/skill NAME`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agent_tui import paths
+from agent_tui.extensions import frontmatter
+
+MAX_SKILL_BYTES = 32_768
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
+
+
+@dataclass(frozen=True)
+class SkillInfo:
+    name: str
+    description: str
+    path: Path
+    """The SKILL.md file."""
+
+
+@dataclass(frozen=True)
+class SkillCatalog:
+    skills: dict[str, SkillInfo] = field(default_factory=dict)
+    notices: tuple[str, ...] = ()
+
+
+def skill_dirs(workspace: Path, trusted: bool) -> list[Path]:
+    dirs = [paths.config_dir() / "skills"]
+    if trusted:
+        dirs += [workspace / ".claude" / "skills", workspace / ".agent-tui" / "skills"]
+    return dirs
+
+
+def discover_skills(workspace: Path, trusted: bool) -> SkillCatalog:
+    from agent_tui.context.safe_read import read_confined
+
+    found: dict[str, SkillInfo] = {}
+    notices: list[str] = []
+    for folder in skill_dirs(workspace, trusted):
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.glob("*/SKILL.md")):
+            try:
+                raw, _size = read_confined(path, MAX_SKILL_BYTES)
+            except OSError as exc:
+                notices.append(f"{paths.shown(path)}: cannot read ({exc})")
+                continue
+            parsed = frontmatter.parse(raw.decode("utf-8", "replace"))
+            notices += [
+                f"{paths.shown(path)}:{line}: {why}; the rest is used" for line, why in parsed.problems
+            ]
+            name = str(parsed.meta.get("name") or path.parent.name).strip()
+            if not _NAME.match(name):
+                notices.append(f"{paths.shown(path)}: skill name {name!r} is not a plain word; skipped")
+                continue
+            description = str(parsed.meta.get("description") or "").strip()
+            if not description:
+                first = next((ln.lstrip("# ").strip() for ln in parsed.body.splitlines() if ln.strip()), "")
+                description = first
+                notices.append(
+                    f"{paths.shown(path)}:1: no `description:` in the front matter; using {first[:40]!r}"
+                )
+            found[name] = SkillInfo(name, " ".join(description.split())[:300], path)
+    return SkillCatalog(found, tuple(notices))
+
+
+def index_text(catalog: SkillCatalog) -> str:
+    """The prompt section listing the skills: names and descriptions only."""
+    lines = [
+        "# Skills",
+        "Skills hold instructions for particular tasks. When a task matches a skill's description, "
+        "load its full instructions with the `skill` tool (name) before you start.",
+    ]
+    lines += [f"- {s.name}: {s.description}" for s in catalog.skills.values()]
+    return "\n".join(lines)

@@ -1,0 +1,62 @@
+"""The hooks around a turn, for `agent/session.py`: SessionStart and UserPromptSubmit before the
+prompt is sent, Stop when the model is done, SessionEnd when the session closes, and
+SubagentStop for the sub-agent lane's `task` tool.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent_tui.hooks.runner import HookOutcome, HookRunner
+
+
+@dataclass(frozen=True)
+class PromptGate:
+    """What the hooks said about a prompt about to be sent."""
+
+    blocked: str | None = None
+    """Not sent: the line the user reads."""
+    context: str = ""
+    """Appended to the prompt for the model (hook stdout, additionalContext)."""
+
+
+def _context_block(event: str, text: str) -> str:
+    return f'\n\n<hook-context event="{event}">\n{text.strip()}\n</hook-context>'
+
+
+async def before_prompt(hooks: HookRunner, prompt: str, *, first: bool, resumed: bool) -> PromptGate:
+    context = ""
+    if first:
+        start = await hooks.fire("SessionStart", {"source": "resume" if resumed else "startup"})
+        if start.context:
+            context += _context_block("SessionStart", start.context)
+    submit = await hooks.fire("UserPromptSubmit", {"prompt": prompt})
+    if submit.blocked or submit.stop is not None:
+        why = submit.reason or submit.stop or "no reason given"
+        return PromptGate(blocked=f"Prompt not sent: a UserPromptSubmit hook blocked it: {why}")
+    if submit.context:
+        context += _context_block("UserPromptSubmit", submit.context)
+    return PromptGate(context=context)
+
+
+def stop_instruction(outcome: HookOutcome) -> str | None:
+    """A Stop (or SubagentStop) hook's answer as the next instruction, when it sends the agent
+    back to work (exit 2 or `decision: "block"`); None lets it stop."""
+    if outcome.blocked and outcome.stop is None:
+        return f"[Stop hook] {outcome.reason or 'Continue working.'}"
+    return None
+
+
+async def stop(hooks: HookRunner, *, active: bool, event: str = "Stop") -> str | None:
+    return stop_instruction(await hooks.fire(event, {"stop_hook_active": active}))
+
+
+async def subagent_stop(hooks: HookRunner | None, *, active: bool = False) -> str | None:
+    """For the `task` tool: fire SubagentStop when a child session finishes. Returns the
+    instruction to send the child back to work with (None: it may stop); the hook runs are
+    in `hooks.drain()` for the parent's event stream."""
+    if hooks is None:
+        return None
+    return await stop(hooks, active=active, event="SubagentStop")
