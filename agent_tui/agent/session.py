@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent import events as ev
-from agent_tui.agent import wire
+from agent_tui.agent import subagents, wire
 from agent_tui.agent.compactor import Compactor
 from agent_tui.agent.history import SessionHistory
 from agent_tui.agent.thinking import ThinkingTrace
@@ -299,8 +299,12 @@ class AgentSession(SessionHistory):
                 room = max(0, self.measure(with_status=False).remaining) // max(1, len(calls))
                 # compact_context goes last, so the calls it keeps are all answered already.
                 ordered = sorted(calls, key=lambda c: c.name == "compact_context")
-                for call in ordered:
+                parallel = subagents.start_parallel(self.runner, ordered, room)
+                for call in parallel:  # several task calls run at once: all start now
                     yield ev.ToolCallStarted(call)
+                for call in ordered:
+                    if call not in parallel:
+                        yield ev.ToolCallStarted(call)
                     if finish == "length" and not wire.arguments_complete(call):
                         text = TRUNCATED_CALL.format(limit=f"{self.limits.max_output_tokens:,}")
                         await self._add(tool_result(call, text))
@@ -316,7 +320,11 @@ class AgentSession(SessionHistory):
                             yield event
                         answered.add(call.id)
                         continue
-                    run = await self.runner.run(call, room_tokens=room)
+                    async for item in subagents.run_streaming(self.runner, call, room):
+                        if isinstance(item, ev.AgentEvent):
+                            yield item  # a sub-agent's, while the call runs
+                        else:
+                            run = item
                     await self._add(run.message)
                     answered.add(call.id)
                     if run.ref is not None:
@@ -329,6 +337,7 @@ class AgentSession(SessionHistory):
                     if run.denied and self.config.tools.deny_ends_turn:
                         stop_reason = "denied"
                         break
+                await subagents.settle(self.runner)
                 if stop_reason == "denied":  # the model waits for the user's direction
                     unrun = [c for c in calls if c.id not in answered]
                     if unrun:
@@ -353,10 +362,12 @@ class AgentSession(SessionHistory):
     async def _interrupted(self, text_parts: list[str], pending: Message | None, answered: set[str]) -> None:
         """Leave the session consistent: partial text saved and marked, every call answered."""
         closing: list[Message] = []
+        await asyncio.shield(subagents.settle(self.runner))  # children end first, saying so
         if pending is not None:
             for call in pending.tool_calls:
                 if call.id not in answered:
-                    closing.append(tool_result(call, "[cancelled by the user before it finished]"))
+                    text = subagents.cancelled_text(self.runner, call.id)
+                    closing.append(tool_result(call, text or "[cancelled by the user before it finished]"))
         elif text_parts:
             closing.append(assistant("".join(text_parts) + f"\n\n{INTERRUPTED}"))
         closing.append(Message(role="user", content=INTERRUPTED, kind="note"))

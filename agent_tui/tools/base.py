@@ -115,6 +115,8 @@ class ToolServices:
     """`all` (the user's config): other projects' outputs without asking."""
     env: CommandEnv | None = None
     """The session's scrubbed environment for bash; None = scrub without a note."""
+    agents: Any = None
+    """The session's sub-agent manager (agent/subagents.py Subagents); None = no `task` tool."""
 
 
 @dataclass
