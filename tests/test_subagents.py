@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from agent_tui.agent import events as ev
 from agent_tui.agent.subagents import CURRENT_AGENT
 from agent_tui.factory import build_services
@@ -81,35 +83,35 @@ async def test_max_parallel_one_runs_children_one_after_another(tmp_path, worksp
     assert order in (["first", "first", "second", "second"], ["second", "second", "first", "first"])
 
 
-async def test_depth_limits_who_gets_the_task_tool(tmp_path, workspace):
+@pytest.mark.parametrize("depth", [1, 2])
+async def test_depth_limits_who_gets_the_task_tool(tmp_path, workspace, depth):
     """max_depth 1: a child is offered no task tool; max_depth 2: it is, and its grandchild's
     events reach the top stream naming their own parent."""
-    for depth in (1, 2):
-        offered: list[list[str]] = []
+    offered: list[list[str]] = []
 
-        def child(body):
-            offered.append([t["function"]["name"] for t in body.get("tools", [])])
-            if "grand" in first_user_text(body) or after_tool(body) or depth == 1:
-                return Reply(text="leaf")
-            return tasks("grand child work")
+    def child(body):
+        offered.append([t["function"]["name"] for t in body.get("tools", [])])
+        if "grand" in first_user_text(body) or after_tool(body) or depth == 1:
+            return Reply(text="leaf")
+        return tasks("grand child work")
 
-        def parent(body):
-            return Reply(text="done") if after_tool(body) else tasks("child work")
+    def parent(body):
+        return Reply(text="done") if after_tool(body) else tasks("child work")
 
-        with FakeOpenAI(window=64_000, responder=Model(parent, child)) as server:
-            services = await services_for(server, tmp_path / str(depth), workspace, agents={"max_depth": depth})
-            try:
-                session = await services.new_session(yes=True)
-                events = await collect(session.run_turn("go"))
-            finally:
-                await services.close()
-        ends = [e for e in events if isinstance(e, ev.SubagentFinished)]
-        if depth == 1:
-            assert all("task" not in names for names in offered) and len(ends) == 1
-        else:
-            assert "task" in offered[0] and len(ends) == 2
-            grand = next(e for e in ends if e.description == "grand")
-            assert grand.parent_session_id != session.session_id
+    with FakeOpenAI(window=64_000, responder=Model(parent, child)) as server:
+        services = await services_for(server, tmp_path, workspace, agents={"max_depth": depth})
+        try:
+            session = await services.new_session(yes=True)
+            events = await collect(session.run_turn("go"))
+        finally:
+            await services.close()
+    ends = [e for e in events if isinstance(e, ev.SubagentFinished)]
+    if depth == 1:
+        assert all("task" not in names for names in offered) and len(ends) == 1
+    else:
+        assert "task" in offered[0] and len(ends) == 2
+        grand = next(e for e in ends if e.description == "grand")
+        assert grand.parent_session_id != session.session_id
 
 
 async def test_long_answer_is_cut_to_result_tokens_and_stored_whole(tmp_path, workspace):

@@ -83,11 +83,21 @@ def test_untrusted_folder_does_not_load_project_agents_and_trusted_does(workspac
         def parent(body: dict) -> Reply:
             if after_tool(body):
                 return Reply(text=tool_results(body)[0])
-            return Reply(tool_calls=[("task", {"description": "read", "prompt": "read it", "agent": "reader"})])
+            return Reply(
+                tool_calls=[("task", {"description": "read", "prompt": "read it", "agent": "reader"})]
+            )
 
         server.responder = Model(parent, child)
         trusted = run_cli(
-            ["run", "go", "--trust", "--yes", "--sandbox", "off", *flags(server, tmp_path / "t.db", window=64_000)],
+            [
+                "run",
+                "go",
+                "--trust",
+                "--yes",
+                "--sandbox",
+                "off",
+                *flags(server, tmp_path / "t.db", window=64_000),
+            ],
             workspace,
         )
         assert trusted.returncode == 0, trusted.stderr
