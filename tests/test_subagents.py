@@ -167,3 +167,30 @@ async def test_recall_in_session_scope_searches_the_children(tmp_path, workspace
     answer = [e for e in events if isinstance(e, ev.TurnFinished)][-1].text
     (child_id,) = {e.session_id for e in events if isinstance(e, ev.SubagentFinished)}
     assert "kumquat" in answer and child_id in answer
+
+
+async def test_sessions_list_and_resume_picker_show_the_tree(tmp_path, workspace):
+    """A child is listed right under its parent, indented with ↳, in `sessions list` and in
+    the /resume picker; an unrelated newer session stays a root."""
+    from agent_tui.messages import user
+    from agent_tui.ui.session_list import session_rows
+    from tests.test_headless import run_cli
+
+    with FakeOpenAI(window=64_000) as server:
+        services = await services_for(server, tmp_path, workspace)
+        try:
+            store = services.store
+            parent = await store.sessions.create(str(workspace), "m", title="parent work")
+            child = await store.sessions.create(str(workspace), "m", title="child work", parent_id=parent.id)
+            other = await store.sessions.create(str(workspace), "m", title="other work")
+            for info in (parent, child, other):
+                await store.sessions.append(info.id, [user(info.title or "")])
+            rows = await session_rows(services)
+        finally:
+            await services.close()
+    assert [r.title for r in rows] == ["other work", "parent work", "  ↳ child work"]
+    listing = run_cli(["sessions", "list", "--db", str(tmp_path / "a.db")], workspace)
+    assert listing.returncode == 0, listing.stderr
+    lines = [line for line in listing.stdout.splitlines() if "work" in line]
+    assert [line.split()[0] for line in lines] == [other.id, parent.id, child.id]
+    assert "↳ child work" in lines[2]
