@@ -11,6 +11,7 @@ from testkit.fake_openai import FakeOpenAI, Reply
 from tests.agent_fixtures import make_config
 from tests.subagent_model import Model, after_tool, first_user_text
 from tests.ui_helpers import make_app, screen_text, settle, until, until_approval
+from tests.ui_session_fixtures import send
 
 
 def tasks(*briefs: str) -> Reply:
@@ -19,7 +20,7 @@ def tasks(*briefs: str) -> Reply:
 
 async def test_approval_from_a_child_names_it_and_the_line_folds(tmp_path, workspace):
     """The child's bash question shows "sub-agent: <its description>"; once allowed, its line
-    folds to its state and transcript ref."""
+    folds to its state and transcript ref, and /context says what the child cost the window."""
 
     def child(body):
         if after_tool(body):
@@ -43,8 +44,12 @@ async def test_approval_from_a_child_names_it_and_the_line_folds(tmp_path, works
             await pilot.press("a")
             await settle(pilot)
             text = screen_text(app)
+            await send(pilot, "/context")
+            await until(pilot, lambda: "Sub-agents:" in screen_text(app), what="/context")
+            context = screen_text(app)
     assert (workspace / "made-by-child").exists()
     assert "make a file  completed" in text and "/m_1-4" in text
+    assert "Sub-agents: 1 envelope(s) in this window" in context and "1 child session(s)" in context
 
 
 async def test_escape_cancels_both_running_children_and_their_commands(tmp_path, workspace):

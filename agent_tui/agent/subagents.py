@@ -437,6 +437,26 @@ def for_session(
     return agents
 
 
+def window_share(session: AgentSession) -> str | None:
+    """What /context says of the session's children: what their envelopes hold of this window
+    (all a child costs it), and their own usage and cost, apart; None without children."""
+    envelopes = [m for m in session.history if m.role == "tool" and m.name == TASK]
+    agents = manager_of(session.runner)
+    ran = len(agents.children) if agents is not None else 0
+    if not envelopes and not ran:
+        return None
+    count = session.meter.counter.count_message
+    tokens = sum(count(m) for m in envelopes)
+    line = f"Sub-agents: {len(envelopes)} envelope(s) in this window, {tokens:,} tokens"
+    if agents is not None and ran:
+        cost = "unknown cost" if agents.cost is None else f"${agents.cost:.4f}"
+        line += (
+            f" · {ran} child session(s) in this run used {agents.usage.total:,} tokens "
+            f"in their own windows ({cost}, included in the session's)"
+        )
+    return line
+
+
 def manager_of(runner: ToolRunner) -> Subagents | None:
     agents = getattr(runner.services, "agents", None)
     return agents if isinstance(agents, Subagents) else None

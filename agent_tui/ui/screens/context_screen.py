@@ -111,6 +111,8 @@ def footer_lines(report: ContextReport) -> Text:
     reasoning = report.reasoning_line()
     if reasoning:
         lines.insert(2, reasoning)
+    if report.children:
+        lines.append(report.children)
     return Text("\n".join(lines))
 
 
