@@ -107,3 +107,19 @@ def test_untrusted_folder_does_not_load_project_agents_and_trusted_does(workspac
     assert child_tools and all("bash" not in names and "read_file" in names for names in child_tools)
     assert "unknown tool 'bash'" in trusted.stdout
     assert not (workspace / "pwned").exists()
+
+
+def test_trust_question_lists_the_project_agents(workspace):
+    """An untrusted folder's agent files are among what trusting would enable (the TUI's trust
+    question lists `loaded.ignored`); trusted, they load and nothing is withheld."""
+    from agent_tui import trust
+    from agent_tui.config import load_config
+
+    project_agents(workspace)
+    loaded = load_config(cwd=workspace, env={})
+    assert not loaded.config.provenance.project_agents
+    assert any(".agent-tui/agents/alpha.md" in item for item in loaded.ignored)
+    assert any(".claude/agents/beta.md" in item for item in loaded.ignored)
+    trust.add(workspace)
+    again = load_config(cwd=workspace, env={})
+    assert again.config.provenance.project_agents and not again.ignored

@@ -218,3 +218,28 @@ def test_a_crash_mid_child_leaves_parent_and_child_resumable(workspace, tmp_path
         )
         assert child_again.returncode == 0, child_again.stderr
         assert child_again.stdout.strip() == "child resumed"
+
+
+def test_headless_denial_is_told_to_the_child_and_the_parent_goes_on(workspace, tmp_path):
+    """Without --yes a child's bash call is denied: the child reads the denial, answers, and
+    the parent's run completes (exit 0) with the child's answer in its envelope."""
+
+    def child(body: dict) -> Reply:
+        if after_tool(body):
+            results = " ".join(tool_results(body))
+            return Reply(text="denied, so I stopped" if "Permission denied" in results else "ran it")
+        return Reply(tool_calls=[("bash", {"command": "touch child-was-here"})])
+
+    def parent(body: dict) -> Reply:
+        if after_tool(body):
+            return Reply(text=tool_results(body)[0])
+        return Reply(tool_calls=[("task", {"description": "toucher", "prompt": "touch a file"})])
+
+    with FakeOpenAI(window=WINDOW, responder=Model(parent, child)) as server:
+        done = run_cli(
+            ["run", "delegate", "--sandbox", "off", *flags(server, tmp_path / "d.db", window=WINDOW)],
+            workspace,
+        )
+    assert done.returncode == 0, done.stderr
+    assert 'sub-agent "toucher" completed' in done.stdout and "denied, so I stopped" in done.stdout
+    assert not (workspace / "child-was-here").exists()

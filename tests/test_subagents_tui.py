@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 
 from agent_tui.store import open_store
+from agent_tui.ui.widgets.child_lines import ChildLine
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.agent_fixtures import make_config
 from tests.subagent_model import Model, after_tool, first_user_text
@@ -20,7 +21,8 @@ def tasks(*briefs: str) -> Reply:
 
 async def test_approval_from_a_child_names_it_and_the_line_folds(tmp_path, workspace):
     """The child's bash question shows "sub-agent: <its description>"; once allowed, its line
-    folds to its state and transcript ref, and /context says what the child cost the window."""
+    folds to its state and transcript ref, Enter on it opens its transcript, and /context says
+    what the child cost the window."""
 
     def child(body):
         if after_tool(body):
@@ -44,11 +46,20 @@ async def test_approval_from_a_child_names_it_and_the_line_folds(tmp_path, works
             await pilot.press("a")
             await settle(pilot)
             text = screen_text(app)
+            (line,) = app.query(ChildLine)
+            line.focus()
+            await pilot.press("enter")
+            await until(
+                pilot, lambda: "touch made-by-child" in screen_text(app), what="the child's transcript"
+            )
+            opened = screen_text(app)
+            await pilot.press("escape")
             await send(pilot, "/context")
             await until(pilot, lambda: "Sub-agents:" in screen_text(app), what="/context")
             context = screen_text(app)
     assert (workspace / "made-by-child").exists()
     assert "make a file  completed" in text and "/m_1-4" in text
+    assert "sub-agent: make a file" in opened and "#1 user" in opened
     assert "Sub-agents: 1 envelope(s) in this window" in context and "1 child session(s)" in context
 
 
