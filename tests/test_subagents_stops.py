@@ -29,6 +29,20 @@ def user_file(relative: str, text: str) -> Path:
     return path
 
 
+def start_run(server: FakeOpenAI, db: Path, workspace: Path) -> subprocess.Popen[str]:
+    """`run delegate --json --yes` in the background, its events readable as they come."""
+    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    return subprocess.Popen(
+        [sys.executable, "-m", "agent_tui", "run", "delegate", "--json", "--yes", "--sandbox", "off"]
+        + flags(server, db, window=WINDOW),
+        cwd=workspace,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
 def run_json(args: list[str], cwd: Path) -> list[dict]:
     done = run_cli(["run", *args, "--json", "--yes", "--sandbox", "off"], cwd)
     assert done.returncode == 0, done.stderr
@@ -110,16 +124,7 @@ def test_sigterm_cancels_every_child_and_their_commands(workspace, tmp_path):
 
     db = tmp_path / "c.db"
     with FakeOpenAI(window=WINDOW, responder=Model(parent, child)) as server:
-        env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "agent_tui", "run", "delegate", "--json", "--yes", "--sandbox", "off"]
-            + flags(server, db, window=WINDOW),
-            cwd=workspace,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        proc = start_run(server, db, workspace)
         try:
             assert started.wait(60), "the children never asked for their commands"
             assert proc.stdout is not None
@@ -175,16 +180,7 @@ def test_a_crash_mid_child_leaves_parent_and_child_resumable(workspace, tmp_path
 
     db = tmp_path / "k.db"
     with FakeOpenAI(window=WINDOW, responder=Model(parent, child)) as server:
-        env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "agent_tui", "run", "delegate", "--json", "--yes", "--sandbox", "off"]
-            + flags(server, db, window=WINDOW),
-            cwd=workspace,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
+        proc = start_run(server, db, workspace)
         try:
             assert started.wait(60)
             assert proc.stdout is not None

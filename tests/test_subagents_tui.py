@@ -15,6 +15,14 @@ from tests.ui_helpers import make_app, screen_text, settle, until, until_approva
 from tests.ui_session_fixtures import send
 
 
+async def start(pilot, text: str) -> None:
+    """Send `text` and return at once (the turn runs on)."""
+    prompt = pilot.app.view.prompt
+    prompt.focus()
+    prompt.set_text(text)
+    await pilot.press("enter")
+
+
 def tasks(*briefs: str) -> Reply:
     return Reply(tool_calls=[("task", {"description": b, "prompt": b}) for b in briefs])
 
@@ -36,10 +44,7 @@ async def test_approval_from_a_child_names_it_and_the_line_folds(tmp_path, works
         config = make_config(server, tmp_path / "t.db", 64_000, sandbox={"mode": "off"})
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:
-            prompt = pilot.app.view.prompt
-            prompt.focus()
-            prompt.set_text("go")
-            await pilot.press("enter")
+            await start(pilot, "go")
             await until_approval(pilot)
             await until(pilot, lambda: "Allow bash?" in screen_text(app), what="the dialog drawn")
             assert "sub-agent: make a file" in screen_text(app)
@@ -85,10 +90,7 @@ async def test_escape_cancels_both_running_children_and_their_commands(tmp_path,
         config = make_config(server, db, 64_000, sandbox={"mode": "off"}, tools={"allow": ["bash"]})
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:
-            prompt = pilot.app.view.prompt
-            prompt.focus()
-            prompt.set_text("go")
-            await pilot.press("enter")
+            await start(pilot, "go")
             await until(
                 pilot, lambda: all(p.exists() and p.read_text().strip() for p in pids), 30, "commands"
             )
