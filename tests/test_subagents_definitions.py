@@ -61,9 +61,10 @@ class TestFrontMatter:
 
 def test_untrusted_folder_does_not_load_project_agents_and_trusted_does(workspace, tmp_path):
     """Untrusted: neither .agent-tui/agents nor .claude/agents reaches the task tool, and stderr
-    names them; with --trust both are listed, and `reader` (tools: [read_file]) is offered no
-    bash and is refused one when it calls it anyway."""
+    names them; with --trust both are listed (a malformed one is a notice naming it), and
+    `reader` (tools: [read_file]) is offered no bash and is refused one when it calls it anyway."""
     project_agents(workspace)
+    (workspace / ".claude" / "agents" / "broken.md").write_text("---\nname: broken\n")
     with FakeOpenAI(window=64_000) as server:
         server.enqueue(Reply(text="hello"))
         plain = run_cli(["run", "hi", *flags(server, tmp_path / "u.db", window=64_000)], workspace)
@@ -106,6 +107,7 @@ def test_untrusted_folder_does_not_load_project_agents_and_trusted_does(workspac
         assert "alpha: Alpha finds the parser." in offered and "beta: Beta reviews diffs." in offered
     assert child_tools and all("bash" not in names and "read_file" in names for names in child_tools)
     assert "unknown tool 'bash'" in trusted.stdout
+    assert "broken.md not loaded" in trusted.stderr and "never closed" in trusted.stderr
     assert not (workspace / "pwned").exists()
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent import events as ev
-from agent_tui.agent import subagents, wire
+from agent_tui.agent import subagent_calls, wire
 from agent_tui.agent.compactor import Compactor
 from agent_tui.agent.history import SessionHistory
 from agent_tui.agent.thinking import ThinkingTrace
@@ -299,7 +299,7 @@ class AgentSession(SessionHistory):
                 room = max(0, self.measure(with_status=False).remaining) // max(1, len(calls))
                 # compact_context goes last, so the calls it keeps are all answered already.
                 ordered = sorted(calls, key=lambda c: c.name == "compact_context")
-                parallel = subagents.start_parallel(self.runner, ordered, room)
+                parallel = subagent_calls.start_parallel(self.runner, ordered, room)
                 for call in parallel:  # several task calls run at once: all start now
                     yield ev.ToolCallStarted(call)
                 for call in ordered:
@@ -320,7 +320,7 @@ class AgentSession(SessionHistory):
                             yield event
                         answered.add(call.id)
                         continue
-                    async for item in subagents.run_streaming(self.runner, call, room):
+                    async for item in subagent_calls.run_streaming(self.runner, call, room):
                         if isinstance(item, ev.AgentEvent):
                             yield item  # a sub-agent's, while the call runs
                         else:
@@ -337,7 +337,7 @@ class AgentSession(SessionHistory):
                     if run.denied and self.config.tools.deny_ends_turn:
                         stop_reason = "denied"
                         break
-                await subagents.settle(self.runner)
+                await subagent_calls.settle(self.runner)
                 if stop_reason == "denied":  # the model waits for the user's direction
                     unrun = [c for c in calls if c.id not in answered]
                     if unrun:
@@ -362,11 +362,11 @@ class AgentSession(SessionHistory):
     async def _interrupted(self, text_parts: list[str], pending: Message | None, answered: set[str]) -> None:
         """Leave the session consistent: partial text saved and marked, every call answered."""
         closing: list[Message] = []
-        await asyncio.shield(subagents.settle(self.runner))  # children end first, saying so
+        await asyncio.shield(subagent_calls.settle(self.runner))  # children end first, saying so
         if pending is not None:
             for call in pending.tool_calls:
                 if call.id not in answered:
-                    text = subagents.cancelled_text(self.runner, call.id)
+                    text = subagent_calls.cancelled_text(self.runner, call.id)
                     closing.append(tool_result(call, text or "[cancelled by the user before it finished]"))
         elif text_parts:
             closing.append(assistant("".join(text_parts) + f"\n\n{INTERRUPTED}"))

@@ -23,11 +23,12 @@ import asyncio
 import contextvars
 import logging
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, replace
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
 from agent_tui.agent import events as ev
+from agent_tui.agent.envelope import Envelope, cut_answer, last_text
 from agent_tui.messages import TokenUsage
 from agent_tui.tools.base import ToolOutput
 
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
     from agent_tui.config import Config
     from agent_tui.context.budget import ContextBudget
     from agent_tui.factory import AppServices
-    from agent_tui.messages import Message, ResultRef, ToolCall
+    from agent_tui.messages import Message, ToolCall
     from agent_tui.tools.base import ToolContext
     from agent_tui.tools.registry import ToolRegistry
 
@@ -57,62 +58,6 @@ CHILD_PROMPT = (
 )
 
 FinishHook = Callable[[ev.SubagentFinished], Awaitable[None] | None]
-
-
-@dataclass(frozen=True)
-class Envelope:
-    """How a child ended, as the parent's tool result says it."""
-
-    description: str
-    session_id: str
-    project: str
-    state: str
-    reason: str | None
-    messages: int
-    answer: str
-    final: bool
-    """The answer is the child's final reply (False: its last text, or nothing)."""
-    answer_ref: ResultRef | None
-    usage: TokenUsage
-    cost: float | None
-    duration: float
-
-    @property
-    def transcript_uri(self) -> str:
-        from agent_tui.store.refs import build_range_uri
-
-        return build_range_uri(self.project, self.session_id, 1, max(1, self.messages))
-
-    @property
-    def transcript_short(self) -> str:
-        from agent_tui.store.refs import session_range_id
-
-        return session_range_id(self.session_id, 1, max(1, self.messages))
-
-    def headline(self) -> str:
-        state = self.state if self.reason is None else f"{self.state}: {self.reason}"
-        cost = "" if self.cost is None else f" · ${self.cost:.4f}"
-        return (
-            f'sub-agent "{self.description}" {state} · {self.usage.total:,} tokens '
-            f"(in {self.usage.prompt_tokens:,} / out {self.usage.output:,}){cost} · {self.duration:.1f} s"
-        )
-
-    def render(self, view: str, cut: bool) -> str:
-        lines = [
-            f"[{self.headline()}]",
-            f"transcript: {self.transcript_short} ({self.messages} messages; read_result / "
-            f"grep_result take it, or {self.transcript_uri})",
-        ]
-        where = f" (whole: {self.answer_ref.id})" if self.answer_ref is not None else ""
-        if not self.answer:
-            lines.append("answer: none — the child wrote no text; its transcript shows what it did.")
-        elif self.final:
-            lines.append(f"answer{where}{' (cut)' if cut else ''}:")
-        else:
-            lines.append(f"no final answer; its last text{where}{' (cut)' if cut else ''}:")
-        if self.answer:
-            lines.append(view)
-        return "\n".join(lines)
 
 
 class Subagents:
@@ -140,15 +85,14 @@ class Subagents:
         self._started: dict[str, asyncio.Task[ToolRun]] = {}
         self._cancelled: dict[str, str] = {}
         """Envelopes of children cancelled mid-call, for the parent's closing tool results."""
+        self.notices: tuple[str, ...] = ()
+        """Definition files that could not be loaded (said once, by the app's first session)."""
 
     def bind(self, session: AgentSession) -> None:
         """The session is built: it is the parent of this manager's children. The first session
         of the app says which definition files could not be loaded."""
         self.parent = session
-        notices = getattr(self.definitions, "notices", ())
-        if notices and not getattr(self.services, "_definition_notices_said", False):
-            self.services._definition_notices_said = True  # type: ignore[attr-defined]
-            session._unsaid.extend(notices)
+        session._unsaid.extend(self.notices)
 
     @property
     def may_spawn(self) -> bool:
@@ -288,7 +232,7 @@ class Subagents:
         text = final.text.strip() if final is not None else ""
         is_final = bool(text) and state == "completed"
         if not is_final:
-            text = "".join(said).strip() or _last_text(child.history)
+            text = "".join(said).strip() or last_text(child.history)
         answer_ref = None
         if text and ctx.offload is not None:
             try:
@@ -325,15 +269,7 @@ class Subagents:
         parent.cost_total = None if cost is None or parent.cost_total is None else parent.cost_total + cost
 
     def _view(self, child: AgentSession, answer: str) -> tuple[str, bool]:
-        """The answer cut to `[agents] result_tokens` (head kept: answers lead with the point)."""
-        limit = self.config.agents.result_tokens
-        count = child.meter.counter.count_text
-        if count(answer) <= limit:
-            return answer, False
-        text = answer
-        while text and count(text) > limit:
-            text = text[: int(len(text) * limit / max(count(text), 1) * 0.95)]
-        return text.rstrip() + "\n[… cut at the answer's first ~" + f"{limit:,} tokens]", True
+        return cut_answer(answer, self.config.agents.result_tokens, child.meter.counter.count_text)
 
     # -- events ----------------------------------------------------------------------------
 
@@ -422,11 +358,14 @@ def for_session(
     from agent_tui.agent.definitions import load_definitions
     from agent_tui.tools.task import TaskTool
 
-    if services.definitions is None:
+    first = services.definitions is None
+    if first:
         services.definitions = load_definitions(
             services.workspace, include_project=config.provenance.project_agents
         )
     agents = Subagents(services, config, services.definitions, depth=depth)
+    if first:
+        agents.notices = services.definitions.notices
     if agents.may_spawn:
         registry.register(TaskTool(agents))
     if tool_names is not None:
@@ -437,91 +376,6 @@ def for_session(
     return agents
 
 
-def window_share(session: AgentSession) -> str | None:
-    """What /context says of the session's children: what their envelopes hold of this window
-    (all a child costs it), and their own usage and cost, apart; None without children."""
-    envelopes = [m for m in session.history if m.role == "tool" and m.name == TASK]
-    agents = manager_of(session.runner)
-    ran = len(agents.children) if agents is not None else 0
-    if not envelopes and not ran:
-        return None
-    count = session.meter.counter.count_message
-    tokens = sum(count(m) for m in envelopes)
-    line = f"Sub-agents: {len(envelopes)} envelope(s) in this window, {tokens:,} tokens"
-    if agents is not None and ran:
-        cost = "unknown cost" if agents.cost is None else f"${agents.cost:.4f}"
-        line += (
-            f" · {ran} child session(s) in this run used {agents.usage.total:,} tokens "
-            f"in their own windows ({cost}, included in the session's)"
-        )
-    return line
-
-
-def manager_of(runner: ToolRunner) -> Subagents | None:
-    agents = getattr(runner.services, "agents", None)
-    return agents if isinstance(agents, Subagents) else None
-
-
-def start_parallel(runner: ToolRunner, calls: list[ToolCall], room: int | None) -> list[ToolCall]:
-    """The calls started at once (several `task` calls of one step), for the loop to announce."""
-    agents = manager_of(runner)
-    if agents is not None and agents.may_spawn:
-        return agents.start_parallel(runner, calls, room)
-    return []
-
-
-async def run_streaming(
-    runner: ToolRunner, call: ToolCall, room: int | None
-) -> AsyncIterator[ev.AgentEvent | ToolRun]:
-    """Run one call (or collect the one `start_parallel` started) and, while it runs, pass the
-    children's events up; the ToolRun comes last. Cancelling cancels the call and its child."""
-    agents = manager_of(runner)
-    if agents is None:
-        yield await runner.run(call, room_tokens=room)
-        return
-    task = agents._started.pop(call.id, None)
-    if task is None:
-        if call.name != TASK and not agents._started:
-            yield await runner.run(call, room_tokens=room)
-            for event in agents.drain():
-                yield event
-            return
-        task = asyncio.create_task(runner.run(call, room_tokens=room), name=f"agent-tui-call-{call.id}")
-    try:
-        while True:
-            for event in agents.drain():
-                yield event
-            if task.done():
-                break
-            getter = asyncio.ensure_future(agents.events.get())
-            try:
-                await asyncio.wait({task, getter}, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                if not getter.done():
-                    getter.cancel()
-            if getter.done() and not getter.cancelled():
-                yield getter.result()  # the oldest: the queue was empty when it was asked for
-        for event in agents.drain():
-            yield event
-        yield task.result()
-    except BaseException:
-        if not task.done():
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
-        raise
-
-
-async def settle(runner: ToolRunner) -> None:
-    agents = manager_of(runner)
-    if agents is not None:
-        await agents.settle()
-
-
-def cancelled_text(runner: ToolRunner, call_id: str) -> str | None:
-    agents = manager_of(runner)
-    return agents.cancelled_text(call_id) if agents is not None else None
-
-
 def _fork_history(history: list[Message], call_id: str) -> list[Message]:
     """The parent's history before the step that made this call: wire-valid, since that step's
     calls are still unanswered."""
@@ -530,13 +384,6 @@ def _fork_history(history: list[Message], call_id: str) -> list[Message]:
         if message.role == "assistant" and any(c.id == call_id for c in message.tool_calls):
             return list(history[:index])
     return list(history)
-
-
-def _last_text(history: list[Message]) -> str:
-    for message in reversed(history):
-        if message.role == "assistant" and (message.content or "").strip():
-            return (message.content or "").strip()
-    return ""
 
 
 def child_config(config: Config, definition: AgentDefinition | None) -> Config:

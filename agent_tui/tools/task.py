@@ -69,6 +69,8 @@ class TaskTool:
             },
             # The envelope is already a bounded view: the loop passes it as it is.
             paged=True,
+            # A small window defers it (last, after MCP and skill tools) like other tool text.
+            source="agent",
         )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from agent_tui.agent.subagents import window_share
+from agent_tui.agent.subagent_calls import window_share
 from agent_tui.tools.base import short_arguments
 from agent_tui.units import grouped as count
 
