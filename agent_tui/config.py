@@ -137,6 +137,18 @@ class McpSettings:
 
 
 @dataclass(frozen=True)
+class AgentsSettings:
+    """Sub-agents (the `task` tool, agent/subagents.py)."""
+
+    max_parallel: int = 4
+    """Children of one session that run at once; more wait their turn."""
+    max_depth: int = 1
+    """How deep children may nest: 1 = children cannot start children (at most 3)."""
+    result_tokens: int = 2000
+    """Tokens of a child's final answer the parent sees; the whole answer is stored with a ref."""
+
+
+@dataclass(frozen=True)
 class Provenance:
     """Not a config section: which effective values came from the project file."""
 
@@ -152,6 +164,9 @@ class Provenance:
         project file that chose it also names the key's variable."""
         keys = self.project_keys
         return "model.api_base" not in keys or "model.api_key_env" in keys
+
+    project_agents: bool = False
+    """The folder is trusted: its sub-agent definitions (.agent-tui/agents, .claude/agents) load."""
 
 
 @dataclass(frozen=True)
@@ -214,6 +229,7 @@ class Config:
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     provider: ProviderSettings = field(default_factory=ProviderSettings)
     hooks: HooksSettings = field(default_factory=HooksSettings)
+    agents: AgentsSettings = field(default_factory=AgentsSettings)
     provenance: Provenance = field(default_factory=Provenance, metadata={"section": False})
 
     def tool_output_budget(self, window: int) -> int:
@@ -386,9 +402,13 @@ def load_config(
         if withheld:
             ignored = (*ignored, *withheld)
             notices.append(folder_trust.untrusted_notice(folder, withheld, state, source=".claude/"))
+    agents_ok, held_back = _project_agents(folder, trusted)
+    if held_back:
+        ignored = (*ignored, *held_back)
+        notices.append(_agents_notice(held_back))
     config = Config(
         **{n: cls(**merged.get(n, {})) for n, cls in _SECTION_TYPES.items()},
-        provenance=Provenance(project_keys, folder_trusted),
+        provenance=Provenance(project_keys, folder_trusted, project_agents=agents_ok),
     )
     problems = config_problems(flatten(config), sources)  # ranges and allow-rule syntax
     if problems:
@@ -398,6 +418,25 @@ def load_config(
         notices.append(folder_trust.KEY_WITHHELD_NOTICE)
     return LoadedConfig(
         config=config, sources=sources, files=read, trust=state, ignored=ignored, notices=notices
+    )
+
+
+def _project_agents(folder: Path, trusted: bool | None) -> tuple[bool, tuple[str, ...]]:
+    """Whether the folder's sub-agent definitions may load, and if not, which ones wait for
+    trust (a definition is a prompt and a tool list from the repository: a project setting)."""
+    from agent_tui import trust as folder_trust
+    from agent_tui.agent.definitions import untrusted_items
+
+    if trusted or folder_trust.state(folder) == "trusted":
+        return True, ()
+    return False, untrusted_items(folder)
+
+
+def _agents_notice(items: tuple[str, ...]) -> str:
+    names = ", ".join(item.split(" (")[0].removeprefix("sub-agent ") for item in items)
+    return (
+        f"this folder is not trusted: sub-agent definitions not loaded: {names}. "
+        "Trust it with `agent-tui trust add` (or `--trust` for one run)."
     )
 
 

@@ -78,6 +78,9 @@ RANGES: dict[str, Range] = {
     "provider.first_byte_timeout": SECONDS,
     "provider.idle_timeout": SECONDS,
     "provider.total_timeout": SECONDS,
+    "agents.max_parallel": Range(1, 64),
+    "agents.max_depth": Range(1, 3),
+    "agents.result_tokens": Range(100, 100_000, unit="tokens"),
 }
 """Every int and float key; tests/test_config_checks.py holds that none is missing."""
 

@@ -55,6 +55,8 @@ class AppServices:
     sandbox: Sandbox | None = None
     """The command sandbox (tools/sandbox.py), probed in `build_services`; its mode is shared
     by every session, so /sandbox switches it for all tabs at once."""
+    definitions: Any = None
+    """The sub-agent definitions (agent/definitions.py Definitions), read at the first session."""
 
     def start_mcp(self) -> McpManager | None:
         """Launch the configured MCP servers in the background (idempotent, returns at once).
@@ -118,6 +120,44 @@ class AppServices:
 
         return resolve_limits(self.config)
 
+    async def child_session(
+        self,
+        parent: AgentSession,
+        *,
+        definition: Any = None,
+        depth: int,
+        title: str | None,
+        history: list[Message],
+        prompt: str,
+    ) -> AgentSession:
+        """A sub-agent's session (agent/subagents.py): stored with its parent's id, sharing the
+        parent's permission policy, with the definition's tools, model, turn limit and prompt."""
+        from agent_tui.agent.subagents import child_config
+        from agent_tui.context.prompt_sections import PromptSection
+        from agent_tui.models import resolve_limits
+
+        config = child_config(parent.config, definition)
+        info = await self.store.sessions.create(
+            str(self.workspace), config.model.name, title=title, parent_id=parent.session_id
+        )
+        await self.store.leases.acquire(info.id)
+        sections = [PromptSection("subagent", prompt)]
+        if definition is not None:
+            sections.append(PromptSection(f"agent:{definition.name}", definition.prompt))
+        return self._session(
+            info.id,
+            info.title,
+            history,
+            resolve_limits(config),
+            None,
+            False,
+            config=config,
+            policy=parent.runner.policy,
+            tool_names=definition.tools if definition is not None else None,
+            sections=sections,
+            depth=depth,
+        )
+
     def _session(
         self,
         session_id: str,
@@ -126,6 +166,12 @@ class AppServices:
         limits: Any,
         approver: Approver | None,
         yes: bool,
+        *,
+        config: Config | None = None,
+        policy: Any = None,
+        tool_names: tuple[str, ...] | None = None,
+        sections: list[Any] | None = None,
+        depth: int = 0,
     ) -> AgentSession:
         from agent_tui.agent.compactor import Compactor
         from agent_tui.agent.prompting import PromptAssembler
@@ -140,7 +186,7 @@ class AppServices:
         from agent_tui.tools.permissions import PermissionPolicy
         from agent_tui.tools.registry import ToolRegistry, builtin_tools
 
-        cfg = self.config
+        cfg = config or self.config
         model = cfg.model.name
         assert model is not None
         # Keys stay with their provider: an api_base a project file chose gets no key of the user's.
@@ -154,8 +200,11 @@ class AppServices:
         registry = ToolRegistry()
         for tool in [*builtin_tools(), *context_tools(), *self.extra_tools]:
             registry.register(tool)
-        if self.mcp is not None:
+        if self.mcp is not None and tool_names is None:
             self.mcp.attach(registry)
+        from agent_tui.agent.subagents import for_session
+
+        agents = for_session(self, cfg, registry, depth=depth, tool_names=tool_names)
         counter = TokenCounter(model)
         a = cfg.agent
         meter = BudgetMeter(
@@ -166,12 +215,13 @@ class AppServices:
             compact_trigger=a.compact_trigger,
             hard_block=a.hard_block,
         )
-        policy = PermissionPolicy(cfg.tools.allow, approver=approver, yes=yes, sandbox=self.sandbox)
         hooks = self._hook_runner(session_id)
-        from agent_tui.hooks.approval import hooked_approver
+        if policy is None:  # a child shares its parent's policy, already answering for hooks
+            policy = PermissionPolicy(cfg.tools.allow, approver=approver, yes=yes, sandbox=self.sandbox)
+            from agent_tui.hooks.approval import hooked_approver
 
-        # Hooks' permissionDecision and custom commands' allowed-tools answer through it.
-        policy.approver = hooked_approver(policy.approver, hooks)
+            # Hooks' permissionDecision and custom commands' allowed-tools answer through it.
+            policy.approver = hooked_approver(policy.approver, hooks)
         user_prompts = self._user_prompts(registry)
         prompts = PromptAssembler(
             self.workspace,
@@ -182,6 +232,7 @@ class AppServices:
             cache_control=provider.supports_cache_control,
             deferral_threshold=a.tool_deferral_threshold,
             notice_feed=self.mcp.notices if self.mcp is not None else None,
+            extra_sections=sections or (),
         )
         # tool_search ranks and promotes through the prompt assembler, which owns deferral.
         from agent_tui.tools.env import SessionEnv
@@ -193,6 +244,7 @@ class AppServices:
             projects=policy,
             recall_scope=cfg.store.recall_scope,
             env=SessionEnv(cfg.tools.env_passthrough),
+            agents=agents,
         )
         runner = ToolRunner(
             registry=registry,
@@ -226,7 +278,7 @@ class AppServices:
         compactor = Compactor(
             summarizer, chat_summarizer if summarizer is not chat_summarizer else None, limits.context_window
         )
-        return AgentSession(
+        session = AgentSession(
             session_id=session_id,
             title=title,
             config=cfg,
@@ -241,6 +293,8 @@ class AppServices:
             workspace=self.workspace,
             hooks=hooks,
         )
+        agents.bind(session)
+        return session
 
     def _user_prompts(self, registry: Any) -> Any:
         """Memories and skills; with skills the model may choose, their index and the `skill`

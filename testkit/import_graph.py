@@ -127,7 +127,8 @@ def layer_violations(
 ) -> list[Edge]:
     """Edges from a module to a module of a layer listed *before* its own (higher up).
 
-    `layers` lists, from the top layer down, the top-level sub-packages or modules of each layer.
+    `layers` lists, from the top layer down, the sub-packages or modules of each layer (a dotted
+    entry places one module of a package elsewhere than the rest of it).
     A module of none of them is shared plain data: every layer may import it, and it may import
     no layer. `plain` names dotted modules inside a layer's package that are plain data all the
     same (a package whose settings part config.py reads, while the rest of it runs at a layer).
@@ -136,10 +137,13 @@ def layer_violations(
     plain_names = set(plain)
 
     def rank(module: str) -> int:
-        inner = module.removeprefix(package + ".")
-        parts = inner.split(".")
-        if any(".".join(parts[:n]) in plain_names for n in range(1, len(parts) + 1)):
-            return len(layers)
-        return ranks.get(parts[0], len(layers))
+        parts = module.removeprefix(package + ".").split(".")
+        for n in range(len(parts), 0, -1):  # the most specific entry wins
+            name = ".".join(parts[:n])
+            if name in plain_names:
+                return len(layers)
+            if name in ranks:
+                return ranks[name]
+        return len(layers)
 
     return [e for e in graph_edges if e.source != package and rank(e.target) < rank(e.source)]

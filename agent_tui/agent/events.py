@@ -207,6 +207,46 @@ class HookRan(AgentEvent):
     """The file the hook came from."""
 
 
+@dataclass(frozen=True)
+class SubagentEvent(AgentEvent):
+    """An event of a sub-agent's turn (agent/subagents.py), passed up its parent's stream."""
+
+    type: ClassVar[str] = "subagent"
+    session_id: str
+    """The child's session."""
+    parent_session_id: str
+    """The session whose `task` call started it."""
+    call_id: str
+    """That `task` call's id."""
+    description: str
+    """What the parent said the child is for (a few words)."""
+    event: AgentEvent
+    """The child's own event (any type of this table)."""
+
+
+@dataclass(frozen=True)
+class SubagentFinished(AgentEvent):
+    """A sub-agent ended, however it ended: the one place a child's end is announced (the
+    `SubagentStop` hook point); its envelope is the `task` call's result."""
+
+    type: ClassVar[str] = "subagent_finished"
+    session_id: str
+    parent_session_id: str
+    call_id: str
+    description: str
+    state: str
+    """completed / stopped / error."""
+    reason: str | None
+    """Why it stopped or failed: turn limit / context / cancelled / denied / the error."""
+    transcript: str
+    """`ctx://<project>/<child>/messages:1-N`: everything the child saw and said."""
+    answer_ref: ResultRef | None
+    """The whole final answer, stored under the parent's session."""
+    usage: TokenUsage
+    cost: float | None
+    duration: float
+
+
 TurnEvent = (
     TurnStarted
     | BudgetMeasured
@@ -225,6 +265,8 @@ TurnEvent = (
     | CompactionFinished
     | TurnFinished
     | HookRan
+    | SubagentEvent
+    | SubagentFinished
 )
 """Every event a turn or a compaction emits: the closed set the TUI and `--json` must handle."""
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent import events as ev
-from agent_tui.agent import wire
+from agent_tui.agent import subagent_calls, wire
 from agent_tui.agent.compactor import Compactor
 from agent_tui.agent.history import SessionHistory
 from agent_tui.agent.lost_writes import STORAGE
@@ -332,8 +332,12 @@ class AgentSession(SessionHistory):
                 room = max(0, self.measure(with_status=False).remaining) // max(1, len(calls))
                 # compact_context goes last, so the calls it keeps are all answered already.
                 ordered = sorted(calls, key=lambda c: c.name == "compact_context")
-                for call in ordered:
+                parallel = subagent_calls.start_parallel(self.runner, ordered, room)
+                for call in parallel:  # several task calls run at once: all start now
                     yield ev.ToolCallStarted(call)
+                for call in ordered:
+                    if call not in parallel:
+                        yield ev.ToolCallStarted(call)
                     if finish == "length" and not wire.arguments_complete(call):
                         text = TRUNCATED_CALL.format(limit=f"{self.limits.max_output_tokens:,}")
                         await self._add(tool_result(call, text))
@@ -349,7 +353,11 @@ class AgentSession(SessionHistory):
                             yield event
                         answered.add(call.id)
                         continue
-                    run = await self.runner.run(call, room_tokens=room)
+                    async for item in subagent_calls.run_streaming(self.runner, call, room):
+                        if isinstance(item, ev.AgentEvent):
+                            yield item  # a sub-agent's, while the call runs
+                        else:
+                            run = item
                     if self.hooks is not None:
                         for event in self.hooks.drain():
                             yield event
@@ -369,6 +377,7 @@ class AgentSession(SessionHistory):
                         yield ev.Notice(f"A hook stopped the turn: {run.stop or 'no reason given'}")
                         stop_reason = "hook"
                         break
+                await subagent_calls.settle(self.runner)
                 if stop_reason in ("denied", "hook"):  # the model waits for the user's direction
                     unrun = [c for c in calls if c.id not in answered]
                     if unrun:
@@ -408,10 +417,12 @@ class AgentSession(SessionHistory):
     async def _interrupted(self, text_parts: list[str], pending: Message | None, answered: set[str]) -> None:
         """Leave the session consistent: partial text saved and marked, every call answered."""
         closing: list[Message] = []
+        await asyncio.shield(subagent_calls.settle(self.runner))  # children end first, saying so
         if pending is not None:
             for call in pending.tool_calls:
                 if call.id not in answered:
-                    closing.append(tool_result(call, "[cancelled by the user before it finished]"))
+                    text = subagent_calls.cancelled_text(self.runner, call.id)
+                    closing.append(tool_result(call, text or "[cancelled by the user before it finished]"))
         elif text_parts:
             closing.append(assistant("".join(text_parts) + f"\n\n{INTERRUPTED}"))
         closing.append(Message(role="user", content=INTERRUPTED, kind="note"))

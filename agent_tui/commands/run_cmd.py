@@ -132,6 +132,7 @@ async def _run(
                     "budget": budget.to_json(),
                     "usage": session.usage_total.to_json(),
                     "cost": session.cost_total,
+                    "children": _children(session),
                     "refs": [r.to_json() for r in refs],
                     "ok": not failed,
                 }
@@ -144,6 +145,14 @@ async def _run(
         return 1 if failed else 0
     finally:
         await services.close()
+
+
+def _children(session: Any) -> dict[str, Any]:
+    """What the session's sub-agents used: already inside `usage` and `cost`, shown apart."""
+    agents = session.runner.services.agents
+    if agents is None:
+        return {"sessions": [], "usage": None, "cost": 0.0}
+    return {"sessions": list(agents.children), "usage": agents.usage.to_json(), "cost": agents.cost}
 
 
 def _report(event: Any, as_json: bool) -> None:

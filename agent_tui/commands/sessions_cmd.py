@@ -44,11 +44,12 @@ def list_sessions(
     where = project_filter(project, here)
     found = run_with_store(db, lambda store: store.sessions.list(where, limit=limit))
     from agent_tui.llm.cost import format_cost
+    from agent_tui.session_tree import indented, tree_order
 
     rows = [
         (
             s.id,
-            one_line(s.title or "(untitled)", 40),
+            indented(one_line(s.title or "(untitled)", 40), depth),  # sub-agents under their parent
             s.project,
             s.model or "-",
             s.message_count,
@@ -57,7 +58,7 @@ def list_sessions(
             format_cost(s.cost) if s.message_count else "-",
             fmt_time(s.updated),
         )
-        for s in found
+        for s, depth in tree_order(found)
     ]
     print_table(
         "Sessions",

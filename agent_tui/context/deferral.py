@@ -26,7 +26,7 @@ from typing import Any, Protocol, TypeVar
 
 from agent_tui.context.prompt_sections import PromptSection
 
-DEFERRAL_ORDER = {"mcp": 0, "skill": 1}
+DEFERRAL_ORDER = {"mcp": 0, "skill": 1, "agent": 2}
 """Sources that may be deferred, in the order they go."""
 NOTE = "[{n} tools deferred to save context. Use tool_search to find them.]"
 

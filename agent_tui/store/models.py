@@ -33,6 +33,8 @@ class SessionInfo:
     """Sum of the per-message token counts given to `append`."""
     cost: float | None = 0.0
     """USD the session's replies cost; None once any reply's price was unknown."""
+    parent_id: str | None = None
+    """For a sub-agent's session: the session whose `task` call started it."""
 
 
 @dataclass(frozen=True)

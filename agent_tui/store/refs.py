@@ -3,7 +3,8 @@
 A short id (`r_` + 10 hex) is unique across the whole database, so it resolves by itself; inside
 a session it must belong to that session. A transcript range (`m_<a>-<b>`: messages a to b of the
 current session, as a compaction note names them) is the short form of
-`ctx://<project>/<session>/messages:<a>-<b>`. A URI names the project and session too, so recall can
+`ctx://<project>/<session>/messages:<a>-<b>`; `s_<session>/m_<a>-<b>` names a range of another
+session (a sub-agent's transcript) without its project. A URI names the project and session too, so recall can
 point across them: `ctx://<project>/<session>/<ref>[:L<start>-<end>]`. The project is a path, kept
 readable (only characters outside the URI-safe set are %-escaped); parsing splits from the right,
 so the slashes inside it are harmless.
@@ -25,6 +26,9 @@ _REF_ID = re.compile(r"^r_[0-9a-f]{10}$")
 _SESSION_ID = re.compile(r"^s_[0-9a-f]{12}$")
 _LINES = re.compile(r"^L(\d+)(?:-(\d+))?$")
 _RANGE = re.compile(r"^(?:m_|messages:)(\d+)(?:[-–](\d+))?$")
+_SESSION_RANGE = re.compile(r"^(s_[0-9a-f]{12})/(.+)$")
+"""`s_<12 hex>/m_<a>-<b>`: a range of another session of this database without its project (how a
+sub-agent's envelope names the child's transcript in few tokens)."""
 RANGE_RE = re.compile(r"\bm_(\d+)-(\d+)\b")
 """Finds transcript ranges (`m_12-340`) inside any text."""
 _USAGE = (
@@ -90,6 +94,11 @@ def _parse_range(text: str, original: str) -> tuple[int, int] | None:
     return first, last
 
 
+def session_range_id(session_id: str, first: int, last: int) -> str:
+    """The short form of another session's transcript range: `s_0123456789ab/m_1-40`."""
+    return f"{session_id}/{range_id(first, last)}"
+
+
 def build_uri(project: str, session_id: str, ref_id: str, lines: tuple[int, int] | None = None) -> str:
     """`ctx://<project>/<session>/<ref>[:L<start>-<end>]` for a stored output."""
     uri = f"{SCHEME}{quote(project, safe='/:._-~@+,=')}/{session_id}/{ref_id}"
@@ -128,6 +137,9 @@ def parse_ref(text: str) -> ParsedRef:
     if not text:
         raise BadRef(f"empty ref: {_USAGE}")
     if not text.startswith(SCHEME):
+        qualified = _SESSION_RANGE.match(text)
+        if qualified and (span := _parse_range(qualified.group(2), original)) is not None:
+            return ParsedRef(range_id(*span), session_id=qualified.group(1), messages=span)
         span = _parse_range(text, original)
         if span is not None:
             return ParsedRef(ref_id=range_id(*span), messages=span)

@@ -151,6 +151,13 @@ async def session_leases(conn: aiosqlite.Connection) -> None:
         acquired REAL NOT NULL)""")
 
 
+async def session_parents(conn: aiosqlite.Connection) -> None:
+    """A sub-agent's session names the session whose `task` call started it (agent/subagents.py),
+    so listings show the tree and recall searches a parent's children with it."""
+    await conn.execute("ALTER TABLE sessions ADD COLUMN parent_session_id TEXT")
+    await conn.execute("CREATE INDEX sessions_by_parent ON sessions(parent_session_id)")
+
+
 Migration = tuple[str, Callable[[aiosqlite.Connection], Awaitable[None]]]
 MIGRATIONS: list[Migration] = [
     ("initial_schema", initial_schema),
@@ -158,6 +165,7 @@ MIGRATIONS: list[Migration] = [
     ("session_cost", session_cost),
     ("transcript_recall", transcript_recall),
     ("session_leases", session_leases),
+    ("session_parents", session_parents),
 ]
 
 

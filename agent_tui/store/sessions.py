@@ -27,7 +27,7 @@ from agent_tui.store.transfer import export_session, import_session
 log = logging.getLogger(__name__)
 
 _COLUMNS = "id, title, project, model, created, updated, message_count, tokens"
-_SELECT = _COLUMNS + ", CASE WHEN cost_unknown THEN NULL ELSE cost END"
+_SELECT = _COLUMNS + ", CASE WHEN cost_unknown THEN NULL ELSE cost END, parent_session_id"
 
 
 def _title_from(messages: Sequence[Message]) -> str | None:
@@ -46,15 +46,40 @@ class SessionStore:
         self.db = db
         self._indexer = indexer
 
-    async def create(self, project: str | Path, model: str | None, title: str | None = None) -> SessionInfo:
+    async def create(
+        self, project: str | Path, model: str | None, title: str | None = None, parent_id: str | None = None
+    ) -> SessionInfo:
+        """A new empty session; `parent_id` makes it a sub-agent's session of that one."""
         now = time.time()
-        info = SessionInfo(new_session_id(), title, str(project), model, now, now)
+        info = SessionInfo(new_session_id(), title, str(project), model, now, now, parent_id=parent_id)
         async with self.db.write() as conn:
             await conn.execute(
                 f"INSERT INTO sessions ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, 0, 0)",
                 (info.id, info.title, info.project, info.model, now, now),
             )
+            if parent_id is not None:
+                await conn.execute(
+                    "UPDATE sessions SET parent_session_id = ? WHERE id = ?", (parent_id, info.id)
+                )
         return info
+
+    async def children(self, session_id: str) -> builtins.list[SessionInfo]:
+        """The sub-agent sessions `session_id` started, oldest first (not their children)."""
+        rows = await self.db.fetchall(
+            f"SELECT {_SELECT} FROM sessions WHERE parent_session_id = ? ORDER BY created, rowid",
+            (session_id,),
+        )
+        return [SessionInfo(*row) for row in rows]
+
+    async def descendants(self, session_id: str) -> builtins.list[str]:
+        """Ids of every session below `session_id` in the sub-agent tree (children, theirs…)."""
+        rows = await self.db.fetchall(
+            "WITH RECURSIVE tree(id) AS (SELECT id FROM sessions WHERE parent_session_id = ? "
+            "UNION SELECT s.id FROM sessions s JOIN tree t ON s.parent_session_id = t.id) "
+            "SELECT id FROM tree",
+            (session_id,),
+        )
+        return [str(r[0]) for r in rows]
 
     async def get(self, session_id: str) -> SessionInfo:
         row = await self.db.fetchone(f"SELECT {_SELECT} FROM sessions WHERE id = ?", (session_id,))

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from agent_tui.store import Store
     from agent_tui.tools.sandbox import Sandbox
 
-Source = Literal["builtin", "context", "mcp", "skill"]
+Source = Literal["builtin", "context", "mcp", "skill", "agent"]
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class ToolSpec:
     """Returns a page of at most max_message_bytes and says how to page on (read_file,
     read_result); other tools' outputs are offloaded past the threshold."""
     source: Source = "builtin"
-    """builtin and context tools are never deferred; mcp and skill tools may be."""
+    """builtin and context tools are never deferred; mcp, skill and agent (`task`) tools may be."""
     hints: str = ""
     """What an MCP server declares about the tool (`read-only`…): shown when asking, never obeyed
     unless the user's config trusts that server's annotations."""
@@ -118,6 +118,8 @@ class ToolServices:
     """`all` (the user's config): other projects' outputs without asking."""
     env: CommandEnv | None = None
     """The session's scrubbed environment for bash; None = scrub without a note."""
+    agents: Any = None
+    """The session's sub-agent manager (agent/subagents.py Subagents); None = no `task` tool."""
 
 
 @dataclass

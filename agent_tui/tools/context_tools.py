@@ -216,12 +216,24 @@ class Recall:
 
         query = str(args["query"])
         try:
-            said = (
-                await store.transcript.recall(query, asking=ctx.session_id, **kwargs)
-                if source != "outputs"
-                else []
+            # "session" is this session and its sub-agents' (agent/subagents.py): their work is
+            # part of this session's, kept in their own transcripts.
+            owners = (
+                [ctx.session_id, *await store.sessions.descendants(ctx.session_id)]
+                if scope == "session"
+                else [None]
             )
-            stored = await store.results.recall(query, **kwargs) if source != "conversation" else []
+            said, stored = [], []
+            for owner in owners:
+                if owner is not None:
+                    kwargs["session_id"] = owner
+                if source != "outputs":
+                    said += await store.transcript.recall(query, asking=ctx.session_id, **kwargs)
+                if source != "conversation":
+                    stored += await store.results.recall(query, **kwargs)
+            if len(owners) > 1:
+                said = sorted(said, key=lambda h: -h.score)[: kwargs["limit"]]
+                stored = sorted(stored, key=lambda h: -h.score)[: kwargs["limit"]]
         except StoreError as exc:
             return ToolOutput.error(str(exc))
         withheld: dict[str, int] = {}

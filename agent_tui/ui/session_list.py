@@ -18,14 +18,16 @@ async def session_rows(services: AppServices, limit: int = LIMIT) -> list[Sessio
     infos = [info for info in infos if info.message_count]  # nothing to resume in an empty one
     here = str(services.workspace)
     infos = sorted(infos, key=lambda info: (info.project != here, -info.updated))
+    from agent_tui.session_tree import indented, tree_order
+
     return [
         SessionRow(
             id=info.id,
-            title=info.title or "(untitled)",
+            title=indented(info.title or "(untitled)", depth),  # sub-agents under their parent
             updated_at=info.updated,
             messages=info.message_count,
             tokens=info.tokens,
             model=info.model,
         )
-        for info in infos
+        for info, depth in tree_order(infos)
     ]

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from agent_tui.agent.subagent_calls import window_share
 from agent_tui.tools.base import short_arguments
 from agent_tui.units import grouped as count
 
@@ -94,6 +95,8 @@ class ContextReport:
     skills: tuple[str, ...] = ()
     """Skills loaded in this session (their bodies are in the system prompt, under memories +
     skills, and kept through compaction)."""
+    children: str | None = None
+    """What the session's sub-agents cost this window (their envelopes), and their usage apart."""
     reasoning_output: int = 0
     """Output tokens spent reasoning in this run: as the provider reported them, else (Anthropic
     reports none apart) the estimates kept on the history's replies."""
@@ -172,6 +175,7 @@ def build_report(session: AgentSession, budget: ContextBudget) -> ContextReport:
         output_tokens=usage.output,
         enabled=tuple(name for name in STRATEGIES if getattr(settings, name)),
         skills=session.prompts.user_prompts.active,
+        children=window_share(session),
         reasoning_output=usage.reasoning
         or sum(m.reasoning.tokens for m in session.history if m.reasoning is not None),
     )

@@ -115,6 +115,8 @@ def footer_lines(report: ContextReport) -> Text:
         lines.append(
             f"Skills loaded (in memories + skills; kept through compaction): {', '.join(report.skills)}"
         )
+    if report.children:
+        lines.append(report.children)
     return Text("\n".join(lines))
 
 

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from agent_tui.context.budget import ContextBudget
     from agent_tui.ui.widgets.chat import ChatPane
     from agent_tui.ui.widgets.chat_items import AgentItem, ToolLine
+    from agent_tui.ui.widgets.child_lines import ChildLine
     from agent_tui.ui.widgets.thinking import ThinkingItem
 
     class _ViewBase(Widget):
@@ -35,6 +36,9 @@ else:
     _ViewBase = object
 
 log = logging.getLogger(__name__)
+
+if TYPE_CHECKING:
+    ChildLineOpen = ChildLine.Open
 
 
 class EventRendering(_ViewBase):
@@ -95,6 +99,10 @@ class EventRendering(_ViewBase):
                 await self._on_turn_finished(event)
             case ev.HookRan():
                 await self._on_hook_ran(event)
+            case ev.SubagentEvent():
+                await self._on_subagent(event)
+            case ev.SubagentFinished():
+                await self._on_subagent(event)
             case _:
                 assert_never(event)
 
@@ -103,6 +111,26 @@ class EventRendering(_ViewBase):
 
         loud = event.outcome in ("blocked", "error", "timeout")
         await self.chat.add(NoticeEntry(describe(event), "warning" if loud else "info"))
+
+    async def _on_subagent(self, event: ev.SubagentEvent | ev.SubagentFinished) -> None:
+        """A child's event: its live line under its `task` call (ui/widgets/child_lines.py)."""
+        from agent_tui.ui.widgets.child_lines import ChildLines
+
+        lines = self.__dict__.setdefault("_child_lines", ChildLines())
+        session = getattr(self, "session", None)
+        await lines.on_event(self.chat, self._tools, getattr(session, "session_id", None), event)
+
+    def on_child_line_open(self, message: ChildLineOpen) -> None:
+        """Enter on a child's line: its transcript, live while it runs, with its own meter."""
+        from agent_tui.ui.screens.child import ChildScreen
+
+        message.stop()
+        session = getattr(self, "session", None)
+        lines = self.__dict__.get("_child_lines")
+        line = lines.line_of(message.session_id) if lines is not None else None
+        status = (lambda: line.child.line().plain.split("  ", 1)[-1]) if line is not None else None
+        if session is not None and session.store is not None:
+            self.app.push_screen(ChildScreen(session.store, message.session_id, message.description, status))
 
     async def _on_budget(self, event: ev.BudgetMeasured) -> None:
         self.budget, self._streamed = event.budget, 0

@@ -229,9 +229,14 @@ class SessionView(EventRendering, Vertical):
         """The approver this tab's session was built with: the App shows the modal. Meanwhile
         the tool line and the working line say "awaiting approval"; an allowed call's clock
         starts when the user answers, so their think time is not the tool's run time."""
+        from agent_tui.agent.subagents import CURRENT_AGENT
+
         self.post_message(self.Awaiting(request.tool))
+        where = f"tab {self.number} · {self.title}"
+        if (child := CURRENT_AGENT.get()) is not None:
+            where += f" · sub-agent: {child}"  # a child of this tab's session asks
         try:
-            return await self._approve(request, f"tab {self.number} · {self.title}")
+            return await self._approve(request, where)
         finally:
             self.post_message(self.Awaiting(None))
 
