@@ -20,6 +20,7 @@ from agent_tui.messages import Message, ToolCall
 from agent_tui.units import human_size
 
 from .shape import call_index, collect_refs
+from .user_words import newest_that_fit
 
 if TYPE_CHECKING:
     from agent_tui.tokens import TokenCounter
@@ -115,15 +116,7 @@ def ref_listing(
     out already). Empty when there is no ref."""
     order = list(dict.fromkeys(refs))
     lines = [f"ref={r} — {labels[r]}" if r in labels else f"ref={r}" for r in order]
-    kept: list[str] = []
-    used = 0
-    for line in reversed(lines):
-        cost = counter.count_text(line) + 1
-        if kept and used + cost > cap_tokens:
-            break
-        kept.append(line)
-        used += cost
-    kept.reverse()
+    kept = newest_that_fit(lines, counter, cap_tokens, first_free=True)
     left = len(lines) - len(kept) + omitted_before
     return "\n".join(([omitted_line(left)] if left else []) + kept)
 

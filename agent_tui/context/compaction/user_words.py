@@ -50,11 +50,19 @@ def newest_user_messages(summarised: Sequence[Message], counter: TokenCounter, b
             said.extend(carried(m))
         elif m.role == "user" and m.kind == "chat" and (m.content or "").strip():
             said.append((m.content or "").strip())
+    return newest_that_fit(said, counter, budget, per_item=4)
+
+
+def newest_that_fit(
+    texts: Sequence[str], counter: TokenCounter, budget: int, *, per_item: int = 1, first_free: bool = False
+) -> list[str]:
+    """The newest of `texts` (oldest first) that fit `budget` tokens together, each costing its
+    count plus `per_item`; in their order. `first_free`: the newest is kept whatever it costs."""
     kept: list[str] = []
     used = 0
-    for text in reversed(said):
-        cost = counter.count_text(text) + 4
-        if used + cost > budget:
+    for text in reversed(texts):
+        cost = counter.count_text(text) + per_item
+        if used + cost > budget and not (first_free and not kept):
             break
         kept.append(text)
         used += cost
@@ -105,12 +113,5 @@ def retained_items(dropped: Sequence[Message], counter: TokenCounter, budget: in
     items: list[str] = []
     for m in dropped:
         items.extend(i for i in retain_items(m) if i not in items)
-    kept: list[str] = []
-    used = counter.count_text(ITEMS_HEADER)
-    for item in reversed(items):
-        cost = counter.count_text(item) + 1
-        if used + cost > budget:
-            break
-        kept.append(item)
-        used += cost
-    return "\n".join([ITEMS_HEADER, *reversed(kept)]) if kept else ""
+    kept = newest_that_fit(items, counter, budget - counter.count_text(ITEMS_HEADER))
+    return "\n".join([ITEMS_HEADER, *kept]) if kept else ""
