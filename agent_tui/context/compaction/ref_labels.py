@@ -20,7 +20,6 @@ from agent_tui.messages import Message, ToolCall
 from agent_tui.units import human_size
 
 from .shape import call_index, collect_refs
-from .user_words import newest_that_fit
 
 if TYPE_CHECKING:
     from agent_tui.tokens import TokenCounter
@@ -84,17 +83,32 @@ def carried_labels(text: str | None) -> dict[str, str]:
     return found
 
 
-def labels_of(messages: Sequence[Message]) -> dict[str, str]:
+def labels_of(messages: Sequence[Message]) -> Labels:
     """Ref → label for every output the messages hold or whose labelled line they carry."""
-    calls = {cid: call for cid, (_, call) in call_index(messages).items()}
-    labels: dict[str, str] = {}
-    for m in messages:
-        if m.output_ref is not None and m.output_ref.id not in labels:
-            labels[m.output_ref.id] = output_label(calls.get(m.tool_call_id or ""), m)
-        elif m.kind in ("note", "retain", "summary"):
-            for ref, label in carried_labels(m.content).items():
-                labels.setdefault(ref, label)
-    return labels
+    return Labels(messages)
+
+
+class Labels:
+    """Labels looked up on demand: a capped list labels only the few refs it shows, so the
+    hundreds of calls behind the others are never parsed."""
+
+    def __init__(self, messages: Sequence[Message]) -> None:
+        self._messages = messages
+        self._outputs = {m.output_ref.id: m for m in messages if m.output_ref is not None}
+        self._carried: dict[str, str] = {}
+        for m in messages:
+            if m.kind in ("note", "retain", "summary"):
+                for ref, label in carried_labels(m.content).items():
+                    self._carried.setdefault(ref, label)
+        self._calls: dict[str, ToolCall] | None = None
+
+    def get(self, ref: str) -> str | None:
+        result = self._outputs.get(ref)
+        if result is None:
+            return self._carried.get(ref)
+        if self._calls is None:
+            self._calls = {cid: call for cid, (_, call) in call_index(self._messages).items()}
+        return output_label(self._calls.get(result.tool_call_id or ""), result)
 
 
 def omitted_line(count: int) -> str:
@@ -106,7 +120,7 @@ def omitted_line(count: int) -> str:
 
 def ref_listing(
     refs: Iterable[str],
-    labels: dict[str, str],
+    labels: Labels | dict[str, str],
     counter: TokenCounter,
     cap_tokens: int,
     omitted_before: int = 0,
@@ -115,9 +129,18 @@ def ref_listing(
     line saying how many older ones are left out (`omitted_before`: those an earlier list left
     out already). Empty when there is no ref."""
     order = list(dict.fromkeys(refs))
-    lines = [f"ref={r} — {labels[r]}" if r in labels else f"ref={r}" for r in order]
-    kept = newest_that_fit(lines, counter, cap_tokens, first_free=True)
-    left = len(lines) - len(kept) + omitted_before
+    kept: list[str] = []
+    used = 0
+    for ref in reversed(order):
+        label = labels.get(ref)
+        line = f"ref={ref} — {label}" if label else f"ref={ref}"
+        cost = counter.count_text(line) + 1
+        if kept and used + cost > cap_tokens:
+            break
+        kept.append(line)
+        used += cost
+    kept.reverse()
+    left = len(order) - len(kept) + omitted_before
     return "\n".join(([omitted_line(left)] if left else []) + kept)
 
 
@@ -135,4 +158,6 @@ def listing_cap(budget: int) -> int:
 
 def omitted_count(messages: Iterable[Message]) -> int:
     """How many refs the messages' lists declare left out past their cap."""
-    return sum(int(n) for m in messages for n in OMITTED.findall(m.content or ""))
+    return sum(
+        int(n) for m in messages if m.kind in ("note", "retain") for n in OMITTED.findall(m.content or "")
+    )

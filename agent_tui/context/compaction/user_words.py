@@ -91,6 +91,8 @@ _SECTION_ENDS = (HEADER, "Stored outputs from that part", "[Earlier messages ")
 def retain_items(message: Message) -> list[str]:
     """The items (decisions, paths, names) a retain block or a note carrying one holds: the
     lines under its header, up to its user-words or ref section."""
+    if message.kind not in ("retain", "note"):
+        return []  # never split a tool output just to find nothing
     lines = (message.content or "").split("\n")
     if message.kind == "retain" and lines and lines[0].startswith(_RETAIN_HEAD):
         body = lines[1:]
@@ -112,6 +114,7 @@ def retained_items(dropped: Sequence[Message], counter: TokenCounter, budget: in
     tokens: a summary's decisions survive a later truncation. Empty when there is none."""
     items: list[str] = []
     for m in dropped:
-        items.extend(i for i in retain_items(m) if i not in items)
+        if m.kind in ("retain", "note"):
+            items.extend(i for i in retain_items(m) if i not in items)
     kept = newest_that_fit(items, counter, budget - counter.count_text(ITEMS_HEADER))
     return "\n".join([ITEMS_HEADER, *kept]) if kept else ""
