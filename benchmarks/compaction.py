@@ -15,6 +15,13 @@ stores it, so each compaction names the range it dropped. Reported: tokens befor
 (median of 5, warm token cache as in the loop), planted facts recoverable from the new history —
 present verbatim, in an output reachable by a ref it names, or in a transcript range it names
 (`m_a-b`, read back through the store) — and, apart, how many are still verbatim in context.
+A second table counts the tool calls a reasonable scripted model needs to get each fact back
+after each strategy, using only what the compacted history shows it: 0 when the fact is in
+context; 1 when a line of the history labels a ref with the question's words (grep_result on it),
+or when `recall` (the real tool, over the stored transcript) quotes it; 2 when a recall hit names
+an output ref or a message range that holds it (grep_result / read_result); `-` when that
+trail does not reach it. (The outputs here are kept in a dict, not the store, so recall's hits on
+output text are not counted: a call's hit naming its output is.)
 Baselines in the same run: the 50 ms goal for the chain without a model, and one cold token
 count of the whole history.
 
@@ -69,6 +76,16 @@ FACTS_TOOL = {
     "grep hit": "MAGIC_MARKER_9b3f",
     "command output": "build id: BLD-20931",
 }
+CUES = {
+    "user decision": "retry limit",
+    "assistant finding": "flaky test",
+    "file path": "notes",
+    "file read": "settings_zeta.py",
+    "grep hit": "marker",
+    "command output": "build",
+}
+"""What a later question about each fact would say (its words, never the fact itself): what the
+scripted model searches with in the "calls to recover" table."""
 GREP_PATTERNS = (
     "def __init__",
     "raise ",
@@ -316,6 +333,41 @@ async def facts_kept(
     return len(FACTS_CHAT) + len(FACTS_TOOL) - len(lost), verbatim, lost
 
 
+REF_ID = re.compile(r"\br_[0-9a-f]{10}\b")
+
+
+async def calls_to_recover(history: list[Message], fact: str, cue: str, blobs, transcript) -> str:
+    """Tool calls the scripted model makes to get `fact` back, asked in the words of `cue`."""
+    from agent_tui.tools.base import ToolContext, ToolServices
+    from agent_tui.tools.context_tools import Recall
+
+    text = history_text(history)
+    if fact in text:
+        return "0"
+    for line in text.splitlines():
+        if cue in line and any(fact in blobs.get(r, "") for r in REF_ID.findall(line)):
+            return "1"  # grep_result on the labelled ref
+    ctx = ToolContext(
+        workspace=Path("/work/bench"),
+        session_id=transcript.session_id,
+        call_id="bench",
+        services=ToolServices(store=transcript.store),
+    )
+    found = (await Recall().run({"query": cue, "scope": "session"}, ctx)).text
+    if fact in found:
+        return "1"
+    for line in found.splitlines():
+        if any(fact in blobs.get(r, "") for r in REF_ID.findall(line)):
+            return "2"
+        for first, last in RANGE.findall(line):
+            page = await transcript.store.transcript.read(
+                f"m_{first}-{last}", session_id=transcript.session_id
+            )
+            if fact in page:
+                return "2"
+    return "-"
+
+
 async def measure(label, messages, counter, cfg, blobs, transcript, summarizer=None, target=TARGET):
     times = []
     for _ in range(RUNS):
@@ -331,6 +383,8 @@ async def measure(label, messages, counter, cfg, blobs, transcript, summarizer=N
         )
         times.append((time.perf_counter() - start) * 1000)
     kept, verbatim, lost = await facts_kept(out, blobs, transcript)
+    facts = {**FACTS_CHAT, **FACTS_TOOL}
+    calls = [await calls_to_recover(out, facts[name], CUES[name], blobs, transcript) for name in facts]
     problems = check_invariants(messages, out, counter=counter, result=result)
     return {
         "label": label,
@@ -345,6 +399,7 @@ async def measure(label, messages, counter, cfg, blobs, transcript, summarizer=N
         "ok": not problems,
         "problems": problems,
         "ran": ", ".join(result.strategies) or "-",
+        "calls": calls,
     }
 
 
@@ -462,6 +517,14 @@ async def report(messages, counter, blobs, transcript, cold_ms) -> None:
             print(f"  {r['label']}: lost {', '.join(r['lost'])}")
         for p in r["problems"]:
             print(f"  {r['label']}: {p}")
+
+    names = list({**FACTS_CHAT, **FACTS_TOOL})
+    print("\ncalls to recover each planted fact (0 = in context, - = not reached in 2 calls):")
+    head = f"{'strategy':<28}" + "".join(f"{n:>19}" for n in names)
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        print(f"{r['label']:<28}" + "".join(f"{c:>19}" for c in r["calls"]))
 
     start = time.perf_counter()
     savings = await estimate_savings(

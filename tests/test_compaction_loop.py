@@ -60,7 +60,8 @@ def small_server():
 class TestLongSession:
     async def test_sixty_turns_through_an_8k_window(self, small_server, workspace, tmp_path):
         """Tool outputs far past the window: no overflow, no broken pairing, and the first
-        turn's output is still readable by the ref the retain block kept."""
+        turn's output is still readable by its ref, which the retain block lists or counts among
+        the older outputs recall finds."""
         cfg = make_config(small_server, tmp_path / "long.db", window=8192)
         services = await build_services(cfg, workspace=workspace)
         try:
@@ -80,7 +81,7 @@ class TestLongSession:
                 assert small_server.prompt_tokens_of(body) + body.get("max_tokens", 0) <= 8192
                 assert pairing_ok(body["messages"][1:])
             history_text = json.dumps([m.to_openai() for m in session.history])
-            assert first_ref.id in history_text, "the retain block keeps the first turn's ref"
+            assert first_ref.id in history_text or "older outputs not listed here" in history_text
             small_server.enqueue(
                 Reply(tool_calls=[("read_result", {"ref_id": first_ref.id, "offset": 700, "limit": 2})]),
                 Reply(text="found it"),

@@ -25,7 +25,8 @@ def plan(budget: int, protected_ratio: float = 0.25, fixed: int = 0, **kw) -> Co
 
 class TestClearing:
     def test_oldest_outputs_become_placeholders_with_their_ref(self):
-        """The oldest outputs become `[tool output trimmed; ref=…]`, keeping ref and pairing."""
+        """The oldest outputs become `[tool output trimmed; ref=… (tool, size, lines)]`, keeping
+        ref and pairing."""
         c = long_session()
         before = c.messages
         out = clear_tool_outputs(before, plan(tokens(before) // 2), COUNTER)
@@ -33,7 +34,10 @@ class TestClearing:
         first_tool = next(i for i, m in enumerate(before) if m.role == "tool")
         new = out.messages[first_tool]
         old = before[first_tool]
-        assert new.content == f"[tool output trimmed; ref={old.output_ref.id}]"
+        ref = old.output_ref
+        assert (
+            new.content == f"[tool output trimmed; ref={ref.id} ({old.name}, 5.3 KB, {ref.line_count} lines)]"
+        )
         assert (new.tool_call_id, new.name, new.output_ref) == (old.tool_call_id, old.name, old.output_ref)
         assert new.id != old.id
         assert check_invariants(before, out.messages, counter=COUNTER) == []
@@ -186,7 +190,8 @@ class TestPruning:
 
 class TestTruncation:
     def test_keeps_the_newest_turns_and_notes_the_refs_of_what_went(self):
-        """Whole old turns go; a note says how many and lists every ref they held."""
+        """Whole old turns go; a note says how many and lists the refs they held, the newest
+        within its cap and a count of the older ones."""
         c = long_session(turns=5, steps=2, lines=60)
         budget = tokens(c.messages) // 3
         out = truncate(c.messages, plan(budget), COUNTER)
@@ -195,8 +200,11 @@ class TestTruncation:
         assert out.messages[0] is note
         assert out.messages[1].role == "user" and out.messages[1].kind == "chat"
         dropped = [m for m in c.messages if m not in out.messages]
-        for ref in collect_refs(dropped):
-            assert f"ref={ref}" in note.content
+        refs = collect_refs(dropped)
+        listed = [r for r in refs if f"ref={r} — " in note.content]
+        assert listed == refs[len(refs) - len(listed) :]
+        if len(listed) < len(refs):
+            assert f"[{len(refs) - len(listed)} older outputs not listed here" in note.content
         assert check_invariants(c.messages, out.messages, counter=COUNTER) == []
 
     def test_newest_user_message_and_step_in_flight_survive_a_zero_budget(self):

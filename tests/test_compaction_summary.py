@@ -87,7 +87,8 @@ class TestSummaryLayout:
         assert check_invariants(c.messages, out, counter=COUNTER, result=result) == []
 
     async def test_retain_lists_every_ref_the_model_left_out(self):
-        """Refs of the summarised part are added mechanically; one the model kept is not doubled."""
+        """Refs of the summarised part are added mechanically, labelled, the newest within the
+        list's cap and the older counted; one the model kept is not doubled."""
         c = long_session(turns=4, steps=2, lines=60)
         first_ref = c.messages[2].output_ref.id
         summarizer = recording(
@@ -96,10 +97,13 @@ class TestSummaryLayout:
         out, result = await run(c.messages, summarizer)
         retain = out[0].content
         summarised = c.messages[: len(c.messages) - (len(out) - 2)]
-        for ref in collect_refs(summarised):
-            assert f"ref={ref}" in retain
+        refs = [r for r in collect_refs(summarised) if r != first_ref]
+        listed = [r for r in refs if f"ref={r} — " in retain]
+        assert listed and listed == refs[len(refs) - len(listed) :]
+        if len(listed) < len(refs):
+            assert f"[{len(refs) - len(listed)} older outputs not listed here" in retain
         assert retain.count(f"ref={first_ref}") == 1
-        assert "Ran: pytest tests/test_0.py -q" in retain
+        assert " — bash: pytest tests/test_3.py -q (802 B, 21 lines)" in retain
 
     async def test_untagged_reply_is_used_as_the_summary(self):
         """A reply without tags becomes the summary as it is."""

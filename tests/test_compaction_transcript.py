@@ -63,7 +63,7 @@ class TestRangeLine:
 
     async def test_truncation_note_ends_with_the_range(self):
         """Truncation only: the note standing in for dropped messages names their range too."""
-        cfg = settings(tool_clearing=False, pruning=False, summarization=False)
+        cfg = settings(tool_clearing=False, pruning=False, summarization=False, keep_user_messages_tokens=0)
         c = session_with_fact()
         out, result = await run(c.messages, 0.3, stored(c.messages), cfg=cfg)
         assert result.strategies == ("truncation",)

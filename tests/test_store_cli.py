@@ -111,7 +111,7 @@ class TestBlobsCommand:
         grep = run("blobs", "grep", ref_id, r"^row 25\d ", "--db", str(db))
         assert grep.output.splitlines()[1] == "250:row 250 kiwi"
         recall = run("blobs", "recall", "kiwi", "--db", str(db))
-        assert f"/{ref_id}:L" in recall.output and "[kiwi]" in recall.output
+        assert f"/{ref_id}:L" in recall.output and "row 1 kiwi" in recall.output
 
     def test_transcript_ranges_and_conversation_recall(self, seeded):
         """show and grep read a transcript range by URI; recall --conversation finds messages;
@@ -120,7 +120,7 @@ class TestBlobsCommand:
         uri = f"ctx:///work/proj/{session_id}/messages:1-3"
         shown = run("blobs", "show", uri, "--db", str(db))
         assert "#1 user" in shown.output and '→ bash {"command": "make"}' in shown.output
-        assert f"#3 tool (bash result, ref={ref_id})" in shown.output
+        assert f"#3 tool (bash result, ref={ref_id}, 6.2 KB, 500 lines): view" in shown.output
         assert "#2 assistant: → bash" in run("blobs", "grep", uri, "make", "--db", str(db)).output
         said = run("blobs", "recall", "build", "please", "--conversation", "--db", str(db))
         assert f"ctx:///work/proj/{session_id}/messages:1-1" in said.output and "user" in said.output

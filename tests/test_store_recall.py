@@ -32,7 +32,7 @@ class TestRecall:
         assert [h.ref.id for h in hits] == [strong.id, weak.id]
         assert hits[0].score > hits[1].score > 0
         assert hits[0].project == "/proj/b" and hits[0].session_id == b.id
-        assert "[connection]" in hits[0].snippet and "[refused]" in hits[0].snippet
+        assert "ECONNREFUSED: connection refused" in hits[0].snippet and "[" not in hits[0].snippet
         assert hits[0].uri.startswith("ctx:///proj/b/")
 
     async def test_project_and_session_filters(self, store):

@@ -49,7 +49,8 @@ class TestRefs:
 
 class TestRead:
     async def test_numbered_role_labelled_with_calls_and_refs(self, store):
-        """Each message under `#n role`; tool calls with arguments; results with their ref."""
+        """Each message under `#n role`; tool calls with arguments; a stored result as one line
+        with its ref, size and first line."""
         s = await store.sessions.create("/p", "m")
         await store.sessions.append(s.id, chat(4))
         text = await store.transcript.read("m_1-4", session_id=s.id)
@@ -57,7 +58,11 @@ class TestRead:
         assert lines[0].startswith("[m_1-4 (transcript of session") and lines[-1] == "[end of m_1-4]"
         assert "#1 user" in lines and "The deploy code is ZEBRA-7431." in text
         assert '→ bash {"command": "pytest -q tests/test_cart.py"}' in lines
-        assert "#3 tool (bash result, ref=r_0123456789)" in lines
+        assert (
+            "#3 tool (bash result, ref=r_0123456789, 3.9 KB, 120 lines): FAILED tests/test_cart.py::test_total"
+            in lines
+        )
+        assert "[view footer]" not in text
         assert "#4 assistant" in lines
 
     async def test_pages_by_message_number(self, store):
@@ -145,7 +150,7 @@ class TestRecall:
         await store.sessions.append(s.id, chat(12))
         hits = await store.transcript.recall("deploy code")
         assert [(h.seq, h.role) for h in hits] == [(1, "user")]
-        assert "[deploy] [code] is ZEBRA-7431" in hits[0].snippet and hits[0].ref == "m_1-1"
+        assert "deploy code is ZEBRA-7431" in hits[0].snippet and hits[0].ref == "m_1-1"
         assert hits[0].uri == f"ctx:///p/{s.id}/messages:1-1"
         assert [h.seq for h in await store.transcript.recall("test_cart")] == [2]
         assert [h.seq for h in await store.transcript.recall("quantities")] == [4]

@@ -341,4 +341,4 @@ class TestOtherProjects:
         self._stored_in(server, a, tmp_path / "y.db")
         server.enqueue(Reply(tool_calls=[("recall", {"query": "needle"})]), Reply(text="done"))
         assert cli(["run", "find it"], b).returncode == 0
-        assert "[needle]-from-A" in tool_messages(server)[0]
+        assert " needle-from-A" in tool_messages(server)[0]  # quoted byte for byte, no marks

@@ -24,24 +24,35 @@ from agent_tui.bounded_regex import (
     stopped_message,
 )
 from agent_tui.context import views
+from agent_tui.context.compaction.ref_labels import extent
 from agent_tui.messages import Message
 from agent_tui.store.db import Database
 from agent_tui.store.errors import BadRef, LineRangeError, RefNotFound, StoreError
 from agent_tui.store.grep import compile_pattern
+from agent_tui.store.hit_links import link_outputs
 from agent_tui.store.models import MessageHit
-from agent_tui.store.recall import fts_terms
+from agent_tui.store.recall import Queries, fts_match
 from agent_tui.store.refs import build_range_uri, parse_ref, range_id
 
 READ_MESSAGES = 40
 """Messages `read_result` shows at once on a range when no limit is given."""
 
 
-def render_message(seq: int, message: Message, max_line_length: int) -> list[str]:
-    """`#<n> <role>` then the message's lines: what a range read shows of one message."""
+INLINE_RESULT_LINES = 4
+INLINE_RESULT_CHARS = 400
+"""A tool result no bigger than this shows whole on a page; a bigger one as one line."""
+
+
+def render_message(seq: int, message: Message, max_line_length: int, whole: bool = True) -> list[str]:
+    """`#<n> <role>` then the message's lines: what a range read shows of one message. Not
+    `whole`, a tool result bigger than a few lines is one line — its ref, size and first line —
+    so a page holds calls with their results (reading its ref, or the one message, shows it)."""
     label = f"#{seq} {message.role}"
     if message.role == "tool":
         label += f" ({message.name or 'tool'} result"
         label += f", ref={message.output_ref.id})" if message.output_ref is not None else ")"
+        if not whole and (line := result_line(seq, message)) is not None:
+            return [line]
     elif message.kind != "chat":
         label += f" ({message.kind})"
     lines = [label]
@@ -50,6 +61,23 @@ def render_message(seq: int, message: Message, max_line_length: int) -> list[str
     for call in message.tool_calls:
         lines.append(views.cut_line(f"→ {call.name} {call.arguments}", max_line_length)[0])
     return lines
+
+
+def result_line(seq: int, message: Message) -> str | None:
+    """`#11 tool (bash result, ref=r_…, 20 KB, 420 lines): <first line>`; None for a result
+    small enough to show whole."""
+    text = message.content or ""
+    ref = message.output_ref
+    if ref is None and text.count("\n") < INLINE_RESULT_LINES and len(text) <= INLINE_RESULT_CHARS:
+        return None
+    first = next((part for part in text.split("\n") if part.strip()), "")
+    first = " ".join(first.split())[:120]
+    name = message.name or "tool"
+    if ref is not None:
+        return f"#{seq} tool ({name} result, ref={ref.id}, {extent(ref.byte_size, ref.line_count)}): {first}"
+    lines = text.count("\n") + 1
+    one = range_id(seq, seq)
+    return f'#{seq} tool ({name} result, {lines} lines, read_result(ref_id="{one}") shows it): {first}'
 
 
 @dataclass(frozen=True)
@@ -140,8 +168,9 @@ class TranscriptStore:
         used = 0
         shown = start - 1
         cut_note = ""
+        whole = start == stop  # one message asked for: its whole view
         for seq, message in await self._rows(span, start, stop):
-            lines = render_message(seq, message, max_line_length)
+            lines = render_message(seq, message, max_line_length, whole)
             cost = sum(len(line.encode()) + 1 for line in lines)
             if body and used + cost > max_bytes:
                 break
@@ -244,7 +273,7 @@ class TranscriptStore:
 
     async def recall(
         self,
-        query: str,
+        query: Queries,
         project: str | None = None,
         session_id: str | None = None,
         limit: int = 10,
@@ -253,22 +282,19 @@ class TranscriptStore:
         """Transcript messages ranked by BM25 for `query` (of one project or session when given).
         `asking` is the session searching: its current turn (the question itself, the calls made
         for it) is what the model is looking at, so it is left out."""
-        terms = fts_terms(query)
-        if not terms:
-            raise StoreError('recall needs at least one word to search for, e.g. recall(query="deploy code")')
+        match, loose = fts_match(query, "deploy code")
         limit = max(1, min(limit, 100))
         skip = await self._current_turn(asking) if asking is not None else None
-        match = " ".join(terms)
         ranked = await self._ranked(match, project, session_id, limit, skip)
-        if not ranked and len(terms) > 1:  # no message has every term: settle for any of them
-            match = " OR ".join(terms)
+        if not ranked and loose is not None:  # no message has every term: settle for any of them
+            match = loose
             ranked = await self._ranked(match, project, session_id, limit, skip)
         if not ranked:
             return []
         marks = ",".join("?" * len(ranked))
         rows = await self.db.fetchall(
             "SELECT f.rowid, m.session_id, s.project, m.seq, m.role, m.created, "
-            "snippet(message_fts, 0, '[', ']', '…', 16) FROM message_fts f "
+            "snippet(message_fts, 0, '', '', '…', 16) FROM message_fts f "
             "JOIN messages m ON m.id = f.rowid JOIN sessions s ON s.id = m.session_id "
             f"WHERE message_fts MATCH ? AND f.rowid IN ({marks})",
             (match, *(rowid for rowid, _ in ranked)),
@@ -283,7 +309,7 @@ class TranscriptStore:
                         owner, where, seq, role, " ".join((snippet or "").split()), -float(rank), created
                     )
                 )
-        return hits
+        return await link_outputs(self.db, hits)
 
     async def _current_turn(self, session_id: str) -> tuple[str, int] | None:
         row = await self.db.fetchone(

@@ -88,11 +88,13 @@ class RecallHit:
     project: str
     """Working directory of that session."""
     snippet: str
-    """Text around the best match, matched terms in [brackets]."""
+    """Text around the best match, quoted as stored (no marks inside it)."""
     score: float
     """BM25 relevance of its best-matching part; higher is better."""
     lines: tuple[int, int]
     """Line range of the stored part the best match lies in (read it with read_result)."""
+    call: str = ""
+    """The call that produced it (`m_10-10 bash: cat step_003.log`), when the transcript has it."""
 
     @property
     def uri(self) -> str:
@@ -112,11 +114,13 @@ class MessageHit:
     role: str
     """user or assistant."""
     snippet: str
-    """Text around the best match, matched terms in [brackets]."""
+    """Text around the best match, quoted as stored (no marks inside it)."""
     score: float
     """BM25 relevance; higher is better."""
     created: float
     """When it was said (Unix seconds)."""
+    outputs: str = ""
+    """For a tool call: its results' refs, sizes and first lines (where the hit leads)."""
 
     @property
     def ref(self) -> str:

@@ -13,10 +13,12 @@ import asyncio
 import logging
 import re
 import sqlite3
+from collections.abc import Sequence
 
 from agent_tui.messages import ResultRef
 from agent_tui.store.db import Database
 from agent_tui.store.errors import StoreError
+from agent_tui.store.hit_links import link_calls
 from agent_tui.store.models import RecallHit
 
 log = logging.getLogger(__name__)
@@ -123,6 +125,27 @@ def fts_terms(query: str) -> list[str]:
     return ['"' + term.replace('"', '""') + '"' for term in query.split() if re.search(r"\w", term)]
 
 
+Queries = str | Sequence[str]
+"""One phrasing, or several tried at once (`["client grievances", "complaints"]`)."""
+
+
+def phrasings(queries: Queries) -> list[str]:
+    return [queries] if isinstance(queries, str) else [str(q) for q in queries]
+
+
+def fts_match(queries: Queries, example: str = "connection refused") -> tuple[str, str | None]:
+    """The FTS5 expressions for `queries`: every word of one phrasing (any phrasing will do),
+    then, as a fallback when nothing has all of them, any word at all (None when that is the
+    same search). StoreError when no phrasing has a word."""
+    groups = [terms for q in phrasings(queries) if (terms := fts_terms(q))]
+    if not groups:
+        raise StoreError(f'recall needs at least one word to search for, e.g. recall(query="{example}")')
+    strict = " OR ".join(f"({' '.join(g)})" if len(g) > 1 else g[0] for g in groups)
+    words = list(dict.fromkeys(t for g in groups for t in g))
+    loose = " OR ".join(words)
+    return strict, (loose if any(len(g) > 1 for g in groups) else None)
+
+
 async def _ranked(
     db: Database, match: str, project: str | None, session_id: str | None, limit: int
 ) -> list[tuple[str, int, float]]:
@@ -153,25 +176,26 @@ async def _ranked(
 
 
 async def recall(
-    db: Database, query: str, project: str | None = None, session_id: str | None = None, limit: int = 10
+    db: Database,
+    query: Queries,
+    project: str | None = None,
+    session_id: str | None = None,
+    limit: int = 10,
 ) -> list[RecallHit]:
-    terms = fts_terms(query)
-    if not terms:
-        raise StoreError(
-            'recall needs at least one word to search for, e.g. recall(query="connection refused")'
-        )
     limit = max(1, min(limit, 100))
-    match = " ".join(terms)
+    match, loose = fts_match(query)
     ranked = await _ranked(db, match, project, session_id, limit)
-    if not ranked and len(terms) > 1:  # no output has every term: settle for any of them
-        match = " OR ".join(terms)
+    if not ranked and loose is not None:  # no output has every term: settle for any of them
+        match = loose
         ranked = await _ranked(db, match, project, session_id, limit)
     hits: list[RecallHit] = []
     for blob_id, chunk_id, rank in ranked:
+        # No match marks: the snippet quotes the output byte for byte (`ledger-bk-eu2`, never
+        # `[ledger]-bk-eu2`), so an identifier copied from it is the real one.
         row = await db.fetchone(
             "SELECT b.session_id, s.project, b.tool_name, b.byte_size, b.line_count, "
             "c.first_line, c.end_line, "
-            "(SELECT snippet(blob_fts, 0, '[', ']', '…', 16) FROM blob_fts "
+            "(SELECT snippet(blob_fts, 0, '', '', '…', 16) FROM blob_fts "
             " WHERE blob_fts MATCH ? AND rowid = c.id) "
             "FROM blob_chunks c JOIN tool_result_blobs b ON b.id = c.blob_id "
             "JOIN sessions s ON s.id = b.session_id WHERE c.id = ?",
@@ -191,4 +215,4 @@ async def recall(
                 lines=(first, end),
             )
         )
-    return hits
+    return await link_calls(db, hits)

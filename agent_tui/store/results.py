@@ -28,7 +28,7 @@ from agent_tui.store.errors import LineRangeError, RefNotFound
 from agent_tui.store.gc import collect
 from agent_tui.store.grep import compile_pattern, grep_blob
 from agent_tui.store.models import BlobInfo, GcReport, RecallHit, ResolvedRef
-from agent_tui.store.recall import START_DELAY, Indexer, recall
+from agent_tui.store.recall import START_DELAY, Indexer, Queries, recall
 from agent_tui.store.refs import build_uri, parse_ref
 from agent_tui.store.writer import INLINE_INDEX_BYTES, write_stream, write_whole
 
@@ -132,12 +132,13 @@ class ResultStore:
 
     async def recall(
         self,
-        query: str,
+        query: Queries,
         project: str | os.PathLike[str] | None = None,
         session_id: str | None = None,
         limit: int = 10,
     ) -> list[RecallHit]:
-        """Outputs across sessions and projects ranked by BM25 for `query`, with snippets."""
+        """Outputs across sessions and projects ranked by BM25 for `query` (one phrasing or
+        several), with snippets and the call each came from."""
         self.indexer.kick()  # pick up anything a previous run left unindexed
         where = str(project) if project is not None else None
         return await recall(self.db, query, where, session_id, limit)

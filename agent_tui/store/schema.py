@@ -158,6 +158,23 @@ async def session_parents(conn: aiosqlite.Connection) -> None:
     await conn.execute("CREATE INDEX sessions_by_parent ON sessions(parent_session_id)")
 
 
+async def recall_stemming(conn: aiosqlite.Connection) -> None:
+    """Recall matches inflections (`deploying` finds `deployed`): both full-text indexes use the
+    porter stemmer. The conversation's is rebuilt here (its text is small); the outputs' chunks
+    are marked for the background indexer, which rebuilds theirs after the open."""
+    await conn.execute("DROP TABLE message_fts")
+    await conn.execute("CREATE VIRTUAL TABLE message_fts USING fts5(text, tokenize='porter unicode61')")
+    from agent_tui.store.conversation_index import reindex_all  # late: it imports the store's models
+
+    await reindex_all(conn)
+    await conn.execute("DROP TABLE blob_fts")
+    await conn.execute(
+        """CREATE VIRTUAL TABLE blob_fts USING fts5(
+        text, content='blob_text', content_rowid='id', tokenize='porter unicode61')"""
+    )
+    await conn.execute("UPDATE blob_chunks SET indexed = 0 WHERE indexed = 1")
+
+
 Migration = tuple[str, Callable[[aiosqlite.Connection], Awaitable[None]]]
 MIGRATIONS: list[Migration] = [
     ("initial_schema", initial_schema),
@@ -166,6 +183,7 @@ MIGRATIONS: list[Migration] = [
     ("transcript_recall", transcript_recall),
     ("session_leases", session_leases),
     ("session_parents", session_parents),
+    ("recall_stemming", recall_stemming),
 ]
 
 

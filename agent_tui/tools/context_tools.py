@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from agent_tui.context.compaction.ref_labels import extent
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 
 if TYPE_CHECKING:
@@ -180,13 +181,22 @@ class Recall:
     spec = ToolSpec(
         name="recall",
         description="Search what was said and what tools returned, across sessions and projects "
-        "(full-text, ranked): user and assistant messages and tool-call arguments (hits name the "
-        "message as m_<n>-<n>, even after compaction dropped it), and every stored tool output "
-        "(hits name its ref). Pass a hit's ref to read_result to see more.",
+        "(full-text, ranked; words match their inflections): user and assistant messages and "
+        "tool-call arguments (hits name the message as m_<n>-<n>, even after compaction dropped "
+        "it, and a call's hit names its output's ref), and every stored tool output (hits name "
+        "its ref and the call that made it). Pass several phrasings in `queries` at once — "
+        "synonyms and the words the text likely used (a file name, a command, an error) — since "
+        "only words that occur are found. grep_result or read_result on a hit's ref shows more.",
         parameters={
             "type": "object",
             "properties": {
                 "query": {"type": "string", "description": "Words to search for."},
+                "queries": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "Several phrasings searched at once (a hit may match any one): "
+                    "synonyms, likely terms, names.",
+                },
                 "scope": {"type": "string", "enum": ["session", "project", "all"], "default": "all"},
                 "source": {
                     "type": "string",
@@ -196,7 +206,6 @@ class Recall:
                 },
                 "limit": {"type": "integer", "default": 10},
             },
-            "required": ["query"],
         },
         source="context",
     )
@@ -205,6 +214,11 @@ class Recall:
         store = _store(ctx)
         if store is None:
             return ToolOutput.error("the result store is unavailable in this session")
+        asked = phrasings_of(args)
+        if not asked:
+            return ToolOutput.error(
+                'recall needs words to search for: query="…" or queries=["…", "…"] (several phrasings)'
+            )
         scope = args.get("scope") or "all"
         source = args.get("source") or "all"
         kwargs: dict[str, Any] = {"limit": max(1, min(int(args.get("limit") or 10), 50))}
@@ -214,7 +228,8 @@ class Recall:
             kwargs["project"] = str(ctx.workspace)
         from agent_tui.store import StoreError
 
-        query = str(args["query"])
+        query: str | list[str] = asked[0] if len(asked) == 1 else asked
+        shown = " | ".join(asked)
         try:
             # "session" is this session and its sub-agents' (agent/subagents.py): their work is
             # part of this session's, kept in their own transcripts.
@@ -257,23 +272,38 @@ class Recall:
         )
         if not said and not stored:
             return ToolOutput(
-                text=f"Nothing said or stored matches {query!r} ({scope}).{note}", summary="0 hits"
+                text=f"Nothing said or stored matches {shown!r} ({scope}).{note}", summary="0 hits"
             )
         lines: list[str] = []
         if said:
-            lines.append(f"{len(said)} message(s) match {query!r} (read_result(ref_id=…) shows one whole):")
+            lines.append(f"{len(said)} message(s) match {shown!r} (read_result(ref_id=…) shows one whole):")
             for hit in said:
                 # A short range resolves only inside its own session: elsewhere give the URI.
                 own = hit.session_id == ctx.session_id
                 where = "" if own else f" in session {hit.session_id} ({hit.project})"
                 handle = hit.ref if own else hit.uri
-                lines.append(f"- {handle} message #{hit.seq} {hit.role}{where}: {hit.snippet}")
+                leads = f" → its {hit.outputs}" if hit.outputs else ""
+                lines.append(f"- {handle} message #{hit.seq} {hit.role}{where}: {hit.snippet}{leads}")
         if stored:
-            lines.append(f"{len(stored)} stored output(s) match {query!r}:")
+            lines.append(f"{len(stored)} stored output(s) match {shown!r}:")
             for out in stored:
                 handle = out.ref.id if out.session_id == ctx.session_id else out.uri
-                lines.append(f"- {handle} {out.ref.tool_name}: {' '.join(str(out.snippet).split())}")
+                size = extent(out.ref.byte_size, out.ref.line_count)
+                made = f", made by {out.call}" if out.call else ""
+                snippet = " ".join(str(out.snippet).split())
+                lines.append(
+                    f"- {handle} {out.ref.tool_name} ({size}, lines {out.lines[0]}-{out.lines[1]}{made}): {snippet}"
+                )
         return ToolOutput(text="\n".join(lines) + note, summary=f"{len(said) + len(stored)} hits")
+
+
+def phrasings_of(args: dict[str, Any]) -> list[str]:
+    """`query` and `queries` together, without blanks or repeats (a lone string in `queries`
+    is one phrasing)."""
+    raw = args.get("queries")
+    many = [raw] if isinstance(raw, str) else list(raw) if isinstance(raw, list) else []
+    found = [str(q).strip() for q in [args.get("query"), *many] if q is not None and str(q).strip()]
+    return list(dict.fromkeys(found))
 
 
 class CompactContext:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from agent_tui.messages import Message
 
+from .ref_labels import extent
 from .rewrite import Rewrite
 from .shape import TRIMMED_PREFIX, call_index, inflight_start, other_refs
 
@@ -30,12 +31,14 @@ NO_REF_HEAD_CHARS = 200
 
 
 def trimmed_placeholder(message: Message) -> str:
-    """`[tool output trimmed; ref=r_1]`; refs the text named are listed so none is lost, and an
+    """`[tool output trimmed; ref=r_1 (bash, 20 KB, 420 lines)]`; refs the text named are listed so none is lost, and an
     output with no stored copy keeps its head and says it cannot be brought back."""
     text = message.content or ""
     mentioned = "".join(f"; it named ref={r}" for r in other_refs(message))
-    if message.output_ref is not None:
-        return f"{TRIMMED_PREFIX}; ref={message.output_ref.id}{mentioned}]"
+    ref = message.output_ref
+    if ref is not None:
+        what = f"{message.name or ref.tool_name}, {extent(ref.byte_size, ref.line_count)}"
+        return f"{TRIMMED_PREFIX}; ref={ref.id} ({what}){mentioned}]"
     head = " ".join(text[:NO_REF_HEAD_CHARS].split())
     more = "…" if len(text) > NO_REF_HEAD_CHARS else ""
     return f"{TRIMMED_PREFIX}; not retrievable: no stored copy{mentioned}; it began: {head}{more}]"

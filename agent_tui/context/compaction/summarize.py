@@ -18,10 +18,9 @@ from typing import TYPE_CHECKING
 
 from agent_tui.messages import Message, Role
 
-from .calls import describe_call
+from .ref_labels import labels_of, listing_cap, omitted_count, ref_listing
 from .result import StrategyOutcome
 from .shape import (
-    call_index,
     collect_refs,
     inflight_start,
     leading_system,
@@ -31,7 +30,7 @@ from .shape import (
     units,
 )
 from .summary_prompt import Summarizer, model_name, summarise_history
-from .user_words import newest_user_messages, render
+from .user_words import newest_user_messages, render, user_budget
 
 if TYPE_CHECKING:
     from agent_tui.tokens import TokenCounter
@@ -40,10 +39,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-REF_LINE_TOKENS = 14
-"""About what one described ref line costs in the retain block (for reserving room)."""
-REF_LIST_SHARE = 0.15
-"""Past this share of the budget, the retain block lists refs without their descriptions."""
+REF_LINE_TOKENS = 24
+"""About what one labelled ref line costs in the retain block (for reserving room)."""
 
 
 @dataclass(frozen=True)
@@ -95,28 +92,6 @@ def choose_split(messages: list[Message], plan: CompactionPlan, counter: TokenCo
     return Split(head, tail, context)
 
 
-def ref_lines(summarised: list[Message], refs: list[str], counter: TokenCounter, budget: int) -> str:
-    """`ref=r_1 — Ran: pytest -q` per ref; bare ids when the list would take too much room."""
-    calls = {cid: call for cid, (_, call) in call_index(summarised).items()}
-    labels: dict[str, str] = {}
-    for m in summarised:
-        if m.output_ref is not None and m.output_ref.id not in labels:
-            call = calls.get(m.tool_call_id or "")
-            labels[m.output_ref.id] = describe_call(call).label if call else (m.name or "tool")
-    described = "\n".join(f"ref={r} — {labels[r]}" if r in labels else f"ref={r}" for r in refs)
-    if counter.count_text(described) <= max(budget * REF_LIST_SHARE, 2000):
-        return described
-    return ", ".join(f"ref={r}" for r in refs)
-
-
-USER_SHARE = 8
-"""The verbatim user messages take at most 1/USER_SHARE of the conversation budget."""
-
-
-def user_budget(plan: CompactionPlan) -> int:
-    return min(plan.keep_user_tokens, plan.conversation_budget // USER_SHARE)
-
-
 def retain_message(
     summarised: list[Message], retain: str, counter: TokenCounter, budget: int, user_tokens: int = 0
 ) -> Message:
@@ -133,8 +108,12 @@ def retain_message(
     if said:
         text += "\n" + render(said)
     if missing:
-        text += "\nStored outputs from that part (read_result(ref_id=…) brings one back):\n" + ref_lines(
-            summarised, missing, counter, budget
+        listing = ref_listing(
+            missing, labels_of(summarised), counter, listing_cap(budget), omitted_count(summarised)
+        )
+        text += (
+            "\nStored outputs from that part (grep_result(ref_id=…, pattern=…) or "
+            "read_result(ref_id=…) brings one back):\n" + listing
         )
     return Message(role="user", content=text, kind="retain")
 
@@ -157,7 +136,8 @@ def layout(messages: list[Message], split: Split, retain: Message, summary: str)
 def reserve_for(messages: list[Message], plan: CompactionPlan) -> int:
     """Room kept for the summary and the retain block when choosing what stays verbatim (the
     verbatim user messages take what room is left after, so they never push out the last turn)."""
-    return plan.summary_max_tokens + REF_LINE_TOKENS * len(collect_refs(messages)) + 120
+    listed = min(REF_LINE_TOKENS * len(collect_refs(messages)), listing_cap(plan.conversation_budget))
+    return plan.summary_max_tokens + listed + 120
 
 
 async def summarize(

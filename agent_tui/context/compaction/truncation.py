@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 
 from agent_tui.messages import Message
 
+from .ref_labels import listing_cap, listing_for, omitted_count
 from .result import StrategyOutcome
 from .shape import (
-    collect_refs,
     inflight_start,
     leading_system,
     newest_user_index,
@@ -25,6 +25,7 @@ from .shape import (
     units,
 )
 from .transcript import RANGE_RE
+from .user_words import newest_user_messages, render, retained_items, user_budget
 
 if TYPE_CHECKING:
     from agent_tui.tokens import TokenCounter
@@ -34,19 +35,29 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def truncation_note(dropped: list[Message]) -> Message:
-    """The note standing in for dropped messages: how many, and the refs that bring them back."""
-    refs = collect_refs(dropped)
+def truncation_note(
+    dropped: list[Message], counter: TokenCounter, plan: CompactionPlan | None = None
+) -> Message:
+    """The note standing in for dropped messages: how many, what their outputs were (labelled
+    refs, newest first past a cap), what an earlier retain block kept, and the user's newest
+    words verbatim: the retain block a summary would have left, made without a model."""
     n = len(dropped)
     text = f"[Context note: {n} earlier message{'s' * (n != 1)} were dropped to fit the context window."
-    if refs:
-        listed = ", ".join(f"ref={r}" for r in refs)
+    budget = plan.conversation_budget if plan is not None else 0
+    listing = listing_for(dropped, counter, listing_cap(budget), omitted_count(dropped))
+    if listing:
         text += (
-            " Their tool outputs remain in the archive; read_result(ref_id=…) or recall(…) "
-            f"brings one back: {listed}]"
+            " Their tool outputs remain stored; grep_result(ref_id=…, pattern=…) or "
+            "read_result(ref_id=…) brings one back]\n" + listing
         )
     else:
         text += " None of them held a stored tool output.]"
+    kept = retained_items(dropped, counter, listing_cap(budget))
+    if kept:
+        text += "\n" + kept
+    said = newest_user_messages(dropped, counter, user_budget(plan)) if plan is not None else []
+    if said:
+        text += "\n" + render(said)
     return Message(role="user", content=text, kind="note")
 
 
@@ -106,7 +117,7 @@ def truncate(messages: list[Message], plan: CompactionPlan, counter: TokenCounte
     cost = sum(counter.count_message(messages[i]) for i in must)
     # An upper bound for the note: as if everything that may go went.
     droppable = [m for i, m in enumerate(messages) if i not in must]
-    cost += counter.count_message(truncation_note(droppable))
+    cost += counter.count_message(truncation_note(droppable, counter, plan))
 
     suffix = n
     for unit in reversed(units(messages)):
@@ -139,7 +150,7 @@ def truncate(messages: list[Message], plan: CompactionPlan, counter: TokenCounte
     head = [messages[i] for i in range(pinned_end) if i in keep]
     head += [shortened[i] for i in sorted(shortened)]
     rest = [messages[i] for i in range(pinned_end, n) if i in keep]
-    out = head + [truncation_note(dropped)] + rest
+    out = head + [truncation_note(dropped, counter, plan)] + rest
     after = counter.count_messages(out)
     if after >= total:
         return StrategyOutcome(messages, 0, total)
