@@ -86,6 +86,8 @@ class AppServices:
         await self.store.leases.acquire(session_id)
         history = await self.store.sessions.load_for_resume(session_id)
         session = self._session(info.id, info.title, history, limits, approver, yes)
+        if session.background is not None:
+            await session.background.load_lost()  # the model hears which commands ended with it
         await session.repair()  # said to the user at the start of the next turn
         return session
 
@@ -143,7 +145,10 @@ class AppServices:
         )
         provider.reasoning = cfg.model.reasoning
         registry = ToolRegistry()
-        for tool in [*builtin_tools(), *context_tools(), *self.extra_tools]:
+        from agent_tui.tools.background import BackgroundShells
+        from agent_tui.tools.background_tools import background_tools
+
+        for tool in [*builtin_tools(), *context_tools(), *background_tools(), *self.extra_tools]:
             registry.register(tool)
         if self.mcp is not None:
             self.mcp.attach(registry)
@@ -170,6 +175,8 @@ class AppServices:
         # tool_search ranks and promotes through the prompt assembler, which owns deferral.
         from agent_tui.tools.env import SessionEnv
 
+        shells = BackgroundShells(session_id, self.store, cfg.tools.max_background)
+        prompts.status_sources.append(shells)
         services = ToolServices(
             store=self.store,
             tools=prompts,
@@ -177,6 +184,7 @@ class AppServices:
             projects=policy,
             recall_scope=cfg.store.recall_scope,
             env=SessionEnv(cfg.tools.env_passthrough),
+            shells=shells,
         )
         runner = ToolRunner(
             registry=registry,
@@ -209,7 +217,7 @@ class AppServices:
         compactor = Compactor(
             summarizer, chat_summarizer if summarizer is not chat_summarizer else None, limits.context_window
         )
-        return AgentSession(
+        session = AgentSession(
             session_id=session_id,
             title=title,
             config=cfg,
@@ -223,6 +231,8 @@ class AppServices:
             history=history,
             workspace=self.workspace,
         )
+        session.background = shells
+        return session
 
 
 def provider_settings(config: Config) -> dict[str, Any]:

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from agent_tui.llm.provider import Provider
     from agent_tui.models import ModelLimits
     from agent_tui.store import Store
+    from agent_tui.tools.background import BackgroundShells
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +95,8 @@ class AgentSession(SessionHistory):
         """What the provider gets: the history made wire-valid (agent/wire.py)."""
         self.scan = wire.Scan()
         self._unsaid: list[str] = []  # repairs made while no turn ran, said at the next one
+        self.background: BackgroundShells | None = None
+        """Its background commands (tools/background.py); they end with the session."""
 
     # -- measuring -------------------------------------------------------------------------
 

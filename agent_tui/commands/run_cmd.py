@@ -75,6 +75,7 @@ async def _run(
     except StoreError as exc:
         fail_startup(str(exc), 1)
     sandbox_notice(services)
+    session = None
     try:
         await services.mcp_ready()  # headless: the first request must already offer MCP tools
         try:
@@ -113,6 +114,9 @@ async def _run(
                 f"agent-tui: interrupted; the session is saved (resume with --session {session.session_id})"
             )
             raise
+        from agent_tui.commands.background_report import end_background
+
+        background = await end_background(session, _emit if as_json else None, _stderr)
         budget = session.measure()
         if as_json:
             _emit(
@@ -124,6 +128,7 @@ async def _run(
                     "usage": session.usage_total.to_json(),
                     "cost": session.cost_total,
                     "refs": [r.to_json() for r in refs],
+                    "background": background,
                     "ok": not failed,
                 }
             )
@@ -133,6 +138,8 @@ async def _run(
             sys.stdout.write(clean_text(final_text).rstrip() + "\n")
         return 1 if failed else 0
     finally:
+        if session is not None and session.background is not None:
+            await session.background.end_all()  # cancelled or failed: none may outlive the run
         await services.close()
 
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 if TYPE_CHECKING:
     from agent_tui.messages import ResultRef
     from agent_tui.store import Store
+    from agent_tui.tools.background import BackgroundShells
     from agent_tui.tools.sandbox import Sandbox
 
 Source = Literal["builtin", "context", "mcp", "skill"]
@@ -115,6 +116,8 @@ class ToolServices:
     """`all` (the user's config): other projects' outputs without asking."""
     env: CommandEnv | None = None
     """The session's scrubbed environment for bash; None = scrub without a note."""
+    shells: BackgroundShells | None = None
+    """The session's background commands (tools/background.py); None = none can start."""
 
 
 @dataclass

@@ -17,6 +17,7 @@ import os
 import signal
 import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +40,9 @@ stdout+stderr followed by a status line with the exit code and duration.
 - Non-interactive: stdin is empty and pagers are disabled; never start editors or prompts.
 - Default timeout is 120 s (`timeout` raises it, max 1800); on timeout the command and every \
 process it started are killed. Processes left running in the background are stopped when the \
-command ends, so do not start servers with `&`.
+command ends, so do not start servers with `&`: pass `background: true` instead (no timeout; \
+it returns a shell id at once, its output is stored as it streams, bash_output reads what is \
+new, kill_shell stops it; you are told when it ends).
 - Long output is stored whole: you see its head and tail plus a ref to read or grep the rest.
 - Prefer read_file, grep, glob, list_dir, edit_file and write_file for files; use bash for \
 builds, tests, git and other programs.
@@ -166,6 +169,18 @@ class _OutputCap:
         return chunk
 
 
+@dataclass(frozen=True)
+class Launch:
+    """A started command: its pipes, and the sandbox facts its status line reports."""
+
+    transport: asyncio.SubprocessTransport
+    protocol: _Protocol
+    sandbox: Sandbox | None
+    scan: BlockScan | None
+    missing: list[Any]
+    env_note: str | None
+
+
 class BashTool:
     spec = ToolSpec(
         name="bash",
@@ -177,6 +192,11 @@ class BashTool:
                 "timeout": {
                     "type": "number",
                     "description": "Seconds before the command is killed (default 120).",
+                },
+                "background": {
+                    "type": "boolean",
+                    "description": "Start it and return at once with a shell id (servers, watchers); "
+                    "read it with bash_output, stop it with kill_shell.",
                 },
                 "unsandboxed": {
                     "type": "boolean",
@@ -200,31 +220,20 @@ class BashTool:
             timeout = min(max(float(timeout), 0.001), MAX_TIMEOUT)
         except (TypeError, ValueError):
             return ToolOutput.error(f"timeout must be a number of seconds, got {timeout!r}")
+        if args.get("background") is True:
+            from agent_tui.tools.background import start_background
+
+            return await start_background(self, command, args, ctx)
         started = time.monotonic()
         loop = asyncio.get_running_loop()
-        session_env = ctx.services.env
-        if session_env is None:  # no session (a bare tool call): scrubbed, nothing to tell
-            from agent_tui.tools.env import scrubbed
-
-            env, env_note = scrubbed()[0], None
-        else:
-            env, env_note = session_env.build()
-        sandbox: Sandbox | None = ctx.services.sandbox
-        if sandbox is not None and (not sandbox.active or args.get("unsandboxed") is True):
-            sandbox = None  # the policy already asked the user about an unsandboxed run
-        scan = BlockScan() if sandbox is not None else None
-        missing = sandbox.missing_protected() if sandbox is not None else []
-        argv = ["bash", "-c", command]
-        children.prepare()  # the watchdog exists before the command does
         try:
-            if sandbox is not None:
-                argv = await asyncio.to_thread(sandbox.wrap, argv, cwd=ctx.workspace)
-            transport, protocol = await self._spawn(argv, ctx, env)
+            launch = await self.launch(command, args, ctx)
         except OSError as exc:
             return ToolOutput.error(f"could not start bash in {ctx.workspace}: {exc}")
+        transport, protocol = launch.transport, launch.protocol
+        sandbox, scan, missing, env_note = launch.sandbox, launch.scan, launch.missing, launch.env_note
         proc = asyncio.subprocess.Process(transport, protocol, loop)
         pgid = proc.pid
-        children.register(pgid)  # killed by the watchdog if agent-tui dies before it ends
         cap = _OutputCap(ctx.max_output_bytes)
         collect = asyncio.create_task(self._collect(proc, ctx, cap, scan))
         exited = asyncio.create_task(protocol.exited.wait())
@@ -297,6 +306,29 @@ class BashTool:
                 "sandbox": sandbox.mode if sandbox is not None else "off",
             },
         )
+
+    async def launch(self, command: str, args: dict[str, Any], ctx: ToolContext) -> Launch:
+        """Start `command` in its own process group (in the sandbox unless the call ran
+        unsandboxed after asking), registered with the watchdog. OSError when it cannot start."""
+        session_env = ctx.services.env
+        if session_env is None:  # no session (a bare tool call): scrubbed, nothing to tell
+            from agent_tui.tools.env import scrubbed
+
+            env, env_note = scrubbed()[0], None
+        else:
+            env, env_note = session_env.build()
+        sandbox: Sandbox | None = ctx.services.sandbox
+        if sandbox is not None and (not sandbox.active or args.get("unsandboxed") is True):
+            sandbox = None  # the policy already asked the user about an unsandboxed run
+        scan = BlockScan() if sandbox is not None else None
+        missing = sandbox.missing_protected() if sandbox is not None else []
+        argv = ["bash", "-c", command]
+        children.prepare()  # the watchdog exists before the command does
+        if sandbox is not None:
+            argv = await asyncio.to_thread(sandbox.wrap, argv, cwd=ctx.workspace)
+        transport, protocol = await self._spawn(argv, ctx, env)
+        children.register(transport.get_pid())  # killed by the watchdog if agent-tui dies first
+        return Launch(transport, protocol, sandbox, scan, missing, env_note)
 
     async def _spawn(
         self, argv: list[str], ctx: ToolContext, env: dict[str, str]
