@@ -353,6 +353,22 @@ class AgentSession(SessionHistory):
         finally:
             self.busy = False
 
+    async def add_user_command(self, text: str) -> None:
+        """A command the user ran (`!cmd`), with its output's view, as a user message."""
+        await self._add(user(text))
+
+    def run_user_command(self, command: str) -> AsyncIterator[ev.AgentEvent]:
+        """`!command`: run it for the user, unasked, and let the next turn's model see it."""
+        from agent_tui.agent.user_command import run_user_command
+
+        return run_user_command(self, command)
+
+    async def close(self) -> None:
+        """End the session's background commands, then give back its lease."""
+        if self.background is not None:
+            await self.background.end_all()
+        await super().close()
+
     async def _interrupted(self, text_parts: list[str], pending: Message | None, answered: set[str]) -> None:
         """Leave the session consistent: partial text saved and marked, every call answered."""
         closing: list[Message] = []

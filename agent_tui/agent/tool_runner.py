@@ -114,12 +114,13 @@ class ToolRunner:
             limit = min(limit, max(2048, room_tokens * 3 // 2))
         return limit
 
-    async def run(self, call: ToolCall, *, room_tokens: int | None = None) -> ToolRun:
+    async def run(self, call: ToolCall, *, room_tokens: int | None = None, ask: bool = True) -> ToolRun:
         """Ask, run and store one call. `room_tokens`: what is left of the window for this
-        call's result (paged readers return no more than fits); None for no window limit."""
+        call's result (paged readers return no more than fits); None for no window limit.
+        `ask=False`: the user typed the command (`!cmd`), so no one is asked."""
         started = time.monotonic()
         tool = self.registry.get(call.name)
-        if tool is not None and tool.spec.mutates:
+        if tool is not None and tool.spec.mutates and ask:
             try:
                 args = call.parsed_arguments()
             except ValueError:

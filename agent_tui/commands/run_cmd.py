@@ -96,7 +96,12 @@ async def _run(
         stream = []
         if compact_first:
             stream.append(session.compact(instructions, reason="forced"))
-        if prompt.strip():
+        from agent_tui.agent.user_command import user_command
+
+        command = user_command(prompt.strip())  # `run "!ls"`: the user's own command, no model call
+        if command is not None:
+            stream.append(session.run_user_command(command))
+        elif prompt.strip():
             stream.append(session.run_turn(prompt))
         try:
             for events in stream:
@@ -109,6 +114,9 @@ async def _run(
                     if isinstance(event, ev.TurnFinished):
                         final_text = event.text
                         refs.extend(event.refs)
+                    elif command is not None and isinstance(event, ev.ToolCallFinished):
+                        final_text = event.view
+                        refs.extend([event.ref] if event.ref else [])
         except asyncio.CancelledError:
             _stderr(
                 f"agent-tui: interrupted; the session is saved (resume with --session {session.session_id})"

@@ -22,6 +22,7 @@ from textual.message import Message
 from textual.worker import Worker, WorkerState
 
 from agent_tui import instrument
+from agent_tui.agent.user_command import user_command
 from agent_tui.config import ConfigError
 from agent_tui.models import switched_model
 from agent_tui.store.leases import SessionBusy
@@ -319,6 +320,13 @@ class SessionView(EventRendering, Vertical):
             )
             self._restore(text)
             return
+        command = user_command(text)
+        if command is not None:  # `!ls`: the user's own command, run unasked (user_command.py)
+            await self.chat.add(UserEntry(text))
+            self.chat.anchor()
+            self.working.start("running")
+            self._begin(self.run_command(command))
+            return
         self._prompt, self._failed, self._replied, self._streamed = text, False, False, 0
         await self.chat.add(UserEntry(text))
         self.chat.anchor()
@@ -370,6 +378,12 @@ class SessionView(EventRendering, Vertical):
     async def run_turn(self, text: str) -> None:
         assert self.session is not None
         async for event in self.session.run_turn(text):
+            self.post_message(AgentEventMessage(event))
+
+    @work(exclusive=True, group="agent", exit_on_error=False)
+    async def run_command(self, command: str) -> None:
+        assert self.session is not None
+        async for event in self.session.run_user_command(command):
             self.post_message(AgentEventMessage(event))
 
     @work(exclusive=True, group="agent", exit_on_error=False)
