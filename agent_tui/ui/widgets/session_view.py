@@ -60,6 +60,12 @@ class SessionView(EventRendering, Vertical):
         view: SessionView
         title: str
 
+    @dataclasses.dataclass
+    class TasksChanged(Message):
+        """A background command of this tab started or ended (the running count changes)."""
+
+        view: SessionView
+
     def __init__(
         self,
         services: ServicesSource,
@@ -161,6 +167,8 @@ class SessionView(EventRendering, Vertical):
         old, self.session = self.session, session
         if old is not None and old is not session:
             await old.close()
+        if session.background is not None:
+            session.background.listeners.append(self._tasks_changed)
         self.query_one(NoModelPanel).display = False
         self.meter.cost_line = None
         if keep_chat and old is not None and old.session_id == session.session_id:
@@ -175,6 +183,9 @@ class SessionView(EventRendering, Vertical):
         self.meter.show(None)
         self.budget = await asyncio.to_thread(session.measure)
         self.meter.show(self.budget)
+
+    def _tasks_changed(self) -> None:
+        self.post_message(self.TasksChanged(self))
 
     async def _entries_to_show(self, services: AppServices, session: AgentSession) -> list[Entry]:
         """The whole transcript (what the user saw), not the compacted history the model
