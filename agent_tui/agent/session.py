@@ -36,6 +36,7 @@ from agent_tui.models import reply_reserve
 
 if TYPE_CHECKING:
     from agent_tui.agent.prompting import PromptAssembler
+    from agent_tui.agent.rewind import RewindPoint, RewindReport, Scope
     from agent_tui.config import Config
     from agent_tui.llm.provider import Provider
     from agent_tui.models import ModelLimits
@@ -362,6 +363,12 @@ class AgentSession(SessionHistory):
         from agent_tui.agent.user_command import run_user_command
 
         return run_user_command(self, command)
+
+    async def rewind(self, point: RewindPoint, scope: Scope) -> RewindReport:
+        """Back to just before an earlier user message (agent/rewind.py)."""
+        from agent_tui.agent.rewind import rewind
+
+        return await rewind(self, point, scope)
 
     async def close(self) -> None:
         """End the session's background commands, then give back its lease."""

@@ -33,6 +33,8 @@ class SessionInfo:
     """Sum of the per-message token counts given to `append`."""
     cost: float | None = 0.0
     """USD the session's replies cost; None once any reply's price was unknown."""
+    forked_from: str | None = None
+    """The session this one is a fork of (store/forks.py); None for an original."""
 
 
 @dataclass(frozen=True)

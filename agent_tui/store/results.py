@@ -120,6 +120,11 @@ class ResultStore:
             )
         resolved = ResolvedRef(ResultRef(parsed.ref_id, size, count, tool, owner), project, parsed.lines)
         wanted = parsed.session_id if parsed.is_uri else session_id
+        if wanted is not None and wanted != owner and not parsed.is_uri:
+            from agent_tui.store.forks import ancestors
+
+            if owner in await ancestors(self.db, wanted):  # a fork reads its source's outputs
+                wanted = owner
         if wanted is not None and wanted != owner:
             raise RefNotFound(
                 f"ref {parsed.ref_id} is not in session {wanted}; it belongs to "

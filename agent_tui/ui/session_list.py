@@ -21,7 +21,7 @@ async def session_rows(services: AppServices, limit: int = LIMIT) -> list[Sessio
     return [
         SessionRow(
             id=info.id,
-            title=info.title or "(untitled)",
+            title=(info.title or "(untitled)") + (f" ⑂ {info.forked_from}" if info.forked_from else ""),
             updated_at=info.updated,
             messages=info.message_count,
             tokens=info.tokens,
