@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 MAX_WAIT = 60.0
 
-_ID = {"type": "string", "description": "The shell id bash returned (sh_1, …)."}
+_ID = {"type": "string", "description": "sh_1, …"}
 
 
 def _shells(ctx: ToolContext) -> BackgroundShells | None:
@@ -26,16 +26,14 @@ class BashOutputTool:
     spec = ToolSpec(
         name="bash_output",
         description=(
-            "Read what a background command (bash with background: true) printed since you last "
-            "read it, its state and, once it ended, its exit code. The whole output stays readable "
-            "with read_result / grep_result on its ref. `wait` (seconds, max 60) waits for new "
-            "output or the end first, e.g. for a server to come up."
+            "New output of a background command since your last read, its state and exit code. "
+            "`wait`: seconds (max 60) to wait for output first."
         ),
         parameters={
             "type": "object",
             "properties": {
                 "id": _ID,
-                "wait": {"type": "number", "description": "Seconds to wait for new output (default 0)."},
+                "wait": {"type": "number"},
             },
             "required": ["id"],
         },
@@ -55,10 +53,7 @@ class BashOutputTool:
 class KillShellTool:
     spec = ToolSpec(
         name="kill_shell",
-        description=(
-            "Stop a background command: its whole process group is ended (SIGTERM, then SIGKILL). "
-            "Its output stays readable by its ref."
-        ),
+        description="Stop a background command (its whole process group); its output stays readable.",
         parameters={"type": "object", "properties": {"id": _ID}, "required": ["id"]},
     )
 

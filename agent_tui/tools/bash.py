@@ -40,9 +40,8 @@ stdout+stderr followed by a status line with the exit code and duration.
 - Non-interactive: stdin is empty and pagers are disabled; never start editors or prompts.
 - Default timeout is 120 s (`timeout` raises it, max 1800); on timeout the command and every \
 process it started are killed. Processes left running in the background are stopped when the \
-command ends, so do not start servers with `&`: pass `background: true` instead (no timeout; \
-it returns a shell id at once, its output is stored as it streams, bash_output reads what is \
-new, kill_shell stops it; you are told when it ends).
+command ends, so do not start servers with `&`: pass `background: true` (returns a shell id at once; \
+see bash_output, kill_shell).
 - Long output is stored whole: you see its head and tail plus a ref to read or grep the rest.
 - Prefer read_file, grep, glob, list_dir, edit_file and write_file for files; use bash for \
 builds, tests, git and other programs.
@@ -195,8 +194,7 @@ class BashTool:
                 },
                 "background": {
                     "type": "boolean",
-                    "description": "Start it and return at once with a shell id (servers, watchers); "
-                    "read it with bash_output, stop it with kill_shell.",
+                    "description": "Return at once with a shell id (servers, watchers).",
                 },
                 "unsandboxed": {
                     "type": "boolean",

@@ -81,6 +81,7 @@ class SessionView(EventRendering, Vertical):
         self.number = number
         self.services: AppServices | None = None
         self.session: AgentSession | None = None
+        self._rewind_armed = False  # one Esc on an empty prompt; a second opens /rewind
         self.title = "new"
         self.busy = False
         self.queue: deque[str] = deque()
@@ -270,6 +271,7 @@ class SessionView(EventRendering, Vertical):
         text = event.text
         if not text.strip():
             return
+        self._rewind_armed = False
         event.prompt.remember(text)
         event.prompt.set_text("")
         await self.send(text)
@@ -293,7 +295,18 @@ class SessionView(EventRendering, Vertical):
 
     def on_prompt_input_escape(self, event: PromptInput.Escape) -> None:
         event.stop()
-        self.interrupt()
+        if self.interrupt():
+            return
+        # Esc Esc on an empty prompt: rewind. The first one arms it; typing disarms it.
+        if self.prompt.text.strip():
+            self._rewind_armed = False
+        elif self._rewind_armed:
+            self._rewind_armed = False
+            from agent_tui.ui.task_commands import start_rewind
+
+            start_rewind(self)
+        else:
+            self._rewind_armed = True
 
     def interrupt(self) -> bool:
         """Esc: stop the running turn or compaction (the chat then says "Cancelled.")."""
