@@ -26,6 +26,9 @@ def last_user_text(request: dict) -> str:
     return content if isinstance(content, str) else json.dumps(content)
 
 
+WAIT_FOR_GO = "until [ -e go ]; do sleep 0.05; done; "
+
+
 @pytest.fixture
 async def services(server, workspace, tmp_path):
     svc = await build_services(
@@ -74,22 +77,25 @@ class TestBackground:
         assert text.startswith("one\ntwo\n")
 
     async def test_an_ended_command_is_in_the_next_status_note_and_running_ones_always(
-        self, server, services
+        self, server, services, workspace
     ):
         """A command that ends by itself is named once in the next request's status note; a
         running one is listed in every request until it ends."""
         server.enqueue(
-            Reply(tool_calls=[("bash", {"command": "echo quick; exit 3", "background": True})]),
+            # It ends once the test says so: after the first turn, before the second.
+            Reply(tool_calls=[("bash", {"command": WAIT_FOR_GO + "echo quick; exit 3", "background": True})]),
             Reply(tool_calls=[("bash", {"command": "sleep 300", "background": True})]),
             Reply(text="started both"),
         )
         session = await services.new_session(yes=True)
         await collect(session.run_turn("start"))
+        assert session.background.shells["sh_1"].running
+        (workspace / "go").touch()
         await session.background.shells["sh_1"].done.wait()
         server.enqueue(Reply(text="noted"), Reply(text="again"))
         await collect(session.run_turn("anything new?"))
         note = last_user_text(server.requests[-1])
-        assert "sh_1 `echo quick; exit 3` exited with code 3" in note
+        assert "echo quick; exit 3` exited with code 3" in note
         assert "running: sh_2 `sleep 300`" in note
         await collect(session.run_turn("and now?"))
         note = last_user_text(server.requests[-1])
