@@ -5,6 +5,7 @@ chat and in the next request. An SVG snapshot of /tasks at 80 × 24."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -127,3 +128,33 @@ def _alive(pgid: int) -> bool:
     from agent_tui.tools.bash import _group_alive
 
     return _group_alive(pgid)
+
+
+class TestCtrlB:
+    async def test_ctrl_b_sends_the_running_command_to_the_background(self, server, config, workspace):
+        """Ctrl+B while a foreground bash runs: the call returns at once with what it printed
+        so far and a shell id, the turn goes on, the command keeps running in /tasks, and
+        nothing it prints is lost across the handover."""
+        command = "echo before; until [ -e go ]; do sleep 0.05; done; echo after; sleep 300"
+        server.enqueue(Reply(tool_calls=[("bash", {"command": command})]), Reply(text="it runs on"))
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await send(pilot, "start it")
+            shells = app.view.session.background
+            await until(pilot, lambda: shells._detach is not None, what="the foreground command")
+            await pilot.press("ctrl+b")
+            await settle(pilot)  # the turn ended although the command still runs
+            assert [s.id for s in shells.running()] == ["sh_1"]
+            result = [m for m in server.requests[-1]["messages"] if m["role"] == "tool"][-1]["content"]
+            assert "moved to the background by the user" in result and "sh_1" in result
+            assert "⧗ 1 running" in screen_text(app)
+            (workspace / "go").touch()
+            shell = shells.shells["sh_1"]
+            await until(pilot, lambda: b"after" in shell.unread.head + shell.unread.tail, what="later output")
+            store = app.view.session.store
+            first = re.search(r"ref (r_\w+)", app.query(ToolLine)[0].entry.detail)
+            before = await store.results.get_text(first.group(1)) if first else ""
+            after = await store.results.get_text(shell.ref_id)
+            assert before + after == "before\nafter\n"
+            await shells.end_all()

@@ -121,6 +121,7 @@ class BackgroundShells:
         """Called when a command starts or ends (the TUI's running count)."""
         self._number = 0
         self._pumps: set[asyncio.Task[None]] = set()
+        self._detach: asyncio.Event | None = None
 
     # -- state -----------------------------------------------------------------------------
 
@@ -188,6 +189,64 @@ class BackgroundShells:
             text=f"{text}\n{note}".rstrip(),
             summary=f"background {shell.id}",
             meta={"command": command, "background": shell.id, "output_ref": shell.ref_id},
+        )
+
+    # -- Ctrl+B: a foreground command goes on in the background ------------------------------
+
+    async def foreground(self, handover: asyncio.Event) -> None:
+        """A foreground bash call runs until this returns (the user asked to background it):
+        it then sets `handover`, its reading stops and `adopted` takes the command over."""
+        self._detach = asyncio.Event()
+        try:
+            await self._detach.wait()
+            handover.set()
+        finally:
+            self._detach = None
+
+    def detach_foreground(self) -> str | None:
+        """Ctrl+B: move the running foreground command to the background. Returns why not."""
+        if self._detach is None or self._detach.is_set():
+            return "no command is running in the foreground"
+        if len(self.running()) >= self.limit:
+            return f"{self.limit} background commands run already ([tools] max_background)"
+        self._detach.set()
+        return None
+
+    async def adopted(
+        self, command: str, launch: Launch, ctx: ToolContext, started: float, ref: Any, text: str, total: int
+    ) -> ToolOutput:
+        """Take over a foreground command the user sent to the background; its call returns what
+        it printed so far (stored as `ref` when the store is up) and the new shell's id."""
+        blob = None
+        if self.store is not None and ctx.offload is not None:
+            try:
+                blob = await self.store.results.open_growing(self.session_id, "bash", ctx.call_id)
+            except Exception:
+                log.exception("could not open a stored output for %s; keeping it in memory", command)
+        self._number += 1
+        shell = Shell(f"sh_{self._number}", command, launch.transport.get_pid(), started, blob)
+        self.shells[shell.id] = shell
+        pump = asyncio.create_task(
+            self._pump(shell, launch, max(ctx.max_output_bytes - total, 0)), name=f"bg-{shell.id}"
+        )
+        self._pumps.add(pump)
+        pump.add_done_callback(self._pumps.discard)
+        if self.store is not None:
+            try:
+                await self.store.background.started(self.session_id, shell.id, command, shell.ref_id)
+            except Exception:
+                log.exception("could not record background command %s", shell.id)
+        self._changed()
+        more = f" its further output: ref {shell.ref_id};" if shell.ref_id else ""
+        status = (
+            f"[moved to the background by the user after {_format_seconds(time.monotonic() - started)} "
+            f'as {shell.id};{more} bash_output(id="{shell.id}") reads it, kill_shell stops it]'
+        )
+        return ToolOutput(
+            text=text,
+            ref=ref,
+            summary=f"background {shell.id}",
+            meta={"command": command, "background": shell.id, "status_line": status, "output_bytes": total},
         )
 
     async def _pump(self, shell: Shell, launch: Launch, max_bytes: int) -> None:

@@ -233,13 +233,21 @@ class BashTool:
         proc = asyncio.subprocess.Process(transport, protocol, loop)
         pgid = proc.pid
         cap = _OutputCap(ctx.max_output_bytes)
-        collect = asyncio.create_task(self._collect(proc, ctx, cap, scan))
+        shells = ctx.services.shells
+        handover = asyncio.Event()  # Ctrl+B: stop reading here, the background registry goes on
+        collect = asyncio.create_task(self._collect(proc, ctx, cap, scan, handover))
         exited = asyncio.create_task(protocol.exited.wait())
+        detach = asyncio.create_task(shells.foreground(handover)) if shells is not None else None
+        adopted = False
         try:
             # Until bash exits, the timeout passes, or the output side fails (store down).
-            waiting, deadline = {exited, collect}, loop.time() + timeout
+            waiting, deadline = {exited, collect, *([detach] if detach else [])}, loop.time() + timeout
             while not exited.done() and (remaining := deadline - loop.time()) > 0:
                 await asyncio.wait(waiting, timeout=remaining, return_when=asyncio.FIRST_COMPLETED)
+                if handover.is_set() and shells is not None and not collect.done():
+                    ref, text, total = await collect  # it stops at once, its part stored
+                    adopted = True
+                    return await shells.adopted(command, launch, ctx, started, ref, text, total)
                 if collect.done():
                     collect.result()  # re-raises a failed offload; the group is killed below
                     if cap.hit:
@@ -263,9 +271,12 @@ class BashTool:
             raise
         finally:
             exited.cancel()
-            transport.close()
-            if not _group_alive(pgid):  # still alive (cleanup cut short): the exit sweep's
-                children.unregister(pgid)
+            if detach is not None:
+                detach.cancel()
+            if not adopted:  # an adopted command runs on: the background registry owns it now
+                transport.close()
+                if not _group_alive(pgid):  # still alive (cleanup cut short): the exit sweep's
+                    children.unregister(pgid)
         duration = time.monotonic() - started
         code = transport.get_returncode()
         if cap.hit:
@@ -372,6 +383,7 @@ class BashTool:
         ctx: ToolContext,
         cap: _OutputCap | None = None,
         scan: BlockScan | None = None,
+        stop: asyncio.Event | None = None,
     ) -> tuple[Any, str, int]:
         """Stream the output into the store (ref, "", bytes) or keep a head+tail (None, text, bytes).
         Past the cap it stops reading: the caller kills the group."""
@@ -379,9 +391,25 @@ class BashTool:
         stdout = proc.stdout
         total = 0
 
+        async def read() -> bytes:
+            """The next piece, or b"" once `stop` is set (what was not read stays in the pipe
+            for whoever reads next: cancelling a pending read loses nothing)."""
+            if stop is None:
+                return await stdout.read(CHUNK_BYTES)
+            reading = asyncio.ensure_future(stdout.read(CHUNK_BYTES))
+            stopping = asyncio.ensure_future(stop.wait())
+            try:
+                await asyncio.wait({reading, stopping}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                stopping.cancel()
+                if not reading.done():
+                    reading.cancel()
+                    await asyncio.wait({reading})  # it may still have got its piece
+            return b"" if reading.cancelled() else reading.result()
+
         async def chunks() -> AsyncIterator[bytes]:
             nonlocal total
-            while chunk := await stdout.read(CHUNK_BYTES):
+            while chunk := await read():
                 if cap is not None:
                     chunk = cap.take(total, chunk)
                 total += len(chunk)
@@ -395,10 +423,8 @@ class BashTool:
         if ctx.offload is not None:
             stream = chunks()
             ref = await ctx.offload("bash", stream)
-            while not (cap and cap.hit) and await stdout.read(
-                CHUNK_BYTES
-            ):  # an offload that stopped early must not
-                pass  # leave the command blocked on a full pipe
+            while not (cap and cap.hit) and await read():  # an offload that stopped early must
+                pass  # not leave the command blocked on a full pipe
             return ref, "", total
         kept = _HeadTail(ctx.max_message_bytes)
         async for chunk in chunks():

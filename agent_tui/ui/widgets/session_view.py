@@ -13,10 +13,11 @@ import dataclasses
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events, on, work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.worker import Worker, WorkerState
@@ -54,6 +55,8 @@ Approve = Callable[["ApprovalRequest", str], Awaitable["ApprovalDecision"]]
 
 class SessionView(EventRendering, Vertical):
     """Owns one AgentSession (or none, when no model is configured)."""
+
+    BINDINGS: ClassVar = [Binding("ctrl+b", "to_background", "to background", show=False)]
 
     @dataclasses.dataclass
     class TitleChanged(Message):
@@ -292,6 +295,13 @@ class SessionView(EventRendering, Vertical):
         elif event.key == "escape":
             self.prompt.focus()
             event.stop()
+
+    def action_to_background(self) -> None:
+        """Ctrl+B: the running foreground bash call goes on in the background (/tasks)."""
+        shells = self.session.background if self.session is not None else None
+        why = shells.detach_foreground() if shells is not None else "no session in this tab"
+        if why:
+            self.app.notify(f"Ctrl+B: {why}.", severity="warning")
 
     def on_prompt_input_escape(self, event: PromptInput.Escape) -> None:
         event.stop()
