@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 from pathlib import Path
 
+import pytest
+
 from testkit.fake_openai import Reply
 from tests.test_headless import flags, run_cli
+from tests.test_signals import kill_group, long_command, read_fifo, start_cli, wait_group_gone
 
 
 def free_port() -> int:
@@ -98,3 +102,33 @@ class TestBackgroundHeadless:
         assert any("sh_1" in w and marker in w and "still running when run ended" in w for w in warnings)
         assert events[-1]["background"][0]["state"] == "ended with the session"
         assert processes_with(marker) == []
+
+
+class TestBackgroundSignals:
+    @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGKILL])
+    def test_background_commands_end_with_the_process_and_a_resume_is_told(
+        self, server, workspace, tmp_path, sig
+    ):
+        """SIGTERM, SIGHUP or SIGKILL (the watchdog) of `run` while a background command runs:
+        its group dies with the agent, and the next `run --continue` tells the model it was lost."""
+        db = tmp_path / "s.db"
+        command, fifo, marker = long_command(tmp_path)
+        server.enqueue(
+            Reply(tool_calls=[("bash", {"command": command, "background": True})]),
+            Reply(hang=True),  # the run is mid-turn when the signal comes
+        )
+        proc = start_cli(["run", "go", "--yes", *flags(server, db)], workspace)
+        pgid = int(read_fifo(fifo, proc))
+        try:
+            proc.send_signal(sig)
+            proc.communicate(timeout=30)
+            assert wait_group_gone(pgid), "the background command outlived the agent"
+            assert not marker.exists()
+        finally:
+            kill_group(pgid)
+        server.clear_queue()
+        server.enqueue(Reply(text="I see it is gone"))
+        done = run_cli(["run", "is the server up?", "--continue", *flags(server, db)], workspace)
+        assert done.returncode == 0, done.stderr
+        note = server.requests[-1]["messages"][-1]["content"]
+        assert "ended when it was last closed: sh_1" in json.dumps(note)
