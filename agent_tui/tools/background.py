@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from agent_tui import children
 from agent_tui.context.prompt_sections import PromptSection
 from agent_tui.store.background_log import ENDED_WITH_SESSION, LostCommand
+from agent_tui.tools.background_note import status_note
 from agent_tui.tools.base import ToolContext, ToolOutput
 from agent_tui.tools.bash import (
     CHUNK_BYTES,
@@ -154,30 +155,14 @@ class BackgroundShells:
                 f"{self.limit} background commands are running already ([tools] max_background); "
                 f"stop one with kill_shell (running: {ids}) or run this one in the foreground"
             )
-        blob = None
-        if self.store is not None and ctx.offload is not None:
-            try:
-                blob = await self.store.results.open_growing(self.session_id, "bash", ctx.call_id)
-            except Exception:
-                log.exception("could not open a stored output for a background command; keeping it in memory")
+        blob = await self._open_blob(ctx)
         try:
             launch = await tool.launch(command, args, ctx)
         except OSError as exc:
             if blob is not None:
                 await self.store.results.close_growing(blob)  # type: ignore[union-attr]
             return ToolOutput.error(f"could not start bash in {ctx.workspace}: {exc}")
-        self._number += 1
-        shell = Shell(f"sh_{self._number}", command, launch.transport.get_pid(), time.monotonic(), blob)
-        self.shells[shell.id] = shell
-        pump = asyncio.create_task(self._pump(shell, launch, ctx.max_output_bytes), name=f"bg-{shell.id}")
-        self._pumps.add(pump)
-        pump.add_done_callback(self._pumps.discard)
-        if self.store is not None:
-            try:
-                await self.store.background.started(self.session_id, shell.id, command, shell.ref_id)
-            except Exception:
-                log.exception("could not record background command %s", shell.id)
-        self._changed()
+        shell = await self._run(command, launch, time.monotonic(), blob, ctx.max_output_bytes)
         where = f" Its output is stored as it streams: ref {shell.ref_id}." if shell.ref_id else ""
         text = (
             f"Started in the background as {shell.id}.{where} Read what is new with "
@@ -217,26 +202,8 @@ class BackgroundShells:
     ) -> ToolOutput:
         """Take over a foreground command the user sent to the background; its call returns what
         it printed so far (stored as `ref` when the store is up) and the new shell's id."""
-        blob = None
-        if self.store is not None and ctx.offload is not None:
-            try:
-                blob = await self.store.results.open_growing(self.session_id, "bash", ctx.call_id)
-            except Exception:
-                log.exception("could not open a stored output for %s; keeping it in memory", command)
-        self._number += 1
-        shell = Shell(f"sh_{self._number}", command, launch.transport.get_pid(), started, blob)
-        self.shells[shell.id] = shell
-        pump = asyncio.create_task(
-            self._pump(shell, launch, max(ctx.max_output_bytes - total, 0)), name=f"bg-{shell.id}"
-        )
-        self._pumps.add(pump)
-        pump.add_done_callback(self._pumps.discard)
-        if self.store is not None:
-            try:
-                await self.store.background.started(self.session_id, shell.id, command, shell.ref_id)
-            except Exception:
-                log.exception("could not record background command %s", shell.id)
-        self._changed()
+        blob = await self._open_blob(ctx)
+        shell = await self._run(command, launch, started, blob, max(ctx.max_output_bytes - total, 0))
         more = f" its further output: ref {shell.ref_id};" if shell.ref_id else ""
         status = (
             f"[moved to the background by the user after {_format_seconds(time.monotonic() - started)} "
@@ -248,6 +215,34 @@ class BackgroundShells:
             summary=f"background {shell.id}",
             meta={"command": command, "background": shell.id, "status_line": status, "output_bytes": total},
         )
+
+    async def _open_blob(self, ctx: ToolContext) -> GrowingBlob | None:
+        """Where the output goes as it arrives; None (kept in memory only) when the store is down."""
+        if self.store is None or ctx.offload is None:
+            return None
+        try:
+            return await self.store.results.open_growing(self.session_id, "bash", ctx.call_id)
+        except Exception:
+            log.exception("could not open a stored output for a background command; keeping it in memory")
+            return None
+
+    async def _run(
+        self, command: str, launch: Launch, started: float, blob: GrowingBlob | None, max_bytes: int
+    ) -> Shell:
+        """Register a started command and read it in its own task from now on."""
+        self._number += 1
+        shell = Shell(f"sh_{self._number}", command, launch.transport.get_pid(), started, blob)
+        self.shells[shell.id] = shell
+        pump = asyncio.create_task(self._pump(shell, launch, max_bytes), name=f"bg-{shell.id}")
+        self._pumps.add(pump)
+        pump.add_done_callback(self._pumps.discard)
+        if self.store is not None:
+            try:
+                await self.store.background.started(self.session_id, shell.id, command, shell.ref_id)
+            except Exception:
+                log.exception("could not record background command %s", shell.id)
+        self._changed()
+        return shell
 
     async def _pump(self, shell: Shell, launch: Launch, max_bytes: int) -> None:
         """Read the output into the shell until the command ends, then record how it ended."""
@@ -409,30 +404,8 @@ class BackgroundShells:
 
     def section(self) -> PromptSection | None:
         """The per-request note: running commands always, ended ones until the model heard."""
-        parts: list[str] = []
-        if self.lost:
-            gone = "; ".join(
-                f"{c.shell_id} `{c.command}`" + (f" (output ref {c.ref})" if c.ref else "") for c in self.lost
-            )
-            parts.append(f"Background commands of this session that ended when it was last closed: {gone}.")
         ended = [s for s in self.shells.values() if not s.running and not s.told_end]
-        if ended:
-            said = "; ".join(
-                f"{s.id} `{s.command}` {s.describe_end()}" + (f" (ref {s.ref_id})" if s.ref_id else "")
-                for s in ended
-            )
-            parts.append(f"Background commands that ended: {said}.")
-        running = self.running()
-        if running:
-            said = "; ".join(
-                f"{s.id} `{s.command}`" + (f" (output ref {s.ref_id})" if s.ref_id else "") for s in running
-            )
-            parts.append(
-                f"Background commands running: {said}. bash_output(id) reads new output, kill_shell(id) stops one."
-            )
-        if not parts:
-            return None
-        return PromptSection("background", "[" + " ".join(parts) + "]", cacheable=False)
+        return status_note(self.lost, ended, self.running())
 
     def sent(self) -> None:
         """A request carried the note: what it said once need not be said again."""
