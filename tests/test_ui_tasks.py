@@ -158,3 +158,18 @@ class TestCtrlB:
             after = await store.results.get_text(shell.ref_id)
             assert before + after == "before\nafter\n"
             await shells.end_all()
+
+    async def test_switching_model_keeps_the_sessions_background_commands(self, server, config, workspace):
+        """/model reopens the same session under another model: its background commands keep
+        running and stay listed (they end only with the session)."""
+        two_servers(server)
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            first, second = await start_two(pilot)
+            await send(pilot, "/model other-model")
+            await settle(pilot)
+            assert app.view.session.model.endswith("other-model")
+            assert first.running and second.running
+            assert app.view.session.background.running() == [first, second]
+            await until(pilot, lambda: "⧗ 2 running" in screen_text(app), what="the count")
+            await app.view.session.background.end_all()

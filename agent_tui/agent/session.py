@@ -370,6 +370,16 @@ class AgentSession(SessionHistory):
 
         return await rewind(self, point, scope)
 
+    def keep_background_of(self, old: AgentSession) -> None:
+        """The same session under another model (/model): its background commands go on here
+        instead of ending with the old object."""
+        shells, fresh = old.background, self.background
+        if shells is None or shells is fresh:
+            return
+        self.background, old.background = shells, None
+        self.runner.services = replace(self.runner.services, shells=shells)
+        self.prompts.status_sources = [s for s in self.prompts.status_sources if s is not fresh] + [shells]
+
     async def close(self) -> None:
         """End the session's background commands, then give back its lease."""
         if self.background is not None:

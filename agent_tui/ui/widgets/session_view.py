@@ -169,9 +169,11 @@ class SessionView(EventRendering, Vertical):
             await self._without_model(str(exc), session_id, read_only=f"Read-only: {exc}.")
             return
         old, self.session = self.session, session
+        if old is not None and old is not session and old.session_id == session.session_id:
+            session.keep_background_of(old)  # /model: the same session's commands run on
         if old is not None and old is not session:
             await old.close()
-        if session.background is not None:
+        if session.background is not None and self._tasks_changed not in session.background.listeners:
             session.background.listeners.append(self._tasks_changed)
         self.query_one(NoModelPanel).display = False
         self.meter.cost_line = None
