@@ -124,3 +124,34 @@ class TestRewind:
             info = await forked.store.sessions.get(forked.session_id)
             assert info.forked_from == source
             assert (workspace / "b.txt").exists()  # a fork leaves the files alone
+
+
+class TestFork:
+    async def test_fork_command_opens_a_named_copy_and_resume_shows_its_source(
+        self, server, config, workspace
+    ):
+        """/fork NAME continues a copy of the session (from now) in a new tab under that title;
+        the /resume list marks it with its source."""
+        from agent_tui.ui.session_list import session_rows
+
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            server.enqueue(Reply(text="noted"))
+            await send(pilot, "remember the colour blue")
+            await settle(pilot)
+            source = app.view.session
+            await send(pilot, "/fork experiment")
+            await until(
+                pilot, lambda: app.view.session is not None and app.view.session is not source, what="the tab"
+            )
+            await settle(pilot)
+            forked = app.view.session
+            assert [m.content for m in forked.history] == [m.content for m in source.history]
+            assert forked.title == "experiment" and len(app.query("SessionView")) == 2
+            rows = await session_rows(await app.services())
+            assert any(r.id == forked.session_id and f"⑂ {source.session_id}" in r.title for r in rows)
+            server.enqueue(Reply(text="in the fork"))
+            await send(pilot, "carry on here")
+            await settle(pilot)
+            assert len(source.history) == 2  # the source did not move
