@@ -64,6 +64,8 @@ class TestBackground:
         events = await collect(session.run_turn("start it"))
         started = tool_contents(server.requests[1])[0]
         assert "sh_1" in started and "ref r_" in started
+        line = of_type(events, ev.ToolCallFinished)[0]  # the tool line names the output's ref
+        assert line.ref is None and f"output ref {shells.shells['sh_1'].ref_id}" in line.summary
         new = tool_contents(server.requests[2])[-1]
         assert "running" in new and "one" in new
         read = tool_contents(server.requests[3])[-1]

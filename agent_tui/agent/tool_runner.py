@@ -158,7 +158,13 @@ class ToolRunner:
         paged = bool(spec and spec.spec.paged)
         ref = output.ref
         text = output.text
-        if ref is None and self.store is not None and call.name not in NOT_STORED:
+        started_in_background = output.meta.get("output_ref") is not None  # its ref is the output's
+        if (
+            ref is None
+            and self.store is not None
+            and call.name not in NOT_STORED
+            and not started_in_background
+        ):
             try:
                 ref = await self._offload(call.name, call.id, text)
             except Exception:

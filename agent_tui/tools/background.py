@@ -172,7 +172,9 @@ class BackgroundShells:
         note = f"[{launch.env_note}]" if launch.env_note else ""
         return ToolOutput(
             text=f"{text}\n{note}".rstrip(),
-            summary=f"background {shell.id}",
+            summary=f"⧗ background {shell.id}"
+            + (f" · output ref {shell.ref_id}" if shell.ref_id else "")
+            + " · /tasks",
             meta={"command": command, "background": shell.id, "output_ref": shell.ref_id},
         )
 
