@@ -103,6 +103,8 @@ class ToolsSettings:
     """Bytes one command may print; past it its process group is killed (the part is kept)."""
     env_passthrough: list[str] = field(default_factory=list)
     """Secret-looking variables (`*KEY*`, `*TOKEN*`…) bash and MCP servers still get, by name."""
+    max_background: int = 8
+    """Background commands (`bash` with `background: true`) one session may have running at once."""
 
 
 @dataclass(frozen=True)

@@ -68,6 +68,7 @@ RANGES: dict[str, Range] = {
     "tools.bash_timeout": Range(0, 1800, low_open=True, unit="seconds"),
     "tools.search_timeout": Range(0, 600, low_open=True, unit="seconds"),
     "tools.max_output_bytes": Range(1024, 1 << 40, unit="bytes"),
+    "tools.max_background": Range(0, 1000),
     "loop.max_iterations": COUNT,
     "loop.raw_window_size": COUNT,
     "loop.summarize_every": COUNT,

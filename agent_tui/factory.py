@@ -97,6 +97,8 @@ class AppServices:
         await self.store.leases.acquire(session_id)
         history = await self.store.sessions.load_for_resume(session_id)
         session = self._session(info.id, info.title, history, limits, approver, yes)
+        if session.background is not None:
+            await session.background.load_lost()  # the model hears which commands ended with it
         await session.repair()  # said to the user at the start of the next turn
         return session
 
@@ -198,7 +200,10 @@ class AppServices:
         )
         provider.reasoning = cfg.model.reasoning
         registry = ToolRegistry()
-        for tool in [*builtin_tools(), *context_tools(), *self.extra_tools]:
+        from agent_tui.tools.background import BackgroundShells
+        from agent_tui.tools.background_tools import background_tools
+
+        for tool in [*builtin_tools(), *context_tools(), *background_tools(), *self.extra_tools]:
             registry.register(tool)
         if self.mcp is not None and tool_names is None:
             self.mcp.attach(registry)
@@ -237,6 +242,8 @@ class AppServices:
         # tool_search ranks and promotes through the prompt assembler, which owns deferral.
         from agent_tui.tools.env import SessionEnv
 
+        shells = BackgroundShells(session_id, self.store, cfg.tools.max_background)
+        prompts.status_sources.append(shells)
         services = ToolServices(
             store=self.store,
             tools=prompts,
@@ -245,6 +252,7 @@ class AppServices:
             recall_scope=cfg.store.recall_scope,
             env=SessionEnv(cfg.tools.env_passthrough),
             agents=agents,
+            shells=shells,
         )
         runner = ToolRunner(
             registry=registry,
@@ -294,6 +302,7 @@ class AppServices:
             hooks=hooks,
         )
         agents.bind(session)
+        session.background = shells
         return session
 
     def _user_prompts(self, registry: Any) -> Any:

@@ -82,7 +82,7 @@ class TestCompact:
         server.responder = lambda request: Reply(
             text="<retain>notes</retain><summary>Two questions were asked.</summary>"
         )
-        config = make_config(server, tmp_path / "small.db", window=8_000)
+        config = make_config(server, tmp_path / "small.db", window=9_000)  # room for every built-in tool
         bulk = " ".join(f"w{i}" for i in range(600))  # under the 4 KB paste threshold
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:

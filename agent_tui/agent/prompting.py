@@ -17,7 +17,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_tui.agent.base_prompt import base_prompt
 from agent_tui.context.deferral import DEFERRAL_ORDER, Selection, ToolSelector, rank
@@ -47,6 +47,15 @@ class Request:
     tools: list[dict[str, Any]]
     notices: tuple[str, ...] = ()
     """Warnings for the user (a degraded part, an MCP server gone), each said once."""
+
+
+class StatusSource(Protocol):
+    """Something the per-turn status note reports (tools/background.py)."""
+
+    def section(self) -> PromptSection | None: ...
+
+    def sent(self) -> None:
+        """A request carried the section."""
 
 
 @dataclass(frozen=True)
@@ -103,6 +112,8 @@ class PromptAssembler:
         self._anchor: str | None = None
         self._said: set[str] = set()
         self._pending_notices: list[str] = []
+        self.status_sources: list[StatusSource] = []
+        """Parts of the per-turn status note kept by others (the background commands)."""
         if rules_problem:
             self._notice(rules_problem)
         if SEARCH_TOOL not in registry:
@@ -143,6 +154,10 @@ class PromptAssembler:
         out.extend(self.extra_sections)
         if budget is not None and budget.should_warn:
             out.append(status_note(budget.used_fraction))
+        for source in self.status_sources:
+            part = source.section()
+            if part is not None:
+                out.append(part)
         return out
 
     # -- tools -----------------------------------------------------------------------------
@@ -234,6 +249,8 @@ class PromptAssembler:
     def request(
         self, history: Sequence[Message], sections: Sequence[PromptSection], tools: list[dict[str, Any]]
     ) -> Request:
+        for source in self.status_sources:
+            source.sent()
         built = self.builder.build(sections)
         if built.warning:
             self._notice(built.warning)

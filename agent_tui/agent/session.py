@@ -37,11 +37,13 @@ from agent_tui.models import reply_reserve
 
 if TYPE_CHECKING:
     from agent_tui.agent.prompting import PromptAssembler
+    from agent_tui.agent.rewind import RewindPoint, RewindReport, Scope
     from agent_tui.config import Config
     from agent_tui.hooks.runner import HookRunner
     from agent_tui.llm.provider import Provider
     from agent_tui.models import ModelLimits
     from agent_tui.store import Store
+    from agent_tui.tools.background import BackgroundShells
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +103,8 @@ class AgentSession(SessionHistory):
         self.hooks = hooks
         """The configured hooks (agent_tui/hooks/); None when there are none."""
         self._hooks_started = False  # SessionStart fires before the first prompt
+        self.background: BackgroundShells | None = None
+        """Its background commands (tools/background.py); they end with the session."""
 
     # -- measuring -------------------------------------------------------------------------
 
@@ -402,8 +406,10 @@ class AgentSession(SessionHistory):
             self.busy = False
 
     async def close(self) -> None:
-        """SessionEnd fires (once), then the lease is given back."""
+        """SessionEnd fires (once), the background commands end, then the lease is given back."""
         await self.end_hooks()
+        if self.background is not None:
+            await self.background.end_all()
         await super().close()
 
     async def end_hooks(self, reason: str = "exit") -> list[ev.AgentEvent]:
@@ -413,6 +419,32 @@ class AgentSession(SessionHistory):
         self._hooks_started = False
         await self.hooks.fire("SessionEnd", {"reason": reason})
         return self.hooks.drain()
+
+    async def add_user_command(self, text: str) -> None:
+        """A command the user ran (`!cmd`), with its output's view, as a user message."""
+        await self._add(user(text))
+
+    def run_user_command(self, command: str) -> AsyncIterator[ev.AgentEvent]:
+        """`!command`: run it for the user, unasked, and let the next turn's model see it."""
+        from agent_tui.agent.user_command import run_user_command
+
+        return run_user_command(self, command)
+
+    async def rewind(self, point: RewindPoint, scope: Scope) -> RewindReport:
+        """Back to just before an earlier user message (agent/rewind.py)."""
+        from agent_tui.agent.rewind import rewind
+
+        return await rewind(self, point, scope)
+
+    def keep_background_of(self, old: AgentSession) -> None:
+        """The same session under another model (/model): its background commands go on here
+        instead of ending with the old object."""
+        shells, fresh = old.background, self.background
+        if shells is None or shells is fresh:
+            return
+        self.background, old.background = shells, None
+        self.runner.services = replace(self.runner.services, shells=shells)
+        self.prompts.status_sources = [s for s in self.prompts.status_sources if s is not fresh] + [shells]
 
     async def _interrupted(self, text_parts: list[str], pending: Message | None, answered: set[str]) -> None:
         """Leave the session consistent: partial text saved and marked, every call answered."""

@@ -131,9 +131,10 @@ class ToolRunner:
             limit = min(limit, max(2048, room_tokens * 3 // 2))
         return limit
 
-    async def run(self, call: ToolCall, *, room_tokens: int | None = None) -> ToolRun:
+    async def run(self, call: ToolCall, *, room_tokens: int | None = None, ask: bool = True) -> ToolRun:
         """Ask, run and store one call. `room_tokens`: what is left of the window for this
-        call's result (paged readers return no more than fits); None for no window limit."""
+        call's result (paged readers return no more than fits); None for no window limit.
+        `ask=False`: the user typed the command (`!cmd`), so no one is asked."""
         started = time.monotonic()
         # Checked and coerced once: the hooks and the policy see the very arguments the tool gets.
         prepared = self.registry.prepare(call)
@@ -158,12 +159,12 @@ class ToolRunner:
                 if isinstance(prepared, ToolOutput):
                     return await self._store_and_view(call, _clean_output(prepared), started)
                 tool, args = prepared
-        if tool.spec.mutates or permission == "ask":
+        if (tool.spec.mutates and ask) or permission == "ask":  # ask=False: the user's own `!cmd`
             from agent_tui.hooks.approval import deciding
 
             with deciding(permission) as decided:
                 allowed, message = True, ""
-                if tool.spec.mutates:
+                if tool.spec.mutates and ask:
                     allowed, message = await self.policy.check(call.name, args, tool.spec, self.workspace)
                 if allowed and permission == "ask" and not decided.asked:
                     from agent_tui.hooks import tool_hooks
@@ -216,7 +217,13 @@ class ToolRunner:
         paged = bool(spec and spec.spec.paged)
         ref = output.ref
         text = output.text
-        if ref is None and self.store is not None and call.name not in NOT_STORED:
+        started_in_background = output.meta.get("output_ref") is not None  # its ref is the output's
+        if (
+            ref is None
+            and self.store is not None
+            and call.name not in NOT_STORED
+            and not started_in_background
+        ):
             try:
                 ref = await self._offload(call.name, call.id, text)
             except Exception as exc:

@@ -78,6 +78,7 @@ async def _run(
     except StoreError as exc:
         fail_startup(str(exc), 1)
     sandbox_notice(services)
+    session = None
     try:
         await services.mcp_ready()  # headless: the first request must already offer MCP tools
         try:
@@ -98,7 +99,12 @@ async def _run(
         stream = []
         if compact_first:
             stream.append(session.compact(instructions, reason="forced"))
-        if prompt.strip():
+        from agent_tui.agent.user_command import user_command
+
+        command = user_command(prompt.strip())  # `run "!ls"`: the user's own command, no model call
+        if command is not None:
+            stream.append(session.run_user_command(command))
+        elif prompt.strip():
             from agent_tui.extensions.invoke import turn_events
 
             stream.append(turn_events(session, prompt))  # a custom /command expands first
@@ -113,6 +119,9 @@ async def _run(
                     if isinstance(event, ev.TurnFinished):
                         final_text = event.text
                         refs.extend(event.refs)
+                    elif command is not None and isinstance(event, ev.ToolCallFinished):
+                        final_text = event.view
+                        refs.extend([event.ref] if event.ref else [])
         except asyncio.CancelledError:
             _stderr(
                 f"agent-tui: interrupted; the session is saved (resume with --session {session.session_id})"
@@ -122,6 +131,9 @@ async def _run(
             if as_json:
                 _emit(event.to_json())
             _report(event, as_json)
+        from agent_tui.commands.background_report import end_background
+
+        background = await end_background(session, _emit if as_json else None, _stderr)
         budget = session.measure()
         if as_json:
             _emit(
@@ -134,6 +146,7 @@ async def _run(
                     "cost": session.cost_total,
                     "children": _children(session),
                     "refs": [r.to_json() for r in refs],
+                    "background": background,
                     "ok": not failed,
                 }
             )
@@ -144,6 +157,8 @@ async def _run(
             sys.stdout.write(visible(clean_text(final_text)).rstrip() + "\n")
         return 1 if failed else 0
     finally:
+        if session is not None and session.background is not None:
+            await session.background.end_all()  # cancelled or failed: none may outlive the run
         await services.close()
 
 

@@ -49,7 +49,8 @@ def list_sessions(
     rows = [
         (
             s.id,
-            indented(one_line(s.title or "(untitled)", 40), depth),  # sub-agents under their parent
+            indented(one_line(s.title or "(untitled)", 40), depth)  # sub-agents under their parent
+            + (f" (fork of {s.forked_from})" if s.forked_from else ""),
             s.project,
             s.model or "-",
             s.message_count,
@@ -174,6 +175,21 @@ def rename(
     info = run_with_store(db, lambda store: find_session(store, session_id))
     run_with_store(db, lambda store: store.sessions.rename(info.id, title))
     typer.echo(f"renamed {info.id}: {title}")
+
+
+@app.command("fork")
+def fork(
+    session_id: str = typer.Argument(..., help="Session id (a unique prefix will do)."),
+    at: int | None = typer.Option(
+        None, "--at", help="Continue from before message N (`sessions show` numbers them); default: all."
+    ),
+    title: str | None = typer.Option(None, "--title", help="The fork's title."),
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+) -> None:
+    """Copy a session's conversation into a new session; prints its id for `run --session`."""
+    info = run_with_store(db, lambda store: find_session(store, session_id))
+    forked = run_with_store(db, lambda store: store.sessions.fork(info.id, at, title))
+    typer.echo(forked.id)
 
 
 @app.command("compact")

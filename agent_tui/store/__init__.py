@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from agent_tui import paths
+from agent_tui.store.background_log import BackgroundLog
 from agent_tui.store.checkpoints import CheckpointStore
 from agent_tui.store.conversation import TranscriptStore
 from agent_tui.store.db import Database, open_database
@@ -77,6 +78,8 @@ class Store:
         self.sessions = SessionStore(db, self.results.indexer)
         self.checkpoints = CheckpointStore(db)
         self.leases = LeaseStore(db)
+        self.background = BackgroundLog(db)
+        """Background commands per session (told to a resumed session when they were lost)."""
         self.transcript = TranscriptStore(db)
         """Transcript ranges (`m_12-340`) read and grepped, and recall over the conversation."""
         self._closed = False

@@ -35,6 +35,8 @@ class SessionInfo:
     """USD the session's replies cost; None once any reply's price was unknown."""
     parent_id: str | None = None
     """For a sub-agent's session: the session whose `task` call started it."""
+    forked_from: str | None = None
+    """The session this one is a fork of (store/forks.py); None for an original."""
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from agent_tui.store.db import Database
 from agent_tui.store.errors import LineRangeError, RefNotFound
 from agent_tui.store.gc import collect
 from agent_tui.store.grep import compile_pattern, grep_blob
+from agent_tui.store.growing import GrowingBlob
 from agent_tui.store.models import BlobInfo, GcReport, RecallHit, ResolvedRef
 from agent_tui.store.recall import START_DELAY, Indexer, Queries, recall
 from agent_tui.store.refs import build_uri, parse_ref
@@ -46,6 +47,8 @@ class ResultStore:
         self.indexer = Indexer(db)
         self.search_timeout = DEFAULT_BUDGET
         """Seconds one grep may take ([tools] search_timeout, set by the factory)."""
+        self._growing: dict[str, GrowingBlob] = {}
+        """Outputs still being written (background commands): flushed before any read."""
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -69,6 +72,20 @@ class ResultStore:
             self.indexer.kick(delay=START_DELAY)
         return ref
 
+    async def open_growing(self, session_id: str, tool_name: str, tool_call_id: str | None) -> GrowingBlob:
+        """An output readable by its ref while it is still written (store/growing.py)."""
+        blob = await GrowingBlob.open(self.db, session_id, tool_name, tool_call_id, self.chunk_size)
+        self._growing[blob.id] = blob
+        return blob
+
+    async def close_growing(self, blob: GrowingBlob) -> ResultRef:
+        """The output is whole: write the rest and let the indexer take it for recall."""
+        try:
+            return await blob.close()
+        finally:
+            self._growing.pop(blob.id, None)
+            self.indexer.kick()
+
     async def wait_indexed(self) -> None:
         """Return once every stored output is searchable by `recall`."""
         await self.indexer.wait()
@@ -81,6 +98,9 @@ class ResultStore:
             parsed, session_id = parse_ref(ref_or_uri.id), None
         else:
             parsed = parse_ref(ref_or_uri)
+        growing = self._growing.get(parsed.ref_id)
+        if growing is not None:  # a running command's output: readers see all that arrived
+            await growing.flush()
         row = await self.db.fetchone(
             "SELECT b.session_id, b.tool_name, b.byte_size, b.line_count, b.complete, s.project "
             "FROM tool_result_blobs b JOIN sessions s ON s.id = b.session_id WHERE b.id = ?",
@@ -100,6 +120,11 @@ class ResultStore:
             )
         resolved = ResolvedRef(ResultRef(parsed.ref_id, size, count, tool, owner), project, parsed.lines)
         wanted = parsed.session_id if parsed.is_uri else session_id
+        if wanted is not None and wanted != owner and not parsed.is_uri:
+            from agent_tui.store.forks import ancestors
+
+            if owner in await ancestors(self.db, wanted):  # a fork reads its source's outputs
+                wanted = owner
         if wanted is not None and wanted != owner:
             raise RefNotFound(
                 f"ref {parsed.ref_id} is not in session {wanted}; it belongs to "

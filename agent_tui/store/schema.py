@@ -175,6 +175,28 @@ async def recall_stemming(conn: aiosqlite.Connection) -> None:
     await conn.execute("UPDATE blob_chunks SET indexed = 0 WHERE indexed = 1")
 
 
+async def background_commands(conn: aiosqlite.Connection) -> None:
+    """Background commands per session, so a resumed session is told which ended with the last
+    process (store/background_log.py)."""
+    await conn.execute("""CREATE TABLE background_commands (
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        shell_id TEXT NOT NULL,
+        command TEXT NOT NULL,
+        ref TEXT,
+        started REAL NOT NULL,
+        ended REAL,
+        state TEXT NOT NULL,
+        exit_code INTEGER,
+        told INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (session_id, shell_id))""")
+
+
+async def forked_from(conn: aiosqlite.Connection) -> None:
+    """Which session (and which message of it) a fork continues (store/forks.py)."""
+    await conn.execute("ALTER TABLE sessions ADD COLUMN forked_from TEXT")
+    await conn.execute("ALTER TABLE sessions ADD COLUMN forked_at INTEGER")
+
+
 Migration = tuple[str, Callable[[aiosqlite.Connection], Awaitable[None]]]
 MIGRATIONS: list[Migration] = [
     ("initial_schema", initial_schema),
@@ -184,6 +206,8 @@ MIGRATIONS: list[Migration] = [
     ("session_leases", session_leases),
     ("session_parents", session_parents),
     ("recall_stemming", recall_stemming),
+    ("background_commands", background_commands),
+    ("forked_from", forked_from),
 ]
 
 

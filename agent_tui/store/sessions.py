@@ -27,7 +27,7 @@ from agent_tui.store.transfer import export_session, import_session
 log = logging.getLogger(__name__)
 
 _COLUMNS = "id, title, project, model, created, updated, message_count, tokens"
-_SELECT = _COLUMNS + ", CASE WHEN cost_unknown THEN NULL ELSE cost END, parent_session_id"
+_SELECT = _COLUMNS + ", CASE WHEN cost_unknown THEN NULL ELSE cost END, parent_session_id, forked_from"
 
 
 def _title_from(messages: Sequence[Message]) -> str | None:
@@ -220,6 +220,19 @@ class SessionStore:
             log.warning("snapshot of %s is unreadable; resuming from the transcript", session_id)
             return await self.transcript(session_id)
         return snapshot + await self.transcript(session_id, after_seq=row[1])
+
+    async def user_sequences(self, session_id: str) -> dict[str, int]:
+        """Transcript number of each user message, by message id (where a rewind goes back to)."""
+        rows = await self.db.fetchall(
+            "SELECT message_id, seq FROM messages WHERE session_id = ? AND role = 'user'", (session_id,)
+        )
+        return {message_id: seq for message_id, seq in rows}
+
+    async def fork(self, session_id: str, at: int | None = None, title: str | None = None) -> SessionInfo:
+        """A new session continuing a copy of this one (from before message `at`); see forks.py."""
+        from agent_tui.store.forks import fork_session
+
+        return await fork_session(self.db, self, session_id, at, title)
 
     async def add_cost(self, session_id: str, cost: float | None) -> None:
         """Add one reply's cost; None (an unknown price) makes the session's total unknown."""

@@ -20,6 +20,7 @@ from agent_tui.visible_text import visible
 if TYPE_CHECKING:
     from agent_tui.messages import ResultRef
     from agent_tui.store import Store
+    from agent_tui.tools.background import BackgroundShells
     from agent_tui.tools.sandbox import Sandbox
 
 Source = Literal["builtin", "context", "mcp", "skill", "agent"]
@@ -120,6 +121,8 @@ class ToolServices:
     """The session's scrubbed environment for bash; None = scrub without a note."""
     agents: Any = None
     """The session's sub-agent manager (agent/subagents.py Subagents); None = no `task` tool."""
+    shells: BackgroundShells | None = None
+    """The session's background commands (tools/background.py); None = none can start."""
 
 
 @dataclass

@@ -17,6 +17,7 @@ import os
 import signal
 import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +40,8 @@ stdout+stderr followed by a status line with the exit code and duration.
 - Non-interactive: stdin is empty and pagers are disabled; never start editors or prompts.
 - Default timeout is 120 s (`timeout` raises it, max 1800); on timeout the command and every \
 process it started are killed. Processes left running in the background are stopped when the \
-command ends, so do not start servers with `&`.
+command ends, so do not start servers with `&`: pass `background: true` (returns a shell id at once; \
+see bash_output, kill_shell).
 - Long output is stored whole: you see its head and tail plus a ref to read or grep the rest.
 - Prefer read_file, grep, glob, list_dir, edit_file and write_file for files; use bash for \
 builds, tests, git and other programs.
@@ -166,6 +168,18 @@ class _OutputCap:
         return chunk
 
 
+@dataclass(frozen=True)
+class Launch:
+    """A started command: its pipes, and the sandbox facts its status line reports."""
+
+    transport: asyncio.SubprocessTransport
+    protocol: _Protocol
+    sandbox: Sandbox | None
+    scan: BlockScan | None
+    missing: list[Any]
+    env_note: str | None
+
+
 class BashTool:
     spec = ToolSpec(
         name="bash",
@@ -177,6 +191,10 @@ class BashTool:
                 "timeout": {
                     "type": "number",
                     "description": "Seconds before the command is killed (default 120).",
+                },
+                "background": {
+                    "type": "boolean",
+                    "description": "Return at once with a shell id (servers, watchers).",
                 },
                 "unsandboxed": {
                     "type": "boolean",
@@ -200,39 +218,36 @@ class BashTool:
             timeout = min(max(float(timeout), 0.001), MAX_TIMEOUT)
         except (TypeError, ValueError):
             return ToolOutput.error(f"timeout must be a number of seconds, got {timeout!r}")
+        if args.get("background") is True:
+            from agent_tui.tools.background import start_background
+
+            return await start_background(self, command, args, ctx)
         started = time.monotonic()
         loop = asyncio.get_running_loop()
-        session_env = ctx.services.env
-        if session_env is None:  # no session (a bare tool call): scrubbed, nothing to tell
-            from agent_tui.tools.env import scrubbed
-
-            env, env_note = scrubbed()[0], None
-        else:
-            env, env_note = session_env.build()
-        sandbox: Sandbox | None = ctx.services.sandbox
-        if sandbox is not None and (not sandbox.active or args.get("unsandboxed") is True):
-            sandbox = None  # the policy already asked the user about an unsandboxed run
-        scan = BlockScan() if sandbox is not None else None
-        missing = sandbox.missing_protected() if sandbox is not None else []
-        argv = ["bash", "-c", command]
-        children.prepare()  # the watchdog exists before the command does
         try:
-            if sandbox is not None:
-                argv = await asyncio.to_thread(sandbox.wrap, argv, cwd=ctx.workspace)
-            transport, protocol = await self._spawn(argv, ctx, env)
+            launch = await self.launch(command, args, ctx)
         except OSError as exc:
             return ToolOutput.error(f"could not start bash in {ctx.workspace}: {exc}")
+        transport, protocol = launch.transport, launch.protocol
+        sandbox, scan, missing, env_note = launch.sandbox, launch.scan, launch.missing, launch.env_note
         proc = asyncio.subprocess.Process(transport, protocol, loop)
         pgid = proc.pid
-        children.register(pgid)  # killed by the watchdog if agent-tui dies before it ends
         cap = _OutputCap(ctx.max_output_bytes)
-        collect = asyncio.create_task(self._collect(proc, ctx, cap, scan))
+        shells = ctx.services.shells
+        handover = asyncio.Event()  # Ctrl+B: stop reading here, the background registry goes on
+        collect = asyncio.create_task(self._collect(proc, ctx, cap, scan, handover))
         exited = asyncio.create_task(protocol.exited.wait())
+        detach = asyncio.create_task(shells.foreground(handover)) if shells is not None else None
+        adopted = False
         try:
             # Until bash exits, the timeout passes, or the output side fails (store down).
-            waiting, deadline = {exited, collect}, loop.time() + timeout
+            waiting, deadline = {exited, collect, *([detach] if detach else [])}, loop.time() + timeout
             while not exited.done() and (remaining := deadline - loop.time()) > 0:
                 await asyncio.wait(waiting, timeout=remaining, return_when=asyncio.FIRST_COMPLETED)
+                if handover.is_set() and shells is not None and not collect.done():
+                    ref, text, total = await collect  # it stops at once, its part stored
+                    adopted = True
+                    return await shells.adopted(command, launch, ctx, started, ref, text, total)
                 if collect.done():
                     collect.result()  # re-raises a failed offload; the group is killed below
                     if cap.hit:
@@ -256,9 +271,12 @@ class BashTool:
             raise
         finally:
             exited.cancel()
-            transport.close()
-            if not _group_alive(pgid):  # still alive (cleanup cut short): the exit sweep's
-                children.unregister(pgid)
+            if detach is not None:
+                detach.cancel()
+            if not adopted:  # an adopted command runs on: the background registry owns it now
+                transport.close()
+                if not _group_alive(pgid):  # still alive (cleanup cut short): the exit sweep's
+                    children.unregister(pgid)
         duration = time.monotonic() - started
         code = transport.get_returncode()
         if cap.hit:
@@ -297,6 +315,29 @@ class BashTool:
                 "sandbox": sandbox.mode if sandbox is not None else "off",
             },
         )
+
+    async def launch(self, command: str, args: dict[str, Any], ctx: ToolContext) -> Launch:
+        """Start `command` in its own process group (in the sandbox unless the call ran
+        unsandboxed after asking), registered with the watchdog. OSError when it cannot start."""
+        session_env = ctx.services.env
+        if session_env is None:  # no session (a bare tool call): scrubbed, nothing to tell
+            from agent_tui.tools.env import scrubbed
+
+            env, env_note = scrubbed()[0], None
+        else:
+            env, env_note = session_env.build()
+        sandbox: Sandbox | None = ctx.services.sandbox
+        if sandbox is not None and (not sandbox.active or args.get("unsandboxed") is True):
+            sandbox = None  # the policy already asked the user about an unsandboxed run
+        scan = BlockScan() if sandbox is not None else None
+        missing = sandbox.missing_protected() if sandbox is not None else []
+        argv = ["bash", "-c", command]
+        children.prepare()  # the watchdog exists before the command does
+        if sandbox is not None:
+            argv = await asyncio.to_thread(sandbox.wrap, argv, cwd=ctx.workspace)
+        transport, protocol = await self._spawn(argv, ctx, env)
+        children.register(transport.get_pid())  # killed by the watchdog if agent-tui dies first
+        return Launch(transport, protocol, sandbox, scan, missing, env_note)
 
     async def _spawn(
         self, argv: list[str], ctx: ToolContext, env: dict[str, str]
@@ -342,6 +383,7 @@ class BashTool:
         ctx: ToolContext,
         cap: _OutputCap | None = None,
         scan: BlockScan | None = None,
+        stop: asyncio.Event | None = None,
     ) -> tuple[Any, str, int]:
         """Stream the output into the store (ref, "", bytes) or keep a head+tail (None, text, bytes).
         Past the cap it stops reading: the caller kills the group."""
@@ -349,9 +391,25 @@ class BashTool:
         stdout = proc.stdout
         total = 0
 
+        async def read() -> bytes:
+            """The next piece, or b"" once `stop` is set (what was not read stays in the pipe
+            for whoever reads next: cancelling a pending read loses nothing)."""
+            if stop is None:
+                return await stdout.read(CHUNK_BYTES)
+            reading = asyncio.ensure_future(stdout.read(CHUNK_BYTES))
+            stopping = asyncio.ensure_future(stop.wait())
+            try:
+                await asyncio.wait({reading, stopping}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                stopping.cancel()
+                if not reading.done():
+                    reading.cancel()
+                    await asyncio.wait({reading})  # it may still have got its piece
+            return b"" if reading.cancelled() else reading.result()
+
         async def chunks() -> AsyncIterator[bytes]:
             nonlocal total
-            while chunk := await stdout.read(CHUNK_BYTES):
+            while chunk := await read():
                 if cap is not None:
                     chunk = cap.take(total, chunk)
                 total += len(chunk)
@@ -365,10 +423,8 @@ class BashTool:
         if ctx.offload is not None:
             stream = chunks()
             ref = await ctx.offload("bash", stream)
-            while not (cap and cap.hit) and await stdout.read(
-                CHUNK_BYTES
-            ):  # an offload that stopped early must not
-                pass  # leave the command blocked on a full pipe
+            while not (cap and cap.hit) and await read():  # an offload that stopped early must
+                pass  # not leave the command blocked on a full pipe
             return ref, "", total
         kept = _HeadTail(ctx.max_message_bytes)
         async for chunk in chunks():

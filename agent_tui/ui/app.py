@@ -280,6 +280,10 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
                 return True
         return False
 
+    @on(SessionView.TasksChanged)
+    def _tasks_changed(self, event: SessionView.TasksChanged) -> None:
+        self._update_topbar()
+
     @on(SessionView.TitleChanged)
     def _retitle(self, event: SessionView.TitleChanged) -> None:
         tabs = self.query_one(TabbedContent)
@@ -303,6 +307,10 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
         # The sandbox state before the folder: at 80 columns the end of the bar is cut, and what
         # commands may do matters more than a path the user already knows.
         extra = f" ─ {sandbox}" if sandbox else ""
+        shells = view.session.background if view and view.session else None
+        running = len(shells.running()) if shells is not None else 0
+        if running:  # before the sandbox too: a server left running is easy to forget
+            extra = f" ─ ⧗ {running} running (/tasks){extra}"
         self.query_one("#topbar", Static).update(Text(f" agent-tui ─ {model}{extra} ─ {where}"))
 
     async def action_new_tab(self) -> None:

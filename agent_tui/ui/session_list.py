@@ -23,7 +23,8 @@ async def session_rows(services: AppServices, limit: int = LIMIT) -> list[Sessio
     return [
         SessionRow(
             id=info.id,
-            title=indented(info.title or "(untitled)", depth),  # sub-agents under their parent
+            title=indented(info.title or "(untitled)", depth)  # sub-agents under their parent
+            + (f" ⑂ {info.forked_from}" if info.forked_from else ""),
             updated_at=info.updated,
             messages=info.message_count,
             tokens=info.tokens,

@@ -13,15 +13,17 @@ import dataclasses
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events, on, work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.worker import Worker, WorkerState
 
 from agent_tui import instrument
+from agent_tui.agent.user_command import user_command
 from agent_tui.config import ConfigError
 from agent_tui.models import switched_model
 from agent_tui.store.leases import SessionBusy
@@ -54,10 +56,18 @@ Approve = Callable[["ApprovalRequest", str], Awaitable["ApprovalDecision"]]
 class SessionView(EventRendering, Vertical):
     """Owns one AgentSession (or none, when no model is configured)."""
 
+    BINDINGS: ClassVar = [Binding("ctrl+b", "to_background", "to background", show=False)]
+
     @dataclasses.dataclass
     class TitleChanged(Message):
         view: SessionView
         title: str
+
+    @dataclasses.dataclass
+    class TasksChanged(Message):
+        """A background command of this tab started or ended (the running count changes)."""
+
+        view: SessionView
 
     def __init__(
         self,
@@ -74,6 +84,7 @@ class SessionView(EventRendering, Vertical):
         self.number = number
         self.services: AppServices | None = None
         self.session: AgentSession | None = None
+        self._rewind_armed = False  # one Esc on an empty prompt; a second opens /rewind
         self.title = "new"
         self.busy = False
         self.queue: deque[str] = deque()
@@ -158,8 +169,12 @@ class SessionView(EventRendering, Vertical):
             await self._without_model(str(exc), session_id, read_only=f"Read-only: {exc}.")
             return
         old, self.session = self.session, session
+        if old is not None and old is not session and old.session_id == session.session_id:
+            session.keep_background_of(old)  # /model: the same session's commands run on
         if old is not None and old is not session:
             await old.close()
+        if session.background is not None and self._tasks_changed not in session.background.listeners:
+            session.background.listeners.append(self._tasks_changed)
         self.query_one(NoModelPanel).display = False
         self.meter.cost_line = None
         if keep_chat and old is not None and old.session_id == session.session_id:
@@ -174,6 +189,9 @@ class SessionView(EventRendering, Vertical):
         self.meter.show(None)
         self.budget = await asyncio.to_thread(session.measure)
         self.meter.show(self.budget)
+
+    def _tasks_changed(self) -> None:
+        self.post_message(self.TasksChanged(self))
 
     async def _entries_to_show(self, services: AppServices, session: AgentSession) -> list[Entry]:
         """The whole transcript (what the user saw), not the compacted history the model
@@ -263,6 +281,7 @@ class SessionView(EventRendering, Vertical):
         text = event.text
         if not text.strip():
             return
+        self._rewind_armed = False
         event.prompt.remember(text)
         event.prompt.set_text("")
         await self.send(text)
@@ -284,9 +303,27 @@ class SessionView(EventRendering, Vertical):
             self.prompt.focus()
             event.stop()
 
+    def action_to_background(self) -> None:
+        """Ctrl+B: the running foreground bash call goes on in the background (/tasks)."""
+        shells = self.session.background if self.session is not None else None
+        why = shells.detach_foreground() if shells is not None else "no session in this tab"
+        if why:
+            self.app.notify(f"Ctrl+B: {why}.", severity="warning")
+
     def on_prompt_input_escape(self, event: PromptInput.Escape) -> None:
         event.stop()
-        self.interrupt()
+        if self.interrupt():
+            return
+        # Esc Esc on an empty prompt: rewind. The first one arms it; typing disarms it.
+        if self.prompt.text.strip():
+            self._rewind_armed = False
+        elif self._rewind_armed:
+            self._rewind_armed = False
+            from agent_tui.ui.task_commands import start_rewind
+
+            start_rewind(self)
+        else:
+            self._rewind_armed = True
 
     def interrupt(self) -> bool:
         """Esc: stop the running turn or compaction (the chat then says "Cancelled.")."""
@@ -323,6 +360,13 @@ class SessionView(EventRendering, Vertical):
                 "No model configured: set one with /model NAME or see the panel.", severity="error"
             )
             self._restore(text)
+            return
+        command = user_command(text)
+        if command is not None:  # `!ls`: the user's own command, run unasked (user_command.py)
+            await self.chat.add(UserEntry(text))
+            self.chat.anchor()
+            self.working.start("running")
+            self._begin(self.run_command(command))
             return
         self._prompt, self._failed, self._replied, self._streamed = text, False, False, 0
         await self.chat.add(UserEntry(text))
@@ -377,6 +421,12 @@ class SessionView(EventRendering, Vertical):
         from agent_tui.extensions.invoke import turn_events
 
         async for event in turn_events(self.session, text):  # a custom /command expands first
+            self.post_message(AgentEventMessage(event))
+
+    @work(exclusive=True, group="agent", exit_on_error=False)
+    async def run_command(self, command: str) -> None:
+        assert self.session is not None
+        async for event in self.session.run_user_command(command):
             self.post_message(AgentEventMessage(event))
 
     @work(exclusive=True, group="agent", exit_on_error=False)

@@ -1,0 +1,73 @@
+"""Forking a session: a new session that continues a copy of another's conversation.
+
+A fork is a branch of the append-only transcript, never an edit of it: the source keeps every
+message; the fork gets copies of the messages before the chosen one (all of them by default) and
+the newest snapshot that covers no more than those, so it resumes exactly as the source would
+have at that point. The fork's row names its source (`forked_from`, `forked_at`), which the
+session lists show. Outputs stay with the session that stored them; a fork reads its source's
+refs as its own (ResultStore.resolve follows `forked_from`).
+"""
+
+from __future__ import annotations
+
+import json
+
+from agent_tui.messages import Message
+from agent_tui.store.db import Database
+from agent_tui.store.errors import StoreError
+from agent_tui.store.models import SessionInfo
+from agent_tui.store.sessions import SessionStore
+
+MAX_DEPTH = 32
+"""Forks of forks followed when a ref is resolved (a cycle cannot exist; this bounds the walk)."""
+
+
+async def fork_session(
+    db: Database, sessions: SessionStore, source_id: str, at: int | None = None, title: str | None = None
+) -> SessionInfo:
+    """A new session holding `source_id`'s transcript messages 1…at-1 (all when `at` is None)."""
+    source = await sessions.get(source_id)
+    last = await sessions.last_sequence(source_id)
+    if at is not None and not 1 <= at <= last + 1:
+        raise StoreError(
+            f"--at must be a message number from 1 to {last + 1} ({source_id} has {last} messages)"
+        )
+    through = last if at is None else at - 1
+    rows = await db.fetchall(
+        "SELECT json, tokens FROM messages WHERE session_id = ? AND seq <= ? ORDER BY seq",
+        (source_id, through),
+    )
+    snapshot = await db.fetchone(
+        "SELECT messages, token_count, through_seq FROM session_snapshots WHERE session_id = ? "
+        "AND through_seq <= ? ORDER BY id DESC LIMIT 1",
+        (source_id, through),
+    )
+    name = title or f"{source.title or 'untitled'} (fork)"
+    info = await sessions.create(source.project, source.model, title=name)
+    async with db.write() as conn:
+        await conn.execute(
+            "UPDATE sessions SET forked_from = ?, forked_at = ? WHERE id = ?",
+            (source_id, through + 1, info.id),
+        )
+    if rows:
+        await sessions.append(info.id, [Message.loads(text) for text, _ in rows], [n for _, n in rows])
+    if snapshot is not None:
+        messages = [Message.from_json(item) for item in json.loads(snapshot[0])]
+        await sessions.save_snapshot(info.id, messages, snapshot[1], snapshot[2])
+    return await sessions.get(info.id)
+
+
+async def forked_from(db: Database, session_id: str) -> str | None:
+    row = await db.fetchone("SELECT forked_from FROM sessions WHERE id = ?", (session_id,))
+    return row[0] if row else None
+
+
+async def ancestors(db: Database, session_id: str) -> list[str]:
+    """The sessions `session_id` was forked from, nearest first."""
+    out: list[str] = []
+    current: str | None = session_id
+    while current is not None and len(out) < MAX_DEPTH:
+        current = await forked_from(db, current)
+        if current is not None:
+            out.append(current)
+    return out
