@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agent_tui.ui.command_output import show
+
 if TYPE_CHECKING:
     from agent_tui.ui.widgets.session_view import SessionView
 
@@ -28,7 +30,9 @@ async def run(view: SessionView, argument: str) -> None:
         saved = remove_rule(rule, workspace)
         if revoked or saved:
             where = " and from .agent-tui.toml" if saved else ""
-            view.app.notify(f"Removed {rule}{where}: the next such call asks first.")
+            show(
+                view, f"/permissions remove {rule}", f"Removed {rule}{where}: the next such call asks first."
+            )
         else:
             view.app.notify(f"No rule {rule!r}: /permissions lists them.", severity="warning")
         return
@@ -43,4 +47,4 @@ async def run(view: SessionView, argument: str) -> None:
         )
         lines.append(f"  {rule:<32} {label}")
     listing = "\n".join(lines) or "  (none: every change asks first)"
-    view.app.notify(f"Allowed without asking:\n{listing}\n{USAGE}", timeout=12)
+    show(view, "/permissions", f"Allowed without asking:\n{listing}\n{USAGE}")

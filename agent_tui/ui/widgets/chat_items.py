@@ -19,7 +19,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Static
 
-from agent_tui.ui.transcript import AgentEntry, NoticeEntry, ThinkingEntry, ToolEntry, UserEntry
+from agent_tui.ui.transcript import AgentEntry, NoticeEntry, OutputEntry, ThinkingEntry, ToolEntry, UserEntry
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -68,7 +68,7 @@ def _labelled(label: Text, body: RenderableType) -> Table:
     return grid
 
 
-E = TypeVar("E", UserEntry, AgentEntry, ToolEntry, NoticeEntry, ThinkingEntry)
+E = TypeVar("E", UserEntry, AgentEntry, ToolEntry, NoticeEntry, ThinkingEntry, OutputEntry)
 
 
 class ChatItem(Static, Generic[E]):
@@ -149,14 +149,27 @@ class NoticeItem(ChatItem[NoticeEntry]):
         )
 
 
+class OutputItem(ChatItem[OutputEntry]):
+    """A slash command's output: its name, then the text, indented like a reply's body."""
+
+    def build(self) -> RenderableType:
+        head_style = self.get_component_rich_style(
+            "chat--error" if self.entry.level == "error" else "chat--detail"
+        )
+        head = Text(self.entry.command, style=head_style)
+        head.stylize("bold")
+        return _labelled(Text("", style=head_style), Group(head, Text(self.entry.text)))
+
+
 class ToolLine(ChatItem[ToolEntry]):
     """One tool call on one line; Enter or a click unfolds what the model saw of its output,
-    `o` opens the whole stored output in the blob browser."""
+    Ctrl+O opens the whole stored output in the blob browser. No printable key is bound here:
+    whatever is typed while a line has focus belongs to the input."""
 
     can_focus = True
     BINDINGS: ClassVar = [
         Binding("enter", "toggle_output", "Unfold", show=False),
-        Binding("o", "open_output", "Open output"),
+        Binding("ctrl+o", "open_output", "Open output", key_display="^O"),
     ]
 
     @dataclass
@@ -255,6 +268,8 @@ def item_for(entry: Entry) -> ChatItem[Any]:
         return ToolLine(entry)
     if isinstance(entry, NoticeEntry):
         return NoticeItem(entry)
+    if isinstance(entry, OutputEntry):
+        return OutputItem(entry)
     if isinstance(entry, ThinkingEntry):
         from agent_tui.ui.widgets.thinking import ThinkingItem  # it builds on ChatItem, above
 

@@ -35,8 +35,12 @@ class CommandMenu(OptionList):
     """The completion dropdown. Never takes focus: the input drives it."""
 
     can_focus = False
+    shown_for: str | None = None
+    """The text the options were built for: Enter typed before the menu caught up with the
+    input (its Changed message comes after queued keys) must not act on an older list."""
 
     def show_for(self, text: str, workspace: Path | None = None) -> bool:
+        self.shown_for = text
         matches = slash.completions(text)
         paths = path_completions(text, workspace) if not matches and workspace else []
         if paths:
@@ -131,6 +135,10 @@ class PromptInput(TextArea):
         if key in NEWLINE_KEYS:
             self.insert("\n")
             return True
+        if menu is not None and key == "enter" and menu.shown_for != self.text:
+            # The menu lags what was typed: bring it up to date before Enter reads it.
+            self._update_menu()
+            menu = self.menu if self.menu is not None and self.menu.display else None
         if menu is not None:
             if key in ("up", "down"):
                 menu.action_cursor_up() if key == "up" else menu.action_cursor_down()
@@ -170,6 +178,8 @@ class PromptInput(TextArea):
         """Enter completes a partly typed name or an @ path; on a whole name it sends."""
         if isinstance(command, str):
             return True
+        if slash.parse(self.text) is not None:
+            return False  # a whole command's name: run exactly that, whatever is highlighted
         return command is not None and self.text.strip() != f"/{command.name}"
 
     def _complete(self, command: slash.SlashCommand | str | None) -> None:

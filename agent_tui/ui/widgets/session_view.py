@@ -26,6 +26,7 @@ from agent_tui.config import ConfigError
 from agent_tui.models import switched_model
 from agent_tui.store.leases import SessionBusy
 from agent_tui.ui import slash, transcript
+from agent_tui.ui.command_output import show
 from agent_tui.ui.events import AgentEventMessage
 from agent_tui.ui.transcript import NoticeEntry, UserEntry
 from agent_tui.ui.widgets.chat import ChatPane
@@ -269,8 +270,6 @@ class SessionView(EventRendering, Vertical):
         if event.key == "escape" and self.interrupt():
             event.stop()
             return
-        if event.character == "o" and isinstance(self.app.focused, ToolLine):
-            return  # the tool line's own binding: open its stored output
         if event.is_printable and event.character:
             self.prompt.focus()
             self.prompt.insert(event.character)
@@ -343,7 +342,7 @@ class SessionView(EventRendering, Vertical):
     async def switch_model(self, name: str) -> None:
         if not name:
             current = self.session.model if self.session else "none"
-            self.app.notify(f"Model: {current}. Use /model NAME to switch.")
+            show(self, "/model", f"Model: {current}\n/model NAME switches this tab to another model.")
             return
         services = self.services or await self._get_services()
         if services is None:

@@ -1,0 +1,220 @@
+"""Issue 32's TUI bugs, each through the real app and Pilot: Enter runs what was typed whatever
+the slash menu's stale highlight, typing on a tool line reaches the input, the input stays on
+screen without a model at 80 × 24."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual import events
+
+from agent_tui.config import load_config
+from agent_tui.ui.screens.context_screen import ContextScreen
+from agent_tui.ui.widgets.chat_items import ToolLine
+from agent_tui.ui.widgets.meter import ContextMeter
+from agent_tui.ui.widgets.prompt import PromptInput
+from testkit.fake_openai import Reply
+from tests.agent_fixtures import make_config
+from tests.test_ui_app_chat import send
+from tests.ui_helpers import make_app, notices, screen_text, settle, until
+
+SMALL = (80, 24)
+
+
+@pytest.fixture
+def config(server, tmp_path):
+    return make_config(server, tmp_path / "ui.db")
+
+
+def inside(widget, size=SMALL) -> bool:
+    region = widget.region
+    return region.height > 0 and region.y >= 0 and region.bottom <= size[1]
+
+
+class TestEnterRunsWhatWasTyped:
+    async def test_enter_before_the_menu_refilters_runs_the_typed_command(self, config, workspace):
+        """`/co` shows the menu on /compact; `ntext` + Enter arriving before the menu re-filters
+        must run /context, not complete the stale highlight to /compact."""
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            prompt = app.view.prompt
+            prompt.focus()
+            await pilot.press("/", "c", "o")
+            await pilot.pause()
+            assert prompt.menu.display and prompt.menu.choice.name == "compact"
+            # The keys are queued on the input before it has handled any: its Changed
+            # message for the text comes after Enter, as when a fast typist outruns the menu.
+            for key in "ntext":
+                prompt.post_message(events.Key(key, key))
+            prompt.post_message(events.Key("enter", "\r"))
+            await until(pilot, lambda: isinstance(app.screen, ContextScreen), what="/context")
+            assert prompt.text == ""
+
+    async def test_enter_on_an_unknown_name_is_not_completed_to_a_stale_one(self, config, workspace):
+        """`/re` highlights /resume; `/review` + Enter sent fast is an unknown command, not /resume."""
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36), notifications=True) as pilot:
+            await settle(pilot)
+            prompt = app.view.prompt
+            prompt.focus()
+            await pilot.press("/", "r", "e")
+            await pilot.pause()
+            assert prompt.menu.choice.name == "resume"
+            for key in "view":
+                prompt.post_message(events.Key(key, key))
+            prompt.post_message(events.Key("enter", "\r"))
+            await until(pilot, lambda: "Unknown command /review" in notices(app), what="the notice")
+            assert app.screen is app.screen_stack[0]
+            assert prompt.text == "/review"
+
+
+class TestTypingOnAToolLine:
+    async def test_o_typed_on_a_focused_tool_line_reaches_the_input(self, server, config, workspace):
+        """`hello` typed while a tool line had focus arrived as `hell`: its `o` binding ate it."""
+        server.enqueue(Reply(tool_calls=[("read_file", {"path": "a.txt"})]), Reply(text="done"))
+        (workspace / "a.txt").write_text("x\n")
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await send(pilot, "read a.txt")
+            await settle(pilot)
+            line = app.query_one(ToolLine)
+            line.focus()
+            await pilot.pause()
+            # A fast typist's keys all arrive before the focus moves to the input.
+            for key in [*"hello", "space", *"long"]:
+                app.post_message(events.Key(key, " " if key == "space" else key))
+            await until(pilot, lambda: app.view.prompt.text == "hello long", what="the typed text")
+            assert app.view.prompt.text == "hello long"
+            assert isinstance(app.focused, PromptInput)
+            assert app.screen is app.screen_stack[0]  # no blob browser opened
+
+    async def test_ctrl_o_opens_the_output(self, server, config, workspace):
+        """The tool line's output opens with Ctrl+O, a key no one types into a message."""
+        from agent_tui.ui.screens.blobs import BlobsScreen
+
+        server.enqueue(Reply(tool_calls=[("read_file", {"path": "a.txt"})]), Reply(text="done"))
+        (workspace / "a.txt").write_text("x\n")
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await send(pilot, "read a.txt")
+            await settle(pilot)
+            app.query_one(ToolLine).focus()
+            await pilot.press("ctrl+o")
+            await until(pilot, lambda: isinstance(app.screen, BlobsScreen), what="the blob browser")
+
+
+class TestNoModelAt80x24:
+    async def test_input_and_meter_stay_on_screen(self, tmp_path, workspace):
+        """The "No model configured" box pushed the input and meter off an 80 × 24 screen."""
+        config = load_config(
+            overrides={"store": {"db": str(tmp_path / "n.db")}}, cwd=workspace, env={}
+        ).config
+        app = make_app(config, workspace)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            await pilot.pause()
+            assert "No model configured" in screen_text(app)
+            assert inside(app.view.prompt)
+            assert inside(app.query_one(ContextMeter))
+            await pilot.press(*"typed")
+            assert app.view.prompt.text == "typed"
+
+
+def outputs(app) -> list[str]:
+    """The slash-command blocks in the active tab's chat: head and text."""
+    from agent_tui.ui.transcript import OutputEntry
+
+    return [f"{e.command}\n{e.text}" for e in app.view.chat.entries if isinstance(e, OutputEntry)]
+
+
+class TestCommandOutputInTheChat:
+    async def test_tools_lists_every_tool_in_a_block_that_scrolls(self, config, workspace):
+        """`/tools` at 120 columns toasted 6 of 11 tools and vanished: it is a chat block."""
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36), notifications=True) as pilot:
+            await settle(pilot)
+            await send(pilot, "/tools")
+            await settle(pilot)
+            await until(pilot, lambda: outputs(app), what="the /tools block")
+            names = [row.name for row in app.view.session.prompts.tool_table()]
+            assert len(names) > 6
+            block = outputs(app)[0]
+            for name in names:
+                assert name in block
+            assert "tools," not in notices(app)
+            app.view.chat.scroll_end(animate=False, immediate=True)
+            await pilot.pause()
+            assert "tokens offered" in screen_text(app) or names[-1] in screen_text(app)
+
+    @pytest.mark.parametrize(
+        ("command", "expected"),
+        [
+            ("/permissions", "Allowed without asking"),
+            ("/sandbox", "/sandbox workspace-write"),
+            ("/model", "Model: openai/fake-model"),
+            ("/skill", "Skills:"),
+            ("/undo", "undo"),
+            ("/effort", "Reasoning:"),
+            ("/theme", "Themes:"),
+        ],
+    )
+    async def test_each_listing_command_prints_in_the_chat(self, config, workspace, command, expected):
+        """These toasted and vanished; each now leaves its output in the transcript."""
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36), notifications=True) as pilot:
+            await settle(pilot)
+            await send(pilot, command)
+            await settle(pilot)
+            await until(pilot, lambda: outputs(app), what=f"the {command} block")
+            block = outputs(app)[0]
+            assert block.startswith(command)
+            assert expected.lower() in block.lower()
+            assert expected not in notices(app)
+
+
+class TestResumedLines:
+    async def test_a_denied_edit_reads_denied_after_resume(self, server, config, workspace):
+        """A denied edit read `▸ edit_file … 1 lines` after resume instead of `✗ denied`."""
+        from tests.ui_helpers import until_approval
+
+        (workspace / "a.txt").write_text("old\n")
+        server.enqueue(
+            Reply(tool_calls=[("edit_file", {"path": "a.txt", "old": "old", "new": "new"})]), Reply(text="ok")
+        )
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await send(pilot, "edit it")
+            await until_approval(pilot)
+            await pilot.press("d")
+            await settle(pilot)
+            assert "✗ denied" in screen_text(app)
+            session_id = app.view.session.session_id
+        again = make_app(config, workspace, session_id=session_id)
+        async with again.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            line = again.query_one(ToolLine)
+            assert line.entry.state == "error" and line.entry.detail == "denied"
+            assert "✗ denied" in screen_text(again)
+            assert "1 lines" not in screen_text(again)
+
+    async def test_one_line_is_not_lines(self, server, config, workspace):
+        """A one-line result read `1 lines` after resume."""
+        (workspace / "a.txt").write_text("x")
+        server.enqueue(Reply(tool_calls=[("bash", {"command": "echo one"})]), Reply(text="ok"))
+        config = make_config(server, Path(config.store.db), tools={"allow": ["bash:echo"]})
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await send(pilot, "run")
+            await settle(pilot)
+            session_id = app.view.session.session_id
+        again = make_app(config, workspace, session_id=session_id)
+        async with again.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            detail = again.query_one(ToolLine).entry.detail
+            assert "1 line" in detail and "1 lines" not in detail
