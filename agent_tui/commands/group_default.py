@@ -23,6 +23,11 @@ def _defaults(command: Callable[..., Any]) -> dict[str, Any]:
     return values
 
 
+def run_with(command: Callable[..., Any], **values: Any) -> Any:
+    """Call a typer command from code: its defaults, then `values` (`agent-tui -p` runs `run`)."""
+    return command(**{**_defaults(command), **values})
+
+
 def run_by_default(group: typer.Typer, command: Callable[..., Any] | None) -> None:
     """Make `group` alone run `command` with its defaults (None: print the group's help, exit 0)."""
 

@@ -67,6 +67,7 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
         session_id: str | None = None,
         theme_name: str | None = None,
         workspace: Path | None = None,
+        first_message: str | None = None,
     ) -> None:
         """`services` is a coroutine function building the services (the app then owns and
         closes them) or ready-made services (their owner closes them)."""
@@ -83,6 +84,8 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
         self._services: asyncio.Future[AppServices | None] | None = None
         self._warmup = Warmup()
         self._start = (session_id, continue_)
+        self._first_message = first_message
+        """Sent in the first tab once its session is open (`agent-tui "fix the bug"`)."""
         self._theme_name = theme_name or themes.DEFAULT_DARK
         self._tab_count = 0
         self._views: list[SessionView] = []
@@ -118,7 +121,9 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
         # After the first frame: the prompt shows first, the store and agent load behind it.
         self.call_after_refresh(self.build_services)
         session_id, continue_ = self._start
-        await self.add_tab(session_id=session_id, continue_=continue_)
+        view = await self.add_tab(session_id=session_id, continue_=continue_)
+        if self._first_message and self._first_message.strip():
+            await view.send(self._first_message)  # queued behind the opening, then sent
         self.call_after_refresh(instrument.mark, "first_frame")
 
     def _exit_on_signals(self) -> None:
