@@ -76,8 +76,16 @@ def content_hash(folder: Path) -> str:
     try:
         data = paths.project_config_file(folder).read_bytes()
     except OSError:
-        return "absent"
-    return hashlib.sha256(data).hexdigest()
+        data = None
+    try:  # the local file is a project layer too: a change to it by anyone else asks again
+        local = paths.local_config_file(folder).read_bytes()
+    except OSError:
+        local = None
+    if local is None:  # the hash trusted folders were recorded with before the local file
+        return "absent" if data is None else hashlib.sha256(data).hexdigest()
+    return hashlib.sha256(
+        (data or b"") + b"\0" + paths.LOCAL_CONFIG_NAME.encode() + b"\0" + local
+    ).hexdigest()
 
 
 def _read() -> dict[str, dict[str, Any]]:

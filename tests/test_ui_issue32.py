@@ -218,3 +218,56 @@ class TestResumedLines:
             await settle(pilot)
             detail = again.query_one(ToolLine).entry.detail
             assert "1 line" in detail and "1 lines" not in detail
+
+
+class TestAlwaysWritesTheLocalFile:
+    async def test_always_leaves_git_status_clean_and_the_rule_applies(self, server, tmp_path):
+        """ "Always" wrote the rule into the tracked `.agent-tui.toml` (`git status` showed it):
+        it goes to the git-ignored `.agent-tui.local.toml`, read back like the project file, and
+        rules already in `.agent-tui.toml` still apply."""
+        import subprocess
+
+        from agent_tui import paths
+        from agent_tui.allow_rules import project_rules
+        from tests.ui_helpers import until_approval
+
+        repo = tmp_path / "repo"
+        repo.mkdir()
+        (repo / ".agent-tui.toml").write_text('[tools]\nallow = ["bash:ls"]\n')
+
+        def git(*args):
+            return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True)
+
+        git("init", "-q")
+        git("add", ".agent-tui.toml")
+        git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "config")
+        from agent_tui import trust
+
+        trust.add(repo)  # trusted with its shared rules: our own edit keeps it trusted
+        config = make_config(server, tmp_path / "db" / "a.db", cwd=repo)
+        (tmp_path / "db").mkdir()
+        server.enqueue(Reply(tool_calls=[("bash", {"command": "git status"})]), Reply(text="ok"))
+        app = make_app(config, repo)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await send(pilot, "status?")
+            await until_approval(pilot)
+            await pilot.press("w")
+            await settle(pilot)
+        assert git("status", "--porcelain").stdout == ""
+        assert paths.local_config_file(repo).read_text().count("bash:git status") == 1
+        assert (repo / ".agent-tui.toml").read_text() == '[tools]\nallow = ["bash:ls"]\n'
+        assert project_rules(repo) == ["bash:ls", "bash:git status"]
+        again = load_config(cwd=repo, env={}).config
+        assert {"bash:ls", "bash:git status"} <= set(again.tools.allow)
+
+    def test_a_committed_local_file_needs_trust_like_the_project_file(self, tmp_path):
+        """The local file is a project layer: in an untrusted folder its rules do not apply."""
+        folder = tmp_path / "clone"
+        folder.mkdir()
+        (folder / ".agent-tui.local.toml").write_text('[tools]\nallow = ["bash:rm"]\n')
+        loaded = load_config(cwd=folder, env={})
+        assert "bash:rm" not in loaded.config.tools.allow
+        assert any("[tools] allow" in line for line in loaded.notices)
+        trusted = load_config(cwd=folder, env={}, trusted=True)
+        assert "bash:rm" in trusted.config.tools.allow

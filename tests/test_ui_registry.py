@@ -114,7 +114,7 @@ class TestPermissions:
             await until(pilot, lambda: "Allowed without asking" in printed(app), what="the list")
             listing = printed(app)
             assert "bash:ls" in listing and "this session" in listing
-            assert "bash:git status" in listing and ".agent-tui.toml" in listing
+            assert "bash:git status" in listing and ".agent-tui.local.toml" in listing
             await send(pilot, "/permissions remove bash:ls")
             await until(pilot, lambda: "Removed bash:ls" in printed(app), what="the removal")
             await send(pilot, "list again")
