@@ -271,3 +271,45 @@ class TestAlwaysWritesTheLocalFile:
         assert any("[tools] allow" in line for line in loaded.notices)
         trusted = load_config(cwd=folder, env={}, trusted=True)
         assert "bash:rm" in trusted.config.tools.allow
+
+
+class TestLongPaste:
+    async def test_a_300_line_paste_is_a_chip_then_a_folded_block(self, server, config, workspace):
+        """A 300-line paste filled the screen until sent and the chat echoed all 300 lines: the
+        input shows `[pasted 300 lines #1]`, the model gets every line, the chat folds it."""
+        from agent_tui.ui.widgets.chat_items import UserItem
+
+        server.enqueue(Reply(text="read it"))
+        log = "".join(f"log line {i}\n" for i in range(1, 301))
+        app = make_app(config, workspace)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            prompt = app.view.prompt
+            prompt.focus()
+            await pilot.press(*"see: ")
+            app.post_message(events.Paste(log))
+            await until(pilot, lambda: "[pasted" in prompt.text, what="the chip")
+            assert prompt.text == "see: [pasted 300 lines #1]"
+            assert prompt.region.height <= 3
+            await pilot.press("enter")
+            await settle(pilot)
+            sent = server.requests[-1]["messages"][-1]
+            assert sent["role"] == "user" and sent["content"] == "see: " + log
+            text = screen_text(app)
+            assert "log line 1" in text and "log line 150" not in text
+            assert "297 more" in text, text
+            item = app.query_one(UserItem)
+            await pilot.click(item)
+            await pilot.pause()
+            assert item.expanded
+            assert prompt.text == "" and not prompt.pastes.held
+
+    async def test_a_short_paste_goes_in_as_itself(self, config, workspace):
+        """Three pasted lines are typed text, not a chip."""
+        app = make_app(config, workspace)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            app.view.prompt.focus()
+            app.post_message(events.Paste("a\nb\nc"))
+            await until(pilot, lambda: app.view.prompt.text, what="the paste")
+            assert app.view.prompt.text == "a\nb\nc"

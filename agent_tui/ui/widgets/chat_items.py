@@ -20,6 +20,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from agent_tui.ui.transcript import AgentEntry, NoticeEntry, OutputEntry, ThinkingEntry, ToolEntry, UserEntry
+from agent_tui.units import grouped, lines
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -104,9 +105,38 @@ class ChatItem(Static, Generic[E]):
 
 
 class UserItem(ChatItem[UserEntry]):
+    """What the user sent; a long message (a pasted log) is folded to its first lines and a
+    count, and a click unfolds it."""
+
+    expanded = False
+
     def build(self) -> RenderableType:
+        from agent_tui.ui.pasted import FOLD_LINES, is_long
+
         style = self.get_component_rich_style("chat--user")
-        return _labelled(Text("you", style=style), Text(self.entry.text))
+        text = self.entry.text
+        if self.expanded or not is_long(text):
+            return _labelled(Text("you", style=style), Text(text))
+        shown = text.splitlines()
+        head = "\n".join(line[:200] for line in shown[:3])
+        rest = max(0, len(shown) - 3)
+        fold = Text(
+            f"▸ … {grouped(rest)} more line{'' if rest == 1 else 's'} ({lines(len(shown))} in all)"
+            " · click to unfold"
+            if rest
+            else f"▸ … {len(text)} characters · click to unfold",
+            style=self.get_component_rich_style("chat--detail"),
+        )
+        if not rest:
+            head = text[: FOLD_LINES * 80]
+        return _labelled(Text("you", style=style), Group(Text(head), fold))
+
+    def on_click(self) -> None:
+        from agent_tui.ui.pasted import is_long
+
+        if is_long(self.entry.text):
+            self.expanded = not self.expanded
+            self.update(self.build())
 
 
 class AgentItem(ChatItem[AgentEntry]):

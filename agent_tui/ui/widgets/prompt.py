@@ -23,6 +23,7 @@ from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
 from agent_tui.ui import slash
+from agent_tui.ui.pasted import Pastes, is_long
 from agent_tui.ui.path_complete import complete_mention, complete_word, path_completions
 
 NEWLINE_KEYS = ("shift+enter", "ctrl+j")
@@ -111,6 +112,8 @@ class PromptInput(TextArea):
         self._draft = ""
         self.menu: CommandMenu | None = None
         self._menu_dismissed: str | None = None  # text the menu was closed on (stays closed)
+        self.pastes = Pastes()
+        """Long pastes shown as chips until the message is sent (ui/pasted.py)."""
 
     def remember(self, text: str) -> None:
         """Add a sent text to the history (not twice in a row)."""
@@ -120,8 +123,24 @@ class PromptInput(TextArea):
 
     def set_text(self, text: str) -> None:
         """Replace the content and put the cursor at its end."""
+        if not text:
+            self.pastes.clear()
         self.load_text(text)
         self.move_cursor(self.document.end)
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        """A long paste goes in as a chip; a short one as itself (TextArea's own handler runs
+        after this one unless the default is prevented)."""
+        if self.read_only or not is_long(event.text):
+            return
+        event.prevent_default()
+        self.insert(self.pastes.chip(event.text))
+        self.focus()
+
+    @property
+    def message(self) -> str:
+        """What Enter sends: the text with every paste chip replaced by its paste."""
+        return self.pastes.expand(self.text)
 
     def on_key(self, event: events.Key) -> None:
         # Runs before TextArea's own key handler; prevent_default() keeps that one from
@@ -161,7 +180,7 @@ class PromptInput(TextArea):
             self.set_text("")
             return True
         if key == "enter":
-            self.post_message(self.Submitted(self, self.text))
+            self.post_message(self.Submitted(self, self.message))
             return True
         if key in ("pageup", "pagedown"):
             self.post_message(self.Scroll(-1 if key == "pageup" else 1))
