@@ -313,3 +313,103 @@ class TestLongPaste:
             app.post_message(events.Paste("a\nb\nc"))
             await until(pilot, lambda: app.view.prompt.text, what="the paste")
             assert app.view.prompt.text == "a\nb\nc"
+
+
+class TestCompactionLine:
+    async def test_says_who_asked_and_what_the_model_now_sees(self, server, config, workspace):
+        """`Compacted … 230 → 4 messages in 0.0 s` never said why, read `0.0 s`, and alarmed:
+        the line says it ran as asked, what the model now works from, and that the chat keeps all."""
+        from agent_tui.ui.widgets.chat_items import NoticeItem
+
+        server.enqueue(Reply(text="one " * 300), Reply(text="two " * 300), Reply(text="<summary>s</summary>"))
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await send(pilot, "first")
+            await settle(pilot)
+            await send(pilot, "second")
+            await settle(pilot)
+            await send(pilot, "/compact")
+            await settle(pilot)
+            line = next(i.entry.text for i in app.query(NoticeItem) if i.entry.text.startswith("Compacted"))
+            assert "as you asked" in line
+            assert "The model now works from" in line and "the chat above keeps them all" in line
+            assert "in 0.0 s" not in line and "0.0 s" not in line
+
+
+class TestFindInChat:
+    async def _long_session(self, server, config, workspace, turns=30, words=0):
+        """A stored session of `turns` exchanges, opened in the app (most entries not mounted)."""
+        from agent_tui.factory import build_services
+        from agent_tui.messages import assistant, user
+
+        services = await build_services(config, workspace=workspace)
+        info = await services.store.sessions.create(str(workspace), config.model.name, title="long")
+        history = []
+        for i in range(turns):
+            filler = " lorem ipsum" * words  # long replies reflow (change height) with the width
+            history += [
+                user(f"question {i}"),
+                assistant(f"answer {i}" + (" needle-zq" if i == 2 else "") + filler),
+            ]
+        await services.store.sessions.append(info.id, history)
+        await services.close()
+        return make_app(config, workspace, session_id=info.id)
+
+    async def test_ctrl_f_finds_an_old_message_and_esc_returns(self, server, config, workspace):
+        """No search in the chat: Ctrl+F finds a message far above (mounting it) and marks it."""
+        from agent_tui.ui.widgets.find_bar import FindBar
+
+        app = await self._long_session(server, config, workspace)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            chat = app.view.chat
+            assert chat.unmounted_count > 0
+            await pilot.press("ctrl+f")
+            bar = app.query_one(FindBar)
+            assert bar.display and bar.has_focus
+            await pilot.press(*"needle-zq")
+            await until(pilot, lambda: chat.query(".-found"), what="the match")
+            found = chat.query_one(".-found")
+            assert "needle-zq" in found.entry.text
+            await pilot.pause()
+            assert "needle-zq" in screen_text(app)
+            await pilot.press("escape")
+            assert not bar.display and isinstance(app.focused, PromptInput)
+            assert not chat.query(".-found")
+
+    async def test_home_and_end_jump_to_the_first_and_last_message(self, server, config, workspace):
+        """About 120 PageUps to the top: Home on an empty input is the first message, End the last."""
+        app = await self._long_session(server, config, workspace)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            chat = app.view.chat
+            app.view.prompt.focus()
+            await pilot.press("home")
+            await until(pilot, lambda: chat.unmounted_count == 0 and chat.scroll_y == 0, what="the top")
+            await pilot.pause()
+            assert "question 0" in screen_text(app)
+            await pilot.press("end")
+            await pilot.pause()
+            assert "answer 29" in screen_text(app)
+            await pilot.press(*"x", "home")
+            assert app.view.prompt.text == "x"  # with text, Home moves in the input
+
+    async def test_a_resize_keeps_the_reading_place(self, server, config, workspace):
+        """Resizing the terminal lost the scroll position: the message at the top stays there."""
+        app = await self._long_session(server, config, workspace, words=60)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            chat = app.view.chat
+            item = await chat.reveal(
+                chat.entries.index(next(e for e in chat.entries if "answer 20" in e.text))
+            )
+            await pilot.pause()
+            chat.scroll_to(y=item.virtual_region.y, animate=False, immediate=True)
+            await pilot.pause()
+            assert chat._top_item()[0] is item
+            await pilot.resize_terminal(70, 24)
+            await pilot.pause()
+            await pilot.pause()
+            top, _ = chat._top_item()
+            assert top is item, (top.entry, item.entry)

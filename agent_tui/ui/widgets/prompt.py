@@ -97,6 +97,12 @@ class PromptInput(TextArea):
 
         pages: int
 
+    @dataclass
+    class Jump(Message):
+        """Home / End on an empty input (or Ctrl+Home / Ctrl+End): the chat's first or last message."""
+
+        top: bool
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(
             id=id,
@@ -181,6 +187,9 @@ class PromptInput(TextArea):
             return True
         if key == "enter":
             self.post_message(self.Submitted(self, self.message))
+            return True
+        if key in ("ctrl+home", "ctrl+end") or (key in ("home", "end") and not self.text):
+            self.post_message(self.Jump(top=key.endswith("home")))
             return True
         if key in ("pageup", "pagedown"):
             self.post_message(self.Scroll(-1 if key == "pageup" else 1))

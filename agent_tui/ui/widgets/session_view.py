@@ -13,10 +13,11 @@ import dataclasses
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events, on, work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.worker import Worker, WorkerState
@@ -31,6 +32,7 @@ from agent_tui.ui.events import AgentEventMessage
 from agent_tui.ui.transcript import NoticeEntry, UserEntry
 from agent_tui.ui.widgets.chat import ChatPane
 from agent_tui.ui.widgets.chat_items import ToolLine
+from agent_tui.ui.widgets.find_bar import FindBar
 from agent_tui.ui.widgets.meter import ContextMeter
 from agent_tui.ui.widgets.prompt import PromptArea, PromptInput
 from agent_tui.ui.widgets.session_events import EventRendering
@@ -54,6 +56,8 @@ Approve = Callable[["ApprovalRequest", str], Awaitable["ApprovalDecision"]]
 
 class SessionView(EventRendering, Vertical):
     """Owns one AgentSession (or none, when no model is configured)."""
+
+    BINDINGS: ClassVar = [Binding("ctrl+f", "find", "find in chat", key_display="^F")]
 
     @dataclasses.dataclass
     class TitleChanged(Message):
@@ -97,6 +101,7 @@ class SessionView(EventRendering, Vertical):
         yield WorkingLine(id="working")
         yield QueuePanel(id="queue")
         yield ContextMeter(id="meter")
+        yield FindBar(id="find")
         yield PromptArea(id="prompt-area")
 
     @property
@@ -265,7 +270,7 @@ class SessionView(EventRendering, Vertical):
 
     def on_key(self, event: events.Key) -> None:
         """Typing while a tool line or the chat has focus goes to the input."""
-        if isinstance(self.app.focused, PromptInput):
+        if isinstance(self.app.focused, (PromptInput, FindBar)):
             return
         if event.key == "escape" and self.interrupt():
             event.stop()
@@ -285,6 +290,23 @@ class SessionView(EventRendering, Vertical):
     def interrupt(self) -> bool:
         """Esc: stop the running turn or compaction (the chat then says "Cancelled.")."""
         return self.cancel()
+
+    def action_find(self) -> None:
+        """Ctrl+F: find in this tab's chat (widgets/find_bar.py)."""
+        self.query_one(FindBar).open(self.chat)
+
+    @on(FindBar.Closed)
+    def _find_closed(self, event: FindBar.Closed) -> None:
+        event.stop()
+        self.prompt.focus()
+
+    @on(PromptInput.Jump)
+    async def _jump(self, event: PromptInput.Jump) -> None:
+        event.stop()
+        if event.top:
+            await self.chat.jump_top()
+        else:
+            self.chat.jump_end()
 
     @on(PromptInput.Scroll)
     def _scroll_chat(self, event: PromptInput.Scroll) -> None:
