@@ -413,3 +413,31 @@ class TestFindInChat:
             await pilot.pause()
             top, _ = chat._top_item()
             assert top is item, (top.entry, item.entry)
+
+
+class TestBackgroundTab:
+    async def test_a_busy_background_tab_says_so(self, server, config, workspace):
+        """A busy background tab looked idle: its label carries `⋯` while its turn runs."""
+        import threading
+
+        from textual.widgets import TabbedContent
+
+        hold = threading.Event()
+        server.enqueue(Reply(text="slow answer here", hold=hold, hold_after=1))
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await send(pilot, "work on it")
+            await pilot.press("ctrl+t")
+            await settle_tab(pilot)
+            tab = app.query_one(TabbedContent).get_tab("tab-1")
+            await until(pilot, lambda: "⋯" in str(tab.label), what="the busy marker")
+            hold.set()
+            await settle(pilot)
+            assert "⋯" not in str(tab.label)
+
+
+async def settle_tab(pilot) -> None:
+    """The new tab open (its own session), while tab 1's turn still runs."""
+    await until(pilot, lambda: len(pilot.app.query("SessionView")) == 2, what="the second tab")
+    await pilot.pause()

@@ -277,8 +277,14 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
     def _retitle(self, event: SessionView.TitleChanged) -> None:
         tabs = self.query_one(TabbedContent)
         tab = tabs.get_tab(f"tab-{event.view.number}")
-        tab.label = f"{event.view.number} {event.title}"
+        tab.label = tab_title(event.view, event.title)
         self._update_topbar()
+
+    @on(SessionView.BusyChanged)
+    def _busy_changed(self, event: SessionView.BusyChanged) -> None:
+        """A tab working in the background says so on its label (`2 ⋯ refactor`)."""
+        tab = self.query_one(TabbedContent).get_tab(f"tab-{event.view.number}")
+        tab.label = tab_title(event.view, event.view.title)
 
     @on(TabbedContent.TabActivated)
     def _tab_activated(self) -> None:
@@ -410,3 +416,8 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
             f"agent-tui stopped on an unexpected error; details in {paths.log_file()}. "
             "Your session is saved: agent-tui --continue resumes it."
         )
+
+
+def tab_title(view: SessionView, title: str) -> str:
+    """The tab's label: number, a `⋯` while its session works, title."""
+    return f"{view.number} {'⋯ ' if view.busy else ''}{title}"

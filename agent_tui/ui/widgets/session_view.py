@@ -57,12 +57,18 @@ Approve = Callable[["ApprovalRequest", str], Awaitable["ApprovalDecision"]]
 class SessionView(EventRendering, Vertical):
     """Owns one AgentSession (or none, when no model is configured)."""
 
-    BINDINGS: ClassVar = [Binding("ctrl+f", "find", "find in chat", key_display="^F")]
+    BINDINGS: ClassVar = [Binding("ctrl+f", "find", "find in chat", key_display="^F", show=False)]
 
     @dataclasses.dataclass
     class TitleChanged(Message):
         view: SessionView
         title: str
+
+    @dataclasses.dataclass
+    class BusyChanged(Message):
+        """The tab started or finished work (the App marks a busy tab's label)."""
+
+        view: SessionView
 
     def __init__(
         self,
@@ -80,7 +86,7 @@ class SessionView(EventRendering, Vertical):
         self.services: AppServices | None = None
         self.session: AgentSession | None = None
         self.title = "new"
-        self.busy = False
+        self._busy = False
         self.queue: deque[str] = deque()
         self.budget: ContextBudget | None = None
         self._start = (session_id, continue_)
@@ -103,6 +109,17 @@ class SessionView(EventRendering, Vertical):
         yield ContextMeter(id="meter")
         yield FindBar(id="find")
         yield PromptArea(id="prompt-area")
+
+    @property
+    def busy(self) -> bool:
+        """A turn, compaction or opening runs in this tab."""
+        return self._busy
+
+    @busy.setter
+    def busy(self, value: bool) -> None:
+        if value != self._busy:
+            self._busy = value
+            self.post_message(self.BusyChanged(self))
 
     @property
     def chat(self) -> ChatPane:
