@@ -441,3 +441,24 @@ async def settle_tab(pilot) -> None:
     """The new tab open (its own session), while tab 1's turn still runs."""
     await until(pilot, lambda: len(pilot.app.query("SessionView")) == 2, what="the second tab")
     await pilot.pause()
+
+
+class TestModelPicker:
+    async def test_model_names_complete_after_slash_model(self, config, workspace):
+        """`/model ` lists known model names (the current one first); typing narrows; Tab or
+        Enter completes the highlighted one, Enter on a whole name switches."""
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            prompt = app.view.prompt
+            prompt.focus()
+            await pilot.press(*"/model ")
+            await until(pilot, lambda: prompt.menu.display, what="the model list")
+            assert prompt.menu.choice == "model:openai/fake-model"
+            await pilot.press(*"claude-sonnet-4-5")
+            await until(pilot, lambda: prompt.menu.shown_for == prompt.text, what="the narrowed list")
+            names = [prompt.menu.get_option_at_index(i).id for i in range(prompt.menu.option_count)]
+            assert names and all("claude-sonnet-4-5" in n for n in names)
+            await pilot.press("tab")
+            assert prompt.text.startswith("/model ") and "claude-sonnet-4-5" in prompt.text
+            assert not prompt.menu.display

@@ -30,6 +30,28 @@ NEWLINE_KEYS = ("shift+enter", "ctrl+j")
 CLEAR_KEY = "ctrl+l"
 PATH_ID = "path:"
 """Option ids of @ completions carry this prefix (command ids are bare names)."""
+MODEL_ID = "model:"
+"""Option ids of `/model NAME` completions carry this prefix."""
+MODEL_OPTIONS = 12
+"""Model names the menu lists at once (the list narrows as the name is typed)."""
+
+
+def model_completions(text: str, current: str | None) -> list[str]:
+    """Known model names for `/model PREFIX` (the current model first), or [] for other text."""
+    if not text.startswith("/model ") or "\n" in text:
+        return []
+    prefix = text[len("/model ") :]
+    if " " in prefix:
+        return []
+    from agent_tui.llm.catalog import chat_models
+
+    names = ([current] if current else []) + chat_models()
+    found = [
+        n
+        for n in dict.fromkeys(names)
+        if n.startswith(prefix) or ("/" in n and n.split("/", 1)[1].startswith(prefix))
+    ]
+    return [] if found == [prefix] else found[:MODEL_OPTIONS]
 
 
 class CommandMenu(OptionList):
@@ -40,8 +62,17 @@ class CommandMenu(OptionList):
     """The text the options were built for: Enter typed before the menu caught up with the
     input (its Changed message comes after queued keys) must not act on an older list."""
 
-    def show_for(self, text: str, workspace: Path | None = None) -> bool:
+    def show_for(self, text: str, workspace: Path | None = None, model: str | None = None) -> bool:
         self.shown_for = text
+        models = model_completions(text, model)
+        if models:
+            self.clear_options()
+            self.add_options(
+                Option(Text.assemble(("/model ", "dim"), (n, "bold")), id=MODEL_ID + n) for n in models
+            )
+            self.highlighted = 0
+            self.display = True
+            return True
         matches = slash.completions(text)
         paths = path_completions(text, workspace) if not matches and workspace else []
         if paths:
@@ -74,6 +105,8 @@ class CommandMenu(OptionList):
             return None
         if option.id.startswith(PATH_ID):
             return option.id[len(PATH_ID) :]
+        if option.id.startswith(MODEL_ID):
+            return option.id  # the whole id: `_complete` writes `/model NAME`
         return slash.BY_NAME.get(option.id)
 
 
@@ -204,6 +237,8 @@ class PromptInput(TextArea):
 
     def _completes(self, command: slash.SlashCommand | str | None) -> bool:
         """Enter completes a partly typed name or an @ path; on a whole name it sends."""
+        if isinstance(command, str) and command.startswith(MODEL_ID):
+            return self.text.strip() != f"/model {command[len(MODEL_ID) :]}"
         if isinstance(command, str):
             return True
         if slash.parse(self.text) is not None:
@@ -213,7 +248,9 @@ class PromptInput(TextArea):
     def _complete(self, command: slash.SlashCommand | str | None) -> None:
         if command is None:
             return
-        if isinstance(command, str):
+        if isinstance(command, str) and command.startswith(MODEL_ID):
+            text = f"/model {command[len(MODEL_ID) :]}"
+        elif isinstance(command, str):
             text = complete_mention(self.text, command)
         else:
             text = f"/{command.name}" + (" " if command.takes_argument else "")
@@ -253,7 +290,12 @@ class PromptInput(TextArea):
             self.menu.hide()
         else:
             self._menu_dismissed = None
-            self.menu.show_for(self.text, getattr(self.app, "workspace", None))
+            self.menu.show_for(self.text, getattr(self.app, "workspace", None), self._current_model())
+
+    def _current_model(self) -> str | None:
+        view = next((a for a in self.ancestors if hasattr(a, "session")), None)
+        session = getattr(view, "session", None)
+        return getattr(session, "model", None)
 
 
 class PromptArea(Vertical):
@@ -274,7 +316,10 @@ class PromptArea(Vertical):
     @on(OptionList.OptionSelected, "#command-menu")
     def _clicked(self, event: OptionList.OptionSelected) -> None:
         option_id = event.option.id or ""
-        self.input._complete(
-            option_id[len(PATH_ID) :] if option_id.startswith(PATH_ID) else slash.BY_NAME.get(option_id)
-        )
+        choice: slash.SlashCommand | str | None = slash.BY_NAME.get(option_id)
+        if option_id.startswith(PATH_ID):
+            choice = option_id[len(PATH_ID) :]
+        elif option_id.startswith(MODEL_ID):
+            choice = option_id
+        self.input._complete(choice)
         self.input.focus()
