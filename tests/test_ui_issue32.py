@@ -71,18 +71,26 @@ class TestEnterRunsWhatWasTyped:
 
 
 class TestTypingOnAToolLine:
-    async def test_o_typed_on_a_focused_tool_line_reaches_the_input(self, server, config, workspace):
-        """`hello` typed while a tool line had focus arrived as `hell`: its `o` binding ate it."""
+    @staticmethod
+    async def focus_a_tool_line(pilot) -> None:
+        """One turn with one read_file call, then its line focused."""
+        await settle(pilot)
+        await send(pilot, "read a.txt")
+        await settle(pilot)
+        pilot.app.query_one(ToolLine).focus()
+        await pilot.pause()
+
+    @pytest.fixture
+    def tool_app(self, server, config, workspace):
         server.enqueue(Reply(tool_calls=[("read_file", {"path": "a.txt"})]), Reply(text="done"))
         (workspace / "a.txt").write_text("x\n")
-        app = make_app(config, workspace)
+        return make_app(config, workspace)
+
+    async def test_o_typed_on_a_focused_tool_line_reaches_the_input(self, tool_app):
+        """`hello` typed while a tool line had focus arrived as `hell`: its `o` binding ate it."""
+        app = tool_app
         async with app.run_test(size=(120, 36)) as pilot:
-            await settle(pilot)
-            await send(pilot, "read a.txt")
-            await settle(pilot)
-            line = app.query_one(ToolLine)
-            line.focus()
-            await pilot.pause()
+            await self.focus_a_tool_line(pilot)
             # A fast typist's keys all arrive before the focus moves to the input.
             for key in [*"hello", "space", *"long"]:
                 app.post_message(events.Key(key, " " if key == "space" else key))
@@ -91,18 +99,13 @@ class TestTypingOnAToolLine:
             assert isinstance(app.focused, PromptInput)
             assert app.screen is app.screen_stack[0]  # no blob browser opened
 
-    async def test_ctrl_o_opens_the_output(self, server, config, workspace):
+    async def test_ctrl_o_opens_the_output(self, tool_app):
         """The tool line's output opens with Ctrl+O, a key no one types into a message."""
         from agent_tui.ui.screens.blobs import BlobsScreen
 
-        server.enqueue(Reply(tool_calls=[("read_file", {"path": "a.txt"})]), Reply(text="done"))
-        (workspace / "a.txt").write_text("x\n")
-        app = make_app(config, workspace)
+        app = tool_app
         async with app.run_test(size=(120, 36)) as pilot:
-            await settle(pilot)
-            await send(pilot, "read a.txt")
-            await settle(pilot)
-            app.query_one(ToolLine).focus()
+            await self.focus_a_tool_line(pilot)
             await pilot.press("ctrl+o")
             await until(pilot, lambda: isinstance(app.screen, BlobsScreen), what="the blob browser")
 
