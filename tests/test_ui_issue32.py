@@ -407,15 +407,18 @@ class TestFindInChat:
             item = await chat.reveal(
                 chat.entries.index(next(e for e in chat.entries if "answer 20" in e.text))
             )
+            await until(pilot, lambda: not chat._loading_older, what="older entries mounted")
             await pilot.pause()
+
+            def at_top() -> bool:
+                top = chat._top_item()
+                return top is not None and top[0] is item
+
             chat.scroll_to(y=item.virtual_region.y, animate=False, immediate=True)
-            await pilot.pause()
-            assert chat._top_item()[0] is item
+            await until(pilot, at_top, what="the message at the top")
             await pilot.resize_terminal(70, 24)
-            await pilot.pause()
-            await pilot.pause()
-            top, _ = chat._top_item()
-            assert top is item, (top.entry, item.entry)
+            await until(pilot, lambda: chat.size.width < 70, what="the resize")
+            await until(pilot, at_top, timeout=5, what="the same message at the top after the resize")
 
 
 class TestBackgroundTab:
