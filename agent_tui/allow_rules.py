@@ -1,33 +1,50 @@
-"""Persistent approval rules in the project's `.agent-tui.toml` (`[tools] allow = [...]`).
+"""Persistent approval rules (`[tools] allow = [...]`): "Always allow" writes them to the
+project's git-ignored `.agent-tui.local.toml` (Claude Code's `.claude/settings.local.json`), so
+`git status` stays clean; the shared `.agent-tui.toml` is still read, and `/permissions remove`
+edits whichever file holds the rule.
 
-"Always allow" in the approval modal and `/permissions` edit the file in place (and keep the
-folder trusted, see trust.keep_after_own_edit): only the `allow`
-array of the `[tools]` table is rewritten, so the user's comments and other settings survive.
-The result is parsed again before it is written; a file we cannot edit safely is left untouched.
+Files are edited in place (and the folder kept trusted, see trust.keep_after_own_edit): only the
+`allow` array of the `[tools]` table is rewritten, so the user's comments and other settings
+survive. The result is parsed again before it is written; a file we cannot edit safely is left
+untouched. The local file is added to the repository's `.git/info/exclude` when git does not
+ignore it already.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import re
 import tomllib
 from pathlib import Path
+from typing import Any
 
 from agent_tui import paths
 from agent_tui.config import ConfigError, read_toml
+
+log = logging.getLogger(__name__)
 
 _TOOLS_HEADER = re.compile(r"(?m)^\[tools\][ \t]*(?:#.*)?$")
 _NEXT_HEADER = re.compile(r"(?m)^\[")
 _ALLOW = re.compile(r"(?ms)^allow[ \t]*=[ \t]*\[.*?\][ \t]*(?:#[^\n]*)?$")
 
 
-def project_rules(cwd: Path | None = None) -> list[str]:
-    """The allow rules of the project file (not the user file)."""
-    path = paths.project_config_file(cwd)
+def _rules_in(path: Path) -> list[str]:
     if not path.is_file():
         return []
     rules = read_toml(path).get("tools", {}).get("allow", [])
     return [r for r in rules if isinstance(r, str)]
+
+
+def saved_rules(cwd: Path | None = None) -> list[tuple[str, Path]]:
+    """The project's saved rules with the file each is in (shared file first, then local)."""
+    files = (paths.project_config_file(cwd), paths.local_config_file(cwd))
+    return [(rule, path) for path in files for rule in _rules_in(path)]
+
+
+def project_rules(cwd: Path | None = None) -> list[str]:
+    """The allow rules of the project's files (not the user file)."""
+    return list(dict.fromkeys(rule for rule, _ in saved_rules(cwd)))
 
 
 def _with_allow(text: str, rules: list[str]) -> str:
@@ -48,16 +65,25 @@ def _with_allow(text: str, rules: list[str]) -> str:
     return text[:start] + body + text[end:]
 
 
-def _write(rules: list[str], cwd: Path | None) -> Path:
+def _parsed(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError):
+        return {"tools": {"unreadable": True}}  # needs trust: never trusted by our edit
+
+
+def _write(rules: list[str], path: Path) -> Path:
     from agent_tui import trust
 
-    path = paths.project_config_file(cwd)
     text = path.read_text(encoding="utf-8") if path.is_file() else ""
     before_hash = trust.content_hash(path.parent)
-    try:
-        before = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
-        before = {"tools": {"unreadable": True}}  # needs trust: never trusted by our edit
+    # What both project files held before: trusting the folder after our edit must not
+    # trust keys of the other file that needed it.
+    before: dict[str, Any] = {}
+    for layer in (paths.project_config_file(path.parent), paths.local_config_file(path.parent)):
+        for section, table in _parsed(layer).items():
+            if isinstance(table, dict):
+                before.setdefault(section, {}).update(table)
     new = _with_allow(text, rules)
     try:
         parsed = tomllib.loads(new)
@@ -71,18 +97,51 @@ def _write(rules: list[str], cwd: Path | None) -> Path:
 
 
 def add_rule(rule: str, cwd: Path | None = None) -> Path:
-    """Append `rule` (once) to the project's allow list; returns the file written."""
-    rules = project_rules(cwd)
+    """Append `rule` (once) to the project's local allow list; returns the file written."""
+    path = paths.local_config_file(cwd)
+    rules = _rules_in(path)
     if rule not in rules:
         rules.append(rule)
-    return _write(rules, cwd)
+    written = _write(rules, path)
+    _keep_out_of_git(path)
+    return written
 
 
 def remove_rule(rule: str, cwd: Path | None = None) -> bool:
-    """Drop `rule` from the project's allow list; False when it was not there."""
-    rules = project_rules(cwd)
-    if rule not in rules:
-        return False
-    rules.remove(rule)
-    _write(rules, cwd)
-    return True
+    """Drop `rule` from whichever project file holds it; False when none did."""
+    removed = False
+    for path in (paths.project_config_file(cwd), paths.local_config_file(cwd)):
+        rules = _rules_in(path)
+        if rule in rules:
+            rules.remove(rule)
+            _write(rules, path)
+            removed = True
+    return removed
+
+
+def _keep_out_of_git(path: Path) -> None:
+    """Add the local file to the repository's info/exclude unless git ignores it already
+    (a folder that is not a repository, or no git: nothing to do)."""
+    import subprocess
+
+    folder = path.parent
+
+    def git(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["git", "-C", str(folder), *args], capture_output=True, text=True, timeout=10)
+
+    try:
+        if git("check-ignore", "-q", path.name).returncode == 0:
+            return
+        found = git("rev-parse", "--git-path", "info/exclude")
+        if found.returncode != 0:
+            return
+        exclude = Path(found.stdout.strip())
+        exclude = exclude if exclude.is_absolute() else folder / exclude
+        exclude.parent.mkdir(parents=True, exist_ok=True)
+        text = exclude.read_text(encoding="utf-8") if exclude.is_file() else ""
+        line = f"/{path.name}"
+        if line not in text.splitlines():
+            sep = "" if not text or text.endswith("\n") else "\n"
+            exclude.write_text(f"{text}{sep}{line}\n", encoding="utf-8")
+    except (OSError, subprocess.SubprocessError):
+        log.warning("could not add %s to git's exclude list", path, exc_info=True)

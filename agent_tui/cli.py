@@ -21,9 +21,13 @@ from agent_tui.commands import (
     sessions_cmd,
     trust_cmd,
 )
+from agent_tui.commands.message_group import MessageGroup
 
 app = typer.Typer(
-    help="A terminal agent shell whose edge is context management.",
+    cls=MessageGroup,  # `agent-tui "fix the bug"` beside the sub-commands
+    help="A terminal agent shell whose edge is context management.\n\n"
+    'agent-tui "MESSAGE" opens the TUI with that first message; agent-tui -p "MESSAGE" prints '
+    "one answer (as `run`).",
     add_completion=False,
     rich_markup_mode=None,  # help texts name config tables like [store]: print them as written
     pretty_exceptions_enable=False,
@@ -57,9 +61,18 @@ def launch(
         False, "--continue", "-c", help="Resume the newest session of this directory."
     ),
     session: str | None = typer.Option(None, "--session", "-s", help="Resume a session by id."),
+    resume: str | None = typer.Option(None, "--resume", "-r", help="Resume a session by id (as --session)."),
     sandbox: str | None = typer.Option(
         None, "--sandbox", help="Command sandbox: workspace-write, read-only or off."
     ),
+    trust: bool = typer.Option(
+        False, "--trust", help="Trust this folder's .agent-tui.toml for this run (see `agent-tui trust`)."
+    ),
+    print_: bool = typer.Option(
+        False, "--print", "-p", help='Print one answer and exit, no TUI (agent-tui -p "MESSAGE" = run).'
+    ),
+    output_format: str = typer.Option("text", "--output-format", help="With -p: text, json or stream-json."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="With -p: allow every tool without asking."),
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
     ),
@@ -67,6 +80,36 @@ def launch(
     """Open the TUI (when no sub-command is given)."""
     if ctx.invoked_subcommand is not None:
         return
+    import sys
+
+    from agent_tui.commands.message_group import message
+
+    first = message(ctx)
+    session = session or resume
+    if print_:
+        from agent_tui.commands.group_default import run_with
+
+        run_with(
+            run_cmd.run,
+            # No message: what is piped in (`git diff | agent-tui -p`), else run's own error.
+            prompt=first if first is not None else (None if sys.stdin.isatty() else "-"),
+            model=model,
+            api_base=api_base,
+            context_window=context_window,
+            max_output_tokens=max_output_tokens,
+            db=db,
+            continue_=continue_,
+            session=session,
+            sandbox=sandbox,
+            trust=trust,
+            yes=yes,
+            output_format=output_format,
+        )
+        return
+    if yes or output_format != "text":
+        from agent_tui.commands.common import fail
+
+        fail("--yes and --output-format go with -p (print mode) or `run`", 2)
     from agent_tui import shutdown
     from agent_tui.commands.common import load_or_fail, model_overrides
     from agent_tui.logs import setup_logging
@@ -74,11 +117,16 @@ def launch(
     setup_logging()
     shutdown.install()  # SIGTERM / SIGHUP: running turns cancelled, exit 143 / 129
     overrides = model_overrides(model, api_base, context_window, max_output_tokens, db, sandbox)
-    loaded = load_or_fail(overrides)
+    loaded = load_or_fail(overrides, trusted=trust)
     from agent_tui.commands.tui import launch_tui
 
     code = launch_tui(
-        loaded.config, continue_=continue_, session_id=session, loaded=loaded, overrides=overrides
+        loaded.config,
+        continue_=continue_,
+        session_id=session,
+        loaded=loaded,
+        overrides=overrides,
+        first_message=first,
     )
     if code:
         raise typer.Exit(code)

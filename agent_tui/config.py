@@ -347,7 +347,7 @@ def _apply(
 
 def config_files(cwd: Path | None = None) -> list[Path]:
     """The files read, in order (later wins)."""
-    return [paths.user_config_file(), paths.project_config_file(cwd)]
+    return [paths.user_config_file(), paths.project_config_file(cwd), paths.local_config_file(cwd)]
 
 
 def load_config(
@@ -369,30 +369,44 @@ def load_config(
     state: folder_trust.TrustState = "trusted"
     ignored: tuple[str, ...] = ()
     notices: list[str] = []
-    user_file, project_file = config_files(cwd)
+    user_file, project_file, local_file = config_files(cwd)
     if user_file.is_file():
         _apply(merged, sources, read_toml(user_file), str(user_file))
         read.append(user_file)
-    if project_file.is_file():
-        data = read_toml(project_file)
-        _apply({}, {}, data, str(project_file))  # every key is checked, applied or not
-        data = _project_keeps_sandbox(data, merged.get("sandbox", {}), project_file)
-        folder = project_file.parent
+    user_only: tuple[str, ...] = ()
+    for layer in (project_file, local_file):  # the local file: "Always allow" rules, git-ignored
+        if not layer.is_file():
+            continue
+        data = read_toml(layer)
+        _apply({}, {}, data, str(layer))  # every key is checked, applied or not
+        data = _project_keeps_sandbox(data, merged.get("sandbox", {}), layer)
+        folder = layer.parent
         state = "trusted" if trusted else folder_trust.state(folder)
         split = folder_trust.filter_project(data, state == "trusted")
-        _apply(merged, sources, split.kept, str(project_file))
-        read.append(project_file)
-        ignored = split.ignored
-        if ignored:
-            notices.append(folder_trust.untrusted_notice(folder, ignored, state))
-        if split.user_only:
-            notices.append(folder_trust.user_only_notice(split.user_only))
+        kept = split.kept
+        if layer == local_file and isinstance(kept.get("tools", {}).get("allow"), list):
+            # The local rules add to the shared ones, they do not replace them.
+            shared = merged.get("tools", {}).get("allow", [])
+            kept = {
+                **kept,
+                "tools": {**kept["tools"], "allow": list(dict.fromkeys([*shared, *kept["tools"]["allow"]]))},
+            }
+        _apply(merged, sources, kept, str(layer))
+        read.append(layer)
+        ignored += split.ignored
+        user_only += split.user_only
+    if ignored:
+        notices.append(folder_trust.untrusted_notice(project_file.parent, ignored, state))
+    if user_only:
+        notices.append(folder_trust.user_only_notice(user_only))
     if env.get("AGENT_TUI_MODEL"):
         _apply(merged, sources, {"model": {"name": env["AGENT_TUI_MODEL"]}}, "env AGENT_TUI_MODEL")
     if overrides:
         cleaned = {s: {k: v for k, v in t.items() if v is not None} for s, t in overrides.items()}
         _apply(merged, sources, cleaned, "command line")
-    project_keys = frozenset(k for k, origin in sources.items() if origin == str(project_file))
+    project_keys = frozenset(
+        k for k, origin in sources.items() if origin in (str(project_file), str(local_file))
+    )
     folder = project_file.parent
     if not project_file.is_file() and not trusted:
         state = folder_trust.state(folder)

@@ -56,6 +56,15 @@ def project_config_file(cwd: Path | None = None) -> Path:
     return (cwd or Path.cwd()) / ".agent-tui.toml"
 
 
+LOCAL_CONFIG_NAME = ".agent-tui.local.toml"
+
+
+def local_config_file(cwd: Path | None = None) -> Path:
+    """The project's own-machine settings (what "Always allow" writes), kept out of git: the
+    `.claude/settings.local.json` of agent-tui. Read after `.agent-tui.toml`, under the same trust."""
+    return (cwd or Path.cwd()) / LOCAL_CONFIG_NAME
+
+
 def default_db_path() -> Path:
     return data_dir() / "agent-tui.db"
 

@@ -77,14 +77,15 @@ CODE_FILES = (Path(".claude") / "settings.json", Path(".claude") / "settings.loc
 
 def content_hash(folder: Path) -> str:
     """sha256 of the folder's `.agent-tui.toml` (`absent` when there is none), mixed with its
-    `.claude/` settings when it has them (their hooks run code)."""
+    `.agent-tui.local.toml` and `.claude/` settings when it has them (a project layer, and hooks
+    that run code). A folder with none of those keeps the hash it was trusted with before."""
     try:
         digest = hashlib.sha256(paths.project_config_file(folder).read_bytes()).hexdigest()
     except OSError:
         digest = "absent"
     extra = hashlib.sha256()
     found = False
-    for rel in CODE_FILES:
+    for rel in (Path(paths.LOCAL_CONFIG_NAME), *CODE_FILES):
         try:
             data = (folder / rel).read_bytes()
         except OSError:

@@ -9,6 +9,11 @@ def grouped(n: int) -> str:
     return f"{n:,}".replace(",", " ")
 
 
+def lines(n: int) -> str:
+    """A line count that reads right at one: `1 line`, `1 204 lines`."""
+    return f"{grouped(n)} line" + ("" if n == 1 else "s")
+
+
 def short_tokens(n: int) -> str:
     """Token counts at a glance (the meter, compaction notices): 950, 8k, 9.4k, 117k, 1.2M."""
     if n < 1000:

@@ -86,3 +86,51 @@ class TestReadmeSchema:
             listed = re.search(rf"`{name}` \(([^)]*)\)", rows[event])
             assert listed is not None, f"{event}: README lists no values for `{name}`"
             assert re.findall(r"`(\w+)`", listed.group(1)) == list(typing.get_args(values)), event
+
+
+def _documented_shapes(row: str) -> dict[str, set[str]]:
+    """The sub-fields a row lists per top-level field: "`call`: `id`, `name`" and
+    "`ref` (`id`, `byte_size`, or null)" both document the keys of an object."""
+    shapes: dict[str, set[str]] = {}
+    for part in row.split("; "):
+        for head in re.finditer(r"`(\w+)`(:| \()", part):
+            rest = part[head.end() :]
+            if head.group(2) == " (":
+                rest = rest.split(")", 1)[0]
+            else:
+                rest = re.sub(r"\([^)]*\)", "", rest)
+            names = set(re.findall(r"`(\w+)`", rest))
+            if names:
+                shapes.setdefault(head.group(1), names)
+    return shapes
+
+
+class TestReadmeShapes:
+    def test_nested_objects_have_the_documented_keys(self, server, workspace, tmp_path):
+        """The README said `tool_call_started.call` was `id, type, function{name, arguments}`
+        while `--json` printed `{"id", "name", "arguments"}`: every documented object's keys are
+        checked against a real run's lines, not only the top-level names."""
+        import json
+
+        from testkit.fake_openai import Reply
+        from tests.test_headless import flags, run_cli
+
+        server.enqueue(Reply(tool_calls=[("bash", {"command": "seq 1 3000"})]), Reply(text="counted"))
+        out = run_cli(["run", "count", "--yes", "--json", *flags(server, tmp_path / "j.db")], workspace)
+        assert out.returncode == 0, out.stderr
+        seen: dict[str, dict] = {}
+        for line in out.stdout.splitlines():
+            event = json.loads(line)
+            seen.setdefault(event["type"], event)
+        assert {"tool_call_started", "tool_call_finished", "usage", "budget", "result"} <= set(seen)
+        checked = 0
+        for kind, row in _readme_rows().items():
+            event = seen.get(kind)
+            if event is None:
+                continue
+            for field, documented in _documented_shapes(row).items():
+                value = event.get(field)
+                if isinstance(value, dict) and documented:
+                    assert documented == set(value), f"{kind}.{field}: README {documented} ≠ {set(value)}"
+                    checked += 1
+        assert checked >= 4

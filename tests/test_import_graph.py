@@ -54,6 +54,7 @@ KNOWN_CYCLES: list[frozenset[str]] = [
         for name in (
             "app",
             "app_commands",
+            "command_output",
             "custom_commands",
             "permissions_cmd",
             "screens.child",
@@ -61,6 +62,7 @@ KNOWN_CYCLES: list[frozenset[str]] = [
             "screens.dialogs",
             "session_commands",
             "slash",
+            "status_commands",
             "task_commands",
             "widgets.prompt",
             "widgets.session_events",

@@ -14,7 +14,7 @@ from agent_tui.ui import slash
 from testkit.fake_openai import Reply
 from tests.agent_fixtures import make_config
 from tests.test_ui_app_chat import send
-from tests.ui_helpers import make_app, notices, settle, until, until_approval
+from tests.ui_helpers import make_app, printed, settle, until, until_approval
 
 README = Path(__file__).parent.parent / "README.md"
 
@@ -111,12 +111,12 @@ class TestPermissions:
             await pilot.press("s")
             await until(pilot, lambda: not app.view.busy, what="the first turn")
             await send(pilot, "/permissions")
-            await until(pilot, lambda: "Allowed without asking" in notices(app), what="the list")
-            listing = notices(app)
+            await until(pilot, lambda: "Allowed without asking" in printed(app), what="the list")
+            listing = printed(app)
             assert "bash:ls" in listing and "this session" in listing
-            assert "bash:git status" in listing and ".agent-tui.toml" in listing
+            assert "bash:git status" in listing and ".agent-tui.local.toml" in listing
             await send(pilot, "/permissions remove bash:ls")
-            await until(pilot, lambda: "Removed bash:ls" in notices(app), what="the removal")
+            await until(pilot, lambda: "Removed bash:ls" in printed(app), what="the removal")
             await send(pilot, "list again")
             await until_approval(pilot)  # asked again: the grant is gone now, not next session
             await pilot.press("a")

@@ -13,7 +13,7 @@ from agent_tui.ui.textual_compat import notifications
 from testkit.fake_openai import Reply
 from tests.agent_fixtures import make_config
 from tests.test_ui_app_chat import send
-from tests.ui_helpers import make_app, settle, until, until_approval
+from tests.ui_helpers import make_app, printed, settle, until, until_approval
 
 
 def topbar(app) -> str:
@@ -36,7 +36,7 @@ async def test_topbar_and_sandbox_command(bwrap, server, config, workspace):
         await until(pilot, lambda: "sandbox:" in topbar(app), what="the sandbox on the top bar")
         assert "sandbox: workspace-write · no network" in topbar(app)
         await send(pilot, "/sandbox")
-        await until(pilot, lambda: any("Sandbox workspace-write" in n for n in notices(app)))
+        await until(pilot, lambda: "Sandbox workspace-write" in printed(app))
         await send(pilot, "/sandbox read-only")
         await until(pilot, lambda: "sandbox: read-only" in topbar(app), what="the switch")
         services = await app.services()

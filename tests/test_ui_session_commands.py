@@ -8,7 +8,7 @@ from agent_tui.allow_rules import project_rules
 from testkit.fake_openai import Reply
 from tests.agent_fixtures import make_config
 from tests.test_ui_app_chat import send
-from tests.ui_helpers import make_app, notices, settle, until, until_approval
+from tests.ui_helpers import make_app, notices, printed, settle, until, until_approval
 
 
 @pytest.fixture
@@ -35,7 +35,7 @@ class TestSessionCommands:
             assert (workspace / "app.py").read_text() == "total = 2\n"
             await send(pilot, "/undo")
             await settle(pilot)
-            await until(pilot, lambda: "app.py" in notices(app), what="the undo notice")
+            await until(pilot, lambda: "app.py" in printed(app), what="the undo block")
             assert (workspace / "app.py").read_text() == "total = 1\n"
             note = app.view.session.history[-1]
             assert note.kind == "note" and "undid" in note.content and "app.py" in note.content
@@ -66,7 +66,8 @@ class TestSessionCommands:
             await send(pilot, "/tools")
             await send(pilot, "/permissions")
             await settle(pilot)
-            text = notices(app)
+            await until(pilot, lambda: "Allowed without asking" in printed(app), what="the blocks")
+            text = printed(app)
             assert "Remembered" in text and "Wrote AGENTS.md" in text
             assert "read_result" in text and "Allowed without asking" in text
             assert (workspace / "AGENTS.md").is_file()
@@ -138,6 +139,6 @@ class TestSkillCommand:
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
             await send(pilot, "/skill")
-            await until(pilot, lambda: "Skills:" in notices(app), what="the skill list")
-            assert "Skills: review." in notices(app)
+            await until(pilot, lambda: "Skills:" in printed(app), what="the skill list")
+            assert "Skills: review\n" in printed(app)
             assert "has no attribute" not in notices(app)

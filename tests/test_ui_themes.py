@@ -10,7 +10,7 @@ from agent_tui import paths
 from agent_tui.ui import themes
 from agent_tui.ui.textual_compat import notifications
 from tests.agent_fixtures import make_config
-from tests.ui_helpers import make_app, settle
+from tests.ui_helpers import make_app, printed, settle, until
 
 SIZE = (120, 36)
 
@@ -111,10 +111,8 @@ class TestSwitching:
             await send(pilot, "/theme agent-light")
             assert app.theme == "agent-light" and app.current_theme.dark is False
             await send(pilot, "/theme")
-            messages = [n.message for n in notifications(app)]
-            assert any(
-                m.startswith("Theme: agent-light. Themes: agent-dark, agent-light") for m in messages
-            ), messages
+            await until(pilot, lambda: "Themes:" in printed(app), what="the /theme block")
+            assert "Theme: agent-light\nThemes: agent-dark, agent-light" in printed(app)
             await send(pilot, "/theme neon")
             assert app.theme == "agent-light"
             assert any(

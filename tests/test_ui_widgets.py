@@ -71,7 +71,7 @@ class TestPrompt:
             assert prompt.text == "a\nb" and prompt.cursor_location[0] == 0
 
     async def test_slash_menu_completes(self):
-        """Typing `/co` lists compact and context; Down then Tab completes the second."""
+        """Typing `/co` lists compact, context, cost and config; Down then Tab completes the second."""
         app = PromptApp()
         async with app.run_test() as pilot:
             prompt = app.query_one(PromptInput)
@@ -79,7 +79,7 @@ class TestPrompt:
             prompt.focus()
             await pilot.press("/", "c", "o")
             await pilot.pause()
-            assert menu.display and menu.option_count == 2
+            assert menu.display and menu.option_count == 4
             await pilot.press("down", "tab")
             assert prompt.text == "/context" and not menu.display
 

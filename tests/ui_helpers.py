@@ -9,7 +9,7 @@ from textual.app import App
 from agent_tui.ui.textual_compat import notifications, screen_text
 from agent_tui.ui.themes import VARIABLE_DEFAULTS
 
-__all__ = ["Host", "make_app", "notices", "screen_text", "settle", "until", "until_approval"]
+__all__ = ["Host", "make_app", "notices", "printed", "screen_text", "settle", "until", "until_approval"]
 
 
 class Host(App):
@@ -72,3 +72,16 @@ def notices(app) -> str:
     """Every toast the app has shown, one per line (through textual_compat, not Textual's private
     list)."""
     return "\n".join(str(n.message) for n in notifications(app))
+
+
+def printed(app) -> str:
+    """What slash commands printed in the chats (ui/command_output.py), one block after another."""
+    from agent_tui.ui.transcript import OutputEntry
+    from agent_tui.ui.widgets.chat import ChatPane
+
+    return "\n".join(
+        f"{e.command}\n{e.text}"
+        for chat in app.query(ChatPane)
+        for e in chat.entries
+        if isinstance(e, OutputEntry)
+    )

@@ -19,7 +19,7 @@ from agent_tui.agent.undo import EDITING_TOOLS, Checkpointer
 from agent_tui.context.views import inline_view
 from agent_tui.messages import Message, ResultRef, ToolCall, tool_result
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolServices
-from agent_tui.units import human_size
+from agent_tui.units import human_size, lines
 from agent_tui.utf8 import clean_text
 
 if TYPE_CHECKING:
@@ -259,7 +259,7 @@ class ToolRunner:
         content = text if text is not None else output.text
         parts = [output.summary] if output.summary else []
         if ref is not None:
-            parts += [human_size(ref.byte_size), f"{ref.line_count} lines", f"ref {ref.id}"]
+            parts += [human_size(ref.byte_size), lines(ref.line_count), f"ref {ref.id}"]
         return ToolRun(
             message=tool_result(call, content or "(no output)", ref),
             ref=ref,

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from agent_tui.commands.common import echo_visible, fail, is_piped, load_or_fail
+from agent_tui.commands.group_default import run_by_default
 from agent_tui.commands.store_output import (
     DB_HELP,
     find_session,
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
 
 app = typer.Typer(
     help="Browse, search and garbage-collect stored tool outputs.",
-    no_args_is_help=True,
     rich_markup_mode=None,
 )
 
@@ -93,6 +93,7 @@ def list_blobs(
         ["ref", "tool", "size", "lines", "session", "created", "last read", "reads", "first line"],
         rows,
         empty="No stored outputs.",
+        fixed=("ref", "size", "lines", "session", "last read", "reads"),
     )
 
 
@@ -214,3 +215,6 @@ def gc(
         f"kept {report.protected} still referenced; database "
         f"{fmt_size(report.file_bytes_before)} → {fmt_size(report.file_bytes_after)}"
     )
+
+
+run_by_default(app, list_blobs)  # the group named alone (group_default.py)

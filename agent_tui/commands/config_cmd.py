@@ -5,10 +5,10 @@ from __future__ import annotations
 import typer
 
 from agent_tui.commands.common import load_or_fail
+from agent_tui.commands.group_default import run_by_default
 
 app = typer.Typer(
     help="Show the merged configuration and the files it is read from.",
-    no_args_is_help=True,
     rich_markup_mode=None,
 )
 
@@ -41,3 +41,6 @@ def path() -> None:
     for file in config_files():
         state = "found" if file.is_file() else "absent"
         typer.echo(f"{file}    ({state})")
+
+
+run_by_default(app, show)  # the group named alone (group_default.py)

@@ -13,9 +13,10 @@ from pathlib import Path
 import typer
 
 from agent_tui.commands.common import fail
+from agent_tui.commands.group_default import run_by_default
 from agent_tui.commands.store_output import DB_HELP, resolve_db
 
-app = typer.Typer(help="Check the database, or salvage a damaged one into a new file.", no_args_is_help=True)
+app = typer.Typer(help="Check the database, or salvage a damaged one into a new file.")
 
 
 @app.command("check")
@@ -66,3 +67,6 @@ def recover(
         lost = ", ".join(f"{table} {count}" for table, count in report.lost.items())
         typer.echo(f"unreadable rows (skipped): {lost}")
     typer.echo(f"{path} was left as it was. Use the copy with --db {target}, or move it into place.")
+
+
+run_by_default(app, None)  # the group named alone (group_default.py)

@@ -14,10 +14,9 @@ from typing import Any
 import typer
 
 from agent_tui.commands.common import echo_visible, fail, load_or_fail
+from agent_tui.commands.group_default import run_by_default
 
-app = typer.Typer(
-    help="MCP servers configured under [mcp.servers.NAME].", no_args_is_help=True, rich_markup_mode=None
-)
+app = typer.Typer(help="MCP servers configured under [mcp.servers.NAME].", rich_markup_mode=None)
 
 
 async def collect_reports(config: Any, workspace: Path) -> tuple[list[Any], list[str]]:
@@ -100,3 +99,6 @@ def list_servers(
             echo_visible(f"agent-tui: {warning}", err=True)
     if reports and all(r.state != "ready" for r in reports):
         raise typer.Exit(1)
+
+
+run_by_default(app, list_servers)  # the group named alone (group_default.py)

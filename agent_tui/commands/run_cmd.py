@@ -65,6 +65,7 @@ async def _run(
     compact_first: bool,
     db: Path | None,
     instructions: str | None = None,
+    output_format: str = "text",
 ) -> int:
     import asyncio
 
@@ -94,8 +95,20 @@ async def _run(
             fail(str(exc), 2)
         except StoreError as exc:  # another live process has the session open
             fail(str(exc), 1)
-        final_text, failed = "", False
+        final_text, failed, stop_reason = "", False, "done"
         refs: list[ResultRef] = []
+        claude = None  # --output-format json|stream-json: Claude Code's shapes (claude_format.py)
+        if output_format != "text":
+            from agent_tui.commands.claude_format import ClaudeStream
+
+            claude = ClaudeStream(_emit, streaming=output_format == "stream-json")
+            claude.init(
+                session_id=session.session_id,
+                model=session.model,
+                cwd=str(session.workspace),
+                tools=[row.name for row in session.prompts.tool_table()],
+                yes=yes,
+            )
         stream = []
         if compact_first:
             stream.append(session.compact(instructions, reason="forced"))
@@ -113,11 +126,13 @@ async def _run(
                 async for event in events:
                     if as_json:
                         _emit(event.to_json())
+                    if claude is not None:
+                        claude.feed(event)
                     _report(event, as_json)
                     if isinstance(event, ev.ErrorEvent):
                         failed = True
                     if isinstance(event, ev.TurnFinished):
-                        final_text = event.text
+                        final_text, stop_reason = event.text, event.stop_reason
                         refs.extend(event.refs)
                     elif command is not None and isinstance(event, ev.ToolCallFinished):
                         final_text = event.view
@@ -135,7 +150,15 @@ async def _run(
 
         background = await end_background(session, _emit if as_json else None, _stderr)
         budget = session.measure()
-        if as_json:
+        if claude is not None:
+            claude.result(
+                text=final_text,
+                failed=failed,
+                stop_reason=stop_reason,
+                usage=session.usage_total,
+                cost=session.cost_total,
+            )
+        elif as_json:
             _emit(
                 {
                     "type": "result",
@@ -228,6 +251,10 @@ def run(
     effort: str | None = typer.Option(
         None, "--effort", help="Reasoning effort for this run: minimal, low, medium, high or off."
     ),
+    output_format: str = typer.Option(
+        "text", "--output-format", help="text, json or stream-json: what `claude -p` prints (see README)."
+    ),
+    resume: str | None = typer.Option(None, "--resume", "-r", help="Resume this session (as --session)."),
 ) -> None:
     """Run one turn without the TUI and print the answer."""
 
@@ -238,6 +265,8 @@ def run(
     if not text.strip() and not compact:
         fail("no prompt given (pass PROMPT, or `-` to read stdin)", 2)
     reasoning = _effort_or_fail(effort)
+    output_format = _output_format_or_fail(output_format, as_json)
+    session = session or resume
     loaded = load_or_fail(
         model_overrides(model, api_base, context_window, max_output_tokens, db, sandbox),
         trusted=trust,
@@ -257,6 +286,18 @@ def run(
             as_json=as_json,
             compact_first=compact,
             db=db,
+            output_format=output_format,
         )
     )
     raise typer.Exit(code)
+
+
+def _output_format_or_fail(output_format: str, as_json: bool) -> str:
+    from agent_tui.commands.claude_format import FORMATS
+
+    chosen = output_format.strip().lower()
+    if chosen not in FORMATS:
+        fail(f"--output-format must be one of {', '.join(FORMATS)}, got {output_format!r}", 2)
+    if as_json and chosen != "text":
+        fail("--json and --output-format are two output forms: choose one", 2)
+    return chosen

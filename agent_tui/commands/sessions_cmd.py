@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from agent_tui.commands.common import echo_visible, fail, is_piped, load_or_fail
+from agent_tui.commands.group_default import run_by_default
 from agent_tui.commands.store_output import (
     DB_HELP,
     find_session,
@@ -28,9 +29,7 @@ from agent_tui.commands.store_output import (
 if TYPE_CHECKING:
     from agent_tui.store import Store
 
-app = typer.Typer(
-    help="List, show, export, import and delete saved sessions.", no_args_is_help=True, rich_markup_mode=None
-)
+app = typer.Typer(help="List, show, export, import and delete saved sessions.", rich_markup_mode=None)
 
 
 @app.command("list")
@@ -66,6 +65,8 @@ def list_sessions(
         ["id", "title", "project", "model", "messages", "tokens", "cost", "updated"],
         rows,
         empty="No saved sessions.",
+        fixed=("id", "messages", "tokens", "cost", "updated"),
+        cut_left=("project",),
     )
 
 
@@ -239,3 +240,6 @@ def undo_cmd(
     typer.echo(report.describe(Path(info.project)))
     if report.refused:
         raise typer.Exit(1)
+
+
+run_by_default(app, list_sessions)  # the group named alone (group_default.py)

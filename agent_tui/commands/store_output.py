@@ -88,10 +88,23 @@ def project_filter(project: Path | None, here: bool) -> str | None:
 
 
 def print_table(
-    title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]], *, empty: str | None = None
+    title: str,
+    columns: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    *,
+    empty: str | None = None,
+    fixed: Sequence[str] = (),
+    cut_left: Sequence[str] = (),
 ) -> None:
     """A rich table on a terminal (or `empty` when there are no rows); tab-separated lines,
-    no header, when piped. A cell may be a rich Text (styled on a terminal, plain when piped)."""
+    no header, when piped. A cell may be a rich Text (styled on a terminal, plain when piped).
+
+    `fixed` columns (ids, counts, times) are never cut or wrapped; the others share what is left
+    of the terminal's width, one line each, cut with an ellipsis (`cut_left` ones keep their end:
+    a path's last folder says more than its first)."""
+    if fixed and not is_piped():
+        _print_fitted(title, columns, rows, empty, set(fixed), set(cut_left))
+        return
     if not rows and empty is not None and not is_piped():
         typer.echo(empty)
         return
@@ -129,3 +142,58 @@ def _visible_cell(value: Any) -> Any:
 
 async def find_session(store: Store, session_id: str) -> Any:
     return await store.sessions.find(session_id)
+
+
+def _print_fitted(
+    title: str,
+    columns: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    empty: str | None,
+    fixed: set[str],
+    cut_left: set[str],
+) -> None:
+    from rich import box
+    from rich.cells import cell_len
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    if not rows and empty is not None:
+        typer.echo(empty)
+        return
+    console = Console()
+    cells = [[v if isinstance(v, Text) else Text(" ".join(str(v).split())) for v in row] for row in rows]
+    natural = [max([cell_len(c), *(row[i].cell_len for row in cells)]) for i, c in enumerate(columns)]
+    widths = list(natural)
+    flexible = [i for i, c in enumerate(columns) if c not in fixed]
+    # One space between columns (the box draws it), none at the edges.
+    room = (
+        console.width
+        - (len(columns) - 1)
+        - sum(n for c, n in zip(columns, natural, strict=True) if c in fixed)
+    )
+    wanted = sum(natural[i] for i in flexible)
+    if wanted > room:
+        # Each keeps its header whole; what is left over goes by how much more each would show.
+        mins = {i: cell_len(columns[i]) for i in flexible}
+        spare = max(0, room - sum(mins.values()))
+        extra = sum(natural[i] - mins[i] for i in flexible)
+        for i in flexible:
+            widths[i] = mins[i] + spare * (natural[i] - mins[i]) // max(extra, 1)
+    table = Table(
+        title=title,
+        title_justify="left",
+        header_style="bold",
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        padding=0,
+    )
+    for column, width in zip(columns, widths, strict=True):
+        table.add_column(column, no_wrap=True, overflow="ellipsis", width=width)
+    for row in cells:
+        for i, column in enumerate(columns):
+            text = row[i]
+            if column in cut_left and text.cell_len > widths[i] > 1:
+                row[i] = Text("…" + text.plain[len(text.plain) - widths[i] + 1 :])
+        table.add_row(*row)
+    console.print(table)

@@ -66,8 +66,10 @@ def launch_tui(
     session_id: str | None = None,
     loaded: LoadedConfig | None = None,
     overrides: Mapping[str, Mapping[str, Any]] | None = None,
+    first_message: str | None = None,
 ) -> int:
-    """Run the app until the user quits; returns the exit code."""
+    """Run the app until the user quits; returns the exit code. `first_message` is sent as soon
+    as the first tab's session is open (`agent-tui "fix the bug"`)."""
     from agent_tui.ui.app import AgentApp
 
     async def plain() -> AppServices:
@@ -77,6 +79,12 @@ def launch_tui(
         return await build_services(config)
 
     factory = trusting_services(lambda: app, loaded, overrides) if loaded is not None else plain
-    app = AgentApp(factory, continue_=continue_, session_id=session_id, theme_name=config.ui.theme)
+    app = AgentApp(
+        factory,
+        continue_=continue_,
+        session_id=session_id,
+        theme_name=config.ui.theme,
+        first_message=first_message,
+    )
     app.run()
     return app.return_code or 0

@@ -86,6 +86,11 @@ def _load() -> dict[str, dict[str, Any]]:
     return _data
 
 
+def chat_models() -> list[str]:
+    """Every chat model litellm's price map lists (for `/model` completion), sorted."""
+    return sorted(name for name, spec in _load().items() if spec.get("mode") == "chat")
+
+
 def preload() -> None:
     """Read the price map now, in a daemon thread (the first lookup then does not wait for it)."""
     if _data is None:

@@ -68,6 +68,7 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
         session_id: str | None = None,
         theme_name: str | None = None,
         workspace: Path | None = None,
+        first_message: str | None = None,
     ) -> None:
         """`services` is a coroutine function building the services (the app then owns and
         closes them) or ready-made services (their owner closes them)."""
@@ -84,6 +85,8 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
         self._services: asyncio.Future[AppServices | None] | None = None
         self._warmup = Warmup()
         self._start = (session_id, continue_)
+        self._first_message = first_message
+        """Sent in the first tab once its session is open (`agent-tui "fix the bug"`)."""
         self._theme_name = theme_name or themes.DEFAULT_DARK
         self._tab_count = 0
         self._views: list[SessionView] = []
@@ -121,7 +124,9 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
         # After the first frame: the prompt shows first, the store and agent load behind it.
         self.call_after_refresh(self.build_services)
         session_id, continue_ = self._start
-        await self.add_tab(session_id=session_id, continue_=continue_)
+        view = await self.add_tab(session_id=session_id, continue_=continue_)
+        if self._first_message and self._first_message.strip():
+            await view.send(self._first_message)  # queued behind the opening, then sent
         self.call_after_refresh(instrument.mark, "first_frame")
 
     def _exit_on_signals(self) -> None:
@@ -288,8 +293,14 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
     def _retitle(self, event: SessionView.TitleChanged) -> None:
         tabs = self.query_one(TabbedContent)
         tab = tabs.get_tab(f"tab-{event.view.number}")
-        tab.label = f"{event.view.number} {event.title}"
+        tab.label = tab_title(event.view, event.title)
         self._update_topbar()
+
+    @on(SessionView.BusyChanged)
+    def _busy_changed(self, event: SessionView.BusyChanged) -> None:
+        """A tab working in the background says so on its label (`2 ⋯ refactor`)."""
+        tab = self.query_one(TabbedContent).get_tab(f"tab-{event.view.number}")
+        tab.label = tab_title(event.view, event.view.title)
 
     @on(TabbedContent.TabActivated)
     def _tab_activated(self) -> None:
@@ -425,3 +436,8 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
             f"agent-tui stopped on an unexpected error; details in {paths.log_file()}. "
             "Your session is saved: agent-tui --continue resumes it."
         )
+
+
+def tab_title(view: SessionView, title: str) -> str:
+    """The tab's label: number, a `⋯` while its session works, title."""
+    return f"{view.number} {'⋯ ' if view.busy else ''}{title}"

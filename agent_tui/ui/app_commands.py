@@ -62,6 +62,16 @@ class AppCommands(_AppHost):
         services = future.result() if future is not None and future.done() else None
         return services.sandbox if services is not None else None
 
+    def _print_block(self, command: str, text: str) -> None:
+        """A command's output as a block in the active tab's chat (a toast while none is open)."""
+        from agent_tui.ui.command_output import show
+
+        view = self.view
+        if view is None:
+            self.notify(text)
+        else:
+            show(view, command, text)
+
     def action_sandbox(self, argument: str = "") -> None:
         """/sandbox shows what the sandbox allows; `/sandbox MODE` and `/sandbox auto on|off` switch."""
         sandbox = self._sandbox()
@@ -71,10 +81,10 @@ class AppCommands(_AppHost):
         words = argument.split()
         try:
             if not words:
-                self.notify(
+                self._print_block(
+                    "/sandbox",
                     f"{sandbox.describe()}\n/sandbox workspace-write | read-only | off switches; "
                     "/sandbox auto on|off lets sandboxed commands run without asking.",
-                    timeout=20,
                 )
                 return
             if words[0] == "auto" and len(words) == 2 and words[1] in ("on", "off"):
@@ -87,7 +97,7 @@ class AppCommands(_AppHost):
         except ValueError as exc:
             self.notify(str(exc), severity="warning")
             return
-        self.notify(message + " (every tab)")
+        self._print_block(f"/sandbox {argument.strip()}", message + " (every tab)")
         update = getattr(self, "_update_topbar", None)
         if update is not None:
             update()
@@ -144,9 +154,10 @@ class AppCommands(_AppHost):
 
         ours = list(getattr(self, "file_themes", ()))
         if not name:
-            self.notify(
-                f"Theme: {self.theme}. Themes: {', '.join(ours)}; Textual's own work "
-                "too. /theme NAME switches; [ui] theme in config.toml sets the default."
+            self._print_block(
+                "/theme",
+                f"Theme: {self.theme}\nThemes: {', '.join(ours)}; Textual's own work "
+                "too.\n/theme NAME switches; [ui] theme in config.toml sets the default.",
             )
             return
         chosen, problem = themes.pick_theme(
@@ -156,7 +167,7 @@ class AppCommands(_AppHost):
             self.notify(problem, severity="warning")
             return
         self.theme = chosen
-        self.notify(f"Theme: {chosen}")
+        self._print_block(f"/theme {name.strip()}", f"Theme: {chosen}")
 
     @work(group="resume", exclusive=True, exit_on_error=False)
     async def action_resume(self) -> None:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 
-from agent_tui.units import grouped, human_size, short_tokens
+from agent_tui.units import grouped, human_size, lines, short_tokens
 
 _HAS_SECONDS = re.compile(r"\d(?:\.\d+)? ?(?:ms|s)\b")
 
 
 # One way to write counts and sizes across the UI, the tools and the CLI (agent_tui/units.py).
 count = grouped
+line_count = lines
 size = human_size
 tokens = short_tokens
 

@@ -1,10 +1,12 @@
 """`/permissions`: the session's grants and the saved allow rules in one list, and `remove RULE`
-that takes effect at once (the running policy forgets it; a saved rule also leaves .agent-tui.toml).
+that takes effect at once (the running policy forgets it; a saved rule also leaves the project file holding it).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+from agent_tui.ui.command_output import show
 
 if TYPE_CHECKING:
     from agent_tui.ui.widgets.session_view import SessionView
@@ -13,7 +15,7 @@ USAGE = "/permissions remove RULE drops one (at once)."
 
 
 async def run(view: SessionView, argument: str) -> None:
-    from agent_tui.allow_rules import project_rules, remove_rule
+    from agent_tui.allow_rules import remove_rule, saved_rules
 
     session = view.session
     policy = session.runner.policy if session is not None else None
@@ -27,20 +29,20 @@ async def run(view: SessionView, argument: str) -> None:
         revoked = policy.revoke(rule) if policy is not None else False
         saved = remove_rule(rule, workspace)
         if revoked or saved:
-            where = " and from .agent-tui.toml" if saved else ""
-            view.app.notify(f"Removed {rule}{where}: the next such call asks first.")
+            where = " and from the project's settings" if saved else ""
+            show(
+                view, f"/permissions remove {rule}", f"Removed {rule}{where}: the next such call asks first."
+            )
         else:
             view.app.notify(f"No rule {rule!r}: /permissions lists them.", severity="warning")
         return
     rows = list(policy.grants()) if policy is not None else []
-    saved_rules = project_rules(workspace)
+    saved_in = {rule: path.name for rule, path in saved_rules(workspace)}
     listed = {rule for rule, _ in rows}
-    rows += [(rule, "config") for rule in saved_rules if rule not in listed]
+    rows += [(rule, "config") for rule in saved_in if rule not in listed]
     lines = []
     for rule, where in rows:
-        label = (
-            "this session" if where == "session" else (".agent-tui.toml" if rule in saved_rules else "config")
-        )
+        label = "this session" if where == "session" else saved_in.get(rule, "config")
         lines.append(f"  {rule:<32} {label}")
     listing = "\n".join(lines) or "  (none: every change asks first)"
-    view.app.notify(f"Allowed without asking:\n{listing}\n{USAGE}", timeout=12)
+    show(view, "/permissions", f"Allowed without asking:\n{listing}\n{USAGE}")

@@ -10,6 +10,8 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any, cast
 
+from agent_tui.ui.command_output import show
+
 if TYPE_CHECKING:
     from agent_tui.ui.app import AgentApp
     from agent_tui.ui.widgets.session_view import SessionView
@@ -40,9 +42,7 @@ async def undo(view: SessionView, argument: str) -> None:
             + report.describe(session.workspace)
             + " Re-read these files before relying on earlier views.]"
         )
-    view.app.notify(
-        report.describe(session.workspace), severity="warning" if report.refused else "information", timeout=8
-    )
+    show(view, "/undo", report.describe(session.workspace), "warning" if report.refused else "info")
 
 
 async def rename(view: SessionView, argument: str) -> None:
@@ -56,7 +56,7 @@ async def rename(view: SessionView, argument: str) -> None:
     await session.store.sessions.rename(session.session_id, title)
     session.title = title
     view._set_title(title)
-    view.app.notify(f"Renamed: {title}")
+    show(view, "/rename", f"Renamed: {title}")
 
 
 async def remember(view: SessionView, argument: str) -> None:
@@ -66,7 +66,7 @@ async def remember(view: SessionView, argument: str) -> None:
         view.app.notify("Usage: /remember TEXT (a note every session will see)", severity="warning")
         return
     path = remember(argument.strip())
-    view.app.notify(f"Remembered (in {path}); used from the next step.")
+    show(view, "/remember", f"Remembered (in {path}); used from the next step.")
 
 
 async def skill(view: SessionView, argument: str) -> None:
@@ -76,10 +76,10 @@ async def skill(view: SessionView, argument: str) -> None:
     name = argument.strip()
     if not name:
         found = ", ".join(session.prompts.user_prompts.available()) or "none"
-        view.app.notify(f"Skills: {found}. /skill NAME activates one for this session.")
+        show(view, "/skill", f"Skills: {found}\n/skill NAME activates one for this session.")
         return
     session.prompts.activate_skill(name)
-    view.app.notify(f"Skill {name} active in this session.")
+    show(view, f"/skill {name}", f"Skill {name} active in this session.")
 
 
 async def tools(view: SessionView, argument: str) -> None:
@@ -89,7 +89,7 @@ async def tools(view: SessionView, argument: str) -> None:
     rows = session.prompts.tool_table()
     lines = [f"{r.name:<28} {r.source:<8} {r.tokens:>6} tok  {r.state}" for r in rows]
     total = sum(r.tokens for r in rows if r.state != "deferred")
-    view.app.notify("\n".join([f"{len(rows)} tools, {total} tokens offered:", *lines]), timeout=15)
+    show(view, "/tools", "\n".join([f"{len(rows)} tools, {total} tokens offered:", *lines]))
 
 
 async def hooks(view: SessionView, argument: str) -> None:
@@ -115,7 +115,7 @@ async def init(view: SessionView, argument: str) -> None:
         view.app.notify(str(exc), severity="warning")
         return
     session.prompts.reload_rules()
-    view.app.notify(f"Wrote {path.name}: fill in the blanks; the agent reads it every turn.")
+    show(view, "/init", f"Wrote {path.name}: fill in the blanks; the agent reads it every turn.")
 
 
 # -- the tab's session ---------------------------------------------------------------------------
@@ -145,9 +145,11 @@ async def effort(view: SessionView, argument: str) -> None:
     provider = session.provider
     word = argument.strip().lower()
     if not word:
-        view.app.notify(
-            f"Reasoning: {provider.reasoning.describe()}. "
-            f"/effort {'|'.join(EFFORTS)}|off changes it for this session."
+        show(
+            view,
+            "/effort",
+            f"Reasoning: {provider.reasoning.describe()}.\n"
+            f"/effort {'|'.join(EFFORTS)}|off changes it for this session.",
         )
         return
     if word not in (*EFFORTS, "off"):
@@ -164,7 +166,7 @@ async def effort(view: SessionView, argument: str) -> None:
             thinking_budget_tokens=settings.thinking_budget_tokens,
         )
         view.services = dataclasses.replace(view.services, config=dataclasses.replace(config, model=kept))
-    view.app.notify(f"Reasoning: {settings.describe()} (from the next request).")
+    show(view, f"/effort {word}", f"Reasoning: {settings.describe()} (from the next request).")
 
 
 async def permissions(view: SessionView, argument: str) -> None:

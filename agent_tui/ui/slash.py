@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agent_tui.ui import session_commands as handlers
+from agent_tui.ui import status_commands as more
 from agent_tui.ui import task_commands
 
 if TYPE_CHECKING:
@@ -90,6 +91,12 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("theme", "[NAME]", "switch the colour theme (no name: list them)", Runs.NOW, handlers.theme),
     SlashCommand("help", "", "keys, commands and where the log file is", Runs.NOW, handlers.show_help, "Help"),
     SlashCommand("quit", "", "leave agent-tui", Runs.NOW, handlers.quit_app, "Quit"),
+    SlashCommand("clear", "", "start a new session in this tab (as /new)", Runs.IDLE, more.clear, "Clear"),
+    SlashCommand("status", "", "model, folder, trust, sandbox, session and window", Runs.NOW, more.status, "Status"),
+    SlashCommand("cost", "", "what this session has cost, in tokens and money", Runs.NOW, more.cost, "Cost"),
+    SlashCommand("diff", "", "what this session changed in the workspace", Runs.NOW, more.diff, "Diff"),
+    SlashCommand("config", "[KEY]", "the settings in effect and the files they come from", Runs.NOW, more.config, "Config"),
+    SlashCommand("memory", "", "where the memories, rules and skills files are", Runs.NOW, more.memory, "Memory"),
 )  # fmt: skip
 
 BY_NAME = {command.name: command for command in COMMANDS}

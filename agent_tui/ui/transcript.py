@@ -71,7 +71,18 @@ class NoticeEntry:
     level: Level = "info"
 
 
-Entry = UserEntry | AgentEntry | ToolEntry | NoticeEntry | ThinkingEntry
+@dataclass(frozen=True)
+class OutputEntry:
+    """What a slash command printed: a block in the chat that scrolls with it (ui/command_output)."""
+
+    command: str
+    """The command as typed, shown as the block's head: `/tools`."""
+    text: str
+    """Its output, plain text (several lines; never parsed as markup)."""
+    level: Level = "info"
+
+
+Entry = UserEntry | AgentEntry | ToolEntry | NoticeEntry | ThinkingEntry | OutputEntry
 
 
 def tool_started(call: ToolCall) -> ToolEntry:
@@ -103,13 +114,15 @@ def _history_detail(message: Message | None) -> tuple[ToolState, str, str, str |
     if ref is not None:
         parts += [
             formatting.size(ref.byte_size),
-            f"{formatting.count(ref.line_count)} lines",
+            formatting.line_count(ref.line_count),
             f"ref {ref.id}",
         ]
     else:
-        parts.append(f"{formatting.count(content.count(chr(10)) + 1)} lines")
+        parts.append(formatting.line_count(content.count(chr(10)) + 1))
     lowered = content.lstrip()[:80].lower()
     state: ToolState = "ok"
+    if lowered.startswith("permission denied"):
+        return "error", "denied", content, None  # as the live line said: the call never ran
     if lowered.startswith("error") or "cancelled by the user" in lowered:
         state = "cancelled" if "cancelled" in lowered else "error"
     return state, " · ".join(parts), content, ref.id if ref else None

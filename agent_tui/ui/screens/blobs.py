@@ -333,7 +333,7 @@ class BlobsScreen(Screen[None]):
             reads = f" · read {row.access_count}×" if row.access_count is not None else ""
             text = (
                 f"{ref.id} · {ref.tool_name} · {formatting.size(ref.byte_size)} · "
-                f"{formatting.count(ref.line_count)} lines{reads}{extra}"
+                f"{formatting.line_count(ref.line_count)}{reads}{extra}"
             )
         self.query_one("#viewer-title", Static).update(Text(text))
 

@@ -34,8 +34,10 @@ KEYS = (
     ("Ctrl+PgUp / Ctrl+PgDn", "previous / next tab"),
     ("Ctrl+P", "command palette"),
     ("PgUp / PgDn", "scroll the chat"),
+    ("Home / End", "first / last message (on an empty input; Ctrl+Home / Ctrl+End always)"),
+    ("Ctrl+F", "find in the chat (Enter / Down older match, Up newer, Escape closes)"),
     ("Shift+Tab, then Enter", "reach a tool line and unfold it (or click it)"),
-    ("o (on a tool line)", "open its whole output in the blob browser"),
+    ("Ctrl+O (on a tool line)", "open its whole output in the blob browser"),
     ("F1", "this help"),
 )
 

@@ -56,6 +56,8 @@ class ChatPane(VerticalScroll):
         bottom stops it; reaching the bottom resumes it. Decided when the view scrolls, since
         the geometry can lag a burst of new entries on a busy machine."""
         self._keeping_view = False
+        self._read_anchor: tuple[ChatItem[Any], float] | None = None
+        """Where a reader is (the top item and how far into it), kept across a resize."""
         self._hint = EarlierHint("")
 
     def compose(self) -> ComposeResult:
@@ -185,6 +187,36 @@ class ChatPane(VerticalScroll):
         if self._near_top() and not self._loading_older and self.is_mounted:
             self._loading_older = True
             self.call_after_refresh(self._mount_older_step)
+        if not self._keeping_view:
+            self._read_anchor = self._top_item()
+
+    def _top_item(self) -> tuple[ChatItem[Any], float] | None:
+        """The item at the top of the view and how far into it the view starts (0..1)."""
+        y = self.scroll_y
+        for item in self._items:
+            region = item.virtual_region
+            if region.bottom > y:
+                return item, (y - region.y) / max(1, region.height)
+        return None
+
+    def on_resize(self) -> None:
+        """A reader keeps their place across a resize (the text reflows; without this the same
+        scroll offset lands elsewhere). Following the bottom needs nothing: the anchor does it."""
+        if self._following:
+            return
+        anchor = self._read_anchor
+        if anchor is not None:
+            self.call_after_refresh(self._restore, *anchor)
+
+    def _restore(self, item: ChatItem[Any], fraction: float) -> None:
+        if item not in self._items or not item.is_mounted:
+            return
+        region = item.virtual_region
+        self._keeping_view = True
+        try:
+            self.scroll_to(y=region.y + fraction * region.height, animate=False, immediate=True)
+        finally:
+            self._keeping_view = False
 
     def _near_top(self) -> bool:
         return bool(self._first) and self.scroll_y <= self.size.height
@@ -215,6 +247,31 @@ class ChatPane(VerticalScroll):
             return count
         finally:
             self._loading_older = False
+
+    async def reveal(self, index: int) -> ChatItem[Any] | None:
+        """Mount entry `index` if it is not yet, and scroll it into the middle of the view."""
+        if index < self._first:
+            self._following = False
+            await self.mount_older(self._first - index)
+        position = index - self._first
+        if not 0 <= position < len(self._items):
+            return None
+        item = self._items[position]
+        self._following = False
+        self.call_after_refresh(self.scroll_to_widget, item, animate=False, center=True)
+        return item
+
+    async def jump_top(self) -> None:
+        """Home: the first message (every older entry mounted first)."""
+        self._following = False
+        if self._first:
+            await self.mount_older(self._first)
+        self.call_after_refresh(self.scroll_home, animate=False, immediate=True)
+
+    def jump_end(self) -> None:
+        """End: the newest message, following again."""
+        self._following = True
+        self.scroll_end(animate=False, immediate=True)
 
     def _keep_view(self, height_before: int) -> None:
         grown = self.virtual_size.height - height_before

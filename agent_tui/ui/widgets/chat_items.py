@@ -19,7 +19,8 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Static
 
-from agent_tui.ui.transcript import AgentEntry, NoticeEntry, ThinkingEntry, ToolEntry, UserEntry
+from agent_tui.ui.transcript import AgentEntry, NoticeEntry, OutputEntry, ThinkingEntry, ToolEntry, UserEntry
+from agent_tui.units import grouped, lines
 from agent_tui.visible_text import visible
 
 if TYPE_CHECKING:
@@ -68,7 +69,7 @@ def _labelled(label: Text, body: RenderableType) -> Table:
     return grid
 
 
-E = TypeVar("E", UserEntry, AgentEntry, ToolEntry, NoticeEntry, ThinkingEntry)
+E = TypeVar("E", UserEntry, AgentEntry, ToolEntry, NoticeEntry, ThinkingEntry, OutputEntry)
 
 
 class ChatItem(Static, Generic[E]):
@@ -104,9 +105,38 @@ class ChatItem(Static, Generic[E]):
 
 
 class UserItem(ChatItem[UserEntry]):
+    """What the user sent; a long message (a pasted log) is folded to its first lines and a
+    count, and a click unfolds it."""
+
+    expanded = False
+
     def build(self) -> RenderableType:
+        from agent_tui.ui.pasted import FOLD_LINES, is_long
+
         style = self.get_component_rich_style("chat--user")
-        return _labelled(Text("you", style=style), Text(visible(self.entry.text)))
+        text = self.entry.text
+        if self.expanded or not is_long(text):
+            return _labelled(Text("you", style=style), Text(visible(text)))
+        shown = text.splitlines()
+        head = "\n".join(line[:200] for line in shown[:3])
+        rest = max(0, len(shown) - 3)
+        fold = Text(
+            f"▸ … {grouped(rest)} more line{'' if rest == 1 else 's'} ({lines(len(shown))} in all)"
+            " · click to unfold"
+            if rest
+            else f"▸ … {len(text)} characters · click to unfold",
+            style=self.get_component_rich_style("chat--detail"),
+        )
+        if not rest:
+            head = text[: FOLD_LINES * 80]
+        return _labelled(Text("you", style=style), Group(Text(visible(head)), fold))
+
+    def on_click(self) -> None:
+        from agent_tui.ui.pasted import is_long
+
+        if is_long(self.entry.text):
+            self.expanded = not self.expanded
+            self.update(self.build())
 
 
 class AgentItem(ChatItem[AgentEntry]):
@@ -150,14 +180,27 @@ class NoticeItem(ChatItem[NoticeEntry]):
         )
 
 
+class OutputItem(ChatItem[OutputEntry]):
+    """A slash command's output: its name, then the text, indented like a reply's body."""
+
+    def build(self) -> RenderableType:
+        head_style = self.get_component_rich_style(
+            "chat--error" if self.entry.level == "error" else "chat--detail"
+        )
+        head = Text(self.entry.command, style=head_style)
+        head.stylize("bold")
+        return _labelled(Text("", style=head_style), Group(head, Text(self.entry.text)))
+
+
 class ToolLine(ChatItem[ToolEntry]):
     """One tool call on one line; Enter or a click unfolds what the model saw of its output,
-    `o` opens the whole stored output in the blob browser."""
+    Ctrl+O opens the whole stored output in the blob browser. No printable key is bound here:
+    whatever is typed while a line has focus belongs to the input."""
 
     can_focus = True
     BINDINGS: ClassVar = [
         Binding("enter", "toggle_output", "Unfold", show=False),
-        Binding("o", "open_output", "Open output"),
+        Binding("ctrl+o", "open_output", "Open output", key_display="^O"),
     ]
 
     @dataclass

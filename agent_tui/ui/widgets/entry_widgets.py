@@ -8,8 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_tui.ui.transcript import AgentEntry, Entry, NoticeEntry, ThinkingEntry, ToolEntry, UserEntry
-from agent_tui.ui.widgets.chat_items import AgentItem, ChatItem, NoticeItem, ToolLine, UserItem
+from agent_tui.ui.transcript import (
+    AgentEntry,
+    Entry,
+    NoticeEntry,
+    OutputEntry,
+    ThinkingEntry,
+    ToolEntry,
+    UserEntry,
+)
+from agent_tui.ui.widgets.chat_items import AgentItem, ChatItem, NoticeItem, OutputItem, ToolLine, UserItem
 from agent_tui.ui.widgets.thinking import ThinkingItem
 
 
@@ -22,6 +30,8 @@ def item_for(entry: Entry) -> ChatItem[Any]:
         return ToolLine(entry)
     if isinstance(entry, NoticeEntry):
         return NoticeItem(entry)
+    if isinstance(entry, OutputEntry):
+        return OutputItem(entry)
     if isinstance(entry, ThinkingEntry):
         return ThinkingItem(entry)
     raise TypeError(f"no widget for {type(entry).__name__}")

@@ -72,6 +72,10 @@ def level(fraction: float, budget: ContextBudget) -> str:
     return "ok"
 
 
+ESTIMATE_NOTE = "~ an estimate while the reply streams: exact once the provider reports the prompt's size"
+"""What the `~` before the percent means (the tooltip says it; the legend names it when it fits)."""
+
+
 def figures(budget: ContextBudget, extra: int = 0, *, estimate: bool = False) -> str:
     """`61% 117k/192k` (with `~` while the figure is an estimate) plus the state word."""
     used = budget.used + extra
@@ -146,7 +150,11 @@ class ContextMeter(Widget):
             exact = self._exact(budget)
             if budget.cached:
                 exact += f"\n{'cached':<6} {formatting.count(budget.cached):>9} read from cache"
-            self.tooltip = exact + (f"\n{self.cost_line}" if self.cost_line else "")
+            self.tooltip = (
+                exact
+                + (f"\n{self.cost_line}" if self.cost_line else "")
+                + (f"\n{ESTIMATE_NOTE}" if estimate else "")
+            )
         self.refresh()
 
     def set_cost(self, reply: float | None, session: float | None) -> None:
@@ -218,6 +226,8 @@ class ContextMeter(Widget):
         # Without the word `marks` when space is short: at 80 columns the 98 fell off the end.
         label = f"│ marks {marks}%" if legend.cell_len + 20 <= self.content_size.width else f"│ {marks}%"
         legend.append(label, style=style("meter--label"))
+        if self.estimate and legend.cell_len + 14 <= self.content_size.width:
+            legend.append("  ~ estimate", style=style("meter--label"))  # the `~` of the figures
         return legend
 
 

@@ -23,20 +23,56 @@ from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
 from agent_tui.ui import slash
+from agent_tui.ui.pasted import Pastes, is_long
 from agent_tui.ui.path_complete import complete_mention, complete_word, path_completions
 
 NEWLINE_KEYS = ("shift+enter", "ctrl+j")
 CLEAR_KEY = "ctrl+l"
 PATH_ID = "path:"
 """Option ids of @ completions carry this prefix (command ids are bare names)."""
+MODEL_ID = "model:"
+"""Option ids of `/model NAME` completions carry this prefix."""
+MODEL_OPTIONS = 12
+"""Model names the menu lists at once (the list narrows as the name is typed)."""
+
+
+def model_completions(text: str, current: str | None) -> list[str]:
+    """Known model names for `/model PREFIX` (the current model first), or [] for other text."""
+    if not text.startswith("/model ") or "\n" in text:
+        return []
+    prefix = text[len("/model ") :]
+    if " " in prefix:
+        return []
+    from agent_tui.llm.catalog import chat_models
+
+    names = ([current] if current else []) + chat_models()
+    found = [
+        n
+        for n in dict.fromkeys(names)
+        if n.startswith(prefix) or ("/" in n and n.split("/", 1)[1].startswith(prefix))
+    ]
+    return [] if found == [prefix] else found[:MODEL_OPTIONS]
 
 
 class CommandMenu(OptionList):
     """The completion dropdown. Never takes focus: the input drives it."""
 
     can_focus = False
+    shown_for: str | None = None
+    """The text the options were built for: Enter typed before the menu caught up with the
+    input (its Changed message comes after queued keys) must not act on an older list."""
 
-    def show_for(self, text: str, workspace: Path | None = None) -> bool:
+    def show_for(self, text: str, workspace: Path | None = None, model: str | None = None) -> bool:
+        self.shown_for = text
+        models = model_completions(text, model)
+        if models:
+            self.clear_options()
+            self.add_options(
+                Option(Text.assemble(("/model ", "dim"), (n, "bold")), id=MODEL_ID + n) for n in models
+            )
+            self.highlighted = 0
+            self.display = True
+            return True
         matches = slash.completions(text)
         paths = path_completions(text, workspace) if not matches and workspace else []
         if paths:
@@ -69,6 +105,8 @@ class CommandMenu(OptionList):
             return None
         if option.id.startswith(PATH_ID):
             return option.id[len(PATH_ID) :]
+        if option.id.startswith(MODEL_ID):
+            return option.id  # the whole id: `_complete` writes `/model NAME`
         return slash.lookup(option.id)
 
 
@@ -92,6 +130,12 @@ class PromptInput(TextArea):
 
         pages: int
 
+    @dataclass
+    class Jump(Message):
+        """Home / End on an empty input (or Ctrl+Home / Ctrl+End): the chat's first or last message."""
+
+        top: bool
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(
             id=id,
@@ -107,6 +151,8 @@ class PromptInput(TextArea):
         self._draft = ""
         self.menu: CommandMenu | None = None
         self._menu_dismissed: str | None = None  # text the menu was closed on (stays closed)
+        self.pastes = Pastes()
+        """Long pastes shown as chips until the message is sent (ui/pasted.py)."""
 
     def remember(self, text: str) -> None:
         """Add a sent text to the history (not twice in a row)."""
@@ -116,8 +162,24 @@ class PromptInput(TextArea):
 
     def set_text(self, text: str) -> None:
         """Replace the content and put the cursor at its end."""
+        if not text:
+            self.pastes.clear()
         self.load_text(text)
         self.move_cursor(self.document.end)
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        """A long paste goes in as a chip; a short one as itself (TextArea's own handler runs
+        after this one unless the default is prevented)."""
+        if self.read_only or not is_long(event.text):
+            return
+        event.prevent_default()
+        self.insert(self.pastes.chip(event.text))
+        self.focus()
+
+    @property
+    def message(self) -> str:
+        """What Enter sends: the text with every paste chip replaced by its paste."""
+        return self.pastes.expand(self.text)
 
     def on_key(self, event: events.Key) -> None:
         # Runs before TextArea's own key handler; prevent_default() keeps that one from
@@ -131,6 +193,10 @@ class PromptInput(TextArea):
         if key in NEWLINE_KEYS:
             self.insert("\n")
             return True
+        if menu is not None and key == "enter" and menu.shown_for != self.text:
+            # The menu lags what was typed: bring it up to date before Enter reads it.
+            self._update_menu()
+            menu = self.menu if self.menu is not None and self.menu.display else None
         if menu is not None:
             if key in ("up", "down"):
                 menu.action_cursor_up() if key == "up" else menu.action_cursor_down()
@@ -153,7 +219,10 @@ class PromptInput(TextArea):
             self.set_text("")
             return True
         if key == "enter":
-            self.post_message(self.Submitted(self, self.text))
+            self.post_message(self.Submitted(self, self.message))
+            return True
+        if key in ("ctrl+home", "ctrl+end") or (key in ("home", "end") and not self.text):
+            self.post_message(self.Jump(top=key.endswith("home")))
             return True
         if key in ("pageup", "pagedown"):
             self.post_message(self.Scroll(-1 if key == "pageup" else 1))
@@ -168,14 +237,20 @@ class PromptInput(TextArea):
 
     def _completes(self, command: slash.SlashCommand | str | None) -> bool:
         """Enter completes a partly typed name or an @ path; on a whole name it sends."""
+        if isinstance(command, str) and command.startswith(MODEL_ID):
+            return self.text.strip() != f"/model {command[len(MODEL_ID) :]}"
         if isinstance(command, str):
             return True
+        if slash.parse(self.text) is not None:
+            return False  # a whole command's name: run exactly that, whatever is highlighted
         return command is not None and self.text.strip() != f"/{command.name}"
 
     def _complete(self, command: slash.SlashCommand | str | None) -> None:
         if command is None:
             return
-        if isinstance(command, str):
+        if isinstance(command, str) and command.startswith(MODEL_ID):
+            text = f"/model {command[len(MODEL_ID) :]}"
+        elif isinstance(command, str):
             text = complete_mention(self.text, command)
         else:
             text = f"/{command.name}" + (" " if command.takes_argument else "")
@@ -215,7 +290,12 @@ class PromptInput(TextArea):
             self.menu.hide()
         else:
             self._menu_dismissed = None
-            self.menu.show_for(self.text, getattr(self.app, "workspace", None))
+            self.menu.show_for(self.text, getattr(self.app, "workspace", None), self._current_model())
+
+    def _current_model(self) -> str | None:
+        view = next((a for a in self.ancestors if hasattr(a, "session")), None)
+        session = getattr(view, "session", None)
+        return getattr(session, "model", None)
 
 
 class PromptArea(Vertical):
@@ -236,7 +316,10 @@ class PromptArea(Vertical):
     @on(OptionList.OptionSelected, "#command-menu")
     def _clicked(self, event: OptionList.OptionSelected) -> None:
         option_id = event.option.id or ""
-        self.input._complete(
-            option_id[len(PATH_ID) :] if option_id.startswith(PATH_ID) else slash.lookup(option_id)
-        )
+        choice: slash.SlashCommand | str | None = slash.lookup(option_id)
+        if option_id.startswith(PATH_ID):
+            choice = option_id[len(PATH_ID) :]
+        elif option_id.startswith(MODEL_ID):
+            choice = option_id
+        self.input._complete(choice)
         self.input.focus()

@@ -213,7 +213,8 @@ class EventRendering(_ViewBase):
 
     async def _on_warning(self, event: ev.Notice) -> None:
         reported = self._compaction_line
-        if event.message.startswith("Compaction could not reach its target") and "still over" in reported:
+        still_over = "still over" in reported.lower()
+        if event.message.startswith("Compaction could not reach its target") and still_over:
             return  # the compaction's own line already says so: report it once
         await self.chat.add(NoticeEntry(event.message, "warning"))
 
@@ -228,6 +229,7 @@ class EventRendering(_ViewBase):
 
     async def _on_compaction_started(self, event: ev.CompactionStarted) -> None:
         self._compaction_steps = []
+        self._compaction_reason = event.reason
         self.query_one(WorkingLine).set_state("compacting")
         self.meter.set_activity(f"compacting ({event.reason})…")
 
@@ -240,7 +242,9 @@ class EventRendering(_ViewBase):
     async def _on_compaction_finished(self, event: ev.CompactionFinished) -> None:
         self.meter.set_activity(None)
         result = event.result
-        line = result.describe() if hasattr(result, "describe") else "Compacted."
+        from agent_tui.ui.compaction_line import compaction_line
+
+        line = compaction_line(result, getattr(self, "_compaction_reason", None))
         self._compaction_line = line
         await self.chat.add(NoticeEntry(line))  # once: in the chat, not again as a toast
 

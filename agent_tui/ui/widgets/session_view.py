@@ -28,10 +28,12 @@ from agent_tui.config import ConfigError
 from agent_tui.models import switched_model
 from agent_tui.store.leases import SessionBusy
 from agent_tui.ui import slash, transcript
+from agent_tui.ui.command_output import show
 from agent_tui.ui.events import AgentEventMessage
 from agent_tui.ui.transcript import NoticeEntry, UserEntry
 from agent_tui.ui.widgets.chat import ChatPane
 from agent_tui.ui.widgets.chat_items import ToolLine
+from agent_tui.ui.widgets.find_bar import FindBar
 from agent_tui.ui.widgets.meter import ContextMeter
 from agent_tui.ui.widgets.prompt import PromptArea, PromptInput
 from agent_tui.ui.widgets.session_events import EventRendering
@@ -56,7 +58,10 @@ Approve = Callable[["ApprovalRequest", str], Awaitable["ApprovalDecision"]]
 class SessionView(EventRendering, Vertical):
     """Owns one AgentSession (or none, when no model is configured)."""
 
-    BINDINGS: ClassVar = [Binding("ctrl+b", "to_background", "to background", show=False)]
+    BINDINGS: ClassVar = [
+        Binding("ctrl+b", "to_background", "to background", show=False),
+        Binding("ctrl+f", "find", "find in chat", key_display="^F", show=False),
+    ]
 
     @dataclasses.dataclass
     class TitleChanged(Message):
@@ -66,6 +71,12 @@ class SessionView(EventRendering, Vertical):
     @dataclasses.dataclass
     class TasksChanged(Message):
         """A background command of this tab started or ended (the running count changes)."""
+
+        view: SessionView
+
+    @dataclasses.dataclass
+    class BusyChanged(Message):
+        """The tab started or finished work (the App marks a busy tab's label)."""
 
         view: SessionView
 
@@ -86,7 +97,7 @@ class SessionView(EventRendering, Vertical):
         self.session: AgentSession | None = None
         self._rewind_armed = False  # one Esc on an empty prompt; a second opens /rewind
         self.title = "new"
-        self.busy = False
+        self._busy = False
         self.queue: deque[str] = deque()
         self.budget: ContextBudget | None = None
         self._start = (session_id, continue_)
@@ -107,7 +118,19 @@ class SessionView(EventRendering, Vertical):
         yield WorkingLine(id="working")
         yield QueuePanel(id="queue")
         yield ContextMeter(id="meter")
+        yield FindBar(id="find")
         yield PromptArea(id="prompt-area")
+
+    @property
+    def busy(self) -> bool:
+        """A turn, compaction or opening runs in this tab."""
+        return self._busy
+
+    @busy.setter
+    def busy(self, value: bool) -> None:
+        if value != self._busy:
+            self._busy = value
+            self.post_message(self.BusyChanged(self))
 
     @property
     def chat(self) -> ChatPane:
@@ -288,13 +311,11 @@ class SessionView(EventRendering, Vertical):
 
     def on_key(self, event: events.Key) -> None:
         """Typing while a tool line or the chat has focus goes to the input."""
-        if isinstance(self.app.focused, PromptInput):
+        if isinstance(self.app.focused, (PromptInput, FindBar)):
             return
         if event.key == "escape" and self.interrupt():
             event.stop()
             return
-        if event.character == "o" and isinstance(self.app.focused, ToolLine):
-            return  # the tool line's own binding: open its stored output
         if event.is_printable and event.character:
             self.prompt.focus()
             self.prompt.insert(event.character)
@@ -328,6 +349,23 @@ class SessionView(EventRendering, Vertical):
     def interrupt(self) -> bool:
         """Esc: stop the running turn or compaction (the chat then says "Cancelled.")."""
         return self.cancel()
+
+    def action_find(self) -> None:
+        """Ctrl+F: find in this tab's chat (widgets/find_bar.py)."""
+        self.query_one(FindBar).open(self.chat)
+
+    @on(FindBar.Closed)
+    def _find_closed(self, event: FindBar.Closed) -> None:
+        event.stop()
+        self.prompt.focus()
+
+    @on(PromptInput.Jump)
+    async def _jump(self, event: PromptInput.Jump) -> None:
+        event.stop()
+        if event.top:
+            await self.chat.jump_top()
+        else:
+            self.chat.jump_end()
 
     @on(PromptInput.Scroll)
     def _scroll_chat(self, event: PromptInput.Scroll) -> None:
@@ -392,7 +430,7 @@ class SessionView(EventRendering, Vertical):
     async def switch_model(self, name: str) -> None:
         if not name:
             current = self.session.model if self.session else "none"
-            self.app.notify(f"Model: {current}. Use /model NAME to switch.")
+            show(self, "/model", f"Model: {current}\n/model NAME switches this tab to another model.")
             return
         services = self.services or await self._get_services()
         if services is None:

@@ -1,0 +1,40 @@
+"""The chat's line for a finished compaction: why it ran, what it did, and what the model now sees.
+
+`Compacted 182k → 41k tokens (tool clearing, summary; 230 → 4 messages) in 0.0 s` alarmed users:
+it never said it was automatic or why, `0.0 s` read as nothing happened, and "4 messages" while
+the chat still showed all 230 read as a loss. This line says who asked, and that the chat keeps
+everything while the model works from the summary (the transcript stays readable by ref).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+WHY = {
+    "auto": "automatically: the context reached the compaction threshold",
+    "blocked": "automatically: the context was full",
+    "forced": "as you asked",
+    "tool": "at the model's request (compact_context)",
+    "context_length": "automatically: the provider said the request was too long",
+}
+
+
+def compaction_line(result: Any, reason: str | None) -> str:
+    """One line for the chat (the core's `describe()` stays what headless mode prints)."""
+    from agent_tui.context.compaction.result import LABELS, _distinct
+
+    if not getattr(result, "applied", False) or not hasattr(result, "tokens_before"):
+        return result.describe() if hasattr(result, "describe") else "Compacted."
+    before, after = _distinct(result.tokens_before, result.tokens_after)
+    labels = ", ".join(LABELS.get(s, s) for s in result.strategies)
+    took = "under 0.1 s" if result.duration < 0.05 else f"{result.duration:.1f} s"
+    why = WHY.get(reason or "", reason or "")
+    line = f"Compacted {before} → {after} tokens{f' {why}' if why else ''} ({labels}, {took})."
+    line += (
+        f" The model now works from {result.messages_after} of {result.messages_before} messages"
+        " (earlier turns summarised or trimmed, still readable by ref); the chat above keeps them all."
+    )
+    if not result.reached_target:
+        line += " Still over the target"
+        line += f": {result.reason}." if result.reason else "."
+    return line

@@ -1,0 +1,44 @@
+"""Long pastes stand in the input as one chip, `[pasted 300 lines #1]`, until they are sent.
+
+A 300-line log pasted into the input filled the whole screen until it went out, and the chat then
+echoed every line. The input keeps the text aside and shows the chip; Enter sends the whole text
+(the chip replaced by it), and the chat shows a long message folded (ui/widgets/chat_items).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from agent_tui.units import lines
+
+FOLD_LINES = 10
+"""A paste of more lines than this (or of more than FOLD_CHARS characters) becomes a chip."""
+FOLD_CHARS = 2000
+
+
+def is_long(text: str) -> bool:
+    return text.count("\n") + 1 > FOLD_LINES or len(text) > FOLD_CHARS
+
+
+@dataclass
+class Pastes:
+    """The long pastes of the message being typed, by chip."""
+
+    held: dict[str, str] = field(default_factory=dict)
+
+    def chip(self, text: str) -> str:
+        """Keep `text` and return the chip that stands for it in the input."""
+        count = text.rstrip("\n").count("\n") + 1
+        size = lines(count) if count > 1 else f"{len(text)} characters"
+        chip = f"[pasted {size} #{len(self.held) + 1}]"
+        self.held[chip] = text
+        return chip
+
+    def expand(self, text: str) -> str:
+        """The message as it is sent: every chip still in it replaced by its paste."""
+        for chip, pasted in self.held.items():
+            text = text.replace(chip, pasted)
+        return text
+
+    def clear(self) -> None:
+        self.held.clear()
