@@ -55,3 +55,18 @@ async def test_denied_command_notice_shows_escapes(server, config, workspace):
         text = screen_text(app) + notices(app)
         assert "\x1b" not in text and "\x07" not in text
         assert "touch PWNED; ␛[2K" in text
+
+
+class TestNewScreensShowControls:
+    """wall: terminal output — the screens the later lanes added follow the same rule."""
+
+    def test_a_child_line_shows_escapes_in_the_models_description(self):
+        """A sub-agent's description comes from the model: its ESC and newline are made visible."""
+        from agent_tui.ui.widgets.child_lines import ChildState
+
+        child = ChildState("s_1", "look\x1b[2J\x1b[1Ginto\nit", started=0.0)
+        running = child.line().plain
+        child.ended, child.state, child.folded = 1.0, "completed", "completed · 1.0 s"
+        for plain in (running, child.line().plain):
+            assert "\x1b" not in plain and "\n" not in plain
+            assert "␛[2J" in plain and "⏎" in plain

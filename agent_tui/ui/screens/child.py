@@ -16,6 +16,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Label, Static
 
 from agent_tui.ui.screens.dialogs import Dialog
+from agent_tui.visible_text import visible
 
 if TYPE_CHECKING:
     from agent_tui.store import Store
@@ -36,7 +37,10 @@ class ChildScreen(Dialog):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="child", classes="dialog"):
-            yield Label(Text(f"sub-agent: {self.description}  ·  {self.session_id}"), classes="dialog-title")
+            yield Label(
+                Text(f"sub-agent: {visible(self.description, one_line=True)}  ·  {self.session_id}"),
+                classes="dialog-title",
+            )
             yield Static("", id="child-meter")
             with VerticalScroll(id="child-transcript"):
                 yield Static("", id="child-body")
@@ -59,5 +63,5 @@ class ChildScreen(Dialog):
         self.query_one("#child-meter", Static).update(Text(meter))
         if len(lines) != self._shown:
             self._shown = len(lines)
-            self.query_one("#child-body", Static).update(Text("\n".join(lines[-2000:])))
+            self.query_one("#child-body", Static).update(Text(visible("\n".join(lines[-2000:]))))
             self.query_one("#child-transcript", VerticalScroll).scroll_end(animate=False)

@@ -14,6 +14,8 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, OptionList
 from textual.widgets.option_list import Option
 
+from agent_tui.visible_text import visible
+
 if TYPE_CHECKING:
     from agent_tui.agent.rewind import RewindPoint
 
@@ -60,7 +62,11 @@ class RewindScreen(ModalScreen["tuple[RewindPoint, str] | None"]):
         table: DataTable[str] = self.query_one(DataTable)
         table.add_columns("#", "your message")
         for number, point in enumerate(self.points):
-            table.add_row(str(point.seq or point.index + 1), one_line(point.text), key=str(number))
+            table.add_row(
+                str(point.seq or point.index + 1),
+                visible(one_line(point.text), one_line=True),
+                key=str(number),
+            )
         table.move_cursor(row=len(self.points) - 1)
         table.focus()
 
@@ -68,7 +74,9 @@ class RewindScreen(ModalScreen["tuple[RewindPoint, str] | None"]):
     def _message_chosen(self, event: DataTable.RowSelected) -> None:
         self.chosen = self.points[int(str(event.row_key.value))]
         self.query_one(DataTable).display = False
-        self.query_one("#rewind-title", Label).update(f"Rewind to before: {one_line(self.chosen.text, 60)}")
+        self.query_one("#rewind-title", Label).update(
+            f"Rewind to before: {visible(one_line(self.chosen.text, 60), one_line=True)}"
+        )
         scope = self.query_one(OptionList)
         scope.display = True
         scope.highlighted = 0

@@ -21,6 +21,7 @@ from textual.widgets import Static
 
 from agent_tui.agent import events as ev
 from agent_tui.ui.widgets.chat_items import spinner_frame
+from agent_tui.visible_text import visible
 
 if TYPE_CHECKING:
     from agent_tui.ui.widgets.chat import ChatPane
@@ -48,12 +49,24 @@ class ChildState:
         elapsed = (self.ended or time.monotonic()) - self.started
         if self.ended is not None:
             mark = FINISHED_MARKS.get(self.state.split(":")[0], "■")
-            return Text.assemble("  ↳ ", (mark, "bold"), " ", (self.description, "bold"), "  ", self.folded)
+            return Text.assemble(
+                "  ↳ ",
+                (mark, "bold"),
+                " ",
+                (visible(self.description, one_line=True), "bold"),
+                "  ",
+                self.folded,
+            )
         parts = [self.state, f"{elapsed:.1f} s", f"{self.tokens:,} tokens"]
         if self.context is not None:
             parts.append(f"context {self.context:.0%}")
         return Text.assemble(
-            "  ↳ ", spinner_frame(), " ", (self.description, "bold"), "  ", " · ".join(parts)
+            "  ↳ ",
+            spinner_frame(),
+            " ",
+            (visible(self.description, one_line=True), "bold"),
+            "  ",
+            " · ".join(parts),
         )
 
 
