@@ -42,6 +42,21 @@ def samples(budget) -> list[ev.AgentEvent]:
         ev.CompactionProgress("tool_clearing"),
         ev.CompactionFinished(result),
         ev.TurnFinished("hello", stop_reason="max_steps"),
+        ev.HookRan("PreToolUse", "no-rm.sh", 2, 0.1, "blocked", "rm is not allowed"),
+        ev.SubagentEvent("s_child", "s_x", "c9", "find the parser", ev.TextDelta("child text")),
+        ev.SubagentFinished(
+            "s_child",
+            "s_x",
+            "c9",
+            "find the parser",
+            "completed",
+            None,
+            "ctx://p/s_child/messages:1-3",
+            None,
+            TokenUsage(input=5, output=1),
+            None,
+            0.5,
+        ),
     ]
 
 

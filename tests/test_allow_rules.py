@@ -14,7 +14,11 @@ from tests.agent_fixtures import collect, make_config, of_type
 
 class TestRulesFile:
     def test_add_keeps_comments_and_other_settings(self, tmp_path):
-        cfg = tmp_path / ".agent-tui.toml"
+        """A rule goes to the git-ignored local file, whose comments and other settings stay; the
+        shared .agent-tui.toml is not touched."""
+        shared = tmp_path / ".agent-tui.toml"
+        shared.write_text('[model]\nname = "shared"\n')
+        cfg = tmp_path / ".agent-tui.local.toml"
         cfg.write_text(
             '# my project\n[model]\nname = "x"  # chosen\n\n[tools]\n'
             'bash_timeout = 30.0\nallow = ["edit_file"]\n\n[ui]\ntheme = "agent-light"\n'
@@ -25,6 +29,7 @@ class TestRulesFile:
         data = tomllib.loads(text)
         assert data["tools"] == {"bash_timeout": 30.0, "allow": ["edit_file", "bash:git status"]}
         assert data["ui"]["theme"] == "agent-light"
+        assert shared.read_text() == '[model]\nname = "shared"\n'
 
     def test_add_to_a_file_without_tools_then_remove(self, tmp_path):
         (tmp_path / ".agent-tui.toml").write_text('[model]\nname = "x"\n')

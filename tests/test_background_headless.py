@@ -112,7 +112,7 @@ class TestBackgroundSignals:
         """SIGTERM, SIGHUP or SIGKILL (the watchdog) of `run` while a background command runs:
         its group dies with the agent, and the next `run --continue` tells the model it was lost."""
         db = tmp_path / "s.db"
-        command, fifo, marker = long_command(tmp_path)
+        command, fifo, marker = long_command(workspace)  # the sandbox empties /tmp outside it
         server.enqueue(
             Reply(tool_calls=[("bash", {"command": command, "background": True})]),
             Reply(hang=True),  # the run is mid-turn when the signal comes

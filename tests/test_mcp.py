@@ -45,8 +45,9 @@ def everything_server() -> dict:
 
 
 @pytest.fixture
-def git_repo(tmp_path) -> Path:
-    repo = tmp_path / "repo"
+def git_repo(workspace) -> Path:
+    # Inside the workspace: the sandbox shows a server nothing of /tmp outside it (SECURITY.md).
+    repo = workspace / "repo"
     repo.mkdir()
     env = {
         **os.environ,

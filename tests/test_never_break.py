@@ -147,9 +147,9 @@ class TestOversizeMessage:
     async def test_compact_fits_an_old_message_that_cannot_fit(self, tmp_path, workspace):
         """A session saved with one message bigger than the window (the meter read 181%):
         /compact stores it whole, the model gets a view, and the next turn goes through."""
-        with FakeOpenAI(window=4608) as small:  # a small window with room for every built-in tool
+        with FakeOpenAI(window=5120) as small:  # a small window with room for every built-in tool
             svc = await build_services(
-                make_config(small, tmp_path / "s.db", window=4608), workspace=workspace
+                make_config(small, tmp_path / "s.db", window=5120), workspace=workspace
             )
             try:
                 session = await svc.new_session()

@@ -70,7 +70,9 @@ def write_user_config(text: str) -> None:
 
 
 def run_json(prompt: str, server: FakeOpenAI, db, workspace, *extra: str) -> list[dict]:
-    done = run_cli(["run", prompt, "--yes", "--json", *extra, *flags(server, db, window=8192)], workspace)
+    done = run_cli(
+        ["run", prompt, "--yes", "--json", *extra, *flags(server, db, window=server.window)], workspace
+    )
     assert done.returncode == 0, done.stderr
     return [json.loads(line) for line in done.stdout.splitlines()]
 
@@ -120,9 +122,10 @@ def test_newest_user_messages_survive_a_summary_verbatim(workspace, tmp_path):
     """With keep_user_messages_tokens (default on), the retain block carries the user's own
     words: the fact stays in the window through the same compactions."""
     write_user_config("[compaction]\ntool_clearing = false\npruning = false\n")
-    model = Model(rows=120)  # steps small enough that a summary alone fits the 8k window
+    model = Model(rows=120)  # steps small enough that a summary alone fits the window
     db = tmp_path / "keep.db"
-    with FakeOpenAI(window=8192, responder=model) as server:
+    # 8k plus the ~420 tokens wave 3 added to the built-in tools' descriptions.
+    with FakeOpenAI(window=8704, responder=model) as server:
         run_json(f"Please remember: the deploy code is {FACT}.", server, db, workspace)
         work = run_json("Now run the listings.", server, db, workspace, "--continue")
         done = compactions(work)

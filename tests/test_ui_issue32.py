@@ -186,7 +186,8 @@ class TestResumedLines:
 
         (workspace / "a.txt").write_text("old\n")
         server.enqueue(
-            Reply(tool_calls=[("edit_file", {"path": "a.txt", "old": "old", "new": "new"})]), Reply(text="ok")
+            Reply(tool_calls=[("edit_file", {"path": "a.txt", "old_string": "old", "new_string": "new"})]),
+            Reply(text="ok"),
         )
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:

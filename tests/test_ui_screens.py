@@ -73,14 +73,22 @@ class TestApproval:
 
 class TestDialogs:
     async def test_help_names_the_log_file(self):
-        """/help lists keys, commands and where the log file is."""
+        """/help lists keys, commands and where the log file is; the lists scroll below the log
+        line, which stays in view."""
+        from textual.containers import VerticalScroll
+
         app = Host()
         async with app.run_test(size=(120, 36)) as pilot:
             app.push_screen(HelpScreen())
             await pilot.pause()
             text = screen_text(app)
-            assert "/compact [instructions]" in text and "Ctrl+T" in text
-            assert "Log file: " in text
+            assert "Ctrl+T" in text and "Log file: " in text
+            scroll = app.screen.query_one(VerticalScroll)
+            heading = next(w for w in scroll.query(Static) if "Commands" in str(w.content))
+            scroll.scroll_to_widget(heading, animate=False, top=True)
+            await pilot.pause()
+            text = screen_text(app)
+            assert "/compact [instructions]" in text and "Log file: " in text
             log_line = app.screen.query_one("#help-log", Static).content
             assert str(paths.log_file()) in str(log_line)
             await pilot.press("escape")

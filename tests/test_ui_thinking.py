@@ -19,7 +19,7 @@ from agent_tui.ui.widgets.thinking import ThinkingItem
 from testkit.fake_openai import Reply
 from tests.agent_fixtures import make_config
 from tests.test_ui_app_chat import send
-from tests.ui_helpers import make_app, screen_text, settle, until
+from tests.ui_helpers import make_app, printed, screen_text, settle, until
 
 THOUGHT = (
     "The user asks about the cart. First I should recall how totals are computed, then check "
@@ -203,9 +203,10 @@ class TestEffortCommand:
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
             await send(pilot, "/effort")
-            await until(pilot, lambda: "Reasoning: off" in notices(app), what="the setting")
+            # Command output is a block in the chat (ui/command_output.py), not a toast.
+            await until(pilot, lambda: "Reasoning: off" in printed(app), what="the setting")
             await send(pilot, "/effort high")
-            await until(pilot, lambda: "effort high" in notices(app), what="the change")
+            await until(pilot, lambda: "effort high" in printed(app) + notices(app), what="the change")
             assert app.view.session.provider.reasoning.effort == "high"
             await send(pilot, "think hard")
             await settle(pilot)

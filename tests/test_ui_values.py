@@ -34,8 +34,9 @@ class TestSlash:
         assert slash.unknown_command("/help") is None
 
     def test_completions_by_prefix(self):
-        """`/c` offers compact and context; a typed space ends completion."""
-        assert [c.name for c in slash.completions("/c")] == ["compact", "context"]
+        """`/c` offers every command starting with c, in the registry's order; a typed space ends
+        completion."""
+        assert [c.name for c in slash.completions("/c")] == ["compact", "context", "clear", "cost", "config"]
         assert slash.completions("/compact now") == []
         assert len(slash.completions("/")) == len(slash.COMMANDS)
 

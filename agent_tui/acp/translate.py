@@ -168,6 +168,17 @@ class TurnUpdates:
             case ev.TurnFinished(stop_reason=reason):
                 self.stop_reason = STOP_REASONS.get(reason, "end_turn")
                 return []
+            case ev.HookRan():
+                from agent_tui.hooks.runner import describe
+
+                return [notice(describe(event))]
+            case ev.SubagentEvent():
+                # The child's own turn stays in its session (readable by its transcript ref); the
+                # editor follows it through the parent's `task` card, finished below.
+                return []
+            case ev.SubagentFinished(description=description, state=state, reason=why, transcript=uri):
+                said = f"{state}: {why}" if why else state
+                return [update_tool_call(event.call_id, title=f"sub-agent “{description}” {said} · {uri}")]
         log.warning("no ACP update for event %s", type(event).__name__)
         return []
 

@@ -205,9 +205,9 @@ MIGRATIONS: list[Migration] = [
     ("transcript_recall", transcript_recall),
     ("session_leases", session_leases),
     ("session_parents", session_parents),
-    ("recall_stemming", recall_stemming),
     ("background_commands", background_commands),
     ("forked_from", forked_from),
+    ("recall_stemming", recall_stemming),  # last: a test re-runs it on an older file
 ]
 
 
