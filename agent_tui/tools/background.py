@@ -32,10 +32,10 @@ from agent_tui.tools.bash import (
     Launch,
     _format_seconds,
     _group_alive,
-    _HeadTail,
     _OutputCap,
     terminate_group,
 )
+from agent_tui.tools.head_tail import HeadTail
 from agent_tui.units import human_size
 
 if TYPE_CHECKING:
@@ -66,7 +66,7 @@ class Shell:
     ended: float | None = None
     status: str = ""
     """Sandbox notes about how it ended."""
-    unread: _HeadTail = field(default_factory=lambda: _HeadTail(UNREAD_BYTES))
+    unread: HeadTail = field(default_factory=lambda: HeadTail(UNREAD_BYTES))
     lines_read: int = 0
     """Lines of its output shown by bash_output so far."""
     received: int = 0
@@ -342,7 +342,7 @@ class BackgroundShells:
                 pass
         if shell.blob is not None:
             await shell.blob.flush()
-        new, shell.unread = shell.unread, _HeadTail(UNREAD_BYTES)
+        new, shell.unread = shell.unread, HeadTail(UNREAD_BYTES)
         body = new.text() if new.total else "(no new output)"
         lines = shell.blob.ref().line_count if shell.blob is not None else 0
         parts = [

@@ -23,6 +23,7 @@ from typing import Any
 
 from agent_tui import children
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
+from agent_tui.tools.head_tail import HeadTail
 from agent_tui.tools.sandbox import BlockScan, Sandbox
 
 log = logging.getLogger(__name__)
@@ -120,36 +121,6 @@ class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):
 
 def _format_seconds(seconds: float) -> str:
     return f"{seconds:.1f} s" if seconds < 100 else f"{seconds:.0f} s"
-
-
-class _HeadTail:
-    """Keeps at most `limit` bytes of a stream: its head and its tail, counting what was dropped."""
-
-    def __init__(self, limit: int) -> None:
-        self.head_limit = limit // 2
-        self.tail_limit = limit - self.head_limit
-        self.head = bytearray()
-        self.tail = bytearray()
-        self.total = 0
-
-    def add(self, chunk: bytes) -> None:
-        self.total += len(chunk)
-        room = self.head_limit - len(self.head)
-        if room > 0:
-            self.head += chunk[:room]
-            chunk = chunk[room:]
-        if chunk:
-            self.tail += chunk
-            if len(self.tail) > self.tail_limit:
-                del self.tail[: len(self.tail) - self.tail_limit]
-
-    def text(self) -> str:
-        omitted = self.total - len(self.head) - len(self.tail)
-        head = self.head.decode("utf-8", "replace")
-        tail = self.tail.decode("utf-8", "replace")
-        if omitted <= 0:
-            return head + tail
-        return f"{head}\n[… {omitted} bytes of output omitted …]\n{tail}"
 
 
 class _OutputCap:
@@ -426,7 +397,7 @@ class BashTool:
             while not (cap and cap.hit) and await read():  # an offload that stopped early must
                 pass  # not leave the command blocked on a full pipe
             return ref, "", total
-        kept = _HeadTail(ctx.max_message_bytes)
+        kept = HeadTail(ctx.max_message_bytes)
         async for chunk in chunks():
             kept.add(chunk)
         return None, kept.text(), total

@@ -1,9 +1,8 @@
 """The head and the tail of a stream of bytes, in bounded memory.
 
 What a reader of a long output needs most is how it started and how it ended; the middle is
-counted, not kept. Used where an output cannot go to the store (agent/lost_writes.py). bash.py
-keeps its own copy (`_HeadTail`) until the background lane's rewrite of it lands: it can import
-this one then.
+counted, not kept. A command's inline output (bash.py), a background command's unread part
+(background.py) and an output the store could not take (agent/lost_writes.py) all keep one.
 """
 
 from __future__ import annotations
