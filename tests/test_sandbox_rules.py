@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -118,7 +119,8 @@ class TestFileTools:
 
 class TestMcp:
     async def test_mcp_server_runs_inside_the_sandbox_unless_trusted(self, bwrap, ws, tmp_path):
-        script = str(Path(__file__).with_name("sandbox_mcp_server.py"))
+        # A copy in the workspace: the checkout may sit in /tmp, which the sandbox empties.
+        script = str(shutil.copy(Path(__file__).with_name("sandbox_mcp_server.py"), ws / "mcp_server.py"))
         table = {
             "boxed": {"command": sys.executable, "args": [script]},
             "trusted": {"command": sys.executable, "args": [script], "sandbox": False},

@@ -296,6 +296,9 @@ class Sandbox:
         for path in meta.paths:  # git metadata in an emptied folder: readable, as before
             if not view.within(path, [ws]) and view.within(path, folders) and path.exists():
                 cmd += ["--ro-bind", str(path), str(path)]
+        for path in view.own_installation():
+            if path.exists() and view.within(path, emptied) and not view.within(path, [ws, tmp]):
+                cmd += ["--ro-bind", str(path), str(path)]
         for folder in emptied:
             cmd += ["--remount-ro", str(folder)]
         for name in view.unset_names(sockets):

@@ -214,6 +214,15 @@ def socket_folders(environ: Mapping[str, str] | None = None) -> list[Path]:
     return found
 
 
+def own_installation() -> list[Path]:
+    """Where the Python that runs agent-tui lives (its venv and the base interpreter). Kept
+    readable when it sits in an emptied folder (a checkout in /tmp): commands and MCP servers
+    installed beside agent-tui run from there, and an interpreter's prefix holds no secrets."""
+    import sys
+
+    return list(dict.fromkeys(Path(os.path.realpath(p)) for p in (sys.prefix, sys.base_prefix)))
+
+
 def _within(path: Path, folder: Path) -> bool:
     inner, outer = str(path), str(folder)
     return inner == outer or inner.startswith(outer.rstrip("/") + "/")
