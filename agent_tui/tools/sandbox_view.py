@@ -215,12 +215,17 @@ def socket_folders(environ: Mapping[str, str] | None = None) -> list[Path]:
 
 
 def own_installation() -> list[Path]:
-    """Where the Python that runs agent-tui lives (its venv and the base interpreter). Kept
-    readable when it sits in an emptied folder (a checkout in /tmp): commands and MCP servers
-    installed beside agent-tui run from there, and an interpreter's prefix holds no secrets."""
+    """Where agent-tui itself lives: the Python that runs it (its venv and the base interpreter)
+    and the folder holding the `agent_tui` package (site-packages, or a source checkout). Kept
+    readable when one sits in an emptied folder (a checkout in /tmp): commands and MCP servers
+    installed beside agent-tui run from there, and none of these holds a user's secrets."""
     import sys
 
-    return list(dict.fromkeys(Path(os.path.realpath(p)) for p in (sys.prefix, sys.base_prefix)))
+    import agent_tui
+
+    package_home = Path(agent_tui.__file__).resolve().parent.parent
+    found = [Path(os.path.realpath(p)) for p in (sys.prefix, sys.base_prefix)] + [package_home]
+    return list(dict.fromkeys(found))
 
 
 def _within(path: Path, folder: Path) -> bool:
