@@ -399,28 +399,6 @@ class TestFindInChat:
             await pilot.press(*"x", "home")
             assert app.view.prompt.text == "x"  # with text, Home moves in the input
 
-    async def test_a_resize_keeps_the_reading_place(self, server, config, workspace):
-        """Resizing the terminal lost the scroll position: the message at the top stays there."""
-        app = await self._long_session(server, config, workspace, words=60)
-        async with app.run_test(size=(120, 36)) as pilot:
-            await settle(pilot)
-            chat = app.view.chat
-            item = await chat.reveal(
-                chat.entries.index(next(e for e in chat.entries if "answer 20" in e.text))
-            )
-            await until(pilot, lambda: not chat._loading_older, what="older entries mounted")
-            await pilot.pause()
-
-            def at_top() -> bool:
-                top = chat._top_item()
-                return top is not None and top[0] is item
-
-            chat.scroll_to(y=item.virtual_region.y, animate=False, immediate=True)
-            await until(pilot, at_top, what="the message at the top")
-            await pilot.resize_terminal(70, 24)
-            await until(pilot, lambda: chat.size.width < 70, what="the resize")
-            await until(pilot, at_top, timeout=5, what="the same message at the top after the resize")
-
 
 class TestBackgroundTab:
     async def test_a_busy_background_tab_says_so(self, server, config, workspace):
