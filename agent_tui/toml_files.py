@@ -1,8 +1,8 @@
 """Reading a TOML settings file, and the error every configuration problem is phrased as.
 
-Apart from config.py so that modules config.py itself consults while layering (the hook sources,
+Apart from the config package so that modules it consults while layering (the hook sources,
 which list a project's withheld hooks) can read TOML and raise the same error without importing
-config.py back.
+the config package back.
 """
 
 from __future__ import annotations

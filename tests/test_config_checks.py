@@ -11,9 +11,12 @@ import typing
 
 import pytest
 
-from agent_tui import config as config_mod
 from agent_tui.config import ConfigError, load_config
-from agent_tui.config_checks import RANGES, allow_rule_problem
+from agent_tui.config.checks import SPECS
+from agent_tui.config.coerce import HINTS
+from agent_tui.permission_rules import AllowRule
+
+allow_rule_problem = AllowRule.problem
 
 
 def write_user_config(home, text: str | bytes):
@@ -67,12 +70,12 @@ class TestRanges:
     def test_every_number_has_a_range(self):
         """No int or float key is left without a range (new keys must add one)."""
         numeric = set()
-        for section, hints in config_mod._HINTS.items():
+        for section, hints in HINTS.items():
             for key, tp in hints.items():
                 args = set(typing.get_args(tp)) or {tp}
                 if args & {int, float}:
                     numeric.add(f"{section}.{key}")
-        assert numeric - set(RANGES) == set()
+        assert {key for key in numeric if SPECS[key].range is None} == set()
 
     def test_defaults_are_in_range(self, tmp_path):
         """The shipped defaults pass their own ranges."""
@@ -81,6 +84,78 @@ class TestRanges:
     def test_command_line_value_names_the_command_line(self, tmp_path):
         with pytest.raises(ConfigError, match=r"^command line: model.context_window = 10 is out of range"):
             load_config(overrides={"model": {"context_window": 10}}, cwd=tmp_path, env={})
+
+
+class TestOneSetOfBounds:
+    """config.py's own checks and config_checks.RANGES disagreed on three keys; one declaration
+    per key now decides, whichever end of it is crossed."""
+
+    @pytest.mark.parametrize(
+        ("section", "key", "value", "expected"),
+        [
+            ("compaction", "target_ratio", "1.0", "between 0 and 1 (not 0 or 1)"),
+            ("compaction", "target_ratio", "0.0", "between 0 and 1 (not 0 or 1)"),
+            ("model", "thinking_budget_tokens", "500", "0 (off) or between 1024 and 1e+06 tokens"),
+            ("model", "thinking_budget_tokens", "2000000", "0 (off) or between 1024 and 1e+06 tokens"),
+            ("model", "context_window", "100", "between 256 and 1e+08 tokens"),
+        ],
+    )
+    def test_each_end_of_a_disputed_key_is_one_message(
+        self, isolated_home, tmp_path, section, key, value, expected
+    ):
+        """Both ends of each key the two validators disagreed on give the same kind of line."""
+        path = write_user_config(isolated_home, f"[{section}]\n{key} = {value}\n")
+        with pytest.raises(ConfigError) as err:
+            load_config(cwd=tmp_path, env={})
+        assert (
+            str(err.value)
+            == f"{path}: {section}.{key} = {float(value) if '.' in value else int(value)!r} is out of range: must be {expected}"
+        )
+
+    @pytest.mark.parametrize(
+        ("section", "key", "value"),
+        [
+            ("compaction", "target_ratio", "0.99"),
+            ("model", "thinking_budget_tokens", "0"),
+            ("model", "thinking_budget_tokens", "1024"),
+            ("model", "context_window", "256"),
+        ],
+    )
+    def test_inside_the_declared_range_loads(self, isolated_home, tmp_path, section, key, value):
+        """The values just inside a disputed range are accepted by the one pass."""
+        write_user_config(isolated_home, f"[{section}]\n{key} = {value}\n")
+        loaded = load_config(cwd=tmp_path, env={})
+        assert str(getattr(getattr(loaded.config, section), key)) == value
+
+    @pytest.mark.parametrize(
+        ("section", "key", "value", "message"),
+        [
+            (
+                "store",
+                "recall_scope",
+                '"everything"',
+                'store.recall_scope must be "project" or "all", got \'everything\'',
+            ),
+            (
+                "provider",
+                "transport",
+                '"curl"',
+                'provider.transport must be "auto" or "litellm", got \'curl\'',
+            ),
+            (
+                "model",
+                "reasoning_effort",
+                '"max"',
+                "model.reasoning_effort must be one of minimal, low, medium, high, got 'max'",
+            ),
+        ],
+    )
+    def test_choices_keep_their_messages(self, isolated_home, tmp_path, section, key, value, message):
+        """A value outside a key's declared choices reads as it did before the schema."""
+        write_user_config(isolated_home, f"[{section}]\n{key} = {value}\n")
+        with pytest.raises(ConfigError) as err:
+            load_config(cwd=tmp_path, env={})
+        assert str(err.value) == message
 
 
 class TestAllowRules:

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-SHELL_META = re.compile(r"[;&|`<>\n\r]|\$\(")
-"""Chaining, pipes, backgrounding, substitution and redirection: what may not follow a prefix."""
+# What may not follow a prefix: defined with the rule type that matches prefixes.
+from agent_tui.permission_rules import SHELL_META as SHELL_META
 
 RUNNERS: tuple[str, ...] = (
     "uv run",

@@ -1,0 +1,182 @@
+"""One approval rule as a value (parse, match, format) and the set of rules a session holds.
+
+A rule is `edit_file` (a tool), `bash:git status` (a command prefix, `*` globs) or, for an "allow
+for this session" answer without a prefix, `bash:=make && make install` (exactly that command).
+The same type is read from the config files, checked by the config's validation pass, granted by
+the approval's answers, listed and revoked by /permissions and written by "Always". Each rule in a
+`RuleSet` carries the tier it came from: the user's config, the project's `.agent-tui.toml`, its
+git-ignored `.agent-tui.local.toml`, or this session.
+
+A bash rule is a command prefix, never a loophole: a command that chains, substitutes or
+redirects beyond the prefix (`git status; rm -rf /`) does not match it. Plain data: no layer of
+the program is imported here, so the config can check rules with it.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+SHELL_META = re.compile(r"[;&|`<>\n\r]|\$\(")
+"""Chaining, pipes, backgrounding, substitution and redirection: what may not follow a prefix."""
+
+Tier = Literal["user", "project", "local", "session"]
+"""Where a rule came from: the user's config (or the command line), the project's shared file,
+its local file (where "Always" writes), or an answer given in this session."""
+
+TIERS: tuple[Tier, ...] = ("user", "project", "local", "session")
+
+_TOOL_NAME = re.compile(r"[A-Za-z0-9_.\-]+\*?")
+_SHELL_WORDS = ("bash", "shell", "sh", "cmd", "command", "run")
+
+
+class RuleError(ValueError):
+    """Text that is not a rule; the message says what was probably meant."""
+
+
+def normalize_command(command: str) -> str:
+    """The form rules match against: trimmed, runs of spaces and tabs as one space. Newlines stay:
+    they separate commands."""
+    return re.sub(r"[ \t]+", " ", command.strip())
+
+
+def bash_prefix_matches(prefix: str, command: str) -> bool:
+    """Whether the rule `bash:<prefix>` covers `command`.
+
+    `prefix` matches a command equal to it or starting with it plus a space; with a `*` it is a
+    glob. Either way, what follows the literal part of the rule may not chain, pipe, substitute
+    or redirect.
+    """
+    prefix, command = normalize_command(prefix), normalize_command(command)
+    if not prefix:
+        return False
+    if "*" in prefix:
+        literal = prefix[: prefix.index("*")]
+        if not command.startswith(literal) or not fnmatch.fnmatchcase(command, prefix):
+            return False
+        rest = command[len(literal) :]
+    elif command == prefix:
+        return True
+    elif command.startswith(prefix + " "):
+        rest = command[len(prefix) :]
+    else:
+        return False
+    return not SHELL_META.search(rest)
+
+
+@dataclass(frozen=True)
+class AllowRule:
+    """A tool allowed whole, or a bash command prefix, or one exact bash command."""
+
+    tool: str
+    prefix: str | None = None
+    """For bash: the command prefix (may glob with `*`)."""
+    exact: str | None = None
+    """For bash: exactly this command (normalized); only session answers make these."""
+
+    @staticmethod
+    def problem(text: str) -> str | None:
+        """Why `text` can never match as a rule, with the likely intended rule; None when it is fine."""
+        text = text.strip()
+        tool, sep, pattern = text.partition(":")
+        tool, pattern = tool.strip(), pattern.strip()
+        if not text:
+            return 'empty rule: use a tool name ("edit_file") or "bash:PREFIX" ("bash:git status")'
+        if not sep:
+            if _TOOL_NAME.fullmatch(text):
+                return None
+            return f'{text!r} is not a tool name; did you mean "bash:{text}"?'
+        if tool == "bash":
+            return None if pattern else 'rule "bash:" needs a command prefix, e.g. "bash:git status"'
+        if tool.lower() in _SHELL_WORDS:
+            return f'did you mean "bash:{pattern}"?'
+        return f'only "bash:" takes a prefix; did you mean "{tool}" or "bash:{pattern}"?'
+
+    @classmethod
+    def parse(cls, text: str) -> AllowRule:
+        """The rule `text` spells (as `format` writes it); RuleError with a hint otherwise."""
+        problem = cls.problem(text)
+        if problem is not None:
+            raise RuleError(problem)
+        tool, sep, pattern = text.strip().partition(":")
+        tool, pattern = tool.strip(), pattern.strip()
+        if not sep:
+            return cls(tool)
+        if pattern.startswith("=") and normalize_command(pattern[1:]):
+            return cls(tool, exact=normalize_command(pattern[1:]))
+        return cls(tool, prefix=pattern)
+
+    @classmethod
+    def for_command(cls, prefix: str | None, command: str) -> AllowRule:
+        """A bash rule from an approval's answer: its prefix, else exactly the command."""
+        if prefix and prefix.strip():
+            return cls("bash", prefix=prefix.strip())
+        if command.strip():
+            return cls("bash", exact=normalize_command(command))
+        raise RuleError("a bash rule needs a prefix or an exact command")
+
+    def matches(self, tool: str, args: Mapping[str, Any]) -> bool:
+        if tool != self.tool:
+            return False
+        if self.prefix is None and self.exact is None:
+            return True
+        command = args.get("command")
+        if not isinstance(command, str):
+            return False
+        if self.exact is not None:
+            return normalize_command(command) == self.exact
+        return bash_prefix_matches(self.prefix or "", command)
+
+    def format(self) -> str:
+        """The rule as it is written in a config file and listed by /permissions."""
+        if self.exact is not None:
+            return f"{self.tool}:={self.exact}"
+        if self.prefix is not None:
+            return f"{self.tool}:{self.prefix}"
+        return self.tool
+
+    def __str__(self) -> str:
+        return self.format()
+
+
+@dataclass
+class RuleSet:
+    """The rules that let a call run unasked, each with its tier; the first match wins, the
+    config tiers before the session's."""
+
+    _rules: list[tuple[AllowRule, Tier]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, rules: Iterable[tuple[AllowRule, Tier]]) -> RuleSet:
+        found = cls()
+        for rule, tier in rules:
+            found.add(rule, tier)
+        return found
+
+    def add(self, rule: AllowRule, tier: Tier) -> None:
+        if (rule, tier) not in self._rules:
+            self._rules.append((rule, tier))
+
+    def remove(self, rule: AllowRule) -> bool:
+        """Forget `rule` in every tier; False when no tier held it."""
+        kept = [(r, t) for r, t in self._rules if r != rule]
+        found = len(kept) != len(self._rules)
+        self._rules = kept
+        return found
+
+    def match(self, tool: str, args: Mapping[str, Any]) -> tuple[AllowRule, Tier] | None:
+        ordered = sorted(self._rules, key=lambda entry: entry[1] == "session")  # stable
+        for rule, tier in ordered:
+            if rule.matches(tool, args):
+                return rule, tier
+        return None
+
+    def entries(self) -> list[tuple[AllowRule, Tier]]:
+        """Every rule with its tier, in tier order (user, project, local, session)."""
+        return sorted(self._rules, key=lambda entry: TIERS.index(entry[1]))
+
+    def __len__(self) -> int:
+        return len(self._rules)
