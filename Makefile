@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 APP_STAMP := $(VENV)/.app-installed
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench clean constraints sandbox-deps
+.PHONY: run test bench clean constraints sandbox-deps docs
 
 # constraints.txt pins every package to the versions the tests last passed with (see `constraints`).
 $(APP_STAMP): pyproject.toml constraints.txt
@@ -41,6 +41,12 @@ test: $(STAMP) sandbox-deps
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# config.example.toml and the README's config-key and command tables are generated from the
+# declarations (agent_tui/config/schema.py, the slash-command registry); `make test` fails when the
+# committed copies are out of step (tests/test_docs_generated.py).
+docs: $(APP_STAMP)
+	$(BIN)/python -m agent_tui.docs_gen
 
 bench: $(STAMP)
 	for b in benchmarks/*.py; do $(BIN)/python $$b || exit 1; done

@@ -13,7 +13,7 @@ from testkit.import_graph import cycles, edges, layer_violations
 ROOT = Path(__file__).resolve().parent.parent
 
 LAYERS = [
-    ["__main__", "entry", "cli", "commands"],
+    ["__main__", "entry", "cli", "commands", "docs_gen"],
     ["ui", "acp", "session_tree"],
     ["autoloop"],
     ["factory"],

@@ -121,7 +121,9 @@ class AgentSettings:
 
 @dataclass(frozen=True)
 class CompactionSettings:
-    enabled: bool = field(default=True, metadata=spec("Compaction at all (`/compact` included)."))
+    enabled: bool = field(
+        default=True, metadata=spec("Compaction at all; false: never, not even `/compact`.")
+    )
     auto: bool = field(default=True, metadata=spec("Compact automatically at agent.compact_trigger."))
     model: str | None = field(
         default=None,
@@ -305,7 +307,10 @@ class McpSettings:
 
     servers: dict[str, Any] = field(
         default_factory=dict,
-        metadata=spec("`[mcp.servers.NAME]` tables with command, args, env (below).", commented=True),
+        metadata=spec(
+            "`[mcp.servers.NAME]` tables: command, args, env, sandbox, network (example below).",
+            commented=True,
+        ),
     )
     startup_timeout: float = field(
         default=20.0, metadata=spec("Seconds each server may take to start.", range=SECONDS)
@@ -331,7 +336,7 @@ class SandboxSettings:
 
     mode: str = field(
         default="workspace-write",
-        metadata=spec("workspace-write, read-only or off (see above).", choices=SANDBOX_MODES),
+        metadata=spec('Where bash commands and MCP servers run (README "Sandbox").', choices=SANDBOX_MODES),
     )
     network: bool = field(default=False, metadata=spec("Sandboxed commands may use the network."))
     auto_approve: bool = field(
@@ -393,7 +398,7 @@ class ProviderSettings:
     )
 
 
-_HOOK = spec("`[[hooks.EVENT]]` tables (matcher, command, timeout); see above.", commented=True)
+_HOOK = spec('`[[hooks.EVENT]]` tables: matcher, command, timeout (README "Hooks").', commented=True)
 
 
 @dataclass(frozen=True)
