@@ -14,10 +14,18 @@ from agent_tui.tools.permissions import (
     ApprovalDecision,
     ApprovalRequest,
     PermissionPolicy,
+    Verdict,
     bash_prefix_matches,
     headless_approver,
     suggest_prefix,
 )
+
+
+async def check(policy, *call):
+    """The policy's verdict as (allowed, detail), what these tests assert on."""
+    verdict = await policy.decide(*call)
+    return verdict.allowed, verdict.detail
+
 
 BASH = BashTool.spec
 EDIT = EditFileTool.spec
@@ -98,8 +106,8 @@ class TestPolicy:
     async def test_non_mutating_never_asks(self, tmp_path):
         """Tools that change nothing run without asking."""
         approver = Recorder()
-        allowed, _ = await PermissionPolicy(approver=approver).check(
-            "read_file", {"path": "x"}, ReadFileTool.spec, tmp_path
+        allowed, _ = await check(
+            PermissionPolicy(approver=approver), "read_file", {"path": "x"}, ReadFileTool.spec, tmp_path
         )
         assert allowed and approver.requests == []
 
@@ -107,12 +115,12 @@ class TestPolicy:
         """`edit_file` allows the tool; `bash:git status` allows that prefix and nothing chained."""
         approver = Recorder(ApprovalDecision("deny"))
         policy = PermissionPolicy(["edit_file", "bash:git status", "bash:pytest*"], approver)
-        assert (await policy.check("edit_file", {"path": "a"}, EDIT, tmp_path))[0]
-        ok, reason = await policy.check("bash", bash("git status -s"), BASH, tmp_path)
-        assert ok and reason == "allowed by rule bash:git status"
-        assert (await policy.check("bash", bash("pytest -x"), BASH, tmp_path))[0]
+        assert (await check(policy, "edit_file", {"path": "a"}, EDIT, tmp_path))[0]
+        verdict = await policy.decide("bash", bash("git status -s"), BASH, tmp_path)
+        assert verdict == Verdict(True, "rule", "allowed by rule bash:git status")
+        assert (await check(policy, "bash", bash("pytest -x"), BASH, tmp_path))[0]
         assert approver.requests == []
-        denied, message = await policy.check("bash", bash("git status; rm -rf /"), BASH, tmp_path)
+        denied, message = await check(policy, "bash", bash("git status; rm -rf /"), BASH, tmp_path)
         assert not denied and message == "Permission denied by the user for bash: git status; rm -rf /."
         assert approver.requests[0].preview == "git status; rm -rf /"
         assert approver.requests[0].suggested_prefix is None
@@ -121,20 +129,20 @@ class TestPolicy:
         """allow_session with a prefix covers later commands with that prefix only."""
         approver = Recorder(ApprovalDecision("allow_session", prefix="git log"), ApprovalDecision("deny"))
         policy = PermissionPolicy(approver=approver)
-        assert (await policy.check("bash", bash("git log -3"), BASH, tmp_path))[0]
+        assert (await check(policy, "bash", bash("git log -3"), BASH, tmp_path))[0]
         assert approver.requests[0].suggested_prefix == "git log"
-        ok, reason = await policy.check("bash", bash("git log --oneline"), BASH, tmp_path)
+        ok, reason = await check(policy, "bash", bash("git log --oneline"), BASH, tmp_path)
         assert ok and "this session" in reason and len(approver.requests) == 1
-        assert not (await policy.check("bash", bash("git log; rm x"), BASH, tmp_path))[0]
+        assert not (await check(policy, "bash", bash("git log; rm x"), BASH, tmp_path))[0]
         assert len(approver.requests) == 2
 
     async def test_session_exact_command(self, tmp_path):
         """allow_session without a prefix covers exactly that command, not all of bash."""
         approver = Recorder(ApprovalDecision("allow_session"), ApprovalDecision("deny"))
         policy = PermissionPolicy(approver=approver)
-        assert (await policy.check("bash", bash("make && make install"), BASH, tmp_path))[0]
-        assert (await policy.check("bash", bash("make && make install"), BASH, tmp_path))[0]
-        assert not (await policy.check("bash", bash("make && rm -rf /"), BASH, tmp_path))[0]
+        assert (await check(policy, "bash", bash("make && make install"), BASH, tmp_path))[0]
+        assert (await check(policy, "bash", bash("make && make install"), BASH, tmp_path))[0]
+        assert not (await check(policy, "bash", bash("make && rm -rf /"), BASH, tmp_path))[0]
         assert len(approver.requests) == 2
         with pytest.raises(ValueError):
             policy.add_session_rule("bash")
@@ -145,8 +153,8 @@ class TestPolicy:
         policy = PermissionPolicy(approver=approver)
         (tmp_path / "a.txt").write_text("x\n")
         args = {"path": "a.txt", "old_string": "x", "new_string": "y"}
-        assert (await policy.check("edit_file", args, EDIT, tmp_path))[0]
-        assert (await policy.check("edit_file", args, EDIT, tmp_path))[0]
+        assert (await check(policy, "edit_file", args, EDIT, tmp_path))[0]
+        assert (await check(policy, "edit_file", args, EDIT, tmp_path))[0]
         assert len(approver.requests) == 1
         assert "-x\n+y\n" in approver.requests[0].preview
 
@@ -154,25 +162,25 @@ class TestPolicy:
         """allow_once allows this call only."""
         approver = Recorder(ApprovalDecision("allow_once"), ApprovalDecision("deny"))
         policy = PermissionPolicy(approver=approver)
-        assert (await policy.check("bash", bash("ls"), BASH, tmp_path))[0]
-        assert not (await policy.check("bash", bash("ls"), BASH, tmp_path))[0]
+        assert (await check(policy, "bash", bash("ls"), BASH, tmp_path))[0]
+        assert not (await check(policy, "bash", bash("ls"), BASH, tmp_path))[0]
 
     async def test_write_preview_is_diff(self, tmp_path):
         """The approval request for write_file carries the diff it would apply."""
         approver = Recorder(ApprovalDecision("deny"))
         policy = PermissionPolicy(approver=approver)
-        ok, message = await policy.check(
-            "write_file", {"path": "n.txt", "content": "hi\n"}, WriteFileTool.spec, tmp_path
+        ok, message = await check(
+            policy, "write_file", {"path": "n.txt", "content": "hi\n"}, WriteFileTool.spec, tmp_path
         )
         assert not ok and message == "Permission denied by the user for write_file: n.txt."
         assert approver.requests[0].preview.startswith("--- /dev/null")
 
     async def test_headless(self, tmp_path):
         """Without an approver: denied with a hint; with yes=True: allowed."""
-        ok, message = await PermissionPolicy().check("bash", bash("rm -rf build"), BASH, tmp_path)
+        ok, message = await check(PermissionPolicy(), "bash", bash("rm -rf build"), BASH, tmp_path)
         assert not ok
         assert message == f"Permission denied for bash: rm -rf build. {HEADLESS_HINT}."
-        assert (await PermissionPolicy(yes=True).check("bash", bash("rm -rf build"), BASH, tmp_path))[0]
+        assert (await check(PermissionPolicy(yes=True), "bash", bash("rm -rf build"), BASH, tmp_path))[0]
         assert (await headless_approver(True)(ApprovalRequest("bash", {}, "", None))).action == "allow_once"
 
     async def test_concurrent_calls_ask_once(self, tmp_path):
@@ -187,8 +195,8 @@ class TestPolicy:
 
         approver = Gated(ApprovalDecision("allow_session", prefix="pytest"))
         policy = PermissionPolicy(approver=approver)
-        first = asyncio.create_task(policy.check("bash", bash("pytest -q"), BASH, tmp_path))
-        second = asyncio.create_task(policy.check("bash", bash("pytest -x"), BASH, tmp_path))
+        first = asyncio.create_task(check(policy, "bash", bash("pytest -q"), BASH, tmp_path))
+        second = asyncio.create_task(check(policy, "bash", bash("pytest -x"), BASH, tmp_path))
         await asked.wait()  # the first is asking; the second is queued behind it
         gate.set()
         assert (await first)[0] and (await second)[0]

@@ -22,6 +22,12 @@ from tests.agent_fixtures import collect, make_config, of_type
 from tests.test_sandbox import make_sandbox
 
 
+async def check(policy, *call):
+    """The policy's verdict as (allowed, detail), what these tests assert on."""
+    verdict = await policy.decide(*call)
+    return verdict.allowed, verdict.detail
+
+
 def rerun_model(target: Path):
     """Writes outside the workspace; when told the sandbox blocked it, asks to rerun unsandboxed."""
     command = f"echo done > {target}"
@@ -81,7 +87,7 @@ class TestApprovals:
             raise AssertionError("auto_approve must not ask")
 
         policy = PermissionPolicy(approver=no, sandbox=make_sandbox(ws, bwrap, auto_approve=True))
-        allowed, why = await policy.check("bash", {"command": "make"}, spec, ws)
+        allowed, why = await check(policy, "bash", {"command": "make"}, spec, ws)
         assert allowed and "sandbox" in why
         asked = []
 
@@ -93,7 +99,7 @@ class TestApprovals:
         policy = PermissionPolicy(
             approver=yes, sandbox=make_sandbox(ws, bwrap, auto_approve=True, network=True)
         )
-        assert (await policy.check("bash", {"command": "make"}, spec, ws))[0]
+        assert (await check(policy, "bash", {"command": "make"}, spec, ws))[0]
         assert asked and asked[0].sandbox == "runs sandboxed (workspace-write · network · auto-approve)"
 
 
@@ -106,14 +112,14 @@ class TestFileTools:
 
         policy = PermissionPolicy(approver=yes, sandbox=make_sandbox(ws, bwrap))
         args = {"path": ".git/hooks/pre-commit", "content": "evil"}
-        allowed, why = await policy.check("write_file", args, tools["write_file"].spec, ws)
+        allowed, why = await check(policy, "write_file", args, tools["write_file"].spec, ws)
         assert not allowed and "protected by the sandbox" in why
         edit = {"path": ".agent-tui.toml", "old_string": "project", "new_string": "evil"}
-        assert not (await policy.check("edit_file", edit, tools["edit_file"].spec, ws))[0]
+        assert not (await check(policy, "edit_file", edit, tools["edit_file"].spec, ws))[0]
         plain = {"path": "notes.txt", "content": "fine"}
-        assert (await policy.check("write_file", plain, tools["write_file"].spec, ws))[0]
+        assert (await check(policy, "write_file", plain, tools["write_file"].spec, ws))[0]
         policy = PermissionPolicy(approver=yes, sandbox=make_sandbox(ws, bwrap, mode="read-only"))
-        allowed, why = await policy.check("write_file", plain, tools["write_file"].spec, ws)
+        allowed, why = await check(policy, "write_file", plain, tools["write_file"].spec, ws)
         assert not allowed and "read-only" in why
 
 

@@ -18,6 +18,12 @@ from agent_tui.tools.prefixes import NEVER, RUNNERS, suggest_prefix
 from agent_tui.tools.protected import protected_reason
 
 
+async def check(policy, *call):
+    """The policy's verdict as (allowed, detail), what these tests assert on."""
+    verdict = await policy.decide(*call)
+    return verdict.allowed, verdict.detail
+
+
 class Answers:
     def __init__(self, *answers: ApprovalDecision) -> None:
         self.answers = list(answers)
@@ -114,18 +120,20 @@ class TestProtectedPaths:
         )
         policy = PermissionPolicy(["write_file", "edit_file"], approver=answers)
         args = {"path": ".git/config", "content": "x"}
-        assert (await policy.check("write_file", args, WriteFileTool.spec, tmp_path))[0]
-        assert (await policy.check("write_file", args, WriteFileTool.spec, tmp_path))[0]
-        allowed, message = await policy.check("edit_file", {"path": "AGENTS.md"}, EditFileTool.spec, tmp_path)
+        assert (await check(policy, "write_file", args, WriteFileTool.spec, tmp_path))[0]
+        assert (await check(policy, "write_file", args, WriteFileTool.spec, tmp_path))[0]
+        allowed, message = await check(
+            policy, "edit_file", {"path": "AGENTS.md"}, EditFileTool.spec, tmp_path
+        )
         assert not allowed and "protected" in message
         assert len(answers.requests) == 3 and "PROTECTED" in answers.requests[0].preview
         assert not (tmp_path / ".agent-tui.toml").exists()
-        assert (await policy.check("write_file", {"path": "x.txt"}, WriteFileTool.spec, tmp_path))[0]
+        assert (await check(policy, "write_file", {"path": "x.txt"}, WriteFileTool.spec, tmp_path))[0]
         assert len(answers.requests) == 3
 
     async def test_yes_covers_them(self, tmp_path):
         policy = PermissionPolicy(yes=True)
-        allowed, reason = await policy.check(
-            "write_file", {"path": ".git/hooks/x"}, WriteFileTool.spec, tmp_path
+        allowed, reason = await check(
+            policy, "write_file", {"path": ".git/hooks/x"}, WriteFileTool.spec, tmp_path
         )
         assert allowed and "--yes" in reason

@@ -11,6 +11,13 @@ from agent_tui.tools.files import EditFileTool, WriteFileTool
 from agent_tui.tools.permissions import ApprovalDecision, ApprovalRequest, PermissionPolicy
 from agent_tui.tools.protected import protected_reason
 
+
+async def check(policy, *call):
+    """The policy's verdict as (allowed, detail), what these tests assert on."""
+    verdict = await policy.decide(*call)
+    return verdict.allowed, verdict.detail
+
+
 WRITE = WriteFileTool.spec
 
 
@@ -55,7 +62,7 @@ async def test_every_write_into_git_asks_each_time(repo, path):
     approver = Always()
     policy = PermissionPolicy(["write_file", "edit_file"], approver)
     for _ in range(2):
-        allowed, _why = await policy.check("write_file", {"path": path, "content": "x"}, WRITE, repo)
+        allowed, _why = await check(policy, "write_file", {"path": path, "content": "x"}, WRITE, repo)
         assert allowed
     assert len(approver.requests) == 2 and approver.requests[0].preview.startswith("PROTECTED")
 
@@ -64,7 +71,7 @@ async def test_headless_write_to_commondir_is_refused(repo):
     """wall: protected paths — the .git/commondir plant is refused headless with only write_file allowed."""
     policy = PermissionPolicy(["write_file"])
     args = {"path": ".git/commondir", "content": "../build/cache\n"}
-    allowed, why = await policy.check("write_file", args, WRITE, repo)
+    allowed, why = await check(policy, "write_file", args, WRITE, repo)
     assert not allowed and "protected" in why
     assert not (repo / ".git" / "commondir").exists()
 
@@ -97,5 +104,5 @@ async def test_edit_into_git_asks_too(repo):
     approver = Always()
     policy = PermissionPolicy(["edit_file"], approver)
     args = {"path": ".git/info/exclude", "old_string": "a", "new_string": "b"}
-    assert (await policy.check("edit_file", args, EditFileTool.spec, repo))[0]
+    assert (await check(policy, "edit_file", args, EditFileTool.spec, repo))[0]
     assert len(approver.requests) == 1

@@ -165,7 +165,8 @@ class ToolRunner:
             with deciding(permission) as decided:
                 allowed, message = True, ""
                 if tool.spec.mutates and ask:
-                    allowed, message = await self.policy.check(call.name, args, tool.spec, self.workspace)
+                    verdict = await self.policy.decide(call.name, args, tool.spec, self.workspace)
+                    allowed, message = verdict.allowed, verdict.detail
                 if allowed and permission == "ask" and not decided.asked:
                     from agent_tui.hooks import tool_hooks
 

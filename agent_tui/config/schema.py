@@ -504,6 +504,10 @@ class Config:
     agents: AgentsSettings = field(default_factory=AgentsSettings)
     provenance: Provenance = field(default_factory=Provenance, metadata={"section": False})
 
+    def allow_tiers(self) -> list[tuple[str, Tier]]:
+        """`[tools] allow` with the tier (user, project, local) each rule came from."""
+        return [(rule, self.provenance.tier_of(rule)) for rule in self.tools.allow]
+
     def tool_output_budget(self, window: int) -> int:
         if self.tool_output.budget_tokens is not None:
             return self.tool_output.budget_tokens

@@ -50,7 +50,7 @@ def deciding(permission: str | None) -> Iterator[PreDecision]:
 def hooked_approver(inner: Approver, runner: HookRunner | None) -> Approver:
     async def approve(request: ApprovalRequest) -> ApprovalDecision:
         state = _current.get()
-        protected = request.preview.startswith("PROTECTED")
+        protected = request.protected
         if state is not None and state.permission == "allow" and not request.once_only and not protected:
             return ApprovalDecision("allow_once")
         if state is not None:

@@ -4,8 +4,11 @@ that takes effect at once (the running policy forgets it; a saved rule also leav
 
 from __future__ import annotations
 
+from contextlib import suppress
 from typing import TYPE_CHECKING
 
+from agent_tui import paths
+from agent_tui.permission_rules import AllowRule, RuleError, RuleSet, Tier
 from agent_tui.ui.command_output import show
 
 if TYPE_CHECKING:
@@ -36,13 +39,20 @@ async def run(view: SessionView, argument: str) -> None:
         else:
             view.app.notify(f"No rule {rule!r}: /permissions lists them.", severity="warning")
         return
-    rows = list(policy.grants()) if policy is not None else []
-    saved_in = {rule: path.name for rule, path in saved_rules(workspace)}
-    listed = {rule for rule, _ in rows}
-    rows += [(rule, "config") for rule in saved_in if rule not in listed]
-    lines = []
-    for rule, where in rows:
-        label = "this session" if where == "session" else saved_in.get(rule, "config")
-        lines.append(f"  {rule:<32} {label}")
+    rules = RuleSet.of(policy.rules.entries()) if policy is not None else RuleSet()
+    for text, path in saved_rules(workspace):  # saved but not in force (untrusted, or saved since)
+        tier: Tier = "local" if path.name == paths.LOCAL_CONFIG_NAME else "project"
+        with suppress(RuleError):
+            kept = AllowRule.parse(text)
+            if all(held != kept for held, _tier in rules.entries()):
+                rules.add(kept, tier)
+    lines = [f"  {rule.format():<32} {tier_label(tier)}" for rule, tier in rules.entries()]
     listing = "\n".join(lines) or "  (none: every change asks first)"
     show(view, "/permissions", f"Allowed without asking:\n{listing}\n{USAGE}")
+
+
+def tier_label(tier: Tier) -> str:
+    """Where a rule lives, as /permissions says it: the file that holds it, or this session."""
+    return {"session": "this session", "user": "config", "project": ".agent-tui.toml"}.get(
+        tier, paths.LOCAL_CONFIG_NAME
+    )
