@@ -82,6 +82,7 @@ class TestReadmeSchema:
             ("error", "kind", ev.ErrorKind),
             ("compaction_started", "reason", ev.CompactionReason),
             ("turn_finished", "stop_reason", ev.StopReason),
+            ("warning", "code", ev.NoticeCode),
         ):
             listed = re.search(rf"`{name}` \(([^)]*)\)", rows[event])
             assert listed is not None, f"{event}: README lists no values for `{name}`"

@@ -160,7 +160,9 @@ class Compactor:
         yield ev.CompactionFinished(result)
         if not result.reached_target and result.reason and not self._warned_fixed:
             self._warned_fixed = True
-            yield ev.Notice(f"Compaction could not reach its target: {result.reason}")
+            yield ev.Notice(
+                f"Compaction could not reach its target: {result.reason}", code="compaction_short"
+            )
         yield ev.BudgetMeasured(after)
 
     def _note_outcome(self, reason: ev.CompactionReason, result: CompactResult, after: ContextBudget) -> None:

@@ -135,12 +135,19 @@ class UsageReported(AgentEvent):
     """USD for the session so far; None when unknown."""
 
 
+NoticeCode = Literal["info", "denied", "compaction_short"]
+"""What a notice is about, for whoever must tell notices apart (never their words): `denied` a
+call the permission policy refused, `compaction_short` a compaction that could not reach its
+target, `info` anything else."""
+
+
 @dataclass(frozen=True)
 class Notice(AgentEvent):
     """Something the user should know that is not an error (a denial, a degraded part)."""
 
     type: ClassVar[str] = "warning"
     message: str
+    code: NoticeCode = "info"
 
 
 @dataclass(frozen=True)

@@ -373,7 +373,7 @@ class AgentSession(SessionHistory):
                         call, run.ref, run.is_error, run.summary, run.message.content or "", run.duration
                     )
                     if run.notice:
-                        yield ev.Notice(run.notice)
+                        yield ev.Notice(run.notice, code="denied" if run.denied else "info")
                     if run.denied and self.config.tools.deny_ends_turn:
                         stop_reason = "denied"
                         break

@@ -214,7 +214,7 @@ class EventRendering(_ViewBase):
     async def _on_warning(self, event: ev.Notice) -> None:
         reported = self._compaction_line
         still_over = "still over" in reported.lower()
-        if event.message.startswith("Compaction could not reach its target") and still_over:
+        if event.code == "compaction_short" and still_over:
             return  # the compaction's own line already says so: report it once
         await self.chat.add(NoticeEntry(event.message, "warning"))
 
