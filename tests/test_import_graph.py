@@ -31,7 +31,7 @@ they import no layer. The store sits above context: it renders stored outputs wi
 pure view functions, and context never reads the store."""
 
 PLAIN = ["hooks.spec", "hooks.sources", "agent.definitions"]
-"""Settings that config.py reads while layering (to list a project's withheld hooks and agent
+"""Settings that the config package reads while layering (to list a project's withheld hooks and agent
 definitions), apart from the hooks and sub-agents that run at the agent's level. The `task` tool
 runs sessions, so it sits with the agent, not with the tools below it."""
 
