@@ -21,6 +21,7 @@ from typing import Any
 
 from agent_tui import paths
 from agent_tui.config import ConfigError, read_toml
+from agent_tui.permission_rules import AllowRule, RuleError
 
 log = logging.getLogger(__name__)
 
@@ -112,11 +113,19 @@ def remove_rule(rule: str, cwd: Path | None = None) -> bool:
     removed = False
     for path in (paths.project_config_file(cwd), paths.local_config_file(cwd)):
         rules = _rules_in(path)
-        if rule in rules:
-            rules.remove(rule)
-            _write(rules, path)
+        kept = [held for held in rules if not _same_rule(held, rule)]
+        if len(kept) != len(rules):
+            _write(kept, path)
             removed = True
     return removed
+
+
+def _same_rule(held: str, wanted: str) -> bool:
+    """The file's spelling and the listed one name the same rule (spacing aside)."""
+    try:
+        return AllowRule.parse(held) == AllowRule.parse(wanted)
+    except RuleError:
+        return held == wanted
 
 
 def _keep_out_of_git(path: Path) -> None:

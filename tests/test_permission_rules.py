@@ -91,6 +91,17 @@ class TestRuleSet:
         ]
 
 
+class TestSavedRules:
+    def test_a_rule_is_removed_as_listed_whatever_its_spelling_in_the_file(self, tmp_path):
+        """/permissions lists a saved ` bash: git status` as `bash:git status`; removing it by
+        that name edits the file that holds it."""
+        from agent_tui.allow_rules import project_rules, remove_rule
+
+        (tmp_path / ".agent-tui.toml").write_text('[tools]\nallow = [" bash: git status", "edit_file"]\n')
+        assert remove_rule("bash:git status", tmp_path)
+        assert project_rules(tmp_path) == ["edit_file"]
+
+
 class TestVerdict:
     async def _decide(self, policy, tool, args, tmp_path):
         spec = {"bash": BashTool.spec, "edit_file": EditFileTool.spec, "read_file": ReadFileTool.spec}[tool]
