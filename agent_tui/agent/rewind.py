@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Literal
 
 from agent_tui.agent.undo import UndoReport, undo
 from agent_tui.messages import Message
+from agent_tui.store.branches import rewind_note
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
@@ -78,11 +79,8 @@ async def rewind(session: AgentSession, point: RewindPoint, scope: Scope) -> Rew
         last = await session.store.sessions.last_sequence(session.session_id) if session.store else 0
         if point.seq is not None and last >= point.seq:
             discarded = f"m_{point.seq}-{last}"
-        note = Message(
-            role="user",
-            kind="note",
-            content=f"[rewound by the user to before message {point.seq}; messages {discarded} are a discarded branch]",
-        )
+        first = point.seq if discarded else None
+        note = Message(role="user", kind="note", content=rewind_note(point.seq, first, last))
         # The note goes into the transcript only: the snapshot after it is what resume loads.
         await session.adopt_history(session.history[: point.index], persist=[note], snapshot=True)
     return RewindReport(point, scope, discarded, files)

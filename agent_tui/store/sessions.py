@@ -117,11 +117,18 @@ class SessionStore:
         return found[0] if found else None
 
     async def append(
-        self, session_id: str, messages: Sequence[Message], tokens: Sequence[int | None] | None = None
+        self,
+        session_id: str,
+        messages: Sequence[Message],
+        tokens: Sequence[int | None] | None = None,
+        seqs: Sequence[int] | None = None,
     ) -> builtins.list[int]:
-        """Add messages to the end of the transcript; return their sequence numbers."""
+        """Add messages to the end of the transcript; return their sequence numbers. `seqs`
+        keeps given numbers, rising and past the last (a fork keeps its source's numbering)."""
         if tokens is not None and len(tokens) != len(messages):
             raise ValueError("tokens must give one count (or None) per message")
+        if seqs is not None and len(seqs) != len(messages):
+            raise ValueError("seqs must give one number per message")
         if not messages:
             return []
         counts = list(tokens) if tokens is not None else [None] * len(messages)
@@ -136,7 +143,10 @@ class SessionStore:
             if row is None:
                 raise SessionNotFound(f"no session {session_id} to append to")
             title, last = row
-            seqs = list(range(last + 1, last + 1 + len(messages)))
+            if seqs is None:
+                seqs = list(range(last + 1, last + 1 + len(messages)))
+            elif list(seqs) != sorted(set(seqs)) or seqs[0] <= last:
+                raise StoreError(f"message numbers {list(seqs)} do not follow {last} in {session_id}")
             await conn.executemany(
                 "INSERT INTO messages (session_id, seq, message_id, role, kind, json, tokens, "
                 "created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -167,6 +177,14 @@ class SessionStore:
             "SELECT json FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq", (session_id, after_seq)
         )
         return [Message.loads(text) for (text,) in rows]
+
+    async def numbered(self, session_id: str) -> builtins.list[tuple[int, Message]]:
+        """Every message with its transcript number (a fork's numbers skip a discarded branch)."""
+        await self.get(session_id)
+        rows = await self.db.fetchall(
+            "SELECT seq, json FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
+        )
+        return [(seq, Message.loads(text)) for seq, text in rows]
 
     async def last_sequence(self, session_id: str) -> int:
         await self.get(session_id)
@@ -227,12 +245,6 @@ class SessionStore:
             "SELECT message_id, seq FROM messages WHERE session_id = ? AND role = 'user'", (session_id,)
         )
         return {message_id: seq for message_id, seq in rows}
-
-    async def fork(self, session_id: str, at: int | None = None, title: str | None = None) -> SessionInfo:
-        """A new session continuing a copy of this one (from before message `at`); see forks.py."""
-        from agent_tui.store.forks import fork_session
-
-        return await fork_session(self.db, self, session_id, at, title)
 
     async def add_cost(self, session_id: str, cost: float | None) -> None:
         """Add one reply's cost; None (an unknown price) makes the session's total unknown."""

@@ -35,7 +35,9 @@ async def open_fork(view: SessionView, at: int | None, title: str | None = None)
 
     session = view.session
     assert session is not None and session.store is not None
-    info = await session.store.sessions.fork(session.session_id, at, title)
+    from agent_tui.store.forks import fork_session
+
+    info = await fork_session(session.store.sessions, session.session_id, at, title)
     app = view.app
     assert isinstance(app, AgentApp)
     await app.add_tab(session_id=info.id)
