@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Literal
 from agent_tui.agent.undo import UndoReport, undo
 from agent_tui.messages import Message
 from agent_tui.store.branches import rewind_note
+from agent_tui.user_command_text import parse_user_command
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
@@ -62,7 +63,9 @@ async def rewind_points(session: AgentSession) -> list[RewindPoint]:
     """The user's own messages still in the live history, oldest first."""
     seqs = await session.store.sessions.user_sequences(session.session_id) if session.store else {}
     return [
-        RewindPoint(i, seqs.get(m.id), m.content or "")
+        RewindPoint(
+            i, seqs.get(m.id), f"!{ran.command}" if (ran := parse_user_command(m.content)) else m.content
+        )
         for i, m in enumerate(session.history)
         if m.role == "user" and m.kind == "chat" and isinstance(m.content, str)
     ]

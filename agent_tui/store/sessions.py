@@ -23,6 +23,7 @@ from agent_tui.store.models import SessionInfo
 from agent_tui.store.recall import Indexer
 from agent_tui.store.refs import new_session_id
 from agent_tui.store.transfer import export_session, import_session
+from agent_tui.user_command_text import parse_user_command
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +34,8 @@ _SELECT = _COLUMNS + ", CASE WHEN cost_unknown THEN NULL ELSE cost END, parent_s
 def _title_from(messages: Sequence[Message]) -> str | None:
     for message in messages:
         text = message.content or ""
+        if ran := parse_user_command(text):
+            text = f"!{ran.command}"
         if message.role == "user" and message.kind == "chat" and text.strip():
             line = text.strip().splitlines()[0].strip()
             return line if len(line) <= 60 else line[:59] + "…"
@@ -143,20 +146,19 @@ class SessionStore:
             if row is None:
                 raise SessionNotFound(f"no session {session_id} to append to")
             title, last = row
-            if seqs is None:
-                seqs = list(range(last + 1, last + 1 + len(messages)))
-            elif list(seqs) != sorted(set(seqs)) or seqs[0] <= last:
-                raise StoreError(f"message numbers {list(seqs)} do not follow {last} in {session_id}")
+            numbers = list(range(last + 1, last + 1 + len(messages))) if seqs is None else list(seqs)
+            if numbers != sorted(set(numbers)) or numbers[0] <= last:
+                raise StoreError(f"message numbers {numbers} do not follow {last} in {session_id}")
             await conn.executemany(
                 "INSERT INTO messages (session_id, seq, message_id, role, kind, json, tokens, "
                 "created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (session_id, seq, m.id, m.role, m.kind, m.dumps(), n, now)
-                    for seq, m, n in zip(seqs, messages, counts, strict=False)
+                    for seq, m, n in zip(numbers, messages, counts, strict=False)
                 ],
             )
             # Searchable by recall from the moment it is stored, in the same transaction.
-            await index_messages(conn, session_id, zip(seqs, messages, strict=True))
+            await index_messages(conn, session_id, zip(numbers, messages, strict=True))
             await conn.execute(
                 "UPDATE sessions SET updated = ?, message_count = message_count + ?, "
                 "tokens = tokens + ?, title = coalesce(title, ?) WHERE id = ?",
@@ -168,7 +170,7 @@ class SessionStore:
                     session_id,
                 ),
             )
-        return seqs
+        return numbers
 
     async def transcript(self, session_id: str, after_seq: int = 0) -> builtins.list[Message]:
         """Every message (after `after_seq`), in order."""
