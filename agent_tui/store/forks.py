@@ -37,7 +37,7 @@ async def fork_session(
     last = await sessions.last_sequence(source_id)
     if at is not None and not 1 <= at <= last + 1:
         raise StoreError(
-            f"--at must be a message number from 1 to {last + 1} ({source_id} has {last} messages)"
+            f"the fork point must be a message number from 1 to {last + 1} ({source_id} has {last} messages)"
         )
     through = last if at is None else at - 1
     branches = await discarded_branches(db, source_id)

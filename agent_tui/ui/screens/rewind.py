@@ -89,3 +89,46 @@ class RewindScreen(ModalScreen["tuple[RewindPoint, str] | None"]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+NOW: RewindPoint | None = None
+"""What ForkScreen dismisses with for its "now" row (the whole conversation)."""
+
+
+class ForkScreen(ModalScreen["tuple[RewindPoint | None] | None"]):
+    """/fork alone: your earlier messages and "now" (where the cursor starts). Dismisses with
+    (the chosen message,) or (None,) for now; None when closed."""
+
+    BINDINGS: ClassVar = [Binding("escape", "close", "Close")]
+    DEFAULT_CSS = "#fork-table { height: auto; max-height: 12; }"
+
+    def __init__(self, points: Sequence[RewindPoint]) -> None:
+        super().__init__(classes="dialog-screen")
+        self.points = list(points)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="fork", classes="dialog"):
+            yield Label("Fork a new tab from before which message?", classes="dialog-title")
+            yield DataTable(id="fork-table", cursor_type="row", zebra_stripes=True)
+            yield Label("Enter forks · Escape closes · this tab stays as it is", classes="dialog-hint")
+
+    def on_mount(self) -> None:
+        table: DataTable[str] = self.query_one(DataTable)
+        table.add_columns("#", "your message")
+        for number, point in enumerate(self.points):
+            table.add_row(
+                str(point.seq or point.index + 1),
+                visible(one_line(point.text), one_line=True),
+                key=str(number),
+            )
+        table.add_row("", "now — the whole conversation", key="now")
+        table.move_cursor(row=len(self.points))
+        table.focus()
+
+    @on(DataTable.RowSelected)
+    def _chosen(self, event: DataTable.RowSelected) -> None:
+        key = str(event.row_key.value)
+        self.dismiss((NOW if key == "now" else self.points[int(key)],))
+
+    def action_close(self) -> None:
+        self.dismiss(None)
