@@ -24,8 +24,9 @@ async def background_rows(store, session_id: str) -> list[tuple]:
 class TestExportImportRoundTrip:
     async def test_fork_source_and_background_rows_survive_a_round_trip(self, tmp_path):
         """A fork with one finished and one still-running background command, exported and
-        imported into another database: the same `forked_from`/`forked_at`, the same rows, and
-        the running one is reported lost on resume as it would have been at home."""
+        imported into another database: the same `forked_from`/`forked_at`, the same rows, the
+        same (unknown) cost, and the running one is reported lost on resume as it would have been
+        at home."""
         async with await open_store(tmp_path / "a.db") as store:
             source = await store.sessions.create("/p", "m", "source")
             await store.sessions.append(source.id, chat("one", "two", "three", "four"))
@@ -33,12 +34,15 @@ class TestExportImportRoundTrip:
             await store.background.started(fork.id, "sh_1", "make watch", "r_watch")
             await store.background.started(fork.id, "sh_2", "python -m http.server", "r_serve")
             await store.background.ended(fork.id, "sh_1", "exited", 0)
+            await store.sessions.add_cost(fork.id, 0.25)
+            await store.sessions.add_cost(fork.id, None)  # one reply of unknown price
             rows = await background_rows(store, fork.id)
             at = await store.db.fetchone("SELECT forked_at FROM sessions WHERE id = ?", (fork.id,))
             path = await store.sessions.export(fork.id, tmp_path / "fork.json")
         async with await open_store(tmp_path / "b.db") as other:
             info = await other.sessions.import_(path)
             assert info.forked_from == source.id
+            assert info.cost is None  # unknown stays unknown (it read $0.0000)
             assert await other.db.fetchone("SELECT forked_at FROM sessions WHERE id = ?", (fork.id,)) == at
             assert await background_rows(other, fork.id) == rows and len(rows) == 2
             lost = await other.background.take_lost(fork.id)

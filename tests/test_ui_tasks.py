@@ -114,6 +114,7 @@ class TestTasks:
             assert (entry.name, entry.arguments, entry.ref) == ("bash", live.arguments, live.ref)
             assert entry.ref is not None and "notes.md" in entry.body
             assert "The user ran this command" not in screen_text(again)  # nor in the tab title
+            assert "!ls" in screen_text(again)  # what the user typed, as it was shown live
             from agent_tui.agent.rewind import rewind_points
 
             assert [p.text for p in await rewind_points(again.view.session)] == ["!ls"]  # what /rewind lists

@@ -165,7 +165,8 @@ async def import_session(db: Database, path: Path) -> str:
                     )
             await conn.execute(
                 "INSERT INTO sessions (id, title, project, model, created, updated, "
-                "message_count, tokens, forked_from, forked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "message_count, tokens, forked_from, forked_at, cost, cost_unknown) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     session_id,
                     session.get("title"),
@@ -177,6 +178,8 @@ async def import_session(db: Database, path: Path) -> str:
                     sum(m.get("tokens") or 0 for m in messages),
                     session.get("forked_from"),
                     session.get("forked_at"),
+                    session.get("cost") or 0.0,
+                    1 if "cost" in session and session["cost"] is None else 0,  # None: a price was unknown
                 ),
             )
             await conn.executemany(

@@ -142,7 +142,8 @@ def entries_from_history(messages: Sequence[Message]) -> list[Entry]:
             elif message.kind in ("summary", "retain"):
                 entries.append(_summary_entry(message))
             elif ran := parse_user_command(message.content):
-                entries.append(_user_command_entry(ran))
+                # As it was shown live: what the user typed, then the command's tool line.
+                entries += [UserEntry(f"!{ran.command}"), _user_command_entry(ran)]
             else:
                 entries.append(UserEntry(message.content or ""))
         elif message.role == "assistant":
@@ -166,7 +167,7 @@ def entries_from_history(messages: Sequence[Message]) -> list[Entry]:
 
 def _user_command_entry(ran: UserCommandText) -> ToolEntry:
     """A `!command` as its live tool line showed it: the command, its output's view, the ref."""
-    state, detail, body, _ = _history_detail(Message(role="tool", content=ran.output))
+    state, detail, body, _ = _history_detail(Message(role="tool", content=ran.output.rstrip("\n")))
     if ran.ref is not None:
         detail = f"{detail} · ref {ran.ref}"
     arguments = short_arguments(json.dumps({"command": ran.command}))
