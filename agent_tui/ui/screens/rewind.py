@@ -34,6 +34,16 @@ def one_line(text: str, width: int = 70) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
+def _message_table(table: DataTable[str], points: Sequence[RewindPoint]) -> DataTable[str]:
+    """The pickers' list: each message's number (as `sessions show` gives it) and first line."""
+    table.add_columns("#", "your message")
+    for number, point in enumerate(points):
+        table.add_row(
+            str(point.seq or point.index + 1), visible(one_line(point.text), one_line=True), key=str(number)
+        )
+    return table
+
+
 class RewindScreen(ModalScreen["tuple[RewindPoint, str] | None"]):
     """Dismisses with (the chosen message, `both` / `conversation` / `files` / `fork`), or None."""
 
@@ -59,14 +69,7 @@ class RewindScreen(ModalScreen["tuple[RewindPoint, str] | None"]):
             )
 
     def on_mount(self) -> None:
-        table: DataTable[str] = self.query_one(DataTable)
-        table.add_columns("#", "your message")
-        for number, point in enumerate(self.points):
-            table.add_row(
-                str(point.seq or point.index + 1),
-                visible(one_line(point.text), one_line=True),
-                key=str(number),
-            )
+        table = _message_table(self.query_one(DataTable), self.points)
         table.move_cursor(row=len(self.points) - 1)
         table.focus()
 
@@ -113,14 +116,7 @@ class ForkScreen(ModalScreen["tuple[RewindPoint | None] | None"]):
             yield Label("Enter forks · Escape closes · this tab stays as it is", classes="dialog-hint")
 
     def on_mount(self) -> None:
-        table: DataTable[str] = self.query_one(DataTable)
-        table.add_columns("#", "your message")
-        for number, point in enumerate(self.points):
-            table.add_row(
-                str(point.seq or point.index + 1),
-                visible(one_line(point.text), one_line=True),
-                key=str(number),
-            )
+        table = _message_table(self.query_one(DataTable), self.points)
         table.add_row("", "now — the whole conversation", key="now")
         table.move_cursor(row=len(self.points))
         table.focus()
