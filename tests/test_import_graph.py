@@ -48,7 +48,6 @@ KNOWN_CYCLES: list[frozenset[str]] = [
         )
     ),
     frozenset(f"agent_tui.tools.{name}" for name in ("background", "background_note", "base", "bash")),
-    frozenset({"agent_tui.store.forks", "agent_tui.store.sessions"}),
     frozenset(
         f"agent_tui.ui.{name}"
         for name in (

@@ -13,7 +13,7 @@ from agent_tui.ui.widgets.meter import ContextMeter
 from testkit.fake_openai import Reply
 from tests.agent_fixtures import make_config
 from tests.test_ui_app_chat import send
-from tests.ui_helpers import make_app, screen_text, settle, until
+from tests.ui_helpers import make_app, notices, screen_text, settle, until
 
 
 @pytest.fixture
@@ -155,3 +155,53 @@ class TestFork:
             await send(pilot, "carry on here")
             await settle(pilot)
             assert len(source.history) == 2  # the source did not move
+
+    async def test_fork_n_forks_from_before_message_n(self, server, config, workspace):
+        """/fork 3 NAME continues a copy holding the messages before message 3 (turn 1) in a new
+        tab under that name; a number past the end is a one-line notice and opens nothing."""
+        (workspace / "a.txt").write_text("one\n")
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await three_turns(pilot, server)
+            source = app.view.session
+            await send(pilot, "/fork 99")
+            await until(pilot, lambda: "from 1 to 11" in notices(app), what="the notice")
+            assert len(app.query("SessionView")) == 1
+            await send(pilot, "/fork 3 side road")
+            await until(pilot, lambda: app.view.session is not source, what="the fork's tab")
+            await settle(pilot)
+            forked = app.view.session
+            assert forked.title == "side road"
+            assert [m.content for m in forked.history] == [
+                "first: remember the colour blue",
+                "noted: the colour is blue",
+            ]
+
+    async def test_fork_alone_opens_a_picker_of_messages_and_now(self, server, config, workspace):
+        """/fork alone lists your messages and "now"; Enter on "now" copies everything, a chosen
+        message copies what came before it."""
+        from agent_tui.ui.screens.rewind import ForkScreen
+
+        (workspace / "a.txt").write_text("one\n")
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await three_turns(pilot, server)
+            source = app.view.session
+            await send(pilot, "/fork")
+            await until(pilot, lambda: isinstance(app.screen, ForkScreen), what="the picker")
+            assert "now" in screen_text(app) and "second: make a.txt say two" in screen_text(app)
+            await pilot.press("up", "up", "enter")  # the cursor starts on "now"; up twice: the second
+            await until(pilot, lambda: app.view.session is not source, what="the fork's tab")
+            await settle(pilot)
+            assert [m.content for m in app.view.session.history if m.role == "user"] == [
+                "first: remember the colour blue"
+            ]
+            await send(pilot, "/fork")
+            await until(pilot, lambda: isinstance(app.screen, ForkScreen), what="the picker again")
+            forked = app.view.session
+            await pilot.press("enter")  # now: the whole of the (forked) conversation
+            await until(pilot, lambda: app.view.session is not forked, what="the second fork")
+            await settle(pilot)
+            assert [m.content for m in app.view.session.history] == [m.content for m in forked.history]

@@ -94,6 +94,36 @@ class TestTasks:
         content = last["content"] if isinstance(last["content"], str) else json.dumps(last["content"])
         assert "`ls`" in content and "notes.md" in content and "what is there?" in content
 
+    async def test_bang_command_is_a_tool_line_after_resume(self, server, config, workspace):
+        """A `!ls` reads back, after resume, as the tool line it was (command, output, ref),
+        not as a message the user typed; the conversation sent next still carries it."""
+        (workspace / "notes.md").write_text("x\n")
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await send(pilot, "!ls")
+            await settle(pilot)
+            live = app.query_one(ToolLine).entry
+            session_id = app.view.session.session_id
+        again = make_app(config, workspace, session_id=session_id)
+        async with again.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            lines = again.query(ToolLine)
+            assert len(lines) == 1, screen_text(again)
+            entry = lines[0].entry
+            assert (entry.name, entry.arguments, entry.ref) == ("bash", live.arguments, live.ref)
+            assert entry.ref is not None and "notes.md" in entry.body
+            assert "The user ran this command" not in screen_text(again)  # nor in the tab title
+            assert "!ls" in screen_text(again)  # what the user typed, as it was shown live
+            from agent_tui.agent.rewind import rewind_points
+
+            assert [p.text for p in await rewind_points(again.view.session)] == ["!ls"]  # what /rewind lists
+            server.enqueue(Reply(text="one file"))
+            await send(pilot, "and now?")
+            await settle(pilot)
+        last = server.requests[-1]["messages"][-1]["content"]
+        assert "`ls`" in json.dumps(last) and "notes.md" in json.dumps(last)
+
 
 class TestTasksSnapshot:
     def test_tasks_with_two_running(self, snap_compare, server, tmp_path, fixed_workspace, monkeypatch):

@@ -17,6 +17,7 @@ from acp import schema as s
 from acp.helpers import text_block, tool_content, update_tool_call
 
 from agent_tui.tools.permissions import ApprovalDecision, ApprovalRequest
+from agent_tui.tools.run_mode import background_notice
 
 if TYPE_CHECKING:
     from agent_tui.messages import ToolCall
@@ -76,6 +77,8 @@ def editor_approver(
         text = request.preview
         if request.sandbox:
             text = f"{text}\n\n({request.sandbox})"
+        if background := background_notice(request.tool, request.arguments):
+            text += f"\n\nThis command {background}."
         if request.suggested_prefix:
             text += (
                 f'\n\n"Allow for this session" covers commands starting with `{request.suggested_prefix}`.'

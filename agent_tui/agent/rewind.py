@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Literal
 
 from agent_tui.agent.undo import UndoReport, undo
 from agent_tui.messages import Message
+from agent_tui.store.branches import rewind_note
+from agent_tui.user_command_text import parse_user_command
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
@@ -61,7 +63,9 @@ async def rewind_points(session: AgentSession) -> list[RewindPoint]:
     """The user's own messages still in the live history, oldest first."""
     seqs = await session.store.sessions.user_sequences(session.session_id) if session.store else {}
     return [
-        RewindPoint(i, seqs.get(m.id), m.content or "")
+        RewindPoint(
+            i, seqs.get(m.id), f"!{ran.command}" if (ran := parse_user_command(m.content)) else m.content
+        )
         for i, m in enumerate(session.history)
         if m.role == "user" and m.kind == "chat" and isinstance(m.content, str)
     ]
@@ -78,11 +82,8 @@ async def rewind(session: AgentSession, point: RewindPoint, scope: Scope) -> Rew
         last = await session.store.sessions.last_sequence(session.session_id) if session.store else 0
         if point.seq is not None and last >= point.seq:
             discarded = f"m_{point.seq}-{last}"
-        note = Message(
-            role="user",
-            kind="note",
-            content=f"[rewound by the user to before message {point.seq}; messages {discarded} are a discarded branch]",
-        )
+        first = point.seq if discarded else None
+        note = Message(role="user", kind="note", content=rewind_note(point.seq, first, last))
         # The note goes into the transcript only: the snapshot after it is what resume loads.
         await session.adopt_history(session.history[: point.index], persist=[note], snapshot=True)
     return RewindReport(point, scope, discarded, files)

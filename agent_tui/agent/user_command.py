@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from agent_tui.agent import events as ev
 from agent_tui.messages import ToolCall
+from agent_tui.user_command_text import user_command_text
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
@@ -34,10 +35,8 @@ def user_command(text: str) -> str | None:
 
 
 def as_message_text(command: str, run: ToolRun) -> str:
-    """What the model reads: who ran what, then the output's view (with its ref and status)."""
-    ref = f" · output ref {run.ref.id}" if run.ref is not None else ""
-    output = run.message.content or "(no output)"
-    return f"[The user ran this command in the workspace: `{command}`{ref}]\n{output}"
+    """What the model reads (agent_tui/user_command_text.py)."""
+    return user_command_text(command, run.ref.id if run.ref is not None else None, run.message.content or "")
 
 
 async def run_user_command(session: AgentSession, command: str) -> AsyncIterator[ev.AgentEvent]:

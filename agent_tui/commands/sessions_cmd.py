@@ -103,7 +103,7 @@ def show(
 
     async def work(store: Store) -> tuple[Any, list[Any]]:
         info = await find_session(store, session_id)
-        return info, await store.sessions.transcript(info.id)
+        return info, await store.sessions.numbered(info.id)
 
     info, messages = run_with_store(db, work)
     if not is_piped():
@@ -113,9 +113,7 @@ def show(
             f"{info.tokens} tokens · created {fmt_time(info.created)} · updated "
             f"{fmt_time(info.updated)}"
         )
-    print_table(
-        "Transcript", ["seq", "role", "kind", "text"], [_message_row(i, m) for i, m in enumerate(messages, 1)]
-    )
+    print_table("Transcript", ["seq", "role", "kind", "text"], [_message_row(i, m) for i, m in messages])
 
 
 @app.command("export")
@@ -189,7 +187,9 @@ def fork(
 ) -> None:
     """Copy a session's conversation into a new session; prints its id for `run --session`."""
     info = run_with_store(db, lambda store: find_session(store, session_id))
-    forked = run_with_store(db, lambda store: store.sessions.fork(info.id, at, title))
+    from agent_tui.store.forks import fork_session
+
+    forked = run_with_store(db, lambda store: fork_session(store.sessions, info.id, at, title))
     typer.echo(forked.id)
 
 

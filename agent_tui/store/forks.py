@@ -3,9 +3,14 @@
 A fork is a branch of the append-only transcript, never an edit of it: the source keeps every
 message; the fork gets copies of the messages before the chosen one (all of them by default) and
 the newest snapshot that covers no more than those, so it resumes exactly as the source would
-have at that point. The fork's row names its source (`forked_from`, `forked_at`), which the
-session lists show. Outputs stay with the session that stored them; a fork reads its source's
-refs as its own (ResultStore.resolve follows `forked_from`).
+have at that point. Only the live branch is copied: a branch a rewind discarded (and the rewind's
+note) stays in the source, readable there by its range, and a message inside such a branch is
+refused as a fork point. Copies keep their source's message numbers, so a range a summary names
+(`m_12-30`) reads the same messages in the fork, and `sessions show` numbers agree.
+
+The fork's row names its source (`forked_from`, `forked_at`), which the session lists show.
+Outputs stay with the session that stored them; a fork reads its source's refs as its own
+(ResultStore.resolve follows `forked_from`).
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import json
 
 from agent_tui.messages import Message
+from agent_tui.store.branches import discarded_branches
 from agent_tui.store.db import Database
 from agent_tui.store.errors import StoreError
 from agent_tui.store.models import SessionInfo
@@ -23,20 +29,34 @@ MAX_DEPTH = 32
 
 
 async def fork_session(
-    db: Database, sessions: SessionStore, source_id: str, at: int | None = None, title: str | None = None
+    sessions: SessionStore, source_id: str, at: int | None = None, title: str | None = None
 ) -> SessionInfo:
-    """A new session holding `source_id`'s transcript messages 1…at-1 (all when `at` is None)."""
+    """A new session holding `source_id`'s live messages 1…at-1 (all when `at` is None)."""
+    db = sessions.db
     source = await sessions.get(source_id)
     last = await sessions.last_sequence(source_id)
     if at is not None and not 1 <= at <= last + 1:
         raise StoreError(
-            f"--at must be a message number from 1 to {last + 1} ({source_id} has {last} messages)"
+            f"the fork point must be a message number from 1 to {last + 1} ({source_id} has {last} messages)"
         )
     through = last if at is None else at - 1
-    rows = await db.fetchall(
-        "SELECT json, tokens FROM messages WHERE session_id = ? AND seq <= ? ORDER BY seq",
-        (source_id, through),
-    )
+    branches = await discarded_branches(db, source_id)
+    for branch in branches:
+        if at is not None and branch.first < at <= branch.note:
+            raise StoreError(
+                f"message {at} of {source_id} is on a branch a rewind discarded ({branch.ref}); fork "
+                f"from before a message of the live branch, or read that one with read_result {branch.ref}"
+            )
+    # A rewind whose note is not copied had not happened yet at the fork point.
+    gone = [b for b in branches if b.note <= through]
+    rows = [
+        (seq, text, tokens)
+        for seq, text, tokens in await db.fetchall(
+            "SELECT seq, json, tokens FROM messages WHERE session_id = ? AND seq <= ? ORDER BY seq",
+            (source_id, through),
+        )
+        if not any(b.holds(seq) or b.note == seq for b in gone)
+    ]
     snapshot = await db.fetchone(
         "SELECT messages, token_count, through_seq FROM session_snapshots WHERE session_id = ? "
         "AND through_seq <= ? ORDER BY id DESC LIMIT 1",
@@ -50,10 +70,17 @@ async def fork_session(
             (source_id, through + 1, info.id),
         )
     if rows:
-        await sessions.append(info.id, [Message.loads(text) for text, _ in rows], [n for _, n in rows])
+        await sessions.append(
+            info.id,
+            [Message.loads(text) for _, text, _ in rows],
+            [n for *_, n in rows],
+            [s for s, *_ in rows],
+        )
     if snapshot is not None:
         messages = [Message.from_json(item) for item in json.loads(snapshot[0])]
-        await sessions.save_snapshot(info.id, messages, snapshot[1], snapshot[2])
+        # It may end on a rewind note, which is not copied: it then covers the copies before it.
+        covered = max((seq for seq, *_ in rows if seq <= snapshot[2]), default=0)
+        await sessions.save_snapshot(info.id, messages, snapshot[1], covered)
     return await sessions.get(info.id)
 
 

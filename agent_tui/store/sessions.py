@@ -23,6 +23,7 @@ from agent_tui.store.models import SessionInfo
 from agent_tui.store.recall import Indexer
 from agent_tui.store.refs import new_session_id
 from agent_tui.store.transfer import export_session, import_session
+from agent_tui.user_command_text import parse_user_command
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +34,8 @@ _SELECT = _COLUMNS + ", CASE WHEN cost_unknown THEN NULL ELSE cost END, parent_s
 def _title_from(messages: Sequence[Message]) -> str | None:
     for message in messages:
         text = message.content or ""
+        if ran := parse_user_command(text):
+            text = f"!{ran.command}"
         if message.role == "user" and message.kind == "chat" and text.strip():
             line = text.strip().splitlines()[0].strip()
             return line if len(line) <= 60 else line[:59] + "…"
@@ -117,11 +120,18 @@ class SessionStore:
         return found[0] if found else None
 
     async def append(
-        self, session_id: str, messages: Sequence[Message], tokens: Sequence[int | None] | None = None
+        self,
+        session_id: str,
+        messages: Sequence[Message],
+        tokens: Sequence[int | None] | None = None,
+        seqs: Sequence[int] | None = None,
     ) -> builtins.list[int]:
-        """Add messages to the end of the transcript; return their sequence numbers."""
+        """Add messages to the end of the transcript; return their sequence numbers. `seqs`
+        keeps given numbers, rising and past the last (a fork keeps its source's numbering)."""
         if tokens is not None and len(tokens) != len(messages):
             raise ValueError("tokens must give one count (or None) per message")
+        if seqs is not None and len(seqs) != len(messages):
+            raise ValueError("seqs must give one number per message")
         if not messages:
             return []
         counts = list(tokens) if tokens is not None else [None] * len(messages)
@@ -136,17 +146,19 @@ class SessionStore:
             if row is None:
                 raise SessionNotFound(f"no session {session_id} to append to")
             title, last = row
-            seqs = list(range(last + 1, last + 1 + len(messages)))
+            numbers = list(range(last + 1, last + 1 + len(messages))) if seqs is None else list(seqs)
+            if numbers != sorted(set(numbers)) or numbers[0] <= last:
+                raise StoreError(f"message numbers {numbers} do not follow {last} in {session_id}")
             await conn.executemany(
                 "INSERT INTO messages (session_id, seq, message_id, role, kind, json, tokens, "
                 "created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (session_id, seq, m.id, m.role, m.kind, m.dumps(), n, now)
-                    for seq, m, n in zip(seqs, messages, counts, strict=False)
+                    for seq, m, n in zip(numbers, messages, counts, strict=False)
                 ],
             )
             # Searchable by recall from the moment it is stored, in the same transaction.
-            await index_messages(conn, session_id, zip(seqs, messages, strict=True))
+            await index_messages(conn, session_id, zip(numbers, messages, strict=True))
             await conn.execute(
                 "UPDATE sessions SET updated = ?, message_count = message_count + ?, "
                 "tokens = tokens + ?, title = coalesce(title, ?) WHERE id = ?",
@@ -158,7 +170,7 @@ class SessionStore:
                     session_id,
                 ),
             )
-        return seqs
+        return numbers
 
     async def transcript(self, session_id: str, after_seq: int = 0) -> builtins.list[Message]:
         """Every message (after `after_seq`), in order."""
@@ -167,6 +179,14 @@ class SessionStore:
             "SELECT json FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq", (session_id, after_seq)
         )
         return [Message.loads(text) for (text,) in rows]
+
+    async def numbered(self, session_id: str) -> builtins.list[tuple[int, Message]]:
+        """Every message with its transcript number (a fork's numbers skip a discarded branch)."""
+        await self.get(session_id)
+        rows = await self.db.fetchall(
+            "SELECT seq, json FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
+        )
+        return [(seq, Message.loads(text)) for seq, text in rows]
 
     async def last_sequence(self, session_id: str) -> int:
         await self.get(session_id)
@@ -227,12 +247,6 @@ class SessionStore:
             "SELECT message_id, seq FROM messages WHERE session_id = ? AND role = 'user'", (session_id,)
         )
         return {message_id: seq for message_id, seq in rows}
-
-    async def fork(self, session_id: str, at: int | None = None, title: str | None = None) -> SessionInfo:
-        """A new session continuing a copy of this one (from before message `at`); see forks.py."""
-        from agent_tui.store.forks import fork_session
-
-        return await fork_session(self.db, self, session_id, at, title)
 
     async def add_cost(self, session_id: str, cost: float | None) -> None:
         """Add one reply's cost; None (an unknown price) makes the session's total unknown."""

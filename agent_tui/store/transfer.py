@@ -1,4 +1,5 @@
-"""Export a session (transcript, snapshots, stored outputs) to one JSON file, and import it.
+"""Export a session (transcript, snapshots, stored outputs, background commands, the session it
+was forked from) to one JSON file, and import it.
 
 The file is written as it is read, an output chunk at a time, so exporting a session with a
 huge output never holds it whole; outputs are kept byte for byte (a part is `{"text": …}` when it
@@ -28,6 +29,9 @@ from agent_tui.store.writer import INSERT_CHUNK, Assembler, finish_blob, pack, s
 FORMAT = "agent-tui-session"
 VERSION = 1
 _BLOB_COLUMNS = ("id", "tool_name", "tool_call_id", "created", "last_accessed", "access_count")
+_BACKGROUND_COLUMNS = ("shell_id", "command", "ref", "started", "ended", "state", "exit_code", "told")
+"""A background command's row: an imported session resumed is told which ended with it, and
+numbers its next command after them (store/background_log.py)."""
 
 
 def _dump(value: Any) -> str:
@@ -59,7 +63,17 @@ async def export_session(db: Database, info: SessionInfo, path: Path) -> Path:
     fd = os.open(tmp, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(f'{{"format":"{FORMAT}","version":{VERSION},"session":{_dump(asdict(info))}')
+            fork = await db.fetchone("SELECT forked_at FROM sessions WHERE id = ?", (info.id,))
+            session = asdict(info) | {"forked_at": fork[0] if fork else None}
+            out.write(f'{{"format":"{FORMAT}","version":{VERSION},"session":{_dump(session)}')
+            background = await db.fetchall(
+                f"SELECT {', '.join(_BACKGROUND_COLUMNS)} FROM background_commands "
+                "WHERE session_id = ? ORDER BY started, shell_id",
+                (info.id,),
+            )
+            out.write(
+                ',"background":' + _dump([dict(zip(_BACKGROUND_COLUMNS, r, strict=True)) for r in background])
+            )
             out.write(',"messages":[')
             await _write_rows(
                 db,
@@ -151,7 +165,8 @@ async def import_session(db: Database, path: Path) -> str:
                     )
             await conn.execute(
                 "INSERT INTO sessions (id, title, project, model, created, updated, "
-                "message_count, tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "message_count, tokens, forked_from, forked_at, cost, cost_unknown) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     session_id,
                     session.get("title"),
@@ -161,7 +176,19 @@ async def import_session(db: Database, path: Path) -> str:
                     session["updated"],
                     len(messages),
                     sum(m.get("tokens") or 0 for m in messages),
+                    session.get("forked_from"),
+                    session.get("forked_at"),
+                    session.get("cost") or 0.0,
+                    1 if "cost" in session and session["cost"] is None else 0,  # None: a price was unknown
                 ),
+            )
+            await conn.executemany(
+                f"INSERT INTO background_commands (session_id, {', '.join(_BACKGROUND_COLUMNS)}) "
+                f"VALUES (?{', ?' * len(_BACKGROUND_COLUMNS)})",
+                [
+                    (session_id, *(row.get(c, 0 if c == "told" else None) for c in _BACKGROUND_COLUMNS))
+                    for row in data.get("background", [])
+                ],
             )
             await conn.executemany(
                 "INSERT INTO messages (session_id, seq, message_id, role, kind, json, tokens, "
@@ -199,7 +226,7 @@ async def import_session(db: Database, path: Path) -> str:
                 await _import_blob(conn, session_id, blob)
     except StoreError:
         raise
-    except (KeyError, TypeError, ValueError, zlib.error) as exc:
+    except (AttributeError, KeyError, TypeError, ValueError, zlib.error) as exc:
         raise StoreError(f"{path} is not a valid session export ({type(exc).__name__}: {exc})") from exc
     except sqlite3.IntegrityError as exc:
         raise StoreError(f"{path} holds ids already in {db.path} ({exc}); nothing was imported") from exc

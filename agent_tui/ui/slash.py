@@ -86,7 +86,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("sandbox", "[MODE | auto on|off]", "what the command sandbox allows; switch workspace-write, read-only, off", Runs.NOW, handlers.sandbox, "Sandbox"),
     SlashCommand("tasks", "", "background commands: output, elapsed time; Enter shows one, k kills it", Runs.NOW, task_commands.tasks, "Background commands"),
     SlashCommand("rewind", "", "back to before an earlier message: conversation, files or both (also Esc Esc)", Runs.IDLE, task_commands.rewind, "Rewind"),
-    SlashCommand("fork", "[NAME]", "continue a copy of this session in a new tab", Runs.IDLE, task_commands.fork, "Fork session"),
+    SlashCommand("fork", "[N] [NAME]", "continue a copy of this session in a new tab (before message N; alone: pick)", Runs.IDLE, task_commands.fork, "Fork session"),
     SlashCommand("init", "", "write an AGENTS.md skeleton for this project", Runs.IDLE, handlers.init, "Init AGENTS.md"),
     SlashCommand("theme", "[NAME]", "switch the colour theme (no name: list them)", Runs.NOW, handlers.theme),
     SlashCommand("help", "", "keys, commands and where the log file is", Runs.NOW, handlers.show_help, "Help"),

@@ -21,21 +21,47 @@ async def tasks(view: SessionView, argument: str) -> None:
 
 
 async def fork(view: SessionView, argument: str) -> None:
-    """/fork [NAME]: continue a copy of this session, from now, in a new tab."""
+    """/fork [N] [NAME]: continue a copy of this session in a new tab, from before message N
+    (the number the picker and `sessions show` give) or from now; alone, a picker."""
     session = view.session
     if session is None or session.store is None:
         view.app.notify("Nothing to fork: no session in this tab.", severity="warning")
         return
-    await open_fork(view, None, argument.strip() or None)
+    number, _, rest = argument.strip().partition(" ")
+    if number.isdigit():
+        await open_fork(view, int(number), rest.strip() or None)
+    elif argument.strip():
+        await open_fork(view, None, argument.strip())
+    else:
+        view.run_worker(_pick_fork(view), group="rewind", exclusive=True, exit_on_error=False)
+
+
+async def _pick_fork(view: SessionView) -> None:
+    from agent_tui.agent.rewind import rewind_points
+    from agent_tui.ui.app import AgentApp
+    from agent_tui.ui.screens.rewind import ForkScreen
+
+    app = view.app
+    assert view.session is not None and isinstance(app, AgentApp)
+    chosen = await app.push_screen_wait_safe(ForkScreen(await rewind_points(view.session)))
+    if chosen is not None:
+        point = chosen[0]
+        await open_fork(view, None if point is None else point.seq)
 
 
 async def open_fork(view: SessionView, at: int | None, title: str | None = None) -> None:
     """A fork of the tab's session (before message `at`, or from now) in a new tab."""
+    from agent_tui.store import StoreError
+    from agent_tui.store.forks import fork_session
     from agent_tui.ui.app import AgentApp
 
     session = view.session
     assert session is not None and session.store is not None
-    info = await session.store.sessions.fork(session.session_id, at, title)
+    try:
+        info = await fork_session(session.store.sessions, session.session_id, at, title)
+    except StoreError as exc:
+        view.app.notify(f"Not forked: {exc}", severity="error")
+        return
     app = view.app
     assert isinstance(app, AgentApp)
     await app.add_tab(session_id=info.id)

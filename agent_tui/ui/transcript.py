@@ -6,15 +6,18 @@ turning a 2 000-message history into entries must not touch Textual at all.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from agent_tui.messages import Message
 from agent_tui.tools.base import short_arguments
 from agent_tui.ui import formatting
+from agent_tui.user_command_text import UserCommandText, parse_user_command
 
 if TYPE_CHECKING:
-    from agent_tui.messages import Message, ResultRef, ToolCall
+    from agent_tui.messages import ResultRef, ToolCall
 
 ToolState = Literal["awaiting", "running", "ok", "error", "cancelled"]
 Level = Literal["info", "warning", "error"]
@@ -138,6 +141,9 @@ def entries_from_history(messages: Sequence[Message]) -> list[Entry]:
                 entries.append(NoticeEntry(message.content or "", "warning"))
             elif message.kind in ("summary", "retain"):
                 entries.append(_summary_entry(message))
+            elif ran := parse_user_command(message.content):
+                # As it was shown live: what the user typed, then the command's tool line.
+                entries += [UserEntry(f"!{ran.command}"), _user_command_entry(ran)]
             else:
                 entries.append(UserEntry(message.content or ""))
         elif message.role == "assistant":
@@ -157,6 +163,15 @@ def entries_from_history(messages: Sequence[Message]) -> list[Entry]:
         elif message.role == "system" and message.kind in ("summary", "retain"):
             entries.append(_summary_entry(message))
     return entries
+
+
+def _user_command_entry(ran: UserCommandText) -> ToolEntry:
+    """A `!command` as its live tool line showed it: the command, its output's view, the ref."""
+    state, detail, body, _ = _history_detail(Message(role="tool", content=ran.output.rstrip("\n")))
+    if ran.ref is not None:
+        detail = f"{detail} · ref {ran.ref}"
+    arguments = short_arguments(json.dumps({"command": ran.command}))
+    return ToolEntry("bash", arguments, state, detail, body, None, ran.ref)
 
 
 def _summary_entry(message: Message) -> ToolEntry:

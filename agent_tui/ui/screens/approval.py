@@ -30,6 +30,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
 from agent_tui.tools.permissions import ApprovalDecision, ApprovalRequest
+from agent_tui.tools.run_mode import background_notice
 from agent_tui.visible_text import visible
 
 _SCROLL_KEYS = {
@@ -102,6 +103,8 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
                 # Whether the command is confined is part of what the user decides on.
                 style = "bold red" if "NOT sandboxed" in request.sandbox else "green"
                 yield Label(Text(request.sandbox, style=style), id="approval-sandbox")
+            if background := background_notice(request.tool, request.arguments):
+                yield Label(Text(f"{background} (/tasks)", style="bold"), id="approval-background")
             if warning := self._warning():
                 yield Label(Text(warning, style="bold red"), id="approval-warning")
             lexer = (
@@ -164,7 +167,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         # A short terminal: the dialog's blank rows go to the preview's lines.
         dialog.set_class(short, "-short")
         fixed = self.FIXED_ROWS - (2 if short else 0)
-        fixed += sum(1 for _ in self.query("#approval-sandbox, #approval-warning"))
+        fixed += sum(1 for _ in self.query("#approval-sandbox, #approval-warning, #approval-background"))
         if self.query("#approval-prefix"):
             fixed += self.FIELD_ROWS
         room = int(self.size.height * (1.0 if short else 0.9)) - fixed

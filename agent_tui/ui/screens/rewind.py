@@ -34,6 +34,16 @@ def one_line(text: str, width: int = 70) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
+def _message_table(table: DataTable[str], points: Sequence[RewindPoint]) -> DataTable[str]:
+    """The pickers' list: each message's number (as `sessions show` gives it) and first line."""
+    table.add_columns("#", "your message")
+    for number, point in enumerate(points):
+        table.add_row(
+            str(point.seq or point.index + 1), visible(one_line(point.text), one_line=True), key=str(number)
+        )
+    return table
+
+
 class RewindScreen(ModalScreen["tuple[RewindPoint, str] | None"]):
     """Dismisses with (the chosen message, `both` / `conversation` / `files` / `fork`), or None."""
 
@@ -59,14 +69,7 @@ class RewindScreen(ModalScreen["tuple[RewindPoint, str] | None"]):
             )
 
     def on_mount(self) -> None:
-        table: DataTable[str] = self.query_one(DataTable)
-        table.add_columns("#", "your message")
-        for number, point in enumerate(self.points):
-            table.add_row(
-                str(point.seq or point.index + 1),
-                visible(one_line(point.text), one_line=True),
-                key=str(number),
-            )
+        table = _message_table(self.query_one(DataTable), self.points)
         table.move_cursor(row=len(self.points) - 1)
         table.focus()
 
@@ -86,6 +89,42 @@ class RewindScreen(ModalScreen["tuple[RewindPoint, str] | None"]):
     def _scope_chosen(self, event: OptionList.OptionSelected) -> None:
         if self.chosen is not None and event.option.id is not None:
             self.dismiss((self.chosen, event.option.id))
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+NOW: RewindPoint | None = None
+"""What ForkScreen dismisses with for its "now" row (the whole conversation)."""
+
+
+class ForkScreen(ModalScreen["tuple[RewindPoint | None] | None"]):
+    """/fork alone: your earlier messages and "now" (where the cursor starts). Dismisses with
+    (the chosen message,) or (None,) for now; None when closed."""
+
+    BINDINGS: ClassVar = [Binding("escape", "close", "Close")]
+    DEFAULT_CSS = "#fork-table { height: auto; max-height: 12; }"
+
+    def __init__(self, points: Sequence[RewindPoint]) -> None:
+        super().__init__(classes="dialog-screen")
+        self.points = list(points)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="fork", classes="dialog"):
+            yield Label("Fork a new tab from before which message?", classes="dialog-title")
+            yield DataTable(id="fork-table", cursor_type="row", zebra_stripes=True)
+            yield Label("Enter forks · Escape closes · this tab stays as it is", classes="dialog-hint")
+
+    def on_mount(self) -> None:
+        table = _message_table(self.query_one(DataTable), self.points)
+        table.add_row("", "now — the whole conversation", key="now")
+        table.move_cursor(row=len(self.points))
+        table.focus()
+
+    @on(DataTable.RowSelected)
+    def _chosen(self, event: DataTable.RowSelected) -> None:
+        key = str(event.row_key.value)
+        self.dismiss((NOW if key == "now" else self.points[int(key)],))
 
     def action_close(self) -> None:
         self.dismiss(None)
