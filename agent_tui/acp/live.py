@@ -64,16 +64,28 @@ def with_editor_mcp(config: Config, servers: list[Any] | None) -> tuple[Config, 
 class LiveSession:
     """A session the editor holds open in this process."""
 
-    def __init__(self, services: AppServices, client: Any) -> None:
+    def __init__(
+        self, services: AppServices, client: Any, capabilities: s.ClientCapabilities | None = None
+    ) -> None:
+        from agent_tui.acp.terminal import EditorTerminals
+
         self.services = services
         self.client = client
+        self.capabilities = capabilities
         self.session: AgentSession | None = None
         self.updates: TurnUpdates | None = None
         self.task: asyncio.Task[s.StopReason] | None = None
         self.pending_notices: list[str] = []
+        self.acp_id: str | None = None
+        """The id the editor knows this session by: the first stored session's; a /clear moves
+        the conversation to a new stored session behind the same editor session."""
+        self.terminals = EditorTerminals(client, lambda: self.session_id)
 
     @property
     def session_id(self) -> str:
+        """The editor's id for this session (what every update and request names)."""
+        if self.acp_id is not None:
+            return self.acp_id
         assert self.session is not None
         return self.session.session_id
 
@@ -82,8 +94,26 @@ class LiveSession:
         return self.services.workspace
 
     def attach(self, session: AgentSession) -> None:
+        """Take `session` as this editor session's, with the editor's buffers and terminal used
+        where the client offers them."""
         self.session = session
-        self.updates = TurnUpdates(session)
+        if self.acp_id is None:
+            self.acp_id = session.session_id
+        self.updates = TurnUpdates(session, self.terminals.by_call)
+        caps = self.capabilities
+        fs = caps.fs if caps is not None else None
+        if fs is not None and fs.read_text_file:
+            from agent_tui.acp.editor_fs import EditorBuffers, use_editor_buffers
+
+            use_editor_buffers(
+                session.runner.registry,
+                EditorBuffers(self.client, lambda: self.session_id),
+                write_through=bool(fs.write_text_file),
+            )
+        if caps is not None and caps.terminal:
+            from agent_tui.acp.terminal import use_editor_terminal
+
+            use_editor_terminal(session.runner.registry, self.terminals)
 
     def approver(self) -> Any:
         """The editor as approver; it asks about the call the editor was last told of."""

@@ -100,8 +100,10 @@ def usage_update(budget: ContextBudget, cost: float | None) -> s.UsageUpdate:
 class TurnUpdates:
     """Translates one session's events; `updates(event)` returns what to send, in order."""
 
-    def __init__(self, session: AgentSession) -> None:
+    def __init__(self, session: AgentSession, terminals: dict[str, str] | None = None) -> None:
         self.session = session
+        self.terminals: dict[str, str] = terminals if terminals is not None else {}
+        """The editor terminal each call ran in, by call id (acp/terminal.py fills it)."""
         self._before: dict[str, str | None] = {}
         """File text before an edit call ran, by call id."""
         self._compactions = 0
@@ -211,6 +213,12 @@ class TurnUpdates:
             after = _read_text(path)
             if after is not None:
                 content.append(tool_diff_content(str(path), after, before))
+        terminal = self.terminals.pop(call.id, None)
+        if terminal is not None:
+            # The editor shows the output in its terminal; the card keeps it, and says our status.
+            ref = f" · ref {event.ref.id}" if event.ref is not None else ""
+            content.append(s.TerminalToolCallContent(type="terminal", terminal_id=terminal))
+            content.append(tool_content(text_block(f"{event.summary}{ref}")))
         if not content:
             # Our view of the output: head and tail with the ref footer when it was large.
             content.append(tool_content(text_block(event.view or event.summary)))
