@@ -15,7 +15,7 @@ from agent_tui import paths
 from agent_tui.units import grouped
 
 if TYPE_CHECKING:
-    from agent_tui.acp.live import LiveSession
+    from agent_tui.acp.host import CommandHost
 
 DIFF_LINES = 400
 """Lines of `/diff` sent; the rest is counted (the files are on disk)."""
@@ -31,13 +31,13 @@ def _fenced(text: str, lang: str = "") -> str:
     return f"{fence}{lang}\n{text.rstrip()}\n{fence}"
 
 
-async def compact(live: LiveSession, argument: str) -> str | None:
+async def compact(live: CommandHost, argument: str) -> str | None:
     session = live.require()
     await live.play(session.compact(argument or None, reason="forced"))
     return None
 
 
-async def context(live: LiveSession, argument: str) -> str | None:
+async def context(live: CommandHost, argument: str) -> str | None:
     """The /context screen's header, usage line, components and cost; the meter first."""
     from agent_tui.llm.cost import format_cost
     from agent_tui.ui.screens.context_data import build_report
@@ -70,7 +70,7 @@ async def context(live: LiveSession, argument: str) -> str | None:
     return "\n".join(lines)
 
 
-async def cost(live: LiveSession, argument: str) -> str | None:
+async def cost(live: CommandHost, argument: str) -> str | None:
     from agent_tui.llm.cost import format_cost
 
     session = live.require()
@@ -90,7 +90,7 @@ async def cost(live: LiveSession, argument: str) -> str | None:
     )
 
 
-async def status(live: LiveSession, argument: str) -> str | None:
+async def status(live: CommandHost, argument: str) -> str | None:
     from agent_tui import trust
 
     session = live.require()
@@ -124,7 +124,7 @@ async def status(live: LiveSession, argument: str) -> str | None:
     )
 
 
-async def clear(live: LiveSession, argument: str) -> str | None:
+async def clear(live: CommandHost, argument: str) -> str | None:
     before = live.require().session_id
     session = await live.replace(live.services.new_session(live.approver()))
     return (
@@ -133,7 +133,7 @@ async def clear(live: LiveSession, argument: str) -> str | None:
     )
 
 
-async def model(live: LiveSession, argument: str) -> str | None:
+async def model(live: CommandHost, argument: str) -> str | None:
     from agent_tui.models import switched_model
 
     session = live.require()
@@ -152,14 +152,14 @@ async def model(live: LiveSession, argument: str) -> str | None:
     return f"Model: {session.model} (the conversation goes on){note}"
 
 
-async def tools(live: LiveSession, argument: str) -> str | None:
+async def tools(live: CommandHost, argument: str) -> str | None:
     rows = live.require().prompts.tool_table()
     lines = [f"{r.name:<28} {r.source:<8} {r.tokens:>6} tok  {r.state}" for r in rows]
     total = sum(r.tokens for r in rows if r.state != "deferred")
     return f"{len(rows)} tools, {grouped(total)} tokens offered:\n\n" + _fenced("\n".join(lines))
 
 
-async def memory(live: LiveSession, argument: str) -> str | None:
+async def memory(live: CommandHost, argument: str) -> str | None:
     from agent_tui.context.memory import memories_file, skills_dir
     from agent_tui.context.prompt import find_rules_file
 
@@ -178,7 +178,7 @@ async def memory(live: LiveSession, argument: str) -> str | None:
     return "**/memory**\n" + text
 
 
-async def undo(live: LiveSession, argument: str) -> str | None:
+async def undo(live: CommandHost, argument: str) -> str | None:
     from agent_tui.agent.undo import undo as undo_turns
 
     session = live.require()
@@ -196,7 +196,7 @@ async def undo(live: LiveSession, argument: str) -> str | None:
     return report.describe(session.workspace)
 
 
-async def diff(live: LiveSession, argument: str) -> str | None:
+async def diff(live: CommandHost, argument: str) -> str | None:
     from agent_tui.agent.session_diff import session_diff
 
     session = live.require()
@@ -211,7 +211,7 @@ async def diff(live: LiveSession, argument: str) -> str | None:
     return f"{len(diffs)} file(s) changed: {head}\n\n" + _fenced("\n".join(lines[:DIFF_LINES]), "diff") + more
 
 
-async def hooks(live: LiveSession, argument: str) -> str | None:
+async def hooks(live: CommandHost, argument: str) -> str | None:
     from agent_tui.extensions.report import hook_lines, skill_lines
 
     services = live.services
@@ -226,7 +226,7 @@ async def hooks(live: LiveSession, argument: str) -> str | None:
     return "\n".join(parts)
 
 
-async def remember(live: LiveSession, argument: str) -> str | None:
+async def remember(live: CommandHost, argument: str) -> str | None:
     from agent_tui.context.memory import remember as save
 
     if not argument.strip():
@@ -234,7 +234,7 @@ async def remember(live: LiveSession, argument: str) -> str | None:
     return f"Remembered (in {paths.shown(save(argument.strip()))}); used from the next step."
 
 
-async def rename(live: LiveSession, argument: str) -> str | None:
+async def rename(live: CommandHost, argument: str) -> str | None:
     session = live.require()
     title = " ".join(argument.split())
     if not title:
@@ -245,7 +245,7 @@ async def rename(live: LiveSession, argument: str) -> str | None:
     return f"Renamed: {title}"
 
 
-async def skill(live: LiveSession, argument: str) -> str | None:
+async def skill(live: CommandHost, argument: str) -> str | None:
     session = live.require()
     name = argument.strip()
     if not name:
@@ -258,7 +258,7 @@ async def skill(live: LiveSession, argument: str) -> str | None:
     return f"Skill {name} active in this session: {described}"
 
 
-async def init(live: LiveSession, argument: str) -> str | None:
+async def init(live: CommandHost, argument: str) -> str | None:
     from agent_tui.project_init import AlreadyExists, write_agents_md
 
     session = live.require()
@@ -270,7 +270,7 @@ async def init(live: LiveSession, argument: str) -> str | None:
     return f"Wrote {path.name}: fill in the blanks; the agent reads it every turn."
 
 
-async def effort(live: LiveSession, argument: str) -> str | None:
+async def effort(live: CommandHost, argument: str) -> str | None:
     from agent_tui.reasoning import EFFORTS, ReasoningSettings
 
     provider = live.require().provider

@@ -18,11 +18,11 @@ from acp import schema as s
 from agent_tui.acp import commands as run
 
 if TYPE_CHECKING:
-    from agent_tui.acp.live import LiveSession
+    from agent_tui.acp.host import CommandHost
     from agent_tui.extensions.commands import CustomCommand
 
-Handler = Callable[["LiveSession", str], Awaitable["str | None"]]
-"""Runs a command on an editor session with what followed its name; returns the message to
+Handler = Callable[["CommandHost", str], Awaitable["str | None"]]
+"""Runs a command on an editor session (acp/host.py) with what followed its name; returns the message to
 send (None when it sent its own updates)."""
 
 
