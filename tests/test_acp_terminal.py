@@ -201,3 +201,26 @@ class TestEditorTerminal:
         assert "blocked" in blocked and "unsandboxed: true" in blocked
         assert outside.read_text() == "x\n"
         assert json.dumps(server.requests[2]["messages"]).count("outside.txt") >= 2
+
+    async def test_a_custom_commands_inline_line_runs_ours(self, server, workspace, tmp_path):
+        """A custom command's inline `!` line is not a call the editor has a card for: it runs in
+        our bash (no terminal is created) and its output lands in the expanded prompt."""
+        from agent_tui import paths
+
+        folder = paths.config_dir() / "commands"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "where.md").write_text(
+            "---\nallowed-tools: Bash(echo:*)\n---\nWe are here:\n!`echo inline-$((40 + 2))`\n"
+        )
+        server.enqueue(Reply(text="noted"))
+        async with open_agent(
+            server, tmp_path / "i.db", workspace, "--sandbox", "off", capabilities=TERMINAL
+        ) as (
+            conn,
+            _proc,
+            client,
+        ):
+            session_id = await new_session(conn, workspace)
+            await prompt(conn, session_id, "/where")
+            assert client.terminals.requests == []
+        assert "inline-42" in json.dumps(server.requests[0]["messages"])

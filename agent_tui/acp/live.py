@@ -82,7 +82,11 @@ class LiveSession:
         self.acp_id: str | None = None
         """The id the editor knows this session by: the first stored session's; a /clear moves
         the conversation to a new stored session behind the same editor session."""
-        self.terminals = EditorTerminals(client, lambda: self.session_id)
+        self.terminals = EditorTerminals(
+            client,
+            lambda: self.session_id,
+            lambda call_id: self.updates is not None and call_id in self.updates.shown_calls,
+        )
 
     @property
     def session_id(self) -> str:

@@ -11,7 +11,8 @@ cancel, `terminal/release` always). Everything that is ours stays ours:
   swept afterwards and a refusal in its output is reported to the model the same way;
 - secrets: variables we withhold from commands are unset with `env -u` in front of the command;
 - the output: stored whole in our blob store, the model gets our head-and-tail view and ref.
-Background commands (`background: true`) are run by us, in the session's background registry.
+Background commands (`background: true`) and calls the editor has no card for (a custom command's
+inline `!` lines) are run by us, the former in the session's background registry.
 """
 
 from __future__ import annotations
@@ -45,9 +46,14 @@ class EditorTerminals:
     """The connected editor's `terminal/*` methods for one session, and which terminal each of
     its tool calls shows (the translator embeds it in the call's final update)."""
 
-    def __init__(self, client: Any, session_id: Callable[[], str]) -> None:
+    def __init__(
+        self, client: Any, session_id: Callable[[], str], shown: Callable[[str], bool] = lambda _id: True
+    ) -> None:
         self.client = client
         self.session_id = session_id
+        self.shown = shown
+        """Whether the editor has a card for a call id: only those can embed a terminal (a custom
+        command's inline `!` line runs as a call the editor never saw)."""
         self.by_call: dict[str, str] = {}
         """Terminal id by tool call id."""
 
@@ -107,8 +113,13 @@ class TerminalBash:
         from agent_tui.tools.bash import _ENV_OVERRIDES, MAX_TIMEOUT
 
         command = args.get("command")
-        if args.get("background") is True or not isinstance(command, str) or not command.strip():
-            return await self.inner.run(args, ctx)  # ours: the background registry, or its error
+        if (
+            args.get("background") is True
+            or not isinstance(command, str)
+            or not command.strip()
+            or not self.terminals.shown(ctx.call_id)
+        ):
+            return await self.inner.run(args, ctx)  # ours: background, unseen calls, bad arguments
         try:
             timeout = min(max(float(args.get("timeout") or ctx.bash_timeout or 120.0), 0.001), MAX_TIMEOUT)
         except (TypeError, ValueError):

@@ -111,6 +111,8 @@ class TurnUpdates:
         self._last_usage: tuple[int, int, float | None] | None = None
         self.current_call: ToolCall | None = None
         """The call last started: the one an approval question is about."""
+        self.shown_calls: set[str] = set()
+        """Calls the editor has a card for (started, not yet finished)."""
         self.stop_reason: s.StopReason = "end_turn"
 
     @property
@@ -186,6 +188,7 @@ class TurnUpdates:
 
     def _started(self, call: ToolCall) -> s.ToolCallStart:
         self.current_call = call
+        self.shown_calls.add(call.id)
         args = arguments_of(call)
         locations = None
         path = self._path(args)
@@ -204,6 +207,7 @@ class TurnUpdates:
 
     def _finished(self, event: ev.ToolCallFinished) -> s.ToolCallProgress:
         call = event.call
+        self.shown_calls.discard(call.id)
         if self.current_call is not None and self.current_call.id == call.id:
             self.current_call = None
         content: list[Any] = []
