@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -126,6 +127,32 @@ def agent_args(server: FakeOpenAI, db: Path, *extra: str, window: int = 32_000) 
 
 def agent_env() -> dict[str, str]:
     return {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+
+
+def sessions_list(db: Path, cwd: Path) -> str:
+    """What `agent-tui sessions list` prints for the database."""
+    return subprocess.run(
+        [sys.executable, "-m", "agent_tui", "sessions", "list", "--db", str(db)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=agent_env(),
+        timeout=120,
+    ).stdout
+
+
+@asynccontextmanager
+async def open_session(
+    server: FakeOpenAI,
+    db: Path,
+    workspace: Path,
+    *extra: str,
+    capabilities: s.ClientCapabilities | None = None,
+) -> AsyncIterator[tuple[Any, RecordingClient, str]]:
+    """`open_agent`, then `session/new` in the workspace: (connection, client, session id)."""
+    async with open_agent(server, db, workspace, *extra, capabilities=capabilities) as (conn, _proc, client):
+        new = await asyncio.wait_for(conn.new_session(cwd=str(workspace), mcp_servers=[]), WAIT)
+        yield conn, client, new.session_id
 
 
 @asynccontextmanager

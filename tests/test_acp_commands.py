@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 
 from acp import text_block
 
 from agent_tui import paths
 from testkit.fake_openai import Reply
-from tests.acp_client import WAIT, agent_env, open_agent
+from tests.acp_client import WAIT, open_agent, sessions_list
 
 OFFERED = {
     "compact", "context", "cost", "status", "clear", "model", "tools", "memory", "undo", "diff",
@@ -127,15 +125,8 @@ class TestSession:
             assert "new conversation" in cleared.lower()
             assert "fresh answer" in await answer(conn, client, session_id, "anything?")
         assert "pelican" not in json.dumps(server.requests[-1]["messages"])
-        listing = subprocess.run(
-            [sys.executable, "-m", "agent_tui", "sessions", "list", "--db", str(db)],
-            cwd=workspace,
-            capture_output=True,
-            text=True,
-            env=agent_env(),
-            timeout=120,
-        )
-        assert session_id in listing.stdout and listing.stdout.count("s_") >= 2
+        listing = sessions_list(db, workspace)
+        assert session_id in listing and listing.count("s_") >= 2
 
     async def test_model_shows_and_switches_the_sessions_model(self, server, workspace, tmp_path):
         """/model alone names the model; /model NAME sends the next request to that model, with
@@ -168,15 +159,8 @@ class TestNotes:
             assert "Skills" in await answer(conn, client, session_id, "/skill")
         assert "tabs are 4 wide" in memories_file().read_text()
         assert (workspace / "AGENTS.md").is_file()
-        listing = subprocess.run(
-            [sys.executable, "-m", "agent_tui", "sessions", "list", "--db", str(db)],
-            cwd=workspace,
-            capture_output=True,
-            text=True,
-            env=agent_env(),
-            timeout=120,
-        )
-        assert "the pelican job" in listing.stdout
+        listing = sessions_list(db, workspace)
+        assert "the pelican job" in listing
         assert server.requests == []
 
 

@@ -14,7 +14,7 @@ from acp import text_block
 
 from agent_tui.tools.bash import _group_alive as group_alive
 from testkit.fake_openai import Reply
-from tests.acp_client import WAIT, open_agent
+from tests.acp_client import WAIT, open_session
 
 TERMINAL = s.ClientCapabilities(terminal=True)
 
@@ -37,10 +37,6 @@ def terminal_contents(client) -> list[tuple[str, str, str]]:
     ]
 
 
-async def new_session(conn, workspace) -> str:
-    return (await asyncio.wait_for(conn.new_session(cwd=str(workspace), mcp_servers=[]), WAIT)).session_id
-
-
 class TestEditorTerminal:
     async def test_bash_runs_in_the_clients_terminal_embedded_in_the_tool_call(
         self, server, workspace, tmp_path
@@ -54,12 +50,11 @@ class TestEditorTerminal:
             Reply(tool_calls=[("bash", {"command": "echo out; echo err >&2; echo $PAGER; exit 3"})]),
             Reply(text="it failed with 3"),
         )
-        async with open_agent(server, db, workspace, "--sandbox", "off", capabilities=TERMINAL) as (
+        async with open_session(server, db, workspace, "--sandbox", "off", capabilities=TERMINAL) as (
             conn,
-            _proc,
             client,
+            session_id,
         ):
-            session_id = await new_session(conn, workspace)
             client.answers = ["allow_once"]
             await prompt(conn, session_id, "run it")
             terminals = client.terminals
@@ -82,12 +77,11 @@ class TestEditorTerminal:
         sees the head, the tail and the ref, and the editor's card carries the ref."""
         db = tmp_path / "l.db"
         server.enqueue(Reply(tool_calls=[("bash", {"command": "seq 1 6000"})]), Reply(text="counted"))
-        async with open_agent(server, db, workspace, "--sandbox", "off", capabilities=TERMINAL) as (
+        async with open_session(server, db, workspace, "--sandbox", "off", capabilities=TERMINAL) as (
             conn,
-            _proc,
             client,
+            session_id,
         ):
-            session_id = await new_session(conn, workspace)
             client.answers = ["allow_once"]
             await prompt(conn, session_id, "count")
             assert len(client.terminals.requests) == 1
@@ -102,12 +96,11 @@ class TestEditorTerminal:
         """Approval stays ours: a denied command creates no terminal on the client."""
         db = tmp_path / "d.db"
         server.enqueue(Reply(tool_calls=[("bash", {"command": "touch nope.txt"})]), Reply(text="ok"))
-        async with open_agent(server, db, workspace, "--sandbox", "off", capabilities=TERMINAL) as (
+        async with open_session(server, db, workspace, "--sandbox", "off", capabilities=TERMINAL) as (
             conn,
-            _proc,
             client,
+            session_id,
         ):
-            session_id = await new_session(conn, workspace)
             client.answers = ["deny"]
             await prompt(conn, session_id, "touch it")
             assert len(client.permissions) == 1
@@ -119,12 +112,11 @@ class TestEditorTerminal:
         terminal, the command's process group is gone, the prompt answers cancelled."""
         db = tmp_path / "c.db"
         server.enqueue(Reply(tool_calls=[("bash", {"command": "sleep 60"})]))
-        async with open_agent(server, db, workspace, "--sandbox", "off", capabilities=TERMINAL) as (
+        async with open_session(server, db, workspace, "--sandbox", "off", capabilities=TERMINAL) as (
             conn,
-            _proc,
             client,
+            session_id,
         ):
-            session_id = await new_session(conn, workspace)
             client.answers = ["allow_once"]
             turn = asyncio.create_task(prompt(conn, session_id, "wait"))
             await client.wait_for(lambda: bool(terminal_contents(client)))
@@ -143,12 +135,11 @@ class TestEditorTerminal:
             Reply(tool_calls=[("bash", {"command": "echo started; sleep 60", "timeout": 1})]),
             Reply(text="too slow"),
         )
-        async with open_agent(server, db, workspace, "--sandbox", "off", capabilities=TERMINAL) as (
+        async with open_session(server, db, workspace, "--sandbox", "off", capabilities=TERMINAL) as (
             conn,
-            _proc,
             client,
+            session_id,
         ):
-            session_id = await new_session(conn, workspace)
             client.answers = ["allow_once"]
             await prompt(conn, session_id, "wait")
             tid = client.terminals.requests[0]["id"]
@@ -164,12 +155,11 @@ class TestEditorTerminal:
             Reply(tool_calls=[("bash", {"command": "echo bg-done", "background": True})]),
             Reply(text="started"),
         )
-        async with open_agent(server, db, workspace, "--sandbox", "off", capabilities=TERMINAL) as (
+        async with open_session(server, db, workspace, "--sandbox", "off", capabilities=TERMINAL) as (
             conn,
-            _proc,
             client,
+            session_id,
         ):
-            session_id = await new_session(conn, workspace)
             client.answers = ["allow_once"]
             await prompt(conn, session_id, "start it")
             assert client.terminals.requests == []
@@ -187,8 +177,7 @@ class TestEditorTerminal:
             Reply(tool_calls=[("bash", {"command": f"echo x > {outside}", "unsandboxed": True})]),
             Reply(text="done"),
         )
-        async with open_agent(server, db, workspace, capabilities=TERMINAL) as (conn, _proc, client):
-            session_id = await new_session(conn, workspace)
+        async with open_session(server, db, workspace, capabilities=TERMINAL) as (conn, client, session_id):
             await conn.set_session_mode(session_id=session_id, mode_id="auto")
             client.answers = ["allow_once"]
             await prompt(conn, session_id, "write outside")
@@ -213,14 +202,12 @@ class TestEditorTerminal:
             "---\nallowed-tools: Bash(echo:*)\n---\nWe are here:\n!`echo inline-$((40 + 2))`\n"
         )
         server.enqueue(Reply(text="noted"))
-        async with open_agent(
-            server, tmp_path / "i.db", workspace, "--sandbox", "off", capabilities=TERMINAL
-        ) as (
+        db = tmp_path / "i.db"
+        async with open_session(server, db, workspace, "--sandbox", "off", capabilities=TERMINAL) as (
             conn,
-            _proc,
             client,
+            session_id,
         ):
-            session_id = await new_session(conn, workspace)
             await prompt(conn, session_id, "/where")
             assert client.terminals.requests == []
         assert "inline-42" in json.dumps(server.requests[0]["messages"])

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from testkit.fake_openai import Reply
-from tests.acp_client import agent_args, agent_env
+from tests.acp_client import agent_args, agent_env, sessions_list
 
 FOLDER = Path(__file__).parent / "acp_ts"
 SDK = FOLDER / "node_modules" / "@agentclientprotocol" / "sdk" / "package.json"
@@ -62,8 +62,4 @@ class TestTypeScriptClient:
         assert "usage_update" in kinds and "available_commands_update" in kinds
         tool_result = [m for m in server.requests[1]["messages"] if m["role"] == "tool"][-1]["content"]
         assert "from-the-ts-client" in tool_result
-        listing = subprocess.run(
-            [sys.executable, "-m", "agent_tui", "sessions", "list", "--db", str(db)],
-            cwd=workspace, capture_output=True, text=True, env=agent_env(), timeout=120,
-        )  # fmt: skip
-        assert report["sessionId"] in listing.stdout
+        assert report["sessionId"] in sessions_list(db, workspace)
