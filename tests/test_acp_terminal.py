@@ -211,3 +211,25 @@ class TestEditorTerminal:
             await prompt(conn, session_id, "/where")
             assert client.terminals.requests == []
         assert "inline-42" in json.dumps(server.requests[0]["messages"])
+
+    async def test_withheld_variables_are_unset_for_the_editors_command(
+        self, monkeypatch, server, workspace, tmp_path
+    ):
+        """A secret-looking variable that our own bash would not get is unset (`env -u`) in the
+        command the editor runs, though the editor's environment has it; the model is told."""
+        monkeypatch.setenv("MY_SERVICE_TOKEN", "hunter2")
+        db = tmp_path / "v.db"
+        server.enqueue(
+            Reply(tool_calls=[("bash", {"command": 'echo "[$MY_SERVICE_TOKEN]"'})]), Reply(text="ok")
+        )
+        async with open_session(server, db, workspace, "--sandbox", "off", capabilities=TERMINAL) as (
+            conn,
+            client,
+            session_id,
+        ):
+            client.answers = ["allow_once"]
+            await prompt(conn, session_id, "show it")
+            made = client.terminals.requests[0]
+            assert "MY_SERVICE_TOKEN" in made["args"] and made["command"].endswith("env")
+        result = tool_results(server.requests[1])[-1]
+        assert "[]" in result and "hunter2" not in result and "MY_SERVICE_TOKEN" in result

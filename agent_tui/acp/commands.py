@@ -142,8 +142,9 @@ async def model(live: CommandHost, argument: str) -> str | None:
         return f"Model: {session.model}\n\n/model NAME switches this session to another model."
     config = live.services.config
     settings, left = switched_model(config.model, name)
-    live.services = dataclasses.replace(live.services, config=dataclasses.replace(config, model=settings))
-    session = await live.replace(live.services.resume_session(session.session_id, live.approver()))
+    services = dataclasses.replace(live.services, config=dataclasses.replace(config, model=settings))
+    session = await live.replace(services.resume_session(session.session_id, live.approver()))
+    live.services = services  # only once the session opened: a refused model changes nothing
     note = (
         f"\n\n{name} is not on the configured server: {', '.join(left)} from [model] stay behind."
         if left

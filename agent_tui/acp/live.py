@@ -220,7 +220,11 @@ class LiveSession:
         self.updates.stop_reason = "end_turn"
         if command is not None:
             found, argument = command
-            reply = await found.handler(self, argument)
+            try:
+                reply = await found.handler(self, argument)
+            except Exception as exc:  # a failed command is one line in the chat, never a crash
+                log.exception("/%s failed", found.name)
+                reply = f"/{found.name} failed: {' '.join(str(exc).split())[:200]}"
             if reply:
                 await self.send(update_agent_message_text(reply.rstrip() + "\n"))
             return "end_turn"
