@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 APP_STAMP := $(VENV)/.app-installed
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench clean constraints sandbox-deps docs
+.PHONY: run test bench clean constraints sandbox-deps docs acp-ts-client
 
 # constraints.txt pins every package to the versions the tests last passed with (see `constraints`).
 $(APP_STAMP): pyproject.toml constraints.txt
@@ -35,8 +35,21 @@ sandbox-deps:
 	  else echo "note: bwrap is missing and cannot be installed here; the sandbox tests will say why"; fi; \
 	}; true
 
+# The second ACP client test (tests/test_acp_ts_client.py) drives `agent-tui acp` with the
+# TypeScript SDK from npm, installed from its lockfile into the test's own folder (never globally).
+# Without npm this says so and that test says why.
+ACP_TS := tests/acp_ts
+ACP_TS_STAMP := $(ACP_TS)/node_modules/.installed
+
+acp-ts-client: $(ACP_TS_STAMP)
+
+$(ACP_TS_STAMP): $(ACP_TS)/package.json $(ACP_TS)/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+	  npm ci --prefix $(ACP_TS) --no-audit --no-fund --loglevel=error && touch $@; \
+	else echo "note: npm is missing; the TypeScript ACP client test will say why"; fi
+
 # Lint, format and types are checked before the tests, so CI (which runs this target) enforces them.
-test: $(STAMP) sandbox-deps
+test: $(STAMP) sandbox-deps acp-ts-client
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
@@ -57,4 +70,4 @@ constraints:
 	$(BIN)/pip freeze --exclude-editable | LC_ALL=C sort -f >> constraints.txt
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info $(ACP_TS)/node_modules

@@ -16,16 +16,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acp import schema as s
+from acp.helpers import update_agent_message_text
 
 from agent_tui.acp import slash
 from agent_tui.acp.permission import editor_approver
 from agent_tui.acp.translate import TurnUpdates, notice
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator
+    from collections.abc import AsyncIterator, Awaitable
 
     from agent_tui.agent.session import AgentSession
     from agent_tui.config import Config
+    from agent_tui.context.budget import ContextBudget
+    from agent_tui.extensions.commands import CustomCommand
     from agent_tui.factory import AppServices
 
 log = logging.getLogger(__name__)
@@ -64,16 +67,32 @@ def with_editor_mcp(config: Config, servers: list[Any] | None) -> tuple[Config, 
 class LiveSession:
     """A session the editor holds open in this process."""
 
-    def __init__(self, services: AppServices, client: Any) -> None:
+    def __init__(
+        self, services: AppServices, client: Any, capabilities: s.ClientCapabilities | None = None
+    ) -> None:
+        from agent_tui.acp.terminal import EditorTerminals
+
         self.services = services
         self.client = client
+        self.capabilities = capabilities
         self.session: AgentSession | None = None
         self.updates: TurnUpdates | None = None
         self.task: asyncio.Task[s.StopReason] | None = None
         self.pending_notices: list[str] = []
+        self.acp_id: str | None = None
+        """The id the editor knows this session by: the first stored session's; a /clear moves
+        the conversation to a new stored session behind the same editor session."""
+        self.terminals = EditorTerminals(
+            client,
+            lambda: self.session_id,
+            lambda call_id: self.updates is not None and call_id in self.updates.shown_calls,
+        )
 
     @property
     def session_id(self) -> str:
+        """The editor's id for this session (what every update and request names)."""
+        if self.acp_id is not None:
+            return self.acp_id
         assert self.session is not None
         return self.session.session_id
 
@@ -82,8 +101,26 @@ class LiveSession:
         return self.services.workspace
 
     def attach(self, session: AgentSession) -> None:
+        """Take `session` as this editor session's, with the editor's buffers and terminal used
+        where the client offers them."""
         self.session = session
-        self.updates = TurnUpdates(session)
+        if self.acp_id is None:
+            self.acp_id = session.session_id
+        self.updates = TurnUpdates(session, self.terminals.by_call)
+        caps = self.capabilities
+        fs = caps.fs if caps is not None else None
+        if fs is not None and fs.read_text_file:
+            from agent_tui.acp.editor_fs import EditorBuffers, use_editor_buffers
+
+            use_editor_buffers(
+                session.runner.registry,
+                EditorBuffers(self.client, lambda: self.session_id),
+                write_through=bool(fs.write_text_file),
+            )
+        if caps is not None and caps.terminal:
+            from agent_tui.acp.terminal import use_editor_terminal
+
+            use_editor_terminal(session.runner.registry, self.terminals)
 
     def approver(self) -> Any:
         """The editor as approver; it asks about the call the editor was last told of."""
@@ -120,15 +157,47 @@ class LiveSession:
 
     async def greet(self) -> None:
         """After session/new or load: the commands, and the notices (trust, MCP) as a message."""
-        await self.send(slash.available_commands())
+        await self.send(slash.available_commands(self.custom_commands()))
         for line in self.pending_notices:
             await self.send(notice(line))
         self.pending_notices.clear()
 
-    async def send_usage(self, *, force: bool = True) -> None:
+    def custom_commands(self) -> list[CustomCommand]:
+        """The user's and (in a trusted folder) the project's Markdown commands."""
+        from agent_tui.extensions.commands import discover
+
+        session = self.require()
+        return list(discover(session.workspace, session.config.provenance.folder_trusted).commands.values())
+
+    async def send_usage(self, budget: ContextBudget | None = None, *, force: bool = True) -> None:
         assert self.updates is not None
-        for update in self.updates.usage(force=force):
+        for update in self.updates.usage(budget, force=force):
             await self.send(update)
+
+    async def play(self, events: AsyncIterator[Any]) -> None:
+        """Send a stream of our events as the updates the editor shows."""
+        assert self.updates is not None
+        async for event in events:
+            for update in self.updates.updates(event):
+                await self.send(update)
+
+    def require(self) -> AgentSession:
+        assert self.session is not None
+        return self.session
+
+    async def replace(self, opening: Awaitable[AgentSession]) -> AgentSession:
+        """Put another stored session (/clear) or the same one rebuilt (/model) behind this
+        editor session; the old one is closed, its background commands kept when it is the same."""
+        old = self.require()
+        session = await opening
+        same = session.session_id == old.session_id
+        if same:
+            session.keep_background_of(old)
+        await old.close()
+        if same and self.services.store is not None:
+            await self.services.store.leases.acquire(session.session_id)  # the old one gave it back
+        self.attach(session)
+        return session
 
     # -- turns -------------------------------------------------------------------------------
 
@@ -146,31 +215,25 @@ class LiveSession:
             self.task.cancel()
 
     async def _run(self, text: str) -> s.StopReason:
-        assert self.session is not None and self.updates is not None
+        assert self.updates is not None
         command = slash.parse(text)
-        events: AsyncIterator[Any]
-        if command is not None and command[0] == "context":
-            budget = self.session.measure()
-            for update in self.updates.usage(budget, force=True):
-                await self.send(update)
-            await self.send(
-                s.AgentMessageChunk(
-                    session_update="agent_message_chunk",
-                    content=s.TextContentBlock(type="text", text=slash.context_text(self.session, budget)),
-                )
-            )
-            return "end_turn"
-        if command is not None and command[0] == "compact":
-            events = slash.compact(self.session, command[1])
-        else:
-            # The first request offers the MCP servers' tools (the editor's and the config's):
-            # wait for them once, bounded by [mcp] startup_timeout, as headless mode does.
-            await self.services.mcp_ready()
-            events = self.session.run_turn(text)
         self.updates.stop_reason = "end_turn"
-        async for event in events:
-            for update in self.updates.updates(event):
-                await self.send(update)
+        if command is not None:
+            found, argument = command
+            try:
+                reply = await found.handler(self, argument)
+            except Exception as exc:  # a failed command is one line in the chat, never a crash
+                log.exception("/%s failed", found.name)
+                reply = f"/{found.name} failed: {' '.join(str(exc).split())[:200]}"
+            if reply:
+                await self.send(update_agent_message_text(reply.rstrip() + "\n"))
+            return "end_turn"
+        from agent_tui.extensions.invoke import turn_events
+
+        # The first request offers the MCP servers' tools (the editor's and the config's):
+        # wait for them once, bounded by [mcp] startup_timeout, as headless mode does.
+        await self.services.mcp_ready()
+        await self.play(turn_events(self.require(), text))  # a custom /command expands first
         return self.updates.stop_reason
 
     async def close(self, grace: float = 1.0) -> None:

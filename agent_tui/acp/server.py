@@ -105,7 +105,7 @@ class AgentTuiAgent:
             services = await build_services(config, workspace=folder, db_path=self.db)
         except StoreError as exc:
             raise RequestError.internal_error({"details": str(exc)}) from None
-        live = LiveSession(services, self.client)
+        live = LiveSession(services, self.client, self.client_capabilities)
         live.pending_notices = [*loaded.notices, *skipped]
         if services.sandbox is not None and services.sandbox.notice:
             live.pending_notices.append(services.sandbox.notice)
@@ -120,15 +120,6 @@ class AgentTuiAgent:
             await services.close()
             raise RequestError.invalid_params({"details": str(exc)}) from None
         live.attach(session)
-        fs = self.client_capabilities.fs if self.client_capabilities is not None else None
-        if fs is not None and fs.read_text_file:
-            from agent_tui.acp.editor_fs import EditorBuffers, use_editor_buffers
-
-            use_editor_buffers(
-                session.runner.registry,
-                EditorBuffers(self.client, lambda: live.session_id),
-                write_through=bool(fs.write_text_file),
-            )
         self.sessions[session.session_id] = live
         if history is not None:
             # The replay is part of the load: the client gets it before the response.

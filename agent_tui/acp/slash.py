@@ -1,23 +1,29 @@
 """The slash commands an editor offers in its prompt box (`available_commands_update`).
 
-Only those that make sense without our screens: `/compact [instructions]` runs the compaction
-chain and reports it like the TUI does; `/context` answers with the /context screen's figures as
-text (the same report object, `ui/screens/context_data.build_report`, which needs no Textual).
-A prompt starting with any other `/word` goes to the model as written.
+Our commands that make sense without our screens, each answering with a message (the figures
+the TUI shows in its chat block; acp/commands.py runs them), plus the user's and the project's
+custom Markdown commands, which are prompts (extensions/invoke.py expands them). The TUI's
+screens and app actions (/resume, /blobs, /theme, /quit, …) are not offered: the editor has its
+own. A prompt starting with any other `/word` goes to the model as written.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from acp import schema as s
 
+from agent_tui.acp import commands as run
+
 if TYPE_CHECKING:
-    from agent_tui.agent import events as ev
-    from agent_tui.agent.session import AgentSession
-    from agent_tui.context.budget import ContextBudget
+    from agent_tui.acp.host import CommandHost
+    from agent_tui.extensions.commands import CustomCommand
+
+Handler = Callable[["CommandHost", str], Awaitable["str | None"]]
+"""Runs a command on an editor session (acp/host.py) with what followed its name; returns the message to
+send (None when it sent its own updates)."""
 
 
 @dataclass(frozen=True)
@@ -26,72 +32,65 @@ class EditorCommand:
     hint: str | None
     """What may follow the name; None when nothing does."""
     description: str
+    handler: Handler
 
 
 COMMANDS: tuple[EditorCommand, ...] = (
-    EditorCommand("compact", "instructions (optional)", "condense the conversation now"),
-    EditorCommand("context", None, "show what fills the context window"),
+    EditorCommand("compact", "instructions (optional)", "condense the conversation now", run.compact),
+    EditorCommand("context", None, "show what fills the context window", run.context),
+    EditorCommand("cost", None, "what this session has cost, in tokens and money", run.cost),
+    EditorCommand("status", None, "model, folder, trust, sandbox, session and window", run.status),
+    EditorCommand("clear", None, "start a new conversation in this session", run.clear),
+    EditorCommand("model", "NAME (none: show it)", "show or switch this session's model", run.model),
+    EditorCommand("tools", None, "the tools offered and what each description costs", run.tools),
+    EditorCommand("memory", None, "where the memories, rules and skills files are", run.memory),
+    EditorCommand("undo", "[N] [--force]", "put back the files the last N turns changed", run.undo),
+    EditorCommand("diff", None, "what this session changed in the workspace", run.diff),
+    EditorCommand("hooks", None, "the hooks, custom commands and skills in effect", run.hooks),
+    EditorCommand("remember", "TEXT", "save a note every session will see", run.remember),
+    EditorCommand("rename", "TITLE", "give this session a title", run.rename),
+    EditorCommand("skill", "NAME (none: list them)", "activate a skill for this session", run.skill),
+    EditorCommand("init", None, "write an AGENTS.md skeleton for this project", run.init),
+    EditorCommand(
+        "effort",
+        "minimal|low|medium|high|off",
+        "how hard a reasoning model thinks (none: show it)",
+        run.effort,
+    ),
 )
+BY_NAME = {c.name: c for c in COMMANDS}
 
 
-def available_commands() -> s.AvailableCommandsUpdate:
-    return s.AvailableCommandsUpdate(
-        session_update="available_commands_update",
-        available_commands=[
+def available_commands(custom: Iterable[CustomCommand] = ()) -> s.AvailableCommandsUpdate:
+    """Ours, then the custom commands a built-in does not shadow."""
+    offered = [
+        s.AvailableCommand(
+            name=c.name,
+            description=c.description,
+            input=s.AvailableCommandInput(root=s.UnstructuredCommandInput(hint=c.hint)) if c.hint else None,
+        )
+        for c in COMMANDS
+    ]
+    for command in custom:
+        if command.name.lower() in BY_NAME:
+            continue
+        offered.append(
             s.AvailableCommand(
-                name=c.name,
-                description=c.description,
-                input=s.AvailableCommandInput(root=s.UnstructuredCommandInput(hint=c.hint))
-                if c.hint
-                else None,
+                name=command.name,
+                description=f"{command.description or 'custom command'} ({command.source})",
+                input=s.AvailableCommandInput(
+                    root=s.UnstructuredCommandInput(hint=command.argument_hint or "ARGS")
+                ),
             )
-            for c in COMMANDS
-        ],
-    )
+        )
+    return s.AvailableCommandsUpdate(session_update="available_commands_update", available_commands=offered)
 
 
-def parse(text: str) -> tuple[str, str] | None:
+def parse(text: str) -> tuple[EditorCommand, str] | None:
     """(command, argument) when `text` is one of our commands, else None."""
     stripped = text.strip()
     if not stripped.startswith("/"):
         return None
     name, _, argument = stripped[1:].partition(" ")
-    if name not in {c.name for c in COMMANDS}:
-        return None
-    return name, argument.strip()
-
-
-async def compact(session: AgentSession, instructions: str) -> AsyncIterator[ev.AgentEvent]:
-    async for event in session.compact(instructions or None, reason="forced"):
-        yield event
-
-
-def context_text(session: AgentSession, budget: ContextBudget) -> str:
-    """The /context screen's header, usage line, components and cost, as Markdown text."""
-    from agent_tui.llm.cost import format_cost
-    from agent_tui.ui.screens.context_data import build_report
-    from agent_tui.units import grouped
-
-    report = build_report(session, budget)
-    b = report.budget
-    lines = [
-        f"**Context** · {report.model} · window {grouped(b.total)} · reserved output "
-        f"{grouped(b.max_output_tokens)} · effective {grouped(b.effective_window)}",
-        "",
-        f"Used {grouped(b.used)} of {grouped(b.effective_window)} tokens ({b.used_fraction:.0%})",
-        "",
-    ]
-    lines += [f"- {name.replace('_', ' ')}: {grouped(tokens)}" for name, tokens in b.components().items()]
-    lines += ["", report.calibration.describe()]
-    if report.largest:
-        lines += ["", "Largest items:"]
-        lines += [
-            f"- {item.role} {item.label}: {grouped(item.tokens)}" + (f" (ref {item.ref})" if item.ref else "")
-            for item in report.largest
-        ]
-    lines += [
-        "",
-        f"Session cost: {format_cost(report.cost)} · {grouped(report.prompt_tokens)} prompt + "
-        f"{grouped(report.output_tokens)} output tokens reported in this run",
-    ]
-    return "\n".join(lines) + "\n"
+    command = BY_NAME.get(name.lower())
+    return (command, argument.strip()) if command is not None else None

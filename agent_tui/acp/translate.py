@@ -100,8 +100,10 @@ def usage_update(budget: ContextBudget, cost: float | None) -> s.UsageUpdate:
 class TurnUpdates:
     """Translates one session's events; `updates(event)` returns what to send, in order."""
 
-    def __init__(self, session: AgentSession) -> None:
+    def __init__(self, session: AgentSession, terminals: dict[str, str] | None = None) -> None:
         self.session = session
+        self.terminals: dict[str, str] = terminals if terminals is not None else {}
+        """The editor terminal each call ran in, by call id (acp/terminal.py fills it)."""
         self._before: dict[str, str | None] = {}
         """File text before an edit call ran, by call id."""
         self._compactions = 0
@@ -109,6 +111,8 @@ class TurnUpdates:
         self._last_usage: tuple[int, int, float | None] | None = None
         self.current_call: ToolCall | None = None
         """The call last started: the one an approval question is about."""
+        self.shown_calls: set[str] = set()
+        """Calls the editor has a card for (started, not yet finished)."""
         self.stop_reason: s.StopReason = "end_turn"
 
     @property
@@ -184,6 +188,7 @@ class TurnUpdates:
 
     def _started(self, call: ToolCall) -> s.ToolCallStart:
         self.current_call = call
+        self.shown_calls.add(call.id)
         args = arguments_of(call)
         locations = None
         path = self._path(args)
@@ -202,6 +207,7 @@ class TurnUpdates:
 
     def _finished(self, event: ev.ToolCallFinished) -> s.ToolCallProgress:
         call = event.call
+        self.shown_calls.discard(call.id)
         if self.current_call is not None and self.current_call.id == call.id:
             self.current_call = None
         content: list[Any] = []
@@ -211,6 +217,12 @@ class TurnUpdates:
             after = _read_text(path)
             if after is not None:
                 content.append(tool_diff_content(str(path), after, before))
+        terminal = self.terminals.pop(call.id, None)
+        if terminal is not None:
+            # The editor shows the output in its terminal; the card keeps it, and says our status.
+            ref = f" · ref {event.ref.id}" if event.ref is not None else ""
+            content.append(s.TerminalToolCallContent(type="terminal", terminal_id=terminal))
+            content.append(tool_content(text_block(f"{event.summary}{ref}")))
         if not content:
             # Our view of the output: head and tail with the ref footer when it was large.
             content.append(tool_content(text_block(event.view or event.summary)))
