@@ -51,6 +51,9 @@ class HookRunner:
     transcript: TranscriptExport | None = None
     events: list[ev.AgentEvent] = field(default_factory=list)
     """Runs (and notices) not yet handed to the event stream; `drain` takes them."""
+    stop_event: str = "Stop"
+    """What this session's stop fires: `Stop`, or `SubagentStop` in a sub-agent's session (its
+    hooks then send the child back to work exactly as Stop hooks send the agent)."""
 
     def drain(self) -> list[ev.AgentEvent]:
         out, self.events = self.events, []
