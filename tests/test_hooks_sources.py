@@ -139,7 +139,7 @@ class TestSubagentStop:
 
         command = """if [ "$(jq -r .stop_hook_active)" = true ]; then exit 0; fi; echo 'cite the file' >&2; exit 2"""
         specs = HookSet((HookSpec("SubagentStop", command), HookSpec("Stop", "exit 2")))
-        hooks = HookRunner(specs, workspace, "s_child", stop_event="SubagentStop")
+        hooks = HookRunner(specs, workspace, "s_child", subagent=True)
         assert await stop(hooks, active=False) == "[Stop hook] cite the file"
         assert await stop(hooks, active=True) is None
         assert [(e.event, e.outcome) for e in hooks.drain()] == [

@@ -47,8 +47,8 @@ def parent(body: dict) -> Reply:
 
 def test_exit_2_sends_the_child_back_once_with_stderr(workspace, tmp_path):
     """The child answers; the SubagentStop hook exits 2 once: the child's next request carries
-    `[Stop hook] cite the file you read`, its second answer is the envelope's, and the parent's
-    Stop hook (logging every event name) fires for the parent alone, never as the child's."""
+    `[Stop hook] cite the file you read`, its second answer is the envelope's; the hooks of the
+    user's own session (start, prompt, Stop, end; logging their names) fire for the parent alone."""
     scripts = tmp_path / "hooks"
     log = tmp_path / "events.log"
     child_requests: list[dict] = []
@@ -59,14 +59,18 @@ def test_exit_2_sends_the_child_back_once_with_stderr(workspace, tmp_path):
             return Reply(text="notes.txt says 42 (source: notes.txt line 1)")
         return Reply(text="the answer is 42")
 
+    logger = hook_script(scripts, "log.sh", LOG_STOP)
     with FakeOpenAI(window=32_000, responder=Model(parent, child)) as server:
         config_with_hooks(
             server,
             tmp_path / "s.db",
             {
                 "SubagentStop": hook_script(scripts, "cite-once.sh", CITE_ONCE),
-                "Stop": f"HOME_LOG={log} {hook_script(scripts, 'log.sh', LOG_STOP)}",
             },
+            extra="".join(
+                f'[[hooks.{event}]]\ncommand = "HOME_LOG={log} {logger}"\n'
+                for event in ("SessionStart", "UserPromptSubmit", "Stop", "SessionEnd")
+            ),
         )
         out = cli(["run", "delegate", "--json", "--yes", "--sandbox", "off"], workspace)
     assert out.returncode == 0, out.stderr
@@ -81,7 +85,7 @@ def test_exit_2_sends_the_child_back_once_with_stderr(workspace, tmp_path):
         if e["type"] == "subagent" and e["event"]["type"] == "hook"
     ]
     assert child_hooks == [("SubagentStop", "blocked"), ("SubagentStop", "ok")]
-    assert log.read_text().split() == ["Stop"]
+    assert log.read_text().split() == ["SessionStart", "UserPromptSubmit", "Stop", "SessionEnd"]
 
 
 def test_a_hook_that_always_blocks_is_bounded_by_the_childs_step_limit(workspace, tmp_path):

@@ -180,7 +180,7 @@ class Subagents:
         )
         self.children.append(child.session_id)
         if child.hooks is not None:  # its stop is a SubagentStop: a blocking hook sends it back to work
-            child.hooks.stop_event = "SubagentStop"
+            child.hooks.subagent = True
         if history:
             await child.save_snapshot()  # resume starts from the fork, the transcript holds the child's own
         return child
