@@ -83,3 +83,16 @@ async def test_the_tui_asks_again_naming_the_edited_command(server, workspace, t
         text = screen_text(app)
         assert ".claude/commands/review.md" in text
         assert ".claude/skills/pdf/SKILL.md" in text
+
+
+def test_trust_add_says_which_commands_skills_and_agents_it_enables(workspace):
+    """`agent-tui trust add` names the project's commands, skills and agents it turns on."""
+    write(workspace / ".claude/commands/review.md", REVIEW)
+    write(workspace / ".agent-tui/skills/pdf/SKILL.md", "---\nname: pdf\ndescription: PDFs\n---\nx\n")
+    write(workspace / ".claude/agents/reviewer.md", "---\nname: reviewer\ndescription: r\n---\nReview.\n")
+    out = cli(["trust", "add"], workspace)
+    assert out.returncode == 0, out.stderr
+    assert "command /review (.claude/commands/review.md)" in out.stdout
+    assert "skill pdf (.agent-tui/skills/pdf/SKILL.md)" in out.stdout
+    assert "sub-agent .claude/agents/reviewer.md" in out.stdout
+    assert trust.state(workspace) == "trusted"
