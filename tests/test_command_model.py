@@ -25,6 +25,12 @@ def server():
         yield srv
 
 
+def topbar(app) -> str:
+    from textual.widgets import Static
+
+    return str(app.query_one("#topbar", Static).render())
+
+
 def command(workspace, model: str) -> None:
     write(workspace / ".claude/commands/explain.md", EXPLAIN.format(model=model))
     trust.add(workspace)
@@ -57,7 +63,7 @@ def test_a_claude_code_alias_is_said_and_the_session_model_answers(server, works
 
 async def test_tui_runs_the_command_on_its_model_then_goes_back(server, workspace, tmp_path):
     """In the TUI: `/explain auth.py` goes out on small-model, the next message on the
-    session's own model, the chat says so, and the tab's session still names its own model."""
+    session's own model, the chat says so, and the top bar names the session's model again."""
     command(workspace, "openai/small-model")
     config = make_config(server, tmp_path / "t.db", cwd=workspace)
     server.enqueue(Reply(text="it logs in"), Reply(text="you are welcome"))
@@ -68,6 +74,7 @@ async def test_tui_runs_the_command_on_its_model_then_goes_back(server, workspac
             await until(pilot, lambda: slash.lookup("explain") is not None, what="custom commands")
             await send(pilot, "/explain auth.py")
             await until(pilot, lambda: len(server.requests) == 1, what="the command's request")
+            await until(pilot, lambda: "openai/fake-model" in topbar(app), what="the top bar's model back")
             await send(pilot, "thanks")
             await until(pilot, lambda: len(server.requests) == 2, what="the next request")
             assert [r["model"] for r in server.requests] == ["small-model", "fake-model"]
