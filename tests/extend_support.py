@@ -69,3 +69,13 @@ def trusting_app(server: FakeOpenAI, workspace: Path, db: Path) -> Any:
 
     app = AgentApp(trusting_services(get, loaded, flags, workspace), workspace=workspace)
     return app
+
+
+async def commands_ready(pilot: Any, name: str) -> None:
+    """Wait until the app's session is open and the custom command `name` is installed."""
+    from agent_tui.ui import slash
+    from tests.ui_helpers import until
+
+    app = pilot.app
+    await until(pilot, lambda: app.view.session is not None, what="the session")
+    await until(pilot, lambda: slash.lookup(name) is not None, what=f"the custom command /{name}")

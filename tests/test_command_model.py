@@ -11,7 +11,7 @@ from agent_tui.ui import slash
 from agent_tui.ui.transcript import NoticeEntry
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.agent_fixtures import make_config
-from tests.extend_support import cli, write, write_user_config
+from tests.extend_support import cli, commands_ready, write, write_user_config
 from tests.ui_helpers import make_app, until
 from tests.ui_session_fixtures import send
 
@@ -36,29 +36,31 @@ def command(workspace, model: str) -> None:
     trust.add(workspace)
 
 
-def test_run_sends_the_command_on_its_model_and_says_so(server, workspace, tmp_path):
-    """`run "/explain auth.py"` with `model: openai/small-model` (the same server): the request
-    names small-model, the cost line names it, and stderr says the turn ran on it."""
+def run_explain(server, workspace, tmp_path, model: str) -> tuple[str, list[str]]:
+    """`run "/explain auth.py"` with the command asking for `model`: stderr, the models asked."""
     write_user_config(server, tmp_path / "r.db")
-    command(workspace, "openai/small-model")
-    server.enqueue(Reply(text="it logs in"))
+    command(workspace, model)
+    server.enqueue(Reply(text="ok"))
     out = cli(["run", "/explain auth.py"], workspace)
     assert out.returncode == 0, out.stderr
-    assert [r["model"] for r in server.requests] == ["small-model"]
+    return out.stderr, [r["model"] for r in server.requests]
+
+
+def test_run_sends_the_command_on_its_model_and_says_so(server, workspace, tmp_path):
+    """`run "/explain auth.py"` with `model: openai/small-model` (the same server): the request
+    names small-model and stderr says the turn ran on it."""
+    stderr, models = run_explain(server, workspace, tmp_path, "openai/small-model")
+    assert models == ["small-model"]
     assert server.requests[0]["messages"][-1]["content"] == "Explain auth.py briefly."
-    assert "/explain runs on openai/small-model for this turn" in out.stderr
+    assert "/explain runs on openai/small-model for this turn" in stderr
 
 
 def test_a_claude_code_alias_is_said_and_the_session_model_answers(server, workspace, tmp_path):
     """`model: haiku` (Claude Code's alias, no model name here): one notice, the turn runs on
     the session's model instead of failing at the provider."""
-    write_user_config(server, tmp_path / "a.db")
-    command(workspace, "haiku")
-    server.enqueue(Reply(text="ok"))
-    out = cli(["run", "/explain auth.py"], workspace)
-    assert out.returncode == 0, out.stderr
-    assert [r["model"] for r in server.requests] == ["fake-model"]
-    assert "model: haiku" in out.stderr and "stays on openai/fake-model" in out.stderr
+    stderr, models = run_explain(server, workspace, tmp_path, "haiku")
+    assert models == ["fake-model"]
+    assert "model: haiku" in stderr and "stays on openai/fake-model" in stderr
 
 
 async def test_tui_runs_the_command_on_its_model_then_goes_back(server, workspace, tmp_path):
@@ -70,8 +72,7 @@ async def test_tui_runs_the_command_on_its_model_then_goes_back(server, workspac
     app = make_app(config, workspace)
     try:
         async with app.run_test(size=(120, 36)) as pilot:
-            await until(pilot, lambda: app.view.session is not None, what="the session")
-            await until(pilot, lambda: slash.lookup("explain") is not None, what="custom commands")
+            await commands_ready(pilot, "explain")
             await send(pilot, "/explain auth.py")
             await until(pilot, lambda: len(server.requests) == 1, what="the command's request")
             await until(pilot, lambda: "openai/fake-model" in topbar(app), what="the top bar's model back")
@@ -94,8 +95,7 @@ async def test_a_failing_command_turn_still_puts_the_model_back(server, workspac
     app = make_app(config, workspace)
     try:
         async with app.run_test(size=(120, 36)) as pilot:
-            await until(pilot, lambda: app.view.session is not None, what="the session")
-            await until(pilot, lambda: slash.lookup("explain") is not None, what="custom commands")
+            await commands_ready(pilot, "explain")
             await send(pilot, "/explain auth.py")
             await until(pilot, lambda: not app.view.session.busy, what="the failed turn's end")
             app.view.prompt.set_text("")

@@ -7,7 +7,7 @@ from agent_tui import trust
 from agent_tui.ui import slash
 from testkit.fake_openai import Reply
 from tests.agent_fixtures import make_config
-from tests.extend_support import write
+from tests.extend_support import commands_ready, write
 from tests.ui_helpers import make_app, notices, screen_text, until
 from tests.ui_session_fixtures import send
 
@@ -31,7 +31,7 @@ async def test_palette_help_and_a_shadowed_builtin(server, workspace, tmp_path):
     app = make_app(config, workspace)
     try:
         async with app.run_test(size=(120, 36)) as pilot:
-            await until(pilot, lambda: slash.lookup("review") is not None, what="custom commands")
+            await commands_ready(pilot, "review")
             await until(pilot, lambda: "named like built-ins" in notices(app), what="the notice")
             shadow = [n for n in notices(app).splitlines() if "named like built-ins" in n]
             assert len(shadow) == 1 and "/clear" in shadow[0] and "clear.md" in shadow[0]
