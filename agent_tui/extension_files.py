@@ -20,41 +20,61 @@ TREES = tuple(
 )
 """Folders under a project whose files wait for trust."""
 
-MAX_FILES = 5000
-"""Files hashed per folder at most (a skill folder with a vendored tree stays cheap to check);
-past it the count itself is hashed, so adding files still changes the hash."""
+MAX_READ = 400
+"""Files whose contents are hashed (in path order: commands, skills, agents); past them a file
+counts by its name, size and modification time, so a skill vendoring thousands of files stays
+cheap to check at every start while an edit there still asks again."""
+
+
+def _walk(directory: str, rel: str, out: list[str]) -> None:
+    try:
+        entries = sorted(os.scandir(directory), key=lambda e: e.name)
+    except OSError:
+        return
+    for entry in entries:
+        here = f"{rel}/{entry.name}"
+        if entry.is_dir(follow_symlinks=False):
+            _walk(entry.path, here, out)
+        elif entry.is_file():  # a link to a file is read through; one to a folder is not followed
+            out.append(here)
+
+
+def _listing(folder: Path) -> list[str]:
+    """Every file under the trees, as a `/` path relative to `folder` (scandir: no stat per
+    file, so a skill vendoring a tree stays cheap to list)."""
+    found: list[str] = []
+    for tree in TREES:
+        root = folder / tree
+        if root.is_dir() and not root.is_symlink():
+            _walk(str(root), tree.as_posix(), found)
+    return found
 
 
 def files(folder: Path) -> list[Path]:
-    """Every file under the trees, by path relative to `folder` (links to directories are not
+    """Every file under the trees, relative to `folder` (links to directories are not
     followed: what they hold is not the repository's)."""
-    found: list[Path] = []
-    for tree in TREES:
-        root = folder / tree
-        if not root.is_dir() or root.is_symlink():
-            continue
-        for here, dirs, names in os.walk(root):
-            dirs.sort()
-            for name in sorted(names):
-                path = Path(here) / name
-                if path.is_file():
-                    found.append(path.relative_to(folder))
-    return found
+    return [Path(rel) for rel in _listing(folder)]
 
 
 def digest(folder: Path) -> str | None:
     """sha256 over the trees' file names and contents; None when the folder has none."""
-    listed = files(folder)
+    listed = _listing(folder)
     if not listed:
         return None
     h = hashlib.sha256()
-    for rel in listed[:MAX_FILES]:
+    base = str(folder)
+    for number, rel in enumerate(listed):
+        path = os.path.join(base, rel)
         try:
-            data = (folder / rel).read_bytes()
+            if number < MAX_READ:
+                with open(path, "rb") as fh:
+                    mark = hashlib.sha256(fh.read()).digest()
+            else:
+                st = os.stat(path)
+                mark = f"{st.st_size}:{st.st_mtime_ns}".encode()
         except OSError:
-            data = b"\0unreadable"
-        h.update(rel.as_posix().encode() + b"\0" + hashlib.sha256(data).digest())
-    h.update(str(len(listed)).encode())
+            mark = b"\0unreadable"
+        h.update(rel.encode() + b"\0" + mark)
     return h.hexdigest()
 
 

