@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-_KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:(?:\s+(.*)|\s*)$")
+_KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:\s*(.*)$")
 _BLOCKS = {"|": "\n", "|-": "\n", ">": " ", ">-": " "}
 
 
