@@ -66,3 +66,36 @@ async def test_slash_skill_by_hand_is_back_after_resume_and_context_names_it(ser
         await until(pilot, lambda: "Skills loaded" in screen_text(second), what="/context")
         assert "kept through compaction): db-migrations" in screen_text(second)
     assert "Step 7: check the migration" in system_prompt(server.requests[1])
+
+
+async def test_a_skill_gone_since_is_said_once_and_the_rest_come_back(server, workspace, tmp_path):
+    """Two skills loaded by hand; one file deleted before resume: the other is back on, and the
+    first turn of the resumed session says the missing one is not in the prompt."""
+    from agent_tui.agent import events as ev
+    from agent_tui.extensions.skill_resume import load_by_hand
+    from agent_tui.factory import build_services
+    from tests.agent_fixtures import collect, of_type
+
+    write(paths.config_dir() / "skills/db-migrations/SKILL.md", SKILL)
+    gone = write(paths.config_dir() / "skills/old/SKILL.md", "---\nname: old\ndescription: o\n---\nOld.\n")
+    config = make_config(server, tmp_path / "g.db", cwd=workspace)
+    services = await build_services(config, workspace=workspace)
+    try:
+        session = await services.new_session(yes=True)
+        await load_by_hand(session, "old")
+        await load_by_hand(session, "db-migrations")
+        session_id = session.session_id
+        await session.close()
+    finally:
+        await services.close()
+    gone.unlink()
+    services = await build_services(config, workspace=workspace)
+    try:
+        resumed = await services.resume_session(session_id, yes=True)
+        assert resumed.prompts.user_prompts.active == ("db-migrations",)
+        server.enqueue(Reply(text="ok"))
+        said = [e.message for e in of_type(await collect(resumed.run_turn("go on")), ev.Notice)]
+        assert sum("skill old, loaded earlier in this session, is not available now" in s for s in said) == 1
+        assert "Step 7: check the migration" in system_prompt(server.requests[-1])
+    finally:
+        await services.close()
