@@ -97,6 +97,9 @@ class AppServices:
         await self.store.leases.acquire(session_id)
         history = await self.store.sessions.load_for_resume(session_id)
         session = self._session(info.id, info.title, history, limits, approver, yes)
+        from agent_tui.extensions.skill_resume import restore
+
+        await restore(session)  # the skills it had loaded are back in its system prompt
         if session.background is not None:
             await session.background.load_lost()  # the model hears which commands ended with it
         await session.repair()  # said to the user at the start of the next turn

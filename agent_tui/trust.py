@@ -72,13 +72,17 @@ def folder_key(folder: Path) -> str:
 
 
 CODE_FILES = (Path(".claude") / "settings.json", Path(".claude") / "settings.local.json")
-"""Beside `.agent-tui.toml`, files whose change asks for trust again (they hold hooks)."""
+"""Beside `.agent-tui.toml`, files whose change asks for trust again (they hold hooks); every
+file under the commands, skills and agents folders does too (extension_files.py)."""
 
 
 def content_hash(folder: Path) -> str:
     """sha256 of the folder's `.agent-tui.toml` (`absent` when there is none), mixed with its
-    `.agent-tui.local.toml` and `.claude/` settings when it has them (a project layer, and hooks
-    that run code). A folder with none of those keeps the hash it was trusted with before."""
+    `.agent-tui.local.toml`, `.claude/` settings and its commands, skills and agents when it has
+    them (a project layer, hooks that run code, prompts and scripts). A folder with none of those
+    keeps the hash it was trusted with before."""
+    from agent_tui import extension_files
+
     try:
         digest = hashlib.sha256(paths.project_config_file(folder).read_bytes()).hexdigest()
     except OSError:
@@ -92,6 +96,10 @@ def content_hash(folder: Path) -> str:
             continue
         found = True
         extra.update(str(rel).encode() + b"\0" + hashlib.sha256(data).digest())
+    extensions = extension_files.digest(folder)
+    if extensions is not None:
+        found = True
+        extra.update(b"extensions\0" + extensions.encode())
     if not found:
         return digest
     extra.update(digest.encode())

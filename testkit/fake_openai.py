@@ -128,8 +128,11 @@ class FakeOpenAI:
         model_name: str = "fake-model",
         api_key: str | None = None,
         strict_template: bool = False,
+        also_serves: tuple[str, ...] = (),
     ) -> None:
         self.window = window
+        self.also_serves = also_serves
+        """Other model names the server answers for (a command's `model:` on the same server)."""
         self.strict_template = strict_template
         """Answer 500 to two user (or two assistant) messages in a row, like Gemma's template."""
         self.responder = responder or _echo
@@ -249,7 +252,7 @@ class FakeOpenAI:
         problem = shape_error(body)
         if problem:
             return 400, problem
-        if body["model"] != self.model_name:
+        if body["model"] != self.model_name and body["model"] not in self.also_serves:
             return 404, error_body(404, model=body["model"])
         problem = pairing_error(body["messages"])
         if problem:

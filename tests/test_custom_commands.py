@@ -134,11 +134,11 @@ class TestTui:
 
 class TestAttachments:
     def test_an_at_path_in_the_body_attaches_the_file(self, server, repo, tmp_path):
-        """`@auth.py` in a command's body attaches the file as in a typed prompt; a `model:` the
-        session is not on is said, not silently ignored."""
+        """`@auth.py` in a command's body attaches the file as in a typed prompt (a `model:` is
+        applied: test_command_model.py)."""
         user_config(server, tmp_path / "a.db")
         (repo / ".claude" / "commands" / "explain.md").write_text(
-            "---\nmodel: openai/another-model\n---\nExplain @auth.py to $ARGUMENTS.\n"
+            "---\ndescription: explain auth\n---\nExplain @auth.py to $ARGUMENTS.\n"
         )
         trust.add(repo)
         server.enqueue(Reply(text="ok"))
@@ -146,4 +146,3 @@ class TestAttachments:
         assert out.returncode == 0, out.stderr
         sent = json.dumps(server.requests[0]["messages"])
         assert "return check()" in sent and "to a new hire." in sent
-        assert "asks for model openai/another-model; not applied" in out.stderr

@@ -130,22 +130,22 @@ class TestAnswers:
 
 class TestSubagentStop:
     async def test_subagent_stop_sends_the_child_back_once_and_reports_the_runs(self, workspace):
-        """The function the `task` tool calls: exit 2 gives the instruction to continue with;
+        """A sub-agent's stop fires SubagentStop: exit 2 gives the instruction to continue with;
         with stop_hook_active it lets the child stop; each run is a hook event to drain."""
         from agent_tui.hooks.runner import HookRunner
         from agent_tui.hooks.sources import HookSet
         from agent_tui.hooks.spec import HookSpec
-        from agent_tui.hooks.turn_hooks import subagent_stop
+        from agent_tui.hooks.turn_hooks import stop
 
         command = """if [ "$(jq -r .stop_hook_active)" = true ]; then exit 0; fi; echo 'cite the file' >&2; exit 2"""
-        hooks = HookRunner(HookSet((HookSpec("SubagentStop", command),)), workspace, "s_child")
-        assert await subagent_stop(hooks) == "[Stop hook] cite the file"
-        assert await subagent_stop(hooks, active=True) is None
+        specs = HookSet((HookSpec("SubagentStop", command), HookSpec("Stop", "exit 2")))
+        hooks = HookRunner(specs, workspace, "s_child", subagent=True)
+        assert await stop(hooks, active=False) == "[Stop hook] cite the file"
+        assert await stop(hooks, active=True) is None
         assert [(e.event, e.outcome) for e in hooks.drain()] == [
             ("SubagentStop", "blocked"),
             ("SubagentStop", "ok"),
         ]
-        assert await subagent_stop(None) is None
 
 
 class TestToolNames:

@@ -14,7 +14,8 @@ saw or said stays readable with read_result / grep_result / recall after it ends
 Several `task` calls of one step start at once (`start_parallel`, at most `[agents]
 max_parallel` running); while the loop waits on any call, the children's events flow up the
 parent's stream (`run_streaming`) as `SubagentEvent`s, and each end is one `SubagentFinished`
-(`Subagents.finished`: the SubagentStop hook point).
+(`Subagents.finished`). The child's own stop fires the SubagentStop hooks (`_create` names its
+stop so), which send it back to work the way Stop hooks send the agent.
 """
 
 from __future__ import annotations
@@ -102,7 +103,7 @@ class Subagents:
         self.cost: float | None = 0.0
         self.children: list[str] = []
         self.on_finish: list[FinishHook] = []
-        """Called with every SubagentFinished (hooks: SubagentStop)."""
+        """Called with every SubagentFinished."""
         self._started: dict[str, asyncio.Task[ToolRun]] = {}
         self._cancelled: dict[str, str] = {}
         """Envelopes of children cancelled mid-call, for the parent's closing tool results."""
@@ -178,6 +179,8 @@ class Subagents:
             prompt=CHILD_PROMPT,
         )
         self.children.append(child.session_id)
+        if child.hooks is not None:  # its stop is a SubagentStop: a blocking hook sends it back to work
+            child.hooks.subagent = True
         if history:
             await child.save_snapshot()  # resume starts from the fork, the transcript holds the child's own
         return child
@@ -306,7 +309,8 @@ class Subagents:
 
     async def finished(self, envelope: Envelope, parent: AgentSession, call_id: str) -> None:
         """The one place a child's end is announced: the event up the stream, then every
-        `on_finish` hook (the SubagentStop hook point). A failing hook is logged, never fatal."""
+        `on_finish` callback. A failing one is logged, never fatal. (Configured SubagentStop
+        hooks fire inside the child's turn, where blocking sends it back to work.)"""
         event = ev.SubagentFinished(
             session_id=envelope.session_id,
             parent_session_id=parent.session_id,
@@ -327,14 +331,7 @@ class Subagents:
                 if result is not None:
                     await result
             except Exception:
-                log.exception("a SubagentStop hook failed")
-        if parent.hooks is not None:  # configured SubagentStop hooks; their lines reach the parent
-            from agent_tui.hooks.turn_hooks import subagent_stop
-
-            try:
-                await subagent_stop(parent.hooks)
-            except Exception:
-                log.exception("a SubagentStop hook failed")
+                log.exception("an on_finish callback failed")
 
     def drain(self) -> list[ev.AgentEvent]:
         out: list[ev.AgentEvent] = []

@@ -56,9 +56,12 @@ def add(path: Path | None = typer.Argument(None, help="The folder (default: the 
             enabled = trust.filter_project(read_toml(project), trusted=False).ignored
         except Exception as exc:  # noqa: BLE001 - a broken file is the user's to see, one line
             fail(str(exc), 2)
+    from agent_tui.agent.definitions import untrusted_items
+    from agent_tui.extension_files import withheld as withheld_extensions
     from agent_tui.hooks.sources import withheld_hooks
 
-    enabled = (*enabled, *withheld_hooks(folder))  # .claude/ hooks run from now on too
+    # .claude/ hooks run from now on too, and the project's commands, skills and agents load.
+    enabled = (*enabled, *withheld_hooks(folder), *withheld_extensions(folder), *untrusted_items(folder))
     key = trust.add(folder)
     what = f"; its project settings now apply in full: {', '.join(enabled)}" if enabled else ""
     typer.echo(f"trusted {key}{what}")

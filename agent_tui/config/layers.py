@@ -113,6 +113,14 @@ def load_config(
         if withheld:
             ignored = (*ignored, *withheld)
             notices.append(folder_trust.untrusted_notice(folder, withheld, state, source=".claude/"))
+        from agent_tui.extension_files import withheld as withheld_extensions
+
+        held = withheld_extensions(folder)  # the project's commands and skills wait for trust too
+        if held:
+            ignored = (*ignored, *held)
+            notices.append(
+                folder_trust.untrusted_notice(folder, held, state, source=".claude/ and .agent-tui/")
+            )
     agents_ok, held_back = _project_agents(folder, trusted)
     if held_back:
         ignored = (*ignored, *held_back)

@@ -83,19 +83,16 @@ class Skill:
 
 
 def parse_skill(path: Path) -> Skill:
-    """Read one skill file; optional `---` front matter with `description: …`."""
-    text = read_limited(path, MAX_SKILL_BYTES)
-    meta: dict[str, str] = {}
-    if text.startswith("---"):
-        head, sep, rest = text[3:].partition("\n---")
-        if sep:
-            for line in head.splitlines():
-                key, colon, value = line.partition(":")
-                if colon:
-                    meta[key.strip().lower()] = value.strip()
-            text = rest.lstrip("-").strip()
+    """Read one skill file; optional `---` front matter with `description: …` (read as every
+    front matter is, frontmatter.py; a line it cannot read is skipped)."""
+    from agent_tui.frontmatter import read
+
+    doc = read(read_limited(path, MAX_SKILL_BYTES))
+    text = doc.body
     first = next((ln.lstrip("# ").strip() for ln in text.splitlines() if ln.strip()), "")
-    return Skill(path.stem, path, meta.get("description") or first, text)
+    described = doc.meta.get("description")
+    description = " ".join(str(described).split()) if described not in (None, "", []) else first
+    return Skill(path.stem, path, description, text)
 
 
 def discover_skills(folder: Path | None = None) -> dict[str, Skill]:

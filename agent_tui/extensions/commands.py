@@ -16,8 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_tui import paths
-from agent_tui.extensions import frontmatter
+from agent_tui import frontmatter, paths
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +93,7 @@ def read_command(path: Path, name: str) -> tuple[CustomCommand | None, list[str]
         raw, _size = read_confined(path, MAX_COMMAND_BYTES)
     except OSError as exc:
         return None, [f"{paths.shown(path)}: cannot read ({exc})"]
-    parsed = frontmatter.parse(raw.decode("utf-8", "replace"))
+    parsed = frontmatter.read(raw.decode("utf-8", "replace"))
     notices = [
         f"{paths.shown(path)}:{line}: {why}; the rest of the file is used" for line, why in parsed.problems
     ]
@@ -106,7 +105,7 @@ def read_command(path: Path, name: str) -> tuple[CustomCommand | None, list[str]
             name=name,
             path=path,
             description=str(meta.get("description") or first)[:120],
-            argument_hint=str(meta.get("argument-hint") or ""),
+            argument_hint=parsed.raw.get("argument-hint", ""),
             model=str(model) if isinstance(model, str) and model else None,
             allowed_tools=_tools(meta.get("allowed-tools")),
             body=parsed.body,

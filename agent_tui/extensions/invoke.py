@@ -4,7 +4,7 @@ arguments and inline command outputs in place, then one ordinary turn.
 The TUI and headless `run` both send prompts through `turn_events`, so a custom command expands
 the same way in both. An inline `` !`command` `` runs as a bash call of the session — the same
 approval, sandbox and hooks as the model's — except that a command `allowed-tools` covers
-needs no approval question.
+needs no approval question. A command's `model:` serves its turn only (command_model.py).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
 from agent_tui.agent import events as ev
+from agent_tui.extensions.command_model import use_model, wanted
 from agent_tui.extensions.commands import INLINE, CustomCommand, discover, split_invocation, substitute
 
 if TYPE_CHECKING:
@@ -57,10 +58,14 @@ async def turn_events(session: AgentSession, text: str) -> AsyncIterator[ev.Agen
         async for event in session.run_turn(text):
             yield event
         return
-    if command.model and command.model != session.model:
-        yield ev.Notice(
-            f"/{command.name} asks for model {command.model}; not applied (this session stays on {session.model}; /model switches)"
-        )
-    prompt = await expand(session, command, found[1] if found else "")
-    async for event in session.run_turn(prompt):
-        yield event
+    restore = None
+    if command.model and wanted(session, command.model):
+        said, restore = use_model(session, command.name, command.model)
+        yield ev.Notice(said)
+    try:
+        prompt = await expand(session, command, found[1] if found else "")
+        async for event in session.run_turn(prompt):
+            yield event
+    finally:
+        if restore is not None:  # the command's model served this turn only
+            restore()

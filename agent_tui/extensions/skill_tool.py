@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from agent_tui.extensions.skill_resume import loaded_line
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 
 if TYPE_CHECKING:
@@ -43,6 +44,6 @@ class SkillTool:
         others = sorted(p.name for p in folder.iterdir() if p.is_file() and p != skill.path)[:20]
         beside = f" Files beside it in {folder}: {', '.join(others)}." if others else ""
         return ToolOutput(
-            text=f"Skill {name} loaded: its instructions are now in your system prompt (# Skill: {name}).{beside}",
+            text=loaded_line(name) + beside,
             summary=f"loaded {name}",
         )

@@ -12,8 +12,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_tui import paths
-from agent_tui.extensions import frontmatter
+from agent_tui import frontmatter, paths
 
 MAX_SKILL_BYTES = 32_768
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
@@ -54,7 +53,7 @@ def discover_skills(workspace: Path, trusted: bool) -> SkillCatalog:
             except OSError as exc:
                 notices.append(f"{paths.shown(path)}: cannot read ({exc})")
                 continue
-            parsed = frontmatter.parse(raw.decode("utf-8", "replace"))
+            parsed = frontmatter.read(raw.decode("utf-8", "replace"))
             notices += [
                 f"{paths.shown(path)}:{line}: {why}; the rest is used" for line, why in parsed.problems
             ]

@@ -40,6 +40,9 @@ class HookOutcome(HookAnswer):
 
 NOTHING = HookOutcome()
 
+USER_SESSION_EVENTS = frozenset({"SessionStart", "SessionEnd", "UserPromptSubmit", "Stop"})
+"""Events of the user's session that a sub-agent's session does not fire."""
+
 
 @dataclass
 class HookRunner:
@@ -51,6 +54,15 @@ class HookRunner:
     transcript: TranscriptExport | None = None
     events: list[ev.AgentEvent] = field(default_factory=list)
     """Runs (and notices) not yet handed to the event stream; `drain` takes them."""
+    subagent: bool = False
+    """A sub-agent's session: its stop fires SubagentStop (which sends the child back to work
+    exactly as Stop hooks send the agent), and the events of the user's own session (its start
+    and end, a prompt the user submits, the agent's stop) do not fire for it — Claude Code's
+    rule, so a prompt hook does not also gate the briefs the agent writes for its sub-agents."""
+
+    @property
+    def stop_event(self) -> str:
+        return "SubagentStop" if self.subagent else "Stop"
 
     def drain(self) -> list[ev.AgentEvent]:
         out, self.events = self.events, []
@@ -70,7 +82,7 @@ class HookRunner:
     ) -> HookOutcome:
         """Run the hooks of `event` (for `tool`, when it is a tool event) and combine answers."""
         specs = self.hooks.for_event(event, tool)
-        if not specs:
+        if not specs or (self.subagent and event in USER_SESSION_EVENTS):
             return NOTHING
         transcript = await self.transcript.sync() if self.transcript is not None else None
         base: dict[str, Any] = {

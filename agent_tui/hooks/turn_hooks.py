@@ -1,6 +1,7 @@
 """The hooks around a turn, for `agent/session.py`: SessionStart and UserPromptSubmit before the
-prompt is sent, Stop when the model is done, SessionEnd when the session closes, and
-SubagentStop for the sub-agent lane's `task` tool.
+prompt is sent, Stop when the model is done (SubagentStop when a sub-agent is: the child's own
+turn loop fires it, so a blocking hook sends the child back to work), SessionEnd when the session
+closes.
 """
 
 from __future__ import annotations
@@ -49,14 +50,8 @@ def stop_instruction(outcome: HookOutcome) -> str | None:
     return None
 
 
-async def stop(hooks: HookRunner, *, active: bool, event: str = "Stop") -> str | None:
-    return stop_instruction(await hooks.fire(event, {"stop_hook_active": active}))
-
-
-async def subagent_stop(hooks: HookRunner | None, *, active: bool = False) -> str | None:
-    """For the `task` tool: fire SubagentStop when a child session finishes. Returns the
-    instruction to send the child back to work with (None: it may stop); the hook runs are
-    in `hooks.drain()` for the parent's event stream."""
-    if hooks is None:
-        return None
-    return await stop(hooks, active=active, event="SubagentStop")
+async def stop(hooks: HookRunner, *, active: bool, event: str | None = None) -> str | None:
+    """Fire the session's stop event (`Stop`, or `SubagentStop` in a sub-agent: `stop_event`);
+    the instruction to go back to work with, or None. The session's turn loop bounds how often
+    (its step limit), a sub-agent's as well."""
+    return stop_instruction(await hooks.fire(event or hooks.stop_event, {"stop_hook_active": active}))

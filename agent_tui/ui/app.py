@@ -301,6 +301,7 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
         """A tab working in the background says so on its label (`2 ⋯ refactor`)."""
         tab = self.query_one(TabbedContent).get_tab(f"tab-{event.view.number}")
         tab.label = tab_title(event.view, event.view.title)
+        self._update_topbar()  # a custom command's `model:` served the turn that just ended
 
     @on(TabbedContent.TabActivated)
     def _tab_activated(self) -> None:

@@ -78,7 +78,9 @@ async def skill(view: SessionView, argument: str) -> None:
         found = ", ".join(session.prompts.user_prompts.available()) or "none"
         show(view, "/skill", f"Skills: {found}\n/skill NAME activates one for this session.")
         return
-    session.prompts.activate_skill(name)
+    from agent_tui.extensions.skill_resume import load_by_hand
+
+    await load_by_hand(session, name)  # recorded, so a resumed session has it too
     show(view, f"/skill {name}", f"Skill {name} active in this session.")
 
 
