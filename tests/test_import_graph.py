@@ -36,17 +36,6 @@ definitions), apart from the hooks and sub-agents that run at the agent's level.
 runs sessions, so it sits with the agent, not with the tools below it."""
 
 KNOWN_CYCLES: list[frozenset[str]] = [
-    frozenset(
-        f"agent_tui.{name}"
-        for name in (
-            "agent.rewind",
-            "agent.session",
-            "agent.subagent_calls",
-            "agent.subagents",
-            "agent.user_command",
-            "tools.task",
-        )
-    ),
     frozenset(f"agent_tui.tools.{name}" for name in ("background", "background_note", "base", "bash")),
     frozenset({"agent_tui.store.forks", "agent_tui.store.sessions"}),
     frozenset(

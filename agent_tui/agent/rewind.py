@@ -18,7 +18,7 @@ from agent_tui.agent.undo import UndoReport, undo
 from agent_tui.messages import Message
 
 if TYPE_CHECKING:
-    from agent_tui.agent.session import AgentSession
+    from agent_tui.agent.session_port import HistoryOwner
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +57,7 @@ class RewindReport:
         return " ".join(parts)
 
 
-async def rewind_points(session: AgentSession) -> list[RewindPoint]:
+async def rewind_points(session: HistoryOwner) -> list[RewindPoint]:
     """The user's own messages still in the live history, oldest first."""
     seqs = await session.store.sessions.user_sequences(session.session_id) if session.store else {}
     return [
@@ -67,7 +67,7 @@ async def rewind_points(session: AgentSession) -> list[RewindPoint]:
     ]
 
 
-async def rewind(session: AgentSession, point: RewindPoint, scope: Scope) -> RewindReport:
+async def rewind(session: HistoryOwner, point: RewindPoint, scope: Scope) -> RewindReport:
     """Go back to just before `point` (see the module docstring)."""
     files = None
     if scope in ("files", "both") and session.store is not None and point.seq is not None:

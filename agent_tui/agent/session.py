@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -419,6 +419,10 @@ class AgentSession(SessionHistory):
         self._hooks_started = False
         await self.hooks.fire("SessionEnd", {"reason": reason})
         return self.hooks.drain()
+
+    def tell_later(self, notes: Sequence[str]) -> None:
+        """Say these to the user at the start of the next turn."""
+        self._unsaid.extend(notes)
 
     async def add_user_command(self, text: str) -> None:
         """A command the user ran (`!cmd`), with its output's view, as a user message."""

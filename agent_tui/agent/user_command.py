@@ -19,7 +19,7 @@ from agent_tui.agent import events as ev
 from agent_tui.messages import ToolCall
 
 if TYPE_CHECKING:
-    from agent_tui.agent.session import AgentSession
+    from agent_tui.agent.session_port import CommandHost
     from agent_tui.agent.tool_runner import ToolRun
 
 PREFIX = "!"
@@ -40,7 +40,7 @@ def as_message_text(command: str, run: ToolRun) -> str:
     return f"[The user ran this command in the workspace: `{command}`{ref}]\n{output}"
 
 
-async def run_user_command(session: AgentSession, command: str) -> AsyncIterator[ev.AgentEvent]:
+async def run_user_command(session: CommandHost, command: str) -> AsyncIterator[ev.AgentEvent]:
     """Run `command` for the user and add it to `session`'s conversation (see the module doc)."""
     call = ToolCall(
         id=f"user_{uuid.uuid4().hex[:12]}", name="bash", arguments=json.dumps({"command": command})
