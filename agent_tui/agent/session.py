@@ -19,24 +19,20 @@ from typing import TYPE_CHECKING, Any, assert_never
 from agent_tui.agent import events as ev
 from agent_tui.agent import reply as model_call
 from agent_tui.agent import subagent_calls, wire
-from agent_tui.agent.compactor import (
-    CompactionInput,
-    CompactionOutcome,
-    Compactor,
-    tool_instructions,
-    tool_text,
-)
+from agent_tui.agent.compactor import Compactor
 from agent_tui.agent.history import SessionHistory
 from agent_tui.agent.lost_writes import STORAGE
 from agent_tui.agent.reply import StreamedReply
+from agent_tui.agent.session_compaction import SessionCompaction
+from agent_tui.agent.step_calls import run_calls
 from agent_tui.agent.tool_runner import ToolRunner
-from agent_tui.agent.turn import NextStep, RetryStep, StepOutcome, TurnOver, TurnState, truncated_call
+from agent_tui.agent.turn import NextStep, RetryStep, StepOutcome, TurnOver, TurnState
+from agent_tui.agent.window import learn_window, reserve_thinking
 from agent_tui.context.budget import BudgetMeter, ContextBudget
 from agent_tui.llm.cost import cost_of, prices_for
 from agent_tui.llm.errors import LLMError
 from agent_tui.llm.stream import UsageChunk
-from agent_tui.messages import Message, TokenUsage, ToolCall, assistant, tool_result, user
-from agent_tui.models import reply_reserve
+from agent_tui.messages import Message, TokenUsage, assistant, tool_result, user
 
 if TYPE_CHECKING:
     from agent_tui.agent.prompting import PromptAssembler
@@ -89,6 +85,15 @@ class AgentSession:
             session_id=session_id, meter=meter, store=store, messages=history, workspace=workspace
         )
         """The history and its transcript (agent/history.py): everything that writes them."""
+        self.compaction = SessionCompaction(
+            compactor,
+            self.record,
+            self.measure,
+            lambda: self._request_parts,
+            hooks=hooks,
+            store=store,
+            session_id=session_id,
+        )
         self.last_budget: ContextBudget | None = None
         self.busy = False
         self.usage_total = TokenUsage()
@@ -117,7 +122,7 @@ class AgentSession:
 
     def measure(self, *, with_status: bool = True) -> ContextBudget:
         """The budget of the next request (no I/O)."""
-        self._reserve_thinking()
+        reserve_thinking(self.limits, self.provider, self.meter)
         # Two passes: the status note depends on how full the window is without it.
         tools = self.prompts.tool_schemas(self.history)
         sections = self.prompts.sections(None)
@@ -128,31 +133,6 @@ class AgentSession:
         self._request_parts = (sections, tools)
         self.last_budget = budget
         return budget
-
-    def _reserve_thinking(self) -> None:
-        """The reply reserve holds the thinking budget on top of the answer (the request's
-        max_tokens grows by it), capped so half the window stays for the prompt; the thinking
-        blocks the request sends back count in the conversation."""
-        window, answer = self.limits.context_window, self.limits.max_output_tokens
-        self.provider.max_thinking = max(window // 2 - answer, 0)
-        thinking = self.provider.thinking_reserve
-        if answer + thinking != self.meter.max_output_tokens or thinking != self.meter.thinking_reserve:
-            self.meter.resize(window, answer + thinking, thinking)
-        self.meter.counts_thinking = self.provider.takes_thinking_blocks
-
-    def _learn_window(self, reported: int | None) -> str | None:
-        """The provider's window is smaller than configured: believe the provider from now on."""
-        if not reported or reported >= self.limits.context_window:
-            return None
-        old = self.limits.context_window
-        reserve = min(self.limits.max_output_tokens, reply_reserve(reported, None, None))
-        self.limits = replace(self.limits, context_window=reported, max_output_tokens=reserve)
-        self.meter.resize(reported, reserve)
-        return (
-            f"The provider's window is {reported:,} tokens, not {old:,}; using "
-            f"{reported:,} from now on (set [model] context_window to avoid this). "
-            "Compacting and retrying once."
-        )
 
     @property
     def request_parts(self) -> tuple[list[Any], list[dict[str, Any]]]:
@@ -202,7 +182,7 @@ class AgentSession:
         """What the store failed to save since last asked (messages, tool outputs), one line each."""
         return [*self.record.take_lost_writes(), *self.runner.take_lost_writes()]
 
-    # -- compaction ------------------------------------------------------------------------
+    # -- compaction (agent/session_compaction.py) -------------------------------------------
 
     async def compact(
         self, instructions: str | None = None, reason: ev.CompactionReason = "forced"
@@ -211,88 +191,13 @@ class AgentSession:
         is busy meanwhile."""
         self.busy = True
         try:
-            async for event in self.record.fit_oversize(self.measure(with_status=False), self.config):
-                yield event
-            async for event in self._compaction(reason, instructions, force=True):
+            async for event in self.compaction.forced(self.config, self.turns, instructions, reason):
                 yield event
         finally:
             self.busy = False
 
-    async def _compaction(
-        self,
-        reason: ev.CompactionReason,
-        instructions: str | None = None,
-        *,
-        force: bool,
-        snapshot: bool = True,
-    ) -> AsyncIterator[ev.AgentEvent]:
-        """Run the compactor on the live history and adopt its outcome."""
-        before = self.measure(with_status=False)  # also the request parts the fixed share counts
-        given = CompactionInput(
-            history=self.history,
-            before=before,
-            meter=self.meter,
-            request_parts=self._request_parts,
-            settings=self.config.compaction,
-            hooks=self.hooks,
-            store=self.store,
-            session_id=self.session_id,
-        )
-        outcome: CompactionOutcome | None = None
-        async for item in self.compactor.run(given, reason=reason, instructions=instructions, force=force):
-            if isinstance(item, CompactionOutcome):
-                outcome = item
-            else:
-                yield item
-        assert outcome is not None  # the compactor's last item
-        if outcome.result.applied:
-            await self.record.adopt(outcome.history, snapshot=snapshot)
-        for event in self.compactor.finished(outcome.result, self.measure(with_status=False), self.turns):
-            yield event
-
-    async def _compact_as_tool(self, call: ToolCall) -> AsyncIterator[ev.AgentEvent]:
-        """The model called compact_context: its call and its result survive what it triggers."""
-        # A placeholder answers the call while the chain runs, so the history it compacts is
-        # well-formed; the real result replaces it after.
-        provisional = tool_result(call, "[compacting…]")
-        await self.record.adopt([*self.history, provisional])
-        result = None
-        async for event in self._compaction("tool", tool_instructions(call), force=True, snapshot=False):
-            if isinstance(event, ev.CompactionFinished):
-                result = event.result
-            yield event
-        text = tool_text(result)
-        final = tool_result(call, text)
-        history = [final if m.id == provisional.id else m for m in self.history]
-        if final not in history:
-            history.append(final)
-        await self.record.adopt(history, persist=[final], snapshot=bool(result and result.applied))
-        yield ev.ToolCallFinished(call, None, False, "compacted", text, 0.0)
-
-    async def _thresholds(self) -> AsyncIterator[ev.AgentEvent]:
-        """Trim tool outputs past their budget at once; compact at the trigger; block at the top."""
-        budget_tokens = self.config.tool_output_budget(self.limits.context_window)
-        trimmed = self.compactor.trim_tool_outputs(self.history, self.meter.counter, budget_tokens)
-        if trimmed is not None:
-            await self.record.adopt(trimmed.history)
-            yield ev.Notice(trimmed.notice)
-        budget = self.measure()
-        if budget.exceeds:
-            async for event in self.record.fit_oversize(self.measure(with_status=False), self.config):
-                yield event
-            budget = self.measure()
-        if budget.is_blocked and self.config.compaction.enabled:
-            yield ev.Blocked(budget)
-            async for event in self._compaction("blocked", force=True):
-                yield event
-        elif (
-            budget.should_compact
-            and self.config.compaction.enabled
-            and self.config.compaction.auto
-            and self.compactor.may_auto_compact(budget)
-        ):
-            async for event in self._compaction("auto", force=False):
-                yield event
+    def _thresholds(self) -> AsyncIterator[ev.AgentEvent]:
+        return self.compaction.thresholds(self.config, self.limits.context_window, self.turns)
 
     # -- the turn --------------------------------------------------------------------------
 
@@ -387,11 +292,15 @@ class AgentSession:
         except LLMError as exc:
             if exc.kind == "context_length" and not turn.retried_overflow and not reply.text_parts:
                 turn.retried_overflow = True
-                notice = self._learn_window(exc.reported_window)
+                learned = learn_window(self.limits, self.meter, exc.reported_window)
+                if learned is not None:
+                    self.limits = learned[0]
                 yield ev.Notice(
-                    notice or "The provider says the prompt is too long; compacting and retrying once."
+                    learned[1]
+                    if learned is not None
+                    else "The provider says the prompt is too long; compacting and retrying once."
                 )
-                async for event in self._compaction("context_length", force=True):
+                async for event in self.compaction.run(self.config, self.turns, "context_length", force=True):
                     yield event
                 yield RetryStep()
                 return
@@ -424,73 +333,22 @@ class AgentSession:
             return
         turn.pending, turn.answered = message, set()
         await self.record.add(message)
-        async for item in self._run_calls(turn, reply):
-            yield item
-
-    async def _run_calls(
-        self, turn: TurnState, reply: StreamedReply
-    ) -> AsyncIterator[ev.AgentEvent | StepOutcome]:
-        """Run a reply's calls in order, each answered in the history; ends with the outcome."""
-        calls = reply.calls
         # Paged readers must fit what is left of the window, not just their byte cap.
-        room = max(0, self.measure(with_status=False).remaining) // max(1, len(calls))
-        # compact_context goes last, so the calls it keeps are all answered already.
-        ordered = sorted(calls, key=lambda c: c.name == "compact_context")
-        parallel = subagent_calls.start_parallel(self.runner, ordered, room)
-        for call in parallel:  # several task calls run at once: all start now
-            yield ev.ToolCallStarted(call)
-        stop: ev.StopReason | None = None
-        for call in ordered:
-            if call not in parallel:
-                yield ev.ToolCallStarted(call)
-            if reply.finish == "length" and not wire.arguments_complete(call):
-                result, events = truncated_call(call, self.limits.max_output_tokens)
-                await self.record.add(result)
-                turn.answered.add(call.id)
-                for event in events:
-                    yield event
-                continue
-            if call.name == "compact_context":
-                async for event in self._compact_as_tool(call):
-                    yield event
-                turn.answered.add(call.id)
-                continue
-            async for item in subagent_calls.run_streaming(self.runner, call, room):
-                if isinstance(item, ev.AgentEvent):
-                    yield item  # a sub-agent's, while the call runs
-                else:
-                    run = item
-            if self.hooks is not None:
-                for event in self.hooks.drain():
-                    yield event
-            await self.record.add(run.message)
-            turn.answered.add(call.id)
-            if run.ref is not None:
-                turn.refs.append(run.ref)
-            yield ev.ToolCallFinished(
-                call, run.ref, run.is_error, run.summary, run.message.content or "", run.duration
-            )
-            if run.notice:
-                yield ev.Notice(run.notice)
-            if run.denied and self.config.tools.deny_ends_turn:
-                stop = "denied"
-                break
-            if run.stop is not None:  # a hook said `continue: false`
-                yield ev.Notice(f"A hook stopped the turn: {run.stop or 'no reason given'}")
-                stop = "hook"
-                break
-        await subagent_calls.settle(self.runner)
-        turn.pending = None
-        if stop is None:
-            yield NextStep()
-            return
-        # The model waits for the user's direction: the calls after the stop are answered unrun.
-        unrun = [c for c in calls if c.id not in turn.answered]
-        if unrun:
-            await self.record.add(
-                *(tool_result(c, "[not run: the user denied an earlier call]") for c in unrun)
-            )
-        yield TurnOver(stop)
+        room = max(0, self.measure(with_status=False).remaining) // max(1, len(reply.calls))
+        async for item in run_calls(
+            turn,
+            reply,
+            runner=self.runner,
+            record=self.record,
+            hooks=self.hooks,
+            room=room,
+            max_output_tokens=self.limits.max_output_tokens,
+            deny_ends_turn=self.config.tools.deny_ends_turn,
+            compaction=lambda instructions: self.compaction.run(
+                self.config, self.turns, "tool", instructions, force=True, snapshot=False
+            ),
+        ):
+            yield item
 
     async def close(self) -> None:
         """SessionEnd fires (once), the background commands end, then the lease is given back
