@@ -1,10 +1,11 @@
 """One conversation with the agent: the turn loop of the design, as an async stream of events.
 
-A turn is a loop over one step function (agent/turn.py names what a step ends in). Each step
-measures the budget, compacts when a threshold says so, streams the model's reply
-(agent/reply.py), runs its tool calls and persists every new message through the history the
-session owns (agent/history.py). The compactor gets values and hands back an outcome the session
-adopts. The TUI and headless mode both consume `run_turn`'s events; neither reaches inside.
+A turn is a loop over one step function (agent/step.py; agent/turn.py names what a step ends
+in). Before each step the thresholds may compact (agent/session_compaction.py: the compactor gets
+values and hands back an outcome the session adopts); the step streams the model's reply
+(agent/reply.py), runs its tool calls (agent/step_calls.py) and persists every new message
+through the history the session owns (agent/history.py). The TUI and headless mode both consume
+`run_turn`'s events; neither reaches inside.
 """
 
 from __future__ import annotations
@@ -22,15 +23,13 @@ from agent_tui.agent import subagent_calls, wire
 from agent_tui.agent.compactor import Compactor
 from agent_tui.agent.history import SessionHistory
 from agent_tui.agent.lost_writes import STORAGE
-from agent_tui.agent.reply import StreamedReply
 from agent_tui.agent.session_compaction import SessionCompaction
-from agent_tui.agent.step_calls import run_calls
+from agent_tui.agent.step import step
 from agent_tui.agent.tool_runner import ToolRunner
 from agent_tui.agent.turn import NextStep, RetryStep, StepOutcome, TurnOver, TurnState
-from agent_tui.agent.window import learn_window, reserve_thinking
+from agent_tui.agent.window import reserve_thinking
 from agent_tui.context.budget import BudgetMeter, ContextBudget
 from agent_tui.llm.cost import cost_of, prices_for
-from agent_tui.llm.errors import LLMError
 from agent_tui.llm.stream import UsageChunk
 from agent_tui.messages import Message, TokenUsage, assistant, tool_result, user
 
@@ -139,7 +138,7 @@ class AgentSession:
         """The prompt sections and tool schemas of the last measured request."""
         return self._request_parts
 
-    async def _usage(self, usage: TokenUsage) -> ev.AgentEvent:
+    async def account_usage(self, usage: TokenUsage) -> ev.AgentEvent:
         """A reply's usage: counted, priced, recorded; the event that reports it."""
         cost = cost_of(usage, prices_for(self.model, self.config.model.api_base))
         self.cost_total = None if cost is None or self.cost_total is None else (self.cost_total + cost)
@@ -249,7 +248,7 @@ class AgentSession:
                     )
                     break
                 outcome: StepOutcome = NextStep()
-                async for item in self._step(turn, steps + 1):
+                async for item in step(self, turn, steps + 1):
                     if isinstance(item, NextStep | RetryStep | TurnOver):
                         outcome = item
                     else:
@@ -277,78 +276,6 @@ class AgentSession:
             raise
         finally:
             self.busy = False
-
-    async def _step(self, turn: TurnState, number: int) -> AsyncIterator[ev.AgentEvent | StepOutcome]:
-        """One model call and its tool calls; ends with the step's outcome."""
-        for note in await self.repair():
-            yield ev.Notice(note)
-        budget = self.measure()
-        yield ev.BudgetMeasured(budget)
-        yield ev.StepStarted(number)
-        reply = turn.reply = StreamedReply()
-        try:
-            async for event in model_call.follow(self._stream(), reply, self._usage):
-                yield event
-        except LLMError as exc:
-            if exc.kind == "context_length" and not turn.retried_overflow and not reply.text_parts:
-                turn.retried_overflow = True
-                learned = learn_window(self.limits, self.meter, exc.reported_window)
-                if learned is not None:
-                    self.limits = learned[0]
-                yield ev.Notice(
-                    learned[1]
-                    if learned is not None
-                    else "The provider says the prompt is too long; compacting and retrying once."
-                )
-                async for event in self.compaction.run(self.config, self.turns, "context_length", force=True):
-                    yield event
-                yield RetryStep()
-                return
-            yield ev.ErrorEvent(str(exc), exc.kind)
-            if reply.text_parts:  # kept, and marked so neither reader takes it for a whole reply
-                await self.record.add(assistant(reply.text + f"\n\n[incomplete: {exc}]"))
-            elif not turn.replied and turn.sent is not None:
-                # Not sent: the TUI puts the text back in the input; a retry sends it once.
-                await self.record.unsend(turn.sent, str(exc))
-            yield TurnOver("error")
-            return
-        message, reasoning = reply.message(self.meter.counter.count_text)
-        if reasoning is not None:
-            yield reasoning
-        turn.replied = True
-        if not reply.calls:
-            await self.record.add(message if message.content else replace(message, content=""))
-            if self.hooks is not None:
-                from agent_tui.hooks import turn_hooks
-
-                again = await turn_hooks.stop(self.hooks, active=turn.stop_hook_active)
-                for event in self.hooks.drain():
-                    yield event
-                if again is not None:  # a Stop hook sends the agent back to work
-                    turn.stop_hook_active = True
-                    await self.record.add(user(again))
-                    yield NextStep()
-                    return
-            yield TurnOver("done")
-            return
-        turn.pending, turn.answered = message, set()
-        await self.record.add(message)
-        # Paged readers must fit what is left of the window, not just their byte cap.
-        room = max(0, self.measure(with_status=False).remaining) // max(1, len(reply.calls))
-        async for item in run_calls(
-            turn,
-            reply,
-            runner=self.runner,
-            record=self.record,
-            hooks=self.hooks,
-            room=room,
-            max_output_tokens=self.limits.max_output_tokens,
-            deny_ends_turn=self.config.tools.deny_ends_turn,
-            compaction=lambda instructions: self.compaction.run(
-                self.config, self.turns, "tool", instructions, force=True, snapshot=False
-            ),
-        ):
-            yield item
 
     async def close(self) -> None:
         """SessionEnd fires (once), the background commands end, then the lease is given back
@@ -407,7 +334,7 @@ class AgentSession:
         closing.append(Message(role="user", content=INTERRUPTED, kind="note"))
         await asyncio.shield(self.record.add(*closing))
 
-    async def _stream(self) -> AsyncIterator[Any]:
+    async def request_stream(self) -> AsyncIterator[Any]:
         """The provider stream for the current history, recording usage against the estimate."""
         async for chunk in model_call.request_stream(
             self.provider,
