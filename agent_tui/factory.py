@@ -16,6 +16,7 @@ from agent_tui.config import Config, ConfigError
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
+    from agent_tui.agent.session_port import SubagentSession
     from agent_tui.extensions.skills import SkillCatalog
     from agent_tui.hooks.sources import HookSet
     from agent_tui.messages import Message
@@ -127,7 +128,7 @@ class AppServices:
 
     async def child_session(
         self,
-        parent: AgentSession,
+        parent: SubagentSession,
         *,
         definition: Any = None,
         depth: int,

@@ -237,6 +237,8 @@ class ClientTerminals:
         """command, args, cwd, env, limit and the pid of every `terminal/create`, in order."""
         self.calls: list[tuple[str, str]] = []
         """("kill" | "release", terminal id), in order."""
+        self.released: dict[str, ClientTerminal] = {}
+        """Released terminals, so a test can wait for their process to be reaped."""
 
     async def create(
         self, command: str, args: list[str], cwd: str | None, env: list[s.EnvVariable], limit: int | None
@@ -273,3 +275,8 @@ class ClientTerminals:
     def release(self, terminal_id: str) -> None:
         terminal = self.live.pop(terminal_id)
         terminal.kill()
+        self.released[terminal_id] = terminal
+
+    async def reaped(self, terminal_id: str) -> None:
+        """Return once a released terminal's process has been waited for (no zombie left)."""
+        await self.released[terminal_id].proc.wait()

@@ -126,6 +126,7 @@ class TestEditorTerminal:
             assert (await turn).stop_reason == "cancelled"
             tid = client.terminals.requests[0]["id"]
             assert ("kill", tid) in client.terminals.calls and ("release", tid) in client.terminals.calls
+            await client.terminals.reaped(tid)  # a killed child is a zombie until reaped
             assert not group_alive(pid)
 
     async def test_timeout_kills_through_the_terminal(self, server, workspace, tmp_path):

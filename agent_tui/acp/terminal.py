@@ -110,7 +110,8 @@ class TerminalBash:
         self.terminals = terminals
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-        from agent_tui.tools.bash import _ENV_OVERRIDES, MAX_TIMEOUT
+        from agent_tui.tools.bash import MAX_TIMEOUT
+        from agent_tui.tools.process_group import ENV_OVERRIDES
 
         command = args.get("command")
         if (
@@ -133,7 +134,7 @@ class TerminalBash:
                 command=prepared.argv[0],
                 args=prepared.argv[1:],
                 cwd=str(ctx.workspace),
-                env=[s.EnvVariable(name=k, value=v) for k, v in _ENV_OVERRIDES.items()],
+                env=[s.EnvVariable(name=k, value=v) for k, v in ENV_OVERRIDES.items()],
                 output_byte_limit=ctx.max_output_bytes,
             )
         except Exception as exc:

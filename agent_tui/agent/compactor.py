@@ -1,28 +1,32 @@
-"""Runs the compaction chain inside the loop and turns it into events and snapshots.
+"""Runs the compaction chain inside the loop and turns it into events and an outcome.
 
 The chain itself is a pure function in `agent_tui.context.compaction`; this module decides when it
-may run and relays its progress as events; the compacted history goes back to the session, which
-adopts it (rebuilding every derived count rather than patching it) and saves the snapshot resume
-starts from. The compactor sees the session only as a `CompactionTarget`: it reads it, and hands a
-new history back through the session's own `adopt_history`.
+may run and relays its progress as events. It takes values (the history, the budget before, the
+settings, where PreCompact hooks fire) and ends with a `CompactionOutcome`: the compacted history
+the session adopts (rebuilding every derived count rather than patching it, and saving the
+snapshot resume starts from) when the result says it applied. It never reads or writes a session.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent import events as ev
 from agent_tui.context import compaction
-from agent_tui.messages import ToolCall, tool_result
+from agent_tui.messages import Message, ToolCall
 from agent_tui.tokens import ConversationTally
 
 if TYPE_CHECKING:
-    from agent_tui.agent.compaction_target import CompactionTarget
-    from agent_tui.context.budget import ContextBudget
+    from agent_tui.config import CompactionSettings
+    from agent_tui.context.budget import BudgetMeter, ContextBudget
     from agent_tui.context.compaction import CompactResult, Summarizer
+    from agent_tui.hooks.runner import HookRunner
+    from agent_tui.store import Store
+    from agent_tui.tokens import TokenCounter
 
 log = logging.getLogger(__name__)
 
@@ -33,16 +37,64 @@ REGROWTH_SHARE = 0.05
 by this share of the window before trying again (never compact on every turn)."""
 
 
-async def transcript_index(session: CompactionTarget) -> compaction.TranscriptIndex | None:
+@dataclass(frozen=True)
+class CompactionInput:
+    """What one compaction reads: the session's state at the moment it starts, as values."""
+
+    history: Sequence[Message]
+    before: ContextBudget
+    """The budget of the next request without the status note."""
+    meter: BudgetMeter
+    request_parts: tuple[list[Any], list[dict[str, Any]]]
+    """The prompt sections and tool schemas of the last measured request (the fixed part)."""
+    settings: CompactionSettings
+    hooks: HookRunner | None
+    """PreCompact fires through them (agent_tui/hooks/)."""
+    store: Store | None
+    session_id: str
+
+
+@dataclass(frozen=True)
+class CompactionOutcome:
+    """How a compaction ended: the result, and the history to adopt when it applied."""
+
+    result: CompactResult
+    history: list[Message]
+
+
+@dataclass(frozen=True)
+class Trimmed:
+    """Old tool outputs became placeholders: the history to adopt, and what to tell the user."""
+
+    history: list[Message]
+    notice: str
+
+
+async def transcript_index(store: Store | None, session_id: str) -> compaction.TranscriptIndex | None:
     """Where the history sits in the stored transcript, so what compaction drops is named as a
     readable range; None without a store (then there is nothing to name)."""
-    if session.store is None:
+    if store is None:
         return None
     try:
-        return compaction.TranscriptIndex.build(await session.store.transcript.keys(session.session_id))
+        return compaction.TranscriptIndex.build(await store.transcript.keys(session_id))
     except Exception:
         log.exception("reading the transcript index failed; the compaction note names no range")
         return None
+
+
+def tool_instructions(call: ToolCall) -> str | None:
+    """The instructions the model passed to compact_context (None when it passed none)."""
+    try:
+        args = call.parsed_arguments()
+    except ValueError:
+        return None
+    value = args.get("instructions")
+    return value if isinstance(value, str) else None
+
+
+def tool_text(result: CompactResult | None) -> str:
+    """compact_context's result, as the model reads it."""
+    return result.describe() if result is not None else "Compaction did not run."
 
 
 class Compactor:
@@ -71,61 +123,55 @@ class Compactor:
         grown = budget.conversation - self._auto_floor
         return grown >= REGROWTH_SHARE * budget.effective_window
 
-    def target_tokens(self, session: CompactionTarget) -> int:
-        budget = session.last_budget or session.measure()
-        return int(budget.effective_window * session.config.compaction.target_ratio)
-
-    async def trim_tool_outputs(self, session: CompactionTarget) -> AsyncIterator[ev.AgentEvent]:
+    def trim_tool_outputs(
+        self, history: list[Message], counter: TokenCounter, budget_tokens: int
+    ) -> Trimmed | None:
         """Past the tool-output budget, the oldest outputs become placeholders at once."""
-        budget_tokens = session.config.tool_output_budget(session.limits.context_window)
-        if self._tool_tally is None or self._tool_tally.counter is not session.meter.counter:
-            self._tool_tally = ConversationTally(session.meter.counter, role="tool")
-        if self._tool_tally.total(session.history) <= budget_tokens:
-            return  # the common case, in O(new messages): nothing to trim
-        trimmed, count = compaction.trim_tool_outputs(
-            session.history, counter=session.meter.counter, budget_tokens=budget_tokens
+        if self._tool_tally is None or self._tool_tally.counter is not counter:
+            self._tool_tally = ConversationTally(counter, role="tool")
+        if self._tool_tally.total(history) <= budget_tokens:
+            return None  # the common case, in O(new messages): nothing to trim
+        trimmed, count = compaction.trim_tool_outputs(history, counter=counter, budget_tokens=budget_tokens)
+        if not count:
+            return None
+        return Trimmed(
+            trimmed,
+            f"Trimmed {count} old tool output(s) past the tool-output budget ({budget_tokens} tokens); refs kept.",
         )
-        if count:
-            await session.adopt_history(trimmed)
-            yield ev.Notice(
-                f"Trimmed {count} old tool output(s) past the tool-output budget "
-                f"({budget_tokens} tokens); refs kept."
-            )
 
     async def run(
         self,
-        session: CompactionTarget,
+        given: CompactionInput,
         *,
         reason: ev.CompactionReason,
         instructions: str | None = None,
         force: bool = False,
-        snapshot: bool = True,
-    ) -> AsyncIterator[ev.AgentEvent]:
-        """Compact `session.history`; yields started/progress/finished events."""
-        if session.hooks is not None:
+    ) -> AsyncIterator[ev.AgentEvent | CompactionOutcome]:
+        """Compact `given.history`: started and progress events, then the outcome (last)."""
+        if given.hooks is not None:
             trigger = "manual" if reason in ("forced", "tool") else "auto"
-            await session.hooks.fire(
+            await given.hooks.fire(
                 "PreCompact", {"trigger": trigger, "custom_instructions": instructions or ""}
             )
-            for event in session.hooks.drain():
+            for event in given.hooks.drain():
                 yield event
-        before = session.measure(with_status=False)
+        before, meter = given.before, given.meter
         yield ev.CompactionStarted(reason, before.used)
         # The chain counts with the raw tokenizer; express the target and the fixed part in the
         # same raw units, or a provider that counts 1.3× tiktoken lands 30% over the target.
-        ratio = session.meter.calibration.ratio or 1.0
-        raw = session.meter.raw_parts(session.history, *session.request_parts)
+        ratio = meter.calibration.ratio or 1.0
+        raw = meter.raw_parts(given.history, *given.request_parts)
         # The thinking blocks the request sends back ride on the turn in progress, which no
         # strategy removes, and the chain does not count them: they are part of the fixed share.
-        fixed_raw = sum(raw.values()) - raw["conversation"] + session.meter.last_reasoning
-        target = before.effective_window * session.config.compaction.target_ratio
-        transcript = await transcript_index(session)
+        fixed_raw = sum(raw.values()) - raw["conversation"] + meter.last_reasoning
+        target = before.effective_window * given.settings.target_ratio
+        transcript = await transcript_index(given.store, given.session_id)
         progress: asyncio.Queue[str] = asyncio.Queue()
         task = asyncio.ensure_future(
             compaction.compact(
-                list(session.history),
-                counter=session.meter.counter,
-                settings=session.config.compaction,
+                list(given.history),
+                counter=meter.counter,
+                settings=given.settings,
                 target_tokens=int(target / ratio),
                 fixed_tokens=fixed_raw,
                 summarizer=self.summarizer,
@@ -151,48 +197,19 @@ class Compactor:
         except BaseException:
             task.cancel()
             raise
+        yield CompactionOutcome(result, new_history)
+
+    def finished(self, result: CompactResult, after: ContextBudget, turn: int) -> list[ev.AgentEvent]:
+        """The outcome was adopted (or not) and the budget measured after: what is said of it."""
+        # Still over the trigger: only try again once the conversation has grown.
+        self._auto_floor = after.conversation if after.should_compact else None
         if result.applied:
-            await session.adopt_history(new_history, snapshot=snapshot)
-        after = session.measure(with_status=False)
-        self._note_outcome(reason, result, after)
-        if result.applied:
-            self.record_turn(session.turns, after, compacted=True)
-        yield ev.CompactionFinished(result)
+            self.record_turn(turn, after, compacted=True)
+        events: list[ev.AgentEvent] = [ev.CompactionFinished(result)]
         if not result.reached_target and result.reason and not self._warned_fixed:
             self._warned_fixed = True
-            yield ev.Notice(
-                f"Compaction could not reach its target: {result.reason}", code="compaction_short"
+            events.append(
+                ev.Notice(f"Compaction could not reach its target: {result.reason}", code="compaction_short")
             )
-        yield ev.BudgetMeasured(after)
-
-    def _note_outcome(self, reason: ev.CompactionReason, result: CompactResult, after: ContextBudget) -> None:
-        if after.should_compact:
-            # Still over the trigger: only try again once the conversation has grown.
-            self._auto_floor = after.conversation
-        else:
-            self._auto_floor = None
-
-    async def run_as_tool(self, session: CompactionTarget, call: ToolCall) -> AsyncIterator[ev.AgentEvent]:
-        """The model called compact_context: its call and its result survive what it triggers."""
-        try:
-            args = call.parsed_arguments()
-        except ValueError:
-            args = {}
-        # A placeholder answers the call while the chain runs, so the history it compacts is
-        # well-formed; the real result replaces it after.
-        provisional = tool_result(call, "[compacting…]")
-        await session.adopt_history([*session.history, provisional])
-        result: Any = None
-        async for event in self.run(
-            session, reason="tool", instructions=args.get("instructions"), force=True, snapshot=False
-        ):
-            if isinstance(event, ev.CompactionFinished):
-                result = event.result
-            yield event
-        text = result.describe() if result is not None else "Compaction did not run."
-        final = tool_result(call, text)
-        history = [final if m.id == provisional.id else m for m in session.history]
-        if final not in history:
-            history.append(final)
-        await session.adopt_history(history, persist=[final], snapshot=bool(result and result.applied))
-        yield ev.ToolCallFinished(call, None, False, "compacted", text, 0.0)
+        events.append(ev.BudgetMeasured(after))
+        return events

@@ -1,9 +1,10 @@
 """The session's history and its transcript: what enters them and how they are kept sendable.
 
-Everything that changes `AgentSession.history` lives here: appending (valid UTF-8 only), adopting
+Everything that changes a session's history lives here: appending (valid UTF-8 only), adopting
 a new history from compaction, snapshots, the repairs that make a resumed or damaged history
 sendable (agent/wire.py), a message too large for the window becoming a view, and a failed send
-leaving the live history. The loop in `session.py` calls these; nothing else writes the history.
+leaving the live history. The session owns one `SessionHistory` and calls it; nothing else writes
+the history. It measures nothing itself: where the window matters, the session passes the budget.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from agent_tui.messages import Message, user
 from agent_tui.utf8 import clean_text
 
 if TYPE_CHECKING:
-    from agent_tui.agent.tool_runner import ToolRunner
     from agent_tui.config import Config
     from agent_tui.context.budget import BudgetMeter, ContextBudget
     from agent_tui.store import Store
@@ -31,27 +31,31 @@ log = logging.getLogger(__name__)
 
 
 class SessionHistory:
-    """The history half of `AgentSession` (which sets these attributes)."""
+    """A session's live history and the transcript it is kept in step with."""
 
-    session_id: str
-    config: Config
-    meter: BudgetMeter
-    store: Store | None
-    history: list[Message]
-    workspace: Path
-    busy: bool
-    _unsaid: list[str]
-    _lost_writes: list[str]
-    runner: ToolRunner
-    scan: wire.Scan
-    """What `repair` asks before every request, kept up to date as the history grows."""
-
-    def measure(self, *, with_status: bool = True) -> ContextBudget:
-        raise NotImplementedError
+    def __init__(
+        self,
+        *,
+        session_id: str,
+        meter: BudgetMeter,
+        store: Store | None,
+        messages: list[Message],
+        workspace: Path,
+    ) -> None:
+        self.session_id = session_id
+        self.meter = meter
+        self.store = store
+        self.messages = messages
+        self.workspace = workspace
+        self.scan = wire.Scan()
+        """What `repair` asks before every request, kept up to date as the history grows."""
+        self.unsaid: list[str] = []
+        """Repairs made (and notices given) while no turn ran, said at the next one."""
+        self._lost_writes: list[str] = []  # writes the store failed (agent/lost_writes.py)
 
     async def add_note(self, text: str) -> None:
         """Tell the model something the user did outside a turn (e.g. /undo), in the history."""
-        await self._add(Message(role="user", content=text, kind="note"))
+        await self.add(Message(role="user", content=text, kind="note"))
 
     # -- persistence -----------------------------------------------------------------------
 
@@ -67,23 +71,24 @@ class SessionHistory:
             return []
 
     def take_lost_writes(self) -> list[str]:
-        """What the store failed to save since last asked (messages, tool outputs), one line each."""
-        lost = [*self._lost_writes, *self.runner.take_lost_writes()]
+        """What the store failed to save since last asked, one line each."""
+        lost = list(self._lost_writes)
         self._lost_writes.clear()
         return lost
 
-    async def _add(self, *messages: Message) -> list[int]:
+    async def add(self, *messages: Message) -> list[int]:
+        """Append to the history and the transcript; the transcript's sequence numbers."""
         messages = tuple(_clean(m) for m in messages)
-        self.history.extend(messages)
+        self.messages.extend(messages)
         return await self._persist(*messages)
 
-    async def adopt_history(
+    async def adopt(
         self, history: Sequence[Message], *, persist: Sequence[Message] = (), snapshot: bool = False
     ) -> None:
         """Replace the live history (compaction, trimming, a fresh loop iteration): every derived
         count is rebuilt, `persist` is appended to the transcript, and with `snapshot` the new
         history becomes what resume starts from."""
-        self.history = list(history)
+        self.messages = list(history)
         self.meter.history_rewritten()
         await self._persist(*persist)
         if snapshot:
@@ -95,40 +100,39 @@ class SessionHistory:
             return
         try:
             through = await self.store.sessions.last_sequence(self.session_id)
-            tokens = self.meter.counter.count_messages(self.history)
-            await self.store.sessions.save_snapshot(self.session_id, list(self.history), tokens, through)
+            tokens = self.meter.counter.count_messages(self.messages)
+            await self.store.sessions.save_snapshot(self.session_id, list(self.messages), tokens, through)
         except Exception:
             log.exception("saving the snapshot failed; resume will replay the transcript")
 
     # -- repairs ---------------------------------------------------------------------------
 
-    async def repair(self) -> list[str]:
+    async def repair(self, *, in_turn: bool) -> list[str]:
         """Make the history answerable before it is sent (on resume and before every request):
         failed sends leave it, and every call without a result gets an interrupted one, appended
         to the transcript. Returns what is to be said to the user (also what earlier calls
-        repaired while no turn was running)."""
-        said, self._unsaid = self._unsaid, []
-        if self.scan.has_unsent(self.history):
-            await self.adopt_history(wire.without_unsent(self.history))
-        fixes = self.scan.repairs(self.history)
+        repaired while no turn was running); outside a turn it is kept for the next one."""
+        said, self.unsaid = self.unsaid, []
+        if self.scan.has_unsent(self.messages):
+            await self.adopt(wire.without_unsent(self.messages))
+        fixes = self.scan.repairs(self.messages)
         if fixes:
-            await self._add(*fixes)
+            await self.add(*fixes)
             said.append(
                 f"{len(fixes)} tool call(s) had no result (agent-tui stopped while they ran); "
                 "they are marked interrupted."
             )
-        if not self.busy:
-            self._unsaid, said = said, []
+        if not in_turn:
+            self.unsaid, said = said, []
         return said
 
-    async def _fit_oversize(self) -> AsyncIterator[ev.AgentEvent]:
+    async def fit_oversize(self, budget: ContextBudget, config: Config) -> AsyncIterator[ev.AgentEvent]:
         """A user message that alone cannot fit the window (an older session, a huge paste sent
         before the window was known) is stored whole and replaced by a head+tail view with its ref."""
-        budget = self.measure(with_status=False)
         room = budget.effective_window - budget.fixed
         counter = self.meter.counter
         changed = False
-        history = list(self.history)
+        history = list(self.messages)
         for i, message in enumerate(history):
             if message.role != "user" or not message.content or counter.count_message(message) <= room:
                 continue
@@ -137,20 +141,21 @@ class SessionHistory:
                 room_tokens=room,
                 store=self.store,
                 session_id=self.session_id,
-                max_line_length=self.config.tool_output.max_line_length,
+                max_line_length=config.tool_output.max_line_length,
             )
             history[i] = message.with_content(fitted.text)
             changed = True
             for note in fitted.notes:
                 yield ev.Notice(note)
         if changed:
-            await self.adopt_history(history, snapshot=True)
+            await self.adopt(history, snapshot=True)
 
-    async def _prepare(self, prompt: str, as_is: bool) -> PreparedPrompt:
+    async def prepare(
+        self, prompt: str, as_is: bool, budget: ContextBudget, config: Config
+    ) -> PreparedPrompt:
         """The user's message as it enters the history: attachments, a large paste offloaded
         (the threshold shrinks with the window), and never more than the window can hold."""
         prompt = clean_text(prompt)
-        budget = self.measure(with_status=False)
         prepared = (
             PreparedPrompt(prompt)
             if as_is
@@ -159,10 +164,8 @@ class SessionHistory:
                 workspace=self.workspace,
                 store=self.store,
                 session_id=self.session_id,
-                threshold=paste_threshold(
-                    self.config.agent.result_offload_threshold, budget.effective_window
-                ),
-                max_line_length=self.config.tool_output.max_line_length,
+                threshold=paste_threshold(config.agent.result_offload_threshold, budget.effective_window),
+                max_line_length=config.tool_output.max_line_length,
             )
         )
         room = budget.effective_window - budget.fixed
@@ -173,24 +176,15 @@ class SessionHistory:
             room_tokens=room,
             store=self.store,
             session_id=self.session_id,
-            max_line_length=self.config.tool_output.max_line_length,
+            max_line_length=config.tool_output.max_line_length,
         )
         return PreparedPrompt(fitted.text, [*prepared.refs, *fitted.refs], [*prepared.notes, *fitted.notes])
 
-    async def _unsend(self, message: Message, reason: str) -> None:
+    async def unsend(self, message: Message, reason: str) -> None:
         """A send that failed before anything came back: the message leaves the live history
         (so a retry sends it once) and the transcript records the failure (resume skips both)."""
-        kept = [m for m in self.history if m.id != message.id]
-        await self.adopt_history(kept, persist=[wire.unsent_marker(message, reason)])
-
-    async def close(self) -> None:
-        """Give back the session's lease (the store itself belongs to the app)."""
-        if self.store is None:
-            return
-        try:
-            await self.store.leases.release(self.session_id)
-        except Exception:
-            log.warning("could not release the lease of %s", self.session_id, exc_info=True)
+        kept = [m for m in self.messages if m.id != message.id]
+        await self.adopt(kept, persist=[wire.unsent_marker(message, reason)])
 
 
 def _clean(message: Message) -> Message:

@@ -20,7 +20,7 @@ from agent_tui.store.branches import rewind_note
 from agent_tui.user_command_text import parse_user_command
 
 if TYPE_CHECKING:
-    from agent_tui.agent.session import AgentSession
+    from agent_tui.agent.session_port import HistoryOwner
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +59,7 @@ class RewindReport:
         return " ".join(parts)
 
 
-async def rewind_points(session: AgentSession) -> list[RewindPoint]:
+async def rewind_points(session: HistoryOwner) -> list[RewindPoint]:
     """The user's own messages still in the live history, oldest first."""
     seqs = await session.store.sessions.user_sequences(session.session_id) if session.store else {}
     return [
@@ -71,7 +71,7 @@ async def rewind_points(session: AgentSession) -> list[RewindPoint]:
     ]
 
 
-async def rewind(session: AgentSession, point: RewindPoint, scope: Scope) -> RewindReport:
+async def rewind(session: HistoryOwner, point: RewindPoint, scope: Scope) -> RewindReport:
     """Go back to just before `point` (see the module docstring)."""
     files = None
     if scope in ("files", "both") and session.store is not None and point.seq is not None:

@@ -14,7 +14,7 @@ from agent_tui.agent import events as ev
 from agent_tui.agent.subagents import TASK, Subagents
 
 if TYPE_CHECKING:
-    from agent_tui.agent.session import AgentSession
+    from agent_tui.agent.session_port import WindowOwner
     from agent_tui.agent.tool_runner import ToolRun, ToolRunner
     from agent_tui.messages import ToolCall
 
@@ -84,7 +84,7 @@ def cancelled_text(runner: ToolRunner, call_id: str) -> str | None:
     return agents.cancelled_text(call_id) if agents is not None else None
 
 
-def window_share(session: AgentSession) -> str | None:
+def window_share(session: WindowOwner) -> str | None:
     """What /context says of the session's children: what their envelopes hold of this window
     (all a child costs it), and their own usage and cost, apart; None without children."""
     envelopes = [m for m in session.history if m.role == "tool" and m.name == TASK]

@@ -36,7 +36,7 @@ from agent_tui.tools.base import ToolOutput
 
 if TYPE_CHECKING:
     from agent_tui.agent.definitions import AgentDefinition, Definitions
-    from agent_tui.agent.session import AgentSession
+    from agent_tui.agent.session_port import SubagentSession as AgentSession  # not the class: no cycle
     from agent_tui.agent.tool_runner import ToolRun, ToolRunner
     from agent_tui.config import Config
     from agent_tui.context.budget import ContextBudget
@@ -114,7 +114,7 @@ class Subagents:
         """The session is built: it is the parent of this manager's children. The first session
         of the app says which definition files could not be loaded."""
         self.parent = session
-        session._unsaid.extend(self.notices)
+        session.tell_later(self.notices)
 
     @property
     def may_spawn(self) -> bool:

@@ -20,7 +20,7 @@ from agent_tui.messages import ToolCall
 from agent_tui.user_command_text import user_command_text
 
 if TYPE_CHECKING:
-    from agent_tui.agent.session import AgentSession
+    from agent_tui.agent.session_port import CommandHost
     from agent_tui.agent.tool_runner import ToolRun
 
 PREFIX = "!"
@@ -39,7 +39,7 @@ def as_message_text(command: str, run: ToolRun) -> str:
     return user_command_text(command, run.ref.id if run.ref is not None else None, run.message.content or "")
 
 
-async def run_user_command(session: AgentSession, command: str) -> AsyncIterator[ev.AgentEvent]:
+async def run_user_command(session: CommandHost, command: str) -> AsyncIterator[ev.AgentEvent]:
     """Run `command` for the user and add it to `session`'s conversation (see the module doc)."""
     call = ToolCall(
         id=f"user_{uuid.uuid4().hex[:12]}", name="bash", arguments=json.dumps({"command": command})

@@ -67,9 +67,11 @@ async def restore(session: AgentSession) -> None:
         try:
             session.prompts.activate_skill(name)
         except ValueError:
-            session._unsaid.append(  # said at the start of the next turn, as repairs are
-                f"skill {name}, loaded earlier in this session, is not available now "
-                "(its file is gone or the folder is not trusted); it is not in the prompt"
+            session.tell_later(  # said at the start of the next turn, as repairs are
+                [
+                    f"skill {name}, loaded earlier in this session, is not available now "
+                    "(its file is gone or the folder is not trusted); it is not in the prompt"
+                ]
             )
 
 

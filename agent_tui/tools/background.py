@@ -16,93 +16,35 @@ import asyncio
 import logging
 import shlex
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from agent_tui import children
 from agent_tui.context.prompt_sections import PromptSection
 from agent_tui.store.background_log import ENDED_WITH_SESSION, LostCommand
 from agent_tui.tools.background_note import status_note
+from agent_tui.tools.background_shell import CAPPED, EXITED, KILLED, RUNNING, UNREAD_BYTES, Shell
 from agent_tui.tools.base import ToolContext, ToolOutput
-from agent_tui.tools.bash import (
+from agent_tui.tools.head_tail import HeadTail
+from agent_tui.tools.process_group import (
     CHUNK_BYTES,
     DRAIN_GRACE,
     KILL_GRACE,
     Launch,
-    _format_seconds,
-    _group_alive,
-    _OutputCap,
+    OutputCap,
+    format_seconds,
+    group_alive,
     terminate_group,
 )
-from agent_tui.tools.head_tail import HeadTail
 from agent_tui.units import human_size
 
 if TYPE_CHECKING:
     from agent_tui.store import Store
     from agent_tui.store.growing import GrowingBlob
-    from agent_tui.tools.bash import BashTool
 
 log = logging.getLogger(__name__)
 
-RUNNING, EXITED, KILLED, CAPPED = "running", "exited", "killed", "output cap"
-UNREAD_BYTES = 16 * 1024
-"""What bash_output shows of the new output at most (head and tail); the ref holds all of it."""
-
-
-@dataclass(eq=False)
-class Shell:
-    """One background command and what the model has seen of it."""
-
-    id: str
-    command: str
-    pgid: int
-    started: float
-    """time.monotonic() at start."""
-    blob: GrowingBlob | None
-    """Its output as stored (None when the store is down: then only `unread` is kept)."""
-    state: str = RUNNING
-    exit_code: int | None = None
-    ended: float | None = None
-    status: str = ""
-    """Sandbox notes about how it ended."""
-    unread: HeadTail = field(default_factory=lambda: HeadTail(UNREAD_BYTES))
-    lines_read: int = 0
-    """Lines of its output shown by bash_output so far."""
-    received: int = 0
-    """Bytes of output so far."""
-    told_end: bool = False
-    """The model has heard that it ended (status note or bash_output)."""
-    arrived: asyncio.Event = field(default_factory=asyncio.Event)
-    done: asyncio.Event = field(default_factory=asyncio.Event)
-
-    @property
-    def ref_id(self) -> str | None:
-        return self.blob.id if self.blob is not None else None
-
-    @property
-    def running(self) -> bool:
-        return self.state == RUNNING
-
-    def elapsed(self) -> float:
-        return (self.ended or time.monotonic()) - self.started
-
-    def take(self, chunk: bytes) -> None:
-        self.received += len(chunk)
-        self.unread.add(chunk)
-        if self.blob is not None:
-            self.blob.append(chunk)
-        self.arrived.set()
-
-    def describe_end(self) -> str:
-        took = _format_seconds(self.elapsed())
-        if self.state == KILLED:
-            return f"killed after {took}"
-        if self.state == CAPPED:
-            return f"killed after {took}: its output passed max_output_bytes"
-        if self.state == ENDED_WITH_SESSION:
-            return "ended with the session"
-        return f"exited with code {self.exit_code} after {took}"
+__all__ = ["BackgroundShells", "Shell"]  # Shell is background_shell.py's; the TUI reads it from here
 
 
 class BackgroundShells:
@@ -148,7 +90,10 @@ class BackgroundShells:
 
     # -- starting --------------------------------------------------------------------------
 
-    async def start(self, tool: BashTool, command: str, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+    async def start(
+        self, command: str, ctx: ToolContext, launch_command: Callable[[], Awaitable[Launch]]
+    ) -> ToolOutput:
+        """Start `command` (through `launch_command`, which bash gives) and return at once."""
         if len(self.running()) >= self.limit:
             ids = ", ".join(s.id for s in self.running()) or "none"
             return ToolOutput.error(
@@ -157,7 +102,7 @@ class BackgroundShells:
             )
         blob = await self._open_blob(ctx)
         try:
-            launch = await tool.launch(command, args, ctx)
+            launch = await launch_command()
         except OSError as exc:
             if blob is not None:
                 await self.store.results.close_growing(blob)  # type: ignore[union-attr]
@@ -208,7 +153,7 @@ class BackgroundShells:
         shell = await self._run(command, launch, started, blob, max(ctx.max_output_bytes - total, 0))
         more = f" its further output: ref {shell.ref_id};" if shell.ref_id else ""
         status = (
-            f"[moved to the background by the user after {_format_seconds(time.monotonic() - started)} "
+            f"[moved to the background by the user after {format_seconds(time.monotonic() - started)} "
             f'as {shell.id};{more} bash_output(id="{shell.id}") reads it, kill_shell stops it]'
         )
         return ToolOutput(
@@ -253,7 +198,7 @@ class BackgroundShells:
         proc = asyncio.subprocess.Process(transport, protocol, loop)
         assert proc.stdout is not None
         stdout = proc.stdout
-        cap = _OutputCap(max_bytes)
+        cap = OutputCap(max_bytes)
 
         async def read() -> None:
             total = 0
@@ -290,7 +235,7 @@ class BackgroundShells:
             reader.cancel()
             exited.cancel()
             transport.close()
-            if not _group_alive(shell.pgid):
+            if not group_alive(shell.pgid):
                 children.unregister(shell.pgid)
             shell.exit_code = transport.get_returncode()
             shell.ended = time.monotonic()
@@ -368,7 +313,7 @@ class BackgroundShells:
 
     def _state_text(self, shell: Shell) -> str:
         if shell.running:
-            return f"running {_format_seconds(shell.elapsed())}"
+            return f"running {format_seconds(shell.elapsed())}"
         return shell.describe_end()
 
     async def kill(self, shell_id: str) -> ToolOutput:
@@ -415,12 +360,3 @@ class BackgroundShells:
         for shell in self.shells.values():
             if not shell.running:
                 shell.told_end = True
-
-
-async def start_background(
-    tool: BashTool, command: str, args: dict[str, Any], ctx: ToolContext
-) -> ToolOutput:
-    shells = ctx.services.shells
-    if shells is None:
-        return ToolOutput.error("background commands are not available here; run it in the foreground")
-    return await shells.start(tool, command, args, ctx)

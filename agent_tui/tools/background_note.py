@@ -14,7 +14,7 @@ from agent_tui.context.prompt_sections import PromptSection
 
 if TYPE_CHECKING:
     from agent_tui.store.background_log import LostCommand
-    from agent_tui.tools.background import Shell
+    from agent_tui.tools.background_shell import Shell
 
 
 def _ref(ref: str | None, label: str = "output ref") -> str:

@@ -6,19 +6,16 @@ Both act on the session's registry (tools/background.py); starting one is `bash`
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
-
-if TYPE_CHECKING:
-    from agent_tui.tools.background import BackgroundShells
+from agent_tui.tools.base import Shells, ToolContext, ToolOutput, ToolSpec
 
 MAX_WAIT = 60.0
 
 _ID = {"type": "string", "description": "sh_1, …"}
 
 
-def _shells(ctx: ToolContext) -> BackgroundShells | None:
+def _shells(ctx: ToolContext) -> Shells | None:
     return ctx.services.shells
 
 

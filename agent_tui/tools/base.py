@@ -8,6 +8,7 @@ the model sees (a view for non-paged tools, the page for paged ones).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -20,7 +21,7 @@ from agent_tui.visible_text import visible
 if TYPE_CHECKING:
     from agent_tui.messages import ResultRef
     from agent_tui.store import Store
-    from agent_tui.tools.background import BackgroundShells
+    from agent_tui.tools.process_group import Launch
     from agent_tui.tools.sandbox import Sandbox
 
 Source = Literal["builtin", "context", "mcp", "skill", "agent"]
@@ -102,6 +103,25 @@ class CommandEnv(Protocol):
     def build(self) -> tuple[dict[str, str], str | None]: ...
 
 
+class Shells(Protocol):
+    """The session's background commands as the tools use them (tools/background.py's
+    BackgroundShells), named here so the tools' base does not import the registry built on bash."""
+
+    async def start(
+        self, command: str, ctx: ToolContext, launch_command: Callable[[], Awaitable[Launch]]
+    ) -> ToolOutput: ...
+
+    async def foreground(self, handover: asyncio.Event) -> None: ...
+
+    async def adopted(
+        self, command: str, launch: Launch, ctx: ToolContext, started: float, ref: Any, text: str, total: int
+    ) -> ToolOutput: ...
+
+    async def output(self, shell_id: str, wait: float = 0.0) -> ToolOutput: ...
+
+    async def kill(self, shell_id: str) -> ToolOutput: ...
+
+
 @dataclass(frozen=True)
 class ToolServices:
     """The session's shared parts the context tools use; None where the session has none."""
@@ -121,7 +141,7 @@ class ToolServices:
     """The session's scrubbed environment for bash; None = scrub without a note."""
     agents: Any = None
     """The session's sub-agent manager (agent/subagents.py Subagents); None = no `task` tool."""
-    shells: BackgroundShells | None = None
+    shells: Shells | None = None
     """The session's background commands (tools/background.py); None = none can start."""
 
 

@@ -6,33 +6,37 @@ whole group gets SIGTERM and then SIGKILL — nothing it started outlives the ca
 stderr are merged and streamed chunk by chunk into `ctx.offload`, so a 50 MB build log goes to
 the blob store without ever being held whole in memory; without a store only a head and a tail
 are kept. Past `[tools] max_output_bytes` the reading stops, the group is killed and the part
-read so far is what is stored (`base64 /dev/urandom` cannot fill the disk).
+read so far is what is stored (`base64 /dev/urandom` cannot fill the disk). Starting and ending
+the process group is tools/process_group.py's, shared with the background registry.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import signal
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from agent_tui import children
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 from agent_tui.tools.head_tail import HeadTail
+from agent_tui.tools.process_group import (
+    CHUNK_BYTES,
+    DRAIN_GRACE,
+    KILL_GRACE,
+    Launch,
+    OutputCap,
+    format_seconds,
+    shutdown,
+    spawn,
+    terminate_group,
+)
+from agent_tui.tools.process_group import group_alive as _group_alive  # tests read it from here
 from agent_tui.tools.sandbox import BlockScan, Sandbox
 
 log = logging.getLogger(__name__)
 
-CHUNK_BYTES = 64 * 1024
-KILL_GRACE = 2.0
-"""Seconds between SIGTERM and SIGKILL."""
-DRAIN_GRACE = 1.0
-"""Seconds to finish reading output after the process group is gone."""
 MAX_TIMEOUT = 1800.0
 
 DESCRIPTION = """\
@@ -49,106 +53,6 @@ builds, tests, git and other programs.
 - Commands may run in a sandbox (writes only in the workspace and $TMPDIR, no network). When a \
 command fails because the sandbox blocked it, the result says so; only then, and only if it \
 must, call bash again with `unsandboxed: true` — the user is always asked first."""
-
-_ENV_OVERRIDES = {
-    "PAGER": "cat",
-    "GIT_PAGER": "cat",
-    "GIT_TERMINAL_PROMPT": "0",
-    "TERM": "dumb",
-}
-
-
-def _group_alive(pgid: int) -> bool:
-    """Whether any process of the group is still running (zombies do not count).
-
-    A plain `killpg(pgid, 0)` also succeeds for zombies, which linger when the init process does
-    not reap orphans (as in some containers), so on Linux /proc is read instead.
-    """
-    proc = Path("/proc")
-    if not proc.is_dir():
-        try:
-            os.killpg(pgid, 0)
-        except (ProcessLookupError, PermissionError):
-            return False
-        return True
-    for entry in proc.iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        # Fields after the parenthesised command: state, ppid, pgrp, ...
-        fields = stat[stat.rfind(")") + 2 :].split()
-        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
-            return True
-    return False
-
-
-def _signal_group(pgid: int, sig: int) -> None:
-    try:
-        os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-async def terminate_group(pgid: int, grace: float = KILL_GRACE) -> None:
-    """SIGTERM the process group, wait up to `grace` for it to go, then SIGKILL what remains."""
-    if not _group_alive(pgid):
-        return
-    _signal_group(pgid, signal.SIGTERM)
-    deadline = time.monotonic() + grace
-    while time.monotonic() < deadline:
-        await asyncio.sleep(0.05)  # orphans in the group are not our children: nothing to await
-        if not _group_alive(pgid):
-            return
-    log.info("process group %d outlived SIGTERM by %.1f s; sending SIGKILL", pgid, grace)
-    _signal_group(pgid, signal.SIGKILL)
-
-
-class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):
-    """Tells when bash itself exits. `Process.wait()` also waits for the pipes to close, which a
-    background child holding stdout would delay until the timeout."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        super().__init__(limit=CHUNK_BYTES, loop=loop)
-        self.exited = asyncio.Event()
-
-    def process_exited(self) -> None:
-        super().process_exited()
-        self.exited.set()
-
-
-def _format_seconds(seconds: float) -> str:
-    return f"{seconds:.1f} s" if seconds < 100 else f"{seconds:.0f} s"
-
-
-class _OutputCap:
-    """How many bytes one command may print, and whether it printed more."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.hit = False
-
-    def take(self, seen: int, chunk: bytes) -> bytes:
-        """The part of `chunk` still under the cap, after `seen` bytes; marks the cap hit."""
-        room = self.limit - seen
-        if len(chunk) > room:
-            self.hit = True
-            return chunk[: max(room, 0)]
-        return chunk
-
-
-@dataclass(frozen=True)
-class Launch:
-    """A started command: its pipes, and the sandbox facts its status line reports."""
-
-    transport: asyncio.SubprocessTransport
-    protocol: _Protocol
-    sandbox: Sandbox | None
-    scan: BlockScan | None
-    missing: list[Any]
-    env_note: str | None
 
 
 class BashTool:
@@ -189,10 +93,13 @@ class BashTool:
             timeout = min(max(float(timeout), 0.001), MAX_TIMEOUT)
         except (TypeError, ValueError):
             return ToolOutput.error(f"timeout must be a number of seconds, got {timeout!r}")
+        shells = ctx.services.shells
         if args.get("background") is True:
-            from agent_tui.tools.background import start_background
-
-            return await start_background(self, command, args, ctx)
+            if shells is None:
+                return ToolOutput.error(
+                    "background commands are not available here; run it in the foreground"
+                )
+            return await shells.start(command, ctx, lambda: self.launch(command, args, ctx))
         started = time.monotonic()
         loop = asyncio.get_running_loop()
         try:
@@ -203,8 +110,7 @@ class BashTool:
         sandbox, scan, missing, env_note = launch.sandbox, launch.scan, launch.missing, launch.env_note
         proc = asyncio.subprocess.Process(transport, protocol, loop)
         pgid = proc.pid
-        cap = _OutputCap(ctx.max_output_bytes)
-        shells = ctx.services.shells
+        cap = OutputCap(ctx.max_output_bytes)
         handover = asyncio.Event()  # Ctrl+B: stop reading here, the background registry goes on
         collect = asyncio.create_task(self._collect(proc, ctx, cap, scan, handover))
         exited = asyncio.create_task(protocol.exited.wait())
@@ -238,7 +144,7 @@ class BashTool:
         except BaseException:
             # Cancelled, or the store failed mid-stream: no child may survive the call.
             collect.cancel()
-            await asyncio.shield(self._shutdown(pgid, protocol))
+            await asyncio.shield(shutdown(pgid, protocol, self.kill_grace))
             raise
         finally:
             exited.cancel()
@@ -252,16 +158,16 @@ class BashTool:
         code = transport.get_returncode()
         if cap.hit:
             status = (
-                f"[output passed max_output_bytes ({cap.limit} bytes) after {_format_seconds(duration)}; "
+                f"[output passed max_output_bytes ({cap.limit} bytes) after {format_seconds(duration)}; "
                 "process group killed; the first part is kept]"
             )
-            summary = f"output cap · killed · {_format_seconds(duration)}"
+            summary = f"output cap · killed · {format_seconds(duration)}"
         elif timed_out:
             status = f"[timed out after {timeout:g} s; process group killed]"
-            summary = f"timed out · {_format_seconds(duration)}"
+            summary = f"timed out · {format_seconds(duration)}"
         else:
-            status = f"[exit code {code} · {_format_seconds(duration)}]"
-            summary = f"exit {code} · {_format_seconds(duration)}"
+            status = f"[exit code {code} · {format_seconds(duration)}]"
+            summary = f"exit {code} · {format_seconds(duration)}"
         if env_note:
             status = f"{status} {env_note}"  # one status line: readers that skip it skip both
         if sandbox is not None:
@@ -306,53 +212,15 @@ class BashTool:
         children.prepare()  # the watchdog exists before the command does
         if sandbox is not None:
             argv = await asyncio.to_thread(sandbox.wrap, argv, cwd=ctx.workspace)
-        transport, protocol = await self._spawn(argv, ctx, env)
+        transport, protocol = await spawn(argv, ctx.workspace, env, self.kill_grace)
         children.register(transport.get_pid())  # killed by the watchdog if agent-tui dies first
         return Launch(transport, protocol, sandbox, scan, missing, env_note)
-
-    async def _spawn(
-        self, argv: list[str], ctx: ToolContext, env: dict[str, str]
-    ) -> tuple[asyncio.SubprocessTransport, _Protocol]:
-        """Start `argv` (bash, or bwrap around it) in its own process group. A cancellation that
-        lands while asyncio is still connecting the pipes would otherwise kill bash alone and
-        orphan what it already started."""
-        loop = asyncio.get_running_loop()
-        spawn = asyncio.ensure_future(
-            loop.subprocess_exec(
-                lambda: _Protocol(loop),
-                *argv,
-                cwd=ctx.workspace,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.STDOUT,
-                start_new_session=True,  # its own process group: killed as a whole
-                env={**env, **_ENV_OVERRIDES, **children.owner_env()},  # secrets withheld (tools/env.py)
-            )
-        )
-        try:
-            return await asyncio.shield(spawn)
-        except asyncio.CancelledError:
-            if not spawn.cancelled():
-                try:
-                    transport, protocol = await spawn
-                except Exception:  # noqa: BLE001 - it never started: nothing to stop
-                    raise asyncio.CancelledError from None
-                await self._shutdown(transport.get_pid(), protocol)
-                transport.close()
-            raise
-
-    async def _shutdown(self, pgid: int, protocol: _Protocol) -> None:
-        await terminate_group(pgid, self.kill_grace)
-        try:  # let the child watcher reap bash, so nothing is left half-closed
-            await asyncio.wait_for(protocol.exited.wait(), self.kill_grace)
-        except TimeoutError:
-            log.warning("bash (pid %d) not reaped after its group was killed", pgid)
 
     async def _collect(
         self,
         proc: asyncio.subprocess.Process,
         ctx: ToolContext,
-        cap: _OutputCap | None = None,
+        cap: OutputCap | None = None,
         scan: BlockScan | None = None,
         stop: asyncio.Event | None = None,
     ) -> tuple[Any, str, int]:

@@ -6,13 +6,12 @@ one; the list is capped so a folder with many agents cannot crowd the window.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 
 if TYPE_CHECKING:
     from agent_tui.agent.definitions import Definitions
-    from agent_tui.agent.subagents import Subagents
     from agent_tui.config import Config
 
 LISTED_AGENTS = 30
@@ -41,10 +40,19 @@ def describe(definitions: Definitions, config: Config) -> str:
     return text + "\n\nDefined agents (pass one as `agent`):\n" + "\n".join(lines)
 
 
+class TaskRunner(Protocol):
+    """What runs a task (the session's sub-agent manager, agent/subagents.py), named here so the
+    tool does not import the manager that registers it."""
+
+    def tool_description(self) -> str: ...
+
+    async def run_task(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput: ...
+
+
 class TaskTool:
     """Spec built per session (the agent list is the session's); runs through its manager."""
 
-    def __init__(self, agents: Subagents) -> None:
+    def __init__(self, agents: TaskRunner) -> None:
         self.agents = agents
         self.spec = ToolSpec(
             name="task",

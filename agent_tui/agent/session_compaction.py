@@ -1,0 +1,118 @@
+"""The session's side of compaction: when it runs, and adopting what the compactor hands back.
+
+The compactor (agent/compactor.py) takes values and yields an outcome; this object, which the
+session owns, gathers those values from the session's history and budget, adopts the outcome
+into the history (agent/history.py) and measures after. The thresholds are checked before every
+step: tool outputs past their budget are trimmed at once, a message too big for the window
+becomes a view, the conversation is compacted at the trigger and always at the block.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any
+
+from agent_tui.agent import events as ev
+from agent_tui.agent.compactor import CompactionInput, CompactionOutcome, Compactor
+
+if TYPE_CHECKING:
+    from agent_tui.agent.history import SessionHistory
+    from agent_tui.config import Config
+    from agent_tui.context.budget import ContextBudget
+    from agent_tui.hooks.runner import HookRunner
+    from agent_tui.store import Store
+
+Measure = Callable[..., "ContextBudget"]
+"""The session's `measure(with_status=…)`: it also sets the request parts of the next request."""
+
+
+class SessionCompaction:
+    def __init__(
+        self,
+        compactor: Compactor,
+        record: SessionHistory,
+        measure: Measure,
+        request_parts: Callable[[], tuple[list[Any], list[dict[str, Any]]]],
+        *,
+        hooks: HookRunner | None,
+        store: Store | None,
+        session_id: str,
+    ) -> None:
+        self.compactor = compactor
+        self.record = record
+        self.measure = measure
+        self.request_parts = request_parts
+        self.hooks = hooks
+        self.store = store
+        self.session_id = session_id
+
+    async def run(
+        self,
+        config: Config,
+        turn: int,
+        reason: ev.CompactionReason,
+        instructions: str | None = None,
+        *,
+        force: bool,
+        snapshot: bool = True,
+    ) -> AsyncIterator[ev.AgentEvent]:
+        """Run the compactor on the live history and adopt its outcome."""
+        before = self.measure(with_status=False)  # also the request parts the fixed share counts
+        given = CompactionInput(
+            history=self.record.messages,
+            before=before,
+            meter=self.record.meter,
+            request_parts=self.request_parts(),
+            settings=config.compaction,
+            hooks=self.hooks,
+            store=self.store,
+            session_id=self.session_id,
+        )
+        outcome: CompactionOutcome | None = None
+        async for item in self.compactor.run(given, reason=reason, instructions=instructions, force=force):
+            if isinstance(item, CompactionOutcome):
+                outcome = item
+            else:
+                yield item
+        assert outcome is not None  # the compactor's last item
+        if outcome.result.applied:
+            await self.record.adopt(outcome.history, snapshot=snapshot)
+        for event in self.compactor.finished(outcome.result, self.measure(with_status=False), turn):
+            yield event
+
+    async def forced(
+        self, config: Config, turn: int, instructions: str | None, reason: ev.CompactionReason
+    ) -> AsyncIterator[ev.AgentEvent]:
+        """`/compact` and its kin: an oversized message becomes a view first, then the chain runs."""
+        async for event in self.record.fit_oversize(self.measure(with_status=False), config):
+            yield event
+        async for event in self.run(config, turn, reason, instructions, force=True):
+            yield event
+
+    async def thresholds(self, config: Config, window: int, turn: int) -> AsyncIterator[ev.AgentEvent]:
+        """Trim tool outputs past their budget at once; compact at the trigger; block at the top."""
+        budget_tokens = config.tool_output_budget(window)
+        trimmed = self.compactor.trim_tool_outputs(
+            self.record.messages, self.record.meter.counter, budget_tokens
+        )
+        if trimmed is not None:
+            await self.record.adopt(trimmed.history)
+            yield ev.Notice(trimmed.notice)
+        budget = self.measure()
+        if budget.exceeds:
+            async for event in self.record.fit_oversize(self.measure(with_status=False), config):
+                yield event
+            budget = self.measure()
+        settings = config.compaction
+        if budget.is_blocked and settings.enabled:
+            yield ev.Blocked(budget)
+            async for event in self.run(config, turn, "blocked", force=True):
+                yield event
+        elif (
+            budget.should_compact
+            and settings.enabled
+            and settings.auto
+            and self.compactor.may_auto_compact(budget)
+        ):
+            async for event in self.run(config, turn, "auto", force=False):
+                yield event
