@@ -26,6 +26,7 @@ from agent_tui.llm.cost import cost_of, prices_for
 from agent_tui.llm.errors import LLMError
 from agent_tui.llm.stream import (
     ReasoningChunk,
+    RetryWait,
     StreamDone,
     TextChunk,
     ThinkingReady,
@@ -291,6 +292,8 @@ class AgentSession(SessionHistory):
                                 yield ev.UsageReported(usage, self.model, cost, self.cost_total)
                             case ev.Notice():
                                 yield chunk
+                            case RetryWait(attempt=n, tries=of, wait=wait, kind=kind, reason=why):
+                                yield ev.Retrying(n, of, wait, kind, why)
                 except LLMError as exc:
                     if exc.kind == "context_length" and not retried_overflow and not text_parts:
                         retried_overflow = True
