@@ -7,6 +7,7 @@ one, Escape closes without opening anything.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -35,11 +36,11 @@ class MemoryPicker(ModalScreen["MemoryFile | None"]):
         with Vertical(classes="dialog"):
             yield Label("Open which file in your editor?", classes="dialog-title")
             yield OptionList(
-                *(Option(Text(f"{f.label}  {f.where}"), id=f.key) for f in self.files),
+                *(Option(Text.assemble(f.label, "\n  ", (f.where, "dim")), id=f.key) for f in self.files),
                 id="memory-files",
             )
             yield Label(
-                f"Enter opens it in {self.editor} · read again when the editor exits · Esc closes",
+                f"Enter opens it in {Path(self.editor).name}, read again after · Esc closes",
                 classes="dialog-hint",
             )
 
