@@ -4,28 +4,12 @@ session obeys is as strong as the project file)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 from agent_tui import paths
 from agent_tui.tools.permissions import ApprovalRequest
 from agent_tui.ui.screens.approval import ApprovalScreen
 from testkit.fake_openai import Reply
+from tests.agent_fixtures import run_agent_tui
 from tests.ui_helpers import Host, screen_text
-
-
-def cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    return subprocess.run(
-        [sys.executable, "-m", "agent_tui", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
 
 
 class TestApprovalNamesTheLocalFile:
@@ -70,7 +54,7 @@ class TestLocalFileIsProtected:
             ),
             Reply(text="done"),
         )
-        out = cli(["run", "go", "--sandbox", "off", "--trust"], workspace)
+        out = run_agent_tui(["run", "go", "--sandbox", "off", "--trust"], workspace)
         assert out.returncode == 0, out.stderr
         assert local.read_text() == '[tools]\nallow = ["bash:git status"]\n'
         assert (workspace / "notes.txt").read_text() == "new\n"

@@ -6,11 +6,7 @@ then 200, over real HTTP."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import threading
-from pathlib import Path
 
 import pytest
 
@@ -19,37 +15,12 @@ from agent_tui.factory import build_services
 from agent_tui.llm.provider import Provider
 from agent_tui.llm.stream import RetryWait, TextChunk
 from agent_tui.ui.widgets.status import WorkingLine
-from testkit.fake_openai import FakeOpenAI, Reply
-from tests.agent_fixtures import collect, make_config, of_type
+from testkit.fake_openai import Reply
+from tests.agent_fixtures import collect, make_config, of_type, run_agent_tui, server_flags
 from tests.ui_helpers import make_app, screen_text, settle, until
 
 HI = [{"role": "user", "content": "hi"}]
 FLAKY = (Reply(status=500, retry_after=0), Reply(status=429, retry_after=0), Reply(text="made it"))
-
-
-def run_cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    return subprocess.run(
-        [sys.executable, "-m", "agent_tui", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
-
-
-def flags(server: FakeOpenAI, db: Path) -> list[str]:
-    return [
-        "--model",
-        "openai/fake-model",
-        "--api-base",
-        server.base_url,
-        "--context-window",
-        "32000",
-        "--db",
-        str(db),
-    ]
 
 
 class TestProvider:
@@ -85,7 +56,7 @@ class TestTurn:
     def test_json_and_plain_run(self, server, workspace, tmp_path):
         """`run --json` prints `retrying` lines before the text; plain `run` says it on stderr."""
         server.enqueue(*FLAKY)
-        out = run_cli(["run", "hi", "--json", *flags(server, tmp_path / "j.db")], workspace)
+        out = run_agent_tui(["run", "hi", "--json", *server_flags(server, tmp_path / "j.db")], workspace)
         assert out.returncode == 0, out.stderr
         events = [json.loads(line) for line in out.stdout.splitlines()]
         types = [e["type"] for e in events]
@@ -96,7 +67,7 @@ class TestTurn:
         ]
         assert types.index("retrying") < types.index("text_delta")
         server.enqueue(*FLAKY)
-        plain = run_cli(["run", "hi", *flags(server, tmp_path / "p.db")], workspace)
+        plain = run_agent_tui(["run", "hi", *server_flags(server, tmp_path / "p.db")], workspace)
         assert plain.returncode == 0, plain.stderr
         assert plain.stdout.strip() == "made it"
         assert "retrying 2/3" in plain.stderr and "retrying 3/3" in plain.stderr
