@@ -200,7 +200,9 @@ class ChatPane(VerticalScroll):
         if self._near_top() and not self._loading_older and self.is_mounted:
             self._loading_older = True
             self.call_after_refresh(self._mount_older_step)
-        resizing = self._resized_to is not None and self.size != self._resized_to
+        # The outer size: the content size also changes when the scrollbar comes or goes, which
+        # sends no Resize, and would keep the anchor stale for good.
+        resizing = self._resized_to is not None and self.outer_size != self._resized_to
         if not self._keeping_view and self._keeping_place is None and not resizing:
             self._read_anchor = self._top_item()
 
@@ -225,7 +227,7 @@ class ChatPane(VerticalScroll):
         pane's virtual size follows, and a scroll clamped meanwhile would move the anchor), so
         the place is put back after every refresh until two in a row find the layout and the
         view unchanged; until then the scrolling the layout does is not taken for the reader's."""
-        self._resized_to = self.size
+        self._resized_to = self.outer_size
         if self._keeping_place is None:
             if self._following or self._read_anchor is None:
                 return
