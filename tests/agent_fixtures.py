@@ -3,6 +3,9 @@ a temp database and a workspace, wired by the same factory the CLI uses."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -45,3 +48,30 @@ async def collect(events) -> list:
 
 def of_type(events: list, cls: type) -> list:
     return [e for e in events if isinstance(e, cls)]
+
+
+def run_agent_tui(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    """`agent-tui ARGS` as a user runs it in `cwd` (this tree's code, via PYTHONPATH)."""
+    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    return subprocess.run(
+        [sys.executable, "-m", "agent_tui", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+
+
+def server_flags(server: FakeOpenAI, db: Path, window: int = 32_000) -> list[str]:
+    """The command-line flags that point a run at `server` with its own database."""
+    return [
+        "--model",
+        "openai/fake-model",
+        "--api-base",
+        server.base_url,
+        "--context-window",
+        str(window),
+        "--db",
+        str(db),
+    ]

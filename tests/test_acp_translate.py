@@ -37,6 +37,7 @@ def samples(budget) -> list[ev.AgentEvent]:
         ev.UsageReported(TokenUsage(input=10, output=2), "openai/fake-model"),
         ev.Notice("a notice"),
         ev.ErrorEvent("boom", "provider"),
+        ev.Retrying(2, 3, 1.0, "provider", "HTTP 500"),
         ev.Blocked(budget),
         ev.CompactionStarted("forced", 900),
         ev.CompactionProgress("tool_clearing"),

@@ -25,9 +25,11 @@ async def run_command(pilot, command: str) -> str:
 
 
 class TestStatusCommands:
-    async def test_status_cost_config_memory(self, server, config, workspace):
+    async def test_status_cost_config_memory(self, server, config, workspace, monkeypatch):
         """/status names the model, folder, trust, sandbox, session and window; /cost the tokens;
         /config the settings and files; /memory where the memories and rules live."""
+        monkeypatch.delenv("EDITOR", raising=False)  # with one, /memory opens a chooser instead
+        monkeypatch.delenv("VISUAL", raising=False)
         server.enqueue(Reply(text="hello"))
         (workspace / "AGENTS.md").write_text("Be brief.\n")
         app = make_app(config, workspace)

@@ -131,7 +131,7 @@ class TurnUpdates:
 
     def updates(self, event: ev.AgentEvent) -> list[Any]:
         match event:
-            case ev.TurnStarted() | ev.StepStarted() | ev.ReasoningFinished():
+            case ev.TurnStarted() | ev.StepStarted() | ev.ReasoningFinished() | ev.Retrying():
                 return []
             case ev.BudgetMeasured(budget=budget):
                 return self.usage(budget)

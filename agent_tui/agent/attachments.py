@@ -29,6 +29,7 @@ threshold says: a 3.9 KB paste inline is fine in 128 K tokens and overflows a 4 
 BYTES_PER_TOKEN = 3
 """A low estimate of bytes per token (code and prose run 3-4), so sizes err on the small side."""
 MIN_VIEW_BYTES = 512
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
 
 # `@path` at the start or after whitespace; the path runs to the next whitespace. A trailing
 # punctuation mark (`@src/app.py,`) is not part of the path.
@@ -116,7 +117,13 @@ async def prepare_prompt(
             prepared.notes.append(f"@{rel}: not attached ({exc.strerror})")
             continue
         if b"\0" in data[:8192]:
-            prepared.notes.append(f"@{rel}: not attached (binary file)")
+            # An image is what a user most often means here: say so rather than "binary".
+            why = (
+                "images are not sent to the model yet"
+                if path.suffix.lower() in IMAGE_SUFFIXES
+                else "binary file"
+            )
+            prepared.notes.append(f"@{rel}: not attached ({why})")
             continue
         if len(data) <= threshold:
             body = data.decode("utf-8", "replace")

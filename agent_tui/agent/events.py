@@ -158,6 +158,28 @@ class ErrorEvent(AgentEvent):
 
 
 @dataclass(frozen=True)
+class Retrying(AgentEvent):
+    """A model call failed before any of its reply arrived and is tried again after `wait`
+    seconds (the provider's retries, llm/provider.py); a later `error` says when it gave up."""
+
+    type: ClassVar[str] = "retrying"
+    attempt: int
+    """The try about to be made: 2 for the first retry."""
+    tries: int
+    """Tries in all, the first included."""
+    wait: float
+    """Seconds before it is made."""
+    kind: ProviderErrorKind
+    """Why the last try failed: rate_limit, provider (a 5xx) or connection."""
+    reason: str
+    """The failed try's one-line error."""
+
+    def describe(self) -> str:
+        """`retrying 2/3 in 1.0 s (HTTP 500: …)`: one line for plain `run` and the chat."""
+        return f"retrying {self.attempt}/{self.tries} in {self.wait:.1f} s ({self.reason})"
+
+
+@dataclass(frozen=True)
 class Blocked(AgentEvent):
     """The window passed the hard block: new input waits while compaction frees room."""
 
@@ -266,6 +288,7 @@ TurnEvent = (
     | UsageReported
     | Notice
     | ErrorEvent
+    | Retrying
     | Blocked
     | CompactionStarted
     | CompactionProgress

@@ -16,6 +16,7 @@ from agent_tui.agent import events as ev
 from agent_tui.agent.thinking import ThinkingTrace
 from agent_tui.llm.stream import (
     ReasoningChunk,
+    RetryWait,
     StreamDone,
     TextChunk,
     ThinkingReady,
@@ -100,3 +101,5 @@ async def follow(
                 yield await on_usage(usage)
             case ev.Notice():
                 yield chunk
+            case RetryWait(attempt=n, tries=of, wait=wait, kind=kind, reason=why):
+                yield ev.Retrying(n, of, wait, kind, why)

@@ -207,6 +207,8 @@ def _report(event: Any, as_json: bool) -> None:
         _stderr(f"agent-tui: {event.message}")
     elif isinstance(event, ev.ErrorEvent):
         _stderr(f"agent-tui: error: {event.message}")
+    elif isinstance(event, ev.Retrying):
+        _stderr(f"agent-tui: {event.describe()}")
     elif isinstance(event, ev.HookRan):
         from agent_tui.hooks.runner import describe
 

@@ -27,6 +27,7 @@ from agent_tui.llm.lazy import litellm, warm_in_background
 from agent_tui.llm.reasoning_params import continues_without_thinking, reasoning_request, thinking_reserve
 from agent_tui.llm.routes import Route, route_for
 from agent_tui.llm.stream import (
+    RetryWait,
     StreamDone,
     StreamEvent,
     TextChunk,
@@ -257,10 +258,8 @@ class Provider:
         base = self.retry_base_delay * 2 ** (attempt - 1)
         return float(min(base * random.uniform(0.8, 1.2), MAX_RETRY_WAIT))
 
-    async def _retry_or_raise(
-        self, exc: BaseException, attempt: int, yielded: bool, timeouts: int = 0
-    ) -> None:
-        """Sleep before the next try, or raise the classified error when there is none."""
+    def _next_try(self, exc: BaseException, attempt: int, yielded: bool, timeouts: int = 0) -> RetryWait:
+        """The wait before the next try, or the classified error raised when there is none."""
         error = self._error(exc)
         last = attempt >= self.max_retries or (error.timed_out and timeouts >= MAX_TIMEOUT_TRIES)
         if yielded or not error.retryable or last:
@@ -271,7 +270,14 @@ class Provider:
         log.warning(
             "%s: %s; try %d of %d in %.2fs", self.model, error.detail, attempt + 1, self.max_retries, wait
         )
-        await asyncio.sleep(wait)
+        reason = " ".join((error.detail or error.message).split())[:200]
+        return RetryWait(attempt + 1, self.max_retries, wait, error.kind, reason)
+
+    async def _retry_or_raise(
+        self, exc: BaseException, attempt: int, yielded: bool, timeouts: int = 0
+    ) -> None:
+        """Sleep before the next try, or raise the classified error when there is none."""
+        await asyncio.sleep(self._next_try(exc, attempt, yielded, timeouts).wait)
 
     # -- calls ----------------------------------------------------------------------------------
     async def stream(
@@ -280,7 +286,8 @@ class Provider:
         tools: list[dict[str, Any]] | None = None,
         max_tokens: int | None = None,
     ) -> AsyncIterator[StreamEvent]:
-        """The reply as events: TextChunk*, then ToolCallsReady?, UsageChunk?, StreamDone."""
+        """The reply as events: TextChunk*, then ToolCallsReady?, UsageChunk?, StreamDone; a
+        RetryWait before each wait between tries (only before anything of a try was yielded)."""
         if instrument.enabled() and not _first_request_marked:
             _mark_first_request()
         reasoning, max_tokens = self._with_reasoning(messages, max_tokens)
@@ -298,7 +305,9 @@ class Provider:
             except Exception as exc:  # noqa: BLE001 - every failure is classified below
                 failure: Exception = exc
             timeouts += self._error(failure).timed_out
-            await self._retry_or_raise(failure, attempt, yielded, timeouts)
+            retry = self._next_try(failure, attempt, yielded, timeouts)
+            yield retry  # before the wait: the user sees why nothing arrives
+            await asyncio.sleep(retry.wait)
 
     def _attempt(
         self,

@@ -12,6 +12,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_tui.llm.errors import Kind
 from agent_tui.messages import TokenUsage, ToolCall
 from agent_tui.reasoning import ThinkingBlock
 
@@ -62,7 +63,26 @@ class StreamDone:
     """stop / tool_calls / length / content_filter, or None when the provider gave none."""
 
 
-StreamEvent = TextChunk | ReasoningChunk | ThinkingReady | ToolCallsReady | UsageChunk | StreamDone
+@dataclass(frozen=True)
+class RetryWait:
+    """A try failed before anything of it was yielded and another follows after `wait` seconds:
+    said before the wait, so a user watching sees `retrying 2/3` rather than a long silence."""
+
+    attempt: int
+    """The try about to be made (2 for the first retry)."""
+    tries: int
+    """Tries in all (`max_retries`, the first included)."""
+    wait: float
+    """Seconds until it is made (the provider's Retry-After, or our backoff)."""
+    kind: Kind
+    """The failed try's error kind (llm/errors.py: rate_limit, provider, connection)."""
+    reason: str
+    """The failed try's one-line message."""
+
+
+StreamEvent = (
+    TextChunk | ReasoningChunk | ThinkingReady | ToolCallsReady | UsageChunk | StreamDone | RetryWait
+)
 
 
 def _get(obj: Any, key: str) -> Any:

@@ -1,7 +1,7 @@
 """Paths a file tool may change only with the user's explicit yes, each time.
 
 Writing anything git reads (`.git/config` with `core.fsmonitor`, a hook, `.git/commondir`
-pointing git at a planted config, `info/attributes` filters…), the project's `.agent-tui.toml`, a
+pointing git at a planted config, `info/attributes` filters…), the project's `.agent-tui.toml` or `.agent-tui.local.toml`, a
 rules file the next session obeys, or the user's own config turns one approved edit into code
 that runs later without asking. So the whole of every `.git` is protected, and so are the places
 git is redirected to: the folder `core.hooksPath` names, the git dir a `.git` file names and the
@@ -94,6 +94,8 @@ def protected_reason(workspace: Path, raw: object) -> str | None:
         return "it is in your agent-tui config folder"
     if target.name == ".agent-tui.toml":
         return "it is the project's agent-tui config"
+    if target.name == paths.LOCAL_CONFIG_NAME:
+        return "it is the project's local agent-tui config (where Always writes rules)"
     if target.name.lower() in RULES_FILES:
         return "it is a rules file every later session obeys"
     try:

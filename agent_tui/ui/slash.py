@@ -96,7 +96,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("cost", "", "what this session has cost, in tokens and money", Runs.NOW, more.cost, "Cost"),
     SlashCommand("diff", "", "what this session changed in the workspace", Runs.NOW, more.diff, "Diff"),
     SlashCommand("config", "[KEY]", "the settings in effect and the files they come from", Runs.NOW, more.config, "Config"),
-    SlashCommand("memory", "", "where the memories, rules and skills files are", Runs.NOW, more.memory, "Memory"),
+    SlashCommand("memory", "[memories|rules]", "open the memories or rules file in $EDITOR", Runs.NOW, more.memory, "Memory"),
 )  # fmt: skip
 
 BY_NAME = {command.name: command for command in COMMANDS}

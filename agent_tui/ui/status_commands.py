@@ -128,26 +128,41 @@ async def config(view: SessionView, argument: str) -> None:
 
 
 async def memory(view: SessionView, argument: str) -> None:
-    from agent_tui.context.memory import memories_file, skills_dir
-    from agent_tui.context.prompt import find_rules_file
+    """`/memory`: a chooser of the files to open in $EDITOR (or, with no editor set, where they
+    are); `/memory memories` or `/memory rules` opens that one at once (ui/memory_editor.py)."""
+    from agent_tui.ui import memory_editor as me
 
     workspace = view.session.workspace if view.session is not None else getattr(view.app, "workspace", None)
-    rows: list[tuple[str, Any]] = []
-    mem = memories_file()
-    rows.append(("Memories", f"{paths.shown(mem)} · {_size(mem)} (/remember TEXT adds one)"))
-    rules = find_rules_file(workspace) if workspace is not None else None
-    rows.append(
-        ("Rules", f"{paths.shown(rules)} · {_size(rules)}" if rules else "none (/init writes AGENTS.md)")
-    )
-    rows.append(("Skills", f"{paths.shown(skills_dir())} (/skill lists them)"))
-    text = _rows(rows) + "\nEdit them in your editor; they are read again on the next turn."
-    if mem.is_file():
-        text += "\n\n" + mem.read_text(encoding="utf-8", errors="replace")[:2000].rstrip()
-    show(view, "/memory", text)
+    files = me.memory_files(workspace)
+    word = argument.strip().lower()
+    command = me.editor_command()
+    if not word:
+        if command is None:
+            show(view, "/memory", me.listing(files))
+            return
+        from agent_tui.ui.screens.memory_picker import MemoryPicker
+
+        async def picked(file: me.MemoryFile | None) -> None:
+            if file is not None:
+                await _edit_memory(view, command, file)
+
+        view.app.push_screen(MemoryPicker(files, command[0]), callback=picked)
+        return
+    chosen = next((f for f in files if f.key == word), None)
+    if chosen is None:
+        view.app.notify(f"/memory takes {' or '.join(f.key for f in files)}", severity="warning")
+        return
+    await _edit_memory(view, command, chosen)
 
 
-def _size(path: Any) -> str:
-    try:
-        return formatting.size(path.stat().st_size)
-    except OSError:
-        return "absent"
+async def _edit_memory(view: SessionView, command: list[str] | None, file: Any) -> None:
+    from agent_tui.ui import memory_editor as me
+    from agent_tui.ui.widgets.meter import ContextMeter
+
+    outcome = me.no_editor(file) if command is None else me.edit(view.app, command, file)
+    session = view.session
+    if command is not None and session is not None:
+        if file.key == "rules":
+            session.prompts.reload_rules()  # loaded once per session; memories are re-read anyway
+        view.meter.post_message(ContextMeter.Update(session.measure()))
+    show(view, f"/memory {file.key}", outcome.text, "warning" if outcome.problem else "info")

@@ -3,7 +3,7 @@
 `a` allows this call, `s` allows it for the rest of the session (for bash: the prefix in the
 field, editable, defaulting to the policy's suggestion; when there is none the field holds the
 whole command and, left so, allows only that exact command), `w` always (a rule in
-.agent-tui.toml), `d` or Escape denies. The field is not focused at first so the letters act as
+the git-ignored .agent-tui.local.toml), `d` or Escape denies. The field is not focused at first so the letters act as
 keys; Tab (or `e`) moves into it with the cursor at the end of the suggestion, Tab again back to
 the buttons, and Enter there means "allow for this session".
 
@@ -148,7 +148,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
                 yield Button(Text("[d] Deny"), id="deny", variant="error", compact=True)
             if not self.request.once_only:
                 yield Label(
-                    "Always writes an allow rule to .agent-tui.toml · Esc denies", classes="dialog-note"
+                    "Always writes an allow rule to .agent-tui.local.toml · Esc denies", classes="dialog-note"
                 )
             else:
                 yield Label("Esc denies", classes="dialog-note")
@@ -219,7 +219,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         self._decide("allow_once")
 
     def action_allow_always(self) -> None:
-        """Like allow for session, but written as a rule to the project's .agent-tui.toml."""
+        """Like allow for session, but written as a rule to the project's .agent-tui.local.toml."""
         if not self.request.once_only:
             self._decide("allow_always", self._chosen_prefix())
 

@@ -36,6 +36,8 @@ BATCH = 4
 """Older entries mounted per refresh while the view is within a page of the top."""
 MAX_MOUNTED = 3 * WINDOW
 """Mounted entries past which the oldest are unmounted while the view follows the bottom."""
+PLACE_ROUNDS = 40
+"""Most refreshes a resize's restore waits for the layout to stop changing (it takes 2-4)."""
 
 
 class EarlierHint(Static):
@@ -58,6 +60,17 @@ class ChatPane(VerticalScroll):
         self._keeping_view = False
         self._read_anchor: tuple[ChatItem[Any], float] | None = None
         """Where a reader is (the top item and how far into it), kept across a resize."""
+        self._resized_to: Any = None
+        """The size `on_resize` last saw: a scroll the layout makes after a resize, before
+        `on_resize` runs, must not replace the anchor with a place measured mid-reflow."""
+        self._keeping_place: tuple[ChatItem[Any], float] | None = None
+        """The place being restored after a resize, until the layout settles (see on_resize)."""
+        self._place_round = 0
+        self._place_chain = 0
+        self._place_seen: tuple[Any, ...] | None = None
+        self.places_kept = 0
+        """Resizes after which the reading place was restored on a settled layout (tests wait
+        for it to grow instead of sleeping)."""
         self._hint = EarlierHint("")
 
     def compose(self) -> ComposeResult:
@@ -182,13 +195,20 @@ class ChatPane(VerticalScroll):
             # content shrinks (a reply's final rendering is shorter than its streamed text)
             # leaves it at the bottom, and the anchor keeps following without telling us.
             self._following = False
-        elif not self._keeping_view and at_bottom:
+        elif not self._keeping_view and self._keeping_place is None and at_bottom:
             self._following = True
         if self._near_top() and not self._loading_older and self.is_mounted:
             self._loading_older = True
             self.call_after_refresh(self._mount_older_step)
-        if not self._keeping_view:
+        # The outer size: the content size also changes when the scrollbar comes or goes, which
+        # sends no Resize, and would keep the anchor stale for good.
+        resizing = self._resized_to is not None and self.outer_size != self._resized_to
+        if not self._keeping_view and self._keeping_place is None and not resizing:
             self._read_anchor = self._top_item()
+
+    def top_item(self) -> tuple[ChatItem[Any], float] | None:
+        """The item at the top of the view and how far into it the view starts (0..1)."""
+        return self._top_item()
 
     def _top_item(self) -> tuple[ChatItem[Any], float] | None:
         """The item at the top of the view and how far into it the view starts (0..1)."""
@@ -201,15 +221,29 @@ class ChatPane(VerticalScroll):
 
     def on_resize(self) -> None:
         """A reader keeps their place across a resize (the text reflows; without this the same
-        scroll offset lands elsewhere). Following the bottom needs nothing: the anchor does it."""
-        if self._following:
-            return
-        anchor = self._read_anchor
-        if anchor is not None:
-            self.call_after_refresh(self._restore, *anchor)
+        scroll offset lands elsewhere). Following the bottom needs nothing: the anchor does it.
 
-    def _restore(self, item: ChatItem[Any], fraction: float) -> None:
+        The reflow takes more than one refresh (items re-measure at the new width, then the
+        pane's virtual size follows, and a scroll clamped meanwhile would move the anchor), so
+        the place is put back after every refresh until two in a row find the layout and the
+        view unchanged; until then the scrolling the layout does is not taken for the reader's."""
+        self._resized_to = self.outer_size
+        if self._keeping_place is None:
+            if self._following or self._read_anchor is None:
+                return
+            self._keeping_place = self._read_anchor
+        self._place_round = 0
+        self._place_seen = None
+        self._place_chain += 1  # a resize during a restore restarts it: one chain at a time
+        self.call_after_refresh(self._restore_place, self._place_chain)
+
+    def _restore_place(self, chain: int) -> None:
+        place = self._keeping_place
+        if place is None or chain != self._place_chain:
+            return
+        item, fraction = place
         if item not in self._items or not item.is_mounted:
+            self._keeping_place = self._read_anchor = None
             return
         region = item.virtual_region
         self._keeping_view = True
@@ -217,6 +251,15 @@ class ChatPane(VerticalScroll):
             self.scroll_to(y=region.y + fraction * region.height, animate=False, immediate=True)
         finally:
             self._keeping_view = False
+        seen = (self.size, self.virtual_size, region, self.scroll_y)
+        self._place_round += 1
+        if seen != self._place_seen and self._place_round < PLACE_ROUNDS:
+            self._place_seen = seen
+            self.call_after_refresh(self._restore_place, chain)
+            return
+        self._keeping_place = None
+        self._read_anchor = place
+        self.places_kept += 1
 
     def _near_top(self) -> bool:
         return bool(self._first) and self.scroll_y <= self.size.height

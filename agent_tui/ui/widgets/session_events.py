@@ -87,6 +87,8 @@ class EventRendering(_ViewBase):
                 await self._on_warning(event)
             case ev.ErrorEvent():
                 await self._on_error(event)
+            case ev.Retrying():
+                self.query_one(WorkingLine).set_state(f"retrying {event.attempt}/{event.tries}")
             case ev.Blocked():
                 await self._on_blocked(event)
             case ev.CompactionStarted():
