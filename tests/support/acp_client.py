@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -19,7 +20,7 @@ from acp import schema as s
 from acp.stdio import spawn_agent_process
 
 from testkit.fake_openai import FakeOpenAI
-from tests.test_headless import flags
+from tests.support.cli import flags
 
 WAIT = 60.0
 """Upper bound for any one wait on the agent (a deadline, never a pacing sleep)."""
@@ -115,3 +116,14 @@ async def open_agent(
                 conn.initialize(protocol_version=1, client_capabilities=capabilities), WAIT
             )
             yield conn, proc, client
+
+
+def cli(args: list[str], cwd) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "agent_tui", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=agent_env(),
+        timeout=120,
+    )
