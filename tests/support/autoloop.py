@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from testkit.fake_openai import FakeOpenAI, Reply
+from tests.support import cli
 
 ITERATION = re.compile(r"# Autonomous loop · iteration (\d+)")
 
@@ -121,14 +122,5 @@ def run_loop_cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
 
 
 def flags(server: FakeOpenAI, db: Path) -> list[str]:
-    return [
-        "--model",
-        "openai/fake-model",
-        "--api-base",
-        server.base_url,
-        "--context-window",
-        "32000",
-        "--db",
-        str(db),
-        "--yes",
-    ]
+    """`run`'s flags for the local server, and --yes: a loop runs unattended."""
+    return [*cli.flags(server, db), "--yes"]
