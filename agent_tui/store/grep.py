@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections import deque
+from collections.abc import Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from functools import partial
@@ -66,6 +67,7 @@ class ContextWindow:
 
     def __post_init__(self) -> None:
         self.context = max(0, self.context)  # a negative width is no context, as in grep
+        self._before = deque(maxlen=self.context)  # older held lines fall out by themselves
 
     @property
     def trailing(self) -> bool:
@@ -75,10 +77,8 @@ class ContextWindow:
     def hold(self, number: int, line: str) -> None:
         """Remember a line that did not match: it may come before the next match."""
         self._before.append((number, line))
-        if len(self._before) > self.context:
-            self._before.popleft()
 
-    def feed(self, number: int, line: str, match: bool) -> list[tuple[int, str, bool]]:
+    def feed(self, number: int, line: str, match: bool) -> Sequence[tuple[int, str, bool]]:
         """The lines to show now, as (number, text, is a match), in order."""
         if match:
             shown = [(before, text, False) for before, text in self._before if before > self._shown]
@@ -89,8 +89,8 @@ class ContextWindow:
             self._after -= 1
             shown = [(number, line, False)]
         else:
-            self.hold(number, line)
-            return []
+            self._before.append((number, line))  # hold(), inlined: most lines take this path
+            return ()
         self._shown = number
         return shown
 
