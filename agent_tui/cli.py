@@ -146,10 +146,11 @@ def main() -> None:
         import logging
         import sys
 
+        from agent_tui.errors_text import one_line
         from agent_tui.logs import current_log
 
         logging.getLogger("agent_tui.cli").exception("unexpected failure")
-        text = " ".join(str(exc).split())[:300]
+        text = one_line(exc, 300)
         sys.stderr.write(f"agent-tui: {type(exc).__name__}: {text} (details in {current_log()})\n")
         _bounded_exit(1)
         raise SystemExit(1) from None

@@ -26,7 +26,7 @@ from acp import schema as s  # noqa: E402 - imported after the sys.path set-up a
 from acp import text_block  # noqa: E402 - imported after the sys.path set-up above
 
 from testkit.fake_openai import FakeOpenAI, Reply  # noqa: E402 - imported after the sys.path set-up above
-from tests.acp_client import open_session  # noqa: E402 - the tests' client, with real terminals
+from tests.support.acp_client import open_session  # noqa: E402 - the tests' client, with real terminals
 
 
 async def turns(

@@ -20,10 +20,10 @@ def isolated_home(tmp_path, monkeypatch):
 # Shared fixtures (the strict local server, a workspace, the UI session set-up) live in these
 # modules; pytest loads them for every test so no module has to import fixtures by name.
 pytest_plugins = [
-    "tests.agent_fixtures",
-    "tests.anthropic_fixtures",
-    "tests.ui_session_fixtures",
-    "tests.sandbox_fixtures",
+    "tests.support.agent_fixtures",
+    "tests.support.anthropic_fixtures",
+    "tests.support.ui_session_fixtures",
+    "tests.support.sandbox_fixtures",
 ]
 
 

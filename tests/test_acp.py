@@ -6,29 +6,16 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import subprocess
-import sys
 
 from acp import schema as s
 from acp import text_block
 
 from testkit.fake_openai import Reply
-from tests.acp_client import WAIT, agent_env, open_agent
+from tests.support.acp_client import WAIT, cli, open_agent
 
 
 def prompt(conn, session_id: str, text: str):
     return asyncio.wait_for(conn.prompt(session_id=session_id, prompt=[text_block(text)]), WAIT)
-
-
-def cli(args: list[str], cwd) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "agent_tui", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env=agent_env(),
-        timeout=120,
-    )
 
 
 class TestSession:
@@ -279,7 +266,7 @@ class TestEditorMcp:
     async def test_the_editors_stdio_mcp_server_joins_the_session(self, server, workspace, tmp_path):
         """An MCP server the client passes in session/new (a real stdio server) is started and
         its tools are offered from the first request."""
-        from tests.test_mcp import installed
+        from tests.support.mcp import installed
 
         db = tmp_path / "m.db"
         server.enqueue(Reply(text="I have a clock"))

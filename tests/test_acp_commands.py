@@ -12,7 +12,7 @@ from acp import text_block
 
 from agent_tui import paths
 from testkit.fake_openai import Reply
-from tests.acp_client import WAIT, open_agent, sessions_list
+from tests.support.acp_client import WAIT, open_agent, sessions_list
 
 OFFERED = {
     "compact", "context", "cost", "status", "clear", "model", "tools", "memory", "undo", "diff",

@@ -13,8 +13,7 @@ from acp import RequestError, text_block
 
 from agent_tui.tools.bash import _group_alive as group_alive
 from testkit.fake_openai import Reply
-from tests.acp_client import WAIT, agent_args, agent_env, open_agent
-from tests.test_acp import cli
+from tests.support.acp_client import WAIT, agent_args, agent_env, cli, open_agent
 
 
 def prompt(conn, session_id: str, text: str):

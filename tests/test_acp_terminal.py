@@ -14,7 +14,7 @@ from acp import text_block
 
 from agent_tui.tools.bash import _group_alive as group_alive
 from testkit.fake_openai import Reply
-from tests.acp_client import WAIT, open_session
+from tests.support.acp_client import WAIT, open_session
 
 TERMINAL = s.ClientCapabilities(terminal=True)
 

@@ -11,7 +11,7 @@ from agent_tui.context.compaction.result import CompactResult
 from agent_tui.factory import build_services
 from agent_tui.messages import TokenUsage, ToolCall
 from agent_tui.tools.permissions import ApprovalRequest
-from tests.agent_fixtures import make_config
+from tests.support.agent_fixtures import make_config
 
 
 async def translator(server, tmp_path, workspace):

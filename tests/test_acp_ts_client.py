@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from testkit.fake_openai import Reply
-from tests.acp_client import agent_args, agent_env, sessions_list
+from tests.support.acp_client import agent_args, agent_env, sessions_list
 
 FOLDER = Path(__file__).parent / "acp_ts"
 SDK = FOLDER / "node_modules" / "@agentclientprotocol" / "sdk" / "package.json"

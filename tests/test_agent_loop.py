@@ -14,7 +14,7 @@ from agent_tui.agent import events as ev
 from agent_tui.factory import build_services
 from agent_tui.tools.permissions import ApprovalDecision
 from testkit.fake_openai import Reply
-from tests.agent_fixtures import collect, make_config, of_type
+from tests.support.agent_fixtures import collect, make_config, of_type
 
 
 def tool_messages(request: dict) -> list[dict]:

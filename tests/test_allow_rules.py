@@ -9,7 +9,7 @@ from agent_tui.allow_rules import add_rule, project_rules, remove_rule
 from agent_tui.factory import build_services
 from agent_tui.tools.permissions import ApprovalDecision
 from testkit.fake_openai import Reply
-from tests.agent_fixtures import collect, make_config, of_type
+from tests.support.agent_fixtures import collect, make_config, of_type
 
 
 class TestRulesFile:

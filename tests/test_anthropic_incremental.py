@@ -19,8 +19,8 @@ from agent_tui.llm import anthropic_request, cache
 from agent_tui.messages import assistant, user
 from agent_tui.wire_dict import WireDict
 from testkit.fake_anthropic import Reply
-from tests.agent_fixtures import collect
-from tests.anthropic_fixtures import thinking_services
+from tests.support.agent_fixtures import collect
+from tests.support.anthropic_fixtures import thinking_services
 
 MARK = {"type": "ephemeral"}
 

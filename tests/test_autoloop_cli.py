@@ -4,39 +4,9 @@ events on stdout, a progress line per iteration on stderr, exit codes by how the
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 from testkit.fake_openai import FakeOpenAI
-from tests.test_autoloop import LoopModel
-
-
-def run_loop_cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    return subprocess.run(
-        [sys.executable, "-m", "agent_tui", "loop", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
-
-
-def flags(server: FakeOpenAI, db: Path) -> list[str]:
-    return [
-        "--model",
-        "openai/fake-model",
-        "--api-base",
-        server.base_url,
-        "--context-window",
-        "32000",
-        "--db",
-        str(db),
-        "--yes",
-    ]
+from tests.support.autoloop import LoopModel, flags, run_loop_cli
 
 
 class TestLoopCommand:

@@ -13,7 +13,7 @@ from agent_tui.agent import events as ev
 from agent_tui.factory import build_services
 from agent_tui.store.background_log import ENDED_WITH_SESSION
 from testkit.fake_openai import Reply
-from tests.agent_fixtures import collect, make_config, of_type
+from tests.support.agent_fixtures import collect, make_config, of_type
 
 
 def tool_contents(request: dict) -> list[str]:

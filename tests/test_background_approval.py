@@ -11,9 +11,9 @@ from acp import text_block
 
 from agent_tui.ui.screens.approval import ApprovalScreen
 from testkit.fake_openai import Reply
-from tests.acp_client import WAIT, open_agent
-from tests.agent_fixtures import make_config
-from tests.ui_helpers import make_app, screen_text, settle, until_approval
+from tests.support.acp_client import WAIT, open_agent
+from tests.support.agent_fixtures import make_config
+from tests.support.ui_helpers import make_app, screen_text, settle, until_approval
 
 SERVE = {"command": "python3 -m http.server 8765", "background": True}
 

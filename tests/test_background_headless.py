@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from testkit.fake_openai import Reply
-from tests.test_headless import flags, run_cli
-from tests.test_signals import kill_group, long_command, read_fifo, start_cli, wait_group_gone
+from tests.support.cli import flags, run_cli
+from tests.support.signals import kill_group, long_command, read_fifo, start_cli, wait_group_gone
 
 
 def free_port() -> int:

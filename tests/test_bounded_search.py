@@ -166,10 +166,10 @@ class TestBlobBrowser:
     async def test_search_keeps_the_app_ticking(self, agent_server, tmp_path, loop_workspace):
         """`/` with (a|aa)+$ in the blob browser: an interval timer keeps firing while the
         search runs, and it ends in a one-line 'search stopped' notice."""
-        from tests.agent_fixtures import make_config
-        from tests.test_ui_blobs import SIZE, open_blobs
-        from tests.ui_helpers import settle, until
-        from tests.ui_session_fixtures import loop_app
+        from tests.support.agent_fixtures import make_config
+        from tests.support.ui_blobs import SIZE, open_blobs
+        from tests.support.ui_helpers import settle, until
+        from tests.support.ui_session_fixtures import loop_app
 
         config = make_config(agent_server, tmp_path / "b.db", window=16_384, tools={"search_timeout": 1.0})
         app = loop_app(config, loop_workspace)

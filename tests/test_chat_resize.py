@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.agent_fixtures import make_config
-from tests.ui_helpers import make_app, settle, until
+from tests.support.agent_fixtures import make_config
+from tests.support.ui_helpers import make_app, settle, until
 
 
 @pytest.fixture

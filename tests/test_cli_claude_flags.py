@@ -11,8 +11,8 @@ import pytest
 
 from agent_tui.store import open_store
 from testkit.fake_openai import Reply
-from tests.test_headless import flags, run_cli
-from tests.test_signals_tui import Terminal
+from tests.support.cli import flags, run_cli
+from tests.support.signals import Terminal
 
 # Claude Code's headless docs: every stream-json line is one of these message types; the stream
 # starts with a system `init` and ends with a `result` carrying usage and cost.

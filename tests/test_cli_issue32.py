@@ -13,7 +13,7 @@ import pytest
 
 from agent_tui.messages import user
 from agent_tui.store import open_store
-from tests.pty_run import on_a_pty
+from tests.support.pty_run import on_a_pty
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 

@@ -10,10 +10,10 @@ from agent_tui import trust
 from agent_tui.ui import slash
 from agent_tui.ui.transcript import NoticeEntry
 from testkit.fake_openai import FakeOpenAI, Reply
-from tests.agent_fixtures import make_config
-from tests.extend_support import cli, commands_ready, write, write_user_config
-from tests.ui_helpers import make_app, until
-from tests.ui_session_fixtures import send
+from tests.support.agent_fixtures import make_config
+from tests.support.extend import cli, commands_ready, write, write_user_config
+from tests.support.ui_helpers import make_app, until
+from tests.support.ui_session_fixtures import send
 
 EXPLAIN = "---\ndescription: explain a file\nmodel: {model}\n---\nExplain $ARGUMENTS briefly.\n"
 

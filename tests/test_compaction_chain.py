@@ -11,7 +11,7 @@ from agent_tui.context.compaction import (
     estimate_savings,
 )
 from agent_tui.messages import Message
-from tests.test_compaction_support import COUNTER, Convo, long_session, settings, tokens
+from tests.support.compaction import COUNTER, Convo, long_session, settings, tokens
 
 
 async def tagged(messages, instructions, max_tokens):

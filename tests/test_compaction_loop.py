@@ -12,7 +12,7 @@ import pytest
 from agent_tui.agent import events as ev
 from agent_tui.factory import build_services
 from testkit.fake_openai import FakeOpenAI, Reply
-from tests.agent_fixtures import collect, make_config, of_type
+from tests.support.agent_fixtures import collect, make_config, of_type
 
 REF = re.compile(r"r_[0-9a-f]{10}")
 

@@ -28,7 +28,7 @@ from agent_tui.context.compaction import (
 from agent_tui.context.compaction.shape import inflight_start
 from agent_tui.context.compaction.tool_budget import tool_output_tokens
 from agent_tui.messages import Message
-from tests.test_compaction_support import COUNTER, Convo, settings, tokens
+from tests.support.compaction import COUNTER, Convo, settings, tokens
 
 TOOLS = ("read_file", "edit_file", "bash", "grep", "recall", "mcp__fetch")
 PATHS = ("src/a.py", "./src/a.py", "src/b.py", "README.md")

@@ -14,7 +14,7 @@ from agent_tui.context.compaction import (
     truncate,
 )
 from agent_tui.messages import Message, ResultRef
-from tests.test_compaction_support import COUNTER, Convo, big, long_session, settings, tokens
+from tests.support.compaction import COUNTER, Convo, big, long_session, settings, tokens
 
 
 def plan(budget: int, protected_ratio: float = 0.25, fixed: int = 0, **kw) -> CompactionPlan:

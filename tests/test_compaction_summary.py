@@ -21,7 +21,7 @@ from agent_tui.context.compaction import (
 )
 from agent_tui.context.compaction.summary_prompt import build_instructions
 from agent_tui.messages import Message
-from tests.test_compaction_support import COUNTER, Convo, big, long_session, settings, tokens
+from tests.support.compaction import COUNTER, Convo, big, long_session, settings, tokens
 
 TAGGED = (
     "<retain>\nDecision: keep SQLite in WAL mode\nsrc/module_0.py\n</retain>\n"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from agent_tui.context.compaction import TranscriptIndex, check_invariants, compact, range_line
 from agent_tui.context.compaction.user_words import carried, newest_user_messages, render
 from agent_tui.messages import Message
-from tests.test_compaction_support import COUNTER, long_session, settings, tokens
+from tests.support.compaction import COUNTER, long_session, settings, tokens
 
 FACT = "the deploy code is ZEBRA-7431"
 

@@ -8,7 +8,7 @@ from agent_tui.llm.cost import cost_of, format_cost, prices_for
 from agent_tui.llm.model_info import lookup
 from agent_tui.messages import TokenUsage
 from testkit.fake_openai import Reply
-from tests.agent_fixtures import collect, make_config, of_type
+from tests.support.agent_fixtures import collect, make_config, of_type
 
 
 class TestPrices:
@@ -59,7 +59,7 @@ class TestSessionCost:
             await store.close()
 
     def test_sessions_list_says_unknown_for_a_local_model(self, server, workspace, tmp_path):
-        from tests.test_headless import flags, run_cli
+        from tests.support.cli import flags, run_cli
 
         db = tmp_path / "l.db"
         server.enqueue(Reply(text="hi"))

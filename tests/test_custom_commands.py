@@ -12,10 +12,11 @@ import pytest
 from agent_tui import paths, trust
 from agent_tui.ui import slash
 from testkit.fake_openai import Reply
-from tests.agent_fixtures import make_config
-from tests.test_hooks_headless import cli, user_config
-from tests.ui_helpers import make_app, until
-from tests.ui_session_fixtures import send
+from tests.support.agent_fixtures import make_config
+from tests.support.cli import run_cli as cli
+from tests.support.hooks import user_config
+from tests.support.ui_helpers import make_app, until
+from tests.support.ui_session_fixtures import send
 
 REVIEW = """---
 description: Review the changes in one area

@@ -6,10 +6,10 @@ from __future__ import annotations
 from agent_tui import trust
 from agent_tui.ui import slash
 from testkit.fake_openai import Reply
-from tests.agent_fixtures import make_config
-from tests.extend_support import commands_ready, write
-from tests.ui_helpers import make_app, notices, screen_text, until
-from tests.ui_session_fixtures import send
+from tests.support.agent_fixtures import make_config
+from tests.support.extend import commands_ready, write
+from tests.support.ui_helpers import make_app, notices, screen_text, until
+from tests.support.ui_session_fixtures import send
 
 
 def help_text(app) -> str:

@@ -14,7 +14,7 @@ from agent_tui.tokens import TokenCounter
 from agent_tui.tools.base import Source, ToolContext, ToolOutput, ToolSpec
 from agent_tui.tools.tool_search import ToolSearchTool
 from testkit.fake_openai import FakeOpenAI, Reply
-from tests.agent_fixtures import collect, make_config, of_type
+from tests.support.agent_fixtures import collect, make_config, of_type
 
 
 def spec(name: str, source: Source = "mcp", words: int = 40, about: str = "") -> ToolSpec:

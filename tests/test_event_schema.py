@@ -114,7 +114,7 @@ class TestReadmeShapes:
         import json
 
         from testkit.fake_openai import Reply
-        from tests.test_headless import flags, run_cli
+        from tests.support.cli import flags, run_cli
 
         server.enqueue(Reply(tool_calls=[("bash", {"command": "seq 1 3000"})]), Reply(text="counted"))
         out = run_cli(["run", "count", "--yes", "--json", *flags(server, tmp_path / "j.db")], workspace)

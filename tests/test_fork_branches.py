@@ -13,7 +13,7 @@ from pathlib import Path
 from agent_tui.agent.rewind import rewind_points
 from agent_tui.factory import build_services
 from testkit.fake_openai import Reply
-from tests.agent_fixtures import collect, make_config
+from tests.support.agent_fixtures import collect, make_config
 
 
 def cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess:

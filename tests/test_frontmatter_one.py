@@ -8,7 +8,7 @@ from agent_tui.agent.definitions import read_definition
 from agent_tui.context.memory import parse_skill
 from agent_tui.extensions.commands import read_command
 from agent_tui.extensions.skills import discover_skills
-from tests.extend_support import write
+from tests.support.extend import write
 
 HEADER = (
     "\ufeff---\n"

@@ -8,38 +8,10 @@ import os
 import subprocess
 import sys
 import threading
-from pathlib import Path
 
 from agent_tui.store import open_store
-from testkit.fake_openai import FakeOpenAI, Reply
-
-ROOT = Path(__file__).parent.parent
-
-
-def run_cli(args: list[str], cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess:
-    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    return subprocess.run(
-        [sys.executable, "-m", "agent_tui", *args],
-        cwd=cwd,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
-
-
-def flags(server: FakeOpenAI, db: Path, window: int = 32_000) -> list[str]:
-    return [
-        "--model",
-        "openai/fake-model",
-        "--api-base",
-        server.base_url,
-        "--context-window",
-        str(window),
-        "--db",
-        str(db),
-    ]
+from testkit.fake_openai import Reply
+from tests.support.cli import flags, run_cli
 
 
 class TestHeadless:

@@ -11,11 +11,12 @@ from agent_tui.config import load_config
 from agent_tui.ui import slash
 from agent_tui.ui.widgets.chat_items import NoticeItem
 from testkit.fake_openai import Reply
-from tests.agent_fixtures import make_config
-from tests.test_hooks_headless import NO_RM, claude_settings, cli, group, script, user_config
-from tests.test_skills import write_skill
-from tests.ui_helpers import make_app, until
-from tests.ui_session_fixtures import send
+from tests.support.agent_fixtures import make_config
+from tests.support.cli import run_cli as cli
+from tests.support.hooks import NO_RM, claude_settings, group, script, user_config
+from tests.support.skills import write_skill
+from tests.support.ui_helpers import make_app, until
+from tests.support.ui_session_fixtures import send
 
 
 def notice_texts(app) -> list[str]:

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from agent_tui import instrument
-from tests.ui_helpers import make_app, settle, until
+from tests.support.ui_helpers import make_app, settle, until
 
 
 class TestInstrument:

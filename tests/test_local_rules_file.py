@@ -8,8 +8,8 @@ from agent_tui import paths
 from agent_tui.tools.permissions import ApprovalRequest
 from agent_tui.ui.screens.approval import ApprovalScreen
 from testkit.fake_openai import Reply
-from tests.agent_fixtures import run_agent_tui
-from tests.ui_helpers import Host, screen_text
+from tests.support.agent_fixtures import run_agent_tui
+from tests.support.ui_helpers import Host, screen_text
 
 
 class TestApprovalNamesTheLocalFile:

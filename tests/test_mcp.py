@@ -19,18 +19,10 @@ from agent_tui.agent import events as ev
 from agent_tui.factory import build_services
 from agent_tui.tools.mcp import parse_servers, tool_name
 from testkit.fake_openai import FakeOpenAI, Reply
-from tests.agent_fixtures import collect, make_config, of_type
+from tests.support.agent_fixtures import collect, make_config, of_type
+from tests.support.mcp import installed
 
 BIG_ENV = {f"BIG_{i:02d}": f"value-{i}-" + "y" * 200 for i in range(30)}
-
-
-def installed(name: str) -> str:
-    """A server executable from the venv (or PATH); the dev extra installs them."""
-    for folder in (Path(sys.executable).parent, *os.environ.get("PATH", "").split(os.pathsep)):
-        path = Path(folder) / name
-        if path.is_file() and os.access(path, os.X_OK):
-            return str(path)
-    pytest.fail(f"{name} is not installed: `pip install {name}` (it is in the dev extra)")
 
 
 def everything_server() -> dict:

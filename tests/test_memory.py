@@ -14,7 +14,7 @@ from agent_tui.context.memory import (
 )
 from agent_tui.factory import build_services
 from testkit.fake_openai import FakeOpenAI, Reply
-from tests.agent_fixtures import collect, make_config
+from tests.support.agent_fixtures import collect, make_config
 
 
 def write_skill(name: str, text: str) -> None:

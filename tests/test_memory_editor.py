@@ -12,8 +12,8 @@ import pytest
 from agent_tui.context.memory import memories_file
 from agent_tui.ui.screens.memory_picker import MemoryPicker
 from testkit.fake_openai import Reply
-from tests.agent_fixtures import make_config
-from tests.ui_helpers import make_app, printed, settle, until
+from tests.support.agent_fixtures import make_config
+from tests.support.ui_helpers import make_app, printed, settle, until
 
 
 @pytest.fixture

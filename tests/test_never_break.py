@@ -16,7 +16,7 @@ from agent_tui.factory import build_services
 from agent_tui.messages import Message, ToolCall, assistant, tool_result, user
 from agent_tui.store import SessionBusy
 from testkit.fake_openai import FakeOpenAI, Reply
-from tests.agent_fixtures import collect, make_config, of_type
+from tests.support.agent_fixtures import collect, make_config, of_type
 
 CUT = '{"path": "big.txt", "content": "abc'
 

@@ -14,7 +14,7 @@ import pytest
 
 from testkit.fake_openai import FakeOpenAI, Reply
 from testkit.openai_shapes import pairing_error
-from tests.test_headless import flags, run_cli
+from tests.support.cli import flags, run_cli
 
 ENV = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
 

@@ -7,7 +7,7 @@ import pytest
 from agent_tui.factory import build_services
 from agent_tui.project_init import AlreadyExists, write_agents_md
 from testkit.fake_openai import Reply
-from tests.agent_fixtures import collect, make_config
+from tests.support.agent_fixtures import collect, make_config
 
 
 class TestInit:

@@ -21,7 +21,7 @@ from agent_tui.factory import build_services
 from agent_tui.llm import cache
 from testkit.fake_anthropic import FakeAnthropic, Reply, strip_cache_control
 from testkit.fake_openai import FakeOpenAI
-from tests.agent_fixtures import collect, make_config, of_type
+from tests.support.agent_fixtures import collect, make_config, of_type
 
 MODEL = "anthropic/claude-sonnet-4-5"
 KEY = "sk-ant-test-dummy"

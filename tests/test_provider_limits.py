@@ -17,8 +17,8 @@ from agent_tui.llm.http_common import TimeLimits
 from agent_tui.llm.provider import Provider, TextChunk
 from testkit import FakeOpenAI, Reply
 from testkit.fake_anthropic import FakeAnthropic
-from tests.agent_fixtures import collect, make_config, of_type
-from tests.test_headless import flags, run_cli
+from tests.support.agent_fixtures import collect, make_config, of_type
+from tests.support.cli import flags, run_cli
 
 HI = [{"role": "user", "content": "hi"}]
 SHORT = TimeLimits(connect=5, first_byte=10, idle=1.0, total=60)

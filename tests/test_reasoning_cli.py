@@ -8,7 +8,7 @@ import json
 
 from agent_tui import paths
 from testkit.fake_openai import Reply
-from tests.test_headless import flags, run_cli
+from tests.support.cli import flags, run_cli
 
 THOUGHT = "The user wants a greeting. A short one will do; no tools are needed here."
 ANSWER = "Hello there."
@@ -100,8 +100,8 @@ def on_a_terminal(args: list[str]) -> str:
     import os
     import sys
 
-    from tests.pty_run import on_a_pty
-    from tests.test_headless import ROOT
+    from tests.support.cli import ROOT
+    from tests.support.pty_run import on_a_pty
 
     env = dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS="200", TERM="xterm", NO_COLOR="1")
     return on_a_pty([sys.executable, "-m", "agent_tui", *args], env)

@@ -9,7 +9,7 @@ import pytest
 from agent_tui.agent import events as ev
 from agent_tui.factory import build_services
 from testkit.fake_openai import Reply
-from tests.agent_fixtures import collect, make_config, of_type
+from tests.support.agent_fixtures import collect, make_config, of_type
 
 THOUGHT = "The user wants the file. I should read a.txt first, then answer briefly."
 

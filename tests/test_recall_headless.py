@@ -15,7 +15,7 @@ import pytest
 
 from agent_tui import paths
 from testkit.fake_openai import FakeOpenAI, Reply
-from tests.test_headless import flags, run_cli
+from tests.support.cli import flags, run_cli
 
 FACT = "ZEBRA-7431-KILO"
 RANGE = re.compile(r"m_\d+-\d+")

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from agent_tui import paths
 from testkit.fake_openai import FakeOpenAI, Reply
-from tests.test_headless import flags
+from tests.support.cli import flags
 
 TURNS = 30
 LOG_LINES = 420

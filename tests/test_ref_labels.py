@@ -8,7 +8,7 @@ from agent_tui.context.compaction.clearing import trimmed_placeholder
 from agent_tui.context.compaction.ref_labels import call_words
 from agent_tui.context.compaction.result import CompactionPlan
 from agent_tui.messages import Message, ToolCall
-from tests.test_compaction_support import COUNTER, Convo, big, settings, tokens
+from tests.support.compaction import COUNTER, Convo, big, settings, tokens
 
 
 def plan(budget: int, keep_user: int = 0) -> CompactionPlan:

@@ -16,8 +16,8 @@ from agent_tui.llm.provider import Provider
 from agent_tui.llm.stream import RetryWait, TextChunk
 from agent_tui.ui.widgets.status import WorkingLine
 from testkit.fake_openai import Reply
-from tests.agent_fixtures import collect, make_config, of_type, run_agent_tui, server_flags
-from tests.ui_helpers import make_app, screen_text, settle, until
+from tests.support.agent_fixtures import collect, make_config, of_type, run_agent_tui, server_flags
+from tests.support.ui_helpers import make_app, screen_text, settle, until
 
 HI = [{"role": "user", "content": "hi"}]
 FLAKY = (Reply(status=500, retry_after=0), Reply(status=429, retry_after=0), Reply(text="made it"))

@@ -10,58 +10,15 @@ import os
 import signal
 import socket
 import sys
-import threading
 from pathlib import Path
 
 import pytest
 
 from agent_tui.factory import build_services
-from agent_tui.tools.base import ToolContext, ToolServices
-from agent_tui.tools.bash import BashTool
-from agent_tui.tools.sandbox import Probe, Sandbox
 from testkit.fake_openai import FakeOpenAI, Reply
-from tests.agent_fixtures import collect, make_config
-from tests.test_tools_bash import alive, running_with
-
-
-def make_sandbox(ws: Path, found: Probe, mode: str = "workspace-write", **kw) -> Sandbox:
-    return Sandbox(mode, workspace=ws, probe=found, **kw)
-
-
-async def bash(sandbox: Sandbox, command: str, **args):
-    ctx = ToolContext(
-        workspace=sandbox.workspace, session_id="s", call_id="c", services=ToolServices(sandbox=sandbox)
-    )
-    return await BashTool(kill_grace=1.0).run({"command": command, **args}, ctx)
-
-
-class Listener:
-    """A local TCP server counting the connections it accepts."""
-
-    def __init__(self) -> None:
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.port = self.sock.getsockname()[1]
-        self.accepted = 0
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            self.accepted += 1
-            conn.close()
-
-    def __enter__(self) -> Listener:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.sock.close()
-
-    def connect_command(self) -> str:
-        return f"{sys.executable} -c \"import socket; socket.create_connection(('127.0.0.1', {self.port}), timeout=5)\""
+from tests.support.agent_fixtures import collect, make_config
+from tests.support.bash import alive, running_with
+from tests.support.sandbox import GIT_ENV, Listener, bash, make_sandbox
 
 
 class TestWhatACommandMayTouch:
@@ -164,11 +121,6 @@ def kill_all(marker: str) -> None:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-
-
-GIT_ENV = (
-    "GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com"
-)
 
 
 class TestGit:

@@ -7,10 +7,9 @@ import json
 import threading
 
 from testkit.fake_openai import FakeOpenAI, Reply
-from tests.sandbox_fixtures import FOUND
-from tests.test_autoloop import ITERATION, is_loop_summary
-from tests.test_autoloop_cli import flags, run_loop_cli
-from tests.test_sandbox import Listener
+from tests.support.autoloop import ITERATION, flags, is_loop_summary, run_loop_cli
+from tests.support.sandbox import Listener
+from tests.support.sandbox_fixtures import FOUND
 
 
 class HostileModel:

@@ -18,29 +18,14 @@ from agent_tui.tools.permissions import ApprovalDecision, PermissionPolicy
 from agent_tui.tools.registry import builtin_tools
 from agent_tui.tools.sandbox import Sandbox, probe
 from testkit.fake_openai import FakeOpenAI, Reply
-from tests.agent_fixtures import collect, make_config, of_type
-from tests.test_sandbox import make_sandbox
+from tests.support.agent_fixtures import collect, make_config, of_type
+from tests.support.sandbox import make_sandbox, rerun_model
 
 
 async def check(policy, *call):
     """The policy's verdict as (allowed, detail), what these tests assert on."""
     verdict = await policy.decide(*call)
     return verdict.allowed, verdict.detail
-
-
-def rerun_model(target: Path):
-    """Writes outside the workspace; when told the sandbox blocked it, asks to rerun unsandboxed."""
-    command = f"echo done > {target}"
-
-    def respond(body: dict) -> Reply:
-        last = body["messages"][-1]
-        if last["role"] == "user":
-            return Reply(tool_calls=[("bash", {"command": command})])
-        if last["role"] == "tool" and "unsandboxed: true" in last["content"]:
-            return Reply(tool_calls=[("bash", {"command": command, "unsandboxed": True})])
-        return Reply(text="finished")
-
-    return respond
 
 
 class TestApprovals:
@@ -126,7 +111,9 @@ class TestFileTools:
 class TestMcp:
     async def test_mcp_server_runs_inside_the_sandbox_unless_trusted(self, bwrap, ws, tmp_path):
         # A copy in the workspace: the checkout may sit in /tmp, which the sandbox empties.
-        script = str(shutil.copy(Path(__file__).with_name("sandbox_mcp_server.py"), ws / "mcp_server.py"))
+        script = str(
+            shutil.copy(Path(__file__).parent / "support" / "sandbox_mcp_server.py", ws / "mcp_server.py")
+        )
         table = {
             "boxed": {"command": sys.executable, "args": [script]},
             "trusted": {"command": sys.executable, "args": [script], "sandbox": False},

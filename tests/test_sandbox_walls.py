@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from agent_tui.tools.sandbox import Sandbox
-from tests.test_sandbox import GIT_ENV, bash, make_sandbox
+from tests.support.sandbox import GIT_ENV, bash, make_sandbox
 
 CONNECT = """
 import socket, sys
@@ -214,7 +214,7 @@ class TestSecrets:
         session cannot read it back from the file (the finding: `grep -a` over the database)."""
         from agent_tui.factory import build_services
         from testkit.fake_openai import FakeOpenAI, Reply
-        from tests.agent_fixtures import collect, make_config
+        from tests.support.agent_fixtures import collect, make_config
 
         replies = iter(
             [

@@ -4,72 +4,16 @@ run exits 143 / 129 in one line, the session is saved, and the next turn works."
 
 from __future__ import annotations
 
-import os
-import select
 import signal
 import subprocess
 import sys
-import time
-from pathlib import Path
 
 import pytest
 
 from agent_tui.tools.bash import _group_alive
 from testkit.fake_openai import Reply
-from tests.test_headless import flags
-
-
-def start_cli(args: list[str], cwd: Path, **kwargs) -> subprocess.Popen:
-    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    return subprocess.Popen(
-        [sys.executable, "-m", "agent_tui", *args],
-        cwd=cwd,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        **kwargs,
-    )
-
-
-def read_fifo(path: Path, proc: subprocess.Popen | None = None, timeout: float = 60) -> str:
-    """What the command writes into the fifo: the event that it is running (bounded wait)."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    data = b""
-    try:
-        deadline = time.monotonic() + timeout
-        while not data.endswith(b"\n"):
-            if time.monotonic() > deadline or (proc is not None and proc.poll() is not None):
-                raise AssertionError(f"the command never wrote to the fifo (got {data!r})")
-            ready, _, _ = select.select([fd], [], [], 0.2)
-            if ready:
-                data += os.read(fd, 100)
-    finally:
-        os.close(fd)
-    return data.decode()
-
-
-def wait_group_gone(pgid: int, timeout: float = 15) -> bool:
-    """Poll the process table until no live process is left in the group (bounded)."""
-    deadline = time.monotonic() + timeout
-    while _group_alive(pgid):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
-
-
-def long_command(tmp_path: Path) -> tuple[str, Path, Path]:
-    fifo, marker = tmp_path / "started", tmp_path / "X"
-    os.mkfifo(fifo)
-    return f"echo $$ > {fifo}; (sleep 15; touch {marker})", fifo, marker
-
-
-def kill_group(pgid: int) -> None:
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except OSError:
-        pass
+from tests.support.cli import flags
+from tests.support.signals import kill_group, long_command, read_fifo, start_cli, wait_group_gone
 
 
 class TestHeadlessSignals:

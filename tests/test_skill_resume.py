@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from agent_tui import paths, trust
 from testkit.fake_openai import Reply
-from tests.agent_fixtures import make_config
-from tests.extend_support import cli, write, write_user_config
-from tests.ui_helpers import make_app, screen_text, until
-from tests.ui_session_fixtures import send
+from tests.support.agent_fixtures import make_config
+from tests.support.extend import cli, write, write_user_config
+from tests.support.ui_helpers import make_app, screen_text, until
+from tests.support.ui_session_fixtures import send
 
 STEPS = "".join(f"Step {n}: check the migration for locks on large tables.\n" for n in range(40))
 SKILL = "---\nname: db-migrations\ndescription: Reviewing database migrations\n---\n# Migrations\n" + STEPS
@@ -74,7 +74,7 @@ async def test_a_skill_gone_since_is_said_once_and_the_rest_come_back(server, wo
     from agent_tui.agent import events as ev
     from agent_tui.extensions.skill_resume import load_by_hand
     from agent_tui.factory import build_services
-    from tests.agent_fixtures import collect, of_type
+    from tests.support.agent_fixtures import collect, of_type
 
     write(paths.config_dir() / "skills/db-migrations/SKILL.md", SKILL)
     gone = write(paths.config_dir() / "skills/old/SKILL.md", "---\nname: old\ndescription: o\n---\nOld.\n")

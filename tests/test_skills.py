@@ -10,27 +10,15 @@ from agent_tui import trust
 from agent_tui.agent import events as ev
 from agent_tui.factory import build_services
 from testkit.fake_openai import Reply
-from tests.agent_fixtures import collect, make_config, of_type
-from tests.test_hooks_headless import cli, events_of, user_config
-
-BODY = "Step {n}: check the migration for locks and long rewrites on large tables.\n"
-SKILL = (
-    "---\nname: db-migrations\ndescription: Reviewing database migrations (locks, rewrites, "
-    "rollbacks)\n---\n# Migrations\n" + "".join(BODY.format(n=n) for n in range(60))
-)
+from tests.support.agent_fixtures import collect, make_config, of_type
+from tests.support.cli import run_cli as cli
+from tests.support.hooks import events_of, user_config
+from tests.support.skills import BODY, write_skill
 
 
 def system_prompt(request: dict) -> str:
     """Every system message's text (the prompt's sections may come as several)."""
     return "\n".join(str(m["content"]) for m in request["messages"] if m["role"] == "system")
-
-
-def write_skill(folder, name="db-migrations", text=SKILL):
-    path = folder / name / "SKILL.md"
-    path.parent.mkdir(parents=True)
-    path.write_text(text)
-    (path.parent / "checklist.md").write_text("- lock_timeout set\n")
-    return path
 
 
 class TestSkills:

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from agent_tui.commands import blobs_cmd, sessions_cmd
 from agent_tui.messages import ToolCall, assistant, tool_result, user
 from agent_tui.store import open_store
-from tests.pty_run import on_a_pty
+from tests.support.pty_run import on_a_pty
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -9,8 +9,8 @@ import stat
 from pathlib import Path
 
 from testkit.fake_openai import FakeOpenAI, Reply
-from tests.extend_support import cli, events_of, write, write_user_config
-from tests.subagent_model import Model, after_tool, newest_user_text, tool_results
+from tests.support.extend import cli, events_of, write, write_user_config
+from tests.support.subagent_model import Model, after_tool, newest_user_text, tool_results
 
 CITE_ONCE = """#!/bin/bash
 # A Claude Code SubagentStop hook: send the sub-agent back once, then let it stop.

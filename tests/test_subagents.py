@@ -14,8 +14,8 @@ from agent_tui.agent.subagents import CURRENT_AGENT
 from agent_tui.factory import build_services
 from agent_tui.tools.permissions import ApprovalDecision, ApprovalRequest
 from testkit.fake_openai import FakeOpenAI, Reply
-from tests.agent_fixtures import collect, make_config
-from tests.subagent_model import Model, after_tool, first_user_text, steps, tool_results
+from tests.support.agent_fixtures import collect, make_config
+from tests.support.subagent_model import Model, after_tool, first_user_text, steps, tool_results
 
 
 async def services_for(server: FakeOpenAI, tmp_path, workspace, **sections):
@@ -174,7 +174,7 @@ async def test_sessions_list_and_resume_picker_show_the_tree(tmp_path, workspace
     the /resume picker; an unrelated newer session stays a root."""
     from agent_tui.messages import user
     from agent_tui.ui.session_list import session_rows
-    from tests.test_headless import run_cli
+    from tests.support.cli import run_cli
 
     with FakeOpenAI(window=64_000) as server:
         services = await services_for(server, tmp_path, workspace)

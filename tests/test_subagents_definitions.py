@@ -11,8 +11,8 @@ import pytest
 from agent_tui.agent.definitions import load_definitions, read_definition
 from agent_tui.frontmatter import FrontMatterError, parse
 from testkit.fake_openai import FakeOpenAI, Reply
-from tests.subagent_model import Model, after_tool, tool_results
-from tests.test_headless import flags, run_cli
+from tests.support.cli import flags, run_cli
+from tests.support.subagent_model import Model, after_tool, tool_results
 
 ALPHA = "---\nname: alpha\ndescription: Alpha finds the parser.\n---\nYou find parsers.\n"
 BETA = "---\nname: beta\ndescription: Beta reviews diffs.\ntools: Read, Grep\n---\nYou review.\n"

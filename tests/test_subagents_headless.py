@@ -14,7 +14,8 @@ from agent_tui.store import open_store
 from testkit.fake_anthropic import FakeAnthropic
 from testkit.fake_openai import FakeOpenAI, Reply
 from testkit.tokenizer import count_claude
-from tests.subagent_model import (
+from tests.support.cli import run_cli
+from tests.support.subagent_model import (
     REF,
     URI,
     Gate,
@@ -24,7 +25,6 @@ from tests.subagent_model import (
     newest_user_text,
     tool_results,
 )
-from tests.test_headless import run_cli
 
 NEEDLE = "NEEDLE-QX7319-ZULU"
 ANTHROPIC_KEY = "sk-ant-test-dummy"

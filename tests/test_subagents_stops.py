@@ -16,8 +16,8 @@ from pathlib import Path
 from agent_tui import paths
 from agent_tui.store import open_store
 from testkit.fake_openai import FakeOpenAI, Reply
-from tests.subagent_model import Model, after_tool, first_user_text, newest_user_text, tool_results
-from tests.test_headless import flags, run_cli
+from tests.support.cli import flags, run_cli
+from tests.support.subagent_model import Model, after_tool, first_user_text, newest_user_text, tool_results
 
 WINDOW = 64_000
 

@@ -9,10 +9,10 @@ from pathlib import Path
 from agent_tui.store import open_store
 from agent_tui.ui.widgets.child_lines import ChildLine
 from testkit.fake_openai import FakeOpenAI, Reply
-from tests.agent_fixtures import make_config
-from tests.subagent_model import Model, after_tool, first_user_text
-from tests.ui_helpers import make_app, screen_text, settle, until, until_approval
-from tests.ui_session_fixtures import send
+from tests.support.agent_fixtures import make_config
+from tests.support.subagent_model import Model, after_tool, first_user_text
+from tests.support.ui_helpers import make_app, screen_text, settle, until, until_approval
+from tests.support.ui_session_fixtures import send
 
 
 async def start(pilot, text: str) -> None:

@@ -7,8 +7,8 @@ from __future__ import annotations
 from agent_tui.agent import events as ev
 from testkit.anthropic_rules import sign
 from testkit.fake_anthropic import Reply
-from tests.agent_fixtures import collect, of_type
-from tests.anthropic_fixtures import assistant_turns, block_types, thinking_services
+from tests.support.agent_fixtures import collect, of_type
+from tests.support.anthropic_fixtures import assistant_turns, block_types, thinking_services
 
 PLAN = "The user wants a.txt. I will read it, then list the folder, then answer."
 

@@ -15,8 +15,8 @@ from agent_tui.ui.screens.context_data import build_report
 from agent_tui.ui.screens.context_screen import footer_lines
 from testkit.fake_anthropic import FakeAnthropic, Reply
 from testkit.fake_openai import Reply as OpenAIReply
-from tests.agent_fixtures import collect, make_config, of_type
-from tests.anthropic_fixtures import KEY, thinking_services
+from tests.support.agent_fixtures import collect, make_config, of_type
+from tests.support.anthropic_fixtures import KEY, thinking_services
 
 THOUGHT = " ".join(f"step{i} consider the file layout and what the user asked" for i in range(300))
 

@@ -15,8 +15,8 @@ from agent_tui.factory import build_services
 from testkit.anthropic_rules import sign
 from testkit.fake_anthropic import Reply
 from testkit.fake_openai import Reply as OpenAIReply
-from tests.agent_fixtures import collect, make_config, of_type
-from tests.anthropic_fixtures import assistant_turns, thinking_services
+from tests.support.agent_fixtures import collect, make_config, of_type
+from tests.support.anthropic_fixtures import assistant_turns, thinking_services
 
 PLAN = "Now list the folder, compact the context, and then answer."
 OLD = "pondering the zebrafish migration route"

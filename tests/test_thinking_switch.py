@@ -19,8 +19,8 @@ from agent_tui.agent import events as ev
 from agent_tui.factory import AppServices
 from testkit.fake_anthropic import Reply
 from testkit.fake_openai import Reply as OpenAIReply
-from tests.agent_fixtures import collect, make_config, of_type
-from tests.anthropic_fixtures import MODEL, thinking_services
+from tests.support.agent_fixtures import collect, make_config, of_type
+from tests.support.anthropic_fixtures import MODEL, thinking_services
 
 PLAN = "Read the folder first, then answer."
 

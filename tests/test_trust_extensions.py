@@ -8,8 +8,8 @@ import pytest
 
 from agent_tui import trust
 from testkit.fake_openai import Reply
-from tests.extend_support import cli, trusting_app, write, write_user_config
-from tests.ui_helpers import screen_text, until
+from tests.support.extend import cli, trusting_app, write, write_user_config
+from tests.support.ui_helpers import screen_text, until
 
 REVIEW = "---\ndescription: Review one area\n---\nReview the $ARGUMENTS code carefully.\n"
 

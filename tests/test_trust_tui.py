@@ -16,7 +16,7 @@ from agent_tui.config import load_config
 from agent_tui.ui.app import AgentApp
 from agent_tui.ui.widgets.prompt import PromptInput
 from testkit.fake_openai import Reply
-from tests.ui_helpers import notices, screen_text, settle, until, until_approval
+from tests.support.ui_helpers import notices, screen_text, settle, until, until_approval
 
 ROOT = Path(__file__).parent.parent
 PROJECT = (

@@ -18,22 +18,13 @@ from agent_tui.ui.widgets.prompt import PromptInput
 from agent_tui.ui.widgets.session_view import SessionView
 from agent_tui.ui.widgets.status import QueuePanel, WorkingLine
 from testkit.fake_openai import Reply
-from tests.agent_fixtures import make_config
-from tests.ui_helpers import make_app, screen_text, settle, until, until_approval
+from tests.support.agent_fixtures import make_config
+from tests.support.ui_helpers import make_app, screen_text, send, settle, until, until_approval
 
 
 @pytest.fixture
 def config(server, tmp_path):
     return make_config(server, tmp_path / "ui.db")
-
-
-async def send(pilot, text: str) -> None:
-    prompt = (
-        pilot.app.query_one(PromptInput) if len(pilot.app.query(PromptInput)) == 1 else pilot.app.view.prompt
-    )
-    prompt.focus()
-    prompt.set_text(text)
-    await pilot.press("enter")
 
 
 class TestLaunch:

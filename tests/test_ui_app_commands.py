@@ -17,9 +17,8 @@ from agent_tui.ui.widgets.chat import WINDOW, ChatPane
 from agent_tui.ui.widgets.chat_items import AgentItem, NoticeItem, UserItem
 from agent_tui.ui.widgets.meter import ContextMeter
 from testkit.fake_openai import Reply
-from tests.agent_fixtures import make_config
-from tests.test_ui_app_chat import send
-from tests.ui_helpers import make_app, notices, screen_text, settle, until
+from tests.support.agent_fixtures import make_config
+from tests.support.ui_helpers import make_app, notices, screen_text, send, settle, until
 
 
 @pytest.fixture

@@ -17,9 +17,8 @@ from agent_tui.ui.widgets.chat_items import AgentItem, UserItem
 from agent_tui.ui.widgets.session_view import SessionView
 from agent_tui.ui.widgets.status import NoModelPanel
 from testkit.fake_openai import Reply
-from tests.agent_fixtures import make_config
-from tests.test_ui_app_chat import send
-from tests.ui_helpers import make_app, screen_text, settle, until
+from tests.support.agent_fixtures import make_config
+from tests.support.ui_helpers import make_app, screen_text, send, settle, until
 
 SLOW = " ".join(f"w{i}" for i in range(240))
 

@@ -18,27 +18,11 @@ from agent_tui.ui.screens.blobs import BlobsScreen
 from agent_tui.ui.textual_compat import notifications
 from agent_tui.ui.widgets.blob_viewer import CACHE_WINDOWS, WINDOW, BlobViewer
 from agent_tui.ui.widgets.chat_items import ToolLine
-from tests.ui_helpers import screen_text, settle, until
-from tests.ui_session_fixtures import loop_app, run_turns, send
+from tests.support.ui_blobs import SIZE, open_blobs, ready
+from tests.support.ui_helpers import screen_text, settle, until
+from tests.support.ui_session_fixtures import loop_app, run_turns
 
-SIZE = (120, 36)
 NOW = 1_700_000_000.0
-
-
-async def open_blobs(pilot, command: str = "/blobs") -> BlobsScreen:
-    """Open the browser with `/blobs [REF]` and wait for its rows and viewer."""
-    await send(pilot, command)
-    await until(pilot, lambda: isinstance(pilot.app.screen, BlobsScreen), what="the browser")
-    screen = pilot.app.screen
-    await ready(pilot, screen)
-    return screen
-
-
-async def ready(pilot, screen: BlobsScreen, searches: int = 1) -> None:
-    await until(pilot, lambda: screen.searches >= searches, what="the rows")
-    await settle(pilot)
-    await until(pilot, lambda: screen.viewer.settled, what="the viewer's lines")
-    await pilot.pause()
 
 
 def line_on_screen(app, number: int) -> bool:

@@ -8,9 +8,9 @@ import hashlib
 from pathlib import Path
 
 from agent_tui.ui.screens.blobs import BlobsScreen
-from tests.test_ui_blobs import open_blobs, ready
-from tests.ui_helpers import screen_text, settle, until
-from tests.ui_session_fixtures import loop_app, run_turns, send
+from tests.support.ui_blobs import open_blobs, ready
+from tests.support.ui_helpers import screen_text, settle, until
+from tests.support.ui_session_fixtures import loop_app, run_turns, send
 
 SIZE = (120, 36)
 

@@ -14,8 +14,8 @@ from agent_tui.ui.screens.context_data import (
 )
 from agent_tui.ui.screens.context_screen import ContextScreen
 from agent_tui.ui.widgets.usage_chart import DASH, MARK, usage_chart
-from tests.ui_helpers import screen_text, settle
-from tests.ui_session_fixtures import loop_app, run_turns, send
+from tests.support.ui_helpers import screen_text, settle
+from tests.support.ui_session_fixtures import loop_app, run_turns, send
 
 SIZE = (120, 36)
 

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from agent_tui.ui.widgets.chat import MAX_MOUNTED, WINDOW, ChatPane
 from testkit.fake_openai import Reply
-from tests.agent_fixtures import make_config
-from tests.test_ui_app_chat import send
-from tests.test_ui_widgets import ChatApp, many
-from tests.ui_helpers import make_app, settle, until
+from tests.support.agent_fixtures import make_config
+from tests.support.ui_helpers import make_app, send, settle, until
+from tests.support.ui_widgets import ChatApp, many
 
 
 class TestBoundedPane:

@@ -15,9 +15,8 @@ from agent_tui.ui.widgets.chat_items import ToolLine
 from agent_tui.ui.widgets.meter import ContextMeter
 from agent_tui.ui.widgets.prompt import PromptInput
 from testkit.fake_openai import Reply
-from tests.agent_fixtures import make_config
-from tests.test_ui_app_chat import send
-from tests.ui_helpers import make_app, notices, screen_text, settle, until
+from tests.support.agent_fixtures import make_config
+from tests.support.ui_helpers import make_app, notices, screen_text, send, settle, until
 
 SMALL = (80, 24)
 
@@ -182,7 +181,7 @@ class TestCommandOutputInTheChat:
 class TestResumedLines:
     async def test_a_denied_edit_reads_denied_after_resume(self, server, config, workspace):
         """A denied edit read `▸ edit_file … 1 lines` after resume instead of `✗ denied`."""
-        from tests.ui_helpers import until_approval
+        from tests.support.ui_helpers import until_approval
 
         (workspace / "a.txt").write_text("old\n")
         server.enqueue(
@@ -233,7 +232,7 @@ class TestAlwaysWritesTheLocalFile:
 
         from agent_tui import paths
         from agent_tui.allow_rules import project_rules
-        from tests.ui_helpers import until_approval
+        from tests.support.ui_helpers import until_approval
 
         repo = tmp_path / "repo"
         repo.mkdir()

@@ -12,9 +12,8 @@ from agent_tui.allow_rules import add_rule
 from agent_tui.config import load_config
 from agent_tui.ui import slash
 from testkit.fake_openai import Reply
-from tests.agent_fixtures import make_config
-from tests.test_ui_app_chat import send
-from tests.ui_helpers import make_app, printed, settle, until, until_approval
+from tests.support.agent_fixtures import make_config
+from tests.support.ui_helpers import make_app, printed, send, settle, until, until_approval
 
 README = Path(__file__).parent.parent / "README.md"
 

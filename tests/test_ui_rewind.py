@@ -11,9 +11,8 @@ import pytest
 from agent_tui.ui.screens.rewind import RewindScreen
 from agent_tui.ui.widgets.meter import ContextMeter
 from testkit.fake_openai import Reply
-from tests.agent_fixtures import make_config
-from tests.test_ui_app_chat import send
-from tests.ui_helpers import make_app, notices, screen_text, settle, until
+from tests.support.agent_fixtures import make_config
+from tests.support.ui_helpers import make_app, notices, screen_text, send, settle, until
 
 
 @pytest.fixture

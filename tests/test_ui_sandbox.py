@@ -11,9 +11,8 @@ from agent_tui.ui.screens.approval import ApprovalScreen
 from agent_tui.ui.screens.dialogs import HelpScreen
 from agent_tui.ui.textual_compat import notifications
 from testkit.fake_openai import Reply
-from tests.agent_fixtures import make_config
-from tests.test_ui_app_chat import send
-from tests.ui_helpers import make_app, printed, settle, until, until_approval
+from tests.support.agent_fixtures import make_config
+from tests.support.ui_helpers import make_app, printed, send, settle, until, until_approval
 
 
 def topbar(app) -> str:
@@ -87,7 +86,7 @@ async def test_fallback_notice_in_the_tui(server, config, workspace, monkeypatch
 async def test_unsandboxed_rerun_asks_once_in_the_tui(bwrap, tmp_path, workspace):
     """The model's unsandboxed rerun gets a dialog that says so and offers only once / deny."""
     from testkit.fake_openai import FakeOpenAI
-    from tests.test_sandbox_rules import rerun_model
+    from tests.support.sandbox import rerun_model
 
     target = tmp_path / "outside.txt"
     with FakeOpenAI(window=32_000, responder=rerun_model(target)) as srv:

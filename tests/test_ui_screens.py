@@ -12,7 +12,7 @@ from agent_tui.tools.permissions import ApprovalDecision, ApprovalRequest
 from agent_tui.ui.screens.approval import ApprovalScreen
 from agent_tui.ui.screens.dialogs import ConfirmScreen, HelpScreen, component_table
 from agent_tui.ui.screens.resume import ResumeScreen, SessionRow
-from tests.ui_helpers import Host, screen_text
+from tests.support.ui_helpers import Host, screen_text
 
 BASH = ApprovalRequest("bash", {"command": "git status --short"}, "git status --short", "git status")
 EDIT = ApprovalRequest("edit_file", {"path": "a.py"}, "--- a.py\n+++ a.py\n@@ -1 +1 @@\n-x\n+y\n", None)

@@ -6,9 +6,8 @@ import pytest
 
 from agent_tui.allow_rules import project_rules
 from testkit.fake_openai import Reply
-from tests.agent_fixtures import make_config
-from tests.test_ui_app_chat import send
-from tests.ui_helpers import make_app, notices, printed, settle, until, until_approval
+from tests.support.agent_fixtures import make_config
+from tests.support.ui_helpers import make_app, notices, printed, send, settle, until, until_approval
 
 
 @pytest.fixture

@@ -17,9 +17,8 @@ from agent_tui.ui.widgets.chat_items import NoticeItem
 from agent_tui.ui.widgets.meter import ContextMeter
 from agent_tui.ui.widgets.session_view import tab_label
 from testkit.fake_openai import Reply
-from tests.agent_fixtures import make_config
-from tests.test_ui_app_chat import send
-from tests.ui_helpers import make_app, notices, screen_text, settle, until, until_approval
+from tests.support.agent_fixtures import make_config
+from tests.support.ui_helpers import make_app, notices, screen_text, send, settle, until, until_approval
 
 SMALL = (80, 24)
 

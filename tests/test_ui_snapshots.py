@@ -9,95 +9,20 @@ change.
 
 from __future__ import annotations
 
-import asyncio
-
-import pytest
-
 from agent_tui.config import load_config
-from agent_tui.messages import ResultRef, ToolCall, assistant, tool_result, user
 from agent_tui.tools.permissions import ApprovalRequest
 from agent_tui.ui.screens.approval import ApprovalScreen
 from agent_tui.ui.widgets.chat_items import ToolLine
-from agent_tui.ui.widgets.prompt import PromptInput
-from tests.agent_fixtures import make_config
-from tests.ui_helpers import make_app, settle
+from tests.support import snapshots
+from tests.support.agent_fixtures import make_config
+from tests.support.snapshots import ready, resumed_app
+from tests.support.ui_helpers import make_app
+
+# The shared fixtures, made this module's own so pytest finds them.
+fixed_workspace = snapshots.fixed_workspace
+sandbox_off = snapshots.sandbox_off  # autouse
 
 SIZE = (120, 36)
-REPLY = """The cart total ignored quantities; fixed in `src/cart.py:41`:
-
-```python
-total = sum(i.price * i.qty for i in items)
-```
-
-All **212** tests pass."""
-
-
-@pytest.fixture(autouse=True)
-def sandbox_off():
-    """The same picture with or without bubblewrap on the machine: the sandbox chosen off (which
-    the top bar does not mention)."""
-    from agent_tui import paths
-
-    paths.user_config_file().parent.mkdir(parents=True, exist_ok=True)
-    paths.user_config_file().write_text('[sandbox]\nmode = "off"\n')
-
-
-@pytest.fixture
-def fixed_workspace(tmp_path, monkeypatch):
-    """A workspace the top bar shows as `~/agent-tui-snapshot-ws` in every run: HOME is the test's own
-    temp folder, so nothing outside it is touched and parallel runs do not collide."""
-    monkeypatch.setenv("HOME", str(tmp_path))
-    path = tmp_path / "agent-tui-snapshot-ws"
-    path.mkdir()
-    yield path
-
-
-def history():
-    test = ToolCall("call_1", "bash", '{"command": "pytest -q"}')
-    read = ToolCall("call_2", "read_file", '{"path": "src/cart.py"}')
-    edit = ToolCall("call_3", "edit_file", '{"path": "src/cart.py", "old": "x", "new": "y"}')
-    again = ToolCall("call_4", "bash", '{"command": "pytest -q"}')
-    return [
-        user("run the test suite and fix what fails"),
-        assistant("Running the tests first.", (test,)),
-        tool_result(
-            test, "FAILED tests/test_cart.py::test_total\nexit 1", ResultRef("r_7f3a", 48_000, 1204, "bash")
-        ),
-        assistant(None, (read, edit)),
-        tool_result(
-            read,
-            "def total(items):\n    return sum(i.price for i in items)\n",
-            ResultRef("r_91c2", 11_000, 312, "read_file"),
-        ),
-        tool_result(
-            edit, "- total = sum(i.price for i in items)\n+ total = sum(i.price * i.qty for i in items)"
-        ),
-        assistant(None, (again,)),
-        tool_result(again, "212 passed\nexit 0"),
-        assistant(REPLY),
-    ]
-
-
-def resumed_app(config, workspace, **kwargs):
-    """The app opening a session stored beforehand (snap_compare runs its own event loop, so
-    the database is written in one of ours first)."""
-    from agent_tui.factory import build_services
-
-    async def store() -> str:
-        services = await build_services(config, workspace=workspace)
-        info = await services.store.sessions.create(str(workspace), config.model.name, title="fix-tests")
-        await services.store.sessions.append(info.id, history())
-        await services.close()
-        return info.id
-
-    session_id = asyncio.run(store())
-    return make_app(config, workspace, session_id=session_id, **kwargs)
-
-
-async def ready(pilot) -> None:
-    await settle(pilot)
-    pilot.app.query_one(PromptInput).cursor_blink = False
-    await pilot.pause()
 
 
 class TestSnapshots:

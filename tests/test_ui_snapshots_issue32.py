@@ -8,9 +8,9 @@ off, no cursor blink). `pytest --snapshot-update` rewrites them after a delibera
 from __future__ import annotations
 
 from agent_tui.config import load_config
-from tests import test_ui_snapshots as part1
-from tests.agent_fixtures import make_config
-from tests.ui_helpers import make_app, printed, settle, until
+from tests.support import snapshots as part1
+from tests.support.agent_fixtures import make_config
+from tests.support.ui_helpers import make_app, printed, settle, until
 
 SIZE = (80, 24)
 fixed_workspace = part1.fixed_workspace

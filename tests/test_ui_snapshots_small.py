@@ -16,10 +16,10 @@ from agent_tui.tools.permissions import ApprovalRequest
 from agent_tui.ui.events import AgentEventMessage
 from agent_tui.ui.screens.approval import ApprovalScreen
 from agent_tui.ui.widgets.status import WorkingLine
-from tests import test_ui_snapshots as part1
-from tests import test_ui_snapshots_part2 as part2
-from tests.agent_fixtures import make_config
-from tests.ui_helpers import until
+from tests.support import snapshot_session as part2
+from tests.support import snapshots as part1
+from tests.support.agent_fixtures import make_config
+from tests.support.ui_helpers import until
 
 SIZE = (80, 24)
 fixed_workspace = part1.fixed_workspace

@@ -14,10 +14,9 @@ import itertools
 from agent_tui.agent import session as session_module
 from agent_tui.agent.thinking import ThinkingTrace
 from testkit.fake_openai import Reply
-from tests import test_ui_snapshots as part1
-from tests.agent_fixtures import make_config
-from tests.test_ui_app_chat import send
-from tests.ui_helpers import make_app, settle
+from tests.support import snapshots as part1
+from tests.support.agent_fixtures import make_config
+from tests.support.ui_helpers import make_app, send, settle
 
 SIZE = (120, 36)
 fixed_workspace = part1.fixed_workspace

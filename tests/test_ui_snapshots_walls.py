@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from agent_tui.tools.permissions import ApprovalRequest
 from agent_tui.ui.screens.approval import ApprovalScreen
-from tests.test_walls_approval import EDIT_DIFF, ESCAPED, NEWLINES
-from tests.ui_helpers import Host
+from tests.support.ui_helpers import Host
+from tests.support.walls import EDIT_DIFF, ESCAPED, NEWLINES
 
 SIZE = (80, 24)
 

@@ -6,9 +6,8 @@ from __future__ import annotations
 import pytest
 
 from testkit.fake_openai import Reply
-from tests.agent_fixtures import make_config
-from tests.test_ui_app_chat import send
-from tests.ui_helpers import make_app, printed, settle, until, until_approval
+from tests.support.agent_fixtures import make_config
+from tests.support.ui_helpers import make_app, printed, send, settle, until, until_approval
 
 
 @pytest.fixture

@@ -14,10 +14,9 @@ from agent_tui.tools.background import Shell
 from agent_tui.ui.screens.tasks import TaskOutputScreen, TasksScreen
 from agent_tui.ui.widgets.chat_items import ToolLine
 from testkit.fake_openai import Reply
-from tests import test_ui_snapshots as part1
-from tests.agent_fixtures import make_config
-from tests.test_ui_app_chat import send
-from tests.ui_helpers import make_app, screen_text, settle, until
+from tests.support import snapshots as part1
+from tests.support.agent_fixtures import make_config
+from tests.support.ui_helpers import make_app, screen_text, send, settle, until
 
 sandbox_off = part1.sandbox_off  # autouse: the same picture with or without bubblewrap here
 fixed_workspace = part1.fixed_workspace

@@ -9,8 +9,8 @@ from textual.color import Color
 from agent_tui import paths
 from agent_tui.ui import themes
 from agent_tui.ui.textual_compat import notifications
-from tests.agent_fixtures import make_config
-from tests.ui_helpers import make_app, printed, settle, until
+from tests.support.agent_fixtures import make_config
+from tests.support.ui_helpers import make_app, printed, settle, until
 
 SIZE = (120, 36)
 
@@ -103,7 +103,7 @@ class TestSwitching:
     async def test_theme_command_switches_and_lists(self, config, workspace):
         """/theme agent-light switches at once; /theme alone lists the themes; an unknown
         name is a warning and leaves the theme as it was."""
-        from tests.ui_session_fixtures import send
+        from tests.support.ui_session_fixtures import send
 
         app = make_app(config, workspace)
         async with app.run_test(size=SIZE) as pilot:

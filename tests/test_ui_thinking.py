@@ -17,9 +17,8 @@ from agent_tui.ui.widgets.chat_items import AgentItem, ChatItem, ToolLine
 from agent_tui.ui.widgets.status import WorkingLine
 from agent_tui.ui.widgets.thinking import ThinkingItem
 from testkit.fake_openai import Reply
-from tests.agent_fixtures import make_config
-from tests.test_ui_app_chat import send
-from tests.ui_helpers import make_app, printed, screen_text, settle, until
+from tests.support.agent_fixtures import make_config
+from tests.support.ui_helpers import make_app, printed, screen_text, send, settle, until
 
 THOUGHT = (
     "The user asks about the cart. First I should recall how totals are computed, then check "
@@ -264,7 +263,7 @@ class TestInThePane:
         from agent_tui.ui.transcript import ThinkingEntry
         from agent_tui.ui.widgets.chat import ChatPane
         from agent_tui.ui.widgets.thinking import TAIL_LINES
-        from tests.test_ui_widgets import ChatApp
+        from tests.support.ui_widgets import ChatApp
 
         app = ChatApp()
         async with app.run_test(size=(80, 30)) as pilot:
@@ -283,7 +282,7 @@ class TestInThePane:
         mounted again folded, with its totals."""
         from agent_tui.ui.transcript import ThinkingEntry
         from agent_tui.ui.widgets.chat import MAX_MOUNTED, WINDOW, ChatPane
-        from tests.test_ui_widgets import ChatApp, many
+        from tests.support.ui_widgets import ChatApp, many
 
         entries = [e for i, a in enumerate(many(200)) for e in (ThinkingEntry(f"thought {i}", 7, 1.5), a)]
         app = ChatApp()

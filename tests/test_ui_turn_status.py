@@ -14,9 +14,8 @@ from agent_tui.ui.widgets.chat_items import AgentItem, NoticeItem, ToolLine
 from agent_tui.ui.widgets.prompt import PromptInput
 from agent_tui.ui.widgets.status import WorkingLine
 from testkit.fake_openai import Reply
-from tests.agent_fixtures import make_config
-from tests.test_ui_app_chat import send
-from tests.ui_helpers import make_app, screen_text, settle, until, until_approval
+from tests.support.agent_fixtures import make_config
+from tests.support.ui_helpers import make_app, screen_text, send, settle, until, until_approval
 
 
 @pytest.fixture

@@ -7,9 +7,8 @@ import dataclasses
 
 from agent_tui.ui.widgets.status import WorkingLine
 from testkit.fake_openai import Reply
-from tests.agent_fixtures import make_config
-from tests.test_ui_app_chat import send
-from tests.ui_helpers import make_app, screen_text, settle, until
+from tests.support.agent_fixtures import make_config
+from tests.support.ui_helpers import make_app, screen_text, send, settle, until
 
 
 async def test_waiting_line_counts_and_the_limit_ends_the_turn(server, workspace, tmp_path, monkeypatch):

@@ -2,34 +2,12 @@
 
 from __future__ import annotations
 
-from textual.app import App
-
-from agent_tui.ui.transcript import AgentEntry, ToolEntry, UserEntry
+from agent_tui.ui.transcript import AgentEntry, ToolEntry
 from agent_tui.ui.widgets.chat import CHUNK, WINDOW, ChatPane
 from agent_tui.ui.widgets.chat_items import AgentItem, ToolLine
-from agent_tui.ui.widgets.prompt import CommandMenu, PromptArea, PromptInput
-from tests.ui_helpers import until
-
-
-class PromptApp(App):
-    CSS_PATH = "../agent_tui/ui/app.tcss"
-
-    def __init__(self):
-        super().__init__()
-        self.sent: list[str] = []
-
-    def get_theme_variable_defaults(self):
-        from agent_tui.ui.themes import VARIABLE_DEFAULTS
-
-        return {**super().get_theme_variable_defaults(), **VARIABLE_DEFAULTS}
-
-    def compose(self):
-        yield PromptArea()
-
-    def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
-        self.sent.append(event.text)
-        event.prompt.remember(event.text)
-        event.prompt.set_text("")
+from agent_tui.ui.widgets.prompt import CommandMenu, PromptInput
+from tests.support.ui_helpers import until
+from tests.support.ui_widgets import ChatApp, PromptApp, many
 
 
 class TestPrompt:
@@ -102,22 +80,6 @@ class TestPrompt:
             await pilot.press("/", "escape")
             assert not app.query_one(CommandMenu).display
             assert app.query_one(PromptInput).text == "/"
-
-
-class ChatApp(PromptApp):
-    def compose(self):
-        yield ChatPane()
-
-
-def many(n: int) -> list:
-    entries = []
-    for i in range(n):
-        entries.append(
-            UserEntry(f"question {i}")
-            if i % 2 == 0
-            else AgentEntry(f"answer **{i}**\n\n```python\nx = {i}\n```")
-        )
-    return entries
 
 
 class TestChatPane:

@@ -7,8 +7,8 @@ import pytest
 from agent_tui.agent.undo import undo
 from agent_tui.factory import build_services
 from testkit.fake_openai import Reply
-from tests.agent_fixtures import collect, make_config
-from tests.test_headless import flags, run_cli
+from tests.support.agent_fixtures import collect, make_config
+from tests.support.cli import flags, run_cli
 
 
 @pytest.fixture

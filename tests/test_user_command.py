@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from testkit.fake_openai import Reply
-from tests.test_headless import flags, run_cli
+from tests.support.cli import flags, run_cli
 
 
 class TestUserCommand:

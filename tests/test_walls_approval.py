@@ -10,15 +10,10 @@ from textual.widgets import Button, Input
 from agent_tui.tools.base import short_arguments
 from agent_tui.tools.permissions import ApprovalDecision, ApprovalRequest
 from agent_tui.ui.screens.approval import ApprovalScreen
-from tests.ui_helpers import Host, screen_text
+from tests.support.ui_helpers import Host, screen_text
+from tests.support.walls import EDIT_DIFF, ESCAPED, NEWLINES
 
 SIZE = (80, 24)
-ESCAPED = "touch PWNED; \x1b[2K\x1b[1G ls -la"
-NEWLINES = "ls -la" + "\n" * 20 + "touch PWNED"
-EDIT_DIFF = (
-    "--- a/src/app.py\n+++ b/src/app.py\n@@ -3,7 +3,7 @@\n"
-    " import os\n import sys\n \n-DEBUG = False\n+DEBUG = True\n \n def main():\n     run()\n"
-)
 
 LONG_DIFF = "--- a/x\n+++ b/x\n@@ -1,40 +1,40 @@\n" + "".join(f"-old {i}\n+new {i}\n" for i in range(40))
 

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from testkit.fake_openai import FakeOpenAI, Reply
-from tests.test_headless import flags, run_cli
+from tests.support.cli import flags, run_cli
 
 HEADROOM = 256 << 10
 

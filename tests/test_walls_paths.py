@@ -9,7 +9,7 @@ from agent_tui.agent import events as ev
 from agent_tui.agent.attachments import mentioned_paths
 from agent_tui.factory import build_services
 from testkit.fake_openai import FakeOpenAI, Reply
-from tests.agent_fixtures import collect, make_config, of_type
+from tests.support.agent_fixtures import collect, make_config, of_type
 
 CALLS = [
     ("write_file", {"path": "a\x00b.txt", "content": "x"}),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from testkit.fake_openai import Reply
-from tests.test_headless import flags, run_cli
+from tests.support.cli import flags, run_cli
 
 HOSTILE = "\x1b[2K\x1b]52;c;ZXZpbA==\x07\x9b1J\u202e"
 RAW = ("\x1b", "\x07", "\x9b", "\u202e")

@@ -7,9 +7,8 @@ import pytest
 
 from agent_tui.ui.widgets.chat_items import ToolLine
 from testkit.fake_openai import Reply
-from tests.agent_fixtures import make_config
-from tests.test_ui_app_chat import send
-from tests.ui_helpers import make_app, notices, screen_text, settle, until_approval
+from tests.support.agent_fixtures import make_config
+from tests.support.ui_helpers import make_app, notices, screen_text, send, settle, until_approval
 
 HOSTILE = "\x1b[2K\x1b]52;c;ZXZpbA==\x07\u202e"
 

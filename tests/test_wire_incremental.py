@@ -32,8 +32,8 @@ from agent_tui.messages import Message, ToolCall, assistant, tool_result, user
 from agent_tui.tools.registry import ToolRegistry
 from agent_tui.wire_dict import WireDict
 from testkit.fake_openai import FakeOpenAI, Reply
-from tests.agent_fixtures import collect, make_config
-from tests.test_wire_properties import damaged_histories
+from tests.support.agent_fixtures import collect, make_config
+from tests.support.wire import damaged_histories
 
 
 def sent(messages: list[Message]) -> list[dict]:

@@ -15,12 +15,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_tui.agent import events as ev
-from agent_tui.agent.wire import WireView, repairs, unsent_marker, without_unsent
+from agent_tui.agent.wire import WireView, repairs, without_unsent
 from agent_tui.factory import build_services
-from agent_tui.messages import Message, ToolCall, assistant, tool_result, user
+from agent_tui.messages import ToolCall, assistant, user
 from testkit.fake_openai import FakeOpenAI, Reply
 from testkit.openai_shapes import alternation_error, invalid_arguments_error, pairing_error, shape_error
-from tests.agent_fixtures import make_config
+from tests.support.agent_fixtures import make_config
+from tests.support.wire import damaged_histories
 
 OPS = ("turn", "tools", "cut_off", "cancel", "kill", "resume", "compact", "failed_send", "note")
 
@@ -119,31 +120,6 @@ def test_no_interleaving_produces_a_history_the_strict_server_rejects(ops):
 
 
 # -- the wire step alone, over many damaged histories ------------------------------------------
-
-call_ids = st.integers(min_value=0, max_value=5).map(lambda i: f"c{i}")
-arguments = st.sampled_from(['{"path": "a"}', "", '{"path": "x", "content": "ab', "[1, 2]", "nul\udcff"])
-texts = st.sampled_from(["hi", "", "bad\udcffname", "[interrupted by the user]"])
-
-
-@st.composite
-def damaged_histories(draw: st.DrawFn) -> list[Message]:
-    history: list[Message] = []
-    for _ in range(draw(st.integers(min_value=0, max_value=12))):
-        kind = draw(st.sampled_from(("user", "note", "assistant", "calls", "result", "unsent")))
-        if kind == "user":
-            history.append(user(draw(texts)))
-        elif kind == "note":
-            history.append(Message(role="user", content=draw(texts), kind="note"))
-        elif kind == "assistant":
-            history.append(assistant(draw(st.sampled_from([None, "", "ok", "x\udcff"]))))
-        elif kind == "calls":
-            ids = draw(st.lists(call_ids, min_size=1, max_size=3))
-            history.append(assistant(None, tuple(ToolCall(i, "bash", draw(arguments)) for i in ids)))
-        elif kind == "result":
-            history.append(tool_result(ToolCall(draw(call_ids), "bash"), draw(texts)))
-        elif history:
-            history.append(unsent_marker(history[-1], "connection refused"))
-    return history
 
 
 @given(history=damaged_histories())

@@ -25,6 +25,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import replace
 
+from agent_tui.errors_text import one_line
 from agent_tui.messages import Message, ToolCall, tool_result
 from agent_tui.same_prefix import same_prefix
 from agent_tui.utf8 import clean_text
@@ -82,7 +83,7 @@ def _interrupted(calls: Sequence[ToolCall]) -> list[Message]:
 
 def unsent_marker(message: Message, reason: str) -> Message:
     """The transcript's record that `message` failed to send (resume leaves both out)."""
-    text = " ".join(reason.split())[:300]
+    text = one_line(reason, 300)
     return Message(
         role="user", content=f"[not sent: {text}]", kind="unsent", id=f"{UNSENT_PREFIX}{message.id}"
     )

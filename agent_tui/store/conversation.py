@@ -28,7 +28,7 @@ from agent_tui.context.compaction.ref_labels import extent
 from agent_tui.messages import Message
 from agent_tui.store.db import Database
 from agent_tui.store.errors import BadRef, LineRangeError, RefNotFound, StoreError
-from agent_tui.store.grep import compile_pattern
+from agent_tui.store.grep import ContextWindow, compile_pattern
 from agent_tui.store.hit_links import link_outputs
 from agent_tui.store.models import MessageHit
 from agent_tui.store.recall import Queries, fts_match
@@ -235,22 +235,24 @@ class TranscriptStore:
                 break
             for (seq, message, lines), hits in zip(rows, found, strict=True):
                 prefix = f"#{seq} {message.role}"
-                shown: set[int] = set()
-                for i in hits:
-                    if matches >= max_matches:  # one more exists: say so
-                        truncated = True
-                        break
-                    for j in range(max(1, i - context), min(len(lines), i + context + 1)):
-                        if j in shown:
-                            continue
-                        shown.add(j)
-                        text = f"{prefix}{':' if j in hits else '-'} {lines[j]}"
+                # grep_result's window over the message's lines (its label line never shows).
+                window = ContextWindow(context)
+                marked = set(hits)
+                # Without context only the matching lines can show: the others need not be fed.
+                for j in range(1, len(lines)) if window.context else hits:
+                    match = j in marked
+                    if match:
+                        if matches >= max_matches:  # one more exists: say so
+                            truncated = True
+                            break
+                        matches += 1
+                    for _, line, is_match in window.feed(j, lines[j], match):
+                        text = f"{prefix}{':' if is_match else '-'} {line}"
                         used += len(text.encode()) + 1
                         if used > max_bytes:
                             truncated = True
                             break
                         out.append(text)
-                    matches += 1
                     if truncated:
                         break
                 if truncated:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections import deque
+from collections.abc import Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from functools import partial
@@ -53,6 +54,48 @@ def compile_pattern(pattern: str) -> Pattern:
 
 
 @dataclass
+class ContextWindow:
+    """grep's context: fed lines in order with whether each matches, it says which to show — up
+    to `context` lines before a match (held back until one comes), the match, up to `context`
+    after it — and a line two windows share only once. An output's grep and a transcript
+    message's grep (conversation.py) both pick their lines with it."""
+
+    context: int
+    _before: deque[tuple[int, str]] = field(default_factory=deque)
+    _after: int = 0
+    _shown: int = 0
+
+    def __post_init__(self) -> None:
+        self.context = max(0, self.context)  # a negative width is no context, as in grep
+        self._before = deque(maxlen=self.context)  # older held lines fall out by themselves
+
+    @property
+    def trailing(self) -> bool:
+        """Lines after a match are still to be shown (the next line is shown whatever it is)."""
+        return self._after > 0
+
+    def hold(self, number: int, line: str) -> None:
+        """Remember a line that did not match: it may come before the next match."""
+        self._before.append((number, line))
+
+    def feed(self, number: int, line: str, match: bool) -> Sequence[tuple[int, str, bool]]:
+        """The lines to show now, as (number, text, is a match), in order."""
+        if match:
+            shown = [(before, text, False) for before, text in self._before if before > self._shown]
+            self._before.clear()
+            shown.append((number, line, True))
+            self._after = self.context
+        elif self._after:
+            self._after -= 1
+            shown = [(number, line, False)]
+        else:
+            self._before.append((number, line))  # hold(), inlined: most lines take this path
+            return ()
+        self._shown = number
+        return shown
+
+
+@dataclass
 class GrepScan:
     """Scans text segments of whole lines in order, collecting grep-style output lines."""
 
@@ -64,8 +107,7 @@ class GrepScan:
     """Output lines, each with whether it is a match (else context or the `--` separator)."""
     matches: int = 0
     truncated: bool = False
-    _before: deque[tuple[int, str]] = field(default_factory=deque)
-    _after: int = 0
+    window: ContextWindow = field(init=False)
     _last_printed: int = 0
     literal: bytes | None = None
     """The pattern's UTF-8 bytes when it has no regex syntax: searched without decoding."""
@@ -73,6 +115,9 @@ class GrepScan:
     """Every regex call stops here (SearchStopped); the matches found so far stay in `out`."""
     stopped: bool = False
     """The budget ran out before the end of the output."""
+
+    def __post_init__(self) -> None:
+        self.window = ContextWindow(self.context)
 
     def feed_bytes(self, data: bytes, first_line: int) -> None:
         """Like `feed`, for raw bytes; a literal pattern is found without decoding them."""
@@ -107,7 +152,7 @@ class GrepScan:
         if self.context == 0:
             self._matches_only(text, first_line)
             return
-        if self._after == 0 and self.deadline.search(self.regex, text) is None:
+        if not self.window.trailing and self.deadline.search(self.regex, text) is None:
             self._remember_tail(text, first_line)
             return
         for offset, line in enumerate(text.split("\n")):
@@ -147,29 +192,16 @@ class GrepScan:
         tail = lines[1:] if len(lines) > self.context else lines
         last = first_line + text.count("\n")
         for i, line in enumerate(tail):
-            self._before.append((last - len(tail) + 1 + i, line))
-        while len(self._before) > self.context:
-            self._before.popleft()
+            self.window.hold(last - len(tail) + 1 + i, line)
 
     def _line(self, number: int, line: str) -> None:
-        if self.deadline.search(self.regex, line):
-            while self._before:
-                before_number, before = self._before.popleft()
-                if before_number > self._last_printed:
-                    self._emit(before_number, before, "-")
-            self._emit(number, line, ":")
+        match = self.deadline.search(self.regex, line) is not None
+        for shown, text, is_match in self.window.feed(number, line, match):
+            self._emit(shown, text, ":" if is_match else "-")
+        if match:
             self.matches += 1
-            self._after = self.context
             if self.matches >= self.max_matches:
                 self.truncated = True
-            return
-        if self._after:
-            self._emit(number, line, "-")
-            self._after -= 1
-            return
-        self._before.append((number, line))
-        if len(self._before) > self.context:
-            self._before.popleft()
 
 
 _LITERAL = re.compile(r"[^\\.^$*+?{}\[\]|()]+")

@@ -24,6 +24,7 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
 from agent_tui import instrument, paths, shutdown
+from agent_tui.errors_text import one_line
 from agent_tui.ui import themes
 from agent_tui.ui.app_commands import AppCommands
 from agent_tui.ui.textual_compat import OneLineCrashes
@@ -198,8 +199,7 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
         except Exception as exc:
             log.exception("building the services failed")
             self.notify(
-                f"Could not open the session store: {' '.join(str(exc).split())[:160]}"
-                " (details in the log file)",
+                f"Could not open the session store: {one_line(exc, 160)} (details in the log file)",
                 severity="error",
             )
             services = None

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from agent_tui.errors_text import one_line
 from agent_tui.ui import session_commands as handlers
 from agent_tui.ui import status_commands as more
 from agent_tui.ui import task_commands
@@ -155,7 +156,7 @@ async def run(view: SessionView, parsed: ParsedCommand) -> None:
         await parsed.command.handler(view, parsed.argument)
     except Exception as exc:
         log.exception("/%s failed", name)
-        view.app.notify(f"/{name} failed: {' '.join(str(exc).split())[:160]}", severity="error")
+        view.app.notify(f"/{name} failed: {one_line(exc, 160)}", severity="error")
 
 
 def unknown_command(text: str) -> str | None:

@@ -14,7 +14,7 @@ import pytest
 
 from agent_tui.factory import build_services
 from testkit.llama_server import LlamaServer, start_test_server
-from tests.real_server.support import SERVER_SETTINGS, TEMPLATE, WINDOW, real_config
+from tests.support.real_server import SERVER_SETTINGS, TEMPLATE, WINDOW, real_config
 
 
 @pytest.fixture(scope="session")

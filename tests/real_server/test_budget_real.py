@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from agent_tui.agent import events as ev
 from agent_tui.tokens import TokenCounter
-from tests.real_server.support import MODEL, QUIET, WINDOW, gemma_tokens, paste
+from tests.support.real_server import MODEL, QUIET, WINDOW, gemma_tokens, paste
 
 
 @dataclass

@@ -10,7 +10,7 @@ import pytest
 from agent_tui.llm.errors import LLMError
 from agent_tui.llm.provider import Provider, StreamDone, TextChunk, UsageChunk
 from agent_tui.tokens import TokenCounter
-from tests.real_server.support import (
+from tests.support.real_server import (
     MODEL,
     WINDOW,
     gemma_tokens,

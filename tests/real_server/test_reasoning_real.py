@@ -15,7 +15,7 @@ from agent_tui.agent import events as ev
 from agent_tui.factory import build_services
 from agent_tui.llm import http_openai
 from testkit.llama_server import LlamaServer, start_test_server
-from tests.real_server.support import SERVER_SETTINGS, WINDOW, real_config, thinking_template
+from tests.support.real_server import SERVER_SETTINGS, WINDOW, real_config, thinking_template
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ import pytest
 
 from agent_tui.agent import events as ev
 from agent_tui.agent.session import INTERRUPTED
-from tests.real_server.support import QUIET, paste
+from tests.support.real_server import QUIET, paste
 
 COUNT = "Count to 500: 1, 2, 3, 4, 5,"
 TAG = re.compile(r"</?(?:retain|summary)>", re.I)

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
+from agent_tui.errors_text import one_line
 from agent_tui.messages import Message
 
 from .calls import describe_call
@@ -161,7 +162,7 @@ async def call_summarizer(
     except asyncio.CancelledError:
         raise
     except Exception as exc:
-        detail = " ".join(str(exc).split())[:200]
+        detail = one_line(exc, 200)
         raise SummaryFailed(f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__) from exc
     if not isinstance(reply, str):
         raise SummaryFailed(f"the summariser returned {type(reply).__name__}, not text")

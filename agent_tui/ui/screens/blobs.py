@@ -26,6 +26,7 @@ from textual.coordinate import Coordinate
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Select, Static
 
+from agent_tui.errors_text import one_line
 from agent_tui.ui import formatting
 from agent_tui.ui.screens.blob_rows import (
     SCOPE_LABELS,
@@ -177,7 +178,7 @@ class BlobsScreen(Screen[None]):
                 rows = list(self.known.values())
         except Exception as exc:
             log.info("blob listing failed", exc_info=True)
-            self.app.notify(f"Search failed: {' '.join(str(exc).split())[:160]}", severity="warning")
+            self.app.notify(f"Search failed: {one_line(exc, 160)}", severity="warning")
             return
         await self._show(rows)
         if self._open_ref is not None:
@@ -190,7 +191,7 @@ class BlobsScreen(Screen[None]):
             rows = await conversation_rows(self.store, self.search_text, where, LIST_LIMIT, SEARCH_LIMIT)
         except Exception as exc:
             log.info("conversation listing failed", exc_info=True)
-            self.app.notify(f"Search failed: {' '.join(str(exc).split())[:160]}", severity="warning")
+            self.app.notify(f"Search failed: {one_line(exc, 160)}", severity="warning")
             return
         await self._show(rows)
 
@@ -281,7 +282,7 @@ class BlobsScreen(Screen[None]):
             try:
                 row = from_resolved(await self.store.results.resolve(ref))
             except Exception as exc:  # noqa: BLE001 - a ref gone by GC, a typo: one line
-                self.app.notify(f"Cannot open {ref}: {' '.join(str(exc).split())[:160]}", severity="warning")
+                self.app.notify(f"Cannot open {ref}: {one_line(exc, 160)}", severity="warning")
                 return
         if row_key(row) in self.rows:
             self.table.move_cursor(row=self.table.get_row_index(row_key(row)))
@@ -309,9 +310,7 @@ class BlobsScreen(Screen[None]):
             source = await TranscriptSource.load(self.store.transcript, row.session_id)
         except Exception as exc:
             log.info("opening a transcript failed", exc_info=True)
-            self.app.notify(
-                f"Cannot open the transcript: {' '.join(str(exc).split())[:160]}", severity="warning"
-            )
+            self.app.notify(f"Cannot open the transcript: {one_line(exc, 160)}", severity="warning")
             return
         if self.opened is not row:
             return  # another row was opened meanwhile
@@ -385,7 +384,7 @@ class BlobsScreen(Screen[None]):
             numbers, cut = await source.grep(pattern)
         except Exception as exc:  # noqa: BLE001 - a bad regex says how to fix it
             self._viewer_title()
-            self.app.notify(" ".join(str(exc).split())[:200], severity="warning")
+            self.app.notify(one_line(exc, 200), severity="warning")
             return
         if viewer.source is not source:
             return  # another output was opened meanwhile

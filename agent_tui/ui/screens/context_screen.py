@@ -18,6 +18,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Label, Static
 
+from agent_tui.errors_text import one_line
 from agent_tui.llm.cost import format_cost
 from agent_tui.ui import formatting
 from agent_tui.ui.formatting import count
@@ -219,7 +220,7 @@ class ContextScreen(Dialog):
         except Exception as exc:
             log.exception("estimating compaction savings failed")
             self.query_one("#context-savings", Static).update(
-                Text(f"Could not estimate: {' '.join(str(exc).split())[:80]} (see the log file)")
+                Text(f"Could not estimate: {one_line(exc, 80)} (see the log file)")
             )
             return
         self.query_one("#context-savings", Static).update(savings_table(self.report, self.savings))

@@ -26,6 +26,7 @@ from textual.strip import Strip
 
 from agent_tui.bounded_regex import Pattern, SearchStopped, compile_regex
 from agent_tui.bounded_regex import error as regex_error
+from agent_tui.errors_text import one_line
 from agent_tui.ui.widgets.blob_highlight import Highlighter
 
 if TYPE_CHECKING:
@@ -322,7 +323,7 @@ class BlobViewer(ScrollView, can_focus=True):
             lines = await source.lines(start, count)
         except Exception as exc:
             log.exception("reading lines %d-%d of %s failed", start, start + count - 1, source.ref_id)
-            self._error = " ".join(str(exc).split())[:160] or type(exc).__name__
+            self._error = one_line(exc, 160) or type(exc).__name__
             return
         if generation != self._generation:
             return

@@ -25,6 +25,7 @@ from textual.worker import Worker, WorkerState
 from agent_tui import instrument
 from agent_tui.agent.user_command import user_command
 from agent_tui.config import ConfigError
+from agent_tui.errors_text import one_line
 from agent_tui.models import switched_model
 from agent_tui.store.leases import SessionBusy
 from agent_tui.ui import slash, transcript
@@ -550,5 +551,4 @@ def _title_from(history: Sequence[ChatMessage]) -> str | None:
 
 
 def _one_line(error: BaseException | None) -> str:
-    text = " ".join(str(error or "").split()) or type(error).__name__
-    return text[:160]
+    return one_line(error or "", 160) or type(error).__name__

@@ -74,7 +74,7 @@ def trusting_app(server: FakeOpenAI, workspace: Path, db: Path) -> Any:
 async def commands_ready(pilot: Any, name: str) -> None:
     """Wait until the app's session is open and the custom command `name` is installed."""
     from agent_tui.ui import slash
-    from tests.ui_helpers import until
+    from tests.support.ui_helpers import until
 
     app = pilot.app
     await until(pilot, lambda: app.view.session is not None, what="the session")

@@ -11,7 +11,7 @@ from typing import Any
 from agent_tui.config import Config, load_config
 from testkit.llama_server import LlamaServer
 
-TEMPLATE = Path(__file__).with_name("chat_template.jinja")
+TEMPLATE = Path(__file__).resolve().parents[1] / "real_server" / "chat_template.jinja"
 WINDOW = 4096
 """The server's n_ctx, and the `[model] context_window` the tests configure."""
 REPLY_TOKENS = 32

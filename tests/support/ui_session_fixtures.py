@@ -13,8 +13,8 @@ import re
 import pytest
 
 from testkit.fake_openai import FakeOpenAI, Reply
-from tests.agent_fixtures import make_config
-from tests.ui_helpers import make_app, settle
+from tests.support.agent_fixtures import make_config
+from tests.support.ui_helpers import make_app, settle
 
 REF = re.compile(r"r_[0-9a-f]{10}")
 GEN = """#!/bin/sh

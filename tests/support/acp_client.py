@@ -21,7 +21,7 @@ from acp import schema as s
 from acp.stdio import spawn_agent_process
 
 from testkit.fake_openai import FakeOpenAI
-from tests.test_headless import flags
+from tests.support.cli import flags
 
 WAIT = 60.0
 """Upper bound for any one wait on the agent (a deadline, never a pacing sleep)."""
@@ -280,3 +280,14 @@ class ClientTerminals:
     async def reaped(self, terminal_id: str) -> None:
         """Return once a released terminal's process has been waited for (no zombie left)."""
         await self.released[terminal_id].proc.wait()
+
+
+def cli(args: list[str], cwd) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "agent_tui", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=agent_env(),
+        timeout=120,
+    )

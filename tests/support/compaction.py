@@ -1,6 +1,6 @@
 """Builders the compaction tests share: conversations with real tool calls, refs and a blob map.
 
-Not a test module of its own (it holds no tests); the compaction test files import it.
+The compaction test files import it from here, never from one another.
 """
 
 from __future__ import annotations

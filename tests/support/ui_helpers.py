@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from textual.app import App
 
 from agent_tui.ui.textual_compat import notifications, screen_text
 from agent_tui.ui.themes import VARIABLE_DEFAULTS
+from agent_tui.ui.widgets.prompt import PromptInput
+from agent_tui.ui.widgets.session_view import SessionView
 
 __all__ = ["Host", "make_app", "notices", "printed", "screen_text", "settle", "until", "until_approval"]
 
@@ -15,7 +18,7 @@ __all__ = ["Host", "make_app", "notices", "printed", "screen_text", "settle", "u
 class Host(App):
     """An empty app with agent-tui's stylesheet, to push one screen or widget onto."""
 
-    CSS_PATH = Path(__file__).parent.parent / "agent_tui" / "ui" / "app.tcss"
+    CSS_PATH = Path(__file__).parents[2] / "agent_tui" / "ui" / "app.tcss"
 
     def get_theme_variable_defaults(self):
         return {**super().get_theme_variable_defaults(), **VARIABLE_DEFAULTS}
@@ -34,9 +37,6 @@ async def until(pilot, predicate, timeout: float = 10.0, what: str = "condition"
 
 async def settle(pilot) -> None:
     """Wait until every worker has finished and every tab is idle (queues drained)."""
-    import asyncio
-
-    from agent_tui.ui.widgets.session_view import SessionView
 
     app = pilot.app
     for _ in range(200):
@@ -85,3 +85,12 @@ def printed(app) -> str:
         for e in chat.entries
         if isinstance(e, OutputEntry)
     )
+
+
+async def send(pilot, text: str) -> None:
+    prompt = (
+        pilot.app.query_one(PromptInput) if len(pilot.app.query(PromptInput)) == 1 else pilot.app.view.prompt
+    )
+    prompt.focus()
+    prompt.set_text(text)
+    await pilot.press("enter")
