@@ -109,6 +109,7 @@ class Compactor:
             )
             for event in session.hooks.drain():
                 yield event
+        session.meter.counter.wait_exact()  # what is kept is fitted to the target by these counts
         before = session.measure(with_status=False)
         yield ev.CompactionStarted(reason, before.used)
         # The chain counts with the raw tokenizer; express the target and the fixed part in the
