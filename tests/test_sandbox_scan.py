@@ -41,3 +41,13 @@ def test_a_long_output_without_the_phrase_keeps_nothing() -> None:
     line = b"build step writes to /tmp/cache/object.o and carries on normally" + b"." * 30 + b"\n"
     scan = _scan(*[line * 10_000] * 8)
     assert scan.hidden == [] and not scan.write and not scan.network and not scan.unix_socket
+
+
+def test_each_refusal_is_found_even_across_a_chunk_boundary() -> None:
+    """A refusal phrase split between two reads of the stream is still recognised."""
+    write = _scan(b"touch: cannot touch '/etc/x': Read-only fi", b"le system\n")
+    network = _scan(b"curl: (6) Could not res", b"olve host: example.com\n")
+    unix = _scan(b"socket: Address family not supported by protocol\n")
+    assert (write.write, write.network) == (True, False)
+    assert (network.network, network.write) == (True, False)
+    assert unix.unix_socket and not unix.write
