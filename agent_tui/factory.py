@@ -214,7 +214,7 @@ class AppServices:
         from agent_tui.agent.subagents import for_session
 
         agents = for_session(self, cfg, registry, depth=depth, tool_names=tool_names)
-        counter = TokenCounter(model)
+        counter = TokenCounter(model, lazy=True)  # tiktoken loads when a count must be exact
         a = cfg.agent
         meter = BudgetMeter(
             counter,
@@ -353,7 +353,7 @@ async def build_services(
     from agent_tui.llm.startup import preload
     from agent_tui.store import open_store
 
-    preload(config.model.name)  # loads while the store opens (llm/startup.py)
+    preload()  # loads while the store opens (llm/startup.py)
     store = await open_store(db_path_for(config, db_path))
     store.results.search_timeout = store.transcript.search_timeout = config.tools.search_timeout
     services = AppServices(config=config, store=store, workspace=(workspace or Path.cwd()).resolve())

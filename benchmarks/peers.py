@@ -1,6 +1,7 @@
 """agent-tui beside Claude Code and Codex: start-up and the step after a big tool output.
 
-Run: .venv/bin/python benchmarks/peers.py [--repeat 7] [--no-tui]
+Run: .venv/bin/python benchmarks/peers.py [--repeat 7] [--no-tui] [--markdown]
+(`--markdown` prints the table as the README's performance section shows it.)
 Peers: `npm i -g @anthropic-ai/claude-code @openai/codex` (both take a local base URL). A peer
 that is not installed is reported as missing and its rows stay empty; agent-tui is always measured.
 
@@ -306,10 +307,37 @@ def report(agents: list[Agent], missing: list[str], repeat: int) -> None:
         print(line)
 
 
+def markdown(agents: list[Agent], repeat: int) -> None:
+    """The same figures as a Markdown table, with the load and the date (README's "Performance")."""
+    load = os.getloadavg()[0]
+    print(f"Medians of {repeat} interleaved runs, {time.strftime('%Y-%m-%d')}, load {load:.1f}:\n")
+    names = [a.name for a in agents]
+    print("| figure | " + " | ".join(names) + " | ÷ Claude Code | ÷ best peer |")
+    print("|---|" + "---:|" * (len(names) + 2))
+    ours = agents[0]
+    for label, key, unit in ROWS:
+        cells = []
+        for agent in agents:
+            values = agent.figures.get(key, [])
+            if not values:
+                cells.append("–")
+            elif unit == "KB":
+                cells.append(f"{statistics.median(values):.1f} KB")
+            else:
+                cells.append(f"{statistics.median(values) * 1000:,.0f} ms".replace(",", " "))
+        mine = ours.figures.get(key)
+        ratios = []
+        for pool in ([a for a in agents[1:] if a.name == "Claude Code"], agents[1:]):
+            medians = [statistics.median(a.figures[key]) for a in pool if a.figures.get(key)]
+            ratios.append(f"{statistics.median(mine) / min(medians):.2f}×" if mine and medians else "–")
+        print(f"| {label} | " + " | ".join(cells) + " | " + " | ".join(ratios) + " |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--no-tui", action="store_true", help="skip the tmux rows")
+    parser.add_argument("--markdown", action="store_true", help="also print the README's table")
     args = parser.parse_args()
     subprocess.run(
         [PYTHON, "-m", "compileall", "-q", str(ROOT / "agent_tui")], check=True, capture_output=True
@@ -336,6 +364,9 @@ def main() -> None:
                     if not args.no_tui and shutil.which("tmux"):
                         tui_round(agent, work)
             report(agents, missing, args.repeat)
+            if args.markdown:
+                print()
+                markdown(agents, args.repeat)
     finally:
         server.close()
 

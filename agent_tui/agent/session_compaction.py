@@ -57,6 +57,7 @@ class SessionCompaction:
         snapshot: bool = True,
     ) -> AsyncIterator[ev.AgentEvent]:
         """Run the compactor on the live history and adopt its outcome."""
+        self.record.meter.counter.wait_exact()  # what is kept is fitted to the target by these counts
         before = self.measure(with_status=False)  # also the request parts the fixed share counts
         given = CompactionInput(
             history=self.record.messages,

@@ -52,6 +52,7 @@ class LoopRunner:
         self.goal = goal.strip()
         self.settings = settings
         self.counter = session.meter.counter
+        self.counter.wait_exact()  # each iteration's prompt is fitted to the window by these counts
         self.records: list[IterationRecord] = []
         self.prompts: list[IterationPrompt] = []
         """Every iteration's prompt as built (tests and the JSON events read them)."""

@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 
 THINKING_BLOCK_OVERHEAD = 4
 """A thinking block's type and field names."""
+EXACT_FROM = 0.5
+"""Share of the window from which a lazy counter must count with tiktoken: below it the
+heuristic (which can be ~30% low on code) cannot reach the first threshold (`warn_at`, 80%)."""
 COMPONENTS = ("system_prompt", "skill_prompts", "tool_descriptions", "conversation")
 
 
@@ -131,6 +134,8 @@ class BudgetMeter:
         }
         self.tally = ConversationTally(counter)
         self.calibration = Calibration()
+        self._generation = counter.generation
+        """The counter's generation the calibration's estimates were made in."""
         self.last_raw_estimate = 0
         self.last_cached = 0
         self.thinking_reserve = 0
@@ -146,6 +151,11 @@ class BudgetMeter:
         tools: Sequence[dict[str, Any]] = (),
     ) -> dict[str, int]:
         """Uncalibrated tiktoken (or heuristic) counts per component."""
+        if self.counter.current_generation() != self._generation:
+            # Estimates switched from the heuristic to tiktoken: ratios learned on the old ones
+            # would scale the new ones wrongly, so calibration starts over.
+            self._generation = self.counter.generation
+            self.calibration = Calibration()
         parts = {"system_prompt": 0, "skill_prompts": 0}
         if sections:
             parts["system_prompt"] = 4  # the system message's own overhead
@@ -162,8 +172,13 @@ class BudgetMeter:
         sections: Sequence[PromptSection] = (),
         tools: Sequence[dict[str, Any]] = (),
     ) -> ContextBudget:
-        """Fill every component; calibrated against the last provider report when there is one."""
+        """Fill every component; calibrated against the last provider report when there is one.
+        A lazy counter's heuristic figure is used only far from every threshold; from
+        EXACT_FROM of the window on, tiktoken is loaded (or waited for) and the count redone."""
         parts = self.raw_parts(conversation, sections, tools)
+        if self.counter.provisional and self._fraction(sum(parts.values()), conversation) >= EXACT_FROM:
+            self.counter.wait_exact()
+            parts = self.raw_parts(conversation, sections, tools)
         raw = sum(parts.values())
         self.last_raw_estimate = raw
         calibrated_total = self.calibration.apply(raw, conversation)
@@ -184,8 +199,14 @@ class BudgetMeter:
             hard_block=self.thresholds["hard_block"],
         )
 
+    def _fraction(self, raw: int, conversation: Sequence[Message]) -> float:
+        window = self.total - self.max_output_tokens
+        return self.calibration.apply(raw, conversation) / window if window > 0 else 1.0
+
     def record_usage(self, prompt_tokens: int, conversation: Sequence[Message], cached: int = 0) -> None:
         """After a call: the provider's figure for the request last measured."""
+        if self.counter.current_generation() != self._generation:
+            return  # that request was measured with the heuristic; the next one calibrates
         self.calibration.record(prompt_tokens, self.last_raw_estimate, conversation)
         self.last_cached = cached
 

@@ -90,10 +90,23 @@ def _ssl_context() -> Any:
 _ssl_lock = threading.Lock()
 
 
+def _warm() -> None:
+    _ssl_context()
+    # What the first send imports on the caller's loop otherwise: httpcore's connection code and
+    # anyio's asyncio backend (anyio loads it lazily, ~0.1 s of the first request's path).
+    import importlib
+
+    for name in ("httpcore._async.connection_pool", "httpcore._async.http11", "anyio._backends._asyncio"):
+        try:
+            importlib.import_module(name)
+        except ImportError:  # an httpcore or anyio that moved things: the send imports them itself
+            pass
+
+
 def preload() -> None:
     """Import httpx and load the CA bundle in a daemon thread, while the app starts."""
     if not _ssl:
-        threading.Thread(target=_ssl_context, name="httpx-preload", daemon=True).start()
+        threading.Thread(target=_warm, name="httpx-preload", daemon=True).start()
 
 
 def _new_client() -> httpx.AsyncClient:

@@ -1,19 +1,21 @@
 """What the first request and the live meter need, loaded in threads as soon as the app starts.
 
-The meter needs the model's window (litellm's price map, read as data) and the tokenizer; the
-first request needs the HTTP client. Loaded one after another on the UI loop they would delay
-both by a few hundred milliseconds; started here they load while the store opens and the chat
-is drawn, and whoever needs one first waits only for what is left of it.
+The meter needs the model's window (litellm's price map, read as data); the first request needs
+the HTTP client. Loaded one after another on the UI loop they would delay both by a few hundred
+milliseconds; started here they load while the store opens and the chat is drawn, and whoever
+needs one first waits only for what is left of it.
+
+The tokenizer is not among them: sessions count with a lazy counter (tokens.TokenCounter), which
+estimates until tiktoken is loaded, and loading it (~0.3 s of CPU holding the GIL) beside the
+start-up would slow the very path it is meant to shorten.
 """
 
 from __future__ import annotations
 
 
-def preload(model: str | None) -> None:
-    """Start loading the price map, `model`'s tokenizer (cl100k when unknown yet) and httpx."""
+def preload() -> None:
+    """Start loading the price map and httpx, each in its own thread."""
     from agent_tui.llm import catalog, http_common
-    from agent_tui.tokens import preload as preload_tokenizer
 
     catalog.preload()
-    preload_tokenizer(model)
     http_common.preload()

@@ -21,7 +21,7 @@ def warm_imports() -> None:
 
     from agent_tui.llm.startup import preload
 
-    preload(None)  # the window, the tokenizer and the HTTP client, each in its own thread
+    preload()  # the window and the HTTP client, each in its own thread
 
     for name in (
         "agent_tui.store",

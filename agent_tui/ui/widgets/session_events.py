@@ -252,6 +252,9 @@ class EventRendering(_ViewBase):
 
     async def _on_turn_finished(self, event: ev.TurnFinished) -> None:
         self.query_one(WorkingLine).stop()
+        session = getattr(self, "session", None)
+        if session is not None:  # the user reads now: tiktoken loads for exact counts from here
+            session.meter.counter.load_soon()
         self.end_thinking()
         if self._live is not None:
             self.chat.commit(self._live)

@@ -1,0 +1,78 @@
+"""A session's lazy counter: estimates until tiktoken is there, exact once it is, and never
+decides a threshold on an estimate (issue 31: a tokenizer-free first request)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_tui import tokens
+from agent_tui.context.budget import EXACT_FROM, BudgetMeter
+from agent_tui.messages import user
+from agent_tui.tokens import ConversationTally, TokenCounter, heuristic_count
+
+CODE = "def f(x):\n    return {k: v for k, v in x.items() if k != '_'}\n" * 40
+
+
+@pytest.fixture
+def no_tokenizer_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This process's loaded tokenizers start empty, as in a fresh `run`."""
+    monkeypatch.setattr(tokens, "_encoders", {})
+
+
+def test_a_lazy_counter_estimates_without_loading_tiktoken(no_tokenizer_loaded: None) -> None:
+    """Counting with a lazy counter loads nothing: the heuristic's figure, marked provisional."""
+    counter = TokenCounter("openai/x", lazy=True)
+    assert counter.count_text(CODE) == heuristic_count(CODE)
+    assert counter.provisional and tokens._encoders == {}
+
+
+def test_it_counts_exactly_once_loaded_and_totals_are_recounted(no_tokenizer_loaded: None) -> None:
+    """After `wait_exact`, counts are tiktoken's and a running tally recounts what it had summed."""
+    counter = TokenCounter("openai/x", lazy=True)
+    history = [user(CODE), user("and one more")]
+    tally = ConversationTally(counter)
+    estimated = tally.total(history)
+    counter.wait_exact()
+    exact = TokenCounter("openai/x")
+    assert not counter.provisional and counter.generation == 1
+    assert tally.total(history) == exact.count_messages(history) != estimated
+
+
+def test_a_thread_that_finished_loading_is_picked_up(no_tokenizer_loaded: None) -> None:
+    """`load_soon` loads in a thread; the next count after it finished is exact."""
+    counter = TokenCounter("openai/x", lazy=True)
+    counter.count_text(CODE)
+    counter.load_soon()
+    tokens._load_encoder(counter.encoding_name)  # waits for the thread's lock: loaded after this
+    assert counter.count_text(CODE) == TokenCounter("openai/x").count_text(CODE)
+
+
+def test_far_from_the_thresholds_the_meter_keeps_the_estimate(no_tokenizer_loaded: None) -> None:
+    """A first request in a wide window is measured without tiktoken."""
+    meter = BudgetMeter(TokenCounter("openai/x", lazy=True), 128_000, 4_000)
+    meter.measure([user(CODE)])
+    assert meter.counter.provisional
+
+
+def test_near_a_threshold_the_meter_counts_exactly(no_tokenizer_loaded: None) -> None:
+    """From EXACT_FROM of the window on, the figure that decides warnings and compaction is exact."""
+    exact = TokenCounter("openai/x")
+    history = [user(CODE)]
+    window = int(exact.count_messages(history) / EXACT_FROM)  # the estimate alone is at ~EXACT_FROM
+    meter = BudgetMeter(TokenCounter("openai/x", lazy=True), window + 100, 100)
+    budget = meter.measure(history)
+    assert not meter.counter.provisional
+    assert budget.conversation == BudgetMeter(exact, window + 100, 100).measure(history).conversation
+
+
+def test_a_report_on_an_estimated_request_does_not_calibrate_exact_counts(no_tokenizer_loaded: None) -> None:
+    """The provider's figure for a request measured by the heuristic is not a ratio for tiktoken's."""
+    meter = BudgetMeter(TokenCounter("openai/x", lazy=True), 128_000, 4_000)
+    history = [user(CODE)]
+    meter.measure(history)
+    meter.counter.wait_exact()
+    meter.record_usage(10_000, history)
+    assert meter.calibration.calls == 0
+    meter.measure(history)
+    meter.record_usage(10_000, history)
+    assert meter.calibration.calls == 1
