@@ -12,7 +12,7 @@ from agent_tui.ui import formatting
 from agent_tui.ui.command_output import show
 
 if TYPE_CHECKING:
-    from agent_tui.ui.widgets.session_view import SessionView
+    from agent_tui.ui.command_host import CommandHost
 
 DIFF_LINES = 400
 """Lines of `/diff` shown in the chat; the rest is counted (the files are on disk)."""
@@ -23,16 +23,16 @@ def _rows(pairs: list[tuple[str, str]]) -> str:
     return "\n".join(f"{k:<{width}}  {v}" for k, v in pairs)
 
 
-async def clear(view: SessionView, argument: str) -> None:
+async def clear(view: CommandHost, argument: str) -> None:
     """Claude Code's name for a fresh conversation: the same as /new."""
     await view.open_new()
 
 
-async def status(view: SessionView, argument: str) -> None:
+async def status(view: CommandHost, argument: str) -> None:
     from agent_tui import trust
 
     session = view.session
-    workspace = session.workspace if session is not None else getattr(view.app, "workspace", None)
+    workspace = session.workspace if session is not None else view.actions.workspace
     project = paths.project_config_file(workspace)
     local = paths.local_config_file(workspace)
     if not project.is_file() and not local.is_file():
@@ -64,7 +64,7 @@ async def status(view: SessionView, argument: str) -> None:
     show(view, "/status", _rows(rows))
 
 
-async def cost(view: SessionView, argument: str) -> None:
+async def cost(view: CommandHost, argument: str) -> None:
     session = view.session
     if session is None:
         show(view, "/cost", "No session in this tab (no model configured).", "warning")
@@ -89,7 +89,7 @@ async def cost(view: SessionView, argument: str) -> None:
     show(view, "/cost", _rows(rows))
 
 
-async def diff(view: SessionView, argument: str) -> None:
+async def diff(view: CommandHost, argument: str) -> None:
     from agent_tui.agent.session_diff import session_diff
 
     session = view.session
@@ -107,14 +107,14 @@ async def diff(view: SessionView, argument: str) -> None:
     show(view, "/diff", f"{len(diffs)} file(s) changed: {head}\n{shown}{more}")
 
 
-async def config(view: SessionView, argument: str) -> None:
+async def config(view: CommandHost, argument: str) -> None:
     from agent_tui.config import config_files, flatten
 
     services = view.services
     if services is None:
         show(view, "/config", "The configuration is still loading.", "warning")
         return
-    workspace = getattr(view.app, "workspace", None)
+    workspace = view.actions.workspace
     files = [f"{paths.shown(f)}{'' if f.is_file() else ' (absent)'}" for f in config_files(workspace)]
     values = flatten(services.config)
     word = argument.strip()
@@ -127,11 +127,11 @@ async def config(view: SessionView, argument: str) -> None:
     )
 
 
-async def memory(view: SessionView, argument: str) -> None:
+async def memory(view: CommandHost, argument: str) -> None:
     from agent_tui.context.memory import memories_file, skills_dir
     from agent_tui.context.prompt import find_rules_file
 
-    workspace = view.session.workspace if view.session is not None else getattr(view.app, "workspace", None)
+    workspace = view.session.workspace if view.session is not None else view.actions.workspace
     rows: list[tuple[str, Any]] = []
     mem = memories_file()
     rows.append(("Memories", f"{paths.shown(mem)} · {_size(mem)} (/remember TEXT adds one)"))
