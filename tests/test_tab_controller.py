@@ -11,6 +11,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from dataclasses import dataclass, field
+from typing import get_args
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -287,6 +288,13 @@ class TestExamples:
         ops = controller.send("fix the flaky cart tests in the checkout module", has_session=True)
         assert op.Retitle(tab_label("fix the flaky cart tests in the checkout module")) in ops
         assert controller.title.endswith("…")
+
+
+def test_the_view_s_two_sets_of_operations_cover_every_operation_once():
+    """`TAB_OPS` (what the view does itself) is `TabOp`, and with `RenderOp` makes `ViewOp`."""
+    assert set(op.TAB_OPS) == set(get_args(op.TabOp))
+    assert set(get_args(op.TabOp)).isdisjoint(get_args(op.RenderOp))
+    assert set(get_args(op.ViewOp)) == set(get_args(op.TabOp)) | set(get_args(op.RenderOp))
 
 
 def test_the_controller_imports_no_textual():
