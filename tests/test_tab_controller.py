@@ -55,8 +55,8 @@ class Tab:
             case op.StartWorking(state):
                 self.spinner = state
             case op.SetWorking(state):
-                assert self.spinner is not None, "a stopped spinner was set"
-                self.spinner = state
+                if self.spinner is not None:  # as WorkingLine: a hidden line ignores it
+                    self.spinner = state
             case op.StopWorking():
                 self.spinner = None
             case op.SetActivity(text):

@@ -186,7 +186,7 @@ class StartWorking:
 
 @dataclass(frozen=True)
 class SetWorking:
-    """What the running spinner says it does."""
+    """What the running spinner says it does (a hidden working line ignores it)."""
 
     state: str
 
