@@ -39,8 +39,6 @@ else:
 class AppTabs(_AppHost):
     """Tabs of sessions (mixed into `AgentApp`)."""
 
-    # -- tabs --------------------------------------------------------------------------------
-
     @property
     def view(self) -> SessionView | None:
         """The session view of the active tab."""
