@@ -121,14 +121,15 @@ async def bench_reply_to_screen(turns: int = 300) -> dict[int, float]:
                         yield event
 
                 session.run_turn = timed_turn
-                handle = view._on_turn_finished
+                handle = view.render_event
 
                 async def drawn_after(event):
                     await handle(event)
-                    turn = session.turns
-                    view.call_after_refresh(lambda: shown.setdefault(turn, time.perf_counter()))
+                    if isinstance(event, ev.TurnFinished):
+                        turn = session.turns
+                        view.call_after_refresh(lambda: shown.setdefault(turn, time.perf_counter()))
 
-                view._on_turn_finished = drawn_after
+                view.render_event = drawn_after
                 for turn in range(1, turns + 1):
                     # The fake server runs in this process and keeps every request (turn 300's
                     # holds 600 messages): its heap is not the app's, and its garbage is not either.

@@ -41,10 +41,10 @@ class TestEventSet:
         assert _declared_events() == set(ev.TURN_EVENT_TYPES)
 
     def test_every_event_has_a_handler_case(self):
-        """The view's dispatch names every event type (mypy's assert_never checks the same)."""
-        from agent_tui.ui.widgets.session_events import EventRendering
+        """The tab's dispatch names every event type (mypy's assert_never checks the same)."""
+        from agent_tui.ui.tab_controller import TabController
 
-        source = inspect.getsource(EventRendering.render_event)
+        source = inspect.getsource(TabController.event)
         for cls in ev.TURN_EVENT_TYPES:
             assert f"case ev.{cls.__name__}():" in source, cls.__name__
 

@@ -35,37 +35,14 @@ PLAIN = ["hooks.spec", "hooks.sources", "agent.definitions"]
 definitions), apart from the hooks and sub-agents that run at the agent's level. The `task` tool
 runs sessions, so it sits with the agent, not with the tools below it."""
 
-KNOWN_CYCLES: list[frozenset[str]] = [
-    frozenset(
-        f"agent_tui.ui.{name}"
-        for name in (
-            "app",
-            "app_commands",
-            "command_output",
-            "custom_commands",
-            "permissions_cmd",
-            "screens.child",
-            "screens.context_screen",
-            "screens.dialogs",
-            "session_commands",
-            "slash",
-            "status_commands",
-            "task_commands",
-            "widgets.prompt",
-            "widgets.session_events",
-            "widgets.session_view",
-        )
-    ),
-]
-"""Cycles that exist and are to be removed (issue 29: slash commands acting through a narrow host
-protocol instead of the session view). The list may only shrink: a new cycle, or a known one that
-grows, fails the test; a removed one must be struck from here. (custom_commands joined the ui one when it
-was merged: it reaches the session view through slash like every command module does. A fork is
-made by the sessions table it reads. The agent one — rewind, `!cmd`, the sub-agent manager and the
-task tool naming AgentSession while the session drives them — went when they were given the
-narrow protocols of agent/session_port.py; the tools one went when ToolServices named a `Shells`
-protocol instead of the registry built on bash, and starting a process group moved to
-tools/process_group.py.)"""
+KNOWN_CYCLES: list[frozenset[str]] = []
+"""Cycles that exist and are to be removed. The list may only shrink (it is empty now): a new
+cycle fails the test. The last ones went with issue 29: the ui tangle when slash commands began
+to act through a narrow host protocol (ui/command_host.py) instead of the session view; the
+agent one when rewind, `!cmd`, the sub-agent manager and the task tool were given the narrow
+protocols of agent/session_port.py; the tools one when ToolServices named a `Shells` protocol
+and starting a process group moved to tools/process_group.py; the store one when a fork stopped
+being a method of the sessions table it reads."""
 
 
 class TestPackageGraph:

@@ -21,6 +21,7 @@ from acp.helpers import update_agent_message_text
 from agent_tui.acp import slash
 from agent_tui.acp.permission import editor_approver
 from agent_tui.acp.translate import TurnUpdates, notice
+from agent_tui.errors_text import one_line
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Awaitable
@@ -224,7 +225,7 @@ class LiveSession:
                 reply = await found.handler(self, argument)
             except Exception as exc:  # a failed command is one line in the chat, never a crash
                 log.exception("/%s failed", found.name)
-                reply = f"/{found.name} failed: {' '.join(str(exc).split())[:200]}"
+                reply = f"/{found.name} failed: {one_line(exc, 200)}"
             if reply:
                 await self.send(update_agent_message_text(reply.rstrip() + "\n"))
             return "end_turn"

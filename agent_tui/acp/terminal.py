@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from acp import schema as s
 from acp.helpers import update_tool_call
 
+from agent_tui.errors_text import one_line
 from agent_tui.tools.base import ToolOutput
 
 if TYPE_CHECKING:
@@ -139,9 +140,7 @@ class TerminalBash:
             )
         except Exception as exc:
             log.info("terminal/create failed", exc_info=True)
-            return ToolOutput.error(
-                f"the editor could not start the command: {' '.join(str(exc).split())[:200]}"
-            )
+            return ToolOutput.error(f"the editor could not start the command: {one_line(exc, 200)}")
         terminal_id = created.terminal_id
         editor.by_call[ctx.call_id] = terminal_id
         content = [s.TerminalToolCallContent(type="terminal", terminal_id=terminal_id)]

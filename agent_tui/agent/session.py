@@ -40,6 +40,8 @@ if TYPE_CHECKING:
     from agent_tui.hooks.runner import HookRunner
     from agent_tui.llm.provider import Provider
     from agent_tui.models import ModelLimits
+    from agent_tui.permission_rules import AllowRule, Tier
+    from agent_tui.reasoning import ReasoningSettings
     from agent_tui.store import Store
     from agent_tui.tools.background import BackgroundShells
 
@@ -319,6 +321,26 @@ class AgentSession:
         self.background, old.background = shells, None
         self.runner.services = replace(self.runner.services, shells=shells)
         self.prompts.status_sources = [s for s in self.prompts.status_sources if s is not fresh] + [shells]
+
+    # -- what the UI's commands change (public, so no command reaches into the session) ------
+
+    def set_reasoning(self, settings: ReasoningSettings) -> None:
+        """/effort: how hard the model thinks, from the next request on."""
+        self.provider.reasoning = settings
+
+    async def rename(self, title: str) -> None:
+        """/rename: the session's title, stored at once."""
+        if self.store is not None:
+            await self.store.sessions.rename(self.session_id, title)
+        self.title = title
+
+    def grants(self) -> list[tuple[AllowRule, Tier]]:
+        """The rules that let a call run unasked, each with its tier (user … session)."""
+        return self.runner.policy.rules.entries()
+
+    def revoke_rule(self, rule: str) -> bool:
+        """Stop `rule` allowing anything from the next call on; False when no rule matched."""
+        return self.runner.policy.revoke(rule)
 
     async def _interrupted(self, turn: TurnState) -> None:
         """Leave the session consistent: partial text saved and marked, every call answered."""

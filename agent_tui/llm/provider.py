@@ -20,6 +20,7 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 from agent_tui import instrument
+from agent_tui.errors_text import one_line
 from agent_tui.llm import anthropic_request, catalog, direct, http_openai, via_litellm
 from agent_tui.llm.errors import LLMError, classify
 from agent_tui.llm.http_common import Clock, TimeLimits
@@ -270,7 +271,7 @@ class Provider:
         log.warning(
             "%s: %s; try %d of %d in %.2fs", self.model, error.detail, attempt + 1, self.max_retries, wait
         )
-        reason = " ".join((error.detail or error.message).split())[:200]
+        reason = one_line(error.detail or error.message, 200)
         return RetryWait(attempt + 1, self.max_retries, wait, error.kind, reason)
 
     async def _retry_or_raise(

@@ -20,13 +20,14 @@ from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import Footer, Static, TabbedContent
 from textual.worker import Worker, WorkerState
 
 from agent_tui import instrument, paths, shutdown
 from agent_tui.errors_text import one_line
 from agent_tui.ui import themes
 from agent_tui.ui.app_commands import AppCommands
+from agent_tui.ui.app_tabs import AppTabs
 from agent_tui.ui.textual_compat import OneLineCrashes
 from agent_tui.ui.warmup import Warmup
 from agent_tui.ui.widgets.session_view import SessionView
@@ -48,7 +49,7 @@ QUIT_WINDOW = 2.0
 T = TypeVar("T")
 
 
-class AgentApp(AppCommands, OneLineCrashes[None]):
+class AgentApp(AppTabs, AppCommands, OneLineCrashes[None]):
     CSS_PATH = Path(__file__).parent / "app.tcss"  # absolute: subclasses live elsewhere
     TITLE = "agent-tui"
     COMMAND_PALETTE_DISPLAY = "^P"
@@ -89,8 +90,9 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
         self._first_message = first_message
         """Sent in the first tab once its session is open (`agent-tui "fix the bug"`)."""
         self._theme_name = theme_name or themes.DEFAULT_DARK
-        self._tab_count = 0
-        self._views: list[SessionView] = []
+        self.views: list[SessionView] = []
+        """Every open tab's view, in the order they were opened."""
+        self.tabs_opened = 0
         self._last_interrupt = 0.0
         self.workspace = workspace or Path.cwd()
         self._register_themes()
@@ -153,7 +155,7 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
 
     async def stop_for_signal(self, signum: int, wait: float = shutdown.GRACE - 2) -> None:
         log.info("signal %d: cancelling running turns and exiting", signum)
-        views = list(self._views)
+        views = list(self.views)
         for view in views:
             view.cancel()
         deadline = time.monotonic() + wait
@@ -242,7 +244,7 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
     async def close_services(self) -> None:
         """Close the sessions and (when the app made them) the services; safe to call twice."""
         # The screens may be gone by now: close the sessions the views left behind by reference.
-        for view in self._views:
+        for view in self.views:
             if view.session is not None:
                 await view.session.close()
         if self._owns_services and self._services is not None and self._services.done():
@@ -253,62 +255,7 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
                 except Exception:
                     log.exception("closing the services failed")
 
-    # -- tabs --------------------------------------------------------------------------------
-
-    @property
-    def view(self) -> SessionView | None:
-        """The session view of the active tab."""
-        pane = self.query_one(TabbedContent).active_pane
-        return pane.query_one(SessionView) if pane is not None else None
-
-    async def add_tab(self, *, session_id: str | None = None, continue_: bool = False) -> SessionView:
-        self._tab_count += 1
-        number = self._tab_count
-        view = SessionView(
-            self.services, self.ask_approval, number=number, session_id=session_id, continue_=continue_
-        )
-        self._views.append(view)
-        tabs = self.query_one(TabbedContent)
-        pane_id = f"tab-{number}"
-        await tabs.add_pane(TabPane(f"{number} new", view, id=pane_id))
-        tabs.active = pane_id
-        view.prompt.focus()
-        return view
-
-    def show_session(self, session_id: str) -> bool:
-        """Switch to the tab that has this session open; False when none has."""
-        for view in self._views:
-            if view.session is not None and view.session.session_id == session_id:
-                self.query_one(TabbedContent).active = f"tab-{view.number}"
-                view.prompt.focus()
-                self.notify(f"Session already open in tab {view.number}: switched to it.")
-                return True
-        return False
-
-    @on(SessionView.TasksChanged)
-    def _tasks_changed(self, event: SessionView.TasksChanged) -> None:
-        self._update_topbar()
-
-    @on(SessionView.TitleChanged)
-    def _retitle(self, event: SessionView.TitleChanged) -> None:
-        tabs = self.query_one(TabbedContent)
-        tab = tabs.get_tab(f"tab-{event.view.number}")
-        tab.label = tab_title(event.view, event.title)
-        self._update_topbar()
-
-    @on(SessionView.BusyChanged)
-    def _busy_changed(self, event: SessionView.BusyChanged) -> None:
-        """A tab working in the background says so on its label (`2 ⋯ refactor`)."""
-        tab = self.query_one(TabbedContent).get_tab(f"tab-{event.view.number}")
-        tab.label = tab_title(event.view, event.view.title)
-        self._update_topbar()  # a custom command's `model:` served the turn that just ended
-
-    @on(TabbedContent.TabActivated)
-    def _tab_activated(self) -> None:
-        view = self.view
-        if view is not None:
-            view.prompt.focus()
-        self._update_topbar()
+    # -- the top bar -------------------------------------------------------------------------
 
     def _update_topbar(self) -> None:
         view = self.view
@@ -324,42 +271,6 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
         if running:  # before the sandbox too: a server left running is easy to forget
             extra = f" ─ ⧗ {running} running (/tasks){extra}"
         self.query_one("#topbar", Static).update(Text(f" agent-tui ─ {model}{extra} ─ {where}"))
-
-    async def action_new_tab(self) -> None:
-        await self.add_tab()
-
-    @work(group="close-tab", exclusive=True, exit_on_error=False)
-    async def action_close_tab(self) -> None:
-        # A worker: awaiting the confirmation inside a plain handler would block the very
-        # message loop that has to process the answer.
-        view = self.view
-        if view is None:
-            return
-        if view.busy and view.session is not None and view.session.busy:
-            from agent_tui.ui.screens.dialogs import ConfirmScreen
-
-            if not await self.push_screen_wait_safe(
-                ConfirmScreen(f"A turn is running in tab {view.number}. Close it anyway?")
-            ):
-                return
-        await self.close_view(view)
-
-    async def close_view(self, view: SessionView) -> None:
-        view.cancel()
-        if view in self._views:
-            self._views.remove(view)
-        if view.session is not None:
-            await view.session.close()
-        tabs = self.query_one(TabbedContent)
-        await tabs.remove_pane(f"tab-{view.number}")
-        if not tabs.tab_count:
-            await self.add_tab()
-
-    def action_switch_tab(self, step: int) -> None:
-        tabs = self.query_one(TabbedContent)
-        panes = [pane.id for pane in tabs.query(TabPane) if pane.id is not None]
-        if tabs.active in panes:
-            tabs.active = panes[(panes.index(tabs.active) + step) % len(panes)]
 
     async def push_screen_wait_safe(self, screen: Screen[T]) -> T | None:
         """Push a modal and await its result from any task (not only from a worker)."""
@@ -437,8 +348,3 @@ class AgentApp(AppCommands, OneLineCrashes[None]):
             f"agent-tui stopped on an unexpected error; details in {paths.log_file()}. "
             "Your session is saved: agent-tui --continue resumes it."
         )
-
-
-def tab_title(view: SessionView, title: str) -> str:
-    """The tab's label: number, a `⋯` while its session works, title."""
-    return f"{view.number} {'⋯ ' if view.busy else ''}{title}"

@@ -50,7 +50,7 @@ class AppCommands(_AppHost):
             services = future.result() if future is not None and future.done() else None
             extensions = None
             if services is not None:
-                from agent_tui.ui.custom_commands import extensions_text
+                from agent_tui.ui.slash import extensions_text
 
                 extensions = extensions_text(services)
             self.push_screen(

@@ -11,19 +11,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agent_tui.ui.transcript import Level, OutputEntry
-
 if TYPE_CHECKING:
-    from agent_tui.ui.widgets.session_view import SessionView
+    from agent_tui.ui.command_host import CommandHost
+    from agent_tui.ui.transcript import Level
 
 
-def show(view: SessionView, command: str, text: str, level: Level = "info") -> None:
-    """Print `text` under `command` at the bottom of the tab's chat (scheduled on the view, so
+def show(view: CommandHost, command: str, text: str, level: Level = "info") -> None:
+    """Print `text` under `command` at the bottom of the tab's chat (the tab schedules it, so
     sync and async callers alike keep their order)."""
-
-    async def add() -> None:
-        chat = view.chat
-        await chat.add(OutputEntry(command, text.rstrip("\n"), level))
-        chat.scroll_end(animate=False)
-
-    view.call_later(add)
+    view.show_output(command, text, level)

@@ -11,35 +11,19 @@ from agent_tui.ui import slash
 
 if TYPE_CHECKING:
     from agent_tui.extensions.commands import CustomCommand
-    from agent_tui.factory import AppServices
-    from agent_tui.ui.widgets.session_view import SessionView
+    from agent_tui.ui.command_host import CommandHost
 
 
 def _entry(command: CustomCommand) -> slash.SlashCommand:
     name = command.name
 
-    async def send(view: SessionView, argument: str) -> None:
+    async def send(view: CommandHost, argument: str) -> None:
         await view.send(f"/{name} {argument}".rstrip())
 
     help_text = f"{command.description or 'custom command'} ({command.source})"
     return slash.SlashCommand(
         name, command.argument_hint or "[ARGS]", help_text, slash.Runs.IDLE, send, f"/{name}"
     )
-
-
-def extensions_text(services: AppServices) -> str:
-    """The /hooks block (and /help's section): hooks, custom commands, skills, with files."""
-    from agent_tui.extensions.report import hook_lines, skill_lines
-
-    parts = ["Hooks:", *(f"  {line}" for line in hook_lines(services.hooks))]
-    custom = [c for c in slash.all_commands() if c.name not in slash.BY_NAME]
-    if custom:
-        parts += ["Custom commands:", *(f"  /{c.name}: {c.help}" for c in custom)]
-    skills = skill_lines(services.skills) if services.skills is not None else []
-    if skills:
-        parts += ["Skills (the model loads them with the skill tool; /skill NAME by hand):"]
-        parts += [f"  {line}" for line in skills]
-    return "\n".join(parts)
 
 
 def install(workspace: Path, trusted: bool) -> list[str]:

@@ -14,9 +14,10 @@ import contextlib
 import os
 import shlex
 import subprocess
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_tui import paths
 from agent_tui.ui import formatting
@@ -24,7 +25,15 @@ from agent_tui.ui import formatting
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from textual.app import App
+
+class Suspends(Protocol):
+    """What handing the terminal to an editor needs of the App (Textual's `App` has both)."""
+
+    @property
+    def is_headless(self) -> bool: ...
+
+    def suspend(self) -> AbstractContextManager[Any]: ...
+
 
 KEYS = ("memories", "rules")
 """What may follow `/memory`."""
@@ -71,7 +80,7 @@ def editor_command(env: Mapping[str, str] | None = None) -> list[str] | None:
     return None
 
 
-def _run(app: App[object], command: list[str], path: Path) -> str | None:
+def _run(app: Suspends, command: list[str], path: Path) -> str | None:
     """Run the editor on `path` with the terminal handed over; a one-line problem, or None."""
     from textual.app import SuspendNotSupported
 
@@ -115,7 +124,7 @@ def no_editor(file: MemoryFile) -> Edited:
     )
 
 
-def edit(app: App[object], command: list[str], file: MemoryFile) -> Edited:
+def edit(app: Suspends, command: list[str], file: MemoryFile) -> Edited:
     """Open `file` in the editor (created first when missing, removed again if left empty) and
     say what changed. The caller reloads what the session read from it."""
     before = _read(file.path)

@@ -12,24 +12,23 @@ from agent_tui.permission_rules import AllowRule, RuleError, RuleSet, Tier
 from agent_tui.ui.command_output import show
 
 if TYPE_CHECKING:
-    from agent_tui.ui.widgets.session_view import SessionView
+    from agent_tui.ui.command_host import CommandHost
 
 USAGE = "/permissions remove RULE drops one (at once)."
 
 
-async def run(view: SessionView, argument: str) -> None:
+async def run(view: CommandHost, argument: str) -> None:
     from agent_tui.allow_rules import remove_rule, saved_rules
 
     session = view.session
-    policy = session.runner.policy if session is not None else None
     workspace = session.workspace if session is not None else None
     words = argument.split(maxsplit=1)
     if words and words[0] == "remove":
         if len(words) < 2:
-            view.app.notify(f"Usage: {USAGE}", severity="warning")
+            view.notify(f"Usage: {USAGE}", severity="warning")
             return
         rule = words[1].strip()
-        revoked = policy.revoke(rule) if policy is not None else False
+        revoked = session.revoke_rule(rule) if session is not None else False
         saved = remove_rule(rule, workspace)
         if revoked or saved:
             where = " and from the project's settings" if saved else ""
@@ -37,9 +36,9 @@ async def run(view: SessionView, argument: str) -> None:
                 view, f"/permissions remove {rule}", f"Removed {rule}{where}: the next such call asks first."
             )
         else:
-            view.app.notify(f"No rule {rule!r}: /permissions lists them.", severity="warning")
+            view.notify(f"No rule {rule!r}: /permissions lists them.", severity="warning")
         return
-    rules = RuleSet.of(policy.rules.entries()) if policy is not None else RuleSet()
+    rules = RuleSet.of(session.grants()) if session is not None else RuleSet()
     for text, path in saved_rules(workspace):  # saved but not in force (untrusted, or saved since)
         tier: Tier = "local" if path.name == paths.LOCAL_CONFIG_NAME else "project"
         with suppress(RuleError):

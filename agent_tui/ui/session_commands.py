@@ -8,24 +8,24 @@ view; app handlers open the App's screens. Failures become one-line notices in `
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING
 
 from agent_tui.ui.command_output import show
 
 if TYPE_CHECKING:
-    from agent_tui.ui.app import AgentApp
-    from agent_tui.ui.widgets.session_view import SessionView
+    from agent_tui.agent.session import AgentSession
+    from agent_tui.ui.command_host import CommandHost
 
 log = logging.getLogger(__name__)
 
 
-def _session(view: SessionView) -> Any:
+def _session(view: CommandHost) -> AgentSession | None:
     if view.session is None:
-        view.app.notify("No session in this tab (no model configured).", severity="warning")
+        view.notify("No session in this tab (no model configured).", severity="warning")
     return view.session
 
 
-async def undo(view: SessionView, argument: str) -> None:
+async def undo(view: CommandHost, argument: str) -> None:
     from agent_tui.agent.undo import undo
 
     session = _session(view)
@@ -45,31 +45,30 @@ async def undo(view: SessionView, argument: str) -> None:
     show(view, "/undo", report.describe(session.workspace), "warning" if report.refused else "info")
 
 
-async def rename(view: SessionView, argument: str) -> None:
+async def rename(view: CommandHost, argument: str) -> None:
     session = _session(view)
     if session is None or session.store is None:
         return
     title = " ".join(argument.split())
     if not title:
-        view.app.notify("Usage: /rename TITLE", severity="warning")
+        view.notify("Usage: /rename TITLE", severity="warning")
         return
-    await session.store.sessions.rename(session.session_id, title)
-    session.title = title
-    view._set_title(title)
+    await session.rename(title)
+    view.rename(title)
     show(view, "/rename", f"Renamed: {title}")
 
 
-async def remember(view: SessionView, argument: str) -> None:
+async def remember(view: CommandHost, argument: str) -> None:
     from agent_tui.context.memory import remember
 
     if not argument.strip():
-        view.app.notify("Usage: /remember TEXT (a note every session will see)", severity="warning")
+        view.notify("Usage: /remember TEXT (a note every session will see)", severity="warning")
         return
     path = remember(argument.strip())
     show(view, "/remember", f"Remembered (in {path}); used from the next step.")
 
 
-async def skill(view: SessionView, argument: str) -> None:
+async def skill(view: CommandHost, argument: str) -> None:
     session = _session(view)
     if session is None:
         return
@@ -84,7 +83,7 @@ async def skill(view: SessionView, argument: str) -> None:
     show(view, f"/skill {name}", f"Skill {name} active in this session.")
 
 
-async def tools(view: SessionView, argument: str) -> None:
+async def tools(view: CommandHost, argument: str) -> None:
     session = _session(view)
     if session is None:
         return
@@ -94,18 +93,7 @@ async def tools(view: SessionView, argument: str) -> None:
     show(view, "/tools", "\n".join([f"{len(rows)} tools, {total} tokens offered:", *lines]))
 
 
-async def hooks(view: SessionView, argument: str) -> None:
-    from agent_tui.ui.custom_commands import extensions_text
-    from agent_tui.ui.transcript import NoticeEntry
-
-    services = view.services
-    if services is None:
-        view.app.notify("Still opening: try /hooks again in a moment.", severity="warning")
-        return
-    await view.chat.add(NoticeEntry(extensions_text(services)))
-
-
-async def init(view: SessionView, argument: str) -> None:
+async def init(view: CommandHost, argument: str) -> None:
     from agent_tui.project_init import AlreadyExists, write_agents_md
 
     session = _session(view)
@@ -114,7 +102,7 @@ async def init(view: SessionView, argument: str) -> None:
     try:
         path = write_agents_md(session.workspace)
     except AlreadyExists as exc:
-        view.app.notify(str(exc), severity="warning")
+        view.notify(str(exc), severity="warning")
         return
     session.prompts.reload_rules()
     show(view, "/init", f"Wrote {path.name}: fill in the blanks; the agent reads it every turn.")
@@ -123,19 +111,19 @@ async def init(view: SessionView, argument: str) -> None:
 # -- the tab's session ---------------------------------------------------------------------------
 
 
-async def compact(view: SessionView, argument: str) -> None:
+async def compact(view: CommandHost, argument: str) -> None:
     await view.start_compact(argument or None)
 
 
-async def new(view: SessionView, argument: str) -> None:
+async def new(view: CommandHost, argument: str) -> None:
     await view.open_new()
 
 
-async def model(view: SessionView, argument: str) -> None:
+async def model(view: CommandHost, argument: str) -> None:
     await view.switch_model(argument)
 
 
-async def effort(view: SessionView, argument: str) -> None:
+async def effort(view: CommandHost, argument: str) -> None:
     """How hard a reasoning model thinks, for this session: from its next request on."""
     import dataclasses
 
@@ -155,11 +143,11 @@ async def effort(view: SessionView, argument: str) -> None:
         )
         return
     if word not in (*EFFORTS, "off"):
-        view.app.notify(f"Unknown effort {word!r}: use {', '.join(EFFORTS)} or off.", severity="warning")
+        view.notify(f"Unknown effort {word!r}: use {', '.join(EFFORTS)} or off.", severity="warning")
         return
     # off clears the thinking budget too; a level keeps the configured budget (Anthropic's).
     settings = ReasoningSettings() if word == "off" else dataclasses.replace(provider.reasoning, effort=word)
-    provider.reasoning = settings
+    session.set_reasoning(settings)
     if view.services is not None:  # a later /model builds its provider from this config
         config = view.services.config
         kept = dataclasses.replace(
@@ -167,11 +155,11 @@ async def effort(view: SessionView, argument: str) -> None:
             reasoning_effort=settings.effort,
             thinking_budget_tokens=settings.thinking_budget_tokens,
         )
-        view.services = dataclasses.replace(view.services, config=dataclasses.replace(config, model=kept))
+        view.use_config(dataclasses.replace(config, model=kept))
     show(view, f"/effort {word}", f"Reasoning: {settings.describe()} (from the next request).")
 
 
-async def permissions(view: SessionView, argument: str) -> None:
+async def permissions(view: CommandHost, argument: str) -> None:
     """Session grants and saved rules in one list; `remove RULE` drops either, at once."""
     from agent_tui.ui import permissions_cmd
 
@@ -181,33 +169,29 @@ async def permissions(view: SessionView, argument: str) -> None:
 # -- the App's screens ----------------------------------------------------------------------------
 
 
-def _app(view: SessionView) -> AgentApp:
-    return cast("AgentApp", view.app)
+async def context(view: CommandHost, argument: str) -> None:
+    view.actions.action_context()
 
 
-async def context(view: SessionView, argument: str) -> None:
-    _app(view).action_context()
+async def blobs(view: CommandHost, argument: str) -> None:
+    view.actions.action_blobs(argument)
 
 
-async def blobs(view: SessionView, argument: str) -> None:
-    _app(view).action_blobs(argument)
+async def resume(view: CommandHost, argument: str) -> None:
+    view.actions.action_resume()
 
 
-async def resume(view: SessionView, argument: str) -> None:
-    _app(view).action_resume()
+async def sandbox(view: CommandHost, argument: str) -> None:
+    view.actions.action_sandbox(argument)
 
 
-async def sandbox(view: SessionView, argument: str) -> None:
-    _app(view).action_sandbox(argument)
+async def theme(view: CommandHost, argument: str) -> None:
+    view.actions.action_theme(argument)
 
 
-async def theme(view: SessionView, argument: str) -> None:
-    _app(view).action_theme(argument)
+async def show_help(view: CommandHost, argument: str) -> None:
+    view.actions.action_help()
 
 
-async def show_help(view: SessionView, argument: str) -> None:
-    _app(view).action_help()
-
-
-async def quit_app(view: SessionView, argument: str) -> None:
-    _app(view).exit()
+async def quit_app(view: CommandHost, argument: str) -> None:
+    view.actions.exit()

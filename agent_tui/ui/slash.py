@@ -4,7 +4,9 @@
 Each entry says what the command is called, what it takes, what it does, when it runs and which
 handler runs it. Adding a command is one `SlashCommand(...)` line in `COMMANDS` plus its handler
 (an `async def handler(view, argument)`, usually in `ui/session_commands.py`); the menu, palette,
-`/help` and the README test (tests/test_ui_slash_registry.py) pick it up from here.
+`/help` and the README test (tests/test_ui_slash_registry.py) pick it up from here. A handler
+gets a `CommandHost` (ui/command_host.py), never the session view: the command modules sit below
+the view in the import graph.
 """
 
 from __future__ import annotations
@@ -21,11 +23,12 @@ from agent_tui.ui import status_commands as more
 from agent_tui.ui import task_commands
 
 if TYPE_CHECKING:
-    from agent_tui.ui.widgets.session_view import SessionView
+    from agent_tui.factory import AppServices
+    from agent_tui.ui.command_host import CommandHost
 
 log = logging.getLogger(__name__)
 
-Handler = Callable[["SessionView", str], Awaitable[None]]
+Handler = Callable[["CommandHost", str], Awaitable[None]]
 """Runs a command in a tab: the tab's view and whatever followed the name ('' when nothing)."""
 
 
@@ -69,6 +72,17 @@ class SlashCommand:
         return bool(self.args) and not self.args.startswith("[")
 
 
+async def _hooks(view: CommandHost, argument: str) -> None:
+    """/hooks lists the registry's custom commands too, so it lives beside the registry."""
+    from agent_tui.ui.transcript import NoticeEntry
+
+    services = view.services
+    if services is None:
+        view.notify("Still opening: try /hooks again in a moment.", severity="warning")
+        return
+    await view.note(NoticeEntry(extensions_text(services)))
+
+
 COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("compact", "[instructions]", "condense the conversation now", Runs.IDLE, handlers.compact, "Compact"),
     SlashCommand("context", "", "show what fills the context window", Runs.NOW, handlers.context, "Context"),
@@ -81,7 +95,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("rename", "TITLE", "give this session a title", Runs.IDLE, handlers.rename, "Rename session"),
     SlashCommand("remember", "TEXT", "save a note every session will see", Runs.IDLE, handlers.remember, "Remember"),
     SlashCommand("skill", "[NAME]", "activate a skill (no name: list them)", Runs.IDLE, handlers.skill, "Skills"),
-    SlashCommand("hooks", "", "the hooks, custom commands and skills in effect, with their files", Runs.NOW, handlers.hooks, "Hooks"),
+    SlashCommand("hooks", "", "the hooks, custom commands and skills in effect, with their files", Runs.NOW, _hooks, "Hooks"),
     SlashCommand("tools", "", "the tools offered and what each description costs", Runs.IDLE, handlers.tools, "Tools"),
     SlashCommand("permissions", "[remove RULE]", "list approvals (session and saved) or remove one", Runs.NOW, handlers.permissions, "Permissions"),
     SlashCommand("sandbox", "[MODE | auto on|off]", "what the command sandbox allows; switch workspace-write, read-only, off", Runs.NOW, handlers.sandbox, "Sandbox"),
@@ -149,14 +163,29 @@ def parse(text: str) -> ParsedCommand | None:
     return ParsedCommand(command, argument.strip())
 
 
-async def run(view: SessionView, parsed: ParsedCommand) -> None:
+async def run(view: CommandHost, parsed: ParsedCommand) -> None:
     """Run a parsed command's handler; a failure is one line, never a traceback on screen."""
     name = parsed.command.name
     try:
         await parsed.command.handler(view, parsed.argument)
     except Exception as exc:
         log.exception("/%s failed", name)
-        view.app.notify(f"/{name} failed: {one_line(exc, 160)}", severity="error")
+        view.notify(f"/{name} failed: {one_line(exc, 160)}", severity="error")
+
+
+def extensions_text(services: AppServices) -> str:
+    """The /hooks block (and /help's section): hooks, custom commands, skills, with files."""
+    from agent_tui.extensions.report import hook_lines, skill_lines
+
+    parts = ["Hooks:", *(f"  {line}" for line in hook_lines(services.hooks))]
+    custom = list(_custom.values())
+    if custom:
+        parts += ["Custom commands:", *(f"  /{c.name}: {c.help}" for c in custom)]
+    skills = skill_lines(services.skills) if services.skills is not None else []
+    if skills:
+        parts += ["Skills (the model loads them with the skill tool; /skill NAME by hand):"]
+        parts += [f"  {line}" for line in skills]
+    return "\n".join(parts)
 
 
 def unknown_command(text: str) -> str | None:

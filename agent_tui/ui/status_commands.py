@@ -12,7 +12,7 @@ from agent_tui.ui import formatting
 from agent_tui.ui.command_output import show
 
 if TYPE_CHECKING:
-    from agent_tui.ui.widgets.session_view import SessionView
+    from agent_tui.ui.command_host import CommandHost
 
 DIFF_LINES = 400
 """Lines of `/diff` shown in the chat; the rest is counted (the files are on disk)."""
@@ -23,16 +23,16 @@ def _rows(pairs: list[tuple[str, str]]) -> str:
     return "\n".join(f"{k:<{width}}  {v}" for k, v in pairs)
 
 
-async def clear(view: SessionView, argument: str) -> None:
+async def clear(view: CommandHost, argument: str) -> None:
     """Claude Code's name for a fresh conversation: the same as /new."""
     await view.open_new()
 
 
-async def status(view: SessionView, argument: str) -> None:
+async def status(view: CommandHost, argument: str) -> None:
     from agent_tui import trust
 
     session = view.session
-    workspace = session.workspace if session is not None else getattr(view.app, "workspace", None)
+    workspace = session.workspace if session is not None else view.actions.workspace
     project = paths.project_config_file(workspace)
     local = paths.local_config_file(workspace)
     if not project.is_file() and not local.is_file():
@@ -64,7 +64,7 @@ async def status(view: SessionView, argument: str) -> None:
     show(view, "/status", _rows(rows))
 
 
-async def cost(view: SessionView, argument: str) -> None:
+async def cost(view: CommandHost, argument: str) -> None:
     session = view.session
     if session is None:
         show(view, "/cost", "No session in this tab (no model configured).", "warning")
@@ -89,7 +89,7 @@ async def cost(view: SessionView, argument: str) -> None:
     show(view, "/cost", _rows(rows))
 
 
-async def diff(view: SessionView, argument: str) -> None:
+async def diff(view: CommandHost, argument: str) -> None:
     from agent_tui.agent.session_diff import session_diff
 
     session = view.session
@@ -107,14 +107,14 @@ async def diff(view: SessionView, argument: str) -> None:
     show(view, "/diff", f"{len(diffs)} file(s) changed: {head}\n{shown}{more}")
 
 
-async def config(view: SessionView, argument: str) -> None:
+async def config(view: CommandHost, argument: str) -> None:
     from agent_tui.config import config_files, flatten
 
     services = view.services
     if services is None:
         show(view, "/config", "The configuration is still loading.", "warning")
         return
-    workspace = getattr(view.app, "workspace", None)
+    workspace = view.actions.workspace
     files = [f"{paths.shown(f)}{'' if f.is_file() else ' (absent)'}" for f in config_files(workspace)]
     values = flatten(services.config)
     word = argument.strip()
@@ -127,12 +127,12 @@ async def config(view: SessionView, argument: str) -> None:
     )
 
 
-async def memory(view: SessionView, argument: str) -> None:
+async def memory(view: CommandHost, argument: str) -> None:
     """`/memory`: a chooser of the files to open in $EDITOR (or, with no editor set, where they
     are); `/memory memories` or `/memory rules` opens that one at once (ui/memory_editor.py)."""
     from agent_tui.ui import memory_editor as me
 
-    workspace = view.session.workspace if view.session is not None else getattr(view.app, "workspace", None)
+    workspace = view.session.workspace if view.session is not None else view.actions.workspace
     files = me.memory_files(workspace)
     word = argument.strip().lower()
     command = me.editor_command()
@@ -140,29 +140,30 @@ async def memory(view: SessionView, argument: str) -> None:
         if command is None:
             show(view, "/memory", me.listing(files))
             return
-        from agent_tui.ui.screens.memory_picker import MemoryPicker
-
-        async def picked(file: me.MemoryFile | None) -> None:
-            if file is not None:
-                await _edit_memory(view, command, file)
-
-        view.app.push_screen(MemoryPicker(files, command[0]), callback=picked)
+        view.in_background(_pick_memory(view, files, command), group="memory")
         return
     chosen = next((f for f in files if f.key == word), None)
     if chosen is None:
-        view.app.notify(f"/memory takes {' or '.join(f.key for f in files)}", severity="warning")
+        view.notify(f"/memory takes {' or '.join(f.key for f in files)}", severity="warning")
         return
     await _edit_memory(view, command, chosen)
 
 
-async def _edit_memory(view: SessionView, command: list[str] | None, file: Any) -> None:
-    from agent_tui.ui import memory_editor as me
-    from agent_tui.ui.widgets.meter import ContextMeter
+async def _pick_memory(view: CommandHost, files: list[Any], command: list[str]) -> None:
+    from agent_tui.ui.screens.memory_picker import MemoryPicker
 
-    outcome = me.no_editor(file) if command is None else me.edit(view.app, command, file)
+    file = await view.ask(MemoryPicker(files, command[0]))
+    if file is not None:
+        await _edit_memory(view, command, file)
+
+
+async def _edit_memory(view: CommandHost, command: list[str] | None, file: Any) -> None:
+    from agent_tui.ui import memory_editor as me
+
+    outcome = me.no_editor(file) if command is None else me.edit(view.actions, command, file)
     session = view.session
     if command is not None and session is not None:
         if file.key == "rules":
             session.prompts.reload_rules()  # loaded once per session; memories are re-read anyway
-        view.meter.post_message(ContextMeter.Update(session.measure()))
+        view.remeasure()
     show(view, f"/memory {file.key}", outcome.text, "warning" if outcome.problem else "info")

@@ -34,14 +34,12 @@ from agent_tui.ui.screens.blob_rows import (
     BlobRow,
     Scope,
     Source,
-    conversation_rows,
-    from_hit,
-    from_info,
     from_resolved,
     row_key,
     scope_filter,
     terms_pattern,
 )
+from agent_tui.ui.screens.blob_sources import Browser, ConversationBrowser, OutputsBrowser
 from agent_tui.ui.widgets.blob_viewer import BlobViewer, StoreBlob
 from agent_tui.ui.widgets.transcript_source import TranscriptSource
 
@@ -52,8 +50,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-LIST_LIMIT = 500
-SEARCH_LIMIT = 50
 SEARCH_DELAY = 0.25
 """Seconds of no typing before the search runs (Enter runs it at once)."""
 wall_clock: Callable[[], float] = time.time
@@ -108,11 +104,12 @@ class BlobsScreen(Screen[None]):
         self.session_id = session_id
         self.project = project
         self.scope: Scope = scope or ("session" if session_id else "project")
-        self.source: Source = "outputs"
+        self.browser: Browser = OutputsBrowser()
+        """What the table lists: the stored outputs, or (F3) the conversation."""
+        self._other: Browser = ConversationBrowser()
         self.hints = hints or {}
         self.clock = clock or (lambda: wall_clock())
         self.rows: dict[str, BlobRow] = {}
-        self.known: dict[str, BlobRow] = {}
         self.search_text = ""
         self.opened: BlobRow | None = None
         self.searches = 0
@@ -121,13 +118,12 @@ class BlobsScreen(Screen[None]):
         self._prompt_mode = "grep"
         self._search_timer: Timer | None = None
         self._grep_pattern: str | None = None
-        self._known_scope: Scope | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", id="blobs-title")
         with Horizontal(id="blobs-bar"):
             yield Select(SCOPES, value=self.scope, allow_blank=False, id="blobs-scope")
-            yield Input(placeholder="search every stored output (recall, BM25) — Enter", id="blobs-search")
+            yield Input(placeholder=self.browser.placeholder, id="blobs-search")
         table: DataTable[str | Text] = DataTable(id="blobs-table", cursor_type="row", zebra_stripes=True)
         table.add_columns(*COLUMNS)
         yield table
@@ -157,43 +153,24 @@ class BlobsScreen(Screen[None]):
     def _filter(self) -> dict[str, str | None]:
         return scope_filter(self.scope, self.session_id, self.project)
 
+    @property
+    def source(self) -> Source:
+        return self.browser.source
+
     @work(exclusive=True, group="blobs-rows", exit_on_error=False)
     async def load_rows(self) -> None:
-        """The scope's outputs (newest first), or the recall hits for the query."""
-        where = self._filter()
-        if self.source == "conversation":
-            await self._load_conversation(where)
-            return
+        """The scope's rows (newest first), or what the search finds in them."""
+        browser = self.browser
         try:
-            # The listing gives the hits their ages and read counts; a search in the same
-            # scope reuses it rather than listing again.
-            if not self.search_text.strip() or self._known_scope != self.scope:
-                infos = await self.store.results.list_blobs(limit=LIST_LIMIT, **where)
-                self.known = {info.ref.id: from_info(info) for info in infos}
-                self._known_scope = self.scope
-            if self.search_text.strip():
-                hits = await self.store.results.recall(self.search_text, limit=SEARCH_LIMIT, **where)
-                rows = [from_hit(hit, self.known) for hit in hits]
-            else:
-                rows = list(self.known.values())
+            rows = await browser.rows(self.store, self.search_text, self.scope, self._filter())
         except Exception as exc:
-            log.info("blob listing failed", exc_info=True)
+            log.info("%s listing failed", browser.source, exc_info=True)
             self.app.notify(f"Search failed: {one_line(exc, 160)}", severity="warning")
             return
         await self._show(rows)
-        if self._open_ref is not None:
+        if self._open_ref is not None and browser.source == "outputs":
             ref, self._open_ref = self._open_ref, None
             await self.open_ref(ref)
-
-    async def _load_conversation(self, where: dict[str, str | None]) -> None:
-        """Sessions of the scope (their transcripts), or the messages recall finds."""
-        try:
-            rows = await conversation_rows(self.store, self.search_text, where, LIST_LIMIT, SEARCH_LIMIT)
-        except Exception as exc:
-            log.info("conversation listing failed", exc_info=True)
-            self.app.notify(f"Search failed: {one_line(exc, 160)}", severity="warning")
-            return
-        await self._show(rows)
 
     async def _show(self, rows: list[BlobRow]) -> None:
         table = self.table
@@ -210,19 +187,8 @@ class BlobsScreen(Screen[None]):
         self._title()
 
     def _title(self) -> None:
-        scope = SCOPE_LABELS[self.scope]
-        if self.source == "conversation":
-            if self.search_text.strip():
-                what = f"search: {self.search_text.strip()} · {len(self.rows)} message(s) (recall, BM25)"
-            else:
-                what = f"{len(self.rows)} transcript(s), newest first"
-            self.query_one("#blobs-title", Static).update(Text(f"Conversation · {scope} · {what}"))
-            return
-        if self.search_text.strip():
-            what = f"search: {self.search_text.strip()} · {len(self.rows)} hit(s) (recall, BM25)"
-        else:
-            what = f"{len(self.rows)} stored output(s), newest first"
-        self.query_one("#blobs-title", Static).update(Text(f"Blobs · {scope} · {what}"))
+        title = self.browser.title(SCOPE_LABELS[self.scope], self.search_text, len(self.rows))
+        self.query_one("#blobs-title", Static).update(Text(title))
 
     @on(Select.Changed, "#blobs-scope")
     def _scope_changed(self, event: Select.Changed) -> None:
@@ -235,12 +201,8 @@ class BlobsScreen(Screen[None]):
         self.query_one("#blobs-scope", Select).value = values[(values.index(self.scope) + 1) % len(values)]
 
     def action_toggle_source(self) -> None:
-        self.source = "conversation" if self.source == "outputs" else "outputs"
-        self.query_one("#blobs-search", Input).placeholder = (
-            "search what was said (recall, BM25) — Enter"
-            if self.source == "conversation"
-            else "search every stored output (recall, BM25) — Enter"
-        )
+        self.browser, self._other = self._other, self.browser
+        self.query_one("#blobs-search", Input).placeholder = self.browser.placeholder
         self.load_rows()
 
     def action_focus_search(self) -> None:

@@ -1,0 +1,71 @@
+"""What a tab shows when it opens a session: the transcript to load, the title, the services
+under another model. Plain functions over the store and the config (no widgets), used by
+`SessionView.open_session` and `/model`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from agent_tui.errors_text import one_line
+from agent_tui.models import switched_model
+from agent_tui.ui import transcript
+from agent_tui.ui.transcript import NoticeEntry
+
+if TYPE_CHECKING:
+    from agent_tui.agent.session import AgentSession
+    from agent_tui.factory import AppServices
+    from agent_tui.messages import Message
+    from agent_tui.ui.transcript import Entry
+
+log = logging.getLogger(__name__)
+
+
+async def entries_to_show(services: AppServices, session: AgentSession) -> list[Entry]:
+    """The whole transcript (what the user saw), not the compacted history the model gets; a
+    notice at the end says when the two differ."""
+    history = session.history
+    compacted = any(m.kind in ("summary", "retain") for m in history)
+    if not compacted:
+        return transcript.entries_from_history(history)
+    try:
+        whole = await services.store.sessions.transcript(session.session_id)
+    except Exception:
+        log.warning("could not read the transcript of %s", session.session_id, exc_info=True)
+        return transcript.entries_from_history(history)
+    entries = transcript.entries_from_history(whole)
+    entries.append(
+        NoticeEntry(
+            "Compacted earlier: the model sees a summary of the turns above (/context shows what it holds)."
+        )
+    )
+    return entries
+
+
+async def read_only(services: AppServices, session_id: str) -> tuple[list[Entry], str]:
+    """A stored session shown without a model: its entries and its title."""
+    history = await services.store.sessions.transcript(session_id)
+    info = await services.store.sessions.get(session_id)
+    title = (info.title if info else None) or title_from(history) or "session"
+    return transcript.entries_from_history(history), title
+
+
+def title_from(history: Sequence[Message]) -> str | None:
+    """A session without a title is named by its first prompt."""
+    return next((m.content for m in history if m.role == "user" and m.kind == "chat" and m.content), None)
+
+
+def with_model(services: AppServices, name: str) -> tuple[AppServices, list[str]]:
+    """The services with `name` as the model (/model), and the [model] keys that stay behind
+    because the new model is not on the configured server."""
+    config = services.config
+    model, left = switched_model(config.model, name)
+    return dataclasses.replace(services, config=dataclasses.replace(config, model=model)), left
+
+
+def error_line(error: BaseException | None) -> str:
+    """A worker's failure as one line for the chat (its class name when it says nothing)."""
+    return one_line(error or "", 160) or type(error).__name__
