@@ -17,6 +17,18 @@ def isolated_home(tmp_path, monkeypatch):
     return home
 
 
+@pytest.fixture(autouse=True, scope="session")
+def exact_token_counts():
+    """Sessions count with a lazy counter that estimates until tiktoken is loaded (issue 31); in
+    one test process whether it is loaded would depend on which tests ran first, so figures a
+    test shows (the meter in a snapshot) would too. Loaded up front, every in-process count is
+    tiktoken's; tests/test_tokens_lazy.py empties the loaded set to test the estimating path."""
+    from agent_tui import tokens
+
+    for name in ("cl100k_base", "o200k_base"):
+        tokens._load_encoder(name)
+
+
 # Shared fixtures (the strict local server, a workspace, the UI session set-up) live in these
 # modules; pytest loads them for every test so no module has to import fixtures by name.
 pytest_plugins = [

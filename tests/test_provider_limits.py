@@ -15,6 +15,7 @@ from agent_tui.factory import build_services
 from agent_tui.llm.errors import LLMError
 from agent_tui.llm.http_common import TimeLimits
 from agent_tui.llm.provider import Provider, TextChunk
+from agent_tui.llm.stream import RetryWait
 from testkit import FakeOpenAI, Reply
 from testkit.fake_anthropic import FakeAnthropic
 from tests.support.agent_fixtures import collect, make_config, of_type
@@ -122,10 +123,13 @@ class TestGarbage:
         assert error is not None and error.kind == "bad_response" and server.base_url in str(error)
 
     async def test_empty_stream(self, server):
-        """A 200 stream with no chunk at all: an error after the usual tries."""
+        """A 200 stream with no chunk at all: an error after the usual tries, with nothing but
+        the retries announced before it."""
         server.enqueue(*[Reply(text="a b", end_after_chunks=0)] * 3)
         seen, error = await run(make(server, "auto"))
-        assert error is not None and error.kind == "connection" and seen == []
+        assert error is not None and error.kind == "connection"
+        assert [(c.attempt, c.tries) for c in seen if isinstance(c, RetryWait)] == [(2, 3), (3, 3)]
+        assert [c for c in seen if not isinstance(c, RetryWait)] == []
         assert len(server.requests) == 3
 
     async def test_stream_cut_before_its_end(self, server):

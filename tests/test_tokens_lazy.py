@@ -65,14 +65,26 @@ def test_near_a_threshold_the_meter_counts_exactly(no_tokenizer_loaded: None) ->
     assert budget.conversation == BudgetMeter(exact, window + 100, 100).measure(history).conversation
 
 
-def test_a_report_on_an_estimated_request_does_not_calibrate_exact_counts(no_tokenizer_loaded: None) -> None:
-    """The provider's figure for a request measured by the heuristic is not a ratio for tiktoken's."""
+def test_a_report_on_an_estimated_request_anchors_on_its_exact_recount(no_tokenizer_loaded: None) -> None:
+    """tiktoken arrived while the request was out: the report calibrates the same request counted
+    again exactly, never the heuristic's figure."""
     meter = BudgetMeter(TokenCounter("openai/x", lazy=True), 128_000, 4_000)
     history = [user(CODE)]
     meter.measure(history)
     meter.counter.wait_exact()
     meter.record_usage(10_000, history)
-    assert meter.calibration.calls == 0
+    exact = BudgetMeter(TokenCounter("openai/x"), 128_000, 4_000)
+    exact.measure(history)
+    assert meter.calibration.calls == 1 and meter.last_raw_estimate == exact.last_raw_estimate
+
+
+def test_a_report_past_half_the_window_makes_the_counts_exact(no_tokenizer_loaded: None) -> None:
+    """The provider says the request filled most of the window: the next figure builds on its
+    word and on tiktoken's counts, so it is blocked as it should be (a sub-agent that filled its
+    window stops)."""
+    meter = BudgetMeter(TokenCounter("openai/x", lazy=True), 8_000, 1_000)
+    history = [user("fill the window")]
     meter.measure(history)
-    meter.record_usage(10_000, history)
-    assert meter.calibration.calls == 1
+    meter.record_usage(6_900, history)
+    assert not meter.counter.provisional
+    assert meter.measure(history).is_blocked

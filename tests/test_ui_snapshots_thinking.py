@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import itertools
 
-from agent_tui.agent import session as session_module
+from agent_tui.agent import step as step_module
+from agent_tui.agent.reply import StreamedReply
 from agent_tui.agent.thinking import ThinkingTrace
 from testkit.fake_openai import Reply
 from tests.support import snapshots as part1
@@ -34,7 +35,11 @@ class TestThinkingSnapshot:
     ):
         """The reply's thinking folded to one dimmed line above it, with duration and tokens."""
         ticks = itertools.count(0.0, 4.2)
-        monkeypatch.setattr(session_module, "ThinkingTrace", lambda: ThinkingTrace(clock=lambda: next(ticks)))
+        monkeypatch.setattr(
+            step_module,
+            "StreamedReply",
+            lambda: StreamedReply(thinking=ThinkingTrace(clock=lambda: next(ticks))),
+        )
         server.enqueue(Reply(reasoning=THOUGHT, text=ANSWER))
         app = make_app(make_config(server, tmp_path / "s.db"), fixed_workspace)
 

@@ -136,6 +136,10 @@ class BudgetMeter:
         self.calibration = Calibration()
         self._generation = counter.generation
         """The counter's generation the calibration's estimates were made in."""
+        self._last_inputs: (
+            tuple[tuple[Message, ...], Sequence[PromptSection], Sequence[dict[str, Any]]] | None
+        ) = None
+        """What the last measure counted, to count it again exactly when the counter switches."""
         self.last_raw_estimate = 0
         self.last_cached = 0
         self.thinking_reserve = 0
@@ -181,6 +185,7 @@ class BudgetMeter:
             parts = self.raw_parts(conversation, sections, tools)
         raw = sum(parts.values())
         self.last_raw_estimate = raw
+        self._last_inputs = (tuple(conversation), sections, tools)
         calibrated_total = self.calibration.apply(raw, conversation)
         ratio = self.calibration.ratio
         fixed = {k: round(v * ratio) for k, v in parts.items() if k != "conversation"}
@@ -204,9 +209,18 @@ class BudgetMeter:
         return self.calibration.apply(raw, conversation) / window if window > 0 else 1.0
 
     def record_usage(self, prompt_tokens: int, conversation: Sequence[Message], cached: int = 0) -> None:
-        """After a call: the provider's figure for the request last measured."""
+        """After a call: the provider's figure for the request last measured. A lazy counter that
+        estimated that request counts it again with tiktoken when the figure is past EXACT_FROM
+        (or when tiktoken arrived meanwhile), so the anchor the next measures build on is exact."""
+        window = self.total - self.max_output_tokens
+        if self.counter.provisional and window > 0 and prompt_tokens >= EXACT_FROM * window:
+            self.counter.wait_exact()
         if self.counter.current_generation() != self._generation:
-            return  # that request was measured with the heuristic; the next one calibrates
+            self._generation = self.counter.generation
+            self.calibration = Calibration()  # ratios learned on the estimates do not apply
+            if self._last_inputs is None:
+                return
+            self.last_raw_estimate = sum(self.raw_parts(*self._last_inputs).values())
         self.calibration.record(prompt_tokens, self.last_raw_estimate, conversation)
         self.last_cached = cached
 
