@@ -15,9 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_tui.agent.image_attach import ImageIntake, take_image
 from agent_tui.context.views import inline_view
 
 if TYPE_CHECKING:
+    from agent_tui.images import ImageAttachment
     from agent_tui.messages import ResultRef
     from agent_tui.store import Store
 
@@ -29,7 +31,6 @@ threshold says: a 3.9 KB paste inline is fine in 128 K tokens and overflows a 4 
 BYTES_PER_TOKEN = 3
 """A low estimate of bytes per token (code and prose run 3-4), so sizes err on the small side."""
 MIN_VIEW_BYTES = 512
-IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
 
 # `@path` at the start or after whitespace; the path runs to the next whitespace. A trailing
 # punctuation mark (`@src/app.py,`) is not part of the path.
@@ -44,6 +45,8 @@ class PreparedPrompt:
     """Blobs made for attachments and the paste."""
     notes: list[str] = field(default_factory=list)
     """One line each for the user: what was attached or offloaded."""
+    images: list[ImageAttachment] = field(default_factory=list)
+    """Pictures that go with the text (agent/image_attach.py)."""
 
 
 def mentioned_paths(text: str, workspace: Path) -> list[Path]:
@@ -90,9 +93,18 @@ async def fit_prompt(
 
 
 async def prepare_prompt(
-    text: str, *, workspace: Path, store: Store | None, session_id: str, threshold: int, max_line_length: int
+    text: str,
+    *,
+    workspace: Path,
+    store: Store | None,
+    session_id: str,
+    threshold: int,
+    max_line_length: int,
+    model: str | None = None,
+    takes_images: bool = True,
 ) -> PreparedPrompt:
-    """Offload a huge paste and attach `@path` files, within the offload threshold each."""
+    """Offload a huge paste and attach `@path` files, within the offload threshold each; a
+    picture goes as an image when the model takes images."""
     prepared = PreparedPrompt(text)
     size = len(text.encode("utf-8", "replace"))
     if size > threshold:
@@ -109,6 +121,7 @@ async def prepare_prompt(
         )
         return prepared  # mentions inside a huge paste are not attachments
     attachments = []
+    intake = ImageIntake()
     for path in mentioned_paths(text, workspace):
         rel = path.relative_to(workspace) if path.is_relative_to(workspace) else path
         try:
@@ -116,14 +129,12 @@ async def prepare_prompt(
         except OSError as exc:
             prepared.notes.append(f"@{rel}: not attached ({exc.strerror})")
             continue
+        if await take_image(
+            intake, str(rel), data, store=store, session_id=session_id, takes_images=takes_images
+        ):
+            continue
         if b"\0" in data[:8192]:
-            # An image is what a user most often means here: say so rather than "binary".
-            why = (
-                "images are not sent to the model yet"
-                if path.suffix.lower() in IMAGE_SUFFIXES
-                else "binary file"
-            )
-            prepared.notes.append(f"@{rel}: not attached ({why})")
+            prepared.notes.append(f"@{rel}: not attached (binary file)")
             continue
         if len(data) <= threshold:
             body = data.decode("utf-8", "replace")
@@ -137,6 +148,8 @@ async def prepare_prompt(
                 f"@{rel}: {len(data):,} bytes, attached as a view" + (f" with ref {ref.id}" if ref else "")
             )
         attachments.append(f'<attachment path="{rel}">\n{body.rstrip()}\n</attachment>')
+    intake.finish(model)
+    prepared.images, prepared.notes = intake.images, prepared.notes + intake.notes
     if attachments:
         prepared.text = text + "\n\n" + "\n\n".join(attachments)
     return prepared

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from agent_tui.agent import events as ev
 from agent_tui.agent import wire
 from agent_tui.agent.attachments import PreparedPrompt, fit_prompt, paste_threshold, prepare_prompt
+from agent_tui.agent.image_attach import takes_images
 from agent_tui.agent.lost_writes import describe_lost
 from agent_tui.messages import Message, user
 from agent_tui.utf8 import clean_text
@@ -166,6 +167,8 @@ class SessionHistory:
                 session_id=self.session_id,
                 threshold=paste_threshold(config.agent.result_offload_threshold, budget.effective_window),
                 max_line_length=config.tool_output.max_line_length,
+                model=config.model.name,
+                takes_images=takes_images(config.model.name),
             )
         )
         room = budget.effective_window - budget.fixed
@@ -178,7 +181,9 @@ class SessionHistory:
             session_id=self.session_id,
             max_line_length=config.tool_output.max_line_length,
         )
-        return PreparedPrompt(fitted.text, [*prepared.refs, *fitted.refs], [*prepared.notes, *fitted.notes])
+        return PreparedPrompt(
+            fitted.text, [*prepared.refs, *fitted.refs], [*prepared.notes, *fitted.notes], prepared.images
+        )
 
     async def unsend(self, message: Message, reason: str) -> None:
         """A send that failed before anything came back: the message leaves the live history
