@@ -42,9 +42,10 @@ class ImageAttachment:
         return f"data:{self.media_type};base64,{base64.b64encode(self.data).decode('ascii')}"
 
     def placeholder(self) -> str:
-        """What the model reads when the bytes are not at hand."""
+        """What the model reads when the bytes are not at hand (a collected blob, or a session
+        resumed on a model that takes no images)."""
         return (
-            f"[image {self.name} ({self.width}x{self.height}) was attached here; it is no longer available]"
+            f"[image {self.name} ({self.width}x{self.height}) was attached here; not sent with this request]"
         )
 
     def chip(self) -> str:

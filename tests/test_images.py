@@ -17,6 +17,7 @@ from testkit.fake_anthropic import Reply as AnthropicReply
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import collect, make_config, of_type
 from tests.support.anthropic_fixtures import thinking_services
+from tests.support.cli import flags, run_cli
 from tests.support.images import gif, jpeg, png, webp_vp8x
 
 
@@ -191,3 +192,43 @@ class TestAnthropicWire:
             }
         ]
         assert grown == 750 * 100 // 750
+
+
+class TestResumeOnTextModel:
+    async def test_resumed_on_a_text_only_model_sends_a_placeholder(self, server, workspace, tmp_path):
+        """A session with a picture, resumed on a model without vision, sends a line in its place."""
+        (workspace / "shot.png").write_bytes(png(40, 30))
+        server.enqueue(Reply(text="ok"), Reply(text="ok again"))
+        svc = await build_services(make_config(server, tmp_path / "a.db"), workspace=workspace)
+        try:
+            session = await svc.new_session()
+            await collect(session.run_turn("see @shot.png"))
+            sid = session.session_id
+        finally:
+            await svc.close()
+        text_only = make_config(server, tmp_path / "a.db", model={"name": "openai/gpt-3.5-turbo"})
+        svc = await build_services(text_only, workspace=workspace)
+        try:
+            await collect((await svc.resume_session(sid)).run_turn("and now?"))
+        finally:
+            await svc.close()
+        first_user = next(m for m in server.requests[1]["messages"] if m["role"] == "user")
+        assert image_parts(first_user) == []
+        assert first_user["content"][-1] == {
+            "type": "text",
+            "text": "[image shot.png (40x30) was attached here; not sent with this request]",
+        }
+
+
+class TestRunCommand:
+    def test_run_attaches_the_image(self, server, workspace, tmp_path):
+        """`agent-tui run "look at @shot.png"` sends the picture and says nothing about not attaching."""
+        data = png(20, 10)
+        (workspace / "shot.png").write_bytes(data)
+        server.enqueue(Reply(text="a grey box"))
+        out = run_cli(["run", "look at @shot.png", *flags(server, tmp_path / "r.db")], workspace)
+        assert out.returncode == 0 and out.stdout == "a grey box\n"
+        assert "not attached" not in out.stderr
+        url = "data:image/png;base64," + base64.b64encode(data).decode()
+        parts = image_parts(server.requests[0]["messages"][-1])
+        assert parts == [{"type": "image_url", "image_url": {"url": url}}]
