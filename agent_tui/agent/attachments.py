@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent_tui.agent.image_attach import ImageIntake, take_image
+from agent_tui.agent.image_attach import ImageIntake, take_image, takes_images
 from agent_tui.context.views import inline_view
+from agent_tui.images import MAX_IMAGE_BYTES, ImageAttachment, sniff
 
 if TYPE_CHECKING:
-    from agent_tui.images import ImageAttachment
     from agent_tui.messages import ResultRef
     from agent_tui.store import Store
 
@@ -62,6 +62,25 @@ def mentioned_paths(text: str, workspace: Path) -> list[Path]:
         if path.is_file() and path not in found:
             found.append(path)
     return found
+
+
+def image_chips(text: str, workspace: Path, model: str | None) -> tuple[str, ...]:
+    """The chips the chat shows under a message for the `@` pictures that will be sent
+    (`[image shot.png 120 KB]`): the same test as `take_image`, on the file's first bytes."""
+    if not takes_images(model):
+        return ()
+    chips = []
+    for path in mentioned_paths(text, workspace):
+        try:
+            size = path.stat().st_size
+            with path.open("rb") as f:
+                head = f.read(32)
+        except OSError:
+            continue
+        media_type = sniff(head)
+        if media_type is not None and size <= MAX_IMAGE_BYTES:
+            chips.append(ImageAttachment(path.name, media_type, 0, 0, size).chip())
+    return tuple(chips)
 
 
 def paste_threshold(configured: int, effective_window: int) -> int:

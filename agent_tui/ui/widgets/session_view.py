@@ -23,6 +23,7 @@ from textual.message import Message
 from textual.worker import Worker, WorkerState
 
 from agent_tui import instrument
+from agent_tui.agent.attachments import image_chips
 from agent_tui.agent.user_command import user_command
 from agent_tui.config import ConfigError
 from agent_tui.errors_text import one_line
@@ -408,7 +409,7 @@ class SessionView(EventRendering, Vertical):
             self._begin(self.run_command(command))
             return
         self._prompt, self._failed, self._replied, self._streamed = text, False, False, 0
-        await self.chat.add(UserEntry(text))
+        await self.chat.add(UserEntry(text, image_chips(text, self.session.workspace, self.session.model)))
         self.chat.anchor()
         if self.title == "new":
             self._set_title(text)
