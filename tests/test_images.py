@@ -9,10 +9,14 @@ import json
 from dataclasses import replace
 
 import pytest
+from rich.console import Console
 
 from agent_tui.agent import events as ev
 from agent_tui.factory import build_services
 from agent_tui.images import ImageAttachment, dimensions, image_tokens, sniff
+from agent_tui.ui.screens.context_data import build_report
+from agent_tui.ui.screens.context_screen import footer_lines
+from agent_tui.ui.screens.dialogs import component_table
 from testkit.fake_anthropic import Reply as AnthropicReply
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import collect, make_config, of_type
@@ -74,16 +78,29 @@ class TestOpenAIWire:
         assert image_parts(sent) == [{"type": "image_url", "image_url": {"url": url}}]
 
     async def test_budget_grows_by_the_openai_estimate(self, server, services, workspace):
-        """The message with the picture measures 85 + 170 per tile more than its text alone."""
+        """The measured conversation grows by 85 + 170 per tile, and /context says so under it."""
         (workspace / "shot.png").write_bytes(png(2048, 1024))
         server.enqueue(Reply(text="ok"))
         session = await services.new_session()
         await collect(session.run_turn("see @shot.png"))
-        sent = next(m for m in session.history if m.images)
-        counter = session.meter.counter
-        grown = counter.count_message(sent) - counter.count_message(replace(sent, images=()))
         # 2048x1024 scales to 1536x768 (short side 768): 3x2 tiles.
-        assert grown == 85 + 170 * 6
+        expected = 85 + 170 * 6
+        without = [replace(m, images=()) if m.images else m for m in session.history]
+        grown = (
+            session.meter.raw_parts(session.history)["conversation"]
+            - session.meter.raw_parts(without)["conversation"]
+        )
+        assert grown == expected
+        report = build_report(session, session.measure())
+        assert report.images == (1, expected, "openai")
+        footer = footer_lines(report).plain
+        assert (
+            "Images: 1 in the conversation, 1 105 tokens of it (OpenAI's rule: 85 + 170 per "
+            "512-px tile; the provider reports the exact figure)"
+        ) in footer
+        table = Console(width=100, record=True)
+        table.print(component_table(report.budget, report.images[1]))
+        assert "of it images" in table.export_text()
 
     async def test_stored_as_a_blob_and_sent_again_on_resume(self, server, workspace, tmp_path):
         """The transcript keeps a reference to a blob with the bytes; a resumed session resends them."""
