@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -121,6 +122,7 @@ async def prepare_prompt(
     max_line_length: int,
     model: str | None = None,
     takes_images: bool = True,
+    extra_images: Sequence[tuple[str, bytes]] = (),
 ) -> PreparedPrompt:
     """Offload a huge paste and attach `@path` files, within the offload threshold each; a
     picture goes as an image when the model takes images."""
@@ -138,7 +140,9 @@ async def prepare_prompt(
             + (f" as {ref.id}" if ref else "")
             + "; the model sees a head+tail view and can read the rest."
         )
-        return prepared  # mentions inside a huge paste are not attachments
+        # Mentions inside a huge paste are not attachments; an editor's pictures still are.
+        await _extra_images(prepared, ImageIntake(), extra_images, store, session_id, takes_images, model)
+        return prepared
     attachments = []
     intake = ImageIntake()
     for path in mentioned_paths(text, workspace):
@@ -149,7 +153,13 @@ async def prepare_prompt(
             prepared.notes.append(f"@{rel}: not attached ({exc.strerror})")
             continue
         if await take_image(
-            intake, str(rel), data, store=store, session_id=session_id, takes_images=takes_images
+            intake,
+            str(rel),
+            data,
+            store=store,
+            session_id=session_id,
+            takes_images=takes_images,
+            mention=True,
         ):
             continue
         if b"\0" in data[:8192]:
@@ -167,11 +177,29 @@ async def prepare_prompt(
                 f"@{rel}: {len(data):,} bytes, attached as a view" + (f" with ref {ref.id}" if ref else "")
             )
         attachments.append(f'<attachment path="{rel}">\n{body.rstrip()}\n</attachment>')
-    intake.finish(model)
-    prepared.images, prepared.notes = intake.images, prepared.notes + intake.notes
+    await _extra_images(prepared, intake, extra_images, store, session_id, takes_images, model)
     if attachments:
         prepared.text = text + "\n\n" + "\n\n".join(attachments)
     return prepared
+
+
+async def _extra_images(
+    prepared: PreparedPrompt,
+    intake: ImageIntake,
+    extra: Sequence[tuple[str, bytes]],
+    store: Store | None,
+    session_id: str,
+    takes_images: bool,
+    model: str | None,
+) -> None:
+    """The pictures that came apart from the text (an editor's image blocks) join the mentions'."""
+    for name, data in extra:
+        if not await take_image(
+            intake, name, data, store=store, session_id=session_id, takes_images=takes_images
+        ):
+            prepared.notes.append(f"{name}: not attached (not a PNG, JPEG, GIF or WebP image)")
+    intake.finish(model)
+    prepared.images, prepared.notes = intake.images, prepared.notes + intake.notes
 
 
 async def _stored_view(

@@ -48,6 +48,9 @@ class SessionHistory:
         self.store = store
         self.messages = messages
         self.workspace = workspace
+        self.pending_images: list[tuple[str, bytes]] = []
+        """Pictures the next user message carries besides its `@` mentions (an editor's image
+        blocks, acp/images.py): (name, bytes) each, taken by `prepare`."""
         self.scan = wire.Scan()
         """What `repair` asks before every request, kept up to date as the history grows."""
         self.unsaid: list[str] = []
@@ -169,8 +172,10 @@ class SessionHistory:
                 max_line_length=config.tool_output.max_line_length,
                 model=config.model.name,
                 takes_images=takes_images(config.model.name),
+                extra_images=self.pending_images,
             )
         )
+        self.pending_images = []
         room = budget.effective_window - budget.fixed
         if self.meter.counter.count_message(user(prepared.text)) <= room:
             return prepared

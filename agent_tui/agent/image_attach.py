@@ -47,19 +47,22 @@ async def take_image(
     store: Store | None,
     session_id: str,
     takes_images: bool,
+    mention: bool = False,
 ) -> bool:
-    """Attach `data` when it is a picture; False when it is not one (the caller goes on)."""
+    """Attach `data` when it is a picture; False when it is not one (the caller goes on).
+    `mention`: it was named as `@name` (and the notices say so)."""
     media_type = sniff(data)
     if media_type is None:
         return False
+    label = f"@{name}" if mention else name
     if len(data) > MAX_IMAGE_BYTES:
         intake.notes.append(
-            f"@{name}: not attached ({len(data) / 1048576:.1f} MB image; the limit is "
+            f"{label}: not attached ({len(data) / 1048576:.1f} MB image; the limit is "
             f"{MAX_IMAGE_BYTES // 1048576} MB)"
         )
         return True
     if not takes_images:
-        intake.refused.append(f"@{name}")
+        intake.refused.append(label)
         return True
     ref_id = None
     if store is not None:
