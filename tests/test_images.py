@@ -54,6 +54,15 @@ class TestRecognition:
             assert dimensions(data, media) == (640, 480)
         assert sniff(b"hello, world") is None
 
+    def test_summary_input_names_the_picture(self):
+        """The compaction summary's transcript says a picture was attached (its bytes are not text)."""
+        from agent_tui.agent.summarizer import render_transcript
+        from agent_tui.messages import user
+
+        image = ImageAttachment("shot.png", "image/png", 64, 32, 500, "r_1", b"\x89PNG")
+        text = render_transcript([user("look", images=(image,))])
+        assert text == "[user]\nlook\n[attached image shot.png, 64x32]"
+
     def test_provider_rules(self):
         """Anthropic counts w*h/750; OpenAI 85 + 170 per 512-px tile (high detail); others ~1 000."""
         image = ImageAttachment("a.png", "image/png", 1000, 1000, 10)
