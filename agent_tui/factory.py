@@ -88,6 +88,7 @@ class AppServices:
     ) -> AgentSession:
         """A stored session, from its newest snapshot plus the transcript after it, repaired so
         that it can be sent (agent/wire.py). SessionBusy when another live process has it open."""
+        from agent_tui.agent.image_attach import reload_images, takes_images
         from agent_tui.store import SessionNotFound
 
         limits = self._limits()
@@ -97,6 +98,8 @@ class AppServices:
             raise ConfigError(str(exc)) from None
         await self.store.leases.acquire(session_id)
         history = await self.store.sessions.load_for_resume(session_id)
+        if takes_images(self.config.model.name):  # sent again on resume; a placeholder otherwise
+            history = await reload_images(self.store, history, info.id)
         session = self._session(info.id, info.title, history, limits, approver, yes)
         from agent_tui.extensions.skill_resume import restore
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from agent_tui.images import ImageAttachment
 from agent_tui.reasoning import Reasoning
 
 Role = Literal["system", "user", "assistant", "tool"]
@@ -118,6 +119,8 @@ class Message:
     reasoning: Reasoning | None = None
     """For an assistant message of a reasoning model: what it thought first. Never part of
     `to_openai()`; the request builder sends Anthropic's blocks back where the API needs them."""
+    images: tuple[ImageAttachment, ...] = ()
+    """For a user message: pictures sent after the text as content parts (agent_tui/images.py)."""
 
     def __hash__(self) -> int:
         # Messages key every per-message cache (token counts, wire dicts) and are looked up on
@@ -135,6 +138,7 @@ class Message:
                     self.kind,
                     self.output_ref,
                     self.reasoning,
+                    self.images,
                 )
             )
             object.__setattr__(self, "_hash", cached)
@@ -148,6 +152,9 @@ class Message:
             data["tool_calls"] = [call.to_openai() for call in self.tool_calls]
         else:
             data["content"] = self.content if self.content is not None else ""
+        if self.images:
+            text = [{"type": "text", "text": self.content}] if self.content else []
+            data["content"] = text + [image.to_openai_part() for image in self.images]
         if self.role == "tool":
             data["tool_call_id"] = self.tool_call_id
             if self.name is not None:
@@ -184,6 +191,7 @@ class Message:
             "kind": self.kind,
             "output_ref": self.output_ref.to_json() if self.output_ref else None,
             **({"reasoning": self.reasoning.to_json()} if self.reasoning is not None else {}),
+            **({"images": [image.to_json() for image in self.images]} if self.images else {}),
         }
 
     @classmethod
@@ -200,6 +208,7 @@ class Message:
             output_ref=ResultRef.from_json(ref) if ref else None,
             id=data["id"],
             reasoning=Reasoning.from_json(reasoning) if isinstance(reasoning, Mapping) else None,
+            images=tuple(ImageAttachment.from_json(item) for item in data.get("images") or ()),
         )
 
     def dumps(self) -> str:
@@ -218,8 +227,8 @@ def system(text: str) -> Message:
     return Message(role="system", content=text)
 
 
-def user(text: str, kind: Kind = "chat") -> Message:
-    return Message(role="user", content=text, kind=kind)
+def user(text: str, kind: Kind = "chat", images: tuple[ImageAttachment, ...] = ()) -> Message:
+    return Message(role="user", content=text, kind=kind, images=images)
 
 
 def assistant(text: str | None, tool_calls: tuple[ToolCall, ...] = ()) -> Message:

@@ -19,6 +19,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_tui.images import image_tokens, provider_rule
+
 if TYPE_CHECKING:
     from agent_tui.messages import Message
 
@@ -189,6 +191,9 @@ class TokenCounter:
                 n += self.count_text(call.arguments)
             if message.name:
                 n += 1 + self.count_text(message.name)
+            if message.images:
+                rule = provider_rule(self.model)
+                n += sum(image_tokens(image, rule) for image in message.images)
             self._message_cache[message] = n
         return n
 

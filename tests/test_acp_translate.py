@@ -112,9 +112,9 @@ class TestPermissionChoices:
 
 
 class TestPromptContent:
-    def test_links_become_attachments_embedded_text_is_quoted_images_are_refused(self, tmp_path):
+    def test_links_become_attachments_embedded_text_is_quoted_images_go_apart(self, tmp_path):
         """A linked workspace file becomes `@path` (our attachment), a file elsewhere its path,
-        an embedded buffer is quoted with its uri, and an image is named as not supported."""
+        an embedded buffer is quoted with its uri, and an image is left to acp/images.py."""
         from acp import schema as s
 
         from agent_tui.acp.live import prompt_text
@@ -133,4 +133,7 @@ class TestPromptContent:
         text, skipped = prompt_text(blocks, tmp_path)
         assert text.startswith("look at @src/a.py /etc/hosts")
         assert "file:///x/draft.md:\n```\nunsaved words\n```" in text
-        assert skipped == ["image content is not supported"]
+        assert skipped == []
+        from agent_tui.acp.images import editor_images
+
+        assert editor_images(blocks) == ([("image-1.png", b"\0\0\0")], [])

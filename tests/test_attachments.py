@@ -63,15 +63,3 @@ class TestHugePaste:
         ref = events[-1].refs[0]
         text = await services.store.results.get_text(ref.id, session_id=session.session_id)
         assert text == paste
-
-
-class TestImageMention:
-    async def test_an_image_says_it_is_not_sent(self, server, services, workspace):
-        """`@shot.png` says images are not sent yet (not "binary file"); the text goes as typed."""
-        (workspace / "shot.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR" + b"\0" * 64)
-        server.enqueue(Reply(text="ok"))
-        session = await services.new_session()
-        events = await collect(session.run_turn("what is in @shot.png?"))
-        notes = " ".join(e.message for e in of_type(events, ev.Notice))
-        assert "@shot.png: not attached (images are not sent to the model yet)" in notes
-        assert server.requests[0]["messages"][-1]["content"] == "what is in @shot.png?"

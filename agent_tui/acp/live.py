@@ -260,6 +260,8 @@ def prompt_text(blocks: list[Any], workspace: Path) -> tuple[str, list[str]]:
             parts.append(block.text)
         elif isinstance(block, s.ResourceContentBlock):
             parts.append(_mention(block.uri, workspace))
+        elif isinstance(block, s.ImageContentBlock):
+            continue  # acp/images.py takes these
         elif isinstance(block, s.EmbeddedResourceContentBlock):
             resource = block.resource
             text = getattr(resource, "text", None)

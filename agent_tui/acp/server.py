@@ -18,6 +18,7 @@ from acp import PROTOCOL_VERSION, RequestError
 from acp import schema as s
 
 from agent_tui import __version__
+from agent_tui.acp.images import editor_images, stage
 from agent_tui.acp.live import LiveSession, prompt_text, with_editor_mcp
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ class AgentTuiAgent:
             protocol_version=PROTOCOL_VERSION,
             agent_capabilities=s.AgentCapabilities(
                 load_session=True,
-                prompt_capabilities=s.PromptCapabilities(image=False, audio=False, embedded_context=True),
+                prompt_capabilities=s.PromptCapabilities(image=True, audio=False, embedded_context=True),
                 mcp_capabilities=s.McpCapabilities(http=False, sse=False),
                 session_capabilities=s.SessionCapabilities(list=s.SessionListCapabilities()),
             ),
@@ -184,9 +185,12 @@ class AgentTuiAgent:
         if live.busy:
             raise RequestError.invalid_request({"details": "a prompt is already running in this session"})
         text, skipped = prompt_text(prompt, live.workspace)
-        for line in skipped:
+        images, bad = editor_images(prompt)  # acp/images.py: the same attachments as `@shot.png`
+        for line in skipped + bad:
             await live.send(_notice(line))
-        if not text.strip():
+        if images and live.session is not None:
+            stage(live.session, images)
+        if not text.strip() and not images:
             return s.PromptResponse(stop_reason="end_turn")
         task = live.start(text)
         try:

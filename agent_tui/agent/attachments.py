@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_tui.agent.image_attach import ImageIntake, take_image, takes_images
 from agent_tui.context.views import inline_view
+from agent_tui.images import MAX_IMAGE_BYTES, ImageAttachment, sniff
 
 if TYPE_CHECKING:
     from agent_tui.messages import ResultRef
@@ -29,7 +32,6 @@ threshold says: a 3.9 KB paste inline is fine in 128 K tokens and overflows a 4 
 BYTES_PER_TOKEN = 3
 """A low estimate of bytes per token (code and prose run 3-4), so sizes err on the small side."""
 MIN_VIEW_BYTES = 512
-IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
 
 # `@path` at the start or after whitespace; the path runs to the next whitespace. A trailing
 # punctuation mark (`@src/app.py,`) is not part of the path.
@@ -44,6 +46,8 @@ class PreparedPrompt:
     """Blobs made for attachments and the paste."""
     notes: list[str] = field(default_factory=list)
     """One line each for the user: what was attached or offloaded."""
+    images: list[ImageAttachment] = field(default_factory=list)
+    """Pictures that go with the text (agent/image_attach.py)."""
 
 
 def mentioned_paths(text: str, workspace: Path) -> list[Path]:
@@ -59,6 +63,25 @@ def mentioned_paths(text: str, workspace: Path) -> list[Path]:
         if path.is_file() and path not in found:
             found.append(path)
     return found
+
+
+def image_chips(text: str, workspace: Path, model: str | None) -> tuple[str, ...]:
+    """The chips the chat shows under a message for the `@` pictures that will be sent
+    (`[image shot.png 120 KB]`): the same test as `take_image`, on the file's first bytes."""
+    if not takes_images(model):
+        return ()
+    chips = []
+    for path in mentioned_paths(text, workspace):
+        try:
+            size = path.stat().st_size
+            with path.open("rb") as f:
+                head = f.read(32)
+        except OSError:
+            continue
+        media_type = sniff(head)
+        if media_type is not None and size <= MAX_IMAGE_BYTES:
+            chips.append(ImageAttachment(path.name, media_type, 0, 0, size).chip())
+    return tuple(chips)
 
 
 def paste_threshold(configured: int, effective_window: int) -> int:
@@ -90,9 +113,19 @@ async def fit_prompt(
 
 
 async def prepare_prompt(
-    text: str, *, workspace: Path, store: Store | None, session_id: str, threshold: int, max_line_length: int
+    text: str,
+    *,
+    workspace: Path,
+    store: Store | None,
+    session_id: str,
+    threshold: int,
+    max_line_length: int,
+    model: str | None = None,
+    takes_images: bool = True,
+    extra_images: Sequence[tuple[str, bytes]] = (),
 ) -> PreparedPrompt:
-    """Offload a huge paste and attach `@path` files, within the offload threshold each."""
+    """Offload a huge paste and attach `@path` files, within the offload threshold each; a
+    picture goes as an image when the model takes images."""
     prepared = PreparedPrompt(text)
     size = len(text.encode("utf-8", "replace"))
     if size > threshold:
@@ -107,8 +140,11 @@ async def prepare_prompt(
             + (f" as {ref.id}" if ref else "")
             + "; the model sees a head+tail view and can read the rest."
         )
-        return prepared  # mentions inside a huge paste are not attachments
+        # Mentions inside a huge paste are not attachments; an editor's pictures still are.
+        await _extra_images(prepared, ImageIntake(), extra_images, store, session_id, takes_images, model)
+        return prepared
     attachments = []
+    intake = ImageIntake()
     for path in mentioned_paths(text, workspace):
         rel = path.relative_to(workspace) if path.is_relative_to(workspace) else path
         try:
@@ -116,14 +152,18 @@ async def prepare_prompt(
         except OSError as exc:
             prepared.notes.append(f"@{rel}: not attached ({exc.strerror})")
             continue
+        if await take_image(
+            intake,
+            str(rel),
+            data,
+            store=store,
+            session_id=session_id,
+            takes_images=takes_images,
+            mention=True,
+        ):
+            continue
         if b"\0" in data[:8192]:
-            # An image is what a user most often means here: say so rather than "binary".
-            why = (
-                "images are not sent to the model yet"
-                if path.suffix.lower() in IMAGE_SUFFIXES
-                else "binary file"
-            )
-            prepared.notes.append(f"@{rel}: not attached ({why})")
+            prepared.notes.append(f"@{rel}: not attached (binary file)")
             continue
         if len(data) <= threshold:
             body = data.decode("utf-8", "replace")
@@ -137,9 +177,29 @@ async def prepare_prompt(
                 f"@{rel}: {len(data):,} bytes, attached as a view" + (f" with ref {ref.id}" if ref else "")
             )
         attachments.append(f'<attachment path="{rel}">\n{body.rstrip()}\n</attachment>')
+    await _extra_images(prepared, intake, extra_images, store, session_id, takes_images, model)
     if attachments:
         prepared.text = text + "\n\n" + "\n\n".join(attachments)
     return prepared
+
+
+async def _extra_images(
+    prepared: PreparedPrompt,
+    intake: ImageIntake,
+    extra: Sequence[tuple[str, bytes]],
+    store: Store | None,
+    session_id: str,
+    takes_images: bool,
+    model: str | None,
+) -> None:
+    """The pictures that came apart from the text (an editor's image blocks) join the mentions'."""
+    for name, data in extra:
+        if not await take_image(
+            intake, name, data, store=store, session_id=session_id, takes_images=takes_images
+        ):
+            prepared.notes.append(f"{name}: not attached (not a PNG, JPEG, GIF or WebP image)")
+    intake.finish(model)
+    prepared.images, prepared.notes = intake.images, prepared.notes + intake.notes
 
 
 async def _stored_view(

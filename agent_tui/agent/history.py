@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from agent_tui.agent import events as ev
 from agent_tui.agent import wire
 from agent_tui.agent.attachments import PreparedPrompt, fit_prompt, paste_threshold, prepare_prompt
+from agent_tui.agent.image_attach import takes_images
 from agent_tui.agent.lost_writes import describe_lost
 from agent_tui.messages import Message, user
 from agent_tui.utf8 import clean_text
@@ -47,6 +48,9 @@ class SessionHistory:
         self.store = store
         self.messages = messages
         self.workspace = workspace
+        self.pending_images: list[tuple[str, bytes]] = []
+        """Pictures the next user message carries besides its `@` mentions (an editor's image
+        blocks, acp/images.py): (name, bytes) each, taken by `prepare`."""
         self.scan = wire.Scan()
         """What `repair` asks before every request, kept up to date as the history grows."""
         self.unsaid: list[str] = []
@@ -166,8 +170,12 @@ class SessionHistory:
                 session_id=self.session_id,
                 threshold=paste_threshold(config.agent.result_offload_threshold, budget.effective_window),
                 max_line_length=config.tool_output.max_line_length,
+                model=config.model.name,
+                takes_images=takes_images(config.model.name),
+                extra_images=self.pending_images,
             )
         )
+        self.pending_images = []
         room = budget.effective_window - budget.fixed
         if self.meter.counter.count_message(user(prepared.text)) <= room:
             return prepared
@@ -178,7 +186,9 @@ class SessionHistory:
             session_id=self.session_id,
             max_line_length=config.tool_output.max_line_length,
         )
-        return PreparedPrompt(fitted.text, [*prepared.refs, *fitted.refs], [*prepared.notes, *fitted.notes])
+        return PreparedPrompt(
+            fitted.text, [*prepared.refs, *fitted.refs], [*prepared.notes, *fitted.notes], prepared.images
+        )
 
     async def unsend(self, message: Message, reason: str) -> None:
         """A send that failed before anything came back: the message leaves the live history

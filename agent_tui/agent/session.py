@@ -233,7 +233,7 @@ class AgentSession:
             turn.refs.extend(prepared.refs)
             for note in prepared.notes:
                 yield ev.Notice(note)
-            turn.sent = user(prepared.text + hook_context)
+            turn.sent = user(prepared.text + hook_context, images=tuple(prepared.images))
             seqs = await self.record.add(turn.sent)
             if seqs and self.runner.checkpointer is not None:
                 self.runner.checkpointer.start_turn(seqs[0])  # edits of this turn undo together

@@ -34,6 +34,8 @@ def render_transcript(messages: Sequence[Message]) -> str:
         text = m.content or ""
         for call in m.tool_calls:
             text += f"\n[calls {call.name} {call.arguments} id={call.id}]"
+        for image in m.images:  # the summary can say a picture was shown, not what it showed
+            text += f"\n[attached image {image.name}, {image.width}x{image.height}]"
         lines.append(f"[{label}]\n{text.strip()}")
     return "\n\n".join(lines)
 

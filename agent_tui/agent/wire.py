@@ -153,10 +153,11 @@ class WireView:
         found = self._memo.get(key)
         # The same key with the same text keeps the first object (a synthetic message has a
         # fresh id each time it is made); a changed text (or reasoning) replaces it.
-        if found is None or (found.content, found.tool_calls, found.reasoning) != (
+        if found is None or (found.content, found.tool_calls, found.reasoning, found.images) != (
             make.content,
             make.tool_calls,
             make.reasoning,
+            make.images,
         ):
             found = self._memo[key] = make
         return found
@@ -217,7 +218,12 @@ class WireView:
     def _merge(self, previous: Message, m: Message) -> Message:
         """One turn of two: the texts joined, the later one's calls kept."""
         text = "\n\n".join(t for t in (previous.content, m.content) if t)
-        merged = replace(m, content=text or ("" if not m.tool_calls else None), id=f"{previous.id}+{m.id}")
+        merged = replace(
+            m,
+            content=text or ("" if not m.tool_calls else None),
+            id=f"{previous.id}+{m.id}",
+            images=previous.images + m.images,
+        )
         return self._remember(("merge", previous.id, m.id), merged)
 
     def _clean(self, m: Message) -> Message:

@@ -95,6 +95,8 @@ class ShowUser:
     """The user's send, at the bottom of the chat, which then follows the reply."""
 
     text: str
+    chips: tuple[str, ...] = ()
+    """What it attaches, one chip each (`[image shot.png 120 KB]`); the view fills them in."""
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,8 @@ Level = Literal["info", "warning", "error"]
 class UserEntry:
     text: str
     """What the user sent."""
+    chips: tuple[str, ...] = ()
+    """One `[image shot.png 120 KB]` per picture that went with it."""
 
 
 @dataclass(frozen=True)
@@ -145,7 +147,7 @@ def entries_from_history(messages: Sequence[Message]) -> list[Entry]:
                 # As it was shown live: what the user typed, then the command's tool line.
                 entries += [UserEntry(f"!{ran.command}"), _user_command_entry(ran)]
             else:
-                entries.append(UserEntry(message.content or ""))
+                entries.append(UserEntry(message.content or "", tuple(i.chip() for i in message.images)))
         elif message.role == "assistant":
             if message.kind in ("summary", "retain"):
                 entries.append(_summary_entry(message))

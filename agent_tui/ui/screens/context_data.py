@@ -23,6 +23,11 @@ if TYPE_CHECKING:
     from agent_tui.messages import Message
     from agent_tui.tokens import Calibration, TokenCounter
 
+RULES = {
+    "anthropic": "Anthropic's rule: width×height/750",
+    "openai": "OpenAI's rule: 85 + 170 per 512-px tile",
+    "": "about 1 000 each",
+}
 STRATEGIES = ("tool_clearing", "pruning", "summarization", "truncation")
 LARGEST = 5
 
@@ -100,6 +105,20 @@ class ContextReport:
     reasoning_output: int = 0
     """Output tokens spent reasoning in this run: as the provider reported them, else (Anthropic
     reports none apart) the estimates kept on the history's replies."""
+    images: tuple[int, int, str | None] = (0, 0, None)
+    """Pictures in the conversation: how many, their estimated tokens (part of `conversation`),
+    and which provider's rule counted them (agent_tui/images.py)."""
+
+    def images_line(self) -> str | None:
+        """The "Images" line: how many pictures the conversation sends and what they count for."""
+        n, tokens, rule = self.images
+        if not n:
+            return None
+        how = RULES.get(rule or "", RULES[""])
+        return (
+            f"Images: {n} in the conversation, {count(tokens)} tokens of it ({how}; "
+            "the provider reports the exact figure)"
+        )
 
     def reasoning_line(self) -> str | None:
         """The "Reasoning" line: the thinking budget reserved, the blocks this request sends
@@ -178,7 +197,17 @@ def build_report(session: AgentSession, budget: ContextBudget) -> ContextReport:
         children=window_share(session),
         reasoning_output=usage.reasoning
         or sum(m.reasoning.tokens for m in session.history if m.reasoning is not None),
+        images=images_in(session.history, session.meter.counter.model),
     )
+
+
+def images_in(history: Sequence[Message], model: str | None) -> tuple[int, int, str | None]:
+    """How many pictures `history` sends, their estimated tokens, and the rule that counted them."""
+    from agent_tui.images import image_tokens, provider_rule
+
+    rule = provider_rule(model)
+    images = [image for m in history for image in m.images]
+    return len(images), sum(image_tokens(image, rule) for image in images), rule
 
 
 @dataclass(frozen=True)

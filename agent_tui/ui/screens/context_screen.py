@@ -112,6 +112,9 @@ def footer_lines(report: ContextReport) -> Text:
     reasoning = report.reasoning_line()
     if reasoning:
         lines.insert(2, reasoning)
+    images = report.images_line()
+    if images:
+        lines.insert(2, images)
     if report.skills:
         lines.append(
             f"Skills loaded (in memories + skills; kept through compaction): {', '.join(report.skills)}"
@@ -171,7 +174,7 @@ class ContextScreen(Dialog):
 
     def _sections(self, report: ContextReport) -> ComposeResult:
         with Horizontal(classes="context-row"):
-            yield Static(component_table(report.budget), id="context-table")
+            yield Static(component_table(report.budget, report.images[1]), id="context-table")
             with Vertical(id="context-chart-box"):
                 yield Label("Usage per turn (▼ = compaction)", classes="context-heading")
                 yield UsageChart(report.turns, trigger=report.budget.compact_trigger, id="context-chart")

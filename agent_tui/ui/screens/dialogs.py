@@ -130,7 +130,7 @@ class ConfirmScreen(Dialog):
         self.dismiss(event.button.id == "yes")
 
 
-def component_table(budget: ContextBudget) -> Table:
+def component_table(budget: ContextBudget, images: int = 0) -> Table:
     """The /context table: tokens and share of the effective window per component."""
     table = Table(show_header=True, header_style="bold", expand=False, pad_edge=True)
     table.add_column("component")
@@ -144,6 +144,8 @@ def component_table(budget: ContextBudget) -> Table:
         ("conversation", budget.conversation),
         ("free", max(budget.remaining, 0)),
     ]
+    if images:  # part of the conversation: shown under it
+        rows.insert(4, ("  of it images", images))
     for name, tokens in rows:
         table.add_row(name, formatting.count(tokens), f"{tokens / effective:.1%}")
     table.add_section()

@@ -111,12 +111,18 @@ class UserItem(ChatItem[UserEntry]):
     expanded = False
 
     def build(self) -> RenderableType:
-        from agent_tui.ui.pasted import FOLD_LINES, is_long
-
         style = self.get_component_rich_style("chat--user")
         text = self.entry.text
+        if self.entry.chips:  # the pictures, one line under the text
+            chips = Text("  ".join(self.entry.chips), style=self.get_component_rich_style("chat--detail"))
+            return _labelled(Text("you", style=style), Group(self._text(text), chips))
+        return _labelled(Text("you", style=style), self._text(text))
+
+    def _text(self, text: str) -> RenderableType:
+        from agent_tui.ui.pasted import FOLD_LINES, is_long
+
         if self.expanded or not is_long(text):
-            return _labelled(Text("you", style=style), Text(visible(text)))
+            return Text(visible(text))
         shown = text.splitlines()
         head = "\n".join(line[:200] for line in shown[:3])
         rest = max(0, len(shown) - 3)
@@ -129,7 +135,7 @@ class UserItem(ChatItem[UserEntry]):
         )
         if not rest:
             head = text[: FOLD_LINES * 80]
-        return _labelled(Text("you", style=style), Group(Text(visible(head)), fold))
+        return Group(Text(visible(head)), fold)
 
     def on_click(self) -> None:
         from agent_tui.ui.pasted import is_long

@@ -27,6 +27,7 @@ from textual.worker import Worker, WorkerState
 
 from agent_tui import instrument
 from agent_tui.agent import events as ev
+from agent_tui.agent.attachments import image_chips
 from agent_tui.config import ConfigError
 from agent_tui.store.leases import SessionBusy
 from agent_tui.ui import slash
@@ -385,8 +386,12 @@ class SessionView(TabKeys, TabHost, Vertical):
         for operation in operations:
             if isinstance(operation, op.TAB_OPS):
                 await self._apply_tab(operation)
-            else:
-                await self.renderer.apply(operation)
+                continue
+            if isinstance(operation, op.ShowUser) and self.session is not None:
+                # Reading what `@` names is the view's I/O, not the headless controller's.
+                chips = image_chips(operation.text, self.session.workspace, self.session.model)
+                operation = op.ShowUser(operation.text, tuple(chips))
+            await self.renderer.apply(operation)
 
     def _apply_now(self, operations: list[op.ViewOp]) -> None:
         """Apply operations that never await (busy and title changes) from sync code."""

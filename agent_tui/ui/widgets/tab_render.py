@@ -60,8 +60,8 @@ class TabRenderer:
                 await self.root.query_one(QueuePanel).push(text)
             case op.QueuePop():
                 await self.root.query_one(QueuePanel).pop()
-            case op.ShowUser(text):
-                await self.chat.add(UserEntry(text))
+            case op.ShowUser(text, chips):
+                await self.chat.add(UserEntry(text, chips))
                 self.chat.anchor()
             case op.AddEntry(entry):
                 await self.chat.add(entry)
