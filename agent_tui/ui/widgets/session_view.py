@@ -363,7 +363,9 @@ class SessionView(TabKeys, TabHost, Vertical):
             "cancelled" if event.state == WorkerState.CANCELLED else "error" if error else "success"
         )
         self._worker = None
-        if self.session is not None:  # the user reads now: tiktoken loads for exact counts from here
+        if self.session is not None and worker.name == "run_turn":
+            # The user reads the first reply now: tiktoken loads for exact counts from here.
+            # Not at start-up: its ~0.3 s of GIL-holding load would slow the first frame and send.
             self.session.meter.counter.load_soon()
         end = WorkerEnd(worker.name, outcome, opening.error_line(error), has_session=self.session is not None)
         await self.apply(self.controller.worker_finished(end))
