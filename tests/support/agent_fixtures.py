@@ -3,9 +3,7 @@ a temp database and a workspace, wired by the same factory the CLI uses."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -52,26 +50,13 @@ def of_type(events: list, cls: type) -> list:
 
 def run_agent_tui(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
     """`agent-tui ARGS` as a user runs it in `cwd` (this tree's code, via PYTHONPATH)."""
-    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    return subprocess.run(
-        [sys.executable, "-m", "agent_tui", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+    from tests.support.cli import run_cli
+
+    return run_cli(args, cwd)
 
 
 def server_flags(server: FakeOpenAI, db: Path, window: int = 32_000) -> list[str]:
     """The command-line flags that point a run at `server` with its own database."""
-    return [
-        "--model",
-        "openai/fake-model",
-        "--api-base",
-        server.base_url,
-        "--context-window",
-        str(window),
-        "--db",
-        str(db),
-    ]
+    from tests.support.cli import flags
+
+    return flags(server, db, window)
