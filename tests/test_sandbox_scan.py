@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_tui.tools.sandbox import BlockScan
+from agent_tui.tools.sandbox_scan import BlockScan
 
 
 def _scan(*chunks: bytes) -> BlockScan:
