@@ -205,11 +205,8 @@ async def _result(
         status = f"{status} {prepared.env_note}"
     sandbox = prepared.sandbox
     if sandbox is not None:
-        notes = await asyncio.to_thread(sandbox.sweep, prepared.missing)
         hint = _hint(sandbox, prepared.scan, code, timed_out)
-        status = "\n".join([status, *(f"[{n}]" for n in notes), *([hint] if hint else [])])
-        if hint:
-            summary += " · blocked by sandbox"
+        status, summary = await sandbox.closing_lines(status, summary, prepared.missing, hint)
     return ToolOutput(
         text=text,
         is_error=False,

@@ -171,11 +171,8 @@ class BashTool:
         if env_note:
             status = f"{status} {env_note}"  # one status line: readers that skip it skip both
         if sandbox is not None:
-            notes = await asyncio.to_thread(sandbox.sweep, missing)
             hint = sandbox.blocked_hint(scan, code) if scan is not None and not timed_out else None
-            status = "\n".join([status, *(f"[{n}]" for n in notes), *([hint] if hint else [])])
-            if hint:
-                summary += " · blocked by sandbox"
+            status, summary = await sandbox.closing_lines(status, summary, missing, hint)
         return ToolOutput(
             text=text,
             is_error=False,

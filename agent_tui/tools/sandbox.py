@@ -17,6 +17,7 @@ to `off` and `notice` says so once, with how to install it — never silently.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import shutil
@@ -284,6 +285,15 @@ class Sandbox:
             for p in dict.fromkeys(found)
             if view.within(p, [self.workspace]) and not (p.exists() or p.is_symlink()) and p.parent.is_dir()
         ]
+
+    async def closing_lines(
+        self, status: str, summary: str, missing: Sequence[Path], hint: str | None
+    ) -> tuple[str, str]:
+        """After a sandboxed command, whoever ran it: protected paths it created are swept, and the
+        status line and summary say what was removed and what the sandbox refused."""
+        notes = await asyncio.to_thread(self.sweep, missing)
+        status = "\n".join([status, *(f"[{n}]" for n in notes), *([hint] if hint else [])])
+        return status, summary + " · blocked by sandbox" if hint else summary
 
     def sweep(self, missing: Sequence[Path]) -> list[str]:
         """Remove protected paths a sandboxed command created; one line per removal."""
