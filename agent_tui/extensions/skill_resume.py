@@ -5,6 +5,8 @@ transcript replay brings it back by itself. What the transcript does hold, for g
 append-only, compaction never removes rows), is each loading: the `skill` tool's result, and for
 `/skill NAME` a note the model reads too. On resume those are read back in order and the skills
 turned on again; one that is gone (its file deleted, the folder no longer trusted) is said once.
+A loading inside a branch the user rewound away does not count: a rewind turns such a skill off at
+once (`realign_after_rewind`) and resume leaves it off.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import re
 from typing import TYPE_CHECKING
 
 from agent_tui.messages import Message
+from agent_tui.store.branches import discarded_branches
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
@@ -42,14 +45,18 @@ def _name(message: Message) -> str | None:
 
 
 async def loaded_names(store: Store, session_id: str) -> list[str]:
-    """The skills this session's transcript says were loaded, in loading order."""
+    """The skills this session's transcript says were loaded, in loading order, leaving out
+    loadings in a branch a rewind discarded."""
     rows = await store.db.fetchall(
-        "SELECT json FROM messages WHERE session_id = ? AND role IN ('tool', 'user') "
+        "SELECT seq, json FROM messages WHERE session_id = ? AND role IN ('tool', 'user') "
         "AND json LIKE '%Skill % loaded%' ORDER BY seq",
         (session_id,),
     )
+    discarded = await discarded_branches(store.db, session_id) if rows else []
     names: list[str] = []
-    for (raw,) in rows:
+    for seq, raw in rows:
+        if any(branch.holds(int(seq)) for branch in discarded):
+            continue
         try:
             name = _name(Message.loads(raw))
         except (ValueError, TypeError, KeyError):
@@ -73,6 +80,19 @@ async def restore(session: AgentSession) -> None:
                     "(its file is gone or the folder is not trusted); it is not in the prompt"
                 ]
             )
+
+
+async def realign_after_rewind(session: AgentSession) -> list[str]:
+    """After a rewind of the conversation: turn off the skills only the discarded branch loaded
+    (the session would otherwise keep instructions the user went back before). Returns them."""
+    if session.store is None:
+        return []
+    kept = set(await loaded_names(session.store, session.session_id))
+    active = session.prompts.user_prompts.active
+    off = [name for name in active if name not in kept]
+    for name in off:
+        session.prompts.deactivate_skill(name)
+    return off
 
 
 async def load_by_hand(session: AgentSession, name: str) -> None:

@@ -105,8 +105,13 @@ async def _rewind(view: CommandHost) -> None:
     report = await session.rewind(
         point, "both" if scope == "both" else "files" if scope == "files" else "conversation"
     )
+    said = report.describe()
     if scope != "files":
+        from agent_tui.extensions.skill_resume import realign_after_rewind
+
+        if off := await realign_after_rewind(session):
+            said += f" Skill {', '.join(off)}, loaded after that point, is off again."
         await view.show_history(entries_from_history(session.history))
         view.put_in_input(point.text)  # back in the input, to edit and send again
-    await view.note(NoticeEntry(report.describe()))
+    await view.note(NoticeEntry(said))
     view.remeasure()  # the meter follows the shorter conversation at once
