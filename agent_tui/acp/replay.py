@@ -21,6 +21,7 @@ from acp.helpers import (
 )
 
 from agent_tui.acp.translate import KINDS, arguments_of, notice, title_of
+from agent_tui.tool_outcome import outcome_of
 
 if TYPE_CHECKING:
     from agent_tui.messages import Message
@@ -52,9 +53,8 @@ def replay(messages: Iterable[Message]) -> Iterator[Any]:
                 )
         elif message.role == "tool" and message.tool_call_id:
             text = message.content or ""
-            failed = text.startswith(("[not run", "[cancelled", "Permission denied", "Error"))
             yield update_tool_call(
                 message.tool_call_id,
-                status="failed" if failed else "completed",
+                status="completed" if outcome_of(message) == "ok" else "failed",
                 content=[tool_content(text_block(text))],
             )

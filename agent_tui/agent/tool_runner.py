@@ -175,7 +175,9 @@ class ToolRunner:
             started = time.monotonic()
             if not allowed:
                 run = self._finish(call, ToolOutput(text=message, is_error=True, summary="denied"), started)
-                return replace(run, notice=message, denied=True)
+                return replace(
+                    run, message=replace(run.message, outcome="denied"), notice=message, denied=True
+                )
         target, before_ref = await self._checkpoint_before(call, args)
         try:
             output = await self.registry.run(call, self._context(call, room_tokens), prepared)
@@ -262,7 +264,9 @@ class ToolRunner:
         if ref is not None:
             parts += [human_size(ref.byte_size), lines(ref.line_count), f"ref {ref.id}"]
         return ToolRun(
-            message=tool_result(call, content or "(no output)", ref),
+            message=tool_result(
+                call, content or "(no output)", ref, outcome="error" if output.is_error else "ok"
+            ),
             ref=ref,
             is_error=output.is_error,
             summary=" · ".join(parts),

@@ -67,7 +67,7 @@ def truncated_call(call: ToolCall, limit: int) -> tuple[Message, list[ev.AgentEv
     """A call the output limit cut off mid-arguments is not run: its result says why, and the
     user is told."""
     text = TRUNCATED_CALL.format(limit=f"{limit:,}")
-    return tool_result(call, text), [
+    return tool_result(call, text, outcome="not_run"), [
         ev.ToolCallFinished(call, None, True, "cut off: not run", text, 0.0),
         ev.Notice(
             f"The model's reply was cut off at the output limit inside a {call.name} "

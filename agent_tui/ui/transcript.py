@@ -12,12 +12,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from agent_tui.messages import Message
+from agent_tui.tool_outcome import outcome_of
 from agent_tui.tools.base import short_arguments
 from agent_tui.ui import formatting
 from agent_tui.user_command_text import UserCommandText, parse_user_command
 
 if TYPE_CHECKING:
-    from agent_tui.messages import ResultRef, ToolCall
+    from agent_tui.messages import Outcome, ResultRef, ToolCall
 
 ToolState = Literal["awaiting", "running", "ok", "error", "cancelled"]
 Level = Literal["info", "warning", "error"]
@@ -110,6 +111,16 @@ def tool_finished(
     )
 
 
+_STATES: dict[Outcome, ToolState] = {
+    "ok": "ok",
+    "error": "error",
+    "denied": "error",
+    "not_run": "cancelled",
+    "cancelled": "cancelled",
+}
+"""A stored call's line as the live one ended."""
+
+
 def _history_detail(message: Message | None) -> tuple[ToolState, str, str, str | None]:
     if message is None:
         return "cancelled", "no result", "", None
@@ -124,13 +135,10 @@ def _history_detail(message: Message | None) -> tuple[ToolState, str, str, str |
         ]
     else:
         parts.append(formatting.line_count(content.count(chr(10)) + 1))
-    lowered = content.lstrip()[:80].lower()
-    state: ToolState = "ok"
-    if lowered.startswith("permission denied"):
+    outcome = outcome_of(message)
+    if outcome == "denied":
         return "error", "denied", content, None  # as the live line said: the call never ran
-    if lowered.startswith("error") or "cancelled by the user" in lowered:
-        state = "cancelled" if "cancelled" in lowered else "error"
-    return state, " · ".join(parts), content, ref.id if ref else None
+    return _STATES[outcome], " · ".join(parts), content, ref.id if ref else None
 
 
 def entries_from_history(messages: Sequence[Message]) -> list[Entry]:
