@@ -134,6 +134,22 @@ def state(folder: Path) -> TrustState:
     return "trusted" if entry.get("sha256") == content_hash(folder) else "changed"
 
 
+class StateOnce:
+    """A folder's trust state, worked out at most once. One config load asks it for each project
+    layer and for the sub-agent definitions, and each answer hashes every file of the project's
+    commands, skills and agents (~240 ms with a vendored skill). Made per load, so an edit before
+    the next load (or a `trust add` between them) is seen."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._state: TrustState | None = None
+
+    def __call__(self) -> TrustState:
+        if self._state is None:
+            self._state = state(self.folder)
+        return self._state
+
+
 def is_trusted(folder: Path) -> bool:
     return state(folder) == "trusted"
 
