@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from agent_tui import paths
+from agent_tui import paths, project_layout
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +71,7 @@ def folder_key(folder: Path) -> str:
     return str(Path(os.path.realpath(folder)))
 
 
-CODE_FILES = (Path(".claude") / "settings.json", Path(".claude") / "settings.local.json")
+CODE_FILES = project_layout.CLAUDE_SETTINGS
 """Beside `.agent-tui.toml`, files whose change asks for trust again (they hold hooks); every
 file under the commands, skills and agents folders does too (extension_files.py)."""
 
