@@ -68,6 +68,29 @@ class TestTheCodeIsRead:
         assert Message.loads(tool_result(call, "fine", outcome="ok").dumps()).outcome == "ok"
 
 
+class TestTheLiveEventCarriesTheCode:
+    def test_json_tool_call_finished_says_how_the_call_ended(self, server, workspace, tmp_path):
+        """`run --json`'s tool_call_finished carries `outcome`; `--output-format json` lists the
+        refused call among its permission denials by that code, not by the summary's text."""
+        db = tmp_path / "j.db"
+        (workspace / ".agent-tui.toml").write_text('[tools]\nallow = ["bash:printf"]\n')
+        calls = [("bash", {"command": SAYS_DENIED}), ("write_file", {"path": "a.txt", "content": "x"})]
+        server.enqueue(Reply(tool_calls=calls))  # the denial ends the turn: no second reply
+        out = run_cli(["run", "go", "--json", "--trust", *flags(server, db)], workspace)
+        assert out.returncode == 0, out.stderr
+        finished = [json.loads(line) for line in out.stdout.splitlines() if '"tool_call_finished"' in line]
+        assert [(e["call"]["name"], e["outcome"]) for e in finished] == [
+            ("bash", "ok"),
+            ("write_file", "denied"),
+        ]
+
+        server.enqueue(Reply(tool_calls=calls))
+        claude = run_cli(["run", "go", "--output-format", "json", "--trust", *flags(server, db)], workspace)
+        assert claude.returncode == 0, claude.stderr
+        denials = json.loads(claude.stdout)["permission_denials"]
+        assert [d["tool_name"] for d in denials] == ["write_file"]
+
+
 class TestOldRowsKeepWorking:
     def test_a_row_written_before_codes_is_read_by_its_text(self, tmp_path):
         """A transcript row from before the code (no `outcome` in its JSON) still reads denied,

@@ -80,7 +80,7 @@ async def run_calls(
         if run.ref is not None:
             turn.refs.append(run.ref)
         yield ev.ToolCallFinished(
-            call, run.ref, run.is_error, run.summary, run.message.content or "", run.duration
+            call, run.ref, run.is_error, run.summary, run.message.content or "", run.duration, run.outcome
         )
         if run.notice:
             yield ev.Notice(run.notice, code="denied" if run.denied else "info")
@@ -122,4 +122,4 @@ async def compact_context(
     if final not in history:
         history.append(final)
     await record.adopt(history, persist=[final], snapshot=bool(result and result.applied))
-    yield ev.ToolCallFinished(call, None, False, "compacted", text, 0.0)
+    yield ev.ToolCallFinished(call, None, False, "compacted", text, 0.0, "ok")

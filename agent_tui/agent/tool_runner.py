@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from agent_tui.agent.lost_writes import InlineFallback
 from agent_tui.agent.undo import EDITING_TOOLS, Checkpointer
 from agent_tui.context.views import inline_view
-from agent_tui.messages import Message, ResultRef, ToolCall, tool_result
+from agent_tui.messages import Message, Outcome, ResultRef, ToolCall, tool_result
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolServices
 from agent_tui.units import human_size, lines
 from agent_tui.utf8 import clean_text
@@ -52,6 +52,11 @@ class ToolRun:
     """The user (or the policy) refused the call: it never ran."""
     stop: str | None = None
     """A hook said `continue: false`: the turn ends after this call (its stopReason)."""
+
+    @property
+    def outcome(self) -> Outcome:
+        """How the call ended, as its result message records it."""
+        return self.message.outcome or ("error" if self.is_error else "ok")
 
 
 def _clean_output(output: ToolOutput) -> ToolOutput:

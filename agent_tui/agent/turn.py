@@ -68,7 +68,7 @@ def truncated_call(call: ToolCall, limit: int) -> tuple[Message, list[ev.AgentEv
     user is told."""
     text = TRUNCATED_CALL.format(limit=f"{limit:,}")
     return tool_result(call, text, outcome="not_run"), [
-        ev.ToolCallFinished(call, None, True, "cut off: not run", text, 0.0),
+        ev.ToolCallFinished(call, None, True, "cut off: not run", text, 0.0, "not_run"),
         ev.Notice(
             f"The model's reply was cut off at the output limit inside a {call.name} "
             "call; the call was not run and the model was told why."

@@ -96,7 +96,14 @@ def tool_started(call: ToolCall) -> ToolEntry:
 
 
 def tool_finished(
-    call: ToolCall, *, ref: ResultRef | None, is_error: bool, summary: str, view: str, duration: float | None
+    call: ToolCall,
+    *,
+    ref: ResultRef | None,
+    is_error: bool,
+    summary: str,
+    view: str,
+    duration: float | None,
+    outcome: Outcome,
 ) -> ToolEntry:
     state: ToolState = "error" if is_error else "ok"
     # A denied call never ran: a duration there would only be the user's think time.
@@ -104,7 +111,7 @@ def tool_finished(
         call.name,
         short_arguments(call.arguments),
         state,
-        detail=formatting.with_duration(summary, None if summary == "denied" else duration),
+        detail=formatting.with_duration(summary, None if outcome == "denied" else duration),
         body=view,
         call_id=call.id,
         ref=ref.id if ref else None,
