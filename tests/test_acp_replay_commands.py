@@ -4,24 +4,11 @@ model was given."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 from agent_tui.acp.replay import replay
-from agent_tui.store import open_store
 from testkit.fake_openai import Reply
-from tests.support.cli import flags, run_cli
-
-
-def transcript(db, session_id: str):
-    async def read():
-        store = await open_store(db)
-        try:
-            return await store.sessions.transcript(session_id)
-        finally:
-            await store.close()
-
-    return asyncio.run(read())
+from tests.support.cli import flags, run_cli, stored_transcript
 
 
 def kinds(updates) -> list[str]:
@@ -40,7 +27,7 @@ class TestReplayedCommand:
         second = run_cli(["run", "what did it say?", "--continue", *flags(server, db)], workspace)
         assert second.returncode == 0, second.stderr
 
-        updates = list(replay(transcript(db, session_id)))
+        updates = list(replay(stored_transcript(db, session_id)))
         assert kinds(updates) == [
             "user_message_chunk",
             "tool_call",
@@ -66,6 +53,6 @@ class TestReplayedCommand:
         first = run_cli(["run", "!echo one", "--json", *flags(server, db)], workspace)
         session_id = json.loads(first.stdout.splitlines()[-1])["session_id"]
         assert run_cli(["run", "!echo two", "--continue", *flags(server, db)], workspace).returncode == 0
-        cards = [u for u in replay(transcript(db, session_id)) if u.session_update == "tool_call"]
+        cards = [u for u in replay(stored_transcript(db, session_id)) if u.session_update == "tool_call"]
         assert [c.title for c in cards] == ["echo one", "echo two"]
         assert len({c.tool_call_id for c in cards}) == 2

@@ -12,20 +12,9 @@ from agent_tui.messages import Message, ToolCall, tool_result
 from agent_tui.store import open_store
 from agent_tui.ui.transcript import ToolEntry, entries_from_history
 from testkit.fake_openai import Reply
-from tests.support.cli import flags, run_cli
+from tests.support.cli import flags, run_cli, stored_transcript
 
 SAYS_DENIED = "printf 'Permission denied (publickey).\\n'"
-
-
-def stored(db, session_id: str) -> list[Message]:
-    async def read() -> list[Message]:
-        store = await open_store(db)
-        try:
-            return await store.sessions.transcript(session_id)
-        finally:
-            await store.close()
-
-    return asyncio.run(read())
 
 
 def tool_lines(messages: list[Message]) -> list[ToolEntry]:
@@ -51,7 +40,7 @@ class TestTheCodeIsRead:
         second = run_cli(["run", "clean", "--continue", *flags(server, db)], workspace)
         assert second.returncode == 0, second.stderr
 
-        messages = stored(db, session_id)
+        messages = stored_transcript(db, session_id)
         results = [m for m in messages if m.role == "tool"]
         assert [m.outcome for m in results] == ["ok", "denied"]
         assert (results[0].content or "").startswith("Permission denied (publickey).")
@@ -120,7 +109,7 @@ class TestOldRowsKeepWorking:
         with sqlite3.connect(db) as raw:  # as an older agent-tui wrote them: no code at all
             rows = raw.execute("SELECT json FROM messages WHERE role = 'tool'").fetchall()
         assert all("outcome" not in json.loads(row[0]) for row in rows)
-        messages = stored(db, session_id)
+        messages = stored_transcript(db, session_id)
         assert [(e.state, e.detail == "denied") for e in tool_lines(messages)] == [
             ("error", True),
             ("cancelled", False),
