@@ -15,9 +15,9 @@ import hashlib
 import os
 from pathlib import Path
 
-TREES = tuple(
-    Path(base) / kind for base in (".claude", ".agent-tui") for kind in ("commands", "skills", "agents")
-)
+from agent_tui.project_layout import EXTENSION_BASES, EXTENSION_KINDS
+
+TREES = tuple(base / kind for base in EXTENSION_BASES for kind in EXTENSION_KINDS)
 """Folders under a project whose files wait for trust."""
 
 MAX_READ = 400

@@ -10,7 +10,7 @@ import json
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from agent_tui.images import ImageAttachment
 from agent_tui.reasoning import Reasoning
@@ -20,6 +20,12 @@ Kind = Literal["chat", "summary", "retain", "note", "attachment", "unsent"]
 
 ROLES: tuple[str, ...] = ("system", "user", "assistant", "tool")
 KINDS: tuple[str, ...] = ("chat", "summary", "retain", "note", "attachment", "unsent")
+
+Outcome = Literal["ok", "error", "denied", "not_run", "cancelled"]
+"""How a tool call ended: it ran (ok / error), the user or the policy refused it (denied), it was
+answered without running (not_run: cut off, or after a denial ended the turn), or it was stopped
+(cancelled)."""
+OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
 
 
 def new_id(prefix: str = "m") -> str:
@@ -121,6 +127,9 @@ class Message:
     `to_openai()`; the request builder sends Anthropic's blocks back where the API needs them."""
     images: tuple[ImageAttachment, ...] = ()
     """For a user message: pictures sent after the text as content parts (agent_tui/images.py)."""
+    outcome: Outcome | None = None
+    """For a tool message: how its call ended. None in rows stored before agent-tui kept it
+    (agent_tui/tool_outcome.py reads those by their text)."""
 
     def __hash__(self) -> int:
         # Messages key every per-message cache (token counts, wire dicts) and are looked up on
@@ -139,6 +148,7 @@ class Message:
                     self.output_ref,
                     self.reasoning,
                     self.images,
+                    self.outcome,
                 )
             )
             object.__setattr__(self, "_hash", cached)
@@ -192,6 +202,7 @@ class Message:
             "output_ref": self.output_ref.to_json() if self.output_ref else None,
             **({"reasoning": self.reasoning.to_json()} if self.reasoning is not None else {}),
             **({"images": [image.to_json() for image in self.images]} if self.images else {}),
+            **({"outcome": self.outcome} if self.outcome is not None else {}),
         }
 
     @classmethod
@@ -209,6 +220,7 @@ class Message:
             id=data["id"],
             reasoning=Reasoning.from_json(reasoning) if isinstance(reasoning, Mapping) else None,
             images=tuple(ImageAttachment.from_json(item) for item in data.get("images") or ()),
+            outcome=_outcome(data.get("outcome")),
         )
 
     def dumps(self) -> str:
@@ -235,8 +247,20 @@ def assistant(text: str | None, tool_calls: tuple[ToolCall, ...] = ()) -> Messag
     return Message(role="assistant", content=text, tool_calls=tool_calls)
 
 
-def tool_result(call: ToolCall, content: str, ref: ResultRef | None = None) -> Message:
-    return Message(role="tool", content=content, tool_call_id=call.id, name=call.name, output_ref=ref)
+def tool_result(
+    call: ToolCall, content: str, ref: ResultRef | None = None, *, outcome: Outcome | None = None
+) -> Message:
+    return Message(
+        role="tool", content=content, tool_call_id=call.id, name=call.name, output_ref=ref, outcome=outcome
+    )
+
+
+def _outcome(value: Any) -> Outcome | None:
+    """A stored code, or None for a row without one (or with a code this version does not know)."""
+    for known in OUTCOMES:
+        if value == known:
+            return known
+    return None
 
 
 @dataclass(frozen=True)

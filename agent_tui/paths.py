@@ -9,6 +9,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+# The project files' names are declared in project_layout; paths hands them on.
+from agent_tui.project_layout import CONFIG_NAME as CONFIG_NAME
+from agent_tui.project_layout import LOCAL_CONFIG_NAME as LOCAL_CONFIG_NAME
+
 APP_NAME = "agent-tui"
 HOME_ENV = "AGENT_TUI_HOME"
 
@@ -53,10 +57,7 @@ def user_config_file() -> Path:
 
 
 def project_config_file(cwd: Path | None = None) -> Path:
-    return (cwd or Path.cwd()) / ".agent-tui.toml"
-
-
-LOCAL_CONFIG_NAME = ".agent-tui.local.toml"
+    return (cwd or Path.cwd()) / CONFIG_NAME
 
 
 def local_config_file(cwd: Path | None = None) -> Path:

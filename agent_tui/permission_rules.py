@@ -1,7 +1,9 @@
 """One approval rule as a value (parse, match, format) and the set of rules a session holds.
 
-A rule is `edit_file` (a tool), `bash:git status` (a command prefix, `*` globs) or, for an "allow
-for this session" answer without a prefix, `bash:=make && make install` (exactly that command).
+A rule is `edit_file` (a tool; a trailing `*` globs the name, as in `mcp__time__*`, and an MCP
+tool answers to Claude Code's `mcp__server__tool` as to ours, `server__tool`), `bash:git status`
+(a command prefix, `*` globs) or, for an "allow for this session" answer without a prefix,
+`bash:=make && make install` (exactly that command).
 The same type is read from the config files, checked by the config's validation pass, granted by
 the approval's answers, listed and revoked by /permissions and written by "Always". Each rule in a
 `RuleSet` carries the tier it came from: the user's config, the project's `.agent-tui.toml`, its
@@ -31,6 +33,8 @@ TIERS: tuple[Tier, ...] = ("user", "project", "local", "session")
 
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_.\-]+\*?")
 _SHELL_WORDS = ("bash", "shell", "sh", "cmd", "command", "run")
+MCP_PREFIX = "mcp__"
+"""How Claude Code spells an MCP tool's name before ours (`server__tool`)."""
 
 
 class RuleError(ValueError):
@@ -65,6 +69,15 @@ def bash_prefix_matches(prefix: str, command: str) -> bool:
     else:
         return False
     return not SHELL_META.search(rest)
+
+
+def tool_name_matches(pattern: str, tool: str) -> bool:
+    """Whether a rule's tool part names `tool`: equal, or its prefix when the rule ends in `*`.
+    An MCP tool (ours: `server__tool`) also answers to Claude Code's `mcp__server__tool`."""
+    names = (tool, f"{MCP_PREFIX}{tool}") if "__" in tool and not tool.startswith(MCP_PREFIX) else (tool,)
+    if pattern.endswith("*"):
+        return any(name.startswith(pattern[:-1]) for name in names)
+    return pattern in names
 
 
 @dataclass(frozen=True)
@@ -119,7 +132,7 @@ class AllowRule:
         raise RuleError("a bash rule needs a prefix or an exact command")
 
     def matches(self, tool: str, args: Mapping[str, Any]) -> bool:
-        if tool != self.tool:
+        if not tool_name_matches(self.tool, tool):
             return False
         if self.prefix is None and self.exact is None:
             return True

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from agent_tui import paths
+from agent_tui import paths, project_layout
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +71,7 @@ def folder_key(folder: Path) -> str:
     return str(Path(os.path.realpath(folder)))
 
 
-CODE_FILES = (Path(".claude") / "settings.json", Path(".claude") / "settings.local.json")
+CODE_FILES = project_layout.CLAUDE_SETTINGS
 """Beside `.agent-tui.toml`, files whose change asks for trust again (they hold hooks); every
 file under the commands, skills and agents folders does too (extension_files.py)."""
 
@@ -132,6 +132,22 @@ def state(folder: Path) -> TrustState:
     if entry is None:
         return "untrusted"
     return "trusted" if entry.get("sha256") == content_hash(folder) else "changed"
+
+
+class StateOnce:
+    """A folder's trust state, worked out at most once. One config load asks it for each project
+    layer and for the sub-agent definitions, and each answer hashes every file of the project's
+    commands, skills and agents (~240 ms with a vendored skill). Made per load, so an edit before
+    the next load (or a `trust add` between them) is seen."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._state: TrustState | None = None
+
+    def __call__(self) -> TrustState:
+        if self._state is None:
+            self._state = state(self.folder)
+        return self._state
 
 
 def is_trusted(folder: Path) -> bool:

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 from agent_tui.agent import events as ev
+from agent_tui.messages import Outcome
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -83,6 +84,7 @@ class TestReadmeSchema:
             ("compaction_started", "reason", ev.CompactionReason),
             ("turn_finished", "stop_reason", ev.StopReason),
             ("warning", "code", ev.NoticeCode),
+            ("tool_call_finished", "outcome", Outcome),
         ):
             listed = re.search(rf"`{name}` \(([^)]*)\)", rows[event])
             assert listed is not None, f"{event}: README lists no values for `{name}`"

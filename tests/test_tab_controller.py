@@ -117,7 +117,7 @@ def _call(n: int) -> ToolCall:
 
 def _finished(n: int, *, denied: bool = False) -> ev.ToolCallFinished:
     summary = "denied" if denied else "exit 0"
-    return ev.ToolCallFinished(_call(n), None, denied, summary, "", 0.1)
+    return ev.ToolCallFinished(_call(n), None, denied, summary, "", 0.1, "denied" if denied else "ok")
 
 
 EVENTS = st.one_of(

@@ -80,9 +80,13 @@ class TestTranscript:
     def test_finished_line_has_duration_once(self):
         """Duration is added to the summary unless the tool already printed one."""
         call = ToolCall("c1", "bash", '{"command": "ls"}')
-        entry = tool_finished(call, ref=None, is_error=False, summary="exit 0", view="a", duration=2.13)
+        entry = tool_finished(
+            call, ref=None, is_error=False, summary="exit 0", view="a", duration=2.13, outcome="ok"
+        )
         assert entry.detail == "exit 0 · 2.1 s"
-        entry = tool_finished(call, ref=None, is_error=True, summary="exit 1 · 2.1 s", view="", duration=2.1)
+        entry = tool_finished(
+            call, ref=None, is_error=True, summary="exit 1 · 2.1 s", view="", duration=2.1, outcome="error"
+        )
         assert entry.detail == "exit 1 · 2.1 s" and entry.state == "error"
 
     def test_two_thousand_messages(self):

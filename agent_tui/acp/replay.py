@@ -2,13 +2,15 @@
 
 The whole transcript is replayed (not the compacted history the model now holds): the user's
 messages, the agent's replies and thinking, each tool call with the view its output left in the
-conversation. Notes of our own (an interruption marker) and summaries are said as notices.
+conversation. Notes of our own (an interruption marker) and summaries are said as notices. A
+`!command` the user ran is what they typed, then its bash card, as the TUI's resume shows it.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from acp.helpers import (
     start_tool_call,
@@ -21,9 +23,9 @@ from acp.helpers import (
 )
 
 from agent_tui.acp.translate import KINDS, arguments_of, notice, title_of
-
-if TYPE_CHECKING:
-    from agent_tui.messages import Message
+from agent_tui.messages import Message, ToolCall
+from agent_tui.tool_outcome import legacy_outcome, outcome_of
+from agent_tui.user_command_text import UserCommandText, parse_user_command
 
 
 def replay(messages: Iterable[Message]) -> Iterator[Any]:
@@ -35,6 +37,8 @@ def replay(messages: Iterable[Message]) -> Iterator[Any]:
         if message.role == "user":
             if message.kind == "note":
                 yield notice(message.content or "")
+            elif ran := parse_user_command(message.content):
+                yield from _user_command(message.id, ran)
             elif message.content:
                 yield update_user_message_text(message.content)
         elif message.role == "assistant":
@@ -52,9 +56,26 @@ def replay(messages: Iterable[Message]) -> Iterator[Any]:
                 )
         elif message.role == "tool" and message.tool_call_id:
             text = message.content or ""
-            failed = text.startswith(("[not run", "[cancelled", "Permission denied", "Error"))
             yield update_tool_call(
                 message.tool_call_id,
-                status="failed" if failed else "completed",
+                status="completed" if outcome_of(message) == "ok" else "failed",
                 content=[tool_content(text_block(text))],
             )
+
+
+def _user_command(message_id: str, ran: UserCommandText) -> Iterator[Any]:
+    """A `!command`: the user's `!cmd`, then the card of the bash run with its view and ref."""
+    call_id = f"user-{message_id}"  # the stored message is the command's only identity
+    view = ran.output.rstrip("\n")
+    yield update_user_message_text(f"!{ran.command}")
+    call = ToolCall(call_id, "bash", json.dumps({"command": ran.command}))
+    yield start_tool_call(
+        call_id, title_of(call), kind="execute", status="in_progress", raw_input={"command": ran.command}
+    )
+    # The message keeps the output's view, not a code: its text is all there is to judge by.
+    yield update_tool_call(
+        call_id,
+        status="completed" if legacy_outcome(view) == "ok" else "failed",
+        content=[tool_content(text_block(view))],
+        raw_output={"ref": ran.ref},
+    )

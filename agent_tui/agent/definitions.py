@@ -14,13 +14,13 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_tui import paths
+from agent_tui import paths, project_layout
 from agent_tui.frontmatter import FrontMatterError, parse
 
 log = logging.getLogger(__name__)
 
-PROJECT_DIRS = (Path(".agent-tui") / "agents", Path(".claude") / "agents")
-"""Where a project keeps its agents, relative to its folder."""
+PROJECT_DIRS = tuple(reversed(project_layout.extension_dirs("agents")))
+"""Where a project keeps its agents, relative to its folder (the first found wins)."""
 
 CLAUDE_NAMES = {
     "read": "read_file",
@@ -73,7 +73,7 @@ def project_files(folder: Path) -> list[Path]:
 
 
 def user_dirs() -> list[Path]:
-    return [paths.config_dir() / "agents", Path.home() / ".claude" / "agents"]
+    return [paths.config_dir() / "agents", Path.home() / project_layout.CLAUDE_DIR / "agents"]
 
 
 def _tools(value: object, path: Path) -> tuple[str, ...] | None:

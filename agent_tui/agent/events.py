@@ -15,7 +15,7 @@ from agent_tui.llm.errors import Kind as ProviderErrorKind
 if TYPE_CHECKING:
     from agent_tui.context.budget import ContextBudget
     from agent_tui.context.compaction import CompactResult
-    from agent_tui.messages import ResultRef, TokenUsage, ToolCall
+    from agent_tui.messages import Outcome, ResultRef, TokenUsage, ToolCall
 
 __all__ = ["CompactionReason", "ErrorKind", "StopReason"]
 
@@ -122,6 +122,8 @@ class ToolCallFinished(AgentEvent):
     view: str
     """What the model sees of the output (the in-context view)."""
     duration: float
+    outcome: Outcome
+    """How the call ended (ok, error, denied: refused before it ran, not_run, cancelled)."""
 
 
 @dataclass(frozen=True)

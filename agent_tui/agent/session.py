@@ -350,7 +350,11 @@ class AgentSession:
             for call in turn.pending.tool_calls:
                 if call.id not in turn.answered:
                     text = subagent_calls.cancelled_text(self.runner, call.id)
-                    closing.append(tool_result(call, text or "[cancelled by the user before it finished]"))
+                    closing.append(
+                        tool_result(
+                            call, text or "[cancelled by the user before it finished]", outcome="cancelled"
+                        )
+                    )
         elif turn.reply.text_parts:
             closing.append(assistant(turn.reply.text + f"\n\n{INTERRUPTED}"))
         closing.append(Message(role="user", content=INTERRUPTED, kind="note"))

@@ -80,7 +80,7 @@ async def run_calls(
         if run.ref is not None:
             turn.refs.append(run.ref)
         yield ev.ToolCallFinished(
-            call, run.ref, run.is_error, run.summary, run.message.content or "", run.duration
+            call, run.ref, run.is_error, run.summary, run.message.content or "", run.duration, run.outcome
         )
         if run.notice:
             yield ev.Notice(run.notice, code="denied" if run.denied else "info")
@@ -99,7 +99,7 @@ async def run_calls(
     # The model waits for the user's direction: the calls after the stop are answered unrun.
     unrun = [c for c in calls if c.id not in turn.answered]
     if unrun:
-        await record.add(*(tool_result(c, UNRUN) for c in unrun))
+        await record.add(*(tool_result(c, UNRUN, outcome="not_run") for c in unrun))
     yield TurnOver(stop)
 
 
@@ -109,7 +109,7 @@ async def compact_context(
     """The model called compact_context: its call and its result survive what it triggers."""
     # A placeholder answers the call while the chain runs, so the history it compacts is
     # well-formed; the real result replaces it after.
-    provisional = tool_result(call, "[compacting…]")
+    provisional = tool_result(call, "[compacting…]", outcome="ok")
     await record.adopt([*record.messages, provisional])
     result = None
     async for event in compaction(tool_instructions(call)):
@@ -117,9 +117,9 @@ async def compact_context(
             result = event.result
         yield event
     text = tool_text(result)
-    final = tool_result(call, text)
+    final = tool_result(call, text, outcome="ok")
     history = [final if m.id == provisional.id else m for m in record.messages]
     if final not in history:
         history.append(final)
     await record.adopt(history, persist=[final], snapshot=bool(result and result.applied))
-    yield ev.ToolCallFinished(call, None, False, "compacted", text, 0.0)
+    yield ev.ToolCallFinished(call, None, False, "compacted", text, 0.0, "ok")

@@ -11,7 +11,8 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
 from agent_tui.agent import events as ev
-from agent_tui.agent.subagents import TASK, Subagents
+from agent_tui.agent.subagent_turn import TASK
+from agent_tui.agent.subagents import Subagents
 
 if TYPE_CHECKING:
     from agent_tui.agent.session_port import WindowOwner

@@ -15,7 +15,8 @@ Several `task` calls of one step start at once (`start_parallel`, at most `[agen
 max_parallel` running); while the loop waits on any call, the children's events flow up the
 parent's stream (`run_streaming`) as `SubagentEvent`s, and each end is one `SubagentFinished`
 (`Subagents.finished`). The child's own stop fires the SubagentStop hooks (`_create` names its
-stop so), which send it back to work the way Stop hooks send the agent.
+stop so), which send it back to work the way Stop hooks send the agent. How one child's turn ended
+and its envelope are read off its events in agent/subagent_turn.py.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from agent_tui.agent import events as ev
-from agent_tui.agent.envelope import Envelope, cut_answer, last_text
+from agent_tui.agent.envelope import Envelope, cut_answer
+from agent_tui.agent.subagent_turn import TASK, ChildTurn, envelope_for
 from agent_tui.messages import TokenUsage
 from agent_tui.tools.base import ToolOutput
 
@@ -39,7 +41,6 @@ if TYPE_CHECKING:
     from agent_tui.agent.session_port import SubagentSession as AgentSession  # not the class: no cycle
     from agent_tui.agent.tool_runner import ToolRun, ToolRunner
     from agent_tui.config import Config
-    from agent_tui.context.budget import ContextBudget
     from agent_tui.messages import Message, ToolCall
     from agent_tui.tools.base import ToolContext
     from agent_tui.tools.registry import ToolRegistry
@@ -66,8 +67,6 @@ class ChildHost(Protocol):
 
 
 log = logging.getLogger(__name__)
-
-TASK = "task"
 
 CURRENT_AGENT: contextvars.ContextVar[str | None] = contextvars.ContextVar("agent_tui_subagent", default=None)
 """The description of the sub-agent whose task is running (None in a top-level session): the
@@ -195,49 +194,24 @@ class Subagents:
         started: float,
     ) -> Envelope:
         token = CURRENT_AGENT.set(description)
-        said: list[str] = []
-        state, reason = "completed", None
-        final: ev.TurnFinished | None = None
-        blocked: ContextBudget | None = None  # the last measure, when it was past the block
+        seen = ChildTurn()
         turn = cast("AsyncGenerator[ev.AgentEvent, None]", child.run_turn(prompt))
         try:
             async for event in turn:
                 self._forward(child, parent, ctx.call_id, description, event)
-                match event:
-                    case ev.StepStarted() if blocked is None:
-                        said = []
-                    case ev.TextDelta(text=text):
-                        said.append(text)
-                    case ev.ErrorEvent(message=message, kind=kind):
-                        state, reason = (
-                            ("stopped", "context") if kind == "context_length" else ("error", message)
-                        )
-                    case ev.BudgetMeasured(budget=budget):
-                        blocked = budget if budget.is_blocked else None
-                        continue
-                    case ev.StepStarted() if blocked is not None:
-                        # Compaction could not take the child under its own 98 % block: it stops
-                        # before the request, between steps, with every call answered.
-                        state, reason = "stopped", f"context ({blocked.used_fraction:.0%} full: blocked)"
-                        break
-                    case ev.TurnFinished():
-                        final = event
+                if not seen.see(event):
+                    break
         except asyncio.CancelledError:
-            envelope = await self._envelope(
-                child, parent, ctx, description, "stopped", "cancelled", None, said, started
-            )
+            seen.cancelled()
+            envelope = await self._envelope(child, parent, ctx, description, seen, started)
             self._cancelled[ctx.call_id] = envelope.render(self._view(child, envelope.answer)[0], False)
             await self.finished(envelope, parent, ctx.call_id)
             raise
         finally:
             await turn.aclose()
             CURRENT_AGENT.reset(token)
-        if final is not None and state == "completed":
-            if final.stop_reason == "max_steps":
-                state, reason = "stopped", "turn limit"
-            elif final.stop_reason == "denied":
-                state, reason = "stopped", "denied"
-        envelope = await self._envelope(child, parent, ctx, description, state, reason, final, said, started)
+        seen.ended()
+        envelope = await self._envelope(child, parent, ctx, description, seen, started)
         await self.finished(envelope, parent, ctx.call_id)
         return envelope
 
@@ -247,43 +221,12 @@ class Subagents:
         parent: AgentSession,
         ctx: ToolContext,
         description: str,
-        state: str,
-        reason: str | None,
-        final: ev.TurnFinished | None,
-        said: list[str],
+        seen: ChildTurn,
         started: float,
     ) -> Envelope:
-        text = final.text.strip() if final is not None else ""
-        is_final = bool(text) and state == "completed"
-        if not is_final:
-            text = "".join(said).strip() or last_text(child.history)
-        answer_ref = None
-        if text and ctx.offload is not None:
-            try:
-                answer_ref = await asyncio.shield(ctx.offload(TASK, text))
-            except Exception:
-                log.exception("storing the answer of sub-agent %s failed", child.session_id)
-        messages = 0
-        if child.store is not None:
-            try:
-                messages = await asyncio.shield(child.store.sessions.last_sequence(child.session_id))
-            except Exception:
-                log.exception("counting the transcript of %s failed", child.session_id)
+        envelope = await envelope_for(child, ctx, description, seen, started)
         self._roll_up(parent, child)
-        return Envelope(
-            description=description,
-            session_id=child.session_id,
-            project=str(child.workspace),
-            state=state,
-            reason=reason,
-            messages=messages,
-            answer=text,
-            final=is_final,
-            answer_ref=answer_ref,
-            usage=child.usage_total,
-            cost=child.cost_total,
-            duration=time.monotonic() - started,
-        )
+        return envelope
 
     def _roll_up(self, parent: AgentSession, child: AgentSession) -> None:
         self.usage = self.usage + child.usage_total

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from agent_tui.agent.lost_writes import InlineFallback
 from agent_tui.agent.undo import EDITING_TOOLS, Checkpointer
 from agent_tui.context.views import inline_view
-from agent_tui.messages import Message, ResultRef, ToolCall, tool_result
+from agent_tui.messages import Message, Outcome, ResultRef, ToolCall, tool_result
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolServices
 from agent_tui.units import human_size, lines
 from agent_tui.utf8 import clean_text
@@ -52,6 +52,11 @@ class ToolRun:
     """The user (or the policy) refused the call: it never ran."""
     stop: str | None = None
     """A hook said `continue: false`: the turn ends after this call (its stopReason)."""
+
+    @property
+    def outcome(self) -> Outcome:
+        """How the call ended, as its result message records it."""
+        return self.message.outcome or ("error" if self.is_error else "ok")
 
 
 def _clean_output(output: ToolOutput) -> ToolOutput:
@@ -175,7 +180,9 @@ class ToolRunner:
             started = time.monotonic()
             if not allowed:
                 run = self._finish(call, ToolOutput(text=message, is_error=True, summary="denied"), started)
-                return replace(run, notice=message, denied=True)
+                return replace(
+                    run, message=replace(run.message, outcome="denied"), notice=message, denied=True
+                )
         target, before_ref = await self._checkpoint_before(call, args)
         try:
             output = await self.registry.run(call, self._context(call, room_tokens), prepared)
@@ -262,7 +269,9 @@ class ToolRunner:
         if ref is not None:
             parts += [human_size(ref.byte_size), lines(ref.line_count), f"ref {ref.id}"]
         return ToolRun(
-            message=tool_result(call, content or "(no output)", ref),
+            message=tool_result(
+                call, content or "(no output)", ref, outcome="error" if output.is_error else "ok"
+            ),
             ref=ref,
             is_error=output.is_error,
             summary=" · ".join(parts),

@@ -67,8 +67,8 @@ def truncated_call(call: ToolCall, limit: int) -> tuple[Message, list[ev.AgentEv
     """A call the output limit cut off mid-arguments is not run: its result says why, and the
     user is told."""
     text = TRUNCATED_CALL.format(limit=f"{limit:,}")
-    return tool_result(call, text), [
-        ev.ToolCallFinished(call, None, True, "cut off: not run", text, 0.0),
+    return tool_result(call, text, outcome="not_run"), [
+        ev.ToolCallFinished(call, None, True, "cut off: not run", text, 0.0, "not_run"),
         ev.Notice(
             f"The model's reply was cut off at the output limit inside a {call.name} "
             "call; the call was not run and the model was told why."

@@ -77,7 +77,7 @@ def _interrupted(calls: Sequence[ToolCall]) -> list[Message]:
     for call in calls:
         if call.id not in seen:
             seen.add(call.id)
-            out.append(tool_result(call, INTERRUPTED_TOOL))
+            out.append(tool_result(call, INTERRUPTED_TOOL, outcome="cancelled"))
     return out
 
 
@@ -202,7 +202,7 @@ class WireView:
                         walk.unanswered.add(call.id)  # a result appended later changes this part
                     used.add(call.id)
                     if found is None:  # never answered, or its result went to an earlier call
-                        synthetic = tool_result(call, MISSING_RESULT)
+                        synthetic = tool_result(call, MISSING_RESULT, outcome="not_run")
                         found = self._remember(("missing", m.id, call.id), synthetic)
                     out.append(self._clean(found))
                 continue

@@ -109,7 +109,7 @@ class ClaudeStream:
             )
         elif isinstance(event, ev.ToolCallFinished):
             self.tool_seconds += event.duration
-            if event.summary == "denied":
+            if event.outcome == "denied":
                 call = event.call
                 self.denials.append(
                     {

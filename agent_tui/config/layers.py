@@ -65,6 +65,7 @@ def load_config(
     notices: list[str] = []
     layer_rules: dict[Tier, list[str]] = {}
     user_file, project_file, local_file = config_files(cwd)
+    folder_state = folder_trust.StateOnce(project_file.parent)  # the layers share one folder
     if user_file.is_file():
         apply(merged, sources, read_toml(user_file), str(user_file))
         read.append(user_file)
@@ -76,7 +77,7 @@ def load_config(
         apply({}, {}, data, str(layer))  # every key is checked, applied or not
         data = project_keeps_sandbox(data, merged.get("sandbox", {}), layer)
         folder = layer.parent
-        state = "trusted" if trusted else folder_trust.state(folder)
+        state = "trusted" if trusted else folder_state()
         split = folder_trust.filter_project(data, state == "trusted")
         kept = split.kept
         rules = kept.get("tools", {}).get("allow")
@@ -104,7 +105,7 @@ def load_config(
     )
     folder = project_file.parent
     if not project_file.is_file() and not trusted:
-        state = folder_trust.state(folder)
+        state = folder_state()
     folder_trusted = state == "trusted"
     if not folder_trusted:
         from agent_tui.hooks.sources import withheld_hooks
@@ -121,7 +122,7 @@ def load_config(
             notices.append(
                 folder_trust.untrusted_notice(folder, held, state, source=".claude/ and .agent-tui/")
             )
-    agents_ok, held_back = _project_agents(folder, trusted)
+    agents_ok, held_back = _project_agents(folder, trusted or folder_state() == "trusted")
     if held_back:
         ignored = (*ignored, *held_back)
         notices.append(_agents_notice(held_back))
@@ -153,13 +154,12 @@ def _tiers(allow: list[str], layer_rules: Mapping[Tier, list[str]]) -> tuple[tup
     return tuple(found)
 
 
-def _project_agents(folder: Path, trusted: bool | None) -> tuple[bool, tuple[str, ...]]:
+def _project_agents(folder: Path, trusted: bool) -> tuple[bool, tuple[str, ...]]:
     """Whether the folder's sub-agent definitions may load, and if not, which ones wait for
     trust (a definition is a prompt and a tool list from the repository: a project setting)."""
-    from agent_tui import trust as folder_trust
     from agent_tui.agent.definitions import untrusted_items
 
-    if trusted or folder_trust.state(folder) == "trusted":
+    if trusted:
         return True, ()
     return False, untrusted_items(folder)
 

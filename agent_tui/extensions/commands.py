@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_tui import frontmatter, paths
+from agent_tui import frontmatter, paths, project_layout
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +74,7 @@ class Catalog:
 def command_dirs(workspace: Path, trusted: bool) -> list[Path]:
     dirs = [paths.config_dir() / "commands"]
     if trusted:
-        dirs += [workspace / ".claude" / "commands", workspace / ".agent-tui" / "commands"]
+        dirs += [workspace / rel for rel in project_layout.extension_dirs("commands")]
     return dirs
 
 

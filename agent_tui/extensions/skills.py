@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_tui import frontmatter, paths
+from agent_tui import frontmatter, paths, project_layout
 
 MAX_SKILL_BYTES = 32_768
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
@@ -35,7 +35,7 @@ class SkillCatalog:
 def skill_dirs(workspace: Path, trusted: bool) -> list[Path]:
     dirs = [paths.config_dir() / "skills"]
     if trusted:
-        dirs += [workspace / ".claude" / "skills", workspace / ".agent-tui" / "skills"]
+        dirs += [workspace / rel for rel in project_layout.extension_dirs("skills")]
     return dirs
 
 

@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_tui import paths
+from agent_tui import paths, project_layout
 from agent_tui.hooks.spec import DEFAULT_TIMEOUT, EVENTS, HookSpec
 
 log = logging.getLogger(__name__)
 
-CLAUDE_SETTINGS = (Path(".claude") / "settings.json", Path(".claude") / "settings.local.json")
+CLAUDE_SETTINGS = project_layout.CLAUDE_SETTINGS
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """Export a session (transcript, snapshots, stored outputs, background commands, the session it
-was forked from) to one JSON file, and import it.
+was forked from, the parent session of a sub-agent's) to one JSON file, and import it.
 
 The file is written as it is read, an output chunk at a time, so exporting a session with a
 huge output never holds it whole; outputs are kept byte for byte (a part is `{"text": …}` when it
@@ -165,8 +165,8 @@ async def import_session(db: Database, path: Path) -> str:
                     )
             await conn.execute(
                 "INSERT INTO sessions (id, title, project, model, created, updated, "
-                "message_count, tokens, forked_from, forked_at, cost, cost_unknown) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "message_count, tokens, forked_from, forked_at, cost, cost_unknown, parent_session_id) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     session_id,
                     session.get("title"),
@@ -180,6 +180,7 @@ async def import_session(db: Database, path: Path) -> str:
                     session.get("forked_at"),
                     session.get("cost") or 0.0,
                     1 if "cost" in session and session["cost"] is None else 0,  # None: a price was unknown
+                    session.get("parent_id"),  # a sub-agent's session: the one whose `task` started it
                 ),
             )
             await conn.executemany(

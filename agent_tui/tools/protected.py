@@ -92,7 +92,7 @@ def protected_reason(workspace: Path, raw: object) -> str | None:
     config_dir = paths.config_dir().resolve()
     if _within(target, config_dir):
         return "it is in your agent-tui config folder"
-    if target.name == ".agent-tui.toml":
+    if target.name == paths.CONFIG_NAME:
         return "it is the project's agent-tui config"
     if target.name == paths.LOCAL_CONFIG_NAME:
         return "it is the project's local agent-tui config (where Always writes rules)"

@@ -25,7 +25,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from agent_tui import paths
+from agent_tui import paths, project_layout
 from agent_tui.tools import gitmeta, seccomp
 from agent_tui.tools import sandbox_view as view
 from agent_tui.tools.sandbox_probe import Probe, base_flags, probe, probe_async
@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 
 MODES = ("workspace-write", "read-only", "off")
 DEFAULT_MODE = "workspace-write"
-PROTECTED_NAMES = (".git", ".agent-tui.toml", ".agent-tui", ".claude")
+PROTECTED_NAMES = (".git", paths.CONFIG_NAME, str(project_layout.OWN_DIR), str(project_layout.CLAUDE_DIR))
 """Inside the workspace, read-only even in workspace-write mode: git metadata, agent-tui's and
 Claude's project settings, agents, commands and skills run code or steer later sessions. So do
 whatever git metadata leads to (tools/gitmeta.py) and the rules files (`RULES_FILES`)."""

@@ -52,6 +52,6 @@ async def run(view: CommandHost, argument: str) -> None:
 
 def tier_label(tier: Tier) -> str:
     """Where a rule lives, as /permissions says it: the file that holds it, or this session."""
-    return {"session": "this session", "user": "config", "project": ".agent-tui.toml"}.get(
+    return {"session": "this session", "user": "config", "project": paths.CONFIG_NAME}.get(
         tier, paths.LOCAL_CONFIG_NAME
     )

@@ -287,6 +287,7 @@ class TabController:
             summary=event.summary,
             view=event.view,
             duration=event.duration,
+            outcome=event.outcome,
         )
         if self.tools.pop(event.call.id, None) is None:
             return [op.AddEntry(entry)]

@@ -12,12 +12,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from agent_tui.messages import Message
+from agent_tui.tool_outcome import outcome_of
 from agent_tui.tools.base import short_arguments
 from agent_tui.ui import formatting
 from agent_tui.user_command_text import UserCommandText, parse_user_command
 
 if TYPE_CHECKING:
-    from agent_tui.messages import ResultRef, ToolCall
+    from agent_tui.messages import Outcome, ResultRef, ToolCall
 
 ToolState = Literal["awaiting", "running", "ok", "error", "cancelled"]
 Level = Literal["info", "warning", "error"]
@@ -95,7 +96,14 @@ def tool_started(call: ToolCall) -> ToolEntry:
 
 
 def tool_finished(
-    call: ToolCall, *, ref: ResultRef | None, is_error: bool, summary: str, view: str, duration: float | None
+    call: ToolCall,
+    *,
+    ref: ResultRef | None,
+    is_error: bool,
+    summary: str,
+    view: str,
+    duration: float | None,
+    outcome: Outcome,
 ) -> ToolEntry:
     state: ToolState = "error" if is_error else "ok"
     # A denied call never ran: a duration there would only be the user's think time.
@@ -103,11 +111,21 @@ def tool_finished(
         call.name,
         short_arguments(call.arguments),
         state,
-        detail=formatting.with_duration(summary, None if summary == "denied" else duration),
+        detail=formatting.with_duration(summary, None if outcome == "denied" else duration),
         body=view,
         call_id=call.id,
         ref=ref.id if ref else None,
     )
+
+
+_STATES: dict[Outcome, ToolState] = {
+    "ok": "ok",
+    "error": "error",
+    "denied": "error",
+    "not_run": "cancelled",
+    "cancelled": "cancelled",
+}
+"""A stored call's line as the live one ended."""
 
 
 def _history_detail(message: Message | None) -> tuple[ToolState, str, str, str | None]:
@@ -124,13 +142,10 @@ def _history_detail(message: Message | None) -> tuple[ToolState, str, str, str |
         ]
     else:
         parts.append(formatting.line_count(content.count(chr(10)) + 1))
-    lowered = content.lstrip()[:80].lower()
-    state: ToolState = "ok"
-    if lowered.startswith("permission denied"):
+    outcome = outcome_of(message)
+    if outcome == "denied":
         return "error", "denied", content, None  # as the live line said: the call never ran
-    if lowered.startswith("error") or "cancelled by the user" in lowered:
-        state = "cancelled" if "cancelled" in lowered else "error"
-    return state, " · ".join(parts), content, ref.id if ref else None
+    return _STATES[outcome], " · ".join(parts), content, ref.id if ref else None
 
 
 def entries_from_history(messages: Sequence[Message]) -> list[Entry]:

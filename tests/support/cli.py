@@ -6,8 +6,12 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from testkit.fake_openai import FakeOpenAI
+
+if TYPE_CHECKING:
+    from agent_tui.messages import Message
 
 ROOT = Path(__file__).parents[2]
 
@@ -36,3 +40,19 @@ def flags(server: FakeOpenAI, db: Path, window: int = 32_000) -> list[str]:
         "--db",
         str(db),
     ]
+
+
+def stored_transcript(db: Path, session_id: str) -> list[Message]:
+    """The transcript a run left in `db`, read back through the real store."""
+    import asyncio
+
+    from agent_tui.store import open_store
+
+    async def read() -> list[Message]:
+        store = await open_store(db)
+        try:
+            return await store.sessions.transcript(session_id)
+        finally:
+            await store.close()
+
+    return asyncio.run(read())
