@@ -11,6 +11,7 @@ goes to the history first, so Up brings it back). PageUp/PageDown scroll the cha
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
 from agent_tui.ui import slash
+from agent_tui.ui.image_paste import PastedImages, load_pictures, pasted_paths
 from agent_tui.ui.pasted import Pastes, is_long
 from agent_tui.ui.path_complete import complete_mention, complete_word, path_completions
 
@@ -153,6 +155,8 @@ class PromptInput(TextArea):
         self._menu_dismissed: str | None = None  # text the menu was closed on (stays closed)
         self.pastes = Pastes()
         """Long pastes shown as chips until the message is sent (ui/pasted.py)."""
+        self.images = PastedImages()
+        """Pictures pasted as paths or from the clipboard, by chip (ui/image_paste.py)."""
 
     def remember(self, text: str) -> None:
         """Add a sent text to the history (not twice in a row)."""
@@ -168,13 +172,36 @@ class PromptInput(TextArea):
         self.move_cursor(self.document.end)
 
     async def _on_paste(self, event: events.Paste) -> None:
-        """A long paste goes in as a chip; a short one as itself (TextArea's own handler runs
-        after this one unless the default is prevented)."""
-        if self.read_only or not is_long(event.text):
+        """A dropped picture's path and a long paste go in as a chip; a short one as itself
+        (TextArea's own handler runs after this one unless the default is prevented)."""
+        if self.read_only:
+            return
+        if await self._paste_pictures(event.text):
+            event.prevent_default()
+            return
+        if not is_long(event.text):
             return
         event.prevent_default()
         self.insert(self.pastes.chip(event.text))
         self.focus()
+
+    async def _paste_pictures(self, text: str) -> bool:
+        """Paths that all name pictures become chips (True); anything else is left as text."""
+        paths = pasted_paths(text)
+        if paths is None:
+            return False
+        loaded = await asyncio.to_thread(load_pictures, paths)
+        if loaded is None:
+            return False
+        for note in loaded.notes:
+            self.app.notify(note, severity="warning")
+        if not loaded.images:
+            return False
+        chips = " ".join(self.images.chip(name, data) for name, data in loaded.images)
+        stripped = text.strip()
+        self.insert(text[: text.index(stripped[0])] + chips + text[len(text.rstrip()) :])
+        self.focus()
+        return True
 
     @property
     def message(self) -> str:
