@@ -23,6 +23,7 @@ from textual.message import Message
 from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
+from agent_tui.images import MAX_IMAGE_BYTES
 from agent_tui.ui import slash
 from agent_tui.ui.image_paste import PastedImages, load_pictures, pasted_paths
 from agent_tui.ui.pasted import Pastes, is_long
@@ -202,6 +203,31 @@ class PromptInput(TextArea):
         self.insert(text[: text.index(stripped[0])] + chips + text[len(text.rstrip()) :])
         self.focus()
         return True
+
+    def action_paste(self) -> None:
+        """Ctrl+V: a picture from the system clipboard (the terminal's own paste brings text);
+        text copied inside the app (a ref from the blob browser) still pastes when there is none."""
+        if not self.read_only:
+            self.run_worker(self._paste_clipboard(), group="clipboard", exclusive=True, exit_on_error=False)
+
+    async def _paste_clipboard(self) -> None:
+        from agent_tui.clipboard_image import read_picture
+
+        got = await read_picture()
+        if got.data is None:
+            if self.app.clipboard:
+                super().action_paste()
+            else:
+                self.app.notify(got.why, severity="warning")
+            return
+        if len(got.data) > MAX_IMAGE_BYTES:
+            self.app.notify(
+                f"Ctrl+V: the clipboard's picture is not attached ({len(got.data) / 1048576:.1f} MB; "
+                f"the limit is {MAX_IMAGE_BYTES // 1048576} MB)",
+                severity="warning",
+            )
+            return
+        self.insert(self.images.chip(got.name, got.data))
 
     @property
     def message(self) -> str:

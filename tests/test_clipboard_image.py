@@ -1,0 +1,128 @@
+"""Ctrl+V in the prompt attaches a picture from the system clipboard, read with `wl-paste` or
+`xclip` (fake scripts on PATH here, answering as the real tools do), and says in one line when
+no clipboard tool or no picture is there (issue 32)."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import pytest
+
+from agent_tui.ui.widgets.chat_items import UserItem
+from testkit.fake_openai import Reply
+from tests.support.agent_fixtures import make_config
+from tests.support.images import png
+from tests.support.ui_helpers import make_app, notices, settle, until
+
+
+@pytest.fixture
+def config(server, tmp_path):
+    return make_config(server, tmp_path / "ui.db")
+
+
+@pytest.fixture
+def bin_dir(tmp_path, monkeypatch) -> Path:
+    """A PATH holding only the fake clipboard tools a test writes (no real one can answer)."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    monkeypatch.setenv("PATH", str(folder))
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.delenv("DISPLAY", raising=False)
+    return folder
+
+
+def tool(folder: Path, name: str, body: str) -> None:
+    script = folder / name
+    script.write_text("#!/bin/sh\n" + body)
+    script.chmod(0o755)
+
+
+def wl_paste(folder: Path, types: str, picture: Path | None = None) -> None:
+    """`wl-paste --list-types` prints `types`; `wl-paste --type T` writes the picture."""
+    send = f'/bin/cat "{picture}"' if picture else "exit 1"
+    tool(
+        folder,
+        "wl-paste",
+        f'if [ "$1" = "--list-types" ]; then printf "{types}"; exit 0; fi\n{send}\n',
+    )
+
+
+def image_urls(message: dict) -> list[str]:
+    content = message["content"]
+    if isinstance(content, str):
+        return []
+    return [p["image_url"]["url"] for p in content if p.get("type") == "image_url"]
+
+
+async def ctrl_v(pilot) -> None:
+    pilot.app.view.prompt.focus()
+    await pilot.press("ctrl+v")
+    await settle(pilot)
+
+
+class TestClipboardPicture:
+    async def test_ctrl_v_attaches_the_clipboard_picture(
+        self, server, config, workspace, tmp_path, bin_dir, monkeypatch
+    ):
+        """On Wayland, Ctrl+V reads the PNG `wl-paste` offers: a chip in the input, the picture
+        in the request, a chip under the message in the chat."""
+        data = png(24, 12)
+        (tmp_path / "clip.png").write_bytes(data)
+        wl_paste(bin_dir, "text/html\\nimage/png\\n", tmp_path / "clip.png")
+        monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-0")
+        server.enqueue(Reply(text="a small grey box"))
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            prompt = app.view.prompt
+            await pilot.press(*"look: ")
+            await ctrl_v(pilot)
+            assert prompt.text == "look: [image clipboard.png #1]"
+            await pilot.press("enter")
+            await settle(pilot)
+            sent = server.requests[-1]["messages"][-1]
+            assert image_urls(sent) == ["data:image/png;base64," + base64.b64encode(data).decode()]
+            assert app.query_one(UserItem).entry.chips == (f"[image clipboard.png {len(data)} B]",)
+
+    async def test_xclip_with_text_only_says_there_is_no_picture(
+        self, config, workspace, bin_dir, monkeypatch
+    ):
+        """On X11 with only text copied: one line says the clipboard holds no picture; the
+        input is unchanged."""
+        tool(
+            bin_dir,
+            "xclip",
+            'case "$*" in *TARGETS*) printf "TARGETS\\nUTF8_STRING\\ntext/plain\\n";; *) exit 1;; esac\n',
+        )
+        monkeypatch.setenv("DISPLAY", ":0")
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await pilot.press(*"hi")
+            await ctrl_v(pilot)
+            await until(pilot, lambda: "Ctrl+V" in notices(app), what="the notice")
+            assert "Ctrl+V: no picture on the clipboard (it holds text)" in notices(app)
+            assert app.view.prompt.text == "hi"
+
+    async def test_no_clipboard_tool_is_said(self, config, workspace, bin_dir):
+        """With neither wl-paste nor xclip installed, Ctrl+V says what to install."""
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await ctrl_v(pilot)
+            await until(pilot, lambda: "Ctrl+V" in notices(app), what="the notice")
+            line = next(n for n in notices(app).splitlines() if "Ctrl+V" in n)
+            assert "no clipboard tool" in line and "wl-clipboard" in line and "xclip" in line
+            assert app.view.prompt.text == ""
+
+    async def test_a_failing_tool_is_said_in_its_own_words(self, config, workspace, bin_dir, monkeypatch):
+        """xclip that cannot reach the display: its error line is the notice, not a traceback."""
+        tool(bin_dir, "xclip", 'echo "Error: Can\'t open display: :9" >&2\nexit 1\n')
+        monkeypatch.setenv("DISPLAY", ":9")
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await ctrl_v(pilot)
+            await until(pilot, lambda: "Ctrl+V" in notices(app), what="the notice")
+            assert "Ctrl+V: xclip: Error: Can't open display: :9" in notices(app)
