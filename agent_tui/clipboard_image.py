@@ -22,10 +22,7 @@ IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 """What is asked for, best first: the formats the providers take."""
 _EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
 _TEXT_TYPES = ("text/plain", "UTF8_STRING", "STRING", "TEXT")
-NO_TOOL = (
-    "Ctrl+V: no clipboard tool found — install wl-clipboard (Wayland) or xclip (X11), or "
-    "drag the picture's file into the terminal (its path attaches it)"
-)
+NO_TOOL = "Ctrl+V: no clipboard tool (install wl-clipboard or xclip), or drop the picture's file here"
 
 
 @dataclass(frozen=True)

@@ -126,3 +126,40 @@ class TestClipboardPicture:
             await ctrl_v(pilot)
             await until(pilot, lambda: "Ctrl+V" in notices(app), what="the notice")
             assert "Ctrl+V: xclip: Error: Can't open display: :9" in notices(app)
+
+
+class TestWhatTheToolsSay:
+    async def test_a_bmp_only_clipboard_names_what_it_holds(self, tmp_path, bin_dir, monkeypatch):
+        """A clipboard offering only image/bmp: the line says so and which formats are taken."""
+        from agent_tui.clipboard_image import read_picture
+
+        wl_paste(bin_dir, "image/bmp\\n")
+        monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-0")
+        got = await read_picture()
+        assert got.data is None
+        assert (
+            got.why
+            == "Ctrl+V: no picture on the clipboard (it holds image/bmp; only PNG, JPEG, GIF or WebP are attached)"
+        )
+
+    async def test_the_display_s_tool_answers_first_then_another_has_the_picture(
+        self, tmp_path, bin_dir, monkeypatch
+    ):
+        """On Wayland, wl-paste's "Nothing is copied" does not stop an installed xclip that holds
+        a JPEG (an X11 app's clipboard under XWayland); the JPEG is named as such."""
+        from agent_tui.clipboard_image import read_picture
+        from tests.support.images import jpeg
+
+        (tmp_path / "c.jpg").write_bytes(jpeg(10, 10))
+        tool(bin_dir, "wl-paste", 'echo "Nothing is copied" >&2\nexit 1\n')
+        tool(
+            bin_dir,
+            "xclip",
+            f'case "$*" in *TARGETS*) printf "TARGETS\\nimage/jpeg\\n";; *image/jpeg*) /bin/cat "{tmp_path / "c.jpg"}";; *) exit 1;; esac\n',
+        )
+        monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-0")
+        got = await read_picture()
+        assert got.data == jpeg(10, 10) and got.name == "clipboard.jpg"
+        tool(bin_dir, "xclip", "exit 1\n")
+        got = await read_picture()
+        assert got.data is None and got.why == "Ctrl+V: wl-paste: Nothing is copied"

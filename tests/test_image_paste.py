@@ -167,3 +167,25 @@ class TestPasteAnImagePath:
             first, second = (r["messages"][-1] for r in server.requests[:2])
             assert image_urls(first) == [] and len(image_urls(second)) == 1
             assert "[image q.png" in screen_text(app)
+
+
+class TestWhatIsNotRead:
+    async def test_a_pasted_fifo_or_folder_is_text_and_nothing_waits_on_it(
+        self, config, workspace, elsewhere
+    ):
+        """Only a regular file is opened: a named pipe (which would block a read) and a folder,
+        even named like pictures, are pasted as the text they are."""
+        import os
+
+        os.mkfifo(elsewhere / "pipe.png")
+        (elsewhere / "folder.png").mkdir()
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            prompt = app.view.prompt
+            for name in ("pipe.png", "folder.png"):
+                prompt.set_text("")
+                await paste(pilot, str(elsewhere / name))
+                await until(pilot, lambda: prompt.text, what="the paste")
+                assert prompt.text == str(elsewhere / name)
+            assert not prompt.images.held

@@ -7,11 +7,11 @@ complete, Escape closes it. Typing `@` offers the workspace's files the same way
 attached when the message is sent). Tab never moves focus out of the input: it completes a
 command, an `@` mention or a workspace path, or does nothing. Ctrl+L clears the whole input (it
 goes to the history first, so Up brings it back). PageUp/PageDown scroll the chat above.
+A pasted path of a picture, or Ctrl+V's clipboard picture, goes in as a chip (prompt_pictures.py).
 """
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,11 +23,10 @@ from textual.message import Message
 from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
-from agent_tui.images import MAX_IMAGE_BYTES
 from agent_tui.ui import slash
-from agent_tui.ui.image_paste import PastedImages, load_pictures, pasted_paths
 from agent_tui.ui.pasted import Pastes, is_long
 from agent_tui.ui.path_complete import complete_mention, complete_word, path_completions
+from agent_tui.ui.widgets.prompt_pictures import PictureArea
 
 NEWLINE_KEYS = ("shift+enter", "ctrl+j")
 CLEAR_KEY = "ctrl+l"
@@ -113,7 +112,7 @@ class CommandMenu(OptionList):
         return slash.lookup(option.id)
 
 
-class PromptInput(TextArea):
+class PromptInput(PictureArea):
     """The multi-line input; posts `Submitted` and leaves clearing to whoever handles it."""
 
     @dataclass
@@ -156,8 +155,6 @@ class PromptInput(TextArea):
         self._menu_dismissed: str | None = None  # text the menu was closed on (stays closed)
         self.pastes = Pastes()
         """Long pastes shown as chips until the message is sent (ui/pasted.py)."""
-        self.images = PastedImages()
-        """Pictures pasted as paths or from the clipboard, by chip (ui/image_paste.py)."""
 
     def remember(self, text: str) -> None:
         """Add a sent text to the history (not twice in a row)."""
@@ -185,49 +182,6 @@ class PromptInput(TextArea):
         event.prevent_default()
         self.insert(self.pastes.chip(event.text))
         self.focus()
-
-    async def _paste_pictures(self, text: str) -> bool:
-        """Paths that all name pictures become chips (True); anything else is left as text."""
-        paths = pasted_paths(text)
-        if paths is None:
-            return False
-        loaded = await asyncio.to_thread(load_pictures, paths)
-        if loaded is None:
-            return False
-        for note in loaded.notes:
-            self.app.notify(note, severity="warning")
-        if not loaded.images:
-            return False
-        chips = " ".join(self.images.chip(name, data) for name, data in loaded.images)
-        stripped = text.strip()
-        self.insert(text[: text.index(stripped[0])] + chips + text[len(text.rstrip()) :])
-        self.focus()
-        return True
-
-    def action_paste(self) -> None:
-        """Ctrl+V: a picture from the system clipboard (the terminal's own paste brings text);
-        text copied inside the app (a ref from the blob browser) still pastes when there is none."""
-        if not self.read_only:
-            self.run_worker(self._paste_clipboard(), group="clipboard", exclusive=True, exit_on_error=False)
-
-    async def _paste_clipboard(self) -> None:
-        from agent_tui.clipboard_image import read_picture
-
-        got = await read_picture()
-        if got.data is None:
-            if self.app.clipboard:
-                super().action_paste()
-            else:
-                self.app.notify(got.why, severity="warning")
-            return
-        if len(got.data) > MAX_IMAGE_BYTES:
-            self.app.notify(
-                f"Ctrl+V: the clipboard's picture is not attached ({len(got.data) / 1048576:.1f} MB; "
-                f"the limit is {MAX_IMAGE_BYTES // 1048576} MB)",
-                severity="warning",
-            )
-            return
-        self.insert(self.images.chip(got.name, got.data))
 
     @property
     def message(self) -> str:
