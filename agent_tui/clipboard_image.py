@@ -1,9 +1,9 @@
 """A picture from the system clipboard, for Ctrl+V in the prompt (as Claude Code does).
 
 A terminal pastes only text, so the picture is asked of the desktop's own clipboard tool:
-`wl-paste` on Wayland, `xclip` on X11, `pngpaste` on macOS — whichever is installed, the one
-the session's display names first. A listing of the offered types comes first, so a clipboard
-holding text is said in one line instead of read. Every way of not getting a picture (no tool,
+`wl-paste` on Wayland, `xclip` on X11, on macOS `pngpaste` or else `osascript` (built in) —
+whichever is installed, the one the session's display names first. A listing of the offered
+types comes first, so a clipboard holding text is said in one line instead of read. Every way of not getting a picture (no tool,
 no picture, the tool's own error) is one line for the user; nothing raises.
 """
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from agent_tui.images import sniff
@@ -41,6 +42,21 @@ class _Tool:
     """The command listing the offered types (None: the tool reads a PNG or fails)."""
     read: tuple[str, ...]
     """The command writing the picture to stdout; `{type}` stands for the media type."""
+    decode: Callable[[bytes], bytes] = bytes
+    """What the tool wrote, made into the picture's bytes."""
+    refusal: str | None = None
+    """What any failure of the tool means (osascript's own message for it is cryptic)."""
+
+
+def _applescript_data(out: bytes) -> bytes:
+    """`«data PNGf89504E47…»`, AppleScript's print of raw data, as the bytes it stands for."""
+    text = out.decode("utf-8", "replace").strip()
+    if not (text.startswith("«data PNGf") and text.endswith("»")):
+        return b""
+    try:
+        return bytes.fromhex(text[len("«data PNGf") : -1])
+    except ValueError:
+        return b""
 
 
 _WL_PASTE = _Tool("wl-paste", ("--list-types",), ("--no-newline", "--type", "{type}"))
@@ -50,13 +66,20 @@ _XCLIP = _Tool(
     ("-selection", "clipboard", "-t", "{type}", "-o"),
 )
 _PNGPASTE = _Tool("pngpaste", None, ("-",))
+_OSASCRIPT = _Tool(
+    "osascript",
+    None,
+    ("-e", "the clipboard as «class PNGf»"),
+    decode=_applescript_data,
+    refusal="Ctrl+V: no picture on the clipboard",
+)
 
 
 def _tools() -> list[tuple[_Tool, str]]:
     """The installed tools with their paths, the one the session's display is for first."""
     order = [_WL_PASTE, _XCLIP] if os.environ.get("WAYLAND_DISPLAY") else [_XCLIP, _WL_PASTE]
     found = []
-    for tool in [*order, _PNGPASTE]:
+    for tool in [*order, _PNGPASTE, _OSASCRIPT]:
         path = shutil.which(tool.name)
         if path is not None:
             found.append((tool, path))
@@ -92,7 +115,8 @@ async def _read(tool: _Tool, path: str) -> ClipboardPicture:
         media_type = wanted
     code, out, err = await _run(path, tuple(a.replace("{type}", media_type) for a in tool.read))
     if code != 0:
-        return _failed(tool, err)
+        return ClipboardPicture(None, tool.refusal) if tool.refusal else _failed(tool, err)
+    out = tool.decode(out)
     found = sniff(out)
     if found is None:
         return ClipboardPicture(None, "Ctrl+V: no picture on the clipboard (not a PNG, JPEG, GIF or WebP)")

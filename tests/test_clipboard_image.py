@@ -163,3 +163,20 @@ class TestWhatTheToolsSay:
         tool(bin_dir, "xclip", "exit 1\n")
         got = await read_picture()
         assert got.data is None and got.why == "Ctrl+V: wl-paste: Nothing is copied"
+
+    async def test_macos_osascript_prints_the_png_as_applescript_data(self, tmp_path, bin_dir):
+        """Without wl-paste or xclip, the built-in osascript's `«data PNGf…»` print is the PNG;
+        its failure (no picture: error -1700) reads as no picture on the clipboard."""
+        from agent_tui.clipboard_image import read_picture
+
+        data = png(6, 6)
+        tool(bin_dir, "osascript", f'printf "«data PNGf{data.hex().upper()}»\\n"\n')
+        got = await read_picture()
+        assert got.data == data and got.name == "clipboard.png"
+        tool(
+            bin_dir,
+            "osascript",
+            'echo "execution error: Can\'t make some data into the expected type. (-1700)" >&2\nexit 1\n',
+        )
+        got = await read_picture()
+        assert got.data is None and got.why == "Ctrl+V: no picture on the clipboard"
