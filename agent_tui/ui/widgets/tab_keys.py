@@ -63,6 +63,10 @@ class TabKeys(_Tab):
             self.prompt.focus()
             self.prompt.insert(event.character)
             event.stop()
+        elif event.key == "ctrl+v":  # the clipboard's picture, as in the input
+            self.prompt.focus()
+            self.prompt.action_paste()
+            event.stop()
         elif event.key == "escape":
             self.prompt.focus()
             event.stop()
