@@ -215,3 +215,28 @@ class TestDropWhileTheChatHasFocus:
             await until(pilot, lambda: "[image" in app.view.prompt.text, what="the chip")
             assert app.view.prompt.text == "[image d.png #1] "
             assert isinstance(app.focused, PromptInput)
+
+
+class TestTextOnlyModel:
+    async def test_a_pasted_picture_on_a_text_only_model_gets_one_notice(
+        self, workspace, tmp_path, elsewhere
+    ):
+        """On a model litellm lists without vision the pasted picture is not sent: one notice,
+        no image part, no picture chip under the message."""
+        from testkit.fake_openai import FakeOpenAI
+
+        (elsewhere / "t.png").write_bytes(png(8, 8))
+        with FakeOpenAI(window=32_000, model_name="gpt-3.5-turbo") as srv:
+            srv.enqueue(Reply(text="ok"))
+            config = make_config(srv, tmp_path / "t.db", model={"name": "openai/gpt-3.5-turbo"})
+            app = make_app(config, workspace)
+            async with app.run_test(size=(120, 36)) as pilot:
+                await settle(pilot)
+                prompt = app.view.prompt
+                await paste(pilot, str(elsewhere / "t.png"))
+                await until(pilot, lambda: "[image" in prompt.text, what="the chip")
+                await pilot.press("enter")
+                await settle(pilot)
+                assert image_urls(srv.requests[-1]["messages"][-1]) == []
+                assert app.query_one(UserItem).entry.chips == ()
+                assert "t.png: not sent — openai/gpt-3.5-turbo does not accept images" in screen_text(app)
