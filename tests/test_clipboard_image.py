@@ -186,22 +186,15 @@ async def test_ctrl_v_on_a_focused_tool_line_reaches_the_input(
     server, config, workspace, tmp_path, bin_dir, monkeypatch
 ):
     """Ctrl+V while a tool line has focus attaches the clipboard's picture to the input."""
-    from agent_tui.ui.widgets.chat_items import ToolLine
     from agent_tui.ui.widgets.prompt import PromptInput
-    from tests.support.ui_helpers import send
+    from tests.support.focus import focus_a_tool_line
 
     (tmp_path / "clip.png").write_bytes(png(4, 4))
     wl_paste(bin_dir, "image/png\\n", tmp_path / "clip.png")
     monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-0")
-    (workspace / "a.txt").write_text("x\n")
-    server.enqueue(Reply(tool_calls=[("read_file", {"path": "a.txt"})]), Reply(text="done"))
     app = make_app(config, workspace)
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        await send(pilot, "read a.txt")
-        await settle(pilot)
-        app.query_one(ToolLine).focus()
-        await pilot.pause()
+        await focus_a_tool_line(pilot, server, workspace)
         await pilot.press("ctrl+v")
         await settle(pilot)
         assert app.view.prompt.text == "[image clipboard.png #1]"

@@ -197,20 +197,13 @@ class TestDropWhileTheChatHasFocus:
     ):
         """A file dropped while a tool line had focus went to the tool line and was lost: the
         paste (a picture's path here) lands in the input as a chip, and the input has focus."""
-        from agent_tui.ui.widgets.chat_items import ToolLine
         from agent_tui.ui.widgets.prompt import PromptInput
-        from tests.support.ui_helpers import send
+        from tests.support.focus import focus_a_tool_line
 
         (elsewhere / "d.png").write_bytes(png(8, 8))
-        (workspace / "a.txt").write_text("x\n")
-        server.enqueue(Reply(tool_calls=[("read_file", {"path": "a.txt"})]), Reply(text="done"))
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:
-            await settle(pilot)
-            await send(pilot, "read a.txt")
-            await settle(pilot)
-            app.query_one(ToolLine).focus()
-            await pilot.pause()
+            await focus_a_tool_line(pilot, server, workspace)
             app.post_message(events.Paste(f"'{elsewhere / 'd.png'}' "))
             await until(pilot, lambda: "[image" in app.view.prompt.text, what="the chip")
             assert app.view.prompt.text == "[image d.png #1] "
