@@ -12,7 +12,7 @@ import pytest
 from agent_tui.ui.widgets.chat_items import UserItem
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
-from tests.support.images import png
+from tests.support.images import image_urls, png
 from tests.support.ui_helpers import make_app, notices, settle, until
 
 
@@ -46,13 +46,6 @@ def wl_paste(folder: Path, types: str, picture: Path | None = None) -> None:
         "wl-paste",
         f'if [ "$1" = "--list-types" ]; then printf "{types}"; exit 0; fi\n{send}\n',
     )
-
-
-def image_urls(message: dict) -> list[str]:
-    content = message["content"]
-    if isinstance(content, str):
-        return []
-    return [p["image_url"]["url"] for p in content if p.get("type") == "image_url"]
 
 
 async def ctrl_v(pilot) -> None:

@@ -15,7 +15,7 @@ from agent_tui.ui.image_paste import pasted_paths
 from agent_tui.ui.widgets.chat_items import UserItem
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
-from tests.support.images import png
+from tests.support.images import image_urls, png
 from tests.support.ui_helpers import make_app, notices, screen_text, settle, until
 
 
@@ -30,13 +30,6 @@ def elsewhere(tmp_path) -> Path:
     folder = tmp_path / "Pictures"
     folder.mkdir()
     return folder
-
-
-def image_urls(message: dict) -> list[str]:
-    content = message["content"]
-    if isinstance(content, str):
-        return []
-    return [p["image_url"]["url"] for p in content if p.get("type") == "image_url"]
 
 
 async def paste(pilot, text: str) -> None:
