@@ -178,3 +178,18 @@ def provider_rule(model: str | None) -> str | None:
     if name.startswith(("openai/", "azure/")) or name.startswith(("gpt-", "o1", "o3", "o4")):
         return "openai"
     return None
+
+
+def describe(ref_id: str, name: str, data: bytes) -> str | None:
+    """What `read_result` answers for a stored picture (its bytes are no lines to read), or None
+    when `data` is not one."""
+    media_type = sniff(data)
+    if media_type is None:
+        return None
+    kind = {"image/webp": "WebP"}.get(media_type, media_type.removeprefix("image/").upper())
+    width, height = dimensions(data, media_type)
+    size = f"{width}x{height}, " if width and height else ""
+    return (
+        f"{ref_id} is a picture, not text: {name}, {kind} image, {size}{_size(len(data))}. "
+        "It went to the model as an image with the user's message; its bytes are not readable as lines."
+    )

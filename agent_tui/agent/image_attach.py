@@ -102,3 +102,28 @@ async def reload_images(store: Store, history: Sequence[Message], session_id: st
             images.append(image)
         out[i] = replace(message, images=tuple(images))
     return out
+
+
+def pictures_with_bytes(history: Sequence[Message]) -> int:
+    """How many pictures in `history` would go to the model as images."""
+    return sum(1 for message in history for image in message.images if image.data)
+
+
+def for_model(history: list[Message], model: str | None) -> list[Message]:
+    """`history` as `model` may get it: for a model that takes no images (a command's `model:`
+    for one turn), each picture becomes its placeholder line in the message's text, so the
+    provider never gets an image part it refuses. The stored history keeps the bytes."""
+    if not any(image.data for message in history for image in message.images) or takes_images(model):
+        return history  # the scan first: it needs no model list
+    # The text changes too, not only the images: a message equal to the original would be given
+    # the original's cached wire form (image bytes are not part of a message's equality).
+    return [
+        replace(
+            m,
+            content="\n".join([m.content or "", *(i.placeholder() for i in m.images)]).lstrip("\n"),
+            images=(),
+        )
+        if m.images
+        else m
+        for m in history
+    ]

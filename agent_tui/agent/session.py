@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, assert_never
 
 from agent_tui.agent import events as ev
+from agent_tui.agent import image_attach, subagent_calls, wire
 from agent_tui.agent import reply as model_call
-from agent_tui.agent import subagent_calls, wire
 from agent_tui.agent.compactor import Compactor
 from agent_tui.agent.history import SessionHistory
 from agent_tui.agent.lost_writes import STORAGE
@@ -365,7 +365,7 @@ class AgentSession:
         async for chunk in model_call.request_stream(
             self.provider,
             self.prompts,
-            self.wire(self.history),
+            image_attach.for_model(self.wire(self.history), self.model),  # a command's model: may see none
             self._request_parts,
             self.limits.max_output_tokens,
         ):

@@ -73,7 +73,21 @@ def use_model(session: AgentSession, command: str, name: str) -> tuple[str, Rest
         session.provider, session.model, session.config, session.limits = saved
         meter.resize(*window)
 
-    return f"/{command} runs on {name} for this turn (its `model:`); then back to {own}", restore
+    said = f"/{command} runs on {name} for this turn (its `model:`); then back to {own}"
+    return said + _pictures_note(session, name), restore
+
+
+def _pictures_note(session: AgentSession, name: str) -> str:
+    """What the turn's model gets of the pictures already sent, when it takes no images
+    (the request sends their placeholder lines: agent/image_attach.for_model)."""
+    from agent_tui.agent.image_attach import pictures_with_bytes, takes_images
+
+    count = pictures_with_bytes(session.history)
+    if not count or takes_images(name):
+        return ""
+    pictures = "1 picture" if count == 1 else f"{count} pictures"
+    verb = "goes" if count == 1 else "go"
+    return f"; it takes no images, so the {pictures} earlier in the conversation {verb} as a line of text"
 
 
 def wanted(session: AgentSession, name: str | None) -> bool:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_tui.context.compaction.ref_labels import extent
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
+from agent_tui.tools.picture_refs import picture_text
 
 if TYPE_CHECKING:
     from agent_tui.store import Store
@@ -101,6 +102,10 @@ class ReadResult:
 
         if (refused := await _check_ref(ctx, store, str(args["ref_id"]), "read_result")) is not None:
             return refused
+        if not is_range(args["ref_id"]) and (
+            picture := await picture_text(store, str(args["ref_id"]), ctx.session_id)
+        ):
+            return ToolOutput(text=picture, summary="a picture")
         try:
             if is_range(args["ref_id"]):
                 text = await store.transcript.read(
@@ -155,6 +160,10 @@ class GrepResult:
 
         if (refused := await _check_ref(ctx, store, str(args["ref_id"]), "grep_result")) is not None:
             return refused
+        if not is_range(args["ref_id"]) and (
+            picture := await picture_text(store, str(args["ref_id"]), ctx.session_id)
+        ):
+            return ToolOutput(text=picture, summary="a picture")
         try:
             if is_range(args["ref_id"]):
                 text = await store.transcript.grep(

@@ -34,3 +34,11 @@ def webp_vp8x(width: int, height: int) -> bytes:
     body = b"VP8X" + struct.pack("<I", 10) + b"\0\0\0\0" + (width - 1).to_bytes(3, "little")
     body += (height - 1).to_bytes(3, "little")
     return b"RIFF" + struct.pack("<I", 4 + len(body)) + b"WEBP" + body
+
+
+def image_urls(message: dict) -> list[str]:
+    """The data URLs of the image_url parts of one OpenAI-format message sent to a server."""
+    content = message["content"]
+    if isinstance(content, str):
+        return []
+    return [p["image_url"]["url"] for p in content if p.get("type") == "image_url"]

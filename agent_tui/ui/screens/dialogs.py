@@ -29,6 +29,7 @@ KEYS = (
     ("Ctrl+B", "send the running bash command to the background (/tasks)"),
     ("!command", "run a command yourself; the next turn's model sees its output"),
     ("Ctrl+L", "clear the whole input (Up brings it back)"),
+    ("Ctrl+V", "attach the clipboard's picture (a dropped image file's path attaches it too)"),
     ("Tab", "complete a command, an @file or a path (never leaves the input)"),
     ("Ctrl+T / Ctrl+W", "new tab / close tab"),
     ("Ctrl+PgUp / Ctrl+PgDn", "previous / next tab"),

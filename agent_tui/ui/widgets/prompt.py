@@ -7,6 +7,7 @@ complete, Escape closes it. Typing `@` offers the workspace's files the same way
 attached when the message is sent). Tab never moves focus out of the input: it completes a
 command, an `@` mention or a workspace path, or does nothing. Ctrl+L clears the whole input (it
 goes to the history first, so Up brings it back). PageUp/PageDown scroll the chat above.
+A pasted path of a picture, or Ctrl+V's clipboard picture, goes in as a chip (prompt_pictures.py).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from textual.widgets.option_list import Option
 from agent_tui.ui import slash
 from agent_tui.ui.pasted import Pastes, is_long
 from agent_tui.ui.path_complete import complete_mention, complete_word, path_completions
+from agent_tui.ui.widgets.prompt_pictures import PictureArea
 
 NEWLINE_KEYS = ("shift+enter", "ctrl+j")
 CLEAR_KEY = "ctrl+l"
@@ -110,7 +112,7 @@ class CommandMenu(OptionList):
         return slash.lookup(option.id)
 
 
-class PromptInput(TextArea):
+class PromptInput(PictureArea):
     """The multi-line input; posts `Submitted` and leaves clearing to whoever handles it."""
 
     @dataclass
@@ -168,9 +170,14 @@ class PromptInput(TextArea):
         self.move_cursor(self.document.end)
 
     async def _on_paste(self, event: events.Paste) -> None:
-        """A long paste goes in as a chip; a short one as itself (TextArea's own handler runs
-        after this one unless the default is prevented)."""
-        if self.read_only or not is_long(event.text):
+        """A dropped picture's path and a long paste go in as a chip; a short one as itself
+        (TextArea's own handler runs after this one unless the default is prevented)."""
+        if self.read_only:
+            return
+        if await self._paste_pictures(event.text):
+            event.prevent_default()
+            return
+        if not is_long(event.text):
             return
         event.prevent_default()
         self.insert(self.pastes.chip(event.text))

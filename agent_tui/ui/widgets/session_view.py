@@ -323,6 +323,7 @@ class SessionView(TabKeys, TabHost, Vertical):
         assert self.session is not None
         from agent_tui.extensions.invoke import turn_events
 
+        self.session.record.pending_images = self.prompt.images.in_text(text)  # pasted pictures
         async for event in turn_events(self.session, text):  # a custom /command expands first
             self.post_message(AgentEventMessage(event))
 
@@ -392,6 +393,7 @@ class SessionView(TabKeys, TabHost, Vertical):
             if isinstance(operation, op.ShowUser) and self.session is not None:
                 # Reading what `@` names is the view's I/O, not the headless controller's.
                 chips = image_chips(operation.text, self.session.workspace, self.session.model)
+                chips += self.prompt.images.chips(operation.text, self.session.model)
                 operation = op.ShowUser(operation.text, tuple(chips))
             await self.renderer.apply(operation)
 

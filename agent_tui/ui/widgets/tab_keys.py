@@ -1,6 +1,6 @@
 """The keys of one tab: sending from the input, Esc (interrupt, Esc Esc rewinds), typing while
 something else has focus, find, paging the chat from the input, Ctrl+B, Enter on a sub-agent's
-line.
+line; a paste while something else has focus.
 
 A mixin of `SessionView` that uses only the view's public side (its prompt, chat, session,
 `send` and `interrupt`); named handlers, so Textual finds them through the class hierarchy.
@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from textual import events
+
 from agent_tui.ui.widgets.find_bar import FindBar
 from agent_tui.ui.widgets.prompt import PromptInput
 
 if TYPE_CHECKING:
-    from textual import events
     from textual.widget import Widget
 
     from agent_tui.ui.command_host import CommandHost
@@ -62,9 +63,22 @@ class TabKeys(_Tab):
             self.prompt.focus()
             self.prompt.insert(event.character)
             event.stop()
+        elif event.key == "ctrl+v":  # the clipboard's picture, as in the input
+            self.prompt.focus()
+            self.prompt.action_paste()
+            event.stop()
         elif event.key == "escape":
             self.prompt.focus()
             event.stop()
+
+    def on_paste(self, event: events.Paste) -> None:
+        """A paste (a file dropped on the terminal) while a tool line or the chat has focus goes
+        to the input, as typing does."""
+        if isinstance(self.app.focused, (PromptInput, FindBar)):
+            return
+        event.stop()
+        self.prompt.focus()
+        self.prompt.post_message(events.Paste(event.text))
 
     def action_to_background(self) -> None:
         """Ctrl+B: the running foreground bash call goes on in the background (/tasks)."""
