@@ -12,6 +12,8 @@ import asyncio
 import gc
 import logging
 
+from agent_tui import gc_pause
+
 log = logging.getLogger(__name__)
 
 
@@ -41,10 +43,13 @@ def warm_imports() -> None:
 
 
 def _warm_and_freeze() -> None:
-    warm_imports()
-    # litellm and friends leave ~1M long-lived objects; without this every full GC pass walks
-    # them all, a pause of 0.1-0.3 s that lands on some keystroke.
-    gc.freeze()
+    try:
+        warm_imports()
+    finally:
+        # litellm and friends leave ~1M long-lived objects; without this every full GC pass walks
+        # them all, a pause of 0.1-0.3 s that lands on some keystroke.
+        gc.freeze()
+        gc_pause.resume()  # the entry held the collector off for the imports up to here
 
 
 class Warmup:
