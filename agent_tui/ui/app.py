@@ -196,6 +196,8 @@ class AgentApp(AppTabs, AppCommands, OneLineCrashes[None]):
             # The imports warm up while the factory asks what it must ask first (the trust
             # question): under load they take seconds, and the question needs none of them.
             self._warmup.start()
+            if self._first_message or any(self._start):
+                self._warmup.ahead()  # a turn is coming, or a resumed chat renders Markdown now
             services = await self._factory() if self._factory is not None else None
             await self.warmed()
         except Exception as exc:
@@ -331,6 +333,8 @@ class AgentApp(AppTabs, AppCommands, OneLineCrashes[None]):
         event.stop()
 
     async def on_event(self, event: events.Event) -> None:
+        if not self._warmup.turn_started and isinstance(event, (events.Key, events.Paste)):
+            self._warmup.ahead()  # the user is writing: load what a turn needs meanwhile
         # Benchmarks time a key from its first arrival from the driver (a key no widget stops
         # bubbles back here) to the next refresh; off, this is one check per event.
         if not instrument.enabled() or not isinstance(event, events.Key) or event.is_forwarded:
