@@ -20,7 +20,7 @@ from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import Footer, Static, TabbedContent
+from textual.widgets import Static, TabbedContent
 from textual.worker import Worker, WorkerState
 
 from agent_tui import instrument, paths, shutdown
@@ -28,7 +28,7 @@ from agent_tui.errors_text import one_line
 from agent_tui.ui import themes
 from agent_tui.ui.app_commands import AppCommands
 from agent_tui.ui.app_tabs import AppTabs
-from agent_tui.ui.textual_compat import OneLineCrashes
+from agent_tui.ui.textual_compat import OneLineCrashes, SteadyFooter
 from agent_tui.ui.warmup import Warmup
 from agent_tui.ui.widgets.session_view import SessionView
 from agent_tui.visible_text import visible
@@ -117,7 +117,7 @@ class AgentApp(AppTabs, AppCommands, OneLineCrashes[None]):
     def compose(self) -> ComposeResult:
         yield Static("", id="topbar")
         yield TabbedContent(id="tabs")
-        yield Footer()
+        yield SteadyFooter()
 
     async def on_mount(self) -> None:
         self._exit_on_signals()
