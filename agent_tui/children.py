@@ -15,7 +15,10 @@ the agent (a closed terminal hangs up the whole foreground group) does not end i
 Groups are registered right after the spawn returns, but the command may already be running by
 then. So commands also get `AGENT_TUI_OWNER=<token>` in their environment, which every process
 they start inherits; on Linux the sweep also kills every process whose environment carries the
-token (this also reaches a child that left the group with `setsid`).
+token (this also reaches a child that left the group with `setsid`). Reading a process's
+environment takes that process's memory lock, which on a busy machine can wait behind it: the
+sweep first reads `/proc/<pid>/stat` (no such lock) and skips every process that started before
+agent-tui did — none of them can carry the token — so only our own era's processes are read.
 """
 
 from __future__ import annotations
@@ -48,15 +51,33 @@ for pgid in groups:
         os.killpg(pgid, signal.SIGKILL)
     except OSError:
         pass
+since = int(sys.argv[2])
 if os.path.isdir("/proc"):
     for name in os.listdir("/proc"):
         try:
+            with open("/proc/" + name + "/stat", "rb") as fh:
+                if int(fh.read().rsplit(b")", 1)[1].split()[19]) < since:
+                    continue
             with open("/proc/" + name + "/environ", "rb") as fh:
                 if marker in fh.read():
                     os.kill(int(name), signal.SIGKILL)
-        except (OSError, ValueError):
+        except (OSError, ValueError, IndexError):
             pass
 """
+
+
+def _start_ticks(pid: int | str) -> int:
+    """When process `pid` started, in clock ticks since boot (`/proc/<pid>/stat`, field 22)."""
+    with open(f"/proc/{pid}/stat", "rb") as fh:
+        return int(fh.read().rsplit(b")", 1)[1].split()[19])
+
+
+def _our_start() -> int:
+    try:
+        return _start_ticks("self")
+    except (OSError, ValueError, IndexError):
+        return 0  # no /proc: every process is looked at (the sweep then finds none anyway)
+
 
 _lock = threading.Lock()
 _groups: set[int] = set()
@@ -77,7 +98,7 @@ def _tell(line: str | None) -> None:
     try:
         if _watchdog is None or _watchdog.poll() is not None:
             _watchdog = subprocess.Popen(
-                [sys.executable, "-S", "-c", _WATCHDOG, f"{OWNER_ENV}={_TOKEN}"],
+                [sys.executable, "-S", "-c", _WATCHDOG, f"{OWNER_ENV}={_TOKEN}", str(_our_start())],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
@@ -137,10 +158,13 @@ def kill_all() -> None:
     proc = Path("/proc")
     if not proc.is_dir():
         return
+    since = _our_start()
     for entry in proc.iterdir():
         if entry.name.isdigit() and int(entry.name) != os.getpid():
             try:
+                if _start_ticks(entry.name) < since:
+                    continue  # older than us: it cannot carry the token
                 if marker in (entry / "environ").read_bytes():
                     os.kill(int(entry.name), signal.SIGKILL)
-            except (OSError, ValueError):
+            except (OSError, ValueError, IndexError):
                 continue

@@ -78,6 +78,10 @@ def launch(
     ),
 ) -> None:
     """Open the TUI (when no sub-command is given)."""
+    if ctx.invoked_subcommand is not None or print_:
+        from agent_tui import gc_pause
+
+        gc_pause.resume()  # only the TUI keeps the collector off until its warm-up ends
     if ctx.invoked_subcommand is not None:
         return
     import sys

@@ -16,6 +16,9 @@ def main() -> None:
 
         sys.stdout.write(f"agent-tui {__version__}\n")
         return
+    from agent_tui import gc_pause
+
+    gc_pause.pause()  # until the start-up's imports are done (the TUI's warm-up, or typer's pick)
     from agent_tui.cli import main as cli_main
 
     cli_main()

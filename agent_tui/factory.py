@@ -349,14 +349,20 @@ def provider_settings(config: Config) -> dict[str, Any]:
 
 
 async def build_services(
-    config: Config, *, workspace: Path | None = None, db_path: Path | None = None, start_mcp: bool = True
+    config: Config,
+    *,
+    workspace: Path | None = None,
+    db_path: Path | None = None,
+    start_mcp: bool = True,
+    warm_http: bool = True,
 ) -> AppServices:
     """Open the store and return the shared services. Store errors surface as StoreError.
-    Configured MCP servers start in the background (`await services.mcp_ready()` to wait)."""
+    Configured MCP servers start in the background (`await services.mcp_ready()` to wait).
+    `warm_http=False` leaves the HTTP client's loading to the caller (the TUI: ui/warmup.py)."""
     from agent_tui.llm.startup import preload
     from agent_tui.store import open_store
 
-    preload()  # loads while the store opens (llm/startup.py)
+    preload(http=warm_http)  # loads while the store opens (llm/startup.py)
     store = await open_store(db_path_for(config, db_path))
     store.results.search_timeout = store.transcript.search_timeout = config.tools.search_timeout
     services = AppServices(config=config, store=store, workspace=(workspace or Path.cwd()).resolve())

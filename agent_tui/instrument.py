@@ -98,7 +98,9 @@ def mark_modules(name: str) -> None:
         return
     import sys
 
-    _emit(name, None, tuple(sorted({m.partition(".")[0] for m in list(sys.modules)})))
+    # A None entry is an import blocked on purpose (llm/__init__.py), not a loaded module.
+    loaded = [m for m, module in list(sys.modules.items()) if module is not None]
+    _emit(name, None, tuple(sorted({m.partition(".")[0] for m in loaded})))
 
 
 def _emit(name: str, seconds: float | None, modules: tuple[str, ...] = ()) -> None:

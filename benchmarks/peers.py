@@ -1,7 +1,10 @@
 """agent-tui beside Claude Code and Codex: start-up and the step after a big tool output.
 
-Run: .venv/bin/python benchmarks/peers.py [--repeat 7] [--no-tui] [--markdown]
-(`--markdown` prints the table as the README's performance section shows it.)
+Run: .venv/bin/python benchmarks/peers.py [--repeat 7] [--only headless|tui] [--base DIR] [--markdown]
+(`--markdown` prints the table as the README's performance section shows it; `--only` runs one
+half of the figures; `--base DIR` also runs the agent-tui tree at DIR, e.g. a
+`git worktree add --detach /tmp/base main`, interleaved with this one, and adds a "÷ base" column:
+the before/after of a change in one sitting.)
 Peers: `npm i -g @anthropic-ai/claude-code @openai/codex` (both take a local base URL). A peer
 that is not installed is reported as missing and its rows stay empty; agent-tui is always measured.
 
@@ -19,6 +22,7 @@ agent-tui's median over Claude Code's and over the best peer's.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import re
@@ -74,6 +78,8 @@ class Agent:
     ready: str = ""
     """A regex that matches the screen once the prompt is drawn and takes typing."""
     figures: dict[str, list[float]] = field(default_factory=dict)
+    peer: bool = True
+    """False for agent-tui's own trees (this one and `--base`): they are not peers."""
 
     def add(self, key: str, value: float) -> None:
         self.figures.setdefault(key, []).append(value)
@@ -88,15 +94,22 @@ def _base_env() -> dict[str, str]:
     }
 
 
-def agent_tui(tmp: Path, port: int) -> Agent:
-    home = tmp / "home-agent-tui"
+def agent_tui(tmp: Path, port: int, tree: Path = ROOT, name: str = "agent-tui") -> Agent:
+    """agent-tui from the source tree `tree` (the venv's entry point, that tree first on the path)."""
+    home = tmp / f"home-{name.replace(' ', '-')}"
     (home / "config").mkdir(parents=True)
     (home / "config" / "config.toml").write_text(
         f'[model]\nname = "openai/bench-model"\napi_base = "http://127.0.0.1:{port}/v1"\n'
         "context_window = 128000\n"
     )
-    env = {**_base_env(), "AGENT_TUI_HOME": str(home), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    return Agent("agent-tui", [AGENT, "--version"], [AGENT, "run", "--yes"], env, [AGENT], "Ask anything")
+    env = {
+        **_base_env(),
+        "AGENT_TUI_HOME": str(home),
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "PYTHONPATH": str(tree),
+    }
+    run = [AGENT, "run", "--yes"]
+    return Agent(name, [AGENT, "--version"], run, env, [AGENT], "Ask anything", peer=False)
 
 
 def claude_code(tmp: Path, port: int) -> Agent | None:
@@ -202,9 +215,15 @@ def _tree_cpu(root: int) -> float:
     return total
 
 
-def tui_round(agent: Agent, work: Path) -> None:
-    """Launch → prompt drawn (and for agent-tui → meter's percent), CPU in the first 5 s, in tmux."""
-    socket = f"peers-{os.getpid()}"
+_ROUNDS = itertools.count()
+
+
+def tui_round(agent: Agent, work: Path, window: float = 5.0) -> None:
+    """Launch → prompt drawn (and for agent-tui → meter's percent), CPU in the first `window`
+    seconds, in tmux."""
+    # A socket of its own per round: a new server on the last round's socket can meet the old
+    # one still shutting down ("server exited unexpectedly").
+    socket = f"peers-{os.getpid()}-{next(_ROUNDS)}"
     env_args = [f"{k}={v}" for k, v in agent.env.items()]
     start = time.time()
     subprocess.run(
@@ -239,7 +258,7 @@ def tui_round(agent: Agent, work: Path) -> None:
             ).stdout
         )
         drawn = meter = None
-        while time.time() - start < 5:
+        while time.time() - start < window:
             screen = subprocess.run(
                 ["tmux", "-L", socket, "capture-pane", "-p", "-t", "bench"],
                 capture_output=True,
@@ -248,7 +267,7 @@ def tui_round(agent: Agent, work: Path) -> None:
             now = time.time()
             if drawn is None and re.search(agent.ready, screen):
                 drawn = now - start
-            if agent.name == "agent-tui" and meter is None and re.search(r"ctx.*\d+%", screen):
+            if not agent.peer and meter is None and re.search(r"ctx.*\d+%", screen):
                 meter = now - start
             time.sleep(0.01)
         cpu = _tree_cpu(pid)
@@ -283,7 +302,28 @@ def _cell(values: list[float], unit: str) -> str:
     return f"{med * 1000:.0f} ms [{min(values) * 1000:.0f}–{max(values) * 1000:.0f}]"
 
 
-def report(agents: list[Agent], missing: list[str], repeat: int) -> None:
+def _median(agent: Agent | None, key: str) -> float | None:
+    values = agent.figures.get(key) if agent is not None else None
+    return statistics.median(values) if values else None
+
+
+def _ratio(mine: float | None, other: float | None) -> str:
+    return f"{mine / other:.2f}×" if mine is not None and other else "–"
+
+
+def ratios(agents: list[Agent], key: str) -> dict[str, str]:
+    """agent-tui's median over the base tree's (when run), Claude Code's and the best peer's."""
+    ours = _median(agents[0], key)
+    base = next((a for a in agents[1:] if not a.peer), None)
+    cc = next((a for a in agents if a.name == "Claude Code"), None)
+    peers = [m for a in agents if a.peer and (m := _median(a, key)) is not None]
+    found = {"÷ CC": _ratio(ours, _median(cc, key)), "÷ best": _ratio(ours, min(peers, default=None))}
+    if base is not None:
+        found = {"÷ base": _ratio(ours, _median(base, key)), **found}
+    return found
+
+
+def report(agents: list[Agent], missing: list[str], repeat: int, rows: list[tuple[str, str, str]]) -> None:
     print(
         f"medians [min–max] of {repeat} interleaved runs · load {os.getloadavg()[0]:.1f} · "
         f"{time.strftime('%Y-%m-%d')}"
@@ -291,31 +331,23 @@ def report(agents: list[Agent], missing: list[str], repeat: int) -> None:
     if missing:
         print(f"peers missing (npm i -g {' '.join(missing)}): their columns are empty")
     names = [a.name for a in agents]
-    header = f"{'figure':48}" + "".join(f"{n:>24}" for n in names) + f"{'÷ CC':>8}{'÷ best':>8}"
-    print(header)
-    ours = agents[0]
-    for label, key, unit in ROWS:
+    columns = list(ratios(agents, rows[0][1]))
+    print(f"{'figure':48}" + "".join(f"{n:>24}" for n in names) + "".join(f"{c:>8}" for c in columns))
+    for label, key, unit in rows:
         line = f"{label:48}" + "".join(f"{_cell(a.figures.get(key, []), unit):>24}" for a in agents)
-        mine = ours.figures.get(key)
-        peers = [statistics.median(a.figures[key]) for a in agents[1:] if a.figures.get(key)]
-        cc = next((a for a in agents if a.name == "Claude Code" and a.figures.get(key)), None)
-        if mine and cc:
-            line += f"{statistics.median(mine) / statistics.median(cc.figures[key]):7.2f}×"
-        else:
-            line += f"{'–':>8}"
-        line += f"{statistics.median(mine) / min(peers):7.2f}×" if mine and peers else f"{'–':>8}"
-        print(line)
+        print(line + "".join(f"{r:>8}" for r in ratios(agents, key).values()))
 
 
-def markdown(agents: list[Agent], repeat: int) -> None:
+def markdown(agents: list[Agent], repeat: int, rows: list[tuple[str, str, str]]) -> None:
     """The same figures as a Markdown table, with the load and the date (README's "Performance")."""
+    agents = [agents[0], *(a for a in agents if a.peer)]
     load = os.getloadavg()[0]
     print(f"Medians of {repeat} interleaved runs, {time.strftime('%Y-%m-%d')}, load {load:.1f}:\n")
     names = [a.name for a in agents]
     print("| figure | " + " | ".join(names) + " | ÷ Claude Code | ÷ best peer |")
     print("|---|" + "---:|" * (len(names) + 2))
     ours = agents[0]
-    for label, key, unit in ROWS:
+    for label, key, unit in rows:
         cells = []
         for agent in agents:
             values = agent.figures.get(key, [])
@@ -336,12 +368,34 @@ def markdown(agents: list[Agent], repeat: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=7)
-    parser.add_argument("--no-tui", action="store_true", help="skip the tmux rows")
+    parser.add_argument("--only", choices=("headless", "tui"), help="run only these figures")
+    parser.add_argument("--no-tui", action="store_true", help="skip the tmux rows (= --only headless)")
+    parser.add_argument(
+        "--window",
+        type=float,
+        default=5.0,
+        help="seconds of the TUI's CPU row (on a loaded machine 5 s may end before start-up does)",
+    )
+    parser.add_argument("--base", type=Path, help="also run the agent-tui tree in this folder")
+    parser.add_argument(
+        "--peers", default="claude,codex", help="comma-separated peers to run (claude, codex; none)"
+    )
     parser.add_argument("--markdown", action="store_true", help="also print the README's table")
     args = parser.parse_args()
-    subprocess.run(
-        [PYTHON, "-m", "compileall", "-q", str(ROOT / "agent_tui")], check=True, capture_output=True
-    )
+    headless = args.only != "tui"
+    tui = args.only != "headless" and not args.no_tui and shutil.which("tmux") is not None
+    cpu_label = f"CPU seconds in the first {args.window:g} s of the TUI"
+    all_rows = [(cpu_label, *row[1:]) if row[1] == "tui_cpu" else row for row in ROWS]
+    rows = [
+        row
+        for row in all_rows
+        if (row[1].startswith("tui_") and tui) or (not row[1].startswith("tui_") and headless)
+    ]
+    trees = [ROOT] if args.base is None else [ROOT, args.base.resolve()]
+    for tree in trees:
+        subprocess.run(
+            [PYTHON, "-m", "compileall", "-q", str(tree / "agent_tui")], check=True, capture_output=True
+        )
     server = Server()
     try:
         with tempfile.TemporaryDirectory() as name:
@@ -351,8 +405,13 @@ def main() -> None:
             line = b"0123456789abcdef" * 6 + b"\n"
             (work / "big.txt").write_bytes(line * (BIG_BYTES // len(line)))
             agents: list[Agent] = [agent_tui(tmp, server.port)]
+            if args.base is not None:
+                agents.append(agent_tui(tmp, server.port, args.base.resolve(), "agent-tui base"))
             missing = []
+            wanted = set(args.peers.split(","))
             for make, package in ((claude_code, "@anthropic-ai/claude-code"), (codex, "@openai/codex")):
+                if make.__name__.split("_")[0] not in wanted:
+                    continue
                 peer = make(tmp, server.port)
                 if peer is None:
                     missing.append(package)
@@ -360,13 +419,14 @@ def main() -> None:
                     agents.append(peer)
             for _ in range(args.repeat):
                 for agent in agents:
-                    one_round(agent, server, work)
-                    if not args.no_tui and shutil.which("tmux"):
-                        tui_round(agent, work)
-            report(agents, missing, args.repeat)
+                    if headless:
+                        one_round(agent, server, work)
+                    if tui:
+                        tui_round(agent, work, args.window)
+            report(agents, missing, args.repeat, rows)
             if args.markdown:
                 print()
-                markdown(agents, args.repeat)
+                markdown(agents, args.repeat, rows)
     finally:
         server.close()
 

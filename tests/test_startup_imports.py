@@ -2,9 +2,9 @@
 request starts (issue 31). Each one listed here costs tenths of a second of start-up that the first
 request does not need: litellm (the direct path speaks the wire itself), pydantic (typer 0.29
 builds a pydantic adapter per option; we pin below it), textual and rich (no screen in `run`),
-pygments (httpx's own CLI, kept from loading), mcp (no servers configured), tiktoken (the first
-request is far from every threshold: the session's lazy counter estimates until an exact count
-matters)."""
+pygments (httpx's own CLI, kept from loading), h2 (HTTP/2, which no client of ours asks for), mcp
+(no servers configured), tiktoken (the first request is far from every threshold: the session's
+lazy counter estimates until an exact count matters)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,18 @@ from agent_tui import instrument
 from testkit.fake_openai import FakeOpenAI, Reply
 
 ROOT = Path(__file__).resolve().parent.parent
-HEAVY = {"litellm", "pydantic", "pydantic_core", "textual", "rich", "pygments", "mcp", "click", "tiktoken"}
+HEAVY = {
+    "litellm",
+    "pydantic",
+    "pydantic_core",
+    "textual",
+    "rich",
+    "pygments",
+    "mcp",
+    "click",
+    "tiktoken",
+    "h2",
+}
 
 
 def _modules_at_first_request(tmp_path: Path, server: FakeOpenAI, *extra: str) -> set[str]:

@@ -15,7 +15,7 @@ from importlib.metadata import version
 
 from textual.app import App
 from textual.screen import Screen
-from textual.widgets import Static
+from textual.widgets import Footer, Static
 
 from agent_tui.ui.textual_compat import PRIVATE_API, notifications, screen_text
 
@@ -25,7 +25,7 @@ class TestPrivateTextualApi:
         """Each private name in PRIVATE_API is still on a running app and its screen."""
         app = App[None]()
         async with app.run_test(size=(40, 5)):
-            instances = {App: app, Screen: app.screen}
+            instances = {App: app, Screen: app.screen, Footer: Footer()}
             missing = [
                 f"{cls.__name__}.{name}"
                 for cls, names in PRIVATE_API.items()

@@ -54,7 +54,7 @@ def trusting_services(
         await app().warmed()  # the question came first; the agent stack was importing meanwhile
         from agent_tui.factory import build_services
 
-        return await build_services(config, workspace=folder)
+        return await build_services(config, workspace=folder, warm_http=False)
 
     return services
 
@@ -76,7 +76,7 @@ def launch_tui(
         await app.warmed()
         from agent_tui.factory import build_services
 
-        return await build_services(config)
+        return await build_services(config, warm_http=False)
 
     factory = trusting_services(lambda: app, loaded, overrides) if loaded is not None else plain
     app = AgentApp(

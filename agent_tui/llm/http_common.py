@@ -90,7 +90,8 @@ def _ssl_context() -> Any:
 _ssl_lock = threading.Lock()
 
 
-def _warm() -> None:
+def warm() -> None:
+    """Import httpx and what the first send needs, and load the CA bundle, in this thread."""
     _ssl_context()
     # What the first send imports on the caller's loop otherwise: httpcore's connection code and
     # anyio's asyncio backend (anyio loads it lazily, ~0.1 s of the first request's path).
@@ -106,7 +107,7 @@ def _warm() -> None:
 def preload() -> None:
     """Import httpx and load the CA bundle in a daemon thread, while the app starts."""
     if not _ssl:
-        threading.Thread(target=_warm, name="httpx-preload", daemon=True).start()
+        threading.Thread(target=warm, name="httpx-preload", daemon=True).start()
 
 
 def _new_client() -> httpx.AsyncClient:

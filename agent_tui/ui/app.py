@@ -20,7 +20,7 @@ from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import Footer, Static, TabbedContent
+from textual.widgets import Static, TabbedContent
 from textual.worker import Worker, WorkerState
 
 from agent_tui import instrument, paths, shutdown
@@ -28,7 +28,7 @@ from agent_tui.errors_text import one_line
 from agent_tui.ui import themes
 from agent_tui.ui.app_commands import AppCommands
 from agent_tui.ui.app_tabs import AppTabs
-from agent_tui.ui.textual_compat import OneLineCrashes
+from agent_tui.ui.textual_compat import OneLineCrashes, SteadyFooter
 from agent_tui.ui.warmup import Warmup
 from agent_tui.ui.widgets.session_view import SessionView
 from agent_tui.visible_text import visible
@@ -117,7 +117,7 @@ class AgentApp(AppTabs, AppCommands, OneLineCrashes[None]):
     def compose(self) -> ComposeResult:
         yield Static("", id="topbar")
         yield TabbedContent(id="tabs")
-        yield Footer()
+        yield SteadyFooter()
 
     async def on_mount(self) -> None:
         self._exit_on_signals()
@@ -196,6 +196,8 @@ class AgentApp(AppTabs, AppCommands, OneLineCrashes[None]):
             # The imports warm up while the factory asks what it must ask first (the trust
             # question): under load they take seconds, and the question needs none of them.
             self._warmup.start()
+            if self._first_message or any(self._start):
+                self._warmup.ahead()  # a turn is coming, or a resumed chat renders Markdown now
             services = await self._factory() if self._factory is not None else None
             await self.warmed()
         except Exception as exc:
@@ -331,6 +333,8 @@ class AgentApp(AppTabs, AppCommands, OneLineCrashes[None]):
         event.stop()
 
     async def on_event(self, event: events.Event) -> None:
+        if not self._warmup.turn_started and isinstance(event, (events.Key, events.Paste)):
+            self._warmup.ahead()  # the user is writing: load what a turn needs meanwhile
         # Benchmarks time a key from its first arrival from the driver (a key no widget stops
         # bubbles back here) to the next refresh; off, this is one check per event.
         if not instrument.enabled() or not isinstance(event, events.Key) or event.is_forwarded:

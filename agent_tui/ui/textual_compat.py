@@ -14,6 +14,10 @@ its public API only. Two things have no public hook, and live here:
   entry, so the heap grew for the first ~1 000 entries and each full garbage collection with
   it: 25 ms at turn 25, 90-100 ms at turn 300, landing on some reply. `release_render_caches`
   empties that cache after the chat drops old widgets.
+- a waste at start-up: Textual's `Footer` rebuilds every key (a widget each, each restyled) on
+  every focus change, whether or not the keys it shows changed; the first seconds of the TUI
+  moved focus ~5 times over the same four keys (~4% of start-up CPU). `SteadyFooter` keeps the
+  keys when its `bindings_changed` hook would rebuild the same ones (`Footer._bindings_ready`).
 
 `PRIVATE_API` names each one; tests/test_textual_compat.py checks they exist with the shape we
 rely on and that the behaviour built on them still works, so the next Textual release that moves
@@ -26,8 +30,9 @@ import logging
 from typing import TYPE_CHECKING, TypeVar
 
 from rich.text import Text
-from textual.app import App
+from textual.app import App, ComposeResult
 from textual.screen import Screen
+from textual.widgets import Footer
 
 if TYPE_CHECKING:
     from textual.notifications import Notification
@@ -39,6 +44,7 @@ ReturnT = TypeVar("ReturnT")
 PRIVATE_API: dict[type, tuple[str, ...]] = {
     App: ("_handle_exception", "_fatal_error", "_notifications"),
     Screen: ("_compositor",),
+    Footer: ("_bindings_ready", "bindings_changed"),
 }
 """The private Textual names agent-tui touches, by the class that holds them."""
 
@@ -77,3 +83,33 @@ def release_render_caches() -> None:
 def notifications(app: App[object]) -> list[Notification]:
     """The notices currently shown or queued, oldest first (for tests)."""
     return list(app._notifications)
+
+
+class SteadyFooter(Footer):
+    """Textual's Footer, rebuilt only when the keys it would show changed."""
+
+    _shown: tuple[object, ...] | None = None
+    """What the last compose showed (None before the bindings were ready)."""
+
+    def _keys_to_show(self) -> tuple[object, ...]:
+        active = self.screen.active_bindings
+        keys = [
+            (binding, enabled, tooltip) for (_, binding, enabled, tooltip) in active.values() if binding.show
+        ]
+        displays = tuple(self.app.get_key_display(binding) for binding, _, _ in keys)
+        palette = None
+        if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
+            found = active.get(self.app.COMMAND_PALETTE_BINDING)
+            palette = found[1:] if found is not None else None
+        return tuple(keys), displays, palette, self.combine_groups
+
+    def compose(self) -> ComposeResult:
+        if self._bindings_ready:
+            self._shown = self._keys_to_show()
+        yield from super().compose()
+
+    def bindings_changed(self, screen: Screen[object]) -> None:
+        same_screen = self.is_attached and screen is self.screen and screen.app.app_focus
+        if same_screen and self._shown is not None and self._keys_to_show() == self._shown:
+            return  # the same keys: rebuilding them would only restyle identical widgets
+        super().bindings_changed(screen)
