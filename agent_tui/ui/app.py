@@ -30,6 +30,7 @@ from agent_tui.ui.app_commands import AppCommands
 from agent_tui.ui.app_tabs import AppTabs
 from agent_tui.ui.textual_compat import OneLineCrashes
 from agent_tui.ui.warmup import Warmup
+from agent_tui.ui.widgets.prompt import PromptInput
 from agent_tui.ui.widgets.session_view import SessionView
 from agent_tui.visible_text import visible
 
@@ -319,7 +320,15 @@ class AgentApp(AppTabs, AppCommands, OneLineCrashes[None]):
         if view is None or self.screen is not self.screen_stack[0]:
             return
         focused = self.focused
-        if focused is not None and any(isinstance(node, SessionView) for node in focused.ancestors_with_self):
+        typed = bool(event.is_printable and event.character)
+        # A typed key with the input focused was dispatched here before the first one moved the
+        # focus (the input stops every printable key it gets): it belongs to the input too.
+        late = typed and isinstance(focused, PromptInput)
+        if (
+            focused is not None
+            and not late
+            and any(isinstance(node, SessionView) for node in focused.ancestors_with_self)
+        ):
             return  # the session view has seen it (and left it alone on purpose: a binding)
         if event.key == "escape":
             view.interrupt()
