@@ -61,3 +61,36 @@ class TestKeysQueuedOnTheTabStrip:
             await until(pilot, lambda: isinstance(app.focused, PromptInput), what="the input's focus")
             strip._forward_event(events.Key("i", "i"))
             await until(pilot, lambda: app.view.prompt.text == "hi", what="'hi' in the input")
+
+
+class TestTypedWhileStarting:
+    async def test_a_message_typed_before_the_first_frame_is_sent(self, tmp_path, server, workspace):
+        """`agent-tui`, then typing at once: the keys reach the app before the input has focus
+        (the tab strip has it) and Enter arrives as a line feed (the terminal was still in line
+        mode); the text stayed in the input, unsent, and the Enter was lost."""
+        from textual.widgets import Tabs
+
+        app = make_app(make_config(server, tmp_path / "ui.db"), workspace)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            strip = app.query_one(Tabs)
+            strip.focus()  # where the focus is while the app starts
+            await until(pilot, lambda: app.focused is strip, what="the tab strip's focus")
+            for key, char in [*((c, c) for c in "hello"), ("ctrl+j", "\n")]:
+                event = events.Key(key, char)
+                event.time = 0.0  # read from the terminal when the app started, before any frame
+                app.post_message(event)
+            await until(pilot, lambda: server.requests, what="the request")
+            await settle(pilot)
+            last = server.requests[0]["messages"][-1]
+            assert last["role"] == "user" and "hello" in str(last["content"])
+            assert app.view.prompt.text == ""
+
+    async def test_ctrl_j_typed_in_the_running_app_is_still_a_new_line(self, tmp_path, server, workspace):
+        """Only a line feed read before the first frame is Enter; later Ctrl+J adds a line."""
+        app = make_app(make_config(server, tmp_path / "ui.db"), workspace)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await pilot.press(*"ab", "ctrl+j", "c")
+            assert app.view.prompt.text == "ab\nc"
+            assert server.requests == []
