@@ -51,6 +51,9 @@ def model_completions(text: str, current: str | None) -> list[str]:
         for n in dict.fromkeys(names)
         if n.startswith(prefix) or ("/" in n and n.split("/", 1)[1].startswith(prefix))
     ]
+    if prefix in found:  # a whole name leads, so the highlight Enter takes is what was typed
+        found.remove(prefix)
+        found.insert(0, prefix)
     return [] if found == [prefix] else found[:MODEL_OPTIONS]
 
 
