@@ -242,8 +242,8 @@ class PromptInput(TextArea):
         """Enter completes a partly typed name or an @ path; on a whole name it sends."""
         if isinstance(command, str) and command.startswith(MODEL_ID):
             return self.text.strip() != f"/model {command[len(MODEL_ID) :]}"
-        if isinstance(command, str):
-            return True
+        if isinstance(command, str):  # an @ path: typed whole already, Enter sends
+            return complete_mention(self.text, command).rstrip() != self.text.rstrip()
         if slash.parse(self.text) is not None:
             return False  # a whole command's name: run exactly that, whatever is highlighted
         return command is not None and self.text.strip() != f"/{command.name}"
