@@ -20,6 +20,7 @@ from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.widgets import Static, TabbedContent
 from textual.worker import Worker, WorkerState
 
@@ -29,7 +30,9 @@ from agent_tui.ui import themes
 from agent_tui.ui.app_commands import AppCommands
 from agent_tui.ui.app_tabs import AppTabs
 from agent_tui.ui.textual_compat import OneLineCrashes, SteadyFooter
+from agent_tui.ui.type_ahead import TypeAhead
 from agent_tui.ui.warmup import Warmup
+from agent_tui.ui.widgets.prompt import PromptInput
 from agent_tui.ui.widgets.session_view import SessionView
 from agent_tui.visible_text import visible
 
@@ -88,6 +91,7 @@ class AgentApp(AppTabs, AppCommands, OneLineCrashes[None]):
         self._warmup = Warmup()
         self._start = (session_id, continue_)
         self._first_message = first_message
+        self._type_ahead = TypeAhead()
         """Sent in the first tab once its session is open (`agent-tui "fix the bug"`)."""
         self._theme_name = theme_name or themes.DEFAULT_DARK
         self.views: list[SessionView] = []
@@ -130,6 +134,7 @@ class AgentApp(AppTabs, AppCommands, OneLineCrashes[None]):
         view = await self.add_tab(session_id=session_id, continue_=continue_)
         if self._first_message and self._first_message.strip():
             await view.send(self._first_message)  # queued behind the opening, then sent
+        self.call_after_refresh(self._type_ahead.shown)
         self.call_after_refresh(instrument.mark, "first_frame")
 
     def _exit_on_signals(self) -> None:
@@ -321,7 +326,15 @@ class AgentApp(AppTabs, AppCommands, OneLineCrashes[None]):
         if view is None or self.screen is not self.screen_stack[0]:
             return
         focused = self.focused
-        if focused is not None and any(isinstance(node, SessionView) for node in focused.ancestors_with_self):
+        typed = bool(event.is_printable and event.character)
+        # A typed key with the input focused was dispatched here before the first one moved the
+        # focus (the input stops every printable key it gets): it belongs to the input too.
+        late = typed and isinstance(focused, PromptInput)
+        if (
+            focused is not None
+            and not late
+            and any(isinstance(node, SessionView) for node in focused.ancestors_with_self)
+        ):
             return  # the session view has seen it (and left it alone on purpose: a binding)
         if event.key == "escape":
             view.interrupt()
@@ -335,6 +348,7 @@ class AgentApp(AppTabs, AppCommands, OneLineCrashes[None]):
     async def on_event(self, event: events.Event) -> None:
         if not self._warmup.turn_started and isinstance(event, (events.Key, events.Paste)):
             self._warmup.ahead()  # the user is writing: load what a turn needs meanwhile
+        event = self._type_ahead.route(self, self._prompt_or_none, event)
         # Benchmarks time a key from its first arrival from the driver (a key no widget stops
         # bubbles back here) to the next refresh; off, this is one check per event.
         if not instrument.enabled() or not isinstance(event, events.Key) or event.is_forwarded:
@@ -345,6 +359,14 @@ class AgentApp(AppTabs, AppCommands, OneLineCrashes[None]):
         # Queued behind the forwarded key, so it runs after the key is handled and then drawn.
         target = self.focused or self.screen
         target.call_after_refresh(lambda: instrument.record("key", time.perf_counter() - started))
+
+    def _prompt_or_none(self) -> PromptInput | None:
+        """The active tab's input, once there is one."""
+        try:
+            view = self.view
+        except NoMatches:
+            return None
+        return view.prompt if view is not None and view.is_mounted else None
 
     def crash_line(self) -> str:
         # The traceback is in the log file; the terminal gets one line.

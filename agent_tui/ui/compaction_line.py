@@ -30,10 +30,17 @@ def compaction_line(result: Any, reason: str | None) -> str:
     took = "under 0.1 s" if result.duration < 0.05 else f"{result.duration:.1f} s"
     why = WHY.get(reason or "", reason or "")
     line = f"Compacted {before} → {after} tokens{f' {why}' if why else ''} ({labels}, {took})."
-    line += (
-        f" The model now works from {result.messages_after} of {result.messages_before} messages"
-        " (earlier turns summarised or trimmed, still readable by ref); the chat above keeps them all."
-    )
+    turns_left = {"summarization", "truncation"} & set(result.strategies)
+    if not turns_left and result.messages_after >= result.messages_before:  # only outputs were cut
+        line += (
+            f" The model still sees all {result.messages_after} messages, older tool outputs cut"
+            " to their refs (still readable by ref)."
+        )
+    else:
+        line += (
+            f" The model now works from {result.messages_after} of {result.messages_before} messages"
+            " (earlier turns summarised or trimmed, still readable by ref); the chat above keeps them all."
+        )
     if not result.reached_target:
         line += " Still over the target"
         line += f": {result.reason}." if result.reason else "."

@@ -16,7 +16,14 @@ FOLD_LINES = 10
 FOLD_CHARS = 2000
 
 
+def line_breaks(text: str) -> str:
+    """`text` with `\n` line breaks: terminals send a paste's breaks as `\r` (tmux, xterm), and
+    a Windows clipboard as `\r\n`; the model must get lines, not one line joined by `\r`."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def is_long(text: str) -> bool:
+    text = line_breaks(text)
     return text.count("\n") + 1 > FOLD_LINES or len(text) > FOLD_CHARS
 
 
@@ -28,6 +35,7 @@ class Pastes:
 
     def chip(self, text: str) -> str:
         """Keep `text` and return the chip that stands for it in the input."""
+        text = line_breaks(text)
         count = text.rstrip("\n").count("\n") + 1
         size = lines(count) if count > 1 else f"{len(text)} characters"
         chip = f"[pasted {size} #{len(self.held) + 1}]"

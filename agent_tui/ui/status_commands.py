@@ -44,6 +44,7 @@ async def status(view: CommandHost, argument: str) -> None:
         )
     services = view.services
     sandbox = services.sandbox.describe().splitlines()[0] if services and services.sandbox else "not set up"
+    sandbox = sandbox.removeprefix("Sandbox ")  # the row is already named Sandbox
     rows = [
         ("Folder", paths.shown(workspace) if workspace else "?"),
         ("Trust", trusted),
@@ -104,7 +105,8 @@ async def diff(view: CommandHost, argument: str) -> None:
     lines = "".join(d.diff for d in diffs).splitlines()
     shown = "\n".join(lines[:DIFF_LINES])
     more = f"\n… {formatting.line_count(len(lines) - DIFF_LINES)} more" if len(lines) > DIFF_LINES else ""
-    show(view, "/diff", f"{len(diffs)} file(s) changed: {head}\n{shown}{more}")
+    files = "1 file" if len(diffs) == 1 else f"{len(diffs)} files"
+    show(view, "/diff", f"{files} changed: {head}\n{shown}{more}")
 
 
 async def config(view: CommandHost, argument: str) -> None:

@@ -53,6 +53,9 @@ def model_completions(text: str, current: str | None) -> list[str]:
         for n in dict.fromkeys(names)
         if n.startswith(prefix) or ("/" in n and n.split("/", 1)[1].startswith(prefix))
     ]
+    if prefix in found:  # a whole name leads, so the highlight Enter takes is what was typed
+        found.remove(prefix)
+        found.insert(0, prefix)
     return [] if found == [prefix] else found[:MODEL_OPTIONS]
 
 
@@ -246,8 +249,8 @@ class PromptInput(PictureArea):
         """Enter completes a partly typed name or an @ path; on a whole name it sends."""
         if isinstance(command, str) and command.startswith(MODEL_ID):
             return self.text.strip() != f"/model {command[len(MODEL_ID) :]}"
-        if isinstance(command, str):
-            return True
+        if isinstance(command, str):  # an @ path: typed whole already, Enter sends
+            return complete_mention(self.text, command).rstrip() != self.text.rstrip()
         if slash.parse(self.text) is not None:
             return False  # a whole command's name: run exactly that, whatever is highlighted
         return command is not None and self.text.strip() != f"/{command.name}"

@@ -54,12 +54,17 @@ class TabKeys(_Tab):
 
     def on_key(self, event: events.Key) -> None:
         """Typing while a tool line or the chat has focus goes to the input."""
-        if isinstance(self.app.focused, (PromptInput, FindBar)):
+        focused = self.app.focused
+        typed = bool(event.is_printable and event.character)
+        # The input stops every printable key it gets, so one arriving here with the input
+        # focused was dispatched to a tool line before the first typed key moved the focus:
+        # it belongs to the input too, not to nobody.
+        if isinstance(focused, FindBar) or (isinstance(focused, PromptInput) and not typed):
             return
         if event.key == "escape" and self.interrupt():
             event.stop()
             return
-        if event.is_printable and event.character:
+        if typed and event.character:
             self.prompt.focus()
             self.prompt.insert(event.character)
             event.stop()
