@@ -226,3 +226,24 @@ class TestTextOnlyModel:
                 assert image_urls(srv.requests[-1]["messages"][-1]) == []
                 assert app.query_one(UserItem).entry.chips == ()
                 assert "t.png: not sent — openai/gpt-3.5-turbo does not accept images" in screen_text(app)
+
+
+class TestBroughtBack:
+    async def test_up_brings_back_a_message_with_its_picture(self, server, config, workspace, elsewhere):
+        """A sent message with a pasted picture, brought back with Up and sent again, carries
+        the picture again (the chip still stands for it)."""
+        (elsewhere / "u.png").write_bytes(png(8, 8))
+        server.enqueue(Reply(text="one"), Reply(text="two"))
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            prompt = app.view.prompt
+            await paste(pilot, str(elsewhere / "u.png"))
+            await until(pilot, lambda: "[image" in prompt.text, what="the chip")
+            await pilot.press("enter")
+            await settle(pilot)
+            await pilot.press("up")
+            assert prompt.text == "[image u.png #1]"
+            await pilot.press("enter")
+            await settle(pilot)
+            assert [len(image_urls(r["messages"][-1])) for r in server.requests] == [1, 1]

@@ -113,8 +113,10 @@ def for_model(history: list[Message], model: str | None) -> list[Message]:
     """`history` as `model` may get it: for a model that takes no images (a command's `model:`
     for one turn), each picture becomes its placeholder line in the message's text, so the
     provider never gets an image part it refuses. The stored history keeps the bytes."""
-    if not any(image.data for message in history for image in message.images) or takes_images(model):
-        return history  # the scan first: it needs no model list
+    # The model list is loaded by then (each turn's message was checked against it), and a
+    # look-up is cheaper than scanning a long history on every step.
+    if takes_images(model) or not pictures_with_bytes(history):
+        return history
     # The text changes too, not only the images: a message equal to the original would be given
     # the original's cached wire form (image bytes are not part of a message's equality).
     return [
@@ -123,7 +125,7 @@ def for_model(history: list[Message], model: str | None) -> list[Message]:
             content="\n".join([m.content or "", *(i.placeholder() for i in m.images)]).lstrip("\n"),
             images=(),
         )
-        if m.images
+        if any(i.data for i in m.images)  # the others already go as their placeholder parts
         else m
         for m in history
     ]

@@ -35,8 +35,8 @@ def pasted_paths(text: str) -> list[Path] | None:
     """The absolute paths a paste consists of (shell quoting and `file://` URLs undone), or None
     when any word of it is not an absolute path (then it is text)."""
     stripped = text.strip()
-    if not stripped or len(stripped) > MAX_PASTE_CHARS:
-        return None
+    if not stripped or len(stripped) > MAX_PASTE_CHARS or stripped[0] not in "'\"/~f":
+        return None  # most pastes: prose or code, told by the first character
     try:
         words = shlex.split(stripped)
     except ValueError:  # an unbalanced quote: prose (`it's`)
