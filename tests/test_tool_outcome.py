@@ -49,12 +49,27 @@ class TestTheCodeIsRead:
         assert refused.state == "error" and refused.detail == "denied"
         assert replayed_statuses(messages) == ["completed", "failed"]
 
-    def test_the_code_survives_the_store_and_export(self, tmp_path):
-        """The code round-trips through the transcript's JSON, so resume, export and fork keep it."""
+    async def test_the_code_survives_export_and_import(self, tmp_path):
+        """The code lives in the message's stored JSON: an exported session imported elsewhere
+        keeps each result's code, whatever its text says."""
         call = ToolCall("c1", "bash", '{"command": "x"}')
-        message = tool_result(call, "Error: it broke", outcome="error")
-        assert Message.loads(message.dumps()).outcome == "error"
-        assert Message.loads(tool_result(call, "fine", outcome="ok").dumps()).outcome == "ok"
+        refused = ToolCall("c2", "write_file", '{"path": "a"}')
+        history = [
+            Message(role="user", content="go"),
+            Message(role="assistant", content=None, tool_calls=(call, refused)),
+            tool_result(call, "Permission denied (publickey).", outcome="ok"),
+            tool_result(refused, "the user said no", outcome="denied"),
+        ]
+        async with await open_store(tmp_path / "a.db") as store:
+            session = await store.sessions.create(str(tmp_path), "m")
+            await store.sessions.append(session.id, history)
+            exported = await store.sessions.export(session.id, tmp_path / "s.json")
+        async with await open_store(tmp_path / "b.db") as other:
+            await other.sessions.import_(exported)
+            back = await other.sessions.transcript(session.id)
+        assert [m.outcome for m in back if m.role == "tool"] == ["ok", "denied"]
+        assert [(e.state, e.detail) for e in tool_lines(back)][1] == ("error", "denied")
+        assert tool_lines(back)[0].state == "ok"
 
 
 class TestTheLiveEventCarriesTheCode:
