@@ -267,6 +267,8 @@ class AgentApp(AppTabs, AppCommands, OneLineCrashes[None]):
     def _update_topbar(self) -> None:
         view = self.view
         model = view.session.model if view and view.session else "no model"
+        if view is not None and view.session is None and view.busy:
+            model = "opening…"  # not "no model": the one configured is still loading
         where = paths.shown(self.workspace)
         services = self._services.result() if self._services is not None and self._services.done() else None
         sandbox = services.sandbox.topbar() if services is not None and services.sandbox else None

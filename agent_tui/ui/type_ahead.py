@@ -10,7 +10,7 @@ a line feed among such keys is Enter.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual import events
 
@@ -33,7 +33,7 @@ class TypeAhead:
         self.shown_at = time.monotonic()
 
     def route(
-        self, app: App[object], prompt_of: Callable[[], PromptInput | None], event: events.Event
+        self, app: App[Any], prompt_of: Callable[[], PromptInput | None], event: events.Event
     ) -> events.Event:
         """The event to dispatch in place of `event`; the input gets the focus first when a
         key typed ahead would otherwise land elsewhere."""
