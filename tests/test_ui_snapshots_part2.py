@@ -13,6 +13,7 @@ import pytest
 
 from tests.support import snapshot_session
 from tests.support.snapshot_session import app_log, blob_browser, context_mid_session, snapshot_app
+from tests.support.snapshots import fixed_home
 from tests.support.ui_helpers import until
 
 # The shared fixture, made this module's own so pytest finds it.
@@ -23,15 +24,13 @@ SIZE = (120, 36)
 
 @pytest.fixture
 def fixed_workspace(tmp_path, monkeypatch):
-    """A workspace the top bar shows as `~/agent-tui-snapshot-ws2` in every run: HOME is the test's own
-    temp folder, so nothing outside it is touched and parallel runs do not collide."""
-    monkeypatch.setenv("HOME", str(tmp_path))
-    path = tmp_path / "agent-tui-snapshot-ws2"
-    path.mkdir()
-    (path / "logs").mkdir()
-    for day in (1, 2):
-        (path / "logs" / f"day{day}.log").write_text(app_log(day))
-    yield path
+    """A workspace at one fixed path (tests/support/snapshots.fixed_home), shown as
+    `~/agent-tui-snapshot-ws2`, with two days of logs."""
+    with fixed_home(monkeypatch, "agent-tui-snapshot-ws2") as path:
+        (path / "logs").mkdir()
+        for day in (1, 2):
+            (path / "logs" / f"day{day}.log").write_text(app_log(day))
+        yield path
 
 
 class TestSnapshotsPart2:

@@ -30,12 +30,11 @@ snap_server = part2.snap_server
 @pytest.fixture
 def fixed_workspace2(tmp_path, monkeypatch):
     """part2's workspace (its logs are what the session reads), shown as `~/agent-tui-snapshot-ws2`."""
-    monkeypatch.setenv("HOME", str(tmp_path))
-    path = tmp_path / "agent-tui-snapshot-ws2"
-    (path / "logs").mkdir(parents=True)
-    for day in (1, 2):
-        (path / "logs" / f"day{day}.log").write_text(part2.app_log(day))
-    yield path
+    with part1.fixed_home(monkeypatch, "agent-tui-snapshot-ws2") as path:
+        (path / "logs").mkdir()
+        for day in (1, 2):
+            (path / "logs" / f"day{day}.log").write_text(part2.app_log(day))
+        yield path
 
 
 class TestSmallTerminal:

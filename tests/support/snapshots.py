@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import fcntl
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -29,14 +34,34 @@ def sandbox_off():
     paths.user_config_file().write_text('[sandbox]\nmode = "off"\n')
 
 
+SNAPSHOT_HOME = Path("/tmp/agent-tui-snapshot-home")
+"""HOME for snapshot tests, the same absolute path on every machine and run: the system prompt
+names the workspace's absolute path, so a path under pytest's numbered temp folder made the meter's
+`sys` tokens (and the SVG) differ with the folder's number."""
+
+
+@contextlib.contextmanager
+def fixed_home(monkeypatch: pytest.MonkeyPatch, folder: str) -> Iterator[Path]:
+    """HOME at `SNAPSHOT_HOME`, with an empty workspace `~/<folder>` in it. Another pytest process
+    (a parallel shard) may want the same folder: a lock file takes turns, and the folder is
+    emptied before and after each test."""
+    with open(SNAPSHOT_HOME.parent / "agent-tui-snapshot.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        shutil.rmtree(SNAPSHOT_HOME, ignore_errors=True)
+        path = SNAPSHOT_HOME / folder
+        path.mkdir(parents=True)
+        monkeypatch.setenv("HOME", str(SNAPSHOT_HOME))
+        try:
+            yield path
+        finally:
+            shutil.rmtree(SNAPSHOT_HOME, ignore_errors=True)
+
+
 @pytest.fixture
-def fixed_workspace(tmp_path, monkeypatch):
-    """A workspace the top bar shows as `~/agent-tui-snapshot-ws` in every run: HOME is the test's own
-    temp folder, so nothing outside it is touched and parallel runs do not collide."""
-    monkeypatch.setenv("HOME", str(tmp_path))
-    path = tmp_path / "agent-tui-snapshot-ws"
-    path.mkdir()
-    yield path
+def fixed_workspace(monkeypatch):
+    """A workspace at one fixed path, shown as `~/agent-tui-snapshot-ws`."""
+    with fixed_home(monkeypatch, "agent-tui-snapshot-ws") as path:
+        yield path
 
 
 def history():
