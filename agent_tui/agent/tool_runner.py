@@ -238,8 +238,10 @@ class ToolRunner:
             # Streamed into the store by the tool: the view comes from there.
             text = await self.store.results.view(output.ref, threshold, width) if self.store else text
         elif not paged and len(text.encode("utf-8", "replace")) > threshold:
-            if ref is not None and self.store is not None:
-                text = await self.store.results.view(ref, threshold, width)
+            # Built from the text in hand, not read back: the same view the store would build
+            # (tests/test_offload_deferred.py), without waiting on the store's connection.
+            if ref is not None:
+                text = inline_view(text, threshold, width, call.name, ref.id, ref.byte_size)
             else:
                 text = inline_view(text, threshold, width, call.name)
         status = output.meta.get("status_line")

@@ -1,0 +1,110 @@
+"""A big output that was not streamed into the store: the next request goes out before the
+output is compressed and indexed, and nothing read_result needs is lost meanwhile (issue 31)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+from pathlib import Path
+
+import pytest
+
+from agent_tui.agent import events as ev
+from agent_tui.context.views import inline_view
+from agent_tui.factory import build_services
+from agent_tui.store import open_store
+from agent_tui.store.chunks import PENDING
+from testkit.fake_openai import Reply
+from tests.support.agent_fixtures import make_config, of_type
+from tests.support.offload import big_lines, grep_output, wait_until
+
+
+@pytest.fixture
+def big_file(workspace: Path) -> list[str]:
+    lines = big_lines(4_000)
+    (workspace / "big.log").write_text("".join(f"{line}\n" for line in lines))
+    return lines
+
+
+async def chunk_codecs(store, ref_id: str) -> list[int]:
+    rows = await store.db.fetchall("SELECT codec FROM blob_chunks WHERE blob_id = ? ORDER BY seq", (ref_id,))
+    return [row[0] for row in rows]
+
+
+class TestSendFirst:
+    async def test_next_request_leaves_while_compression_is_held(self, server, workspace, tmp_path, big_file):
+        """With the store's compression workers all busy, the request carrying a big grep
+        output's view still reaches the server; the output is then stored whole and compressed."""
+        svc = await build_services(make_config(server, tmp_path / "a.db"), workspace=workspace)
+        gate = threading.Event()
+        # Occupy every compression worker: only a step that does not wait for them can send.
+        pool = svc.store.results._pool
+        blockers = [pool.submit(gate.wait, 300) for _ in range(2)]
+        try:
+            server.enqueue(
+                Reply(tool_calls=[("grep", {"pattern": "row", "max_results": 100_000})]),
+                Reply(text="done"),
+            )
+            session = await svc.new_session()
+            events: list[ev.AgentEvent] = []
+
+            async def drive() -> None:
+                async for event in session.run_turn("find the rows"):
+                    events.append(event)
+
+            turn = asyncio.create_task(drive())
+            arrived = await wait_until(lambda: len(server.requests) >= 2 or turn.done(), 30)
+            gate.set()
+            await turn
+            assert arrived and len(server.requests) == 2, "the next request waited for compression"
+        finally:
+            gate.set()
+            for blocker in blockers:
+                blocker.result()
+        try:
+            finished = of_type(events, ev.ToolCallFinished)[0]
+            ref = finished.ref
+            assert ref is not None
+            expected = grep_output(big_file, "big.log")
+            assert await svc.store.results.get_text(ref) == expected
+            sent = [m for m in server.requests[1]["messages"] if m["role"] == "tool"][0]["content"]
+            assert f"stored whole as ref {ref.id}" in sent
+            assert sent == await svc.store.results.view(ref, 4096, 2000)
+            await svc.store.results.wait_indexed()
+            assert PENDING not in await chunk_codecs(svc.store, ref.id)
+            assert await svc.store.results.get_text(ref) == expected
+        finally:
+            await svc.close()
+
+
+def random_output(rng: random.Random) -> str:
+    """An output mixing what views must handle: empty, CRLF, multibyte and very long lines."""
+    pieces = ["", "x", "ok done", "é€😀 naïve", "\r", "a\r", "  indented", "ERROR: it broke"]
+    lines = []
+    for _ in range(rng.randrange(1, 400)):
+        kind = rng.random()
+        if kind < 0.05:
+            lines.append(rng.choice("ab€😀") * rng.randrange(100, 3000))
+        elif kind < 0.6:
+            lines.append(" ".join(rng.choice(pieces) for _ in range(rng.randrange(0, 12))))
+        else:
+            lines.append(f"line {len(lines)} " + "w" * rng.randrange(0, 90))
+    return "\n".join(lines) + ("\n" if rng.random() < 0.5 else "")
+
+
+class TestViewFromMemory:
+    async def test_matches_the_view_read_back_from_the_store(self, tmp_path):
+        """The view built from the text in memory is, byte for byte, the one the store builds
+        by reading the stored output back (300 seeded outputs, chunks of 256 bytes)."""
+        rng = random.Random(31)
+        async with await open_store(tmp_path / "v.db") as store:
+            store.results.chunk_size = 256
+            session = await store.sessions.create(str(tmp_path), "m")
+            for case in range(300):
+                text = random_output(rng)
+                size, width = rng.randrange(256, 4096), rng.randrange(16, 200)
+                ref = await store.results.offload(session.id, "mcp", None, text)
+                stored = await store.results.view(ref, size, width)
+                memory = inline_view(text, size, width, "mcp", ref.id, ref.byte_size)
+                assert memory == stored, f"case {case}: size {size}, width {width}"
