@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 import threading
 from pathlib import Path
 
@@ -17,7 +18,9 @@ from agent_tui.store import open_store
 from agent_tui.store.chunks import PENDING
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config, of_type
-from tests.support.offload import big_lines, grep_output, wait_until
+from tests.support.cli import flags, run_cli
+from tests.support.offload import big_lines, grep_output, wait_for, wait_until
+from tests.support.signals import start_cli
 
 
 @pytest.fixture
@@ -108,3 +111,51 @@ class TestViewFromMemory:
                 stored = await store.results.view(ref, size, width)
                 memory = inline_view(text, size, width, "mcp", ref.id, ref.byte_size)
                 assert memory == stored, f"case {case}: size {size}, width {width}"
+
+
+class TestCrashAfterTheRequest:
+    def test_kill_when_the_request_arrives_loses_nothing_read_result_needs(
+        self, server, workspace, tmp_path, big_file
+    ):
+        """`run` killed (SIGKILL) the moment the request carrying a big grep output's ref
+        reaches the server: the next `run --continue` reads any line of it by that ref, and
+        the output is whole, compressed and searchable by recall once the store is reopened."""
+        db = tmp_path / "k.db"
+        server.enqueue(
+            Reply(tool_calls=[("grep", {"pattern": "row", "max_results": 100_000})]),
+            Reply(hang=True),  # the request is in; the answer never comes
+        )
+        proc = start_cli(["run", "find the rows", "--yes", *flags(server, db)], workspace)
+        try:
+            arrived = wait_for(lambda: len(server.requests) >= 2 or proc.poll() is not None, 60)
+            proc.kill()
+            proc.communicate(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        assert arrived and len(server.requests) == 2, "the request carrying the output never came"
+        sent = [m for m in server.requests[1]["messages"] if m["role"] == "tool"][0]["content"]
+        ref_id = re.search(r"stored whole as ref (r_[0-9a-f]+)", sent).group(1)
+        expected = grep_output(big_file, "big.log").split("\n")
+
+        server.clear_queue()
+        server.enqueue(
+            Reply(tool_calls=[("read_result", {"ref_id": ref_id, "offset": 3_000, "limit": 2})]),
+            Reply(text="seen"),
+        )
+        done = run_cli(["run", "read on", "--continue", *flags(server, db)], workspace)
+        assert done.returncode == 0, done.stderr
+        page = [m for m in server.requests[-1]["messages"] if m["role"] == "tool"][-1]["content"]
+        assert f"3000\t{expected[2_999]}" in page and f"3001\t{expected[3_000]}" in page
+
+        async def reopened() -> None:
+            async with await open_store(db) as store:
+                await store.results.wait_indexed()
+                ref = (await store.results.resolve(ref_id)).ref
+                assert ref.line_count == len(expected)
+                assert await chunk_codecs(store, ref_id) and PENDING not in await chunk_codecs(store, ref_id)
+                assert (await store.results.get_text(ref_id)).split("\n") == expected
+                hits = await store.results.recall(big_file[1_234].split()[1])
+                assert ref_id in [hit.ref.id for hit in hits]
+
+        asyncio.run(reopened())

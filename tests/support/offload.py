@@ -25,3 +25,13 @@ async def wait_until(condition: Callable[[], bool], timeout: float) -> bool:
             return False
         await asyncio.sleep(0.01)
     return True
+
+
+def wait_for(condition: Callable[[], bool], timeout: float) -> bool:
+    """Poll `condition` from a synchronous test until it holds (True) or `timeout` passes."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
