@@ -20,9 +20,6 @@ FTS_LIMIT = 16 * 1024 * 1024
 binary output, never are)."""
 RAW, ZLIB = 0, 1
 """Codecs: data kept as is (when zlib does not shrink it) or zlib-compressed."""
-PENDING = 2
-"""Codec of a chunk stored raw so that a request need not wait for zlib (store/deferred.py):
-read as RAW; the background indexer compresses it when it indexes it."""
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,8 @@ import logging
 import re
 import sqlite3
 from collections.abc import Sequence
-from concurrent.futures import Executor
 
 from agent_tui.messages import ResultRef
-from agent_tui.store import deferred
 from agent_tui.store.db import Database
 from agent_tui.store.errors import StoreError
 from agent_tui.store.hit_links import link_calls
@@ -33,14 +31,10 @@ right after (and the next few reads) never queue behind it."""
 
 
 class Indexer:
-    """Indexes chunks marked `indexed = 0`, in the background, until none are left; compresses
-    those stored raw before a request (store/deferred.py) in the same transaction."""
+    """Indexes chunks marked `indexed = 0`, in the background, until none are left."""
 
-    def __init__(self, db: Database, pool: Executor | None = None) -> None:
+    def __init__(self, db: Database) -> None:
         self._db = db
-        self._pool = pool
-        """Where chunks stored raw before a request are compressed (store/deferred.py); None:
-        they stay raw."""
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
         self._failed = False
@@ -104,8 +98,6 @@ class Indexer:
 
     async def _index(self, ids: list[int]) -> None:
         marks = ",".join("?" * len(ids))
-        # Compressed outside the transaction, so the write lock is held only to store them.
-        packed = await deferred.compressed(self._db, self._pool, ids) if self._pool is not None else []
         async with self._db.write() as conn:
             await conn.execute(
                 "INSERT INTO blob_fts (rowid, text) SELECT id, agent_tui_text(codec, data) "
@@ -115,8 +107,6 @@ class Indexer:
             await conn.execute(
                 f"UPDATE blob_chunks SET indexed = 1 WHERE id IN ({marks}) AND indexed = 0", ids
             )
-            if packed:
-                await conn.executemany(deferred.RECOMPRESS, packed)
 
     async def _index_alone(self, chunk_id: int) -> None:
         try:

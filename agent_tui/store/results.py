@@ -22,9 +22,8 @@ from agent_tui.bounded_regex import DEFAULT_BUDGET, stopped_message
 from agent_tui.context import views
 from agent_tui.messages import ResultRef
 from agent_tui.store import lines as L
-from agent_tui.store.chunks import CHUNK_SIZE, decompress, to_bytes
+from agent_tui.store.chunks import CHUNK_SIZE, decompress
 from agent_tui.store.db import Database
-from agent_tui.store.deferred import write_raw
 from agent_tui.store.errors import LineRangeError, RefNotFound
 from agent_tui.store.gc import collect
 from agent_tui.store.grep import compile_pattern, grep_blob
@@ -45,7 +44,7 @@ class ResultStore:
         self._pool = pool
         self.chunk_size = CHUNK_SIZE
         """Bytes per chunk; tests shrink it to exercise chunk boundaries."""
-        self.indexer = Indexer(db, pool)
+        self.indexer = Indexer(db)
         self.search_timeout = DEFAULT_BUDGET
         """Seconds one grep may take ([tools] search_timeout, set by the factory)."""
         self._growing: dict[str, GrowingBlob] = {}
@@ -62,14 +61,8 @@ class ResultStore:
     ) -> ResultRef:
         """Store `content` whole (a str, bytes, or an async iterator of byte pieces)."""
         if isinstance(content, (str, bytes, bytearray, memoryview)):
-            data = to_bytes(content)
-            if len(data) > INLINE_INDEX_BYTES:
-                # Stored raw now; compressed and indexed after the next request is on its way.
-                ref = await write_raw(self.db, session_id, tool_name, tool_call_id, data, self.chunk_size)
-                self.indexer.kick(delay=START_DELAY)
-                return ref
             ref = await write_whole(
-                self.db, self._pool, session_id, tool_name, tool_call_id, data, self.chunk_size
+                self.db, self._pool, session_id, tool_name, tool_call_id, content, self.chunk_size
             )
         else:
             ref = await write_stream(
@@ -94,7 +87,7 @@ class ResultStore:
             self.indexer.kick()
 
     async def wait_indexed(self) -> None:
-        """Return once every stored output is searchable by `recall` (and compressed)."""
+        """Return once every stored output is searchable by `recall`."""
         await self.indexer.wait()
 
     # -- finding ---------------------------------------------------------------------------

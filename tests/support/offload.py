@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable
 
@@ -15,16 +14,6 @@ def big_lines(count: int, width: int = 120) -> list[str]:
 def grep_output(lines: list[str], rel: str) -> str:
     """What the grep tool returns when every one of `lines` in `rel` matches."""
     return "\n".join(f"{rel}:{number}:{line}" for number, line in enumerate(lines, start=1))
-
-
-async def wait_until(condition: Callable[[], bool], timeout: float) -> bool:
-    """Poll `condition` on the event loop until it holds (True) or `timeout` passes (False)."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        await asyncio.sleep(0.01)
-    return True
 
 
 def wait_for(condition: Callable[[], bool], timeout: float) -> bool:
