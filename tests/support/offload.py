@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 
@@ -23,4 +24,14 @@ def wait_for(condition: Callable[[], bool], timeout: float) -> bool:
         if time.monotonic() > deadline:
             return False
         time.sleep(0.01)
+    return True
+
+
+async def wait_until(condition: Callable[[], bool], timeout: float) -> bool:
+    """Poll `condition` on the event loop until it holds (True) or `timeout` passes (False)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.01)
     return True
