@@ -75,7 +75,7 @@ class Store:
         # Two threads compress chunks while the connection's thread inserts earlier ones.
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="agent-tui-store")
         self.results = ResultStore(db, self._pool)
-        self.sessions = SessionStore(db, self.results.indexer)
+        self.sessions = SessionStore(db, self.results.indexer, self.results.spool)
         self.checkpoints = CheckpointStore(db)
         self.leases = LeaseStore(db)
         self.background = BackgroundLog(db)

@@ -54,6 +54,11 @@ def _write_file(path: Path, data: bytes) -> None:
         os.close(fd)
 
 
+def _is_ref(name: str) -> bool:
+    """Only a ref id names a spool file (never a path: `..` or `/` cannot reach the folder)."""
+    return name.startswith("r_") and name[2:].isalnum()
+
+
 class Spool:
     """Outputs whose bytes are in a file and whose chunks are still to be written."""
 
@@ -156,6 +161,8 @@ class Spool:
     async def ready(self, blob_id: str) -> None:
         """Return once the chunks of `blob_id` are in the database (at once for most refs)."""
         task = self._tasks.get(blob_id)
+        if not _is_ref(blob_id):
+            return
         if task is not None:
             self._hurry[blob_id].set()
             await asyncio.shield(task)
@@ -168,7 +175,7 @@ class Spool:
             names = os.listdir(self.folder)
         except FileNotFoundError:
             return
-        for name in names:
+        for name in filter(_is_ref, names):
             row = await self.db.fetchone("SELECT 1 FROM tool_result_blobs WHERE id = ?", (name,))
             if row is not None:
                 self._start(name, None, INGEST_DELAY)
