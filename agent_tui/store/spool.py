@@ -32,7 +32,7 @@ from agent_tui.store.db import Database
 from agent_tui.store.errors import SessionNotFound
 from agent_tui.store.recall import START_DELAY, Indexer
 from agent_tui.store.refs import new_ref_id
-from agent_tui.store.writer import INSERT_CHUNK, Assembler, finish_blob, pack, slices
+from agent_tui.store.writer import Assembler, fill_blob, packed_slices
 
 log = logging.getLogger(__name__)
 
@@ -137,24 +137,14 @@ class Spool:
                 data = await asyncio.to_thread(path.read_bytes)
             except FileNotFoundError:
                 return  # another process ingested it
-        loop = asyncio.get_running_loop()
-        packing = [
-            loop.run_in_executor(self._pool, pack, data, s, e, self.chunk_size) for s, e in slices(data)
-        ]
-        try:
+        async with packed_slices(self._pool, data, self.chunk_size) as packing:
             async with self.db.write() as conn:
                 async with conn.execute("SELECT 1 FROM tool_result_blobs WHERE id = ?", (blob_id,)) as cur:
                     alive = await cur.fetchone() is not None
                 if alive:  # else: deleted meanwhile (GC, its session removed)
                     # Idempotent: a crash after this commit and before the unlink redoes it.
                     await conn.execute("DELETE FROM blob_chunks WHERE blob_id = ?", (blob_id,))
-                    done = Assembler(blob_id)
-                    for future in packing:
-                        await conn.executemany(INSERT_CHUNK, done.rows(await future))
-                    await finish_blob(conn, done)
-        finally:
-            for future in packing:
-                future.cancel()
+                    await fill_blob(conn, Assembler(blob_id), packing)
         path.unlink(missing_ok=True)
         self._indexer.kick(delay=START_DELAY)
 
