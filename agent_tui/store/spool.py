@@ -141,12 +141,15 @@ class Spool:
             async with self.db.write() as conn:
                 async with conn.execute("SELECT 1 FROM tool_result_blobs WHERE id = ?", (blob_id,)) as cur:
                     alive = await cur.fetchone() is not None
-                if alive:  # else: deleted meanwhile (GC, its session removed)
+                # No row: deleted meanwhile (GC, its session removed), or not committed yet by
+                # another process; its file is then left to the sweep of old files on open.
+                if alive:
                     # Idempotent: a crash after this commit and before the unlink redoes it.
                     await conn.execute("DELETE FROM blob_chunks WHERE blob_id = ?", (blob_id,))
                     await fill_blob(conn, Assembler(blob_id), packing)
-        path.unlink(missing_ok=True)
-        self._indexer.kick(delay=START_DELAY)
+        if alive:
+            path.unlink(missing_ok=True)
+            self._indexer.kick(delay=START_DELAY)
 
     async def ready(self, blob_id: str) -> None:
         """Return once the chunks of `blob_id` are in the database (at once for most refs)."""
