@@ -40,12 +40,12 @@ from pathlib import Path
 from agent_tui.config import load_config
 from agent_tui.factory import build_services
 
-base, work, prompt, turns = sys.argv[1], Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+base, work, prompt, turns, db = sys.argv[1], Path(sys.argv[2]), sys.argv[3], int(sys.argv[4]), sys.argv[5]
 
 async def main():
     cfg = load_config(overrides={
         "model": {"name": "openai/fake-model", "api_base": base, "context_window": 4_000_000},
-        "store": {"db": str(work / "bench.db")},
+        "store": {"db": str(work / db)},
     }, cwd=work, env={}).config
     services = await build_services(cfg, workspace=work)
     out = []
@@ -89,7 +89,7 @@ def child(tree: Path, server: Server, work: Path, prompt: str, turns: int) -> li
     """(tool finished → next request ms, CPU ms from tool finished to the step's start) per turn."""
     env = {**os.environ, "PYTHONPATH": str(tree), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
     done = subprocess.run(
-        [sys.executable, "-c", CHILD, server.base, str(work), prompt, str(turns)],
+        [sys.executable, "-c", CHILD, server.base, str(work), prompt, str(turns), f"{tree.name}-{prompt}.db"],
         env=env,
         cwd=work,
         capture_output=True,
@@ -113,9 +113,11 @@ def measure(
         with tempfile.TemporaryDirectory(prefix="agent-tui-big-") as tmp:
             work = Path(tmp)
             big_log(work / "big.log")
-            for _ in range(rounds):
+            for round_ in range(rounds):
                 for prompt in SCENARIOS:
-                    for name, tree in trees.items():
+                    # Alternate who goes first: the one after a big write meets its writeback.
+                    order = list(trees.items())[:: -1 if round_ % 2 else 1]
+                    for name, tree in order:
                         server.stamps()  # forget anything earlier
                         figures.setdefault((prompt, name), []).extend(
                             child(tree, server, work, prompt, turns)
