@@ -75,6 +75,11 @@ def _responder(reply: Any = Reply) -> Callable[[dict], Any]:
         text = content if isinstance(content, str) else json.dumps(content)
         if last.get("role") == "user" and "tool:" in text:
             return reply(tool_calls=[("list_dir", {"path": "."})])
+        # benchmarks/big_output.py: one big output that was not streamed into the store.
+        if last.get("role") == "user" and "big-grep:" in text:
+            return reply(tool_calls=[("grep", {"pattern": "took", "max_results": 10_000_000})])
+        if last.get("role") == "user" and "big-read:" in text:
+            return reply(tool_calls=[("read_file", {"path": "big.log"})])
         return reply(text="done: ok")
 
     return respond

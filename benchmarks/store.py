@@ -3,6 +3,8 @@ views of huge outputs (a 200 MB stream, 40 MB single lines).
 
 Run: .venv/bin/python benchmarks/store.py   (about two minutes; uses a temp directory)
      .venv/bin/python benchmarks/store.py recall   (only recall: outputs, then conversation)
+     .venv/bin/python benchmarks/store.py step [--base PATH]   (tool finished → next request
+     after a big output, this tree against another checkout: benchmarks/big_output.py)
 
 Recall as the model's tool runs it searches two indexes: 10 000 stored outputs and 100 000
 transcript messages of 500 sessions (user and assistant text, tool-call arguments).
@@ -383,4 +385,11 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    if sys.argv[1:2] == ["step"]:  # tool finished → next request after a big output
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import big_output
+
+        sys.argv[1:2] = []
+        big_output.main()
+    else:
+        asyncio.run(main())

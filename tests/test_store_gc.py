@@ -133,6 +133,7 @@ class TestSize:
         """Removing a big output shrinks the database file."""
         s = await store.sessions.create("/p", "m")
         ref = await store.results.offload(s.id, "bash", None, os.urandom(3_000_000))
+        await store.results.wait_indexed()  # its chunks are in the file (store/spool.py)
         await age(store, ref.id, 10)
         report = await store.results.gc(older_than=timedelta(days=1))
         assert report.blobs_removed == 1

@@ -110,7 +110,8 @@ class TestBackgroundIndexing:
         s = await store.sessions.create("/p", "m")
         await store.results.indexer.stop()  # as if the app quit before indexing
         ref = await store.results.offload(s.id, "bash", None, filler(40_000) + "kumquat\n")
-        assert await store.results.indexer.pending() > 0
+        # Left undone: chunks not indexed, or (a big output from memory) not even written yet.
+        assert await store.results.indexer.pending() > 0 or (store.results.spool.folder / ref.id).exists()
         await store.close()
         store = await open_store(path)
         try:

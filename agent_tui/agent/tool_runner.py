@@ -244,11 +244,11 @@ class ToolRunner:
         if output.ref is not None:
             # Streamed into the store by the tool: the view comes from there.
             text = await self.store.results.view(output.ref, threshold, width) if self.store else text
-        elif not paged and len(text.encode("utf-8", "replace")) > threshold:
-            if ref is not None and self.store is not None:
-                text = await self.store.results.view(ref, threshold, width)
-            else:
-                text = inline_view(text, threshold, width, call.name)
+        elif not paged and (ref.byte_size if ref else len(text.encode("utf-8", "replace"))) > threshold:
+            # Built from the text in hand, not read back: the same view the store would build
+            # (tests/test_offload_deferred.py), without waiting on the store's connection.
+            ref_id, size = (ref.id, ref.byte_size) if ref is not None else (None, None)
+            text = inline_view(text, threshold, width, call.name, ref_id, size)
         status = output.meta.get("status_line")
         if status:
             text = f"{text.rstrip()}\n{status}" if text.strip() else status

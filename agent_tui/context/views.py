@@ -168,12 +168,71 @@ def split_lines(text: str) -> list[str]:
     return [line[:-1] if line.endswith("\r") else line for line in lines]
 
 
-def inline_view(text: str, size: int, max_line_length: int, tool_name: str, ref_id: str | None = None) -> str:
-    """A view built from text in memory (the fallback when the store is down)."""
-    lines = split_lines(text)
-    totals = OutputTotals(tool_name, len(text.encode("utf-8", "replace")), len(lines), ref_id)
+def _shown(text: str, start: int, stop: int, max_line_length: int) -> str:
+    """Line `text[start:stop]` as a view holds it: one trailing CR dropped, and a line too long
+    to show whole copied only as far as `cut_line` needs to cut it (a 5 MB line costs nothing)."""
+    if stop - start > max_line_length + 1:
+        return text[start : start + max_line_length + 1]
+    line = text[start:stop]
+    return line[:-1] if line.endswith("\r") else line
+
+
+def _head(text: str, budget: int, max_line_length: int) -> list[str]:
+    """The first lines, up to the first one that no longer fits in `budget` bytes of view."""
+    out: list[str] = []
+    used = pos = 0
+    end = len(text)
+    while pos < end and used <= budget:
+        newline = text.find("\n", pos)
+        stop = end if newline < 0 else newline
+        out.append(_shown(text, pos, stop, max_line_length))
+        used += _cost(cut_line(out[-1], max_line_length)[0])
+        pos = stop + 1
+    return out
+
+
+def _tail(text: str, budget: int, max_line_length: int) -> list[str]:
+    """The last lines, back to the first one that no longer fits in `budget` bytes of view."""
+    out: list[str] = []
+    used = 0
+    stop = len(text) - 1 if text.endswith("\n") else len(text)
+    while stop >= 0 and used <= budget:
+        start = text.rfind("\n", 0, stop) + 1
+        out.append(_shown(text, start, stop, max_line_length))
+        used += _cost(cut_line(out[-1], max_line_length)[0])
+        stop = start - 1
+    out.reverse()
+    return out
+
+
+def count_lines(text: str) -> int:
+    """Lines as the store counts them (`split_lines`), without splitting."""
+    if not text:
+        return 0
+    return text.count("\n") + (0 if text.endswith("\n") else 1)
+
+
+def inline_view(
+    text: str,
+    size: int,
+    max_line_length: int,
+    tool_name: str,
+    ref_id: str | None = None,
+    byte_size: int | None = None,
+) -> str:
+    """A view built from text in memory: the same view the store builds of the stored text, so
+    the loop need not read a fresh output back (and the fallback when the store is down). Only
+    the lines around the cut are looked at; `byte_size`, when the caller knows it, saves
+    encoding the whole text again."""
+    if byte_size is None:
+        byte_size = len(text.encode("utf-8", "replace"))
+    totals = OutputTotals(tool_name, byte_size, count_lines(text), ref_id)
     if totals.byte_size <= size:
-        return render_whole(lines, totals, max_line_length)
-    # No side can use more lines than bytes in the budget, so that many candidates suffice.
-    keep = max(1, size)
-    return render_view(lines[:keep], lines[-keep:], totals, size, max_line_length)
+        return render_whole(split_lines(text), totals, max_line_length)
+    return render_view(
+        _head(text, size // 2, max_line_length),
+        _tail(text, size, max_line_length),
+        totals,
+        size,
+        max_line_length,
+    )

@@ -75,7 +75,7 @@ class Store:
         # Two threads compress chunks while the connection's thread inserts earlier ones.
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="agent-tui-store")
         self.results = ResultStore(db, self._pool)
-        self.sessions = SessionStore(db, self.results.indexer)
+        self.sessions = SessionStore(db, self.results.indexer, self.results.spool)
         self.checkpoints = CheckpointStore(db)
         self.leases = LeaseStore(db)
         self.background = BackgroundLog(db)
@@ -89,6 +89,7 @@ class Store:
         if self._closed:
             return
         self._closed = True
+        await self.results.spool.stop()
         await self.results.indexer.stop()
         await self.db.close()
         self._pool.shutdown(wait=False, cancel_futures=True)
@@ -105,6 +106,7 @@ async def open_store(path: str | Path | None = None) -> Store:
     db = await open_database(Path(path) if path is not None else paths.default_db_path())
     store = Store(db)
     try:
+        await store.results.spool.resume()
         if await store.results.indexer.pending():
             store.results.indexer.kick()
     except BaseException:

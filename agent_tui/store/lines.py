@@ -94,17 +94,24 @@ async def read_window(
 
 async def tail_start(db: Database, blob_id: str, line_count: int, want_bytes: int) -> int:
     """First line of a tail holding at least about `want_bytes` (found from chunk sizes only)."""
-    rows = await db.fetchall(
-        "SELECT seq, first_line, raw_size FROM blob_chunks WHERE blob_id = ? ORDER BY seq DESC LIMIT 64",
-        (blob_id,),
-    )
     have = 0
     first = line_count
-    for seq, first_line, raw_size in rows:
-        have += raw_size
-        # Lines after first_line are whole inside the chunks read so far; first_line itself is
-        # whole only when the chunk is the output's first.
-        first = first_line if seq == 0 else first_line + 1
-        if have >= want_bytes:
+    below: int | None = None
+    while have < want_bytes:
+        # From the last chunk backwards, 64 at a time: one very long line spans many chunks.
+        rows = await db.fetchall(
+            "SELECT seq, first_line, raw_size FROM blob_chunks WHERE blob_id = ? AND seq < ? "
+            "ORDER BY seq DESC LIMIT 64",
+            (blob_id, below if below is not None else 1 << 62),
+        )
+        for seq, first_line, raw_size in rows:
+            have += raw_size
+            # Lines after first_line are whole inside the chunks read so far; first_line itself
+            # is whole only when the chunk is the output's first.
+            first = first_line if seq == 0 else first_line + 1
+            if have >= want_bytes:
+                break
+        if len(rows) < 64:
             break
+        below = rows[-1][0]
     return max(1, min(first, line_count))

@@ -22,7 +22,7 @@ from agent_tui.bounded_regex import DEFAULT_BUDGET, stopped_message
 from agent_tui.context import views
 from agent_tui.messages import ResultRef
 from agent_tui.store import lines as L
-from agent_tui.store.chunks import CHUNK_SIZE, decompress
+from agent_tui.store.chunks import CHUNK_SIZE, decompress, to_bytes
 from agent_tui.store.db import Database
 from agent_tui.store.errors import LineRangeError, RefNotFound
 from agent_tui.store.gc import collect
@@ -31,6 +31,7 @@ from agent_tui.store.growing import GrowingBlob
 from agent_tui.store.models import BlobInfo, GcReport, RecallHit, ResolvedRef
 from agent_tui.store.recall import START_DELAY, Indexer, Queries, recall
 from agent_tui.store.refs import build_uri, parse_ref
+from agent_tui.store.spool import Spool
 from agent_tui.store.writer import INLINE_INDEX_BYTES, write_stream, write_whole
 
 log = logging.getLogger(__name__)
@@ -45,6 +46,8 @@ class ResultStore:
         self.chunk_size = CHUNK_SIZE
         """Bytes per chunk; tests shrink it to exercise chunk boundaries."""
         self.indexer = Indexer(db)
+        self.spool = Spool(db, pool, self.indexer, CHUNK_SIZE)
+        """Big outputs from memory whose chunks are still to be written."""
         self.search_timeout = DEFAULT_BUDGET
         """Seconds one grep may take ([tools] search_timeout, set by the factory)."""
         self._growing: dict[str, GrowingBlob] = {}
@@ -61,8 +64,13 @@ class ResultStore:
     ) -> ResultRef:
         """Store `content` whole (a str, bytes, or an async iterator of byte pieces)."""
         if isinstance(content, (str, bytes, bytearray, memoryview)):
+            data = to_bytes(content)
+            if len(data) > INLINE_INDEX_BYTES:
+                # A file now, the chunks after the next request is out (store/spool.py).
+                self.spool.chunk_size = self.chunk_size
+                return await self.spool.store(session_id, tool_name, tool_call_id, data)
             ref = await write_whole(
-                self.db, self._pool, session_id, tool_name, tool_call_id, content, self.chunk_size
+                self.db, self._pool, session_id, tool_name, tool_call_id, data, self.chunk_size
             )
         else:
             ref = await write_stream(
@@ -88,6 +96,7 @@ class ResultStore:
 
     async def wait_indexed(self) -> None:
         """Return once every stored output is searchable by `recall`."""
+        await self.spool.wait()
         await self.indexer.wait()
 
     # -- finding ---------------------------------------------------------------------------
@@ -98,6 +107,7 @@ class ResultStore:
             parsed, session_id = parse_ref(ref_or_uri.id), None
         else:
             parsed = parse_ref(ref_or_uri)
+        await self.spool.ready(parsed.ref_id)  # an output whose chunks are still on their way
         growing = self._growing.get(parsed.ref_id)
         if growing is not None:  # a running command's output: readers see all that arrived
             await growing.flush()
@@ -192,15 +202,27 @@ class ResultStore:
         async with aclosing(L.iter_lines(self.db, info.id, 1, info.line_count, cap)) as lines:
             async for _, raw in lines:
                 head.append(L.decode(raw))
-                used += min(len(raw), max_line_length * 4) + 1
-                if used > size:
+                # Counted as the view shows it (long lines cut): half the size is the head's.
+                used += len(views.cut_line(head[-1], max_line_length)[0].encode()) + 1
+                if used > size // 2:
                     break
-        start = await L.tail_start(self.db, info.id, info.line_count, size)
-        start = max(start, len(head) + 1)
-        tail = [
-            L.decode(b)
-            for _, b in await L.read_window(self.db, info.id, start, info.line_count - start + 1, cap)
-        ]
+        want, start, tail = size, 0, []
+        while True:
+            # The tail must reach back past what `size` bytes of view hold: long lines are cut
+            # in the view, so a tail of `size` raw bytes can be too few lines.
+            # It may start among the head's candidates: the view shows fewer head lines than
+            # were read, and `render_view` never repeats one that it shows.
+            found = await L.tail_start(self.db, info.id, info.line_count, want)
+            if found != start:
+                start = found
+                rows = await L.read_window(self.db, info.id, start, info.line_count - start + 1, cap)
+                tail = [L.decode(b) for _, b in rows]
+                shown = sum(len(views.cut_line(line, max_line_length)[0].encode()) + 1 for line in tail)
+                if start == 1 or shown > size:
+                    break
+            if want >= info.byte_size:
+                break
+            want *= 2
         return views.render_view(head, tail, totals, size, max_line_length)
 
     async def read(

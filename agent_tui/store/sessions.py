@@ -22,6 +22,7 @@ from agent_tui.store.errors import SessionNotFound, StoreError
 from agent_tui.store.models import SessionInfo
 from agent_tui.store.recall import Indexer
 from agent_tui.store.refs import new_session_id
+from agent_tui.store.spool import Spool
 from agent_tui.store.transfer import export_session, import_session
 from agent_tui.user_command_text import parse_user_command
 
@@ -45,9 +46,11 @@ def _title_from(messages: Sequence[Message]) -> str | None:
 class SessionStore:
     """Sessions of every project in one database."""
 
-    def __init__(self, db: Database, indexer: Indexer | None = None) -> None:
+    def __init__(self, db: Database, indexer: Indexer | None = None, spool: Spool | None = None) -> None:
         self.db = db
         self._indexer = indexer
+        self._spool = spool
+        """Outputs whose chunks are still being written: an export waits for them."""
 
     async def create(
         self, project: str | Path, model: str | None, title: str | None = None, parent_id: str | None = None
@@ -273,6 +276,8 @@ class SessionStore:
 
     async def export(self, session_id: str, path: Path) -> Path:
         """Write the session, its transcript, snapshots and outputs to one JSON file."""
+        if self._spool is not None:
+            await self._spool.wait()
         return await export_session(self.db, await self.get(session_id), Path(path))
 
     async def import_(self, path: Path) -> SessionInfo:

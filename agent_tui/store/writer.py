@@ -17,6 +17,7 @@ import sqlite3
 import time
 from collections.abc import AsyncIterator
 from concurrent.futures import Executor
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 import aiosqlite
@@ -172,19 +173,35 @@ async def write_whole(
     content: str | bytes,
     chunk_size: int,
 ) -> ResultRef:
-    loop = asyncio.get_running_loop()
-    data = to_bytes(content)
-    packing = [loop.run_in_executor(pool, pack, data, start, end, chunk_size) for start, end in slices(data)]
-    try:
+    async with packed_slices(pool, to_bytes(content), chunk_size) as packing:
         async with db.write() as conn:
             done = Assembler(await insert_blob(conn, session_id, tool_name, tool_call_id, True))
-            for future in packing:
-                await conn.executemany(INSERT_CHUNK, done.rows(await future))
-            await finish_blob(conn, done)
+            await fill_blob(conn, done, packing)
+    return ResultRef(done.blob_id, done.byte_size, done.line_count, tool_name, session_id)
+
+
+@asynccontextmanager
+async def packed_slices(
+    pool: Executor, data: bytes, chunk_size: int
+) -> AsyncIterator[list[asyncio.Future[Packed]]]:
+    """`data`'s slices, each being chunked and compressed on `pool`; those not awaited by the
+    end of the block are cancelled."""
+    loop = asyncio.get_running_loop()
+    packing = [loop.run_in_executor(pool, pack, data, start, end, chunk_size) for start, end in slices(data)]
+    try:
+        yield packing
     finally:
         for future in packing:
             future.cancel()
-    return ResultRef(done.blob_id, done.byte_size, done.line_count, tool_name, session_id)
+
+
+async def fill_blob(
+    conn: aiosqlite.Connection, done: Assembler, packing: list[asyncio.Future[Packed]]
+) -> None:
+    """Insert the packed slices in order and mark the blob complete."""
+    for future in packing:
+        await conn.executemany(INSERT_CHUNK, done.rows(await future))
+    await finish_blob(conn, done)
 
 
 async def write_stream(

@@ -1,0 +1,193 @@
+"""A big output held in memory, stored so that the next request need not wait for SQLite.
+
+A tool that did not stream its output into the store (an MCP result, grep) hands the loop the
+whole text. Its ref may reach the model only once the output would survive a crash of the
+process right after the request, so something durable must happen first — but chunking,
+compressing and inserting 5 MB into SQLite costs ~100 ms, and writing it uncompressed costs
+more (measured: the database's own page writes dominate). Writing the bytes to one plain file
+costs a few ms, and is as durable against a crash of the process as a WAL commit with
+synchronous = NORMAL: the kernel holds both.
+
+So the output goes to `<db>-spool/<ref id>`, then its row (size, line count, first line, no
+chunks yet) is committed, then the ref is returned. The chunks follow in the background, after a
+short delay (the request goes out first), in one transaction; then the file is removed. Anything
+that reads the output by its ref first waits for (or, in another process or after a crash, does)
+that ingest, so every reader sees it whole. On open, files whose row exists are ingested; a file
+without a row is one whose commit never happened, removed once it is old enough that no other
+process can still be writing it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from concurrent.futures import Executor
+from pathlib import Path
+
+from agent_tui.messages import ResultRef
+from agent_tui.store.chunks import preview
+from agent_tui.store.db import Database
+from agent_tui.store.errors import SessionNotFound
+from agent_tui.store.recall import START_DELAY, Indexer
+from agent_tui.store.refs import new_ref_id
+from agent_tui.store.writer import Assembler, fill_blob, packed_slices
+
+log = logging.getLogger(__name__)
+
+INGEST_DELAY = 0.3
+"""Seconds before the chunks are written, so the request built right after goes out first."""
+ORPHAN_AGE = 3600.0
+"""A spool file without its row is removed only past this age (another process may be
+between writing its file and committing its row)."""
+
+
+def _write_file(path: Path, data: bytes) -> None:
+    path.parent.mkdir(mode=0o700, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+
+
+def _is_ref(name: str) -> bool:
+    """Only a ref id names a spool file (never a path: `..` or `/` cannot reach the folder)."""
+    return name.startswith("r_") and name[2:].isalnum()
+
+
+class Spool:
+    """Outputs whose bytes are in a file and whose chunks are still to be written."""
+
+    def __init__(self, db: Database, pool: Executor, indexer: Indexer, chunk_size: int) -> None:
+        self.db = db
+        self._pool = pool
+        self._indexer = indexer
+        self.chunk_size = chunk_size
+        """Set by the ResultStore before each store (tests shrink it)."""
+        self.folder = Path(f"{db.path}-spool")
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._hurry: dict[str, asyncio.Event] = {}
+
+    async def store(
+        self, session_id: str, tool_name: str, tool_call_id: str | None, data: bytes
+    ) -> ResultRef:
+        """Durable now (file + row); the chunks follow in the background."""
+        blob_id = new_ref_id()
+        path = self.folder / blob_id
+        await asyncio.to_thread(_write_file, path, data)
+        lines = data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
+        try:
+            async with self.db.write() as conn:
+                async with conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)) as cur:
+                    if await cur.fetchone() is None:
+                        raise SessionNotFound(
+                            f"no session {session_id}: create the session before storing its tool outputs"
+                        )
+                await conn.execute(
+                    "INSERT INTO tool_result_blobs (id, session_id, tool_name, tool_call_id, byte_size, "
+                    "line_count, first_line, complete, created) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?)",
+                    (
+                        blob_id,
+                        session_id,
+                        tool_name,
+                        tool_call_id,
+                        len(data),
+                        lines,
+                        preview(data[:4096]),
+                        time.time(),
+                    ),
+                )
+        except BaseException:
+            path.unlink(missing_ok=True)
+            raise
+        self._start(blob_id, data, INGEST_DELAY)
+        return ResultRef(blob_id, len(data), lines, tool_name, session_id)
+
+    def _start(self, blob_id: str, data: bytes | None, delay: float) -> None:
+        hurry = self._hurry[blob_id] = asyncio.Event()
+        task = asyncio.create_task(
+            self._ingest_later(blob_id, data, delay, hurry), name=f"agent-tui-spool-{blob_id}"
+        )
+        self._tasks[blob_id] = task
+
+    async def _ingest_later(
+        self, blob_id: str, data: bytes | None, delay: float, hurry: asyncio.Event
+    ) -> None:
+        try:
+            if delay:
+                try:
+                    await asyncio.wait_for(hurry.wait(), delay)
+                except TimeoutError:
+                    pass
+            await self._ingest(blob_id, data)
+        except Exception:
+            log.exception("could not store the chunks of %s; its file stays for the next open", blob_id)
+        finally:
+            self._tasks.pop(blob_id, None)
+            self._hurry.pop(blob_id, None)
+
+    async def _ingest(self, blob_id: str, data: bytes | None) -> None:
+        path = self.folder / blob_id
+        if data is None:
+            try:
+                data = await asyncio.to_thread(path.read_bytes)
+            except FileNotFoundError:
+                return  # another process ingested it
+        async with packed_slices(self._pool, data, self.chunk_size) as packing:
+            async with self.db.write() as conn:
+                async with conn.execute("SELECT 1 FROM tool_result_blobs WHERE id = ?", (blob_id,)) as cur:
+                    alive = await cur.fetchone() is not None
+                # No row: deleted meanwhile (GC, its session removed), or not committed yet by
+                # another process; its file is then left to the sweep of old files on open.
+                if alive:
+                    # Idempotent: a crash after this commit and before the unlink redoes it.
+                    await conn.execute("DELETE FROM blob_chunks WHERE blob_id = ?", (blob_id,))
+                    await fill_blob(conn, Assembler(blob_id), packing)
+        if alive:
+            path.unlink(missing_ok=True)
+            self._indexer.kick(delay=START_DELAY)
+
+    async def ready(self, blob_id: str) -> None:
+        """Return once the chunks of `blob_id` are in the database (at once for most refs)."""
+        task = self._tasks.get(blob_id)
+        if not _is_ref(blob_id):
+            return
+        if task is not None:
+            self._hurry[blob_id].set()
+            await asyncio.shield(task)
+        elif (self.folder / blob_id).exists():  # left by a crash, or another process's
+            await self._ingest(blob_id, None)
+
+    async def resume(self) -> None:
+        """On open: ingest the files whose row exists; remove old ones whose row never came."""
+        try:
+            names = os.listdir(self.folder)
+        except FileNotFoundError:
+            return
+        for name in filter(_is_ref, names):
+            row = await self.db.fetchone("SELECT 1 FROM tool_result_blobs WHERE id = ?", (name,))
+            if row is not None:
+                self._start(name, None, INGEST_DELAY)
+                continue
+            path = self.folder / name
+            try:
+                if time.time() - path.stat().st_mtime > ORPHAN_AGE:
+                    path.unlink()
+            except OSError:
+                pass
+
+    async def wait(self) -> None:
+        """Return once every output stored here has its chunks."""
+        for blob_id in list(self._tasks):
+            await self.ready(blob_id)
+
+    async def stop(self) -> None:
+        """Stop the ingests not yet started; their files are ingested on the next open."""
+        tasks = list(self._tasks.values())
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
