@@ -7,6 +7,8 @@ Where the view is, is measured in rows between the top of the view and the reply
 
 from __future__ import annotations
 
+from contextlib import asynccontextmanager
+
 import pytest
 
 from tests.support.agent_fixtures import make_config
@@ -52,6 +54,18 @@ async def everything_mounted(pilot, chat) -> None:
     await until(pilot, lambda: chat.unmounted_count == 0 and chat.scroll_y == 0, what="the top")
 
 
+@asynccontextmanager
+async def reading_a_reply(config, workspace):
+    """The long session open at 120x36 with every entry mounted: the pilot, the chat and the
+    widget of `answer 20`, a reply in the middle."""
+    app = await long_session(config, workspace)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        chat = app.view.chat
+        await everything_mounted(pilot, chat)
+        yield pilot, chat, reply(chat, 20)
+
+
 async def resize(pilot, chat, size: tuple[int, int]) -> None:
     """Resize the terminal and wait until the chat has put the place back."""
     kept = chat.places_kept
@@ -64,12 +78,7 @@ class TestResize:
     async def test_a_reply_at_the_top_stays_at_the_top(self, config, workspace):
         """Narrower, shorter, then wider again: after each resize the same reply starts on the
         view's first row, and it stays there over the following refreshes."""
-        app = await long_session(config, workspace)
-        async with app.run_test(size=(120, 36)) as pilot:
-            await settle(pilot)
-            chat = app.view.chat
-            await everything_mounted(pilot, chat)
-            item = reply(chat, 20)
+        async with reading_a_reply(config, workspace) as (pilot, chat, item):
             chat.scroll_to(y=item.virtual_region.y, animate=False, immediate=True)
             assert rows_to(chat, item) == 0
             for size in SIZES:
@@ -83,12 +92,7 @@ class TestResize:
         """The view starting on the blank row above a reply keeps that one row: the gap is rows,
         not a share of the reply's height (scaled, it put the view most of a line into the
         question above once the reply wrapped to twice its height)."""
-        app = await long_session(config, workspace)
-        async with app.run_test(size=(120, 36)) as pilot:
-            await settle(pilot)
-            chat = app.view.chat
-            await everything_mounted(pilot, chat)
-            item = reply(chat, 20)
+        async with reading_a_reply(config, workspace) as (pilot, chat, item):
             chat.scroll_to(y=item.virtual_region.y - 1, animate=False, immediate=True)
             assert rows_to(chat, item) == 1
             for size in SIZES:
@@ -98,12 +102,7 @@ class TestResize:
     async def test_halfway_through_a_reply_stays_halfway(self, config, workspace):
         """A view starting inside a reply starts the same share of the way into it after the
         reply reflows (to within the row the share rounds to)."""
-        app = await long_session(config, workspace)
-        async with app.run_test(size=(120, 36)) as pilot:
-            await settle(pilot)
-            chat = app.view.chat
-            await everything_mounted(pilot, chat)
-            item = reply(chat, 20)
+        async with reading_a_reply(config, workspace) as (pilot, chat, item):
             region = item.virtual_region
             chat.scroll_to(y=region.y + region.height // 2, animate=False, immediate=True)
             share = -rows_to(chat, item) / region.height

@@ -25,33 +25,20 @@ from agent_tui.ui.widgets.status import NoModelPanel
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
-    from textual.widget import Widget
     from textual.worker import Worker
 
     from agent_tui.agent.session import AgentSession
-    from agent_tui.context.budget import ContextBudget
     from agent_tui.factory import AppServices
     from agent_tui.tools.permissions import ApprovalDecision, ApprovalRequest
-    from agent_tui.ui.command_host import CommandHost
-    from agent_tui.ui.widgets.chat import ChatPane
-    from agent_tui.ui.widgets.meter import ContextMeter
+    from agent_tui.ui.widgets.tab_host import TabHost
 
-    class _Tab(Widget, CommandHost):
-        """What opening uses of `SessionView` (a widget and a command host: `/model` prints
-        through it), so mypy checks it against the view."""
+    class _Tab(TabHost):
+        """What opening uses of `SessionView` besides what its commands see (tab_host.py), so
+        mypy checks it against the view."""
 
-        services: AppServices | None
         session: AgentSession | None
         _get_services: Callable[[], Awaitable[AppServices | None]]
 
-        @property
-        def chat(self) -> ChatPane: ...
-        @property
-        def meter(self) -> ContextMeter: ...
-        @property
-        def budget(self) -> ContextBudget | None: ...
-        @budget.setter
-        def budget(self, value: ContextBudget | None) -> None: ...
         def rename(self, title: str) -> None: ...
         def _begin(self, worker: Worker[None]) -> None: ...
         def _tasks_changed(self) -> None: ...
