@@ -22,6 +22,7 @@ from textual.widgets import Static
 from agent_tui.ui import formatting
 from agent_tui.ui.textual_compat import release_render_caches
 from agent_tui.ui.widgets.chat_items import AgentItem, ChatItem, ToolLine
+from agent_tui.ui.widgets.chat_place import ReadingPlace, place_at
 from agent_tui.ui.widgets.entry_widgets import item_for
 
 if TYPE_CHECKING:
@@ -58,12 +59,12 @@ class ChatPane(VerticalScroll):
         bottom stops it; reaching the bottom resumes it. Decided when the view scrolls, since
         the geometry can lag a burst of new entries on a busy machine."""
         self._keeping_view = False
-        self._read_anchor: tuple[ChatItem[Any], float] | None = None
-        """Where a reader is (the top item and how far into it), kept across a resize."""
+        self._read_anchor: ReadingPlace | None = None
+        """Where a reader is, kept across a resize and while older entries go in above."""
         self._resized_to: Any = None
         """The size `on_resize` last saw: a scroll the layout makes after a resize, before
         `on_resize` runs, must not replace the anchor with a place measured mid-reflow."""
-        self._keeping_place: tuple[ChatItem[Any], float] | None = None
+        self._keeping_place: ReadingPlace | None = None
         """The place being restored after a resize, until the layout settles (see on_resize)."""
         self._place_round = 0
         self._place_chain = 0
@@ -190,34 +191,29 @@ class ChatPane(VerticalScroll):
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
         at_bottom = new_value >= self.max_scroll_y - 1
+        # The outer size: the content size also changes when the scrollbar comes or goes, which
+        # sends no Resize, and would keep the anchor stale for good.
+        resizing = self._resized_to is not None and self.outer_size != self._resized_to
+        held = self._keeping_view or self._keeping_place is not None or resizing
         if new_value < old_value and not at_bottom:
             # Up and away from the bottom: the user. The layout pulling the view up when the
             # content shrinks (a reply's final rendering is shorter than its streamed text)
             # leaves it at the bottom, and the anchor keeps following without telling us.
             self._following = False
-        elif not self._keeping_view and self._keeping_place is None and at_bottom:
+        elif not held and at_bottom:
+            # Not while a resize reflows: a wider pane is shorter, the layout clamps the offset
+            # to its new end before `on_resize` runs, and a reader near the end would be taken
+            # for one following the bottom (and lose their place).
             self._following = True
         if self._near_top() and not self._loading_older and self.is_mounted:
             self._loading_older = True
             self.call_after_refresh(self._mount_older_step)
-        # The outer size: the content size also changes when the scrollbar comes or goes, which
-        # sends no Resize, and would keep the anchor stale for good.
-        resizing = self._resized_to is not None and self.outer_size != self._resized_to
-        if not self._keeping_view and self._keeping_place is None and not resizing:
-            self._read_anchor = self._top_item()
+        if not held:
+            self._read_anchor = self.reading_place()
 
-    def top_item(self) -> tuple[ChatItem[Any], float] | None:
-        """The item at the top of the view and how far into it the view starts (0..1)."""
-        return self._top_item()
-
-    def _top_item(self) -> tuple[ChatItem[Any], float] | None:
-        """The item at the top of the view and how far into it the view starts (0..1)."""
-        y = self.scroll_y
-        for item in self._items:
-            region = item.virtual_region
-            if region.bottom > y:
-                return item, (y - region.y) / max(1, region.height)
-        return None
+    def reading_place(self) -> ReadingPlace | None:
+        """Where the view starts: the item at its top and how far into or above it."""
+        return place_at(self._items, self.scroll_y)
 
     def on_resize(self) -> None:
         """A reader keeps their place across a resize (the text reflows; without this the same
@@ -241,17 +237,10 @@ class ChatPane(VerticalScroll):
         place = self._keeping_place
         if place is None or chain != self._place_chain:
             return
-        item, fraction = place
-        if item not in self._items or not item.is_mounted:
+        if not self._apply(place):
             self._keeping_place = self._read_anchor = None
             return
-        region = item.virtual_region
-        self._keeping_view = True
-        try:
-            self.scroll_to(y=region.y + fraction * region.height, animate=False, immediate=True)
-        finally:
-            self._keeping_view = False
-        seen = (self.size, self.virtual_size, region, self.scroll_y)
+        seen = (self.size, self.virtual_size, place.item.virtual_region, self.scroll_y)
         self._place_round += 1
         if seen != self._place_seen and self._place_round < PLACE_ROUNDS:
             self._place_seen = seen
@@ -260,6 +249,17 @@ class ChatPane(VerticalScroll):
         self._keeping_place = None
         self._read_anchor = place
         self.places_kept += 1
+
+    def _apply(self, place: ReadingPlace) -> bool:
+        """Scroll so the view starts at `place` (False when its item is gone)."""
+        if place.item not in self._items or not place.item.is_mounted:
+            return False
+        self._keeping_view = True
+        try:
+            self.scroll_to(y=place.offset(), animate=False, immediate=True)
+        finally:
+            self._keeping_view = False
+        return True
 
     def _near_top(self) -> bool:
         return bool(self._first) and self.scroll_y <= self.size.height
@@ -281,12 +281,11 @@ class ChatPane(VerticalScroll):
                 return 0
             start = self._first - count
             items = [item_for(entry) for entry in self.entries[start : self._first]]
-            height_before = self.virtual_size.height
             await self.mount_all(items, after=self._hint)
             self._items[:0] = items
             self._first = start
             self._update_hint()
-            self.call_after_refresh(self._keep_view, height_before)
+            self.call_after_refresh(self._keep_view)
             return count
         finally:
             self._loading_older = False
@@ -316,13 +315,13 @@ class ChatPane(VerticalScroll):
         self._following = True
         self.scroll_end(animate=False, immediate=True)
 
-    def _keep_view(self, height_before: int) -> None:
-        grown = self.virtual_size.height - height_before
-        if grown > 0:
-            # Older entries went in above a reader: the view moves down with them, but the
-            # reader did not move towards the bottom.
-            self._keeping_view = True
-            try:
-                self.scroll_to(y=self.scroll_y + grown, animate=False, immediate=True)
-            finally:
-                self._keeping_view = False
+    def _keep_view(self) -> None:
+        """Older entries went in above a reader: put the view back where they were reading.
+        A place, not a shift by the height that went in: a resize between the mount and this
+        would count the reflow as growth, and a resize's restore may already have put the place
+        back (applying a place twice is harmless)."""
+        if self._following:
+            return  # following the bottom: Textual's anchor keeps the end in view
+        place = self._keeping_place or self._read_anchor
+        if place is not None:
+            self._apply(place)

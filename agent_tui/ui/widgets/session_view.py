@@ -6,12 +6,11 @@ events as messages. What a send, an event or a finished worker means — the que
 while busy, a failed prompt put back, tool lines, the spinner — is decided by the tab's
 `TabController` (ui/tab_controller.py); this view applies the operations it returns, in order
 (its widgets through `TabRenderer`), and runs the workers it asks for. Keys are in tab_keys.py,
-what slash commands may ask of the tab in tab_host.py.
+what slash commands may ask of the tab in tab_host.py, opening its session in tab_opening.py.
 """
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import logging
 from collections import deque
@@ -25,18 +24,13 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.worker import Worker, WorkerState
 
-from agent_tui import instrument
 from agent_tui.agent import events as ev
 from agent_tui.agent.attachments import image_chips
-from agent_tui.config import ConfigError
-from agent_tui.store.leases import SessionBusy
 from agent_tui.ui import slash
 from agent_tui.ui import tab_ops as op
-from agent_tui.ui.command_output import show
 from agent_tui.ui.events import AgentEventMessage
 from agent_tui.ui.tab_controller import Outcome, TabController, WorkerEnd
 from agent_tui.ui.tab_controller import tab_label as tab_label  # where tests and the App find it
-from agent_tui.ui.transcript import NoticeEntry
 from agent_tui.ui.widgets import session_opening as opening
 from agent_tui.ui.widgets.chat import ChatPane
 from agent_tui.ui.widgets.find_bar import FindBar
@@ -45,6 +39,7 @@ from agent_tui.ui.widgets.prompt import PromptArea, PromptInput
 from agent_tui.ui.widgets.status import NoModelPanel, QueuePanel, WorkingLine
 from agent_tui.ui.widgets.tab_host import TabHost
 from agent_tui.ui.widgets.tab_keys import TabKeys
+from agent_tui.ui.widgets.tab_opening import TabOpening
 from agent_tui.ui.widgets.tab_render import TabRenderer
 
 if TYPE_CHECKING:
@@ -61,7 +56,7 @@ ServicesSource = Callable[[], Awaitable["AppServices | None"]]
 Approve = Callable[["ApprovalRequest", str], Awaitable["ApprovalDecision"]]
 
 
-class SessionView(TabKeys, TabHost, Vertical):
+class SessionView(TabOpening, TabKeys, TabHost, Vertical):
     """Owns one AgentSession (or none, when no model is configured)."""
 
     BINDINGS: ClassVar = [
@@ -175,80 +170,8 @@ class SessionView(TabKeys, TabHost, Vertical):
         self._apply_now(self.controller.began())
         self._worker = worker
 
-    # -- opening -----------------------------------------------------------------------------
-
-    @work(exclusive=True, group="agent", exit_on_error=False)
-    async def open_session(
-        self,
-        session_id: str | None = None,
-        *,
-        continue_: bool = False,
-        services: AppServices | None = None,
-        keep_chat: bool = False,
-    ) -> None:
-        """Create or resume this tab's session; without a model, show the panel instead.
-        `keep_chat`: the same session under another model — what is on screen (error lines
-        included, which the history does not hold) stays."""
-        services = services or self.services or await self._get_services()
-        if services is None:
-            self.meter.placeholder = "the session store could not be opened (see the log)"
-            self.meter.refresh()
-            return
-        self.services = services
-        if continue_ and session_id is None:
-            session_id = await services.newest_session_id()
-        try:
-            if session_id:
-                session = await services.resume_session(session_id, approver=self.approve)
-            else:
-                session = await services.new_session(approver=self.approve)
-        except ConfigError as exc:
-            await self._without_model(str(exc), session_id)
-            return
-        except SessionBusy as exc:  # another agent-tui process writes to it: read it only
-            await self._without_model(str(exc), session_id, read_only=f"Read-only: {exc}.")
-            return
-        old, self.session = self.session, session
-        if old is not None and old is not session and old.session_id == session.session_id:
-            session.keep_background_of(old)  # /model: the same session's commands run on
-        if old is not None and old is not session:
-            await old.close()
-        if session.background is not None and self._tasks_changed not in session.background.listeners:
-            session.background.listeners.append(self._tasks_changed)
-        self.query_one(NoModelPanel).display = False
-        self.meter.cost_line = None
-        if keep_chat and old is not None and old.session_id == session.session_id:
-            await self.chat.add(NoticeEntry(f"Model: {session.model}"))
-        else:
-            await self.chat.load(await opening.entries_to_show(services, session))
-        self.rename(session.title or opening.title_from(session.history) or "new")
-        self.call_after_refresh(instrument.mark, "chat_shown")
-        # The first measure counts every message (~0.1 s per 1 000): the chat is already on
-        # screen, sends made meanwhile wait in the queue, and the count runs off the UI loop.
-        self.meter.placeholder = f"measuring {len(session.history)} messages…"
-        self.meter.show(None)
-        self.budget = await asyncio.to_thread(session.measure)
-        self.meter.show(self.budget)
-
     def _tasks_changed(self) -> None:
         self.post_message(self.TasksChanged(self))
-
-    async def _without_model(
-        self,
-        reason: str,
-        session_id: str | None,
-        read_only: str = "Read-only: no model is configured (/model NAME sets one).",
-    ) -> None:
-        self.session = None
-        self.query_one(NoModelPanel).explain(reason)
-        self.meter.placeholder = "no model configured"
-        self.meter.show(None)
-        if session_id and self.services is not None:
-            entries, title = await opening.read_only(self.services, session_id)
-            await self.chat.load(entries)
-            self.query_one(NoModelPanel).display = False
-            await self.chat.add(NoticeEntry(read_only, "warning"))
-            self.rename(title)
 
     # -- the tab's label (the rest of what slash commands may ask is in tab_host.py) ----------
 
@@ -295,26 +218,6 @@ class SessionView(TabKeys, TabHost, Vertical):
     async def start_compact(self, instructions: str | None) -> None:
         """/compact: condense this tab's conversation now."""
         await self.apply(self.controller.compact(instructions, has_session=self.session is not None))
-
-    async def open_new(self, session_id: str | None = None) -> None:
-        """Replace this tab's session with a new (or a stored) one."""
-        self._begin(self.open_session(session_id))
-
-    async def switch_model(self, name: str) -> None:
-        if not name:
-            current = self.session.model if self.session else "none"
-            show(self, "/model", f"Model: {current}\n/model NAME switches this tab to another model.")
-            return
-        services = self.services or await self._get_services()
-        if services is None:
-            return
-        self.services, left = opening.with_model(services, name)
-        if left:
-            self.notify(
-                f"{name} is not on the configured server: {', '.join(left)} from [model] stay behind."
-            )
-        session_id = self.session.session_id if self.session else None
-        self._begin(self.open_session(session_id, services=self.services, keep_chat=True))
 
     # -- workers -----------------------------------------------------------------------------
 

@@ -1,0 +1,51 @@
+"""Where a reader is in the chat, as a place that survives a reflow.
+
+A scroll offset means nothing after a resize or after older entries went in above: every reply
+wraps anew, so the same offset lands in other text. A place names the item at the top of the
+view instead, and how far into it the view starts. Inside the item that is a share of its
+height, since the text reflows in proportion. Above it (the blank row over a reply, the
+"earlier entries" line) it is whole rows, since those do not reflow. Taken as a share of the
+item, such a gap grew with the reply, and the view came back a fraction of a reply too high
+(issue 32).
+
+Applying a place is absolute and idempotent: whoever applies it, and however often, the view
+ends up at the same spot once the layout is settled.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from textual.widget import Widget
+
+
+@dataclass(frozen=True)
+class ReadingPlace:
+    """The item at the top of the view and where in or above it the view starts."""
+
+    item: Widget
+    """The first item whose bottom is below the top of the view."""
+    share: float = 0.0
+    """How far into the item the view starts, as a share of its height (0 to 1)."""
+    rows_above: int = 0
+    """Rows above the item where the view starts (a gap, never inside an item); `share` is 0."""
+
+    def offset(self) -> float:
+        """The scroll offset that puts this place at the top of the view, in today's layout."""
+        region = self.item.virtual_region
+        return region.y + self.share * region.height - self.rows_above
+
+
+def place_at(items: Iterable[Widget], y: float) -> ReadingPlace | None:
+    """The place of scroll offset `y` among `items` (in order, top to bottom)."""
+    for item in items:
+        region = item.virtual_region
+        if region.bottom > y:
+            if y < region.y:
+                return ReadingPlace(item, rows_above=round(region.y - y))
+            return ReadingPlace(item, share=(y - region.y) / max(1, region.height))
+    return None
