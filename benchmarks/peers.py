@@ -398,7 +398,8 @@ def main() -> None:
         )
     server = Server()
     try:
-        with tempfile.TemporaryDirectory() as name:
+        # A peer killed with its tmux server may still be writing into its home as it dies.
+        with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as name:
             tmp = Path(name)
             work = tmp / "work"
             work.mkdir()

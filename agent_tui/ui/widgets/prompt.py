@@ -151,6 +151,9 @@ class PromptInput(PictureArea):
             highlight_cursor_line=False,
             placeholder="Ask anything · / for commands · Enter sends, Ctrl+J newline",
         )
+        # A steady cursor, as Claude Code's: a blinking one redraws the screen twice a second for
+        # as long as the prompt sits idle (~17 ms of CPU a second; issue 31).
+        self.cursor_blink = False
         self.sent_history: list[str] = []
         self._history_at: int | None = None  # index into history while browsing it
         self._draft = ""
