@@ -25,6 +25,7 @@ from agent_tui.commands.store_output import (
     resolve_db,
     run_with_store,
 )
+from agent_tui.units import grouped
 
 if TYPE_CHECKING:
     from agent_tui.store import Store
@@ -95,7 +96,7 @@ def _with_reasoning(message: Any, text: str) -> Any:
     thought = message.reasoning
     if thought is None or thought.empty:
         return text
-    size = f"{thought.tokens} tokens" if thought.tokens else "redacted"
+    size = f"{grouped(thought.tokens)} tokens" if thought.tokens else "redacted"
     preview = one_line(thought.text, 100) or "(redacted by the provider)"
     if is_piped():
         return f"(thought {size}, {thought.duration:.1f} s: {preview}) {text}"
@@ -119,8 +120,8 @@ def show(
     if not is_piped():
         echo_visible(
             f"{info.id}  {info.title or '(untitled)'}\n  project {info.project}\n"
-            f"  model {info.model or '-'} · {info.message_count} messages · "
-            f"{info.tokens} tokens · created {fmt_time(info.created)} · updated "
+            f"  model {info.model or '-'} · {grouped(info.message_count)} messages · "
+            f"{grouped(info.tokens)} tokens · created {fmt_time(info.created)} · updated "
             f"{fmt_time(info.updated)}"
         )
     print_table("Transcript", ["seq", "role", "kind", "text"], [_message_row(i, m) for i, m in messages])
