@@ -34,3 +34,30 @@ def test_run_continue_json_without_a_session_says_so_on_stderr(server, workspace
     assert out.returncode == 0, out.stderr
     assert "no earlier session in this directory" in out.stderr
     assert all(json.loads(line) for line in out.stdout.splitlines())
+
+
+def test_run_continue_skips_an_empty_launch(server, workspace, tmp_path):
+    """A TUI launch that sent nothing (an empty stored session) newer than the real conversation:
+    `run -c` continues the conversation, as /resume lists only sessions with messages."""
+    import asyncio
+
+    from agent_tui.messages import assistant, user
+    from agent_tui.store import open_store
+
+    db = tmp_path / "k.db"
+
+    async def seed() -> str:
+        store = await open_store(db)
+        try:
+            used = await store.sessions.create(str(workspace.resolve()), "openai/fake-model")
+            await store.sessions.append(used.id, [user("fix it"), assistant("fixed")])
+            await store.sessions.create(str(workspace.resolve()), "openai/fake-model")
+            return used.id
+        finally:
+            await store.close()
+
+    used = asyncio.run(seed())
+    server.enqueue(Reply(text="again"))
+    out = run_cli(["run", "and again", "-c", "--json", *flags(server, db)], workspace)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.splitlines()[-1])["session_id"] == used
