@@ -110,10 +110,8 @@ class AppServices:
         return session
 
     async def newest_session_id(self) -> str | None:
-        """The session `-c` continues: the newest with a message (a launch that sent nothing
-        stores an empty one, which /resume and `sessions list` hide too)."""
-        found = await self.store.sessions.list(str(self.workspace))
-        return next((info.id for info in found if info.message_count), None)
+        info = await self.store.sessions.newest(str(self.workspace), with_messages=True)
+        return info.id if info else None
 
     async def close(self) -> None:
         if self.mcp is not None:
