@@ -110,7 +110,7 @@ class AppServices:
         return session
 
     async def newest_session_id(self) -> str | None:
-        info = await self.store.sessions.newest(str(self.workspace))
+        info = await self.store.sessions.newest(str(self.workspace), with_messages=True)
         return info.id if info else None
 
     async def close(self) -> None:

@@ -252,8 +252,10 @@ def untrusted_notice(folder: Path, ignored: tuple[str, ...], why: TrustState, so
     )
 
 
-def user_only_notice(keys: tuple[str, ...]) -> str:
-    return f"ignored from .agent-tui.toml (only your own config may set them): {', '.join(keys)}"
+def user_only_notice(keys: tuple[str, ...], source: str = "") -> str:
+    """The one line naming keys a project file may never set; `source`: the file(s) holding them."""
+    where = source or paths.CONFIG_NAME
+    return f"ignored from {where} (only your own config may set them): {', '.join(keys)}"
 
 
 KEY_WITHHELD_NOTICE = (

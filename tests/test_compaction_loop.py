@@ -156,7 +156,9 @@ class TestThresholds:
                 await collect(session.run_turn(filler(600), as_is=True))
                 events = await collect(session.run_turn("third " + filler(600), as_is=True))
                 assert of_type(events, ev.CompactionStarted)[0].reason == "context_length"
-                assert any("window is 6,500 tokens" in n.message for n in of_type(events, ev.Notice))
+                assert any(
+                    "window is 6 500 tokens, not 12 000" in n.message for n in of_type(events, ev.Notice)
+                )
                 assert events[-1].stop_reason == "done"
                 assert session.limits.context_window == 6500
             finally:

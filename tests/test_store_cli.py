@@ -31,29 +31,38 @@ def run(*args: str):
     return CliRunner().invoke(cli, list(args))
 
 
+def filled(db, seed):
+    """What `seed(store)` returns, run against the database at `db` (created if missing)."""
+
+    async def run_seed():
+        store = await open_store(db)
+        try:
+            return await seed(store)
+        finally:
+            await store.close()
+
+    return asyncio.run(run_seed())
+
+
 @pytest.fixture
 def seeded(tmp_path):
     """A database with one session holding a transcript and one stored output."""
     db = tmp_path / "agent.db"
 
-    async def seed():
-        store = await open_store(db)
-        try:
-            s = await store.sessions.create("/work/proj", "openai/gpt-4o-mini")
-            ref = await store.results.offload(
-                s.id, "bash", "c1", "".join(f"row {i} kiwi\n" for i in range(1, 501))
-            )
-            call = ToolCall("c1", "bash", '{"command": "make"}')
-            await store.sessions.append(
-                s.id,
-                [user("build it please"), assistant(None, (call,)), tool_result(call, "view", ref)],
-                [3, 4, 5],
-            )
-            return s.id, ref.id
-        finally:
-            await store.close()
+    async def seed(store):
+        s = await store.sessions.create("/work/proj", "openai/gpt-4o-mini")
+        ref = await store.results.offload(
+            s.id, "bash", "c1", "".join(f"row {i} kiwi\n" for i in range(1, 501))
+        )
+        call = ToolCall("c1", "bash", '{"command": "make"}')
+        await store.sessions.append(
+            s.id,
+            [user("build it please"), assistant(None, (call,)), tool_result(call, "view", ref)],
+            [3, 4, 5],
+        )
+        return s.id, ref.id
 
-    session_id, ref_id = asyncio.run(seed())
+    session_id, ref_id = filled(db, seed)
     return db, session_id, ref_id
 
 
@@ -202,3 +211,42 @@ class TestParsing:
         """Sizes and ages parse with their units."""
         assert blobs_cmd.parse_size("2G") == 2 << 30 and blobs_cmd.parse_size("500") == 500
         assert blobs_cmd.parse_age("12h") == timedelta(hours=12)
+
+
+@pytest.fixture
+def two_sessions(tmp_path):
+    """A database with one session that has messages and one launch that never got any."""
+    db = tmp_path / "s.db"
+
+    async def seed(store):
+        used = await store.sessions.create("/work/proj", "openai/m", title="fix it")
+        await store.sessions.append(used.id, [user("fix it"), assistant("fixed")])
+        empty = await store.sessions.create("/work/proj", "openai/m")
+        return used.id, empty.id
+
+    used, empty = filled(db, seed)
+    return db, used, empty
+
+
+def test_list_hides_empty_sessions(two_sessions):
+    """The empty session is not listed; the one with messages is."""
+    db, used, empty = two_sessions
+    result = run("sessions", "list", "--db", str(db))
+    assert result.exit_code == 0, result.output
+    assert used in result.output and empty not in result.output
+
+
+def test_list_all_shows_empty_sessions(two_sessions):
+    """--all lists the empty session too."""
+    db, used, empty = two_sessions
+    result = run("sessions", "list", "--all", "--db", str(db))
+    assert result.exit_code == 0, result.output
+    assert used in result.output and empty in result.output
+
+
+def test_limit_counts_only_shown_sessions(two_sessions):
+    """-n 1 shows the newest session with messages, not the newer empty one."""
+    db, used, empty = two_sessions
+    result = run("sessions", "list", "-n", "1", "--db", str(db))
+    assert result.exit_code == 0, result.output
+    assert used in result.output

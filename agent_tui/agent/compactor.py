@@ -19,6 +19,7 @@ from agent_tui.agent import events as ev
 from agent_tui.context import compaction
 from agent_tui.messages import Message, ToolCall
 from agent_tui.tokens import ConversationTally
+from agent_tui.units import grouped
 
 if TYPE_CHECKING:
     from agent_tui.config import CompactionSettings
@@ -136,7 +137,7 @@ class Compactor:
             return None
         return Trimmed(
             trimmed,
-            f"Trimmed {count} old tool output(s) past the tool-output budget ({budget_tokens} tokens); refs kept.",
+            f"Trimmed {count} old tool output(s) past the tool-output budget ({grouped(budget_tokens)} tokens); refs kept.",
         )
 
     async def run(

@@ -59,6 +59,17 @@ class ToolRun:
         return self.message.outcome or ("error" if self.is_error else "ok")
 
 
+async def _cannot_apply(tool: str, args: dict[str, Any], workspace: Path) -> str | None:
+    """A write/edit that cannot apply fails before anyone is asked (see files.cannot_apply)."""
+    if tool not in ("write_file", "edit_file"):
+        return None
+    import asyncio
+
+    from agent_tui.tools.files import cannot_apply
+
+    return await asyncio.to_thread(cannot_apply, tool, args, workspace)
+
+
 def _clean_output(output: ToolOutput) -> ToolOutput:
     """Valid UTF-8 only from here on: a file name with an undecodable byte (surrogates) could
     neither be stored nor sent."""
@@ -164,6 +175,8 @@ class ToolRunner:
                 if isinstance(prepared, ToolOutput):
                     return await self._store_and_view(call, _clean_output(prepared), started)
                 tool, args = prepared
+        if tool.spec.mutates and ask and (failure := await _cannot_apply(call.name, args, self.workspace)):
+            return self._finish(call, ToolOutput.error(failure), started)  # nothing to approve
         if (tool.spec.mutates and ask) or permission == "ask":  # ask=False: the user's own `!cmd`
             from agent_tui.hooks.approval import deciding
 

@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from agent_tui.models import reply_reserve
+from agent_tui.units import grouped
 
 if TYPE_CHECKING:
     from agent_tui.context.budget import BudgetMeter
@@ -41,7 +42,7 @@ def learn_window(
     reserve = min(limits.max_output_tokens, reply_reserve(reported, None, None))
     meter.resize(reported, reserve)
     return replace(limits, context_window=reported, max_output_tokens=reserve), (
-        f"The provider's window is {reported:,} tokens, not {old:,}; using "
-        f"{reported:,} from now on (set [model] context_window to avoid this). "
+        f"The provider's window is {grouped(reported)} tokens, not {grouped(old)}; using "
+        f"{grouped(reported)} from now on (set [model] context_window to avoid this). "
         "Compacting and retrying once."
     )

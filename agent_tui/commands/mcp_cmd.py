@@ -15,6 +15,7 @@ import typer
 
 from agent_tui.commands.common import echo_visible, fail, load_or_fail
 from agent_tui.commands.group_default import run_by_default
+from agent_tui.units import grouped
 
 app = typer.Typer(help="MCP servers configured under [mcp.servers.NAME].", rich_markup_mode=None)
 
@@ -44,12 +45,14 @@ def render(reports: list[Any]) -> list[str]:
         status = report.state if report.state == "ready" else f"{report.state}: {report.error}"
         lines.append(
             f"{report.name}  {status}  ({len(report.tools)} tools, "
-            f"{report.tokens:,} tokens)  {report.command}"
+            f"{grouped(report.tokens)} tokens)  {report.command}"
         )
         for tool in report.tools:
-            lines.append(f"  {tool.name:<{width}}  {tool.tokens:>6,}  {tool.description[:70]}")
+            lines.append(f"  {tool.name:<{width}}  {grouped(tool.tokens):>6}  {tool.description[:70]}")
     total = sum(r.tokens for r in reports)
-    lines.append(f"total: {sum(len(r.tools) for r in reports)} tools, {total:,} tokens of tool descriptions")
+    lines.append(
+        f"total: {sum(len(r.tools) for r in reports)} tools, {grouped(total)} tokens of tool descriptions"
+    )
     return lines
 
 

@@ -85,7 +85,7 @@ async def _run(
         try:
             if continue_ and not session_id:
                 session_id = await services.newest_session_id()
-                if session_id is None and not as_json:
+                if session_id is None:  # stderr: --json's stdout stays JSON lines
                     _stderr("agent-tui: no earlier session in this directory; starting a new one")
             if session_id:
                 session = await services.resume_session(session_id, yes=yes)

@@ -25,6 +25,7 @@ from agent_tui.commands.store_output import (
     resolve_db,
     run_with_store,
 )
+from agent_tui.units import grouped
 
 if TYPE_CHECKING:
     from agent_tui.store import Store
@@ -38,10 +39,18 @@ def list_sessions(
     here: bool = typer.Option(False, "--here", help="Only the current directory."),
     limit: int = typer.Option(50, "--limit", "-n", help="At most this many."),
     db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    show_all: bool = typer.Option(
+        False, "--all", "-a", help="Also sessions without a message (a launch that sent nothing)."
+    ),
 ) -> None:
     """Saved sessions, most recently used first."""
     where = project_filter(project, here)
-    found = run_with_store(db, lambda store: store.sessions.list(where, limit=limit))
+    # Every TUI launch stores its session at once: the empty ones are hidden, as /resume does,
+    # before the limit so that -n counts the sessions shown.
+    found = run_with_store(db, lambda store: store.sessions.list(where, limit=limit if show_all else None))
+    hidden = 0 if show_all else sum(1 for s in found if not s.message_count)
+    if not show_all:
+        found = [s for s in found if s.message_count][:limit]
     from agent_tui.llm.cost import format_cost
     from agent_tui.session_tree import indented, tree_order
 
@@ -64,7 +73,9 @@ def list_sessions(
         "Sessions",
         ["id", "title", "project", "model", "messages", "tokens", "cost", "updated"],
         rows,
-        empty="No saved sessions.",
+        empty=f"No saved sessions with messages ({hidden} empty: --all shows them)."
+        if hidden
+        else "No saved sessions.",
         fixed=("id", "messages", "tokens", "cost", "updated"),
         cut_left=("project",),
     )
@@ -85,7 +96,7 @@ def _with_reasoning(message: Any, text: str) -> Any:
     thought = message.reasoning
     if thought is None or thought.empty:
         return text
-    size = f"{thought.tokens} tokens" if thought.tokens else "redacted"
+    size = f"{grouped(thought.tokens)} tokens" if thought.tokens else "redacted"
     preview = one_line(thought.text, 100) or "(redacted by the provider)"
     if is_piped():
         return f"(thought {size}, {thought.duration:.1f} s: {preview}) {text}"
@@ -109,8 +120,8 @@ def show(
     if not is_piped():
         echo_visible(
             f"{info.id}  {info.title or '(untitled)'}\n  project {info.project}\n"
-            f"  model {info.model or '-'} · {info.message_count} messages · "
-            f"{info.tokens} tokens · created {fmt_time(info.created)} · updated "
+            f"  model {info.model or '-'} · {grouped(info.message_count)} messages · "
+            f"{grouped(info.tokens)} tokens · created {fmt_time(info.created)} · updated "
             f"{fmt_time(info.updated)}"
         )
     print_table("Transcript", ["seq", "role", "kind", "text"], [_message_row(i, m) for i, m in messages])

@@ -70,6 +70,8 @@ def load_config(
         apply(merged, sources, read_toml(user_file), str(user_file))
         read.append(user_file)
     user_only: tuple[str, ...] = ()
+    ignored_in: list[str] = []  # the files whose keys were ignored, for the notices to name
+    user_only_in: list[str] = []
     for layer in (project_file, local_file):  # the local file: "Always allow" rules, git-ignored
         if not layer.is_file():
             continue
@@ -91,10 +93,17 @@ def load_config(
         read.append(layer)
         ignored += split.ignored
         user_only += split.user_only
+        ignored_in += [layer.name] if split.ignored else []
+        user_only_in += [layer.name] if split.user_only else []
     if ignored:
-        notices.append(folder_trust.untrusted_notice(project_file.parent, ignored, state))
+        ignored = tuple(dict.fromkeys(ignored))  # the same key in both files: named once
+        notices.append(
+            folder_trust.untrusted_notice(project_file.parent, ignored, state, " and ".join(ignored_in))
+        )
     if user_only:
-        notices.append(folder_trust.user_only_notice(user_only))
+        notices.append(
+            folder_trust.user_only_notice(tuple(dict.fromkeys(user_only)), " and ".join(user_only_in))
+        )
     if env.get("AGENT_TUI_MODEL"):
         apply(merged, sources, {"model": {"name": env["AGENT_TUI_MODEL"]}}, "env AGENT_TUI_MODEL")
     if overrides:

@@ -118,7 +118,11 @@ class SessionStore:
         params.append(-1 if limit is None else limit)
         return [SessionInfo(*row) for row in await self.db.fetchall(sql, params)]
 
-    async def newest(self, project: str | Path) -> SessionInfo | None:
+    async def newest(self, project: str | Path, *, with_messages: bool = False) -> SessionInfo | None:
+        """The most recently updated session of `project`; `with_messages`: skipping empty ones
+        (what `-c` continues: every TUI launch stores a session, /resume hides the empty ones)."""
+        if with_messages:
+            return next((s for s in await self.list(project) if s.message_count), None)
         found = await self.list(project, limit=1)
         return found[0] if found else None
 

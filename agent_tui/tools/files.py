@@ -116,6 +116,19 @@ def plan_edit(workspace: Path, args: dict[str, Any]) -> tuple[Path, str, str, in
     return target, text, new_text, count if replace_all else 1
 
 
+def cannot_apply(tool: str, args: dict[str, Any], workspace: Path) -> str | None:
+    """Why this write/edit cannot apply (the tool's own error), or None: checked before asking,
+    so nobody is asked to approve a call that would only fail. The tool checks again when it runs."""
+    try:
+        if tool == "write_file":
+            plan_write(workspace, args)
+        elif tool == "edit_file":
+            plan_edit(workspace, args)
+    except (EditError, PathError) as exc:
+        return str(exc)
+    return None
+
+
 def preview_write(args: dict[str, Any], workspace: Path) -> str:
     """The diff write_file would apply (or the reason it would fail), for the approval prompt."""
     try:

@@ -11,6 +11,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from agent_tui.ui.command_output import show
+from agent_tui.units import grouped
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
@@ -88,9 +89,9 @@ async def tools(view: CommandHost, argument: str) -> None:
     if session is None:
         return
     rows = session.prompts.tool_table()
-    lines = [f"{r.name:<28} {r.source:<8} {r.tokens:>6} tok  {r.state}" for r in rows]
+    lines = [f"{r.name:<28} {r.source:<8} {grouped(r.tokens):>6} tok  {r.state}" for r in rows]
     total = sum(r.tokens for r in rows if r.state != "deferred")
-    show(view, "/tools", "\n".join([f"{len(rows)} tools, {total} tokens offered:", *lines]))
+    show(view, "/tools", "\n".join([f"{len(rows)} tools, {grouped(total)} tokens offered:", *lines]))
 
 
 async def init(view: CommandHost, argument: str) -> None:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Literal
 from agent_tui.messages import Message
 from agent_tui.tool_outcome import outcome_of
 from agent_tui.tools.base import short_arguments
+from agent_tui.tools.bash_status import summary_from_status
 from agent_tui.ui import formatting
 from agent_tui.user_command_text import UserCommandText, parse_user_command
 
@@ -128,12 +129,14 @@ _STATES: dict[Outcome, ToolState] = {
 """A stored call's line as the live one ended."""
 
 
-def _history_detail(message: Message | None) -> tuple[ToolState, str, str, str | None]:
+def _history_detail(message: Message | None, *, bash: bool = False) -> tuple[ToolState, str, str, str | None]:
     if message is None:
         return "cancelled", "no result", "", None
     content = message.content or ""
     ref = message.output_ref
     parts: list[str] = []
+    if bash and (status := summary_from_status(content)):
+        parts.append(status)  # as the live line began: `exit 0 · 0.9 s`
     if ref is not None:
         parts += [
             formatting.size(ref.byte_size),
@@ -173,7 +176,7 @@ def entries_from_history(messages: Sequence[Message]) -> list[Entry]:
                 if message.content:
                     entries.append(AgentEntry(message.content))
             for call in message.tool_calls:
-                state, detail, body, ref = _history_detail(results.get(call.id))
+                state, detail, body, ref = _history_detail(results.get(call.id), bash=call.name == "bash")
                 entries.append(
                     ToolEntry(call.name, short_arguments(call.arguments), state, detail, body, call.id, ref)
                 )
@@ -184,7 +187,7 @@ def entries_from_history(messages: Sequence[Message]) -> list[Entry]:
 
 def _user_command_entry(ran: UserCommandText) -> ToolEntry:
     """A `!command` as its live tool line showed it: the command, its output's view, the ref."""
-    state, detail, body, _ = _history_detail(Message(role="tool", content=ran.output.rstrip("\n")))
+    state, detail, body, _ = _history_detail(Message(role="tool", content=ran.output.rstrip("\n")), bash=True)
     if ran.ref is not None:
         detail = f"{detail} · ref {ran.ref}"
     arguments = short_arguments(json.dumps({"command": ran.command}))

@@ -16,6 +16,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Label, Static
 
 from agent_tui.ui.screens.dialogs import Dialog
+from agent_tui.units import grouped
 from agent_tui.visible_text import visible
 
 if TYPE_CHECKING:
@@ -57,7 +58,7 @@ class ChildScreen(Dialog):
         except Exception as exc:  # noqa: BLE001 - a store problem is shown, never raised
             self.query_one("#child-meter", Static).update(Text(f"cannot read it: {exc}", style="red"))
             return
-        meter = f"{info.message_count} messages · {info.tokens:,} tokens stored"
+        meter = f"{grouped(info.message_count)} messages · {grouped(info.tokens)} tokens stored"
         if self.status is not None:
             meter += f" · {self.status()}"
         self.query_one("#child-meter", Static).update(Text(meter))

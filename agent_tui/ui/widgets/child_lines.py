@@ -21,6 +21,7 @@ from textual.widgets import Static
 
 from agent_tui.agent import events as ev
 from agent_tui.ui.widgets.chat_items import spinner_frame
+from agent_tui.units import grouped
 from agent_tui.visible_text import visible
 
 if TYPE_CHECKING:
@@ -57,7 +58,7 @@ class ChildState:
                 "  ",
                 self.folded,
             )
-        parts = [self.state, f"{elapsed:.1f} s", f"{self.tokens:,} tokens"]
+        parts = [self.state, f"{elapsed:.1f} s", f"{grouped(self.tokens)} tokens"]
         if self.context is not None:
             parts.append(f"context {self.context:.0%}")
         return Text.assemble(
@@ -129,7 +130,9 @@ class ChildLines:
             ref = (
                 f"{short[1]}/m_{short[2].removeprefix('messages:')}" if len(short) == 3 else event.transcript
             )
-            child.folded = f"{child.state} · {event.duration:.1f} s · {event.usage.total:,} tokens · {ref}"
+            child.folded = (
+                f"{child.state} · {event.duration:.1f} s · {grouped(event.usage.total)} tokens · {ref}"
+            )
             line.refresh_line()
             return
         if not isinstance(event, ev.SubagentEvent):

@@ -66,8 +66,10 @@ class TabOpening(_Tab):
             self.meter.refresh()
             return
         self.services = services
+        nothing_to_continue = False
         if continue_ and session_id is None:
             session_id = await services.newest_session_id()
+            nothing_to_continue = session_id is None
         try:
             if session_id:
                 session = await services.resume_session(session_id, approver=self.approve)
@@ -92,6 +94,8 @@ class TabOpening(_Tab):
             await self.chat.add(NoticeEntry(f"Model: {session.model}"))
         else:
             await self.chat.load(await opening.entries_to_show(services, session))
+        if nothing_to_continue:
+            await self.chat.add(NoticeEntry("No earlier session in this directory: started a new one."))
         self.rename(session.title or opening.title_from(session.history) or "new")
         self.call_after_refresh(instrument.mark, "chat_shown")
         # The first measure counts every message (~0.1 s per 1 000): the chat is already on
