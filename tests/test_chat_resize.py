@@ -70,7 +70,13 @@ async def resize(pilot, chat, size: tuple[int, int]) -> None:
     """Resize the terminal and wait until the chat has put the place back."""
     kept = chat.places_kept
     await pilot.resize_terminal(*size)
-    await until(pilot, lambda: chat.places_kept > kept, what=f"the place kept at {size}")
+    try:  # a cap, not a margin: 60 replies rewrap at the new width, slow on a loaded machine
+        await until(pilot, lambda: chat.places_kept > kept, timeout=30, what=f"the place kept at {size}")
+    except AssertionError as timeout:  # what the chat was doing, should the wait ever run out
+        raise AssertionError(
+            f"{timeout}: following={chat._following} anchor={chat._read_anchor} "
+            f"keeping={chat._keeping_place} round={chat._place_round}"
+        ) from None
     assert chat.size.width < size[0]
 
 
