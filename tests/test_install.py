@@ -70,6 +70,8 @@ def test_wheel_installs_a_working_agent_tui(tmp_path):
         check=True,
         capture_output=True,
         timeout=300,
+        # With the checkout on PYTHONPATH pip finds agent-tui "already installed" and skips it.
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
     )
     work = tmp_path / "elsewhere"  # not the checkout: agent_tui must come from the wheel
     work.mkdir()

@@ -236,6 +236,22 @@ def test_list_hides_empty_sessions(two_sessions):
     assert used in result.output and empty not in result.output
 
 
+def test_list_keeps_a_named_session_without_messages(tmp_path):
+    """A session the user named (/rename) before writing to it is listed: only untitled empty
+    launches are hidden."""
+    db = tmp_path / "n.db"
+
+    async def seed(store):
+        named = await store.sessions.create("/work/proj", "openai/m")
+        await store.sessions.rename(named.id, "the pelican job")
+        return named.id
+
+    named = filled(db, seed)
+    result = run("sessions", "list", "--db", str(db))
+    assert result.exit_code == 0, result.output
+    assert named in result.output and "the pelican job" in result.output
+
+
 def test_list_all_shows_empty_sessions(two_sessions):
     """--all lists the empty session too."""
     db, used, empty = two_sessions

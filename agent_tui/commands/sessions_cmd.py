@@ -40,7 +40,7 @@ def list_sessions(
     limit: int = typer.Option(50, "--limit", "-n", help="At most this many."),
     db: Path | None = typer.Option(None, "--db", help=DB_HELP),
     show_all: bool = typer.Option(
-        False, "--all", "-a", help="Also sessions without a message (a launch that sent nothing)."
+        False, "--all", "-a", help="Also untitled sessions without a message (a launch that sent nothing)."
     ),
 ) -> None:
     """Saved sessions, most recently used first."""
@@ -48,9 +48,10 @@ def list_sessions(
     # Every TUI launch stores its session at once: the empty ones are hidden, as /resume does,
     # before the limit so that -n counts the sessions shown.
     found = run_with_store(db, lambda store: store.sessions.list(where, limit=limit if show_all else None))
-    hidden = 0 if show_all else sum(1 for s in found if not s.message_count)
-    if not show_all:
-        found = [s for s in found if s.message_count][:limit]
+    # A named one stays: the user gave it a title (/rename) even before writing to it.
+    shown = [s for s in found if show_all or s.message_count or s.title]
+    hidden = len(found) - len(shown)
+    found = shown[:limit]
     from agent_tui.llm.cost import format_cost
     from agent_tui.session_tree import indented, tree_order
 
