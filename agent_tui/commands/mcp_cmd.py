@@ -15,6 +15,7 @@ import typer
 
 from agent_tui.commands.common import echo_visible, fail, load_or_fail
 from agent_tui.commands.group_default import run_by_default
+from agent_tui.commands.store_output import DB_HELP, run_with_store
 from agent_tui.units import grouped
 
 app = typer.Typer(help="MCP servers configured under [mcp.servers.NAME].", rich_markup_mode=None)
@@ -102,6 +103,37 @@ def list_servers(
             echo_visible(f"agent-tui: {warning}", err=True)
     if reports and all(r.state != "ready" for r in reports):
         raise typer.Exit(1)
+
+
+@app.command("serve")
+def serve(
+    project: Path | None = typer.Option(
+        None, "--project", help="The project whose sessions and outputs are shown (default: this folder)."
+    ),
+    all_projects: bool = typer.Option(
+        False, "--all-projects", help="Show every project's sessions and outputs, not one."
+    ),
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+) -> None:
+    """Serve the store over stdio as a read-only MCP server (recall, read_result, grep_result,
+    sessions), so Claude Code, Codex or any MCP client can search what agent-tui stored."""
+    from agent_tui.commands.mcp_serve import serve_stdio
+    from agent_tui.store.archive import Archive, Scope
+
+    if project is not None and all_projects:
+        fail("give --project or --all-projects, not both")
+    folder = (project or Path.cwd()).expanduser().resolve()
+    if project is not None and not folder.is_dir():
+        fail(f"--project {project}: not a folder")
+    scope = Scope(None if all_projects else str(folder))
+
+    async def work(store: Any) -> None:
+        await serve_stdio(Archive(store, scope))
+
+    try:
+        run_with_store(db, work)
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
 
 
 run_by_default(app, list_servers)  # the group named alone (group_default.py)
