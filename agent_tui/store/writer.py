@@ -33,8 +33,8 @@ log = logging.getLogger(__name__)
 SLICE_BYTES = 1 << 20
 """Raw bytes chunked and compressed together by one worker."""
 INLINE_INDEX_BYTES = 64 * 1024
-"""Outputs up to this size are indexed for recall in the same transaction; larger ones by the
-background indexer."""
+"""Outputs from memory past this size go through the spool (store/spool.py): a file now, the
+chunks after the request. Every output is indexed for recall by the background indexer."""
 
 INSERT_CHUNK = (
     "INSERT INTO blob_chunks (blob_id, seq, first_line, end_line, start_byte, raw_size, codec, "
@@ -153,15 +153,6 @@ async def finish_blob(conn: aiosqlite.Connection, done: Assembler) -> None:
         "complete = 1 WHERE id = ?",
         (done.byte_size, done.line_count, preview(done.head), done.blob_id),
     )
-    if done.byte_size <= INLINE_INDEX_BYTES:
-        await conn.execute(
-            "INSERT INTO blob_fts (rowid, text) SELECT id, agent_tui_text(codec, data) "
-            "FROM blob_chunks WHERE blob_id = ? AND indexed = 0",
-            (done.blob_id,),
-        )
-        await conn.execute(
-            "UPDATE blob_chunks SET indexed = 1 WHERE blob_id = ? AND indexed = 0", (done.blob_id,)
-        )
 
 
 async def write_whole(
