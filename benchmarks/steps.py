@@ -146,27 +146,36 @@ def main() -> None:
     parser.add_argument("--kinds", default="numbers,logs,repeated")
     parser.add_argument("--modes", default="one,continue")
     parser.add_argument("--tree", type=Path, default=ROOT, help="the agent-tui source tree to run")
+    parser.add_argument(
+        "--base", type=Path, help="also run this tree (e.g. an export of main), interleaved: before/after"
+    )
     args = parser.parse_args()
     window = min(5, args.steps // 2)
-    print(f"agent-tui from {args.tree}")
+    trees = [("", args.tree)] + ([("base ", args.base)] if args.base else [])
+    print(f"agent-tui from {args.tree}" + (f"; base from {args.base}" if args.base else ""))
     print(f"load average {os.getloadavg()[0]:.2f} · {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     print(
-        f"{'output':10} {'session':22} {'steps 1-' + str(window):>12} {'last ' + str(window):>12} {'ratio':>7}"
+        f"{'output':10} {'session':27} {'steps 1-' + str(window):>12} {'last ' + str(window):>12} {'ratio':>7}"
     )
     with tempfile.TemporaryDirectory(prefix="agent-tui-steps-") as name:
         tmp = Path(name)
+        for sub in ("this", "base"):
+            (tmp / sub).mkdir()
         for kind in args.kinds.split(","):
             data = tmp / f"{kind}.txt"
             make_output(kind, data)
             for mode in args.modes.split(","):
                 measure = one_process if mode == "one" else across_processes
-                label = f"{args.steps} steps in 1 run" if mode == "one" else f"{args.steps} × run --continue"
-                figures = measure(kind, args.steps, tmp, data, args.tree)
-                first, last = figures[:window], figures[-window:]
-                ratio = statistics.median(last) / statistics.median(first)
-                print(f"{kind:10} {label:22} {_ms(first):>12} {_ms(last):>12} {ratio:6.2f}×", flush=True)
-                if os.environ.get("STEPS_VERBOSE"):
-                    print("   ", " ".join(f"{v * 1000:.0f}" for v in figures))
+                for prefix, tree in trees:
+                    label = prefix + (
+                        f"{args.steps} steps in 1 run" if mode == "one" else f"{args.steps} × run --continue"
+                    )
+                    figures = measure(kind, args.steps, tmp / f"{prefix.strip() or 'this'}", data, tree)
+                    first, last = figures[:window], figures[-window:]
+                    ratio = statistics.median(last) / statistics.median(first)
+                    print(f"{kind:10} {label:27} {_ms(first):>12} {_ms(last):>12} {ratio:6.2f}×", flush=True)
+                    if os.environ.get("STEPS_VERBOSE"):
+                        print("   ", " ".join(f"{v * 1000:.0f}" for v in figures))
     print(f"load average {os.getloadavg()[0]:.2f} after")
 
 

@@ -187,3 +187,31 @@ class TestCrashAfterStreamedRequest:
                 assert ref_id in [hit.ref.id for hit in hits]
 
         asyncio.run(reopened())
+
+
+class TestViewBoundary:
+    @pytest.mark.parametrize("extra", [-1, 0, 1])
+    async def test_output_becomes_a_view_just_past_the_threshold(self, server, workspace, tmp_path, extra):
+        """An output of exactly `result_offload_threshold` bytes reaches the model whole; one
+        byte more and it is a view (head, tail, footer naming the ref)."""
+        threshold = 2_000
+        line = "0123456789abcdefghijklmnopqrstuvwxyz-ABCDEFGHIJKLMNOPQRSTUVWXYZ-0123456789\n"
+        (workspace / "lines.txt").write_text(line * 100)
+        config = make_config(server, tmp_path / "b.db", agent={"result_offload_threshold": threshold})
+        svc = await build_services(config, workspace=workspace)
+        try:
+            size = threshold + extra
+            server.enqueue(
+                Reply(tool_calls=[("bash", {"command": f"head -c {size} lines.txt"})]), Reply(text="ok")
+            )
+            session = await svc.new_session(yes=True)
+            async for _ in session.run_turn("print it"):
+                pass
+            sent = [m for m in server.requests[1]["messages"] if m["role"] == "tool"][0]["content"]
+            printed = (line * 100)[:size]
+            if extra <= 0:
+                assert "stored whole as ref" not in sent and sent.startswith(printed.rstrip("\n"))
+            else:
+                assert "stored whole as ref" in sent and "lines omitted" in sent
+        finally:
+            await svc.close()

@@ -2,16 +2,17 @@
 
 A tool that did not stream its output into the store (an MCP result, grep) hands the loop the
 whole text; bash streams it (`store_stream`: the pieces go to the file as they arrive, and its
-ends are kept in memory for the view, store/kept.py). Its ref may reach the model only once the output would survive a crash of the
-process right after the request, so something durable must happen first — but chunking,
+ends are kept in memory for the view, store/kept.py). Its ref may reach the model only once the
+output would survive a crash of the process right after the request, so something durable must happen first — but chunking,
 compressing and inserting 5 MB into SQLite costs ~100 ms, and writing it uncompressed costs
 more (measured: the database's own page writes dominate). Writing the bytes to one plain file
 costs a few ms, and is as durable against a crash of the process as a WAL commit with
 synchronous = NORMAL: the kernel holds both.
 
 So the output goes to `<db>-spool/<ref id>`, then its row (size, line count, first line, no
-chunks yet) is committed, then the ref is returned. The chunks follow in the background, after a
-short delay (the request goes out first), in one transaction; then the file is removed. Anything
+chunks yet) is committed, then the ref is returned. The chunks follow in the background once the
+store is idle (the request goes out first; a burst of steps is not slowed by their compression),
+compressed outside the write lock and inserted in one transaction; then the file is removed. Anything
 that reads the output by its ref first waits for (or, in another process or after a crash, does)
 that ingest, so every reader sees it whole. On open, files whose row exists are ingested; a file
 without a row is one whose commit never happened, removed once it is old enough that no other
@@ -34,7 +35,7 @@ from agent_tui.store.chunks import preview, to_bytes
 from agent_tui.store.db import Database
 from agent_tui.store.errors import SessionNotFound
 from agent_tui.store.kept import KeptEnds
-from agent_tui.store.recall import START_DELAY, Indexer
+from agent_tui.store.recall import IDLE_GAP, START_DELAY, Indexer
 from agent_tui.store.refs import new_ref_id
 from agent_tui.store.writer import INLINE_INDEX_BYTES, Assembler, fill_blob, packed_slices, write_whole
 
@@ -91,6 +92,8 @@ class Spool:
         self.folder = Path(f"{db.path}-spool")
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._hurry: dict[str, asyncio.Event] = {}
+        self._one_at_a_time = asyncio.Lock()
+        """Backlogged ingests take turns: one output's compressed chunks in memory at a time."""
 
     async def store(
         self, session_id: str, tool_name: str, tool_call_id: str | None, data: bytes
@@ -101,7 +104,7 @@ class Spool:
         await asyncio.to_thread(_write_file, path, data)
         lines = data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
         await self._commit_row(blob_id, session_id, tool_name, tool_call_id, len(data), lines, data[:4096])
-        self._start(blob_id, data, INGEST_DELAY)
+        self._start(blob_id, None, INGEST_DELAY)  # read back from the page cache, not held here
         return ResultRef(blob_id, len(data), lines, tool_name, session_id)
 
     async def store_stream(
@@ -191,7 +194,11 @@ class Spool:
                     await asyncio.wait_for(hurry.wait(), delay)
                 except TimeoutError:
                     pass
-            await self._ingest(blob_id, data)
+            # Compressing 5 MB takes ~200 ms of CPU: done while the turn's connection is quiet
+            # (the model thinking, the user reading), never beside a step (a reader hurries it).
+            await self.db.until_idle(IDLE_GAP, hurry)
+            async with self._one_at_a_time:
+                await self._ingest(blob_id, data)
         except Exception:
             log.exception("could not store the chunks of %s; its file stays for the next open", blob_id)
         finally:

@@ -42,14 +42,19 @@ def group_alive(pgid: int) -> bool:
     """Whether any process of the group is still running (zombies do not count).
 
     A plain `killpg(pgid, 0)` also succeeds for zombies, which linger when the init process does
-    not reap orphans (as in some containers), so on Linux /proc is read instead.
+    not reap orphans (as in some containers), so on Linux /proc is read — but only when it
+    succeeds: a group with no process at all (the usual end of a command, its bash reaped) is
+    told by that one system call, not a scan of every process (~3 ms, twice a step).
     """
     proc = Path("/proc")
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        if not proc.is_dir():
+            return False  # not ours to signal: nothing of ours is left
     if not proc.is_dir():
-        try:
-            os.killpg(pgid, 0)
-        except (ProcessLookupError, PermissionError):
-            return False
         return True
     for entry in proc.iterdir():
         if not entry.name.isdigit():
