@@ -215,3 +215,38 @@ class TestViewBoundary:
                 assert "stored whole as ref" in sent and "lines omitted" in sent
         finally:
             await svc.close()
+
+
+class TestIndexerAtIdle:
+    async def test_backlog_waits_while_the_store_is_busy_and_goes_once_quiet(self, tmp_path):
+        """A backlog left by an earlier run is not indexed while the turn's connection is in use
+        (after the open, steps reading and writing every 50 ms); once it is quiet the indexer
+        takes it all, on its own, without a search asking."""
+        text = "".join(f"{line}\n" for line in big_lines(8_000))
+        async with await open_store(tmp_path / "i.db") as store:
+            session = await store.sessions.create(str(tmp_path), "m")
+            await store.results.offload(session.id, "mcp", None, text)
+            await store.results.spool.wait()
+            backlog = await store.results.indexer.pending()
+        assert backlog > 5
+        async with await open_store(tmp_path / "i.db") as store:
+            loop = asyncio.get_running_loop()
+            busy_until = loop.time() + 1.5
+            while loop.time() < busy_until:  # a burst of steps: the connection never quiet
+                async with store.db.write() as conn:
+                    await conn.execute("UPDATE sessions SET title = title WHERE id = ?", (session.id,))
+                await asyncio.sleep(0.05)
+            assert await store.results.indexer.pending() == backlog
+            assert await wait_until_async(lambda: store.results.indexer.pending(), 0, 30)
+
+
+async def wait_until_async(probe, wanted: int, timeout: float) -> bool:
+    """Poll the coroutine function `probe` until it returns `wanted` (True) or `timeout` passes;
+    seldom (0.5 s), so that the polling itself leaves the store quiet."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while await probe() != wanted:
+        if loop.time() > deadline:
+            return False
+        await asyncio.sleep(0.5)
+    return True
