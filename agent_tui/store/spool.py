@@ -216,7 +216,7 @@ class Spool:
                 return  # another process ingested it
         try:
             source: bytes | mmap.mmap = data if data is not None else (mapped if mapped is not None else b"")
-            async with packed_slices(self._pool, source, self.chunk_size) as packing:  # type: ignore[arg-type]
+            async with packed_slices(self._pool, source, self.chunk_size) as packing:
                 # Compressed before the write lock is taken: a step's writes wait only on inserts.
                 await asyncio.gather(*packing)
                 async with self.db.write() as conn:

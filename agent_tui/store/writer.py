@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import mmap
 import sqlite3
 import time
 from collections.abc import AsyncIterator
@@ -35,6 +36,9 @@ INLINE_INDEX_BYTES = 64 * 1024
 """Outputs from memory past this size go through the spool (store/spool.py): a file now, the
 chunks after the request. Every output is indexed for recall by the background indexer."""
 
+Buffer = bytes | mmap.mmap
+"""An output's bytes: in memory, or a spool file mapped (store/spool.py)."""
+
 INSERT_CHUNK = (
     "INSERT INTO blob_chunks (blob_id, seq, first_line, end_line, start_byte, raw_size, codec, "
     "indexed, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -56,7 +60,7 @@ class Packed:
     """The slice's first ≤ 4 KB (for the listing's first line)."""
 
 
-def pack(data: bytes, start: int, end: int, chunk_size: int) -> Packed:
+def pack(data: Buffer, start: int, end: int, chunk_size: int) -> Packed:
     """Chunk and compress `data[start:end]` (runs on a worker thread)."""
     chunker = Chunker(chunk_size)
     piece = data[start:end]
@@ -70,7 +74,7 @@ def pack(data: bytes, start: int, end: int, chunk_size: int) -> Packed:
     return Packed(rows, chunker.newlines, len(piece), chunker.ends_with_newline, piece[:4096])
 
 
-def slices(data: bytes, size: int = SLICE_BYTES) -> list[tuple[int, int]]:
+def slices(data: Buffer, size: int = SLICE_BYTES) -> list[tuple[int, int]]:
     """Bounds of ~`size` slices of `data`, each ending after a newline when one is near."""
     out, pos, total = [], 0, len(data)
     while pos < total:
@@ -172,7 +176,7 @@ async def write_whole(
 
 @asynccontextmanager
 async def packed_slices(
-    pool: Executor, data: bytes, chunk_size: int
+    pool: Executor, data: Buffer, chunk_size: int
 ) -> AsyncIterator[list[asyncio.Future[Packed]]]:
     """`data`'s slices, each being chunked and compressed on `pool`; those not awaited by the
     end of the block are cancelled."""
