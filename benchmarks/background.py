@@ -2,7 +2,7 @@
 
 Run: .venv/bin/python benchmarks/background.py
 The same output (20 MB of log lines, in 64 KB pieces as bash reads them) is stored through the
-foreground path (`write_stream`: 1 MB slices, complete at the end) and through a growing blob
+foreground path (a spool file, complete at the end, chunks later) and through a growing blob
 (store/growing.py: flushed as it arrives, readable all along), and a reader resolves the growing
 ref every 2 MB (which flushes first). Baseline: the foreground path; the ratio is growing / it.
 Also: chunks written, and the median time of a reader's resolve+read of the newest 50 lines.

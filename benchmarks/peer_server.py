@@ -6,7 +6,7 @@ Codex `/v1/responses`. The script is the same for all three: the request that of
 and holds no tool result yet is answered with one call of that tool running `BENCH_COMMAND`; every
 other request (the answer after the tool, a title or summary request) with a short text.
 
-Run as `python benchmarks/peer_server.py COMMAND`: it prints its port on the first line and serves
+Run as `python benchmarks/peer_server.py COMMAND [STEPS]`: it prints its port on the first line and serves
 until stdin closes. `GET /stamps` returns (and forgets) every POST's arrival as time.time(), its
 path and whether it carried a tool result, so the benchmark can tell the first request and the
 one after the tool. The server is lenient on purpose: it measures, it does not validate.
@@ -23,6 +23,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 COMMAND = "true"
+STEPS = 0
+"""Tool calls per turn, counted in the turn (chat completions only; `benchmarks/steps.py` sets
+it); 0: one call per conversation, told by any tool result in the request."""
 _stamps: list[dict[str, Any]] = []
 _lock = threading.Lock()
 
@@ -55,9 +58,19 @@ def _has_tool_result(body: dict[str, Any]) -> bool:
     )
 
 
+def _results_this_turn(body: dict[str, Any]) -> int:
+    """Tool results after the last user message (chat format): the steps this turn has run."""
+    messages = body.get("messages") or []
+    last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+    return sum(1 for m in messages[last_user + 1 :] if m.get("role") == "tool")
+
+
 def _plan(body: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
     """(tool, arguments) to call, or None for a text answer."""
-    if _has_tool_result(body):
+    if STEPS and "messages" in body:
+        if _results_this_turn(body) >= STEPS:
+            return None
+    elif _has_tool_result(body):
         return None
     for name in _tool_names(body):
         if name in SHELL_TOOLS:
@@ -110,6 +123,7 @@ class _Handler(BaseHTTPRequestHandler):
                     "at": arrived,
                     "path": path,
                     "tool_result": _has_tool_result(body),
+                    "results": _results_this_turn(body),
                     "shell_offered": any(n in SHELL_TOOLS for n in _tool_names(body)),
                     "bytes": len(raw),
                 }
@@ -322,8 +336,9 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def main() -> None:
-    global COMMAND
+    global COMMAND, STEPS
     COMMAND = sys.argv[1] if len(sys.argv) > 1 else "true"
+    STEPS = int(sys.argv[2]) if len(sys.argv) > 2 else 0
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()

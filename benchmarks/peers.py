@@ -10,7 +10,8 @@ that is not installed is reported as missing and its rows stay empty; agent-tui 
 
 All three agents talk to one local scripted model (benchmarks/peer_server.py), each in its own wire
 format, with a fresh home each; runs are interleaved agent by agent so a change in the machine's
-load falls on all three alike. The one-tool turn asks for `cat big.txt` (5.5 MB) and the command
+load falls on all three alike. The one-tool turn asks for `cat big.txt` (5.5 MB: `seq 1 800000`
+by default, `--output logs|repeated` for the others, benchmarks/outputs.py) and the command
 stamps the moment it finished into a file, so "tool finished → next request" is measured the same
 way for everyone: the server's arrival stamp of the request carrying the tool result minus the
 command's own stamp (both time.time() on this machine).
@@ -35,6 +36,10 @@ import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from outputs import KINDS, make_output
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -381,6 +386,12 @@ def main() -> None:
         "--peers", default="claude,codex", help="comma-separated peers to run (claude, codex; none)"
     )
     parser.add_argument("--markdown", action="store_true", help="also print the README's table")
+    parser.add_argument(
+        "--output",
+        choices=KINDS,
+        default="numbers",
+        help="what the command prints (numbers: `seq 1 800000`; logs; repeated: the old hex line)",
+    )
     args = parser.parse_args()
     headless = args.only != "tui"
     tui = args.only != "headless" and not args.no_tui and shutil.which("tmux") is not None
@@ -403,8 +414,7 @@ def main() -> None:
             tmp = Path(name)
             work = tmp / "work"
             work.mkdir()
-            line = b"0123456789abcdef" * 6 + b"\n"
-            (work / "big.txt").write_bytes(line * (BIG_BYTES // len(line)))
+            make_output(args.output, work / "big.txt")
             agents: list[Agent] = [agent_tui(tmp, server.port)]
             if args.base is not None:
                 agents.append(agent_tui(tmp, server.port, args.base.resolve(), "agent-tui base"))

@@ -236,3 +236,74 @@ def inline_view(
         size,
         max_line_length,
     )
+
+
+def kept_view(
+    head: str,
+    tail: str,
+    whole: bool,
+    totals: OutputTotals,
+    size: int,
+    max_line_length: int,
+) -> str | None:
+    """The view of a streamed output from what was kept of it while it streamed: its first
+    bytes (`head`) and its last (`tail`), decoded; `whole` when they are all of it (then
+    `head` is the whole text). None when a line the view needs runs past what was kept (a very
+    long line): the caller reads the store instead. Otherwise the very view `inline_view`, and
+    so the store, builds."""
+    if whole:
+        if totals.byte_size <= size:
+            return render_whole(split_lines(head), totals, max_line_length)
+        return render_view(
+            _head(head, size // 2, max_line_length),
+            _tail(head, size, max_line_length),
+            totals,
+            size,
+            max_line_length,
+        )
+    if totals.byte_size <= size:
+        return None
+    first, last = _kept_head(head, size // 2, max_line_length), _kept_tail(tail, size, max_line_length)
+    if first is None or last is None:
+        return None
+    return render_view(first, last, totals, size, max_line_length)
+
+
+def _kept_head(text: str, budget: int, max_line_length: int) -> list[str] | None:
+    """`_head` over the first part of a longer text; None when it needs more than that part."""
+    out: list[str] = []
+    used = pos = 0
+    end = len(text)
+    while used <= budget:
+        if pos >= end:
+            return None  # the next line starts past what was kept
+        newline = text.find("\n", pos)
+        if newline < 0:
+            # The line runs on past what was kept. Its shown part is known when it is cut anyway
+            # (a few characters spare: the kept bytes may end inside a character) — but not
+            # where the next line starts.
+            if end - pos <= max_line_length + 4:
+                return None
+            out.append(text[pos : pos + max_line_length + 1])
+            used += _cost(cut_line(out[-1], max_line_length)[0])
+            return out if used > budget else None
+        out.append(_shown(text, pos, newline, max_line_length))
+        used += _cost(cut_line(out[-1], max_line_length)[0])
+        pos = newline + 1
+    return out
+
+
+def _kept_tail(text: str, budget: int, max_line_length: int) -> list[str] | None:
+    """`_tail` over the last part of a longer text; None when it needs more than that part."""
+    out: list[str] = []
+    used = 0
+    stop = len(text) - 1 if text.endswith("\n") else len(text)
+    while used <= budget:
+        newline = text.rfind("\n", 0, stop) if stop >= 0 else -1
+        if newline < 0:
+            return None  # the line starts before what was kept
+        out.append(_shown(text, newline + 1, stop, max_line_length))
+        used += _cost(cut_line(out[-1], max_line_length)[0])
+        stop = newline
+    out.reverse()
+    return out

@@ -34,6 +34,7 @@ from agent_tui.store.errors import (
 )
 from agent_tui.store.leases import LeaseStore, SessionBusy
 from agent_tui.store.models import BlobInfo, GcReport, MessageHit, RecallHit, ResolvedRef, SessionInfo
+from agent_tui.store.recall import START_DELAY
 from agent_tui.store.refs import build_uri, parse_ref
 from agent_tui.store.results import ResultStore
 from agent_tui.store.sessions import SessionStore
@@ -107,8 +108,8 @@ async def open_store(path: str | Path | None = None) -> Store:
     store = Store(db)
     try:
         await store.results.spool.resume()
-        if await store.results.indexer.pending():
-            store.results.indexer.kick()
+        # Whatever an earlier run left unindexed: on the indexer's own connection, at idle.
+        store.results.indexer.kick(delay=START_DELAY)
     except BaseException:
         await store.close()
         raise

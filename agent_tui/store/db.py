@@ -7,6 +7,10 @@ created 0700 and the file 0600 — transcripts and tool outputs often hold secre
 All statements go through one aiosqlite connection, i.e. one thread. An asyncio lock around
 every use keeps a transaction's statements together: without it, a read from another tab could
 run between an append's BEGIN and COMMIT and see rows that are then rolled back.
+
+Background work that may take long (the recall indexer) gets a second connection (`side`), so
+its statements never queue on the turn's thread; it waits for `until_idle` before each write so
+a step's own writes rarely meet its lock (WAL lets reads go on meanwhile).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import asyncio
 import logging
 import os
 import sqlite3
+import time
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -42,6 +47,45 @@ class Database:
         self.conn = conn
         self.path = path
         self.lock = asyncio.Lock()
+        self.last_used = 0.0
+        """time.monotonic() when the connection was last taken or given back."""
+        self._side: Database | None = None
+        self._side_opening = asyncio.Lock()
+
+    async def side(self) -> Database:
+        """A second connection to the same file for background work (opened on first use)."""
+        async with self._side_opening:
+            if self._side is None:
+                conn = await aiosqlite.connect(str(self.path), isolation_level=None)
+                try:
+                    await conn.create_function("agent_tui_text", 2, inflate_text, deterministic=True)
+                    await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                    await conn.execute("PRAGMA synchronous = NORMAL")
+                except BaseException:
+                    await conn.close()
+                    raise
+                self._side = Database(conn, self.path)
+            return self._side
+
+    async def until_idle(self, quiet: float, hurry: asyncio.Event) -> None:
+        """Return once this connection has been unused for `quiet` seconds (or `hurry` is set)."""
+        while not hurry.is_set():
+            waited = time.monotonic() - self.last_used
+            if not self.lock.locked() and waited >= quiet:
+                return
+            try:
+                await asyncio.wait_for(hurry.wait(), max(quiet - waited, 0.01))
+            except TimeoutError:
+                pass
+
+    @asynccontextmanager
+    async def _held(self) -> AsyncIterator[None]:
+        async with self.lock:
+            self.last_used = time.monotonic()
+            try:
+                yield
+            finally:
+                self.last_used = time.monotonic()
 
     @asynccontextmanager
     async def write(self) -> AsyncIterator[aiosqlite.Connection]:
@@ -51,7 +95,7 @@ class Database:
         meanwhile (closing a screen cancels its workers): a BEGIN that ran after its caller was
         cancelled must be rolled back before the lock is released, or every later write would
         fail with "cannot start a transaction within a transaction"."""
-        async with self.lock:
+        async with self._held():
             try:
                 await self._shielded("BEGIN IMMEDIATE")
             except asyncio.CancelledError:
@@ -82,16 +126,16 @@ class Database:
     @asynccontextmanager
     async def read(self) -> AsyncIterator[aiosqlite.Connection]:
         """The connection, while no transaction of another task is half done."""
-        async with self.lock:
+        async with self._held():
             yield self.conn
 
     async def fetchall(self, sql: str, params: Iterable[Any] = ()) -> list[Any]:
-        async with self.lock:
+        async with self._held():
             async with self.conn.execute(sql, tuple(params)) as cur:
                 return list(await cur.fetchall())
 
     async def fetchone(self, sql: str, params: Iterable[Any] = ()) -> Any:
-        async with self.lock:
+        async with self._held():
             async with self.conn.execute(sql, tuple(params)) as cur:
                 return await cur.fetchone()
 
@@ -106,6 +150,10 @@ class Database:
         return total
 
     async def close(self) -> None:
+        async with self._side_opening:
+            if self._side is not None:
+                await self._side.close()
+                self._side = None
         async with self.lock:
             await self.conn.close()
 

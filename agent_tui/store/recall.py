@@ -2,9 +2,12 @@
 
 The FTS5 index has one row per chunk (external content: the text is not stored twice), so a hit
 names the lines it is in and a snippet only decompresses one chunk. Recall ranks outputs by their
-best chunk. Outputs up to 64 KB are indexed as they are stored; bigger ones (their first 16 MB)
-by a background task, a few chunks per transaction so it never holds the write lock for long.
-Chunks waiting for it are marked in the table, so work left at exit resumes on the next open.
+best chunk. Outputs (their first 16 MB) are indexed by a background task on its own connection
+(`Database.side`), never on a step's path: it starts a batch only once the turn's connection has
+been quiet for `IDLE_GAP`, a few chunks per transaction, so however big the backlog, a step meets
+at most one short batch. A search indexes everything pending first (`wait`), so it never misses
+an output stored a moment before. Chunks waiting are marked in the table, so work left at exit
+resumes later (after the next open, at idle).
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ _BATCH = 2
 START_DELAY = 0.5
 """Seconds the indexer waits after an offload before starting, so the view the loop builds
 right after (and the next few reads) never queue behind it."""
+IDLE_GAP = 0.25
+"""Seconds the turn's connection must have been unused before the indexer writes a batch."""
 
 
 class Indexer:
@@ -77,28 +82,32 @@ class Indexer:
             except TimeoutError:
                 pass
         try:
+            side = await self._db.side()
             while not self._stopping:
-                rows = await self._db.fetchall(
+                await self._db.until_idle(IDLE_GAP, self._hurry)  # `wait` hurries: no pause then
+                if self._stopping:
+                    return
+                rows = await side.fetchall(
                     "SELECT id FROM blob_chunks WHERE indexed = 0 ORDER BY id LIMIT ?", (_BATCH,)
                 )
                 if not rows:
                     return
                 ids = [row[0] for row in rows]
                 try:
-                    await self._index(ids)
+                    await self._index(side, ids)
                 except sqlite3.OperationalError:
                     raise  # busy or I/O: leave the chunks pending for a later run
                 except sqlite3.Error:
                     log.exception("indexing chunks %s failed; retrying one by one", ids)
                     for chunk_id in ids:
-                        await self._index_alone(chunk_id)
+                        await self._index_alone(side, chunk_id)
         except Exception:
             self._failed = True
             log.exception("recall indexing stopped; it resumes on the next store open")
 
-    async def _index(self, ids: list[int]) -> None:
+    async def _index(self, side: Database, ids: list[int]) -> None:
         marks = ",".join("?" * len(ids))
-        async with self._db.write() as conn:
+        async with side.write() as conn:
             await conn.execute(
                 "INSERT INTO blob_fts (rowid, text) SELECT id, agent_tui_text(codec, data) "
                 f"FROM blob_chunks WHERE id IN ({marks}) AND indexed = 0",
@@ -108,14 +117,14 @@ class Indexer:
                 f"UPDATE blob_chunks SET indexed = 1 WHERE id IN ({marks}) AND indexed = 0", ids
             )
 
-    async def _index_alone(self, chunk_id: int) -> None:
+    async def _index_alone(self, side: Database, chunk_id: int) -> None:
         try:
-            await self._index([chunk_id])
+            await self._index(side, [chunk_id])
         except sqlite3.OperationalError:
             raise
         except sqlite3.Error:
             log.exception("chunk %s cannot be indexed; recall will not see it", chunk_id)
-            async with self._db.write() as conn:
+            async with side.write() as conn:
                 await conn.execute("UPDATE blob_chunks SET indexed = -1 WHERE id = ?", (chunk_id,))
 
 

@@ -28,13 +28,17 @@ from agent_tui.store.errors import LineRangeError, RefNotFound
 from agent_tui.store.gc import collect
 from agent_tui.store.grep import compile_pattern, grep_blob
 from agent_tui.store.growing import GrowingBlob
+from agent_tui.store.kept import KeptEnds
 from agent_tui.store.models import BlobInfo, GcReport, RecallHit, ResolvedRef
 from agent_tui.store.recall import START_DELAY, Indexer, Queries, recall
 from agent_tui.store.refs import build_uri, parse_ref
 from agent_tui.store.spool import Spool
-from agent_tui.store.writer import INLINE_INDEX_BYTES, write_stream, write_whole
+from agent_tui.store.writer import INLINE_INDEX_BYTES, write_whole
 
 log = logging.getLogger(__name__)
+
+KEPT_OUTPUTS = 4
+"""Streamed outputs whose ends stay in memory (the loop views each right after storing it)."""
 
 
 class ResultStore:
@@ -50,6 +54,8 @@ class ResultStore:
         """Big outputs from memory whose chunks are still to be written."""
         self.search_timeout = DEFAULT_BUDGET
         """Seconds one grep may take ([tools] search_timeout, set by the factory)."""
+        self._kept: dict[str, KeptEnds] = {}
+        """The ends of the last few streamed outputs: their views need no read-back."""
         self._growing: dict[str, GrowingBlob] = {}
         """Outputs still being written (background commands): flushed before any read."""
 
@@ -73,11 +79,13 @@ class ResultStore:
                 self.db, self._pool, session_id, tool_name, tool_call_id, data, self.chunk_size
             )
         else:
-            ref = await write_stream(
-                self.db, self._pool, session_id, tool_name, tool_call_id, content, self.chunk_size
-            )
-        if ref.byte_size > INLINE_INDEX_BYTES:
-            self.indexer.kick(delay=START_DELAY)
+            # A file as it streams, the chunks after the next request; its view from memory.
+            self.spool.chunk_size = self.chunk_size
+            ref, kept = await self.spool.store_stream(session_id, tool_name, tool_call_id, content)
+            self._kept[ref.id] = kept
+            while len(self._kept) > KEPT_OUTPUTS:
+                del self._kept[next(iter(self._kept))]
+        self.indexer.kick(delay=START_DELAY)  # at idle, on its own connection
         return ref
 
     async def open_growing(self, session_id: str, tool_name: str, tool_call_id: str | None) -> GrowingBlob:
@@ -174,7 +182,7 @@ class ResultStore:
     ) -> list[RecallHit]:
         """Outputs across sessions and projects ranked by BM25 for `query` (one phrasing or
         several), with snippets and the call each came from."""
-        self.indexer.kick()  # pick up anything a previous run left unindexed
+        await self.wait_indexed()  # an output stored a moment ago (or by another run) is found
         where = str(project) if project is not None else None
         return await recall(self.db, query, where, session_id, limit)
 
@@ -191,6 +199,10 @@ class ResultStore:
     async def view(self, ref: str | ResultRef, size: int = 4096, max_line_length: int = 2000) -> str:
         """What the model sees: lines cut at `max_line_length`; past `size` bytes, the head and
         the tail with `[… N lines omitted …]` between, and a footer saying how to read more."""
+        if isinstance(ref, ResultRef) and (kept := self._kept.get(ref.id)) is not None:
+            built = kept.view(ref.tool_name, ref.id, size, max_line_length)
+            if built is not None:
+                return built
         info = (await self.resolve(ref)).ref
         totals = views.OutputTotals(info.tool_name, info.byte_size, info.line_count, info.id)
         cap = 4 * max_line_length + 4

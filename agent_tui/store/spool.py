@@ -1,16 +1,18 @@
-"""A big output held in memory, stored so that the next request need not wait for SQLite.
+"""A big output, stored so that the next request need not wait for SQLite.
 
 A tool that did not stream its output into the store (an MCP result, grep) hands the loop the
-whole text. Its ref may reach the model only once the output would survive a crash of the
-process right after the request, so something durable must happen first — but chunking,
+whole text; bash streams it (`store_stream`: the pieces go to the file as they arrive, and its
+ends are kept in memory for the view, store/kept.py). Its ref may reach the model only once the
+output would survive a crash of the process right after the request, so something durable must happen first — but chunking,
 compressing and inserting 5 MB into SQLite costs ~100 ms, and writing it uncompressed costs
 more (measured: the database's own page writes dominate). Writing the bytes to one plain file
 costs a few ms, and is as durable against a crash of the process as a WAL commit with
 synchronous = NORMAL: the kernel holds both.
 
 So the output goes to `<db>-spool/<ref id>`, then its row (size, line count, first line, no
-chunks yet) is committed, then the ref is returned. The chunks follow in the background, after a
-short delay (the request goes out first), in one transaction; then the file is removed. Anything
+chunks yet) is committed, then the ref is returned. The chunks follow in the background once the
+store is idle (the request goes out first; a burst of steps is not slowed by their compression),
+compressed outside the write lock and inserted in one transaction; then the file is removed. Anything
 that reads the output by its ref first waits for (or, in another process or after a crash, does)
 that ingest, so every reader sees it whole. On open, files whose row exists are ingested; a file
 without a row is one whose commit never happened, removed once it is old enough that no other
@@ -21,18 +23,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import mmap
 import os
 import time
+from collections.abc import AsyncIterator
 from concurrent.futures import Executor
 from pathlib import Path
 
 from agent_tui.messages import ResultRef
-from agent_tui.store.chunks import preview
+from agent_tui.store.chunks import preview, to_bytes
 from agent_tui.store.db import Database
 from agent_tui.store.errors import SessionNotFound
-from agent_tui.store.recall import START_DELAY, Indexer
+from agent_tui.store.kept import KeptEnds
+from agent_tui.store.recall import IDLE_GAP, START_DELAY, Indexer
 from agent_tui.store.refs import new_ref_id
-from agent_tui.store.writer import Assembler, fill_blob, packed_slices
+from agent_tui.store.writer import INLINE_INDEX_BYTES, Assembler, fill_blob, packed_slices, write_whole
 
 log = logging.getLogger(__name__)
 
@@ -44,14 +49,30 @@ between writing its file and committing its row)."""
 
 
 def _write_file(path: Path, data: bytes) -> None:
-    path.parent.mkdir(mode=0o700, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    fd = _create(path)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
+        _write_all(fd, data)
     finally:
         os.close(fd)
+
+
+def _map(path: Path) -> mmap.mmap | None:
+    """The file's bytes, mapped (None for an empty file, which cannot be mapped)."""
+    with open(path, "rb") as handle:
+        if os.fstat(handle.fileno()).st_size == 0:
+            return None
+        return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+
+
+def _create(path: Path) -> int:
+    path.parent.mkdir(mode=0o700, exist_ok=True)
+    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def _is_ref(name: str) -> bool:
@@ -71,6 +92,8 @@ class Spool:
         self.folder = Path(f"{db.path}-spool")
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._hurry: dict[str, asyncio.Event] = {}
+        self._one_at_a_time = asyncio.Lock()
+        """Backlogged ingests take turns: one output's compressed chunks in memory at a time."""
 
     async def store(
         self, session_id: str, tool_name: str, tool_call_id: str | None, data: bytes
@@ -80,6 +103,65 @@ class Spool:
         path = self.folder / blob_id
         await asyncio.to_thread(_write_file, path, data)
         lines = data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
+        await self._commit_row(blob_id, session_id, tool_name, tool_call_id, len(data), lines, data[:4096])
+        self._start(blob_id, None, INGEST_DELAY)  # read back from the page cache, not held here
+        return ResultRef(blob_id, len(data), lines, tool_name, session_id)
+
+    async def store_stream(
+        self, session_id: str, tool_name: str, tool_call_id: str | None, stream: AsyncIterator[bytes]
+    ) -> tuple[ResultRef, KeptEnds]:
+        """A streamed output: a small one stored at once; a bigger one written to its file as it
+        arrives and durable once it ends (file + row), its chunks following in the background.
+        Also what was kept of its ends, for the view."""
+        kept = KeptEnds()
+        early: list[bytes] = []
+        blob_id = new_ref_id()
+        path = self.folder / blob_id
+        fd: int | None = None
+        try:
+            async for piece in stream:
+                data = to_bytes(piece)
+                kept.add(data)
+                if fd is not None:
+                    _write_all(fd, data)  # into the page cache: microseconds per piece
+                    continue
+                early.append(data)
+                if kept.byte_size > INLINE_INDEX_BYTES:
+                    fd = _create(path)
+                    _write_all(fd, b"".join(early))
+                    early = []
+        except BaseException:
+            # A producer that fails or is cancelled leaves nothing behind.
+            if fd is not None:
+                os.close(fd)
+                path.unlink(missing_ok=True)
+            raise
+        if fd is None:
+            ref = await write_whole(
+                self.db, self._pool, session_id, tool_name, tool_call_id, b"".join(early), self.chunk_size
+            )
+            return ref, kept
+        os.close(fd)
+        first = bytes(kept.head[:4096])
+        await self._commit_row(
+            blob_id, session_id, tool_name, tool_call_id, kept.byte_size, kept.line_count, first
+        )
+        self._start(blob_id, None, INGEST_DELAY)
+        return ResultRef(blob_id, kept.byte_size, kept.line_count, tool_name, session_id), kept
+
+    async def _commit_row(
+        self,
+        blob_id: str,
+        session_id: str,
+        tool_name: str,
+        tool_call_id: str | None,
+        size: int,
+        lines: int,
+        first: bytes,
+    ) -> None:
+        """The output's row, complete, without chunks yet: after this commit its ref is safe to
+        hand out (the file holds the bytes). On failure the file is removed."""
+        path = self.folder / blob_id
         try:
             async with self.db.write() as conn:
                 async with conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)) as cur:
@@ -90,22 +172,11 @@ class Spool:
                 await conn.execute(
                     "INSERT INTO tool_result_blobs (id, session_id, tool_name, tool_call_id, byte_size, "
                     "line_count, first_line, complete, created) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?)",
-                    (
-                        blob_id,
-                        session_id,
-                        tool_name,
-                        tool_call_id,
-                        len(data),
-                        lines,
-                        preview(data[:4096]),
-                        time.time(),
-                    ),
+                    (blob_id, session_id, tool_name, tool_call_id, size, lines, preview(first), time.time()),
                 )
         except BaseException:
             path.unlink(missing_ok=True)
             raise
-        self._start(blob_id, data, INGEST_DELAY)
-        return ResultRef(blob_id, len(data), lines, tool_name, session_id)
 
     def _start(self, blob_id: str, data: bytes | None, delay: float) -> None:
         hurry = self._hurry[blob_id] = asyncio.Event()
@@ -123,7 +194,11 @@ class Spool:
                     await asyncio.wait_for(hurry.wait(), delay)
                 except TimeoutError:
                     pass
-            await self._ingest(blob_id, data)
+            # Compressing 5 MB takes ~200 ms of CPU: done while the turn's connection is quiet
+            # (the model thinking, the user reading), never beside a step (a reader hurries it).
+            await self.db.until_idle(IDLE_GAP, hurry)
+            async with self._one_at_a_time:
+                await self._ingest(blob_id, data)
         except Exception:
             log.exception("could not store the chunks of %s; its file stays for the next open", blob_id)
         finally:
@@ -132,21 +207,32 @@ class Spool:
 
     async def _ingest(self, blob_id: str, data: bytes | None) -> None:
         path = self.folder / blob_id
+        mapped: mmap.mmap | None = None
         if data is None:
             try:
-                data = await asyncio.to_thread(path.read_bytes)
+                # Mapped, not read: a 200 MB log costs page cache, not the heap.
+                mapped = await asyncio.to_thread(_map, path)
             except FileNotFoundError:
                 return  # another process ingested it
-        async with packed_slices(self._pool, data, self.chunk_size) as packing:
-            async with self.db.write() as conn:
-                async with conn.execute("SELECT 1 FROM tool_result_blobs WHERE id = ?", (blob_id,)) as cur:
-                    alive = await cur.fetchone() is not None
-                # No row: deleted meanwhile (GC, its session removed), or not committed yet by
-                # another process; its file is then left to the sweep of old files on open.
-                if alive:
-                    # Idempotent: a crash after this commit and before the unlink redoes it.
-                    await conn.execute("DELETE FROM blob_chunks WHERE blob_id = ?", (blob_id,))
-                    await fill_blob(conn, Assembler(blob_id), packing)
+        try:
+            source: bytes | mmap.mmap = data if data is not None else (mapped if mapped is not None else b"")
+            async with packed_slices(self._pool, source, self.chunk_size) as packing:
+                # Compressed before the write lock is taken: a step's writes wait only on inserts.
+                await asyncio.gather(*packing)
+                async with self.db.write() as conn:
+                    async with conn.execute(
+                        "SELECT 1 FROM tool_result_blobs WHERE id = ?", (blob_id,)
+                    ) as cur:
+                        alive = await cur.fetchone() is not None
+                    # No row: deleted meanwhile (GC, its session removed), or not committed yet by
+                    # another process; its file is then left to the sweep of old files on open.
+                    if alive:
+                        # Idempotent: a crash after this commit and before the unlink redoes it.
+                        await conn.execute("DELETE FROM blob_chunks WHERE blob_id = ?", (blob_id,))
+                        await fill_blob(conn, Assembler(blob_id), packing)
+        finally:
+            if mapped is not None:
+                mapped.close()
         if alive:
             path.unlink(missing_ok=True)
             self._indexer.kick(delay=START_DELAY)

@@ -3,16 +3,16 @@ insert them in order.
 
 Each ~1 MB slice is chunked and compressed on the pool independently (zlib releases the GIL, so
 two slices compress at once while the connection's thread inserts earlier ones); an `Assembler`
-then shifts each slice's local sequence, line and byte numbers by what came before. Content in
-memory (str / bytes) goes in one transaction. A stream (async iterator of byte pieces, e.g. a
-long bash run) is written as it arrives, a slice per short transaction, so the write lock is
-never held while waiting on the producer and memory stays at about two slices whatever the size.
+then shifts each slice's local sequence, line and byte numbers by what came before. An output
+goes in one transaction: a small one as it is stored, a big one (from memory or streamed by bash)
+later, from its spool file (store/spool.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import mmap
 import sqlite3
 import time
 from collections.abc import AsyncIterator
@@ -33,8 +33,11 @@ log = logging.getLogger(__name__)
 SLICE_BYTES = 1 << 20
 """Raw bytes chunked and compressed together by one worker."""
 INLINE_INDEX_BYTES = 64 * 1024
-"""Outputs up to this size are indexed for recall in the same transaction; larger ones by the
-background indexer."""
+"""Outputs from memory past this size go through the spool (store/spool.py): a file now, the
+chunks after the request. Every output is indexed for recall by the background indexer."""
+
+Buffer = bytes | mmap.mmap
+"""An output's bytes: in memory, or a spool file mapped (store/spool.py)."""
 
 INSERT_CHUNK = (
     "INSERT INTO blob_chunks (blob_id, seq, first_line, end_line, start_byte, raw_size, codec, "
@@ -57,7 +60,7 @@ class Packed:
     """The slice's first ≤ 4 KB (for the listing's first line)."""
 
 
-def pack(data: bytes, start: int, end: int, chunk_size: int) -> Packed:
+def pack(data: Buffer, start: int, end: int, chunk_size: int) -> Packed:
     """Chunk and compress `data[start:end]` (runs on a worker thread)."""
     chunker = Chunker(chunk_size)
     piece = data[start:end]
@@ -71,7 +74,7 @@ def pack(data: bytes, start: int, end: int, chunk_size: int) -> Packed:
     return Packed(rows, chunker.newlines, len(piece), chunker.ends_with_newline, piece[:4096])
 
 
-def slices(data: bytes, size: int = SLICE_BYTES) -> list[tuple[int, int]]:
+def slices(data: Buffer, size: int = SLICE_BYTES) -> list[tuple[int, int]]:
     """Bounds of ~`size` slices of `data`, each ending after a newline when one is near."""
     out, pos, total = [], 0, len(data)
     while pos < total:
@@ -153,15 +156,6 @@ async def finish_blob(conn: aiosqlite.Connection, done: Assembler) -> None:
         "complete = 1 WHERE id = ?",
         (done.byte_size, done.line_count, preview(done.head), done.blob_id),
     )
-    if done.byte_size <= INLINE_INDEX_BYTES:
-        await conn.execute(
-            "INSERT INTO blob_fts (rowid, text) SELECT id, agent_tui_text(codec, data) "
-            "FROM blob_chunks WHERE blob_id = ? AND indexed = 0",
-            (done.blob_id,),
-        )
-        await conn.execute(
-            "UPDATE blob_chunks SET indexed = 1 WHERE blob_id = ? AND indexed = 0", (done.blob_id,)
-        )
 
 
 async def write_whole(
@@ -182,7 +176,7 @@ async def write_whole(
 
 @asynccontextmanager
 async def packed_slices(
-    pool: Executor, data: bytes, chunk_size: int
+    pool: Executor, data: Buffer, chunk_size: int
 ) -> AsyncIterator[list[asyncio.Future[Packed]]]:
     """`data`'s slices, each being chunked and compressed on `pool`; those not awaited by the
     end of the block are cancelled."""
@@ -202,61 +196,3 @@ async def fill_blob(
     for future in packing:
         await conn.executemany(INSERT_CHUNK, done.rows(await future))
     await finish_blob(conn, done)
-
-
-async def write_stream(
-    db: Database,
-    pool: Executor,
-    session_id: str,
-    tool_name: str,
-    tool_call_id: str | None,
-    stream: AsyncIterator[bytes],
-    chunk_size: int,
-) -> ResultRef:
-    loop = asyncio.get_running_loop()
-    async with db.write() as conn:
-        done = Assembler(await insert_blob(conn, session_id, tool_name, tool_call_id, False))
-    parts: list[bytes] = []
-    pending = 0
-    # One slice compresses on the pool while the next is being read from the producer.
-    in_flight: asyncio.Future[Packed] | None = None
-
-    async def store(future: asyncio.Future[Packed] | None) -> None:
-        if future is not None:
-            rows = done.rows(await future)
-            async with db.write() as conn:
-                await conn.executemany(INSERT_CHUNK, rows)
-
-    try:
-        async for piece in stream:
-            data = to_bytes(piece)
-            parts.append(data)
-            pending += len(data)
-            if pending >= SLICE_BYTES:
-                buf = b"".join(parts)
-                cut = buf.rfind(b"\n") + 1 or len(buf)
-                await store(in_flight)
-                in_flight = loop.run_in_executor(pool, pack, buf, 0, cut, chunk_size)
-                parts = [buf[cut:]] if cut < len(buf) else []
-                pending = len(buf) - cut
-        await store(in_flight)
-        in_flight = None
-        if pending:
-            await store(loop.run_in_executor(pool, pack, b"".join(parts), 0, pending, chunk_size))
-        async with db.write() as conn:
-            await finish_blob(conn, done)
-    except BaseException:
-        # A producer that fails or is cancelled leaves no half-written blob behind.
-        if in_flight is not None:
-            in_flight.cancel()
-        await asyncio.shield(_discard(db, done.blob_id))
-        raise
-    return ResultRef(done.blob_id, done.byte_size, done.line_count, tool_name, session_id)
-
-
-async def _discard(db: Database, blob_id: str) -> None:
-    try:
-        async with db.write() as conn:
-            await conn.execute("DELETE FROM tool_result_blobs WHERE id = ?", (blob_id,))
-    except (sqlite3.Error, ValueError):
-        log.exception("could not discard the partial output %s (GC will)", blob_id)

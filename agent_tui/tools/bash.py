@@ -115,7 +115,7 @@ class BashTool:
         collect = asyncio.create_task(self._collect(proc, ctx, cap, scan, handover))
         exited = asyncio.create_task(protocol.exited.wait())
         detach = asyncio.create_task(shells.foreground(handover)) if shells is not None else None
-        adopted = False
+        adopted = gone = False
         try:
             # Until bash exits, the timeout passes, or the output side fails (store down).
             waiting, deadline = {exited, collect, *([detach] if detach else [])}, loop.time() + timeout
@@ -132,7 +132,7 @@ class BashTool:
                     waiting = {exited}
             timed_out = not exited.done() and not cap.hit
             # Also after a normal exit: background children would hold the pipe open.
-            await terminate_group(pgid, self.kill_grace)
+            gone = await terminate_group(pgid, self.kill_grace)
             done, _ = await asyncio.wait({collect}, timeout=DRAIN_GRACE)
             if not done:
                 # A process that left the group (`setsid … &`) still holds stdout: stop reading.
@@ -152,7 +152,7 @@ class BashTool:
                 detach.cancel()
             if not adopted:  # an adopted command runs on: the background registry owns it now
                 transport.close()
-                if not _group_alive(pgid):  # still alive (cleanup cut short): the exit sweep's
+                if gone or not _group_alive(pgid):  # alive (cleanup cut short): the exit sweep's
                     children.unregister(pgid)
         duration = time.monotonic() - started
         code = transport.get_returncode()

@@ -42,25 +42,38 @@ def group_alive(pgid: int) -> bool:
     """Whether any process of the group is still running (zombies do not count).
 
     A plain `killpg(pgid, 0)` also succeeds for zombies, which linger when the init process does
-    not reap orphans (as in some containers), so on Linux /proc is read instead.
+    not reap orphans (as in some containers), so on Linux /proc is read — but only when it
+    succeeds: a group with no process at all (the usual end of a command, its bash reaped) is
+    told by that one system call; otherwise the scan reads each process's stat raw (~1 ms for
+    200 processes, against ~4 ms through pathlib).
     """
-    proc = Path("/proc")
-    if not proc.is_dir():
-        try:
-            os.killpg(pgid, 0)
-        except (ProcessLookupError, PermissionError):
-            return False
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        if not os.path.isdir("/proc"):
+            return False  # not ours to signal: nothing of ours is left
+    try:
+        names = os.listdir("/proc")
+    except OSError:
         return True
-    for entry in proc.iterdir():
-        if not entry.name.isdigit():
+    for name in names:
+        if not name.isdigit():
             continue
-        try:
-            stat = (entry / "stat").read_text()
+        try:  # raw reads: the Path API costs ~5x as much over a few hundred processes
+            fd = os.open(f"/proc/{name}/stat", os.O_RDONLY)
         except OSError:
             continue
+        try:
+            stat = os.read(fd, 1024)
+        except OSError:
+            continue
+        finally:
+            os.close(fd)
         # Fields after the parenthesised command: state, ppid, pgrp, ...
-        fields = stat[stat.rfind(")") + 2 :].split()
-        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
+        fields = stat[stat.rfind(b")") + 2 :].split(b" ", 3)
+        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
             return True
     return False
 
@@ -72,18 +85,24 @@ def _signal_group(pgid: int, sig: int) -> None:
         pass
 
 
-async def terminate_group(pgid: int, grace: float = KILL_GRACE) -> None:
-    """SIGTERM the process group, wait up to `grace` for it to go, then SIGKILL what remains."""
+async def terminate_group(pgid: int, grace: float = KILL_GRACE) -> bool:
+    """SIGTERM the process group, wait up to `grace` for it to go, then SIGKILL what remains.
+    True when the group was seen gone (the caller need not look again)."""
     if not group_alive(pgid):
-        return
+        return True
     _signal_group(pgid, signal.SIGTERM)
     deadline = time.monotonic() + grace
+    # Orphans in the group are not our children: nothing to await, so poll. Soon at first: what
+    # is usually left after a command is a process already on its way out (the sandbox's own,
+    # tearing down), gone within milliseconds — a fixed 50 ms was half of some steps.
+    pauses = iter((0.002, 0.005, 0.01, 0.02))
     while time.monotonic() < deadline:
-        await asyncio.sleep(0.05)  # orphans in the group are not our children: nothing to await
+        await asyncio.sleep(next(pauses, 0.05))
         if not group_alive(pgid):
-            return
+            return True
     log.info("process group %d outlived SIGTERM by %.1f s; sending SIGKILL", pgid, grace)
     _signal_group(pgid, signal.SIGKILL)
+    return False
 
 
 class ExitWatch(asyncio.subprocess.SubprocessStreamProtocol):
