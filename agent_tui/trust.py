@@ -284,6 +284,34 @@ def untrusted_notice(folder: Path, ignored: tuple[str, ...], why: TrustState, so
     )
 
 
+def is_untrusted_notice(line: str) -> bool:
+    """A line `untrusted_notice` wrote."""
+    return line.startswith("this folder ") and "agent-tui trust add" in line
+
+
+def _notice_parts(line: str) -> tuple[str, list[str]]:
+    """(`this folder …: ignored from SOURCE`, its items) of an `untrusted_notice` line."""
+    head, _, rest = line.partition(": ignored from ")
+    source, _, tail = rest.partition(": ")
+    items = tail.rsplit(". Trust it with", 1)[0]
+    return f"{head}: ignored from {source}", items.split(", ")
+
+
+def not_now_notice(lines: list[str], room: int = 60) -> str:
+    """After *Not now*, the untrusted notices as one short line: the question listed everything
+    already, and a toast of ~20 rows covered the meter and the input at 80×24."""
+    parts = [_notice_parts(line) for line in lines]
+    head, first = parts[0]
+    total = sum(len(items) for _, items in parts)
+    shown: list[str] = []
+    for item in first:
+        if shown and len(", ".join([*shown, item])) > room:
+            break
+        shown.append(item)
+    more = f" and {total - len(shown)} more" if total > len(shown) else ""
+    return f"{head}: {', '.join(shown)}{more}. Trust it with `agent-tui trust add`."
+
+
 def user_only_notice(keys: tuple[str, ...], source: str = "") -> str:
     """The one line naming keys a project file may never set; `source`: the file(s) holding them."""
     where = source or paths.CONFIG_NAME
