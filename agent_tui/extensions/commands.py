@@ -120,10 +120,14 @@ def read_command(path: Path, name: str) -> tuple[CustomCommand | None, list[str]
 def discover(workspace: Path, trusted: bool) -> Catalog:
     found: dict[str, CustomCommand] = {}
     notices: list[str] = []
+    from agent_tui.extension_files import walk
+
+    user_dir = paths.config_dir() / "commands"
     for folder in command_dirs(workspace, trusted):
-        if not folder.is_dir():
-            continue
-        for path in sorted(folder.rglob("*.md")):
+        # The trust hash's own walker: a project's links are followed only inside the project.
+        for path in walk(folder, None if folder == user_dir else workspace):
+            if path.suffix != ".md":
+                continue
             parts = path.relative_to(folder).with_suffix("").parts
             if not all(_NAME.match(p) for p in parts):
                 continue
