@@ -1,0 +1,67 @@
+"""Round three of the walls: the doors 0.3 opened that the audit had not tried (issue 40). Each
+test names its door; where one was open, it failed before its fix."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+from agent_tui import clipboard_image
+from agent_tui.store import open_store
+
+
+class TestSpoolFolder:
+    """The spool files beside the database (store/spool.py): big outputs wait there as files."""
+
+    async def test_a_planted_link_for_the_spool_folder_is_never_written_through(self, tmp_path):
+        elsewhere = tmp_path / "attacker"
+        elsewhere.mkdir()
+        os.symlink(elsewhere, tmp_path / "s.db-spool")
+        text = "line of output\n" * 20_000
+        async with await open_store(tmp_path / "s.db") as store:
+            session = await store.sessions.create(str(tmp_path), "m")
+            ref = await store.results.offload(session.id, "mcp", "call_1", text)
+            assert os.listdir(elsewhere) == []  # before the ingest would have removed it
+            assert await store.results.get_text(ref.id) == text
+        assert os.listdir(elsewhere) == []
+
+    async def test_the_spool_folder_and_its_files_are_the_users_alone(self, tmp_path):
+        folder = tmp_path / "s.db-spool"
+        folder.mkdir(mode=0o777)
+        os.chmod(folder, 0o777)  # made loose before agent-tui opened it
+        async with await open_store(tmp_path / "s.db") as store:
+            session = await store.sessions.create(str(tmp_path), "m")
+            ref = await store.results.offload(session.id, "mcp", "call_1", "x\n" * 100_000)
+            spooled = folder / ref.id
+            if spooled.exists():  # the ingest may already have taken it
+                assert stat.S_IMODE(spooled.stat().st_mode) == 0o600
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+
+
+class TestClipboardLookup:
+    """Ctrl+V runs `wl-paste` / `xclip`: from which PATH, in which folder."""
+
+    def test_a_clipboard_tool_planted_in_the_repository_is_not_run(self, tmp_path, monkeypatch):
+        repo = tmp_path / "repo"
+        (repo / "bin").mkdir(parents=True)
+        for name in ("xclip", "wl-paste"):
+            planted = repo / name
+            planted.write_text("#!/bin/sh\ntouch PWNED\n")
+            planted.chmod(0o755)
+            (repo / "bin" / name).write_text("#!/bin/sh\ntouch PWNED\n")
+            (repo / "bin" / name).chmod(0o755)
+        monkeypatch.chdir(repo)
+        monkeypatch.setenv("PATH", os.pathsep.join(["", ".", "bin", str(repo / "bin"), "/nonexistent"]))
+        assert clipboard_image._tools() == []
+
+    def test_a_tool_on_the_system_path_is_still_found(self, tmp_path, monkeypatch):
+        system = tmp_path / "usr-bin"
+        system.mkdir()
+        tool = system / "xclip"
+        tool.write_text("#!/bin/sh\nexit 1\n")
+        tool.chmod(0o755)
+        repo = tmp_path / "repo"
+        repo.mkdir()
+        monkeypatch.chdir(repo)
+        monkeypatch.setenv("PATH", str(system))
+        assert [path for _, path in clipboard_image._tools()] == [str(tool)]
