@@ -80,3 +80,26 @@ class TestAlwaysAllowNeverTrusts:
         settings.write_text('{"hooks": {}}')
         add_rule("write_file", workspace)
         assert trust.state(workspace) == "changed"
+
+
+class TestAlwaysFromTheEditor:
+    async def test_acp_allow_always_leaves_the_folder_untrusted(self, server, workspace, tmp_path):
+        """The finding's ACP path: the editor's `allow_always` on a harmless write."""
+        import asyncio
+
+        from acp import text_block
+
+        from tests.support.acp_client import WAIT, open_agent
+
+        marker = tmp_path / "HOOK-RAN"
+        _hooked_folder(workspace, marker)
+        server.enqueue(
+            Reply(tool_calls=[("write_file", {"path": "a.txt", "content": "x\n"})]), Reply(text="ok")
+        )
+        async with open_agent(server, tmp_path / "acp.db", workspace) as (conn, _proc, client):
+            new = await asyncio.wait_for(conn.new_session(cwd=str(workspace), mcp_servers=[]), WAIT)
+            client.answers = ["allow_always"]
+            await asyncio.wait_for(conn.prompt(session_id=new.session_id, prompt=[text_block("write")]), WAIT)
+        assert (workspace / "a.txt").read_text() == "x\n"
+        assert trust.state(workspace) == "untrusted"
+        assert not marker.exists()
