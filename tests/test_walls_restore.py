@@ -117,3 +117,19 @@ class TestTheOneWall:
         with pytest.raises(OutsideWorkspace):
             write_confined(workspace, workspace.resolve() / "f.txt", b"pwned")
         assert victim.read_text() == "mine\n"
+
+
+def test_every_writer_for_the_model_goes_through_the_one_wall():
+    """The modules that write files on the model's behalf (the file tools, /undo and /rewind)
+    hold no write of their own: a new one written beside `write_confined` fails here."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent / "agent_tui"
+    direct = re.compile(
+        r"\.write_bytes\(|\.write_text\(|\.unlink\(|\bos\.(?:open|remove|unlink|replace|rename)\("
+    )
+    for rel in ("tools/files.py", "agent/undo.py", "agent/rewind.py"):
+        source = (root / rel).read_text()
+        assert not direct.search(source), f"{rel} writes outside tools/workspace.py's wall"
+        assert "write_confined" in source or "undo(" in source, rel

@@ -68,11 +68,6 @@ def within(folder: Path, path: Path) -> bool:
     return path == folder or folder in path.parents
 
 
-def is_inside(workspace: Path, path: Path) -> bool:
-    """True when `path` (resolved, symlinks followed) stays inside the workspace."""
-    return within(workspace.resolve(), path.resolve(strict=False))
-
-
 def confine(workspace: Path, path: object) -> Path:
     """The one check for a path agent-tui will write: resolved, inside the workspace (see
     `resolve_path`; a `PathError` says why not, in words the model or the user can act on)."""
