@@ -171,3 +171,21 @@ class TestMcpGlobRulesFromAProject:
         add_rule("mcp__docs__search", workspace)
         allow = load_config(cwd=workspace, env={}).config.tools.allow
         assert "mcp__docs__search" in allow and "mcp__*" not in allow
+
+
+class TestChildGrants:
+    """A grant answered in a child's dialog applies to the parent (one policy per tab, by design:
+    tests/test_subagents.py); the dialog now says so before the answer."""
+
+    async def test_a_childs_dialog_says_its_grant_is_the_whole_sessions(self):
+        from agent_tui.tools.permissions import ApprovalRequest
+        from agent_tui.ui.screens.approval import ApprovalScreen
+        from tests.support.ui_helpers import Host, screen_text, until
+
+        request = ApprovalRequest("bash", {"command": "echo hi"}, "echo hi", "echo")
+        app = Host()
+        async with app.run_test(size=(80, 24)) as pilot:
+            app.push_screen(ApprovalScreen(request, where="tab 1 · fix · sub-agent: probe"))
+            await until(pilot, lambda: "sub-agent: probe" in screen_text(app), what="the dialog")
+            assert "cover this tab's whole session, its sub-agents included" in screen_text(app)
+            assert "1 Allow once" in screen_text(app) and "4 Deny" in screen_text(app)

@@ -148,6 +148,13 @@ class ApprovalScreen(Deliberate, ModalScreen[ApprovalDecision]):
                     yield Button(Text("3 Always"), id="allow-always", compact=True)
                 deny = "4 Deny" if not self.request.once_only else "2 Deny"
                 yield Button(Text(deny), id="deny", variant="error", compact=True)
+            if "sub-agent:" in self.where and not self.request.once_only:
+                # One policy for the tab: a sub-agent's grant is its parent's too (agent/subagents.py).
+                yield Label(
+                    "2 and 3 cover this tab's whole session, its sub-agents included",
+                    classes="dialog-note",
+                    id="approval-shared",
+                )
             choose = "1-4, Enter" if not self.request.once_only else "1-2, Enter"
             if not self.request.once_only:
                 yield Label(
@@ -173,7 +180,12 @@ class ApprovalScreen(Deliberate, ModalScreen[ApprovalDecision]):
         # A short terminal: the dialog's blank rows go to the preview's lines.
         dialog.set_class(short, "-short")
         fixed = self.FIXED_ROWS - (2 if short else 0)
-        fixed += sum(1 for _ in self.query("#approval-sandbox, #approval-warning, #approval-background"))
+        fixed += sum(
+            1
+            for _ in self.query(
+                "#approval-sandbox, #approval-warning, #approval-background, #approval-shared"
+            )
+        )
         if self.query("#approval-prefix"):
             fixed += self.FIELD_ROWS
         room = int(self.size.height * (1.0 if short else 0.9)) - fixed
