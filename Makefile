@@ -24,16 +24,19 @@ run: $(APP_STAMP)
 	$(BIN)/agent-tui $(ARGS)
 
 # The sandbox tests run against the real bubblewrap: install it where the machine allows (root or
-# passwordless sudo, with apt). Never fails the run: without bwrap those tests say why, once.
+# passwordless sudo, with apt), and fail there when it cannot be had — CI must not go green with
+# the walls untested. Elsewhere the test run ends with one line naming every wall left untested.
 sandbox-deps:
 	@command -v bwrap >/dev/null 2>&1 || { \
 	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO="sudo -n"; \
 	  if command -v apt-get >/dev/null 2>&1 && { [ -z "$$SUDO" ] || sudo -n true 2>/dev/null; }; then \
 	    echo "installing bubblewrap for the sandbox tests"; \
 	    ($$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq bubblewrap) \
-	      >/dev/null 2>&1 || echo "note: could not install bubblewrap; the sandbox tests will say why"; \
-	  else echo "note: bwrap is missing and cannot be installed here; the sandbox tests will say why"; fi; \
-	}; true
+	      >/dev/null 2>&1 && command -v bwrap >/dev/null 2>&1 || { \
+	      echo "error: bubblewrap can be installed here but was not: the sandbox's walls would go untested" >&2; \
+	      exit 1; }; \
+	  else echo "note: bwrap is missing and cannot be installed here; the run ends naming the walls left untested"; fi; \
+	}
 
 # The second ACP client test (tests/test_acp_ts_client.py) drives `agent-tui acp` with the
 # TypeScript SDK from npm, installed from its lockfile into the test's own folder (never globally).

@@ -3,7 +3,10 @@ project's git-ignored `.agent-tui.local.toml` (Claude Code's `.claude/settings.l
 `git status` stays clean; the shared `.agent-tui.toml` is still read, and `/permissions remove`
 edits whichever file holds the rule.
 
-Files are edited in place (and the folder kept trusted, see trust.keep_after_own_edit): only the
+Writing a rule never changes what the folder is trusted with: a trusted folder stays trusted
+(trust.keep_after_own_edit), an untrusted one stays untrusted and the rule is remembered as the
+user's own (trust.remember_rule), so it applies there without the repository's other keys, hooks,
+commands or skills. Files are edited in place: only the
 `allow` array of the `[tools]` table is rewritten, so the user's comments and other settings
 survive. The result is parsed again before it is written; a file we cannot edit safely is left
 untouched. The local file is added to the repository's `.git/info/exclude` when git does not
@@ -17,7 +20,6 @@ import logging
 import re
 import tomllib
 from pathlib import Path
-from typing import Any
 
 from agent_tui import paths
 from agent_tui.config import ConfigError, read_toml
@@ -66,25 +68,11 @@ def _with_allow(text: str, rules: list[str]) -> str:
     return text[:start] + body + text[end:]
 
 
-def _parsed(path: Path) -> dict[str, Any]:
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError):
-        return {"tools": {"unreadable": True}}  # needs trust: never trusted by our edit
-
-
 def _write(rules: list[str], path: Path) -> Path:
     from agent_tui import trust
 
     text = path.read_text(encoding="utf-8") if path.is_file() else ""
     before_hash = trust.content_hash(path.parent)
-    # What both project files held before: trusting the folder after our edit must not
-    # trust keys of the other file that needed it.
-    before: dict[str, Any] = {}
-    for layer in (paths.project_config_file(path.parent), paths.local_config_file(path.parent)):
-        for section, table in _parsed(layer).items():
-            if isinstance(table, dict):
-                before.setdefault(section, {}).update(table)
     new = _with_allow(text, rules)
     try:
         parsed = tomllib.loads(new)
@@ -93,23 +81,28 @@ def _write(rules: list[str], path: Path) -> Path:
     if parsed.get("tools", {}).get("allow") != rules:
         raise ConfigError(f"{path}: could not update [tools] allow safely; edit it by hand")
     path.write_text(new, encoding="utf-8")
-    trust.keep_after_own_edit(path.parent, before_hash, before)
+    trust.keep_after_own_edit(path.parent, before_hash)
     return path
 
 
 def add_rule(rule: str, cwd: Path | None = None) -> Path:
     """Append `rule` (once) to the project's local allow list; returns the file written."""
+    from agent_tui import trust
+
     path = paths.local_config_file(cwd)
     rules = _rules_in(path)
     if rule not in rules:
         rules.append(rule)
     written = _write(rules, path)
+    trust.remember_rule(path.parent, rule)
     _keep_out_of_git(path)
     return written
 
 
 def remove_rule(rule: str, cwd: Path | None = None) -> bool:
     """Drop `rule` from whichever project file holds it; False when none did."""
+    from agent_tui import trust
+
     removed = False
     for path in (paths.project_config_file(cwd), paths.local_config_file(cwd)):
         rules = _rules_in(path)
@@ -117,6 +110,8 @@ def remove_rule(rule: str, cwd: Path | None = None) -> bool:
         if len(kept) != len(rules):
             _write(kept, path)
             removed = True
+            for gone in set(rules) - set(kept):
+                trust.remember_rule(path.parent, gone, keep=False)
     return removed
 
 

@@ -75,12 +75,29 @@ _OSASCRIPT = _Tool(
 )
 
 
+def _system_path() -> str:
+    """$PATH without its relative entries (`.`, an empty one: the current folder) and without
+    folders inside the current one: Ctrl+V in a cloned repository must not run the repository's
+    own `xclip`."""
+    here = os.path.realpath(os.getcwd())
+    kept = []
+    for entry in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        if not entry or not os.path.isabs(entry):
+            continue
+        real = os.path.realpath(entry)
+        if real == here or real.startswith(here.rstrip("/") + "/"):
+            continue
+        kept.append(entry)
+    return os.pathsep.join(kept)
+
+
 def _tools() -> list[tuple[_Tool, str]]:
     """The installed tools with their paths, the one the session's display is for first."""
     order = [_WL_PASTE, _XCLIP] if os.environ.get("WAYLAND_DISPLAY") else [_XCLIP, _WL_PASTE]
     found = []
+    search = _system_path()
     for tool in [*order, _PNGPASTE, _OSASCRIPT]:
-        path = shutil.which(tool.name)
+        path = shutil.which(tool.name, path=search)
         if path is not None:
             found.append((tool, path))
     return found

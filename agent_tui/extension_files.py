@@ -7,6 +7,13 @@ instructions, an agent's system prompt) or code beside them (a skill's scripts, 
 trusted folder and the trust hash covers every file under these folders: one edited or added
 after the folder was trusted makes it ask again. A plain module (no layer), so trust.py and
 config.py may use it.
+
+`walk` is the one answer to "which files does this tree hold", for the hash and for the command,
+skill and agent loaders alike: a tree that the hash walked differently from a loader let a
+symlinked `.claude/commands` (to `tools/cmds`) change what `/deploy` runs while the folder stayed
+trusted. A link is followed when what it points to lies inside the project folder (then its
+files are hashed, so a change there asks for trust again); a link leading out of it is neither
+hashed nor loaded — what it holds is not the repository's.
 """
 
 from __future__ import annotations
@@ -26,17 +33,47 @@ counts by its name, size and modification time, so a skill vendoring thousands o
 cheap to check at every start while an edit there still asks again."""
 
 
-def _walk(directory: str, rel: str, out: list[str]) -> None:
+def _inside(real: str, root: str | None) -> bool:
+    return root is None or real == root or real.startswith(root.rstrip("/") + "/")
+
+
+def _walk(directory: str, rel: str, out: list[str], root: str | None, seen: set[str]) -> None:
     try:
         entries = sorted(os.scandir(directory), key=lambda e: e.name)
     except OSError:
         return
     for entry in entries:
         here = f"{rel}/{entry.name}"
-        if entry.is_dir(follow_symlinks=False):
-            _walk(entry.path, here, out)
-        elif entry.is_file():  # a link to a file is read through; one to a folder is not followed
+        if entry.is_symlink():
+            real = os.path.realpath(entry.path)
+            if not _inside(real, root):
+                continue  # leads out of the project: not the repository's
+            if os.path.isdir(real):
+                if real not in seen:  # a loop of links is walked once
+                    seen.add(real)
+                    _walk(entry.path, here, out, root, seen)
+            elif os.path.isfile(real):
+                out.append(here)
+        elif entry.is_dir(follow_symlinks=False):
+            _walk(entry.path, here, out, root, seen)
+        elif entry.is_file(follow_symlinks=False):
             out.append(here)
+
+
+def _walk_tree(directory: Path, inside: Path | None) -> list[str]:
+    root = os.path.realpath(inside) if inside is not None else None
+    real = os.path.realpath(directory)
+    if not os.path.isdir(real) or not _inside(real, root):
+        return []
+    out: list[str] = []
+    _walk(str(directory), "", out, root, {real})
+    return out
+
+
+def walk(directory: Path, inside: Path | None) -> list[Path]:
+    """Every file under `directory` (itself possibly a link), in name order, following links
+    only while they stay inside `inside` (None: the user's own folders, followed anywhere)."""
+    return [directory / rel[1:] for rel in _walk_tree(directory, inside)]
 
 
 def _listing(folder: Path) -> list[str]:
@@ -44,14 +81,12 @@ def _listing(folder: Path) -> list[str]:
     file, so a skill vendoring a tree stays cheap to list)."""
     found: list[str] = []
     for tree in TREES:
-        root = folder / tree
-        if root.is_dir() and not root.is_symlink():
-            _walk(str(root), tree.as_posix(), found)
+        found += [tree.as_posix() + rel for rel in _walk_tree(folder / tree, folder)]
     return found
 
 
 def files(folder: Path) -> list[Path]:
-    """Every file under the trees, relative to `folder` (links to directories are not
+    """Every file under the trees, relative to `folder` (links leading out of it are not
     followed: what they hold is not the repository's)."""
     return [Path(rel) for rel in _listing(folder)]
 

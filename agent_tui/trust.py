@@ -106,7 +106,7 @@ def content_hash(folder: Path) -> str:
     return extra.hexdigest()
 
 
-def _read() -> dict[str, dict[str, Any]]:
+def _read_all() -> dict[str, Any]:
     try:
         raw = json.loads(trust_file().read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -114,15 +114,27 @@ def _read() -> dict[str, dict[str, Any]]:
     except (OSError, ValueError) as exc:
         log.warning("cannot read %s (%s); no folder is trusted", trust_file(), exc)
         return {}
-    folders = raw.get("folders") if isinstance(raw, dict) else None
+    return raw if isinstance(raw, dict) else {}
+
+
+def _read() -> dict[str, dict[str, Any]]:
+    folders = _read_all().get("folders")
     return {k: v for k, v in folders.items() if isinstance(v, dict)} if isinstance(folders, dict) else {}
 
 
-def _write(folders: Mapping[str, Mapping[str, Any]]) -> None:
+def _write(
+    folders: Mapping[str, Mapping[str, Any]] | None = None, rules: Mapping[str, list[str]] | None = None
+) -> None:
+    """Replace the folders or the remembered rules (None keeps what the file holds)."""
+    raw = _read_all()
+    if folders is not None:
+        raw["folders"] = dict(folders)
+    if rules is not None:
+        raw["rules"] = {k: v for k, v in rules.items() if v}
     path = trust_file()
     paths.ensure_private_dir(path.parent)
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"folders": dict(folders)}, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    tmp.write_text(json.dumps(raw, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     os.replace(tmp, path)
 
 
@@ -179,15 +191,35 @@ def listing() -> list[tuple[str, TrustState]]:
     return [(key, state(Path(key)) if Path(key).is_dir() else "changed") for key in sorted(_read())]
 
 
-def keep_after_own_edit(folder: Path, before_hash: str, before: Mapping[str, Any]) -> None:
-    """After agent-tui itself wrote the user's "always allow" answer into the project file, the
-    rule must hold on the next run: the folder stays (or becomes) trusted when it was trusted with
-    the content the write replaced, or when that content needed no trust at all."""
+def keep_after_own_edit(folder: Path, before_hash: str) -> None:
+    """After agent-tui itself wrote the user's "always allow" answer into the local file, a folder
+    trusted with the content the write replaced stays trusted. Nothing else changes: an untrusted
+    folder stays untrusted whatever its files hold (a rule is remembered apart, `own_rules`), so a
+    harmless answer never lets the repository's hooks, commands or skills in."""
     entry = _read().get(folder_key(folder))
-    was_trusted = entry is not None and entry.get("sha256") == before_hash
-    needed_nothing = not filter_project(before, trusted=False).ignored
-    if was_trusted or needed_nothing:
+    if entry is not None and entry.get("sha256") == before_hash:
         add(folder)
+
+
+def _rules() -> dict[str, list[str]]:
+    held = _read_all().get("rules")
+    if not isinstance(held, dict):
+        return {}
+    return {k: [r for r in v if isinstance(r, str)] for k, v in held.items() if isinstance(v, list)}
+
+
+def own_rules(folder: Path) -> frozenset[str]:
+    """The allow rules the user gave in `folder` by answering "Always": they apply from the local
+    file even while the folder is untrusted, because the user, not the repository, wrote them."""
+    return frozenset(_rules().get(folder_key(folder), ()))
+
+
+def remember_rule(folder: Path, rule: str, *, keep: bool = True) -> None:
+    """Record (or, `keep=False`, forget) a rule the user answered in `folder`."""
+    rules = _rules()
+    held = [r for r in rules.get(folder_key(folder), []) if r != rule]
+    rules[folder_key(folder)] = [*held, rule] if keep else held
+    _write(rules=rules)
 
 
 def _matches(patterns: frozenset[str], section: str, key: str) -> bool:
@@ -250,6 +282,34 @@ def untrusted_notice(folder: Path, ignored: tuple[str, ...], why: TrustState, so
         f"this folder {reason}: ignored from {source or paths.project_config_file(folder).name}: "
         f"{', '.join(ignored)}. Trust it with `agent-tui trust add` (or `--trust` for one run)."
     )
+
+
+def is_untrusted_notice(line: str) -> bool:
+    """A line `untrusted_notice` wrote."""
+    return line.startswith("this folder ") and "agent-tui trust add" in line
+
+
+def _notice_parts(line: str) -> tuple[str, list[str]]:
+    """(`this folder …: ignored from SOURCE`, its items) of an `untrusted_notice` line."""
+    head, _, rest = line.partition(": ignored from ")
+    source, _, tail = rest.partition(": ")
+    items = tail.rsplit(". Trust it with", 1)[0]
+    return f"{head}: ignored from {source}", items.split(", ")
+
+
+def not_now_notice(lines: list[str], room: int = 60) -> str:
+    """After *Not now*, the untrusted notices as one short line: the question listed everything
+    already, and a toast of ~20 rows covered the meter and the input at 80×24."""
+    parts = [_notice_parts(line) for line in lines]
+    head, first = parts[0]
+    total = sum(len(items) for _, items in parts)
+    shown: list[str] = []
+    for item in first:
+        if shown and len(", ".join([*shown, item])) > room:
+            break
+        shown.append(item)
+    more = f" and {total - len(shown)} more" if total > len(shown) else ""
+    return f"{head}: {', '.join(shown)}{more}. Trust it with `agent-tui trust add`."
 
 
 def user_only_notice(keys: tuple[str, ...], source: str = "") -> str:

@@ -47,3 +47,22 @@ def pytest_report_header() -> str:
     if found.bwrap:
         return f"sandbox: tests run against the real bwrap ({found.bwrap})"
     return f"sandbox: tests SKIPPED, {found.problem} (install bubblewrap to run them)"
+
+
+UNTESTED_MARKS = ("sandbox tests need bubblewrap", "wall untested")
+"""Skip reasons that mean a wall went untested (tests/support/sandbox_fixtures.py and the walls'
+own tests): `-q` prints no reasons, so the run ends with one line naming them all."""
+
+
+def pytest_terminal_summary(terminalreporter) -> None:  # type: ignore[no-untyped-def]
+    untested = sorted(
+        {
+            report.nodeid.split("::")[0].removeprefix("tests/") + "::" + report.nodeid.split("::")[-1]
+            for report in terminalreporter.stats.get("skipped", [])
+            if any(mark in str(report.longrepr) for mark in UNTESTED_MARKS)
+        }
+    )
+    if untested:
+        terminalreporter.write_line(
+            f"WALLS LEFT UNTESTED ({len(untested)}): " + ", ".join(untested), red=True, bold=True
+        )

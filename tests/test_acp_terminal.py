@@ -200,7 +200,9 @@ class TestEditorTerminal:
         folder = paths.config_dir() / "commands"
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "where.md").write_text(
-            "---\nallowed-tools: Bash(echo:*)\n---\nWe are here:\n!`echo inline-$((40 + 2))`\n"
+            # Brace expansion shows a shell ran it; `$((…))` would not be covered by Bash(echo:*),
+            # which (like an allow rule) never covers a substitution.
+            "---\nallowed-tools: Bash(echo:*)\n---\nWe are here:\n!`echo inline-{41..42}`\n"
         )
         server.enqueue(Reply(text="noted"))
         db = tmp_path / "i.db"

@@ -46,14 +46,14 @@ class TestTuiApproval:
             shown = screen_text(app)
             assert "in the background" in shown and "/tasks" in shown, shown
             assert app.screen.query_one("#approval-background") is not None
-            await pilot.press("d")
+            await pilot.press("4", "enter")
             await settle(pilot)
             await ask(pilot, "serve it in the foreground")
             await until_approval(pilot)
             await pilot.pause()
             assert isinstance(app.screen, ApprovalScreen) and "http.server" in screen_text(app)
             assert "in the background" not in screen_text(app)
-            await pilot.press("d")
+            await pilot.press("4", "enter")
             await settle(pilot)
 
 

@@ -15,7 +15,7 @@ from tests.support.agent_fixtures import make_config
 from tests.support.cli import run_cli as cli
 from tests.support.hooks import NO_RM, claude_settings, group, script, user_config
 from tests.support.skills import write_skill
-from tests.support.ui_helpers import make_app, until
+from tests.support.ui_helpers import make_app, until, until_armed
 from tests.support.ui_session_fixtures import send
 
 
@@ -130,7 +130,8 @@ class TestTrustQuestion:
             assert app.screen.enables == (
                 f".claude/settings.json UserPromptSubmit hook (runs touch {marker})",
             )
-            await pilot.press("t")
+            await until_armed(pilot)
+            await pilot.press("1", "enter")
             await until(pilot, lambda: app.view.session is not None, what="the session")
             await send(pilot, "hello")
         assert marker.exists()

@@ -52,7 +52,7 @@ async def test_the_tui_rewind_says_which_skill_is_off(server, workspace, tmp_pat
     """/skill, a message, /skill again, /rewind to that message: the chat says the second skill
     is off again and the next request's system prompt no longer holds it."""
     from agent_tui.ui.screens.rewind import RewindScreen
-    from tests.support.ui_helpers import make_app, screen_text, send, settle, until
+    from tests.support.ui_helpers import make_app, screen_text, send, settle, until, until_armed
 
     write(paths.config_dir() / "skills/db-migrations/SKILL.md", SKILL)
     config = make_config(server, tmp_path / "t.db", cwd=workspace)
@@ -68,7 +68,9 @@ async def test_the_tui_rewind_says_which_skill_is_off(server, workspace, tmp_pat
         )
         await send(pilot, "/rewind")
         await until(pilot, lambda: isinstance(app.screen, RewindScreen), what="the picker")
-        await pilot.press("enter", "enter")
+        await pilot.press("enter")
+        await until_armed(pilot)
+        await pilot.press("enter")
         await until(pilot, lambda: "is off again" in screen_text(app), what="the rewind's line")
         assert "Skill db-migrations, loaded after that point, is off again." in screen_text(app)
         server.enqueue(Reply(text="again"))

@@ -48,7 +48,7 @@ async def test_approval_from_a_child_names_it_and_the_line_folds(tmp_path, works
             await until_approval(pilot)
             await until(pilot, lambda: "Allow bash?" in screen_text(app), what="the dialog drawn")
             assert "sub-agent: make a file" in screen_text(app)
-            await pilot.press("a")
+            await pilot.press("1", "enter")
             await settle(pilot)
             text = screen_text(app)
             (line,) = app.query(ChildLine)

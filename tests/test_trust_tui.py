@@ -16,7 +16,7 @@ from agent_tui.config import load_config
 from agent_tui.ui.app import AgentApp
 from agent_tui.ui.widgets.prompt import PromptInput
 from testkit.fake_openai import Reply
-from tests.support.ui_helpers import notices, screen_text, settle, until, until_approval
+from tests.support.ui_helpers import notices, screen_text, settle, until, until_approval, until_armed
 
 ROOT = Path(__file__).parent.parent
 PROJECT = (
@@ -63,6 +63,7 @@ async def until_trust_question(pilot) -> None:
         pilot, lambda: isinstance(pilot.app.screen, TrustScreen), timeout=60, what="the trust question"
     )
     await until(pilot, lambda: "Do you trust" in screen_text(pilot.app), what="the question drawn")
+    await until_armed(pilot)
 
 
 class TestTrustQuestion:
@@ -78,7 +79,7 @@ class TestTrustQuestion:
             assert "Do you trust the files in this folder?" in text
             assert "[tools] allow" in text and "[mcp.servers.evil] (runs sh -c touch STARTED)" in text
             assert "max_steps" not in text
-            await pilot.press("n")
+            await pilot.press("2", "enter")
             await settle(pilot)
             services = await app.services()
             assert services is not None and services.mcp is None
@@ -97,7 +98,7 @@ class TestTrustQuestion:
         app = trusting_app(server, workspace, tmp_path / "t.db")
         async with app.run_test(size=(120, 36)) as pilot:
             await until_trust_question(pilot)
-            await pilot.press("t")
+            await pilot.press("1", "enter")
             await settle(pilot)
             services = await app.services()
             assert services is not None and services.mcp is not None  # the project's server started
@@ -128,7 +129,7 @@ class TestTrustQuestion:
             async with app.run_test(size=(120, 36)) as pilot:
                 await until_trust_question(pilot)
                 assert not imports_may_finish.is_set()
-                await pilot.press("n")
+                await pilot.press("2", "enter")
                 await until(pilot, lambda: not isinstance(app.screen, TrustScreen), what="the answer taken")
                 assert not app._services.done()  # the services wait for the imports
                 imports_may_finish.set()
@@ -163,7 +164,7 @@ class TestApprovalModal:
             await send(pilot, "go")
             await until_approval(pilot)
             assert "PROTECTED: .git/config: git runs what it says" in screen_text(app)
-            await pilot.press("d")
+            await pilot.press("4", "enter")
             await settle(pilot)
         assert (workspace / ".git" / "config").read_text() == before
 
@@ -199,5 +200,5 @@ class TestApprovalModal:
             await send(pilot, "go")
             await until_approval(pilot)
             assert app.screen.query_one("#approval-prefix", Input).value == prefix
-            await pilot.press("d")
+            await pilot.press("4", "enter")
             await settle(pilot)

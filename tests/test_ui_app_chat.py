@@ -222,7 +222,7 @@ class TestApproval:
             await send(pilot, "make a file")
             await until_approval(pilot)
             assert "touch made.txt" in screen_text(app)
-            await pilot.press("a")
+            await pilot.press("1", "enter")
             await settle(pilot)
             assert (workspace / "made.txt").exists()
             assert app.query_one(ToolLine).entry.state == "ok"
@@ -256,7 +256,7 @@ class TestApproval:
             await settle(pilot)
             await send(pilot, "status?")
             await until_approval(pilot)
-            await pilot.press("s")
+            await pilot.press("2", "enter")
             await settle(pilot)
             assert not isinstance(app.screen, ApprovalScreen)
             assert [line.entry.arguments for line in app.query(ToolLine)] == [

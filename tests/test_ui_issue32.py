@@ -193,7 +193,7 @@ class TestResumedLines:
             await settle(pilot)
             await send(pilot, "edit it")
             await until_approval(pilot)
-            await pilot.press("d")
+            await pilot.press("4", "enter")
             await settle(pilot)
             assert "✗ denied" in screen_text(app)
             session_id = app.view.session.session_id
@@ -255,7 +255,7 @@ class TestAlwaysWritesTheLocalFile:
             await settle(pilot)
             await send(pilot, "status?")
             await until_approval(pilot)
-            await pilot.press("w")
+            await pilot.press("3", "enter")
             await settle(pilot)
         assert git("status", "--porcelain").stdout == ""
         assert paths.local_config_file(repo).read_text().count("bash:git status") == 1

@@ -82,7 +82,7 @@ class TestRegistry:
             view = app.view
             await view.send("/rename later title")
             assert view.queue and view.queue[0] == "/rename later title"
-            await pilot.press("d")
+            await pilot.press("4", "enter")
             await until(pilot, lambda: view.title == "later title", what="the queued rename")
 
 
@@ -107,7 +107,7 @@ class TestPermissions:
             await settle(pilot)
             await send(pilot, "list")
             await until_approval(pilot)
-            await pilot.press("s")
+            await pilot.press("2", "enter")
             await until(pilot, lambda: not app.view.busy, what="the first turn")
             await send(pilot, "/permissions")
             await until(pilot, lambda: "Allowed without asking" in printed(app), what="the list")
@@ -118,5 +118,5 @@ class TestPermissions:
             await until(pilot, lambda: "Removed bash:ls" in printed(app), what="the removal")
             await send(pilot, "list again")
             await until_approval(pilot)  # asked again: the grant is gone now, not next session
-            await pilot.press("a")
+            await pilot.press("1", "enter")
             await until(pilot, lambda: not app.view.busy, what="the second turn")

@@ -12,7 +12,7 @@ from agent_tui.ui.screens.rewind import RewindScreen
 from agent_tui.ui.widgets.meter import ContextMeter
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
-from tests.support.ui_helpers import make_app, notices, screen_text, send, settle, until
+from tests.support.ui_helpers import make_app, notices, screen_text, send, settle, until, until_armed
 
 
 @pytest.fixture
@@ -62,6 +62,7 @@ class TestRewind:
             await until(pilot, lambda: isinstance(app.screen, RewindScreen), what="the picker")
             assert "second: make a.txt say two" in screen_text(app)
             await pilot.press("up", "enter")  # the cursor starts on the newest; up: the second
+            await until_armed(pilot)  # an Enter at once would be a double press, not a choice
             await pilot.press("enter")  # "Conversation and files" is first
             await until(pilot, lambda: app.view.prompt.text == "second: make a.txt say two", what="the text")
             await settle(pilot)
@@ -108,7 +109,9 @@ class TestRewind:
             app.view.prompt.focus()
             await pilot.press("escape", "escape")
             await until(pilot, lambda: isinstance(app.screen, RewindScreen), what="the picker")
-            await pilot.press("enter", "down", "down", "down", "enter")  # third message → fork
+            await pilot.press("enter")
+            await until_armed(pilot)
+            await pilot.press("down", "down", "down", "enter")  # third message → fork
             await until(
                 pilot,
                 lambda: app.view.session is not None and app.view.session.session_id != source,

@@ -12,7 +12,7 @@ from agent_tui.ui.screens.dialogs import HelpScreen
 from agent_tui.ui.textual_compat import notifications
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
-from tests.support.ui_helpers import make_app, printed, send, settle, until, until_approval
+from tests.support.ui_helpers import make_app, printed, send, settle, until, until_approval, until_armed
 
 
 def topbar(app) -> str:
@@ -67,7 +67,7 @@ async def test_approval_dialog_says_the_command_runs_sandboxed(bwrap, server, co
         label = str(app.screen.query_one("#approval-sandbox").render())
         assert label == "runs sandboxed (workspace-write · no network)"
         assert isinstance(app.screen, ApprovalScreen)
-        await pilot.press("d")
+        await pilot.press("4", "enter")
         await settle(pilot)
 
 
@@ -99,7 +99,7 @@ async def test_unsandboxed_rerun_asks_once_in_the_tui(bwrap, tmp_path, workspace
             await until(pilot, lambda: bool(app.screen.query("#allow-once")), what="the dialog's buttons")
             first = app.screen
             assert str(first.query_one("#approval-sandbox").render()).startswith("runs sandboxed")
-            await pilot.press("a")  # the sandboxed try: blocked, so the model asks for the rerun
+            await pilot.press("1", "enter")  # the sandboxed try: blocked, so the model asks for the rerun
             await until(
                 pilot,
                 lambda: (
@@ -112,8 +112,10 @@ async def test_unsandboxed_rerun_asks_once_in_the_tui(bwrap, tmp_path, workspace
             label = str(app.screen.query_one("#approval-sandbox").render())
             assert label.startswith("runs NOT sandboxed")
             assert not app.screen.query("#allow-session") and not app.screen.query("#allow-always")
-            await pilot.press("s")  # "for the session" does not exist for a rerun
+            await until_armed(pilot)
+            await pilot.press("3", "enter")  # no "for the session" for a rerun: 3 is only typed text
             assert isinstance(app.screen, ApprovalScreen)
-            await pilot.press("a")
+            await until_armed(pilot)
+            await pilot.press("1", "enter")
             await settle(pilot)
     assert target.read_text() == "done\n"

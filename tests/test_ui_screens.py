@@ -12,7 +12,7 @@ from agent_tui.tools.permissions import ApprovalDecision, ApprovalRequest
 from agent_tui.ui.screens.approval import ApprovalScreen
 from agent_tui.ui.screens.dialogs import ConfirmScreen, HelpScreen, component_table
 from agent_tui.ui.screens.resume import ResumeScreen, SessionRow
-from tests.support.ui_helpers import Host, screen_text
+from tests.support.ui_helpers import Host, screen_text, until_armed
 
 BASH = ApprovalRequest("bash", {"command": "git status --short"}, "git status --short", "git status")
 EDIT = ApprovalRequest("edit_file", {"path": "a.py"}, "--- a.py\n+++ a.py\n@@ -1 +1 @@\n-x\n+y\n", None)
@@ -25,6 +25,7 @@ async def answer(screen, *keys, setup=None):
     async with app.run_test(size=(120, 36)) as pilot:
         app.push_screen(screen, callback=results.append)
         await pilot.pause()
+        await until_armed(pilot)
         if setup is not None:
             await setup(app, pilot)
         await pilot.press(*keys)
@@ -35,13 +36,15 @@ async def answer(screen, *keys, setup=None):
 class TestApproval:
     async def test_keys(self):
         """a allows once, d and Escape deny."""
-        assert await answer(ApprovalScreen(BASH), "a") == [ApprovalDecision("allow_once")]
-        assert await answer(ApprovalScreen(BASH), "d") == [ApprovalDecision("deny")]
+        assert await answer(ApprovalScreen(BASH), "1", "enter") == [ApprovalDecision("allow_once")]
+        assert await answer(ApprovalScreen(BASH), "4", "enter") == [ApprovalDecision("deny")]
         assert await answer(ApprovalScreen(EDIT), "escape") == [ApprovalDecision("deny")]
 
     async def test_session_allow_uses_suggested_prefix(self):
         """s allows for the session with the suggested prefix by default."""
-        assert await answer(ApprovalScreen(BASH), "s") == [ApprovalDecision("allow_session", "git status")]
+        assert await answer(ApprovalScreen(BASH), "2", "enter") == [
+            ApprovalDecision("allow_session", "git status")
+        ]
 
     async def test_prefix_is_editable(self):
         """The prefix field can be edited; Enter in it allows that prefix for the session."""
@@ -57,7 +60,9 @@ class TestApproval:
     async def test_whole_command_means_exact(self):
         """Leaving the whole command in the field allows only that exact command."""
         request = ApprovalRequest("bash", {"command": "make"}, "make", None)
-        assert await answer(ApprovalScreen(request), "s") == [ApprovalDecision("allow_session", None)]
+        assert await answer(ApprovalScreen(request), "2", "enter") == [
+            ApprovalDecision("allow_session", None)
+        ]
 
     async def test_edit_shows_the_diff(self):
         """An edit's preview (the diff) is on screen; there is no prefix field."""

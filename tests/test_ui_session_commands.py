@@ -29,7 +29,7 @@ class TestSessionCommands:
             await settle(pilot)
             await send(pilot, "change the total")
             await until_approval(pilot)
-            await pilot.press("a")
+            await pilot.press("1", "enter")
             await settle(pilot)
             assert (workspace / "app.py").read_text() == "total = 2\n"
             await send(pilot, "/undo")
@@ -46,7 +46,7 @@ class TestSessionCommands:
             await settle(pilot)
             await send(pilot, "status?")
             await until_approval(pilot)
-            await pilot.press("w")
+            await pilot.press("3", "enter")
             await settle(pilot)
         assert project_rules(workspace) == ["bash:git status"]
 

@@ -57,7 +57,7 @@ class TestAt80x24:
             assert field.value.endswith(" x") and len(field.value) > 2
             await pilot.press("tab")
             assert not field.has_focus
-            await pilot.press("d")
+            await pilot.press("4", "enter")
             await settle(pilot)
 
     async def test_context_stacks_its_sections(self, server, config, workspace):
@@ -204,7 +204,7 @@ class TestToolLineAt80Columns:
             await settle(pilot)
             await send(pilot, "count")
             await until_approval(pilot)
-            await pilot.press("a")
+            await pilot.press("1", "enter")
             await until(pilot, lambda: "done" in screen_text(app), what="the reply")
             await settle(pilot)
             assert "bash  seq 1 3000 | sed" in screen_text(app)

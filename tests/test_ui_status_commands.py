@@ -78,7 +78,7 @@ class TestStatusCommands:
             assert "changed no files" in await run_command(pilot, "/diff")
             await send(pilot, "change it")
             await until_approval(pilot)
-            await pilot.press("a")
+            await pilot.press("1", "enter")
             await settle(pilot)
             shown = await run_command(pilot, "/diff")
             assert "app.py (+1 −1)" in shown

@@ -115,7 +115,7 @@ class TestInterruptAndWorkingLine:
             await until(pilot, lambda: working.state == "awaiting approval", what="awaiting approval")
             assert line.entry.state == "awaiting"
             answered = time.monotonic()
-            await pilot.press("a")
+            await pilot.press("1", "enter")
             await until(pilot, lambda: working.state == "running bash", what="running bash")
             assert line.entry.state == "running"
             assert line._started >= answered  # the tool's clock starts at the answer
@@ -161,7 +161,7 @@ class TestDenial:
             await settle(pilot)
             await send(pilot, "clean up")
             await until_approval(pilot)
-            await pilot.press("d")
+            await pilot.press("4", "enter")
             await settle(pilot)
             assert len(server.requests) == 1
             line = app.query(ToolLine).first()
@@ -179,6 +179,6 @@ class TestDenial:
             await settle(pilot)
             await send(pilot, "clean up")
             await until_approval(pilot)
-            await pilot.press("d")
+            await pilot.press("4", "enter")
             await settle(pilot)
             assert len(server.requests) == 2

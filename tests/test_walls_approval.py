@@ -10,7 +10,7 @@ from textual.widgets import Button, Input
 from agent_tui.tools.base import short_arguments
 from agent_tui.tools.permissions import ApprovalDecision, ApprovalRequest
 from agent_tui.ui.screens.approval import ApprovalScreen
-from tests.support.ui_helpers import Host, screen_text
+from tests.support.ui_helpers import Host, screen_text, until_armed
 from tests.support.walls import EDIT_DIFF, ESCAPED, NEWLINES
 
 SIZE = (80, 24)
@@ -47,7 +47,8 @@ async def test_unedited_field_still_means_the_exact_command():
     async with app.run_test(size=SIZE) as pilot:
         app.push_screen(ApprovalScreen(bash_request(ESCAPED)), callback=results.append)
         await pilot.pause()
-        await pilot.press("s")
+        await until_armed(pilot)
+        await pilot.press("2", "enter")
         await pilot.pause()
     assert results == [ApprovalDecision("allow_session", None)]
 

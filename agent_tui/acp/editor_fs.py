@@ -65,10 +65,10 @@ class EditorBuffers:
 
 
 def _target(ctx: ToolContext, args: dict[str, Any]) -> Path | None:
-    from agent_tui.tools.workspace import PathError, resolve_path
+    from agent_tui.tools.workspace import PathError, confine
 
     try:
-        return resolve_path(ctx.workspace, args.get("path"))
+        return confine(ctx.workspace, args.get("path"))
     except (PathError, OSError, ValueError):
         return None
 

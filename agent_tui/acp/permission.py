@@ -1,8 +1,9 @@
 """The approver of an editor session: our approval question as `session/request_permission`.
 
 The choices are the TUI's: allow once, allow for this session, always allow (a rule written to
-the project's .agent-tui.toml), deny. A protected path or an unsandboxed rerun offers only allow
-once and deny, as the TUI does — the policy asks those every time whatever was answered before.
+the project's .agent-tui.local.toml; it never trusts the folder), deny. A protected path or an
+unsandboxed rerun offers only allow once and deny, as the TUI does — the policy asks those every
+time whatever was answered before.
 The question names the tool call the editor already shows (the call last started).
 """
 
@@ -30,7 +31,7 @@ ALLOW_SESSION = s.PermissionOption(
     option_id="allow_session", name="Allow for this session", kind="allow_always"
 )
 ALLOW_ALWAYS = s.PermissionOption(
-    option_id="allow_always", name="Always allow (saved to .agent-tui.toml)", kind="allow_always"
+    option_id="allow_always", name="Always allow (a rule in .agent-tui.local.toml)", kind="allow_always"
 )
 DENY = s.PermissionOption(option_id="deny", name="Deny", kind="reject_once")
 ACTIONS = {"allow_once", "allow_session", "allow_always"}

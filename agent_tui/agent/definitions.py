@@ -64,11 +64,13 @@ class Definitions:
 
 def project_files(folder: Path) -> list[Path]:
     """The project's definition files (what an untrusted folder does not load)."""
+    from agent_tui.extension_files import walk
+
     found: list[Path] = []
     for sub in PROJECT_DIRS:
         directory = folder / sub
-        if directory.is_dir():
-            found.extend(sorted(p for p in directory.glob("*.md") if p.is_file()))
+        # The trust hash's own walker: links are followed only inside the project.
+        found.extend(p for p in walk(directory, folder) if p.parent == directory and p.suffix == ".md")
     return found
 
 

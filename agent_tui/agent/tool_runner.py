@@ -225,10 +225,10 @@ class ToolRunner:
         """For an edit: the file it targets and the blob of its content before the edit."""
         if self.checkpointer is None or call.name not in EDITING_TOOLS:
             return None, None
-        from agent_tui.tools.workspace import resolve_path
+        from agent_tui.tools.workspace import confine
 
         try:
-            target = resolve_path(self.workspace, args.get("path"))
+            target = confine(self.workspace, args.get("path"))
             return target, await self.checkpointer.before(call.name, target, call.id)
         except Exception:  # noqa: BLE001 - a bad path fails in the tool itself, with its message
             return None, None

@@ -2,6 +2,9 @@
 
 A file changed outside the agent since its last checkpoint (its content no longer hashes to what
 the agent wrote) is not overwritten unless `force` is given: undo says which and why instead.
+A restore writes through the same wall as `write_file` (tools/workspace.py `confine` and
+`write_confined`): a checkpointed path whose folder became a symlink out of the workspace is
+left alone, and a protected path (`.git/…`, rules and config files) is put back only with `force`.
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from agent_tui.tools.workspace import PathError, confine, remove_confined, write_confined
 
 if TYPE_CHECKING:
     from agent_tui.store import Store
@@ -84,9 +89,28 @@ class Checkpointer:
         await self.store.checkpoints.record(self.session_id, self.turn_seq, str(path), before_ref, after)
 
 
+def _unsafe(workspace: Path, path_text: str) -> str | None:
+    """Why restoring `path_text` would cross a wall, or None: outside the workspace now (a folder
+    on the way became a link), or a protected path that needs the user's insistence (`force`)."""
+    from agent_tui.tools.protected import protected_reason
+
+    try:
+        confine(workspace, path_text)
+    except PathError as exc:
+        return f"outside the workspace now: {exc}"
+    why = protected_reason(workspace, path_text)
+    return f"a protected path ({why}); use /undo --force to put it back" if why else None
+
+
 async def undo(store: Store, session_id: str, turns: int = 1, *, force: bool = False) -> UndoReport:
     """Restore the files changed by the last `turns` turns with changes, newest first."""
     report = UndoReport()
+    from agent_tui.store.errors import SessionNotFound
+
+    try:
+        workspace: Path | None = Path((await store.sessions.get(session_id)).project)
+    except SessionNotFound:
+        workspace = None  # an unknown session has no checkpoints either
     for turn_seq in (await store.checkpoints.turns(session_id))[: max(1, turns)]:
         report.turns += 1
         checkpoints = await store.checkpoints.for_turn(session_id, turn_seq)
@@ -96,6 +120,10 @@ async def undo(store: Store, session_id: str, turns: int = 1, *, force: bool = F
         for cp in checkpoints:
             by_path.setdefault(cp.path, []).append(cp)
         for path_text, cps in by_path.items():
+            why = _unsafe(workspace, path_text) if workspace is not None else None
+            if why is not None and (force is False or why.startswith("outside")):
+                report.refused.append((path_text, why))
+                continue
             path = Path(path_text)
             current = sha256_of(path)
             if current != cps[-1].after_sha and not force:
@@ -105,12 +133,16 @@ async def undo(store: Store, session_id: str, turns: int = 1, *, force: bool = F
                 continue
             first = cps[0]
             try:
+                if workspace is None:
+                    raise PathError("the session's workspace is unknown")
                 if first.before_ref is None:
-                    path.unlink(missing_ok=True)
+                    remove_confined(workspace, path)
                 else:
                     data = await store.results.get_bytes(first.before_ref, session_id=session_id)
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    path.write_bytes(data)
+                    write_confined(workspace, path, data)
+            except PathError as exc:  # the wall held: a folder on the way became a link
+                report.refused.append((path_text, f"could not restore ({exc})"))
+                continue
             except Exception as exc:
                 log.exception("undo of %s failed", path)
                 report.refused.append((path_text, f"could not restore ({exc})"))

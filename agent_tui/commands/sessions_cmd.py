@@ -153,7 +153,10 @@ def import_(
 ) -> None:
     """Load an exported session (ids are kept, so its refs still resolve)."""
     info = run_with_store(db, lambda store: store.sessions.import_(file))
-    typer.echo(f"imported {info.id} ({info.title or 'untitled'}, {info.message_count} messages)")
+    typer.echo(
+        f"imported {info.id} ({info.title or 'untitled'}, {info.message_count} messages); "
+        f"open it with `agent-tui -r {info.id}` (--continue keeps your own newest session)"
+    )
 
 
 @app.command("delete")

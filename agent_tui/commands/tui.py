@@ -49,6 +49,12 @@ def trusting_services(
                     app().notify(str(exc), severity="error")
                 else:
                     config, notices = again.config, list(again.notices)
+            else:
+                # The question just listed all of it: one short line, not a toast of ~20 rows
+                # over the meter and the input at 80×24.
+                untrusted = [n for n in notices if trust.is_untrusted_notice(n)]
+                notices = [n for n in notices if n not in untrusted]
+                notices += [trust.not_now_notice(untrusted)] if untrusted else []
         for line in notices:
             app().notify(line, severity="warning", timeout=15)
         await app().warmed()  # the question came first; the agent stack was importing meanwhile

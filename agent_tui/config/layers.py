@@ -81,6 +81,8 @@ def load_config(
         folder = layer.parent
         state = "trusted" if trusted else folder_state()
         split = folder_trust.filter_project(data, state == "trusted")
+        if state != "trusted" and layer == local_file:
+            split = _with_own_rules(split, data, folder)
         kept = split.kept
         rules = kept.get("tools", {}).get("allow")
         if isinstance(rules, list):
@@ -179,3 +181,24 @@ def _agents_notice(items: tuple[str, ...]) -> str:
         f"this folder is not trusted: sub-agent definitions not loaded: {names}. "
         "Trust it with `agent-tui trust add` (or `--trust` for one run)."
     )
+
+
+def _with_own_rules(split: Any, data: Mapping[str, Any], folder: Path) -> Any:
+    """An untrusted folder's local file still applies the allow rules the user gave there by
+    answering "Always" (trust.own_rules); any other rule it holds waits for trust."""
+    from dataclasses import replace
+
+    from agent_tui import trust as folder_trust
+
+    rules = data.get("tools", {}).get("allow") if isinstance(data.get("tools"), Mapping) else None
+    if not isinstance(rules, list):
+        return split
+    own = folder_trust.own_rules(folder)
+    mine = [r for r in rules if isinstance(r, str) and r in own]
+    if not mine:
+        return split
+    kept = {**split.kept, "tools": {**split.kept.get("tools", {}), "allow": mine}}
+    ignored = split.ignored
+    if len(mine) == len(rules):
+        ignored = tuple(k for k in ignored if k != folder_trust.display("tools", "allow"))
+    return replace(split, kept=kept, ignored=ignored)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui import frontmatter, paths, project_layout
+from agent_tui.permission_rules import bash_prefix_matches, normalize_command
 
 log = logging.getLogger(__name__)
 
@@ -52,10 +53,12 @@ class CustomCommand:
             if spec is None or spec.strip() in ("", "*"):
                 return True
             spec = spec.strip()
+            # The same matching as an allow rule: a prefix never covers what a command chains,
+            # pipes, substitutes or redirects after it (`echo ok; touch PWNED`).
             if spec.endswith(":*"):
-                if command.strip().startswith(spec[:-2].strip()):
+                if bash_prefix_matches(spec[:-2].strip(), command):
                     return True
-            elif command.strip() == spec:
+            elif normalize_command(command) == normalize_command(spec):
                 return True
         return False
 
@@ -117,10 +120,14 @@ def read_command(path: Path, name: str) -> tuple[CustomCommand | None, list[str]
 def discover(workspace: Path, trusted: bool) -> Catalog:
     found: dict[str, CustomCommand] = {}
     notices: list[str] = []
+    from agent_tui.extension_files import walk
+
+    user_dir = paths.config_dir() / "commands"
     for folder in command_dirs(workspace, trusted):
-        if not folder.is_dir():
-            continue
-        for path in sorted(folder.rglob("*.md")):
+        # The trust hash's own walker: a project's links are followed only inside the project.
+        for path in walk(folder, None if folder == user_dir else workspace):
+            if path.suffix != ".md":
+                continue
             parts = path.relative_to(folder).with_suffix("").parts
             if not all(_NAME.match(p) for p in parts):
                 continue
@@ -142,18 +149,34 @@ def split_invocation(text: str) -> tuple[str, str] | None:
     return name, args.strip()
 
 
+def _words(args: str) -> list[str]:
+    try:
+        return shlex.split(args)
+    except ValueError:
+        return args.split()
+
+
+def has_placeholders(body: str) -> bool:
+    return "$ARGUMENTS" in body or re.search(r"\$[1-9]", body) is not None
+
+
+def fill(text: str, args: str, *, shell: bool = False) -> str:
+    """`$ARGUMENTS` and `$1`…`$9` replaced; with `shell`, each value quoted as one shell word, so
+    the arguments stay data inside an inline command."""
+    words = _words(args)
+    quote = shlex.quote if shell else str
+    text = text.replace("$ARGUMENTS", quote(args))
+    return re.sub(
+        r"\$([1-9])",
+        lambda m: quote(words[int(m.group(1)) - 1]) if int(m.group(1)) <= len(words) else "",
+        text,
+    )
+
+
 def substitute(body: str, args: str) -> str:
     """`$ARGUMENTS` and `$1`…`$9`; arguments given to a body without placeholders are appended."""
-    try:
-        words = shlex.split(args)
-    except ValueError:
-        words = args.split()
-    used = "$ARGUMENTS" in body or re.search(r"\$[1-9]", body) is not None
-    text = body.replace("$ARGUMENTS", args)
-    text = re.sub(
-        r"\$([1-9])", lambda m: words[int(m.group(1)) - 1] if int(m.group(1)) <= len(words) else "", text
-    )
-    if args and not used:
+    text = fill(body, args)
+    if args and not has_placeholders(body):
         text = f"{text.rstrip()}\n\nARGUMENTS: {args}"
     return text
 

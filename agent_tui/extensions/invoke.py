@@ -16,7 +16,14 @@ from typing import TYPE_CHECKING
 
 from agent_tui.agent import events as ev
 from agent_tui.extensions.command_model import use_model, wanted
-from agent_tui.extensions.commands import INLINE, CustomCommand, discover, split_invocation, substitute
+from agent_tui.extensions.commands import (
+    INLINE,
+    CustomCommand,
+    discover,
+    fill,
+    has_placeholders,
+    split_invocation,
+)
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
@@ -35,13 +42,22 @@ async def run_inline(session: AgentSession, command: CustomCommand, line: str) -
 
 
 async def expand(session: AgentSession, command: CustomCommand, args: str) -> str:
-    """The prompt `/name args` stands for."""
-    text = substitute(command.body, args)
-    outputs: list[str] = []
-    for match in INLINE.finditer(text):
-        outputs.append(await run_inline(session, command, match.group(1).strip()))
-    replacements = iter(outputs)
-    return INLINE.sub(lambda _m: next(replacements), text)
+    """The prompt `/name args` stands for. Arguments are data: the body is scanned for
+    `` !`…` `` lines before they are filled in (pasted text holding `` !`touch PWNED` `` stays
+    text), and inside an inline command each argument is quoted as one shell word."""
+    body = command.body
+    parts: list[str] = []
+    last = 0
+    for match in INLINE.finditer(body):
+        parts.append(fill(body[last : match.start()], args))
+        line = fill(match.group(1).strip(), args, shell=True)
+        parts.append(await run_inline(session, command, line))
+        last = match.end()
+    parts.append(fill(body[last:], args))
+    text = "".join(parts)
+    if args and not has_placeholders(body):
+        text = f"{text.rstrip()}\n\nARGUMENTS: {args}"
+    return text
 
 
 async def turn_events(session: AgentSession, text: str) -> AsyncIterator[ev.AgentEvent]:

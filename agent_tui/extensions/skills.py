@@ -44,10 +44,13 @@ def discover_skills(workspace: Path, trusted: bool) -> SkillCatalog:
 
     found: dict[str, SkillInfo] = {}
     notices: list[str] = []
+    from agent_tui.extension_files import walk
+
+    user_dir = paths.config_dir() / "skills"
     for folder in skill_dirs(workspace, trusted):
-        if not folder.is_dir():
-            continue
-        for path in sorted(folder.glob("*/SKILL.md")):
+        # The trust hash's own walker: a project's links are followed only inside the project.
+        listed = walk(folder, None if folder == user_dir else workspace)
+        for path in (p for p in listed if len(p.relative_to(folder).parts) == 2 and p.name == "SKILL.md"):
             try:
                 raw, _size = read_confined(path, MAX_SKILL_BYTES)
             except OSError as exc:

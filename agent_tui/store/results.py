@@ -32,7 +32,7 @@ from agent_tui.store.kept import KeptEnds
 from agent_tui.store.models import BlobInfo, GcReport, RecallHit, ResolvedRef
 from agent_tui.store.recall import START_DELAY, Indexer, Queries, recall
 from agent_tui.store.refs import build_uri, parse_ref
-from agent_tui.store.spool import Spool
+from agent_tui.store.spool import Spool, UnsafeSpool
 from agent_tui.store.writer import INLINE_INDEX_BYTES, write_whole
 
 log = logging.getLogger(__name__)
@@ -74,7 +74,10 @@ class ResultStore:
             if len(data) > INLINE_INDEX_BYTES:
                 # A file now, the chunks after the next request is out (store/spool.py).
                 self.spool.chunk_size = self.chunk_size
-                return await self.spool.store(session_id, tool_name, tool_call_id, data)
+                try:
+                    return await self.spool.store(session_id, tool_name, tool_call_id, data)
+                except UnsafeSpool as exc:
+                    log.warning("%s; stored in the database directly", exc)
             ref = await write_whole(
                 self.db, self._pool, session_id, tool_name, tool_call_id, data, self.chunk_size
             )

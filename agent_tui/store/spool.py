@@ -48,6 +48,29 @@ ORPHAN_AGE = 3600.0
 between writing its file and committing its row)."""
 
 
+class UnsafeSpool(OSError):
+    """The spool folder is not one only this user can write (a link, another user's folder): the
+    output goes straight into the database instead."""
+
+
+def _own_folder(folder: Path) -> int:
+    """A descriptor of `folder`, made 0700 if new; UnsafeSpool when it is a link or not ours (a
+    folder planted beside a shared database would let another user read or swap outputs)."""
+    try:
+        folder.mkdir(mode=0o700)
+    except FileExistsError:
+        pass
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError as exc:
+        raise UnsafeSpool(f"{folder} is not a folder of ours ({exc.strerror})") from None
+    if os.fstat(fd).st_uid != os.geteuid():
+        os.close(fd)
+        raise UnsafeSpool(f"{folder} belongs to another user")
+    os.fchmod(fd, 0o700)
+    return fd
+
+
 def _write_file(path: Path, data: bytes) -> None:
     fd = _create(path)
     try:
@@ -65,8 +88,12 @@ def _map(path: Path) -> mmap.mmap | None:
 
 
 def _create(path: Path) -> int:
-    path.parent.mkdir(mode=0o700, exist_ok=True)
-    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    """A new 0600 file in a spool folder of ours, never through a link (UnsafeSpool otherwise)."""
+    folder = _own_folder(path.parent)
+    try:
+        return os.open(path.name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=folder)
+    finally:
+        os.close(folder)
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -118,6 +145,7 @@ class Spool:
         blob_id = new_ref_id()
         path = self.folder / blob_id
         fd: int | None = None
+        unsafe = False
         try:
             async for piece in stream:
                 data = to_bytes(piece)
@@ -126,8 +154,14 @@ class Spool:
                     _write_all(fd, data)  # into the page cache: microseconds per piece
                     continue
                 early.append(data)
-                if kept.byte_size > INLINE_INDEX_BYTES:
-                    fd = _create(path)
+                if kept.byte_size > INLINE_INDEX_BYTES and not unsafe:
+                    try:
+                        fd = _create(path)
+                    except UnsafeSpool as exc:
+                        # Kept in memory and stored whole at the end, like a small output.
+                        log.warning("%s; stored in the database directly", exc)
+                        unsafe = True
+                        continue
                     _write_all(fd, b"".join(early))
                     early = []
         except BaseException:
@@ -251,8 +285,13 @@ class Spool:
     async def resume(self) -> None:
         """On open: ingest the files whose row exists; remove old ones whose row never came."""
         try:
+            if self.folder.exists():
+                os.close(_own_folder(self.folder))
             names = os.listdir(self.folder)
         except FileNotFoundError:
+            return
+        except UnsafeSpool as exc:
+            log.warning("%s; its files are not read", exc)  # planted: never taken as outputs
             return
         for name in filter(_is_ref, names):
             row = await self.db.fetchone("SELECT 1 FROM tool_result_blobs WHERE id = ?", (name,))

@@ -149,6 +149,19 @@ def _bytes_of(part: dict[str, str]) -> bytes:
     return base64.b64decode(part["base64"], validate=True)
 
 
+async def _imported_time(conn: Any, project: str, claimed: float) -> float:
+    """An export is someone else's file: its times are clamped to now, and to before the newest
+    session already in its folder, so an import never becomes what `--continue` picks there
+    (continue it by id: `agent-tui -r ID`)."""
+    import time
+
+    async with conn.execute("SELECT max(updated) FROM sessions WHERE project = ?", (project,)) as cur:
+        row = await cur.fetchone()
+    newest = row[0] if row and row[0] is not None else None
+    when = min(claimed, time.time())
+    return min(when, float(newest) - 0.001) if newest is not None else when
+
+
 async def import_session(db: Database, path: Path) -> str:
     """Insert the exported session; return its id. Refuses ids already in the database."""
     data = _load(path.expanduser())
@@ -163,6 +176,7 @@ async def import_session(db: Database, path: Path) -> str:
                         f"session {session_id} already exists in {db.path}; "
                         "delete it first to import this copy"
                     )
+            updated = await _imported_time(conn, session["project"], float(session["updated"]))
             await conn.execute(
                 "INSERT INTO sessions (id, title, project, model, created, updated, "
                 "message_count, tokens, forked_from, forked_at, cost, cost_unknown, parent_session_id) "
@@ -172,8 +186,8 @@ async def import_session(db: Database, path: Path) -> str:
                     session.get("title"),
                     session["project"],
                     session.get("model"),
-                    session["created"],
-                    session["updated"],
+                    min(float(session["created"]), updated),
+                    updated,
                     len(messages),
                     sum(m.get("tokens") or 0 for m in messages),
                     session.get("forked_from"),

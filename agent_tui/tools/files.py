@@ -17,7 +17,7 @@ from typing import Any
 
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 from agent_tui.tools.regular import NotRegular, capped_lines, open_regular
-from agent_tui.tools.workspace import PathError, looks_binary, relative, resolve_path
+from agent_tui.tools.workspace import PathError, confine, looks_binary, relative, resolve_path, write_confined
 
 MAX_DIFF_CHARS = 200_000
 """A diff larger than this is cut (the preview of rewriting a huge file is not useful whole)."""
@@ -61,7 +61,7 @@ def _diff_stat(diff: str) -> str:
 
 def plan_write(workspace: Path, args: dict[str, Any]) -> tuple[Path, str | None, str]:
     """(target, previous text or None, new text) for a write; EditError/PathError if impossible."""
-    target = resolve_path(workspace, args.get("path"))
+    target = confine(workspace, args.get("path"))
     content = args.get("content")
     if not isinstance(content, str):
         raise EditError("content must be a string")
@@ -81,7 +81,7 @@ def plan_write(workspace: Path, args: dict[str, Any]) -> tuple[Path, str | None,
 
 def plan_edit(workspace: Path, args: dict[str, Any]) -> tuple[Path, str, str, int]:
     """(target, old text, new text, replacements) for an edit; EditError/PathError if impossible."""
-    target = resolve_path(workspace, args.get("path"))
+    target = confine(workspace, args.get("path"))
     old_string, new_string = args.get("old_string"), args.get("new_string")
     if not isinstance(old_string, str) or not isinstance(new_string, str):
         raise EditError("old_string and new_string must be strings")
@@ -147,9 +147,8 @@ def preview_edit(args: dict[str, Any], workspace: Path) -> str:
     return unified_diff(old, new, relative(workspace, target))
 
 
-def _write(target: Path, content: str) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(content.encode("utf-8"))
+def _write(workspace: Path, target: Path, content: str) -> None:
+    write_confined(workspace, target, content.encode("utf-8"))
 
 
 class ReadFileTool:
@@ -256,7 +255,7 @@ class WriteFileTool:
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         try:
             target, previous, content = plan_write(ctx.workspace, args)
-            await asyncio.to_thread(_write, target, content)
+            await asyncio.to_thread(_write, ctx.workspace, target, content)
         except (EditError, PathError) as exc:
             return ToolOutput.error(str(exc))
         rel = relative(ctx.workspace, target)
@@ -297,7 +296,7 @@ class EditFileTool:
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         try:
             target, old, new, count = plan_edit(ctx.workspace, args)
-            await asyncio.to_thread(_write, target, new)
+            await asyncio.to_thread(_write, ctx.workspace, target, new)
         except (EditError, PathError) as exc:
             return ToolOutput.error(str(exc))
         rel = relative(ctx.workspace, target)

@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_tui.tools.workspace import within
+
 ALWAYS_SKIPPED = frozenset({".git"})
 
 
@@ -204,7 +206,7 @@ def walk_files(root: Path, start: Path, *, max_depth: int | None = None) -> Iter
                     target = path.resolve(strict=True)
                 except (OSError, RuntimeError):
                     continue  # dangling or looping link
-                if target.is_dir() or not (target == root or root in target.parents):
+                if target.is_dir() or not within(root, target):
                     continue
             if rules.ignored(rel, is_dir):
                 continue

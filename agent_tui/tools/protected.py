@@ -18,13 +18,14 @@ import stat
 from pathlib import Path
 
 from agent_tui import paths
+from agent_tui.tools.workspace import within
 
 RULES_FILES = frozenset({"agents.md", "agent.md", "claude.md"})
 PATH_TOOLS = frozenset({"write_file", "edit_file"})
 
 
 def _within(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
+    return within(folder, path)
 
 
 _READ_LIMIT = 64 << 10

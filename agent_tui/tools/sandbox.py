@@ -30,6 +30,7 @@ from agent_tui.tools import gitmeta, seccomp
 from agent_tui.tools import sandbox_view as view
 from agent_tui.tools.sandbox_probe import Probe, base_flags, probe, probe_async
 from agent_tui.tools.sandbox_scan import BlockScan
+from agent_tui.tools.workspace import within
 
 __all__ = ["MODES", "BlockScan", "Probe", "Sandbox", "probe", "probe_async"]
 
@@ -350,7 +351,7 @@ class Sandbox:
         resolved = target.resolve(strict=False)
         for path in self.protected_paths():
             p = path.resolve(strict=False)
-            if resolved == p or p in resolved.parents:
+            if within(p, resolved):
                 return f"{path} is protected by the sandbox (git hooks and config files run code later)"
         return None
 

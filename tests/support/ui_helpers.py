@@ -66,6 +66,13 @@ async def until_approval(pilot) -> None:
     from agent_tui.ui.screens.approval import ApprovalScreen
 
     await until(pilot, lambda: isinstance(pilot.app.screen, ApprovalScreen), what="the modal")
+    await until_armed(pilot)
+
+
+async def until_armed(pilot) -> None:
+    """Wait until the open decision dialog takes a choice (ui/screens/deliberate.py: it ignores
+    keys for a moment after it appears, as a user would wait to read it)."""
+    await until(pilot, lambda: getattr(pilot.app.screen, "armed", True), what="the dialog armed")
 
 
 def notices(app) -> str:

@@ -1,11 +1,14 @@
 """The approval modal: what a tool that changes things is about to do, and the user's answer.
 
-`a` allows this call, `s` allows it for the rest of the session (for bash: the prefix in the
+The choices are numbered and take a deliberate act (ui/screens/deliberate.py): a digit selects,
+Enter confirms, Escape denies, and nothing typed as part of a sentence — or in the first moment
+after the dialog appeared — decides anything; the typed text goes on to the message input.
+1 allows this call, 2 allows it for the rest of the session (for bash: the prefix in the
 field, editable, defaulting to the policy's suggestion; when there is none the field holds the
-whole command and, left so, allows only that exact command), `w` always (a rule in
-the git-ignored .agent-tui.local.toml), `d` or Escape denies. The field is not focused at first so the letters act as
-keys; Tab (or `e`) moves into it with the cursor at the end of the suggestion, Tab again back to
-the buttons, and Enter there means "allow for this session".
+whole command and, left so, allows only that exact command), 3 always (a rule in
+the git-ignored .agent-tui.local.toml), 4 denies. Tab moves into the field with the cursor at
+the end of the suggestion, Tab again back to the buttons, and Enter there means "allow for this
+session".
 
 Every action stays visible at 80×24: the buttons are one row of compact buttons and the preview
 gives up height to them when the terminal is short, scrolling inside the dialog (Down, Up,
@@ -31,6 +34,7 @@ from textual.widgets import Button, Input, Label, Static
 
 from agent_tui.tools.permissions import ApprovalDecision, ApprovalRequest
 from agent_tui.tools.run_mode import background_notice
+from agent_tui.ui.screens.deliberate import Deliberate
 from agent_tui.visible_text import visible
 
 _SCROLL_KEYS = {
@@ -43,14 +47,11 @@ _SCROLL_KEYS = {
 }
 
 
-class ApprovalScreen(ModalScreen[ApprovalDecision]):
+class ApprovalScreen(Deliberate, ModalScreen[ApprovalDecision]):
+    CHOICES = ("allow-once", "allow-session", "allow-always", "deny")
     BINDINGS: ClassVar = [
-        Binding("a", "allow_once", "Allow once"),
-        Binding("s", "allow_session", "Allow for session"),
-        Binding("w", "allow_always", "Always allow"),
-        Binding("d", "deny", "Deny"),
-        Binding("escape", "deny", "Deny", show=False),
-        Binding("tab,e", "edit_prefix", "Edit prefix", show=False),
+        Binding("escape", "escape_deny", "Deny", show=False),
+        Binding("tab", "edit_prefix", "Edit prefix", show=False),
         *(Binding(key, f"preview('{action}')", show=False) for key, action in _SCROLL_KEYS.items()),
     ]
     FIXED_ROWS = 11
@@ -141,21 +142,33 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
                     # Input scrolls instead of cutting with an ellipsis: say when it is cut.
                     yield Label("…", id="approval-prefix-more")
             with Horizontal(classes="dialog-buttons"):
-                yield Button(Text("[a] Allow once"), id="allow-once", variant="primary", compact=True)
+                yield Button(Text("1 Allow once"), id="allow-once", variant="primary", compact=True)
                 if not self.request.once_only:
-                    yield Button(Text("[s] This session"), id="allow-session", compact=True)
-                    yield Button(Text("[w] Always"), id="allow-always", compact=True)
-                yield Button(Text("[d] Deny"), id="deny", variant="error", compact=True)
+                    yield Button(Text("2 This session"), id="allow-session", compact=True)
+                    yield Button(Text("3 Always"), id="allow-always", compact=True)
+                deny = "4 Deny" if not self.request.once_only else "2 Deny"
+                yield Button(Text(deny), id="deny", variant="error", compact=True)
+            if "sub-agent:" in self.where and not self.request.once_only:
+                # One policy for the tab: a sub-agent's grant is its parent's too (agent/subagents.py).
+                yield Label(
+                    "2 and 3 cover this tab's whole session, its sub-agents included",
+                    classes="dialog-note",
+                    id="approval-shared",
+                )
+            choose = "1-4, Enter" if not self.request.once_only else "1-2, Enter"
             if not self.request.once_only:
                 yield Label(
-                    "Always writes an allow rule to .agent-tui.local.toml · Esc denies", classes="dialog-note"
+                    f"{choose} · Esc denies · Always: a rule in .agent-tui.local.toml",
+                    classes="dialog-note",
+                    id="approval-note",
                 )
             else:
-                yield Label("Esc denies", classes="dialog-note")
+                yield Label(f"{choose} · Esc denies", classes="dialog-note", id="approval-note")
 
     def on_mount(self) -> None:
         self.query_one("#allow-once", Button).focus()
         self._fit_preview()
+        self.arm_later()
 
     def on_resize(self) -> None:
         self._fit_preview()
@@ -167,7 +180,12 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         # A short terminal: the dialog's blank rows go to the preview's lines.
         dialog.set_class(short, "-short")
         fixed = self.FIXED_ROWS - (2 if short else 0)
-        fixed += sum(1 for _ in self.query("#approval-sandbox, #approval-warning, #approval-background"))
+        fixed += sum(
+            1
+            for _ in self.query(
+                "#approval-sandbox, #approval-warning, #approval-background, #approval-shared"
+            )
+        )
         if self.query("#approval-prefix"):
             fixed += self.FIELD_ROWS
         room = int(self.size.height * (1.0 if short else 0.9)) - fixed
@@ -213,6 +231,12 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         self.query_one("#approval-prefix-more", Label).display = False
 
     def _decide(self, action: str, prefix: str | None = None) -> None:
+        if not self.may_decide():
+            # Typed text went to the message; the answer needs a choice made after it.
+            last = len(self.choices())
+            note = f"Your typing went to your message · choose 1-{last}, then Enter · Esc denies"
+            self.query_one("#approval-note", Label).update(note)
+            return
         self.dismiss(ApprovalDecision(action, prefix))  # type: ignore[arg-type]  # callers pass the four action literals
 
     def action_allow_once(self) -> None:
@@ -239,6 +263,10 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
 
     def action_deny(self) -> None:
         self._decide("deny")
+
+    def action_escape_deny(self) -> None:
+        """Escape refuses at any moment: no sentence holds it, and refusing cannot hurt."""
+        self.dismiss(ApprovalDecision("deny"))
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:

@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, OptionList
 from textual.widgets.option_list import Option
 
+from agent_tui.ui.screens.deliberate import Deliberate
 from agent_tui.visible_text import visible
 
 if TYPE_CHECKING:
@@ -44,8 +45,10 @@ def _message_table(table: DataTable[str], points: Sequence[RewindPoint]) -> Data
     return table
 
 
-class RewindScreen(ModalScreen["tuple[RewindPoint, str] | None"]):
-    """Dismisses with (the chosen message, `both` / `conversation` / `files` / `fork`), or None."""
+class RewindScreen(Deliberate, ModalScreen["tuple[RewindPoint, str] | None"]):
+    """Dismisses with (the chosen message, `both` / `conversation` / `files` / `fork`), or None.
+    What goes back takes a deliberate act (ui/screens/deliberate.py): an Enter in the first moment
+    after the choices appeared, or while typing, chooses nothing; typed text goes to the input."""
 
     BINDINGS: ClassVar = [Binding("escape", "close", "Close")]
     DEFAULT_CSS = """
@@ -84,9 +87,12 @@ class RewindScreen(ModalScreen["tuple[RewindPoint, str] | None"]):
         scope.display = True
         scope.highlighted = 0
         scope.focus()
+        self.arm_later()
 
     @on(OptionList.OptionSelected)
     def _scope_chosen(self, event: OptionList.OptionSelected) -> None:
+        if not self.armed:
+            return  # a second Enter of a double press, or a key of a sentence
         if self.chosen is not None and event.option.id is not None:
             self.dismiss((self.chosen, event.option.id))
 
