@@ -16,10 +16,11 @@ from .clearing import clear_tool_outputs
 from .pruning import prune
 from .result import LABELS, CompactionPlan, CompactResult, format_tokens
 from .shape import inflight_start, newest_user_index
-from .summarize import estimate_tokens, summarize
+from .summarize import estimate_tokens, reserve_for, summarize
 from .summary_prompt import Summarizer, SummaryFailed, build_instructions, model_name
 from .transcript import LINE_TOKENS, TranscriptIndex, name_dropped
 from .truncation import truncate
+from .turn_steps import shrink_turn_views
 
 if TYPE_CHECKING:
     from agent_tui.config import CompactionSettings
@@ -144,6 +145,15 @@ async def compact(
         if outcome.changed:
             current, total = outcome.messages, outcome.tokens
             ran.append(name)
+
+    if settings.tool_clearing and (total > budget or (force and will_summarise)):
+        # The turn in flight keeps its steps: its older outputs' views shrink (refs kept) so
+        # the strategies below never have to summarise or drop a step of it.
+        shrunk = shrink_turn_views(current, counter, budget - reserve_for(current, plan))
+        if shrunk is not None and shrunk is not current:
+            current, total = shrunk, counter.count_messages(shrunk)
+            if "tool_clearing" not in ran:
+                ran.append("tool_clearing")
 
     if will_summarise and (total > budget or force):
         text = build_instructions(settings, instructions)
