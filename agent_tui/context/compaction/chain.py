@@ -116,6 +116,8 @@ async def compact(
             target_tokens=target_tokens,
             fixed_tokens=fixed_tokens,
             replaced=_replaced(original, current, transcript) if applied else None,
+            instructions=(instructions or "").strip(),
+            unused=_unused(instructions, ran, reasons),
         )
 
     def named(before_step: list[Message], after_step: list[Message]) -> tuple[list[Message], int]:
@@ -161,7 +163,13 @@ async def compact(
             progress(LABELS["summarization"])
             try:
                 outcome = await summarize(
-                    current, plan, counter, candidate, instructions=text, on_progress=progress
+                    current,
+                    plan,
+                    counter,
+                    candidate,
+                    instructions=text,
+                    on_progress=progress,
+                    everything=force and bool((instructions or "").strip()),
                 )
             except SummaryFailed as exc:
                 log.warning("summary by %s failed: %s", model_name(candidate), exc)
@@ -171,11 +179,13 @@ async def compact(
                 current, total = named(current, outcome.messages)
                 ran.append("summarization")
                 model = outcome.model
-            elif total > budget:
+            elif total > budget or instructions:
                 reasons.extend(outcome.notes)
             break
-    elif settings.summarization and total > budget:
+    elif settings.summarization and (total > budget or instructions):
         reasons.append("no summariser was available")
+    elif instructions and not settings.summarization:
+        reasons.append("summaries are off ([compaction] summarization = false)")
 
     if total > budget:
         if settings.truncation:
@@ -208,6 +218,13 @@ async def compact(
             reasons.append("the enabled strategies could not free enough")
     log.info("compaction: %d → %d tokens (%s)", before, after, ", ".join(ran))
     return result(current, after, ran, model, True)
+
+
+def _unused(instructions: str | None, ran: list[str], reasons: list[str]) -> str:
+    """Why `/compact <instructions>` made no summary to follow them ("" when it made one)."""
+    if not (instructions or "").strip() or "summarization" in ran:
+        return ""
+    return "; ".join(dict.fromkeys(reasons)) or "no summary was made"
 
 
 def _replaced(
