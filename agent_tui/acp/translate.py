@@ -13,12 +13,14 @@ from typing import TYPE_CHECKING, Any
 
 from acp import schema as s
 from acp.helpers import (
+    plan_entry,
     start_tool_call,
     text_block,
     tool_content,
     tool_diff_content,
     update_agent_message_text,
     update_agent_thought_text,
+    update_plan,
     update_tool_call,
 )
 
@@ -47,6 +49,8 @@ KINDS: dict[str, s.ToolKind] = {
     "recall": "search",
     "tool_search": "search",
     "compact_context": "other",
+    "todo": "think",
+    "pin": "think",
 }
 EDITS = ("write_file", "edit_file")
 
@@ -183,6 +187,9 @@ class TurnUpdates:
             case ev.SubagentFinished(description=description, state=state, reason=why, transcript=uri):
                 said = f"{state}: {why}" if why else state
                 return [update_tool_call(event.call_id, title=f"sub-agent “{description}” {said} · {uri}")]
+            case ev.SideStateChanged(todos=todos):
+                # The task list is the editor's plan; pins show in the chat's notices.
+                return [update_plan(plan_entry(t.content, status=t.status) for t in todos)]
         log.warning("no ACP update for event %s", type(event).__name__)
         return []
 

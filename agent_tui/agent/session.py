@@ -24,6 +24,7 @@ from agent_tui.agent.compactor import Compactor
 from agent_tui.agent.history import SessionHistory
 from agent_tui.agent.lost_writes import STORAGE
 from agent_tui.agent.session_compaction import SessionCompaction
+from agent_tui.agent.side_keeper import SideKeeper
 from agent_tui.agent.step import step
 from agent_tui.agent.tool_runner import ToolRunner
 from agent_tui.agent.turn import NextStep, RetryStep, StepOutcome, TurnOver, TurnState
@@ -109,6 +110,9 @@ class AgentSession:
         self._hooks_started = False  # SessionStart fires before the first prompt
         self.background: BackgroundShells | None = None
         """Its background commands (tools/background.py); they end with the session."""
+        self.side = SideKeeper(runner.services.side, store, session_id, meter.counter, config)
+        """The task list and pins, beside the history (agent/side_keeper.py)."""
+        prompts.side = self.side.state
 
     @property
     def history(self) -> list[Message]:

@@ -33,7 +33,9 @@ log = logging.getLogger(__name__)
 
 # Outputs of these tools are derived from the store already: storing them again would only
 # duplicate blobs.
-NOT_STORED = frozenset({"read_result", "grep_result", "recall", "compact_context", "tool_search"})
+NOT_STORED = frozenset(
+    {"read_result", "grep_result", "recall", "compact_context", "tool_search", "todo", "pin"}
+)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from agent_tui.context.side_state import SideState
 from agent_tui.visible_text import visible
 
 if TYPE_CHECKING:
@@ -143,6 +144,8 @@ class ToolServices:
     """The session's sub-agent manager (agent/subagents.py Subagents); None = no `task` tool."""
     shells: Shells | None = None
     """The session's background commands (tools/background.py); None = none can start."""
+    side: SideState = field(default_factory=SideState)
+    """The session's task list and pins, kept beside the conversation (context/side_state.py)."""
 
 
 @dataclass

@@ -337,4 +337,6 @@ class CompactContext:
 
 
 def context_tools() -> list[Any]:
-    return [ReadResult(), GrepResult(), Recall(), CompactContext()]
+    from agent_tui.tools.side_tools import side_tools
+
+    return [ReadResult(), GrepResult(), Recall(), CompactContext(), *side_tools()]

@@ -1,0 +1,35 @@
+"""Each session's state kept beside its conversation: the task list and the pins.
+
+Stored as two JSON texts per session (context/side_state.py reads and writes them), one row a
+session, replaced whole on every change: both are small, and a resume, a fork or a hand-off
+copies them as they were.
+"""
+
+from __future__ import annotations
+
+import time
+
+from agent_tui.store.db import Database
+
+
+class SideStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def load(self, session_id: str) -> tuple[str, str] | None:
+        """(todos, pins) as saved, None when the session never had either."""
+        row = await self.db.fetchone("SELECT todos, pins FROM side_state WHERE session_id = ?", (session_id,))
+        return (str(row[0]), str(row[1])) if row else None
+
+    async def save(self, session_id: str, todos: str, pins: str) -> None:
+        async with self.db.write() as conn:
+            await conn.execute(
+                "INSERT OR REPLACE INTO side_state (session_id, todos, pins, updated) VALUES (?, ?, ?, ?)",
+                (session_id, todos, pins, time.time()),
+            )
+
+    async def copy(self, source_id: str, target_id: str) -> None:
+        """Give `target_id` the state `source_id` has now (a fork, a hand-off)."""
+        saved = await self.load(source_id)
+        if saved is not None:
+            await self.save(target_id, *saved)
