@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.context.side_state import PinBudgetFull, parse_todos
+from agent_tui.tool_decl import Capabilities
 from agent_tui.tools.base import ToolOutput, ToolSpec
 
 if TYPE_CHECKING:
@@ -49,6 +50,7 @@ class TodoTool:
             "required": ["todos"],
         },
         source="context",
+        capabilities=Capabilities(kind="think", claude_names=("TodoWrite",), stored=False),
     )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
@@ -77,6 +79,7 @@ class PinTool:
         ),
         parameters={"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
         source="context",
+        capabilities=Capabilities(kind="think", stored=False),
     )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
