@@ -165,6 +165,22 @@ class SideState:
             )
         return out
 
+    def describe_lines(self) -> list[str]:
+        """What /context lists: each pin with its tokens and author, then the task list."""
+        lines = []
+        if self.pins:
+            lines.append(f"Pins ({self.pin_tokens()} of {self.pin_budget} tokens; sent in every request):")
+            for p in self.pins:
+                first = p.text.split("\n", 1)[0]
+                shown = first if len(first) <= 60 and "\n" not in p.text else first[:59] + "…"
+                origin = f", {p.source}" if p.source else ""
+                lines.append(f"  {p.id} · {p.tokens} tokens · by {p.by}{origin} · {shown}")
+        if self.todos:
+            done = sum(1 for t in self.todos if t.status == "completed")
+            lines.append(f"Task list ({done}/{len(self.todos)} done; sent in every request):")
+            lines += [f"  {t.line()}" for t in self.todos]
+        return lines
+
     # -- storage -----------------------------------------------------------------------------
     def dumps(self) -> tuple[str, str]:
         """(todos, pins) as the store keeps them."""

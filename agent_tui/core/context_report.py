@@ -108,6 +108,8 @@ class ContextReport:
     images: tuple[int, int, str | None] = (0, 0, None)
     """Pictures in the conversation: how many, their estimated tokens (part of `conversation`),
     and which provider's rule counted them (agent_tui/images.py)."""
+    side: tuple[str, ...] = ()
+    """The pins with their tokens and the task list (kept beside the conversation)."""
 
     def images_line(self) -> str | None:
         """The "Images" line: how many pictures the conversation sends and what they count for."""
@@ -198,6 +200,7 @@ def build_report(session: AgentSession, budget: ContextBudget) -> ContextReport:
         reasoning_output=usage.reasoning
         or sum(m.reasoning.tokens for m in session.history if m.reasoning is not None),
         images=images_in(session.history, session.meter.counter.model),
+        side=tuple(session.side.state.describe_lines()),
     )
 
 

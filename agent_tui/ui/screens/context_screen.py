@@ -121,6 +121,7 @@ def footer_lines(report: ContextReport) -> Text:
         )
     if report.children:
         lines.append(report.children)
+    lines += report.side
     return Text("\n".join(lines))
 
 
