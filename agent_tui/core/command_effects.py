@@ -61,7 +61,7 @@ async def context(host: CommandHost, argument: str) -> Reply:
             f"  {item.role} {item.label}: {grouped(item.tokens)}" + (f" (ref {item.ref})" if item.ref else "")
             for item in report.largest
         ]
-    lines += list(report.side)
+    lines += [*report.side, *report.compactions]
     lines += [
         f"Session cost: {format_cost(report.cost)} · {grouped(report.prompt_tokens)} prompt + "
         f"{grouped(report.output_tokens)} output tokens reported in this run"

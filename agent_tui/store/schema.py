@@ -198,13 +198,19 @@ async def forked_from(conn: aiosqlite.Connection) -> None:
 
 
 async def side_state(conn: aiosqlite.Connection) -> None:
-    """The task list and the pins, kept beside the conversation (store/side_state.py). `IF NOT
+    """The task list, the pins and the compaction records, kept beside the conversation
+    (store/side_state.py). `IF NOT
     EXISTS`: a test re-runs the migrations from recall_stemming on on an older file."""
     await conn.execute("""CREATE TABLE IF NOT EXISTS side_state (
         session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
         todos TEXT NOT NULL DEFAULT '[]',
         pins TEXT NOT NULL DEFAULT '[]',
         updated REAL NOT NULL)""")
+    await conn.execute("""CREATE TABLE IF NOT EXISTS compaction_records (
+        id INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        created REAL NOT NULL,
+        record TEXT NOT NULL)""")
 
 
 Migration = tuple[str, Callable[[aiosqlite.Connection], Awaitable[None]]]

@@ -1,4 +1,5 @@
-"""Each session's state kept beside its conversation: the task list and the pins.
+"""Each session's state kept beside its conversation: the task list, the pins, and the record
+of every compaction (what it cleared, summarised or dropped, by ref).
 
 Stored as two JSON texts per session (context/side_state.py reads and writes them), one row a
 session, replaced whole on every change: both are small, and a resume, a fork or a hand-off
@@ -33,3 +34,18 @@ class SideStore:
         saved = await self.load(source_id)
         if saved is not None:
             await self.save(target_id, *saved)
+
+    async def add_compaction(self, session_id: str, record: str) -> None:
+        """Keep one compaction's result and record (JSON), in order."""
+        async with self.db.write() as conn:
+            await conn.execute(
+                "INSERT INTO compaction_records (session_id, created, record) VALUES (?, ?, ?)",
+                (session_id, time.time(), record),
+            )
+
+    async def compactions(self, session_id: str) -> list[tuple[float, str]]:
+        """(when, JSON) of every compaction of the session, oldest first."""
+        rows = await self.db.fetchall(
+            "SELECT created, record FROM compaction_records WHERE session_id = ? ORDER BY id", (session_id,)
+        )
+        return [(float(r[0]), str(r[1])) for r in rows]

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from .clearing import clear_tool_outputs
 from .pruning import prune
+from .record import CompactionRecord, StrategyRecord, strategy_record, summary_text
 from .result import LABELS, CompactionPlan, CompactResult, format_tokens
 from .shape import inflight_start, newest_user_index
 from .summarize import estimate_tokens, reserve_for, summarize
@@ -118,6 +119,7 @@ async def compact(
             replaced=_replaced(original, current, transcript) if applied else None,
             instructions=(instructions or "").strip(),
             unused=_unused(instructions, ran, reasons),
+            record=_record(original, current, records) if applied else None,
         )
 
     def named(before_step: list[Message], after_step: list[Message]) -> tuple[list[Message], int]:
@@ -138,6 +140,10 @@ async def compact(
     # Forced with no summary to come: the cheap strategies go as far as they can instead.
     cheap_plan = plan.unbounded() if force and not will_summarise else plan
     current, total, ran, model = original, before, [], None
+    records: list[StrategyRecord] = []
+
+    def note(name: str, was: list[Message], was_tokens: int) -> None:
+        records.append(strategy_record(name, was, current, (was_tokens, total), transcript))
 
     for name, strategy in CHEAP:
         if not getattr(settings, name) or total <= cheap_plan.conversation_budget:
@@ -145,15 +151,19 @@ async def compact(
         progress(LABELS[name])
         outcome = strategy(current, cheap_plan, counter)
         if outcome.changed:
+            was, was_tokens = current, total
             current, total = outcome.messages, outcome.tokens
             ran.append(name)
+            note(name, was, was_tokens)
 
     if settings.tool_clearing and (total > budget or (force and will_summarise)):
         # The turn in flight keeps its steps: its older outputs' views shrink (refs kept) so
         # the strategies below never have to summarise or drop a step of it.
         shrunk = shrink_turn_views(current, counter, budget - reserve_for(current, plan))
         if shrunk is not None and shrunk is not current:
+            was, was_tokens = current, total
             current, total = shrunk, counter.count_messages(shrunk)
+            note("tool_clearing", was, was_tokens)
             if "tool_clearing" not in ran:
                 ran.append("tool_clearing")
 
@@ -176,8 +186,10 @@ async def compact(
                 reasons.append(f"summary by {model_name(candidate)} failed ({exc})")
                 continue
             if outcome.changed:
+                was, was_tokens = current, total
                 current, total = named(current, outcome.messages)
                 ran.append("summarization")
+                note("summarization", was, was_tokens)
                 model = outcome.model
             elif total > budget or instructions:
                 reasons.extend(outcome.notes)
@@ -192,8 +204,10 @@ async def compact(
             progress(LABELS["truncation"])
             outcome = truncate(current, plan, counter)
             if outcome.changed:
+                was, was_tokens = current, total
                 current, total = named(current, outcome.messages)
                 ran.append("truncation")
+                note("truncation", was, was_tokens)
         else:
             reasons.append("truncation is disabled")
 
@@ -218,6 +232,16 @@ async def compact(
             reasons.append("the enabled strategies could not free enough")
     log.info("compaction: %d → %d tokens (%s)", before, after, ", ".join(ran))
     return result(current, after, ran, model, True)
+
+
+def _record(
+    original: list[Message], current: list[Message], records: list[StrategyRecord]
+) -> CompactionRecord:
+    """The record of an applied compaction: each strategy's items, what stayed, the summary."""
+    before = {m.id for m in original}
+    new = [m for m in current if m.id not in before]
+    kept = sum(1 for m in current if m.id in before)
+    return CompactionRecord(tuple(records), kept, summary_text(new))
 
 
 def _unused(instructions: str | None, ran: list[str], reasons: list[str]) -> str:

@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from agent_tui.config import CompactionSettings
     from agent_tui.messages import Message
 
+    from .record import CompactionRecord
+
 LABELS: dict[str, str] = {
     "tool_clearing": "tool clearing",
     "pruning": "pruning",
@@ -167,6 +169,8 @@ class CompactResult:
     """What `/compact <instructions>` (or compact_context) asked the summary to follow."""
     unused: str = ""
     """Why those instructions went unused (no summary was made); empty when they were used."""
+    record: CompactionRecord | None = None
+    """What each strategy cleared, condensed, summarised or dropped, by ref (record.py)."""
 
     @property
     def freed(self) -> int:
@@ -211,4 +215,5 @@ class CompactResult:
             "replaced": list(self.replaced) if self.replaced else None,
             "instructions": self.instructions,
             "instructions_unused": self.unused,
+            "record": self.record.to_json() if self.record is not None else None,
         }

@@ -121,7 +121,7 @@ def footer_lines(report: ContextReport) -> Text:
         )
     if report.children:
         lines.append(report.children)
-    lines += report.side
+    lines += [*report.side, *report.compactions]
     return Text("\n".join(lines))
 
 
