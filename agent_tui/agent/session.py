@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from agent_tui.hooks.runner import HookRunner
     from agent_tui.llm.provider import Provider
     from agent_tui.models import ModelLimits
+    from agent_tui.permission_modes import PermissionMode
     from agent_tui.permission_rules import AllowRule, Tier
     from agent_tui.reasoning import ReasoningSettings
     from agent_tui.store import Store
@@ -113,6 +114,14 @@ class AgentSession:
         self.side = SideKeeper(runner.services.side, store, session_id, meter.counter, config)
         """The task list and pins, beside the history (agent/side_keeper.py)."""
         prompts.side = self.side.state
+
+    @property
+    def mode(self) -> PermissionMode:
+        """The permission mode Shift+Tab cycles (permission_modes.py)."""
+        return self.runner.policy.mode
+
+    def set_mode(self, mode: PermissionMode) -> None:
+        self.side.set_mode(mode, self.runner.policy)
 
     @property
     def history(self) -> list[Message]:

@@ -15,8 +15,10 @@ from agent_tui.agent import events as ev
 if TYPE_CHECKING:
     from agent_tui.config import Config
     from agent_tui.context.side_state import Pin, PinAuthor, SideState
+    from agent_tui.permission_modes import PermissionMode
     from agent_tui.store import Store
     from agent_tui.tokens import TokenCounter
+    from agent_tui.tools.permissions import PermissionPolicy
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +60,13 @@ class SideKeeper:
         if pin is not None:
             await self.save()
         return pin
+
+    def set_mode(self, mode: PermissionMode, policy: PermissionPolicy) -> None:
+        """Switch the permission mode: the policy enforces it, plan mode's note rides along."""
+        from agent_tui.permission_modes import PLAN_NOTE
+
+        policy.mode = mode
+        self.state.mode_note = PLAN_NOTE if mode == "plan" else ""
 
     def event(self) -> ev.SideStateChanged:
         """The state as it is now, for a front end that just changed or opened it."""

@@ -178,16 +178,21 @@ class ToolRunner:
             from agent_tui.hooks.approval import deciding
 
             with deciding(permission) as decided:
-                allowed, message = True, ""
+                allowed, message, planning = True, "", False
                 if tool.spec.mutates and ask:
                     verdict = await self.policy.decide(call.name, args, tool.spec, self.workspace)
                     allowed, message = verdict.allowed, verdict.detail
+                    planning = verdict.reason == "plan_mode"
                 if allowed and permission == "ask" and not decided.asked:
                     from agent_tui.hooks import tool_hooks
 
                     allowed, message = await tool_hooks.ask_anyway(self.policy, call, self.workspace)
             # The tool's time starts once it may run: the user's think time is not its time.
             started = time.monotonic()
+            if not allowed and planning:  # plan mode: refused unasked; the turn goes on to the plan
+                return self._finish(
+                    call, ToolOutput(text=message, is_error=True, summary="plan mode"), started
+                )
             if not allowed:
                 run = self._finish(call, ToolOutput(text=message, is_error=True, summary="denied"), started)
                 return replace(

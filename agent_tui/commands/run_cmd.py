@@ -25,6 +25,7 @@ from agent_tui.commands.common import (
     run_headless,
     sandbox_notice,
 )
+from agent_tui.permission_modes import PermissionMode, parse_mode
 
 if TYPE_CHECKING:
     from agent_tui.messages import ResultRef
@@ -66,6 +67,7 @@ async def _run(
     db: Path | None,
     instructions: str | None = None,
     output_format: str = "text",
+    mode: PermissionMode = "default",
 ) -> int:
     import asyncio
 
@@ -95,6 +97,7 @@ async def _run(
             fail(str(exc), 2)
         except StoreError as exc:  # another live process has the session open
             fail(str(exc), 1)
+        session.set_mode(mode)
         from agent_tui.commands.run_slash import command_reply
 
         reply = await command_reply(services, session, prompt)  # `run "/cost"`: no model call
@@ -266,6 +269,11 @@ def run(
         "text", "--output-format", help="text, json or stream-json: what `claude -p` prints (see README)."
     ),
     resume: str | None = typer.Option(None, "--resume", "-r", help="Resume this session (as --session)."),
+    permission_mode: str = typer.Option(
+        "default",
+        "--permission-mode",
+        help="default, accept-edits or plan (read-only: edits and commands refused).",
+    ),
 ) -> None:
     """Run one turn without the TUI and print the answer."""
 
@@ -277,6 +285,9 @@ def run(
         fail("no prompt given (pass PROMPT, or `-` to read stdin)", 2)
     reasoning = _effort_or_fail(effort)
     output_format = _output_format_or_fail(output_format, as_json)
+    mode = parse_mode(permission_mode)
+    if mode is None:
+        fail(f"--permission-mode must be default, accept-edits or plan, got {permission_mode!r}", 2)
     session = session or resume
     loaded = load_or_fail(
         model_overrides(model, api_base, context_window, max_output_tokens, db, sandbox),
@@ -298,6 +309,7 @@ def run(
             compact_first=compact,
             db=db,
             output_format=output_format,
+            mode=mode,
         )
     )
     raise typer.Exit(code)

@@ -94,6 +94,8 @@ class SideState:
     """Tokens all pins together may take ([compaction] pin_budget_tokens)."""
     changed: bool = False
     """Set on every change; the loop reports it once as an event and clears it."""
+    mode_note: str = ""
+    """Plan mode's instructions while it is on (permission_modes.py), sent in their own section."""
     count: Callable[[str], int] = field(default=lambda text: len(text) // 4 + 1, repr=False)
     """Tokens of a text (the session gives its counter; a rough estimate until then)."""
 
@@ -144,7 +146,7 @@ class SideState:
     # -- what the model gets -----------------------------------------------------------------
     def sections(self) -> list[PromptSection]:
         """The pins and the task list, each in its own section (not cacheable: they change)."""
-        out = []
+        out = [PromptSection("mode", self.mode_note, cacheable=False)] if self.mode_note else []
         if self.pins:
             body = "\n".join(f"[{p.id}] {p.text}" for p in self.pins)
             out.append(
