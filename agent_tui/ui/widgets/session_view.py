@@ -35,8 +35,8 @@ from agent_tui.ui.widgets import session_opening as opening
 from agent_tui.ui.widgets.chat import ChatPane
 from agent_tui.ui.widgets.find_bar import FindBar
 from agent_tui.ui.widgets.meter import ContextMeter
-from agent_tui.ui.widgets.prompt import PromptArea, PromptInput
 from agent_tui.ui.widgets.mode_line import ModeLine
+from agent_tui.ui.widgets.prompt import PromptArea, PromptInput
 from agent_tui.ui.widgets.status import NoModelPanel, QueuePanel, WorkingLine
 from agent_tui.ui.widgets.tab_host import TabHost
 from agent_tui.ui.widgets.tab_keys import TabKeys
