@@ -37,7 +37,9 @@ class TestPilot:
             await settle(pilot)
             await send(pilot, "/pin never touch the migrations folder")
             await settle(pilot)
-            assert "Pinned p1" in "\n".join(str(i.entry.text) for i in app.query(NoticeItem)) or "Pinned p1" in screen_text(app)
+            assert "Pinned p1" in "\n".join(
+                str(i.entry.text) for i in app.query(NoticeItem)
+            ) or "Pinned p1" in screen_text(app)
             await send(pilot, "/context")
             await until(pilot, lambda: isinstance(app.screen, ContextScreen), what="/context")
             text = screen_text(app)
