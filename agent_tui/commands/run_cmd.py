@@ -68,6 +68,7 @@ async def _run(
     instructions: str | None = None,
     output_format: str = "text",
     mode: PermissionMode = "default",
+    handoff: bool = False,
 ) -> int:
     import asyncio
 
@@ -97,6 +98,11 @@ async def _run(
             fail(str(exc), 2)
         except StoreError as exc:  # another live process has the session open
             fail(str(exc), 1)
+        if handoff:  # --handoff: the prompt runs in a new session seeded from this one
+            from agent_tui.agent.handoff import hand_off
+
+            session = await services.resume_session(await hand_off(services.store, session, prompt), yes=yes)
+            _stderr(f"agent-tui: handed off to session {session.session_id}")
         session.set_mode(mode)
         from agent_tui.commands.run_slash import command_reply
 
@@ -269,6 +275,11 @@ def run(
         "text", "--output-format", help="text, json or stream-json: what `claude -p` prints (see README)."
     ),
     resume: str | None = typer.Option(None, "--resume", "-r", help="Resume this session (as --session)."),
+    handoff: bool = typer.Option(
+        False,
+        "--handoff",
+        help="With -c/-s: continue in a new session seeded from it (summary for PROMPT, pins, tasks, refs).",
+    ),
     permission_mode: str = typer.Option(
         "default",
         "--permission-mode",
@@ -310,6 +321,7 @@ def run(
             db=db,
             output_format=output_format,
             mode=mode,
+            handoff=handoff,
         )
     )
     raise typer.Exit(code)

@@ -83,3 +83,21 @@ async def unpin(host: CommandHost, argument: str) -> Reply:
 
 def pins_text(session: AgentSession) -> str:
     return "\n".join(session.side.state.describe_lines())
+
+
+async def handoff(host: CommandHost, argument: str) -> Reply:
+    """/handoff [goal] where the front end cannot open the new session itself (`run`, an
+    editor): the session is made and named, to continue with `-s ID`."""
+    from agent_tui.agent.handoff import hand_off
+
+    session = require(host)
+    services = host.services
+    if services is None or session.store is None:
+        raise Unavailable("Hand-off needs the session store, which is not open.")
+    new_id = await hand_off(services.store, session, argument)
+    return Reply(
+        "/handoff",
+        text=f"Handed off to a new session {new_id}: a summary for the goal, the pins, the task list "
+        f'and refs into {session.session_id}. Continue it with `agent-tui run -s {new_id} "…"` '
+        f"(or `-r {new_id}`).",
+    )

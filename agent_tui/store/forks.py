@@ -100,3 +100,14 @@ async def ancestors(db: Database, session_id: str) -> list[str]:
         if current is not None:
             out.append(current)
     return out
+
+
+async def continue_from(db: Database, session_id: str, source_id: str) -> None:
+    """Mark `session_id` as continuing `source_id` (a hand-off): its outputs then resolve by
+    their short ids from the new session, as a fork's do."""
+    last = await db.fetchone("SELECT COALESCE(MAX(seq), 0) FROM messages WHERE session_id = ?", (source_id,))
+    async with db.write() as conn:
+        await conn.execute(
+            "UPDATE sessions SET forked_from = ?, forked_at = ? WHERE id = ?",
+            (source_id, int(last[0]) + 1 if last else 1, session_id),
+        )

@@ -49,6 +49,7 @@ TUI_ACTIONS: dict[str, Handler] = {
     "tasks": task_commands.tasks,
     "rewind": task_commands.rewind,
     "fork": task_commands.fork,
+    "handoff": task_commands.handoff,
     "theme": handlers.theme,
     "help": handlers.show_help,
     "quit": handlers.quit_app,

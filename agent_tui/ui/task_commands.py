@@ -63,6 +63,20 @@ async def open_fork(view: TabCommandHost, at: int | None, title: str | None = No
     view.notify(f"Forked {session.session_id} into {info.id} ({info.title}).")
 
 
+async def handoff(view: TabCommandHost, argument: str) -> None:
+    """/handoff [goal]: a new session seeded from this one (agent/handoff.py), in a new tab."""
+    from agent_tui.agent.handoff import hand_off
+
+    session = view.session
+    services = view.services
+    if session is None or session.store is None or services is None:
+        view.notify("Nothing to hand off: no session in this tab.", severity="warning")
+        return
+    new_id = await hand_off(services.store, session, argument)
+    await view.actions.add_tab(session_id=new_id)
+    view.notify(f"Handed off {session.session_id} to {new_id}: summary, pins, task list and refs back.")
+
+
 async def rewind(view: TabCommandHost, argument: str) -> None:
     """/rewind: pick an earlier message; back to before it (conversation, files or both)."""
     start_rewind(view)
