@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from agent_tui.messages import Message
 
+from .ref_labels import labels_of
 from .shape import TRIMMED_PREFIX
 from .transcript import TranscriptIndex
 
@@ -35,10 +36,14 @@ class StrategyRecord:
     """Messages it took out of the window."""
     tokens_before: int = 0
     tokens_after: int = 0
+    labels: tuple[tuple[str, str], ...] = ()
+    """(ref, what it is: `bash: cat step_003.log (20 KB, 420 lines)`) for every output it
+    cleared, condensed or took out of the window: what the record view lists."""
 
     def to_json(self) -> dict[str, object]:
         return {
             "name": self.name,
+            "labels": [list(pair) for pair in self.labels],
             "cleared": list(self.cleared),
             "condensed": list(self.condensed),
             "replaced": self.replaced,
@@ -79,12 +84,13 @@ class CompactionRecord:
             head = f"{s.name}: {s.tokens_before} → {s.tokens_after} tokens"
             out.append(head)
             if s.cleared:
-                out.append(f"  cleared {len(s.cleared)} output(s): {' '.join(s.cleared)}")
+                out.append(f"  cleared {len(s.cleared)} output(s)")
             if s.condensed:
-                out.append(f"  condensed {len(s.condensed)} output(s): {' '.join(s.condensed)}")
+                out.append(f"  condensed {len(s.condensed)} output(s)")
             if s.replaced:
                 verb = "summarised" if s.name == "summarization" else "dropped"
                 out.append(f"  {verb} {s.dropped} message(s): {s.replaced}")
+            out += [f"  ref={ref} — {label}" for ref, label in s.labels]
         out.append(f"kept verbatim: {self.kept} message(s)")
         if self.summary:
             out.append("summary: " + self.summary)
@@ -121,6 +127,9 @@ def strategy_record(
         m for m in before if m.id not in kept_ids and not (m.role == "tool" and m.tool_call_id in kept_calls)
     ]
     span = index.covered(gone) if index is not None and gone else None
+    labels = labels_of(before)
+    refs = [*cleared, *condensed, *(r for m in gone if (r := _output_ref(m)) is not None)]
+    named = tuple((ref, labels.get(ref) or "output") for ref in dict.fromkeys(refs))
     return StrategyRecord(
         name,
         tuple(dict.fromkeys(cleared)),
@@ -129,6 +138,7 @@ def strategy_record(
         len(gone),
         tokens[0],
         tokens[1],
+        named,
     )
 
 
