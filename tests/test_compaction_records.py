@@ -64,5 +64,14 @@ async def test_records_name_every_item_and_each_resolves(tmp_path, workspace):
             listed = (await command_reply(services, session, "/context")).plain()
             assert f"Compactions this run ({len(results)}" in listed
             assert results[-1].record.refs()[0] in listed
+            sid = session.session_id
+        finally:
+            await services.close()
+        services = await build_services(make_config(srv, tmp_path / "r.db", window=16_000), workspace=workspace)
+        try:
+            resumed = await services.resume_session(sid, yes=True)
+            listed = (await command_reply(services, resumed, "/context")).plain()
+            assert f"Compactions in earlier runs ({len(results)})" in listed
+            assert results[0].record.refs()[0] in listed
         finally:
             await services.close()

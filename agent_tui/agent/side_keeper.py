@@ -7,8 +7,9 @@ change and save it from the model's calls; the loop reports those changes after 
 
 from __future__ import annotations
 
+import json
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent import events as ev
 
@@ -32,6 +33,8 @@ class SideKeeper:
         self.session_id = session_id
         state.pin_budget = config.compaction.pin_budget_tokens
         state.count = counter.count_text
+        self.earlier_compactions: list[dict[str, Any]] = []
+        """The stored records of compactions from earlier runs of the session (/context lists them)."""
 
     async def restore(self) -> None:
         """What the stored session had (a resume, a fork, a hand-off); nothing when it had none."""
@@ -44,6 +47,11 @@ class SideKeeper:
             return
         if saved is not None:
             self.state.load(*saved)
+        try:
+            stored = await self.store.side.compactions(self.session_id)
+            self.earlier_compactions = [json.loads(record) for _, record in stored]
+        except Exception:
+            log.exception("reading the compaction records of %s failed", self.session_id)
 
     async def save(self) -> None:
         if self.store is not None:

@@ -203,8 +203,23 @@ def build_report(session: AgentSession, budget: ContextBudget) -> ContextReport:
         or sum(m.reasoning.tokens for m in session.history if m.reasoning is not None),
         images=images_in(session.history, session.meter.counter.model),
         side=tuple(session.side.state.describe_lines()),
-        compactions=tuple(compaction_lines(session.compactor.records)),
+        compactions=tuple(
+            earlier_lines(session.side.earlier_compactions) + compaction_lines(session.compactor.records)
+        ),
     )
+
+
+def earlier_lines(stored: Sequence[dict[str, Any]]) -> list[str]:
+    """Compactions of earlier runs, from their stored records (a resumed session)."""
+    lines = [f"Compactions in earlier runs ({len(stored)}):"] if stored else []
+    for n, data in enumerate(stored, 1):
+        strategies = ", ".join(data.get("strategies") or [])
+        lines.append(f"  {n}. {data.get('tokens_before')} → {data.get('tokens_after')} tokens ({strategies})")
+        for item in (data.get("record") or {}).get("strategies") or []:
+            if item.get("replaced"):
+                lines.append(f"     {item['name']}: {item['replaced']}")
+            lines += [f"     ref={ref} — {label}" for ref, label in item.get("labels") or []]
+    return lines
 
 
 def compaction_lines(results: Sequence[Any]) -> list[str]:
