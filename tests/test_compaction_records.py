@@ -67,7 +67,9 @@ async def test_records_name_every_item_and_each_resolves(tmp_path, workspace):
             sid = session.session_id
         finally:
             await services.close()
-        services = await build_services(make_config(srv, tmp_path / "r.db", window=16_000), workspace=workspace)
+        services = await build_services(
+            make_config(srv, tmp_path / "r.db", window=16_000), workspace=workspace
+        )
         try:
             resumed = await services.resume_session(sid, yes=True)
             listed = (await command_reply(services, resumed, "/context")).plain()

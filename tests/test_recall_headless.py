@@ -130,7 +130,9 @@ def test_newest_user_messages_survive_a_summary_verbatim(workspace, tmp_path):
         run_json(f"Please remember: the deploy code is {FACT}.", server, db, workspace)
         work = run_json("Now run the listings.", server, db, workspace, "--continue")
         done = compactions(work)
-        assert len(done) >= 2 and all(c["result"]["strategies"] == ["summarization"] for c in done), [c["result"]["strategies"] for c in done]
+        assert len(done) >= 2 and all(c["result"]["strategies"] == ["summarization"] for c in done), [
+            c["result"]["strategies"] for c in done
+        ]
         last = server.requests[-1]["messages"]
         retain = next(m for m in last if "Kept verbatim" in str(m.get("content")))
         assert f"\nuser: Please remember: the deploy code is {FACT}.\n" in retain["content"]
