@@ -89,3 +89,30 @@ class TestModes:
     def test_shift_tab_cycles_default_accept_edits_plan(self):
         assert MODES == ("default", "accept_edits", "plan")
         assert [next_mode(m) for m in MODES] == ["accept_edits", "plan", "default"]
+
+
+class TestModeIsKept:
+    async def test_a_resumed_session_keeps_its_mode_and_plan_note(self, tmp_path, workspace):
+        """The mode is stored beside the conversation: resumed, the session is still in plan
+        mode, refuses a write and sends the plan note."""
+        with FakeOpenAI() as srv:
+            config = make_config(srv, tmp_path / "k.db")
+            services = await build_services(config, workspace=workspace)
+            try:
+                session = await services.new_session(yes=True)
+                session.set_mode("plan")
+                await session.side.save()
+                sid = session.session_id
+                await services.store.leases.release_all()
+            finally:
+                await services.close()
+            services = await build_services(config, workspace=workspace)
+            try:
+                resumed = await services.resume_session(sid, yes=True)
+                assert resumed.mode == "plan"
+                srv.enqueue(Reply(tool_calls=[CHANGES[0]]), Reply(text="Plan: write new.txt"))
+                await collect(resumed.run_turn("go"))
+                assert not (workspace / "new.txt").exists()
+                assert "[Plan mode" in json.dumps(srv.requests[-1])
+            finally:
+                await services.close()

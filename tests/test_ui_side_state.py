@@ -87,14 +87,20 @@ class TestSnapshots:
         assert snap_compare(app, run_before=run_before, terminal_size=SIZE)
 
     def test_task_list_block(self, snap_compare, server, tmp_path, fixed_workspace):
-        """80 × 24: the task list's block in the chat after the model's todo call."""
-        server.enqueue(Reply(tool_calls=[("todo", {"todos": TODOS})]), Reply(text="On it."))
+        """80 × 24: the task list's block in the chat, as the model's todo call reports it (the
+        event posted directly: a real call's tool line shows its duration, which varies)."""
+        from agent_tui.agent import events as ev
+        from agent_tui.context.side_state import parse_todos
+        from agent_tui.ui.events import AgentEventMessage
+
         app = part1.resumed_app(make_config(server, tmp_path / "s.db"), fixed_workspace)
 
         async def run_before(pilot):
             await part1.ready(pilot)
-            await send(pilot, "fix the cart total")
-            await part1.ready(pilot)
+            view = pilot.app.view
+            view.post_message(AgentEventMessage(ev.SideStateChanged(tuple(parse_todos(TODOS)), (), 2000)))
+            await until(pilot, lambda: "Tasks 1/3 done" in screen_text(pilot.app), what="the task block")
+            await pilot.pause()
 
         assert snap_compare(app, run_before=run_before, terminal_size=SIZE)
 

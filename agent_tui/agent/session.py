@@ -111,7 +111,7 @@ class AgentSession:
         self._hooks_started = False  # SessionStart fires before the first prompt
         self.background: BackgroundShells | None = None
         """Its background commands (tools/background.py); they end with the session."""
-        self.side = SideKeeper(runner.services.side, store, session_id, meter.counter, config)
+        self.side = SideKeeper(runner.services.side, store, session_id, meter.counter, config, runner.policy)
         """The task list and pins, beside the history (agent/side_keeper.py)."""
         prompts.side = self.side.state
 
@@ -121,7 +121,7 @@ class AgentSession:
         return self.runner.policy.mode
 
     def set_mode(self, mode: PermissionMode) -> None:
-        self.side.set_mode(mode, self.runner.policy)
+        self.side.set_mode(mode)
 
     @property
     def history(self) -> list[Message]:

@@ -12,6 +12,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent import events as ev
+from agent_tui.permission_modes import parse_mode
 
 if TYPE_CHECKING:
     from agent_tui.config import Config
@@ -26,9 +27,16 @@ log = logging.getLogger(__name__)
 
 class SideKeeper:
     def __init__(
-        self, state: SideState, store: Store | None, session_id: str, counter: TokenCounter, config: Config
+        self,
+        state: SideState,
+        store: Store | None,
+        session_id: str,
+        counter: TokenCounter,
+        config: Config,
+        policy: PermissionPolicy,
     ) -> None:
         self.state = state
+        self.policy = policy
         self.store = store
         self.session_id = session_id
         state.pin_budget = config.compaction.pin_budget_tokens
@@ -47,6 +55,7 @@ class SideKeeper:
             return
         if saved is not None:
             self.state.load(*saved)
+            self.set_mode(parse_mode(self.state.mode) or "default")
         try:
             stored = await self.store.side.compactions(self.session_id)
             self.earlier_compactions = [json.loads(record) for _, record in stored]
@@ -69,11 +78,13 @@ class SideKeeper:
             await self.save()
         return pin
 
-    def set_mode(self, mode: PermissionMode, policy: PermissionPolicy) -> None:
-        """Switch the permission mode: the policy enforces it, plan mode's note rides along."""
+    def set_mode(self, mode: PermissionMode) -> None:
+        """Switch the permission mode: the policy enforces it, plan mode's note rides along,
+        and the next save stores it (`save()`)."""
         from agent_tui.permission_modes import PLAN_NOTE
 
-        policy.mode = mode
+        self.policy.mode = mode
+        self.state.mode = mode
         self.state.mode_note = PLAN_NOTE if mode == "plan" else ""
 
     def event(self) -> ev.SideStateChanged:

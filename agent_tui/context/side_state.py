@@ -94,6 +94,8 @@ class SideState:
     """Tokens all pins together may take ([compaction] pin_budget_tokens)."""
     changed: bool = False
     """Set on every change; the loop reports it once as an event and clears it."""
+    mode: str = "default"
+    """The permission mode (permission_modes.py), stored and resumed with the rest."""
     mode_note: str = ""
     """Plan mode's instructions while it is on (permission_modes.py), sent in their own section."""
     count: Callable[[str], int] = field(default=lambda text: len(text) // 4 + 1, repr=False)
@@ -184,15 +186,17 @@ class SideState:
         return lines
 
     # -- storage -----------------------------------------------------------------------------
-    def dumps(self) -> tuple[str, str]:
-        """(todos, pins) as the store keeps them."""
+    def dumps(self) -> tuple[str, str, str]:
+        """(todos, pins, mode) as the store keeps them."""
         return (
             json.dumps([t.to_json() for t in self.todos]),
             json.dumps([p.to_json() for p in self.pins]),
+            self.mode,
         )
 
-    def load(self, todos: str | None, pins: str | None) -> None:
+    def load(self, todos: str | None, pins: str | None, mode: str = "default") -> None:
         """What the store kept; a damaged field is read as empty rather than failing a resume."""
+        self.mode = mode
         try:
             self.todos = parse_todos(json.loads(todos or "[]"))
         except ValueError:

@@ -205,6 +205,7 @@ async def side_state(conn: aiosqlite.Connection) -> None:
         session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
         todos TEXT NOT NULL DEFAULT '[]',
         pins TEXT NOT NULL DEFAULT '[]',
+        mode TEXT NOT NULL DEFAULT 'default',
         updated REAL NOT NULL)""")
     await conn.execute("""CREATE TABLE IF NOT EXISTS compaction_records (
         id INTEGER PRIMARY KEY,

@@ -17,16 +17,18 @@ class SideStore:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    async def load(self, session_id: str) -> tuple[str, str] | None:
-        """(todos, pins) as saved, None when the session never had either."""
-        row = await self.db.fetchone("SELECT todos, pins FROM side_state WHERE session_id = ?", (session_id,))
-        return (str(row[0]), str(row[1])) if row else None
+    async def load(self, session_id: str) -> tuple[str, str, str] | None:
+        """(todos, pins, permission mode) as saved, None when the session never had any."""
+        row = await self.db.fetchone(
+            "SELECT todos, pins, mode FROM side_state WHERE session_id = ?", (session_id,)
+        )
+        return (str(row[0]), str(row[1]), str(row[2])) if row else None
 
-    async def save(self, session_id: str, todos: str, pins: str) -> None:
+    async def save(self, session_id: str, todos: str, pins: str, mode: str = "default") -> None:
         async with self.db.write() as conn:
             await conn.execute(
-                "INSERT OR REPLACE INTO side_state (session_id, todos, pins, updated) VALUES (?, ?, ?, ?)",
-                (session_id, todos, pins, time.time()),
+                "INSERT OR REPLACE INTO side_state (session_id, todos, pins, mode, updated) VALUES (?, ?, ?, ?, ?)",
+                (session_id, todos, pins, mode, time.time()),
             )
 
     async def copy(self, source_id: str, target_id: str) -> None:

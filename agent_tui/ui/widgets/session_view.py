@@ -126,6 +126,7 @@ class SessionView(TabOpening, TabKeys, TabHost, Vertical):
 
         self.session.set_mode(next_mode(self.session.mode))
         self.query_one(ModeLine).show_mode(self.session.mode)
+        self.run_worker(self.session.side.save(), group="mode", exit_on_error=False)  # resumed with it
 
     @property
     def busy(self) -> bool:
