@@ -7,10 +7,15 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from agent_tui.agent import events as ev
 from agent_tui.factory import build_services
-from testkit.fake_openai import FakeOpenAI, Reply
-from tests.support.agent_fixtures import collect, make_config, of_type
+from testkit.fake_openai import Reply
+from tests.support.agent_fixtures import collect, of_type
+from tests.support.wires import KEY, WIRES, answers_a_tool
+from tests.support.wires import wire_config as config
+from tests.support.wires import wire_server as server
 
 REF = re.compile(r"r_[0-9a-f]{10}")
 
@@ -18,18 +23,18 @@ REF = re.compile(r"r_[0-9a-f]{10}")
 def model(body: dict) -> Reply:
     if not body.get("tools") and "<conversation>" in json.dumps(body):
         return Reply(text="<retain>listings</retain><summary>Each round listed rows.</summary>")
-    if body["messages"][-1]["role"] == "tool":
+    if answers_a_tool(body):
         return Reply(text="Listed.")
     return Reply(tool_calls=[("bash", {"command": "seq 1 900 | sed 's/^/listing row /'"})])
 
 
-async def test_records_name_every_item_and_each_resolves(tmp_path, workspace):
+@pytest.mark.parametrize("wire", WIRES)
+async def test_records_name_every_item_and_each_resolves(wire, monkeypatch, tmp_path, workspace):
     """Three compactions or more: every cleared or condensed ref and every replaced range in the
     records reads back from the store; the records are stored and in the JSON event."""
-    with FakeOpenAI(window=16_000, responder=model) as srv:
-        services = await build_services(
-            make_config(srv, tmp_path / "r.db", window=16_000), workspace=workspace
-        )
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    with server(wire, model) as srv:
+        services = await build_services(config(wire, srv.base_url, tmp_path / "r.db"), workspace=workspace)
         try:
             session = await services.new_session(yes=True)
             results = []
@@ -67,9 +72,7 @@ async def test_records_name_every_item_and_each_resolves(tmp_path, workspace):
             sid = session.session_id
         finally:
             await services.close()
-        services = await build_services(
-            make_config(srv, tmp_path / "r.db", window=16_000), workspace=workspace
-        )
+        services = await build_services(config(wire, srv.base_url, tmp_path / "r.db"), workspace=workspace)
         try:
             resumed = await services.resume_session(sid, yes=True)
             listed = (await command_reply(services, resumed, "/context")).plain()

@@ -5,17 +5,16 @@ holds them exactly, and so does the first request after the session is resumed (
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import Any
 
 import pytest
 
 from agent_tui.agent import events as ev
-from agent_tui.config import load_config
 from agent_tui.factory import build_services
-from testkit.fake_anthropic import FakeAnthropic
-from testkit.fake_openai import FakeOpenAI, Reply
+from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import collect, of_type
+from tests.support.wires import KEY, WIRES, answers_a_tool
+from tests.support.wires import wire_config as config
+from tests.support.wires import wire_server as server
 
 TODOS = [
     {"content": "Read the parser", "status": "completed", "activeForm": "Reading the parser"},
@@ -24,8 +23,6 @@ TODOS = [
 ]
 TODO_TEXT = "[x] Read the parser\n[~] Fixing the off-by-one\n[ ] Run the tests"
 PIN = "Never touch the migrations folder; the release is tagged v2.3.1-rc7."
-WINDOW = 16_000
-KEY = "sk-ant-test-dummy"
 
 
 def is_summary(body: dict) -> bool:
@@ -53,36 +50,11 @@ class Script:
         return Reply(tool_calls=[("bash", {"command": "seq 1 900 | sed 's/^/listing row /'"})])
 
 
-def answers_a_tool(body: dict) -> bool:
-    """The request ends with a tool's result (OpenAI: a tool message; Anthropic: a user
-    message holding tool_result blocks)."""
-    last = body["messages"][-1]
-    if last["role"] == "tool":
-        return True
-    content = last.get("content")
-    return isinstance(content, list) and any(b.get("type") == "tool_result" for b in content)
-
-
-def config(wire: str, url: str, db: Path) -> Any:
-    model = "openai/fake-model" if wire == "openai" else "anthropic/claude-sonnet-4-5"
-    overrides = {
-        "model": {"name": model, "api_base": url, "context_window": WINDOW},
-        "store": {"db": str(db)},
-    }
-    return load_config(overrides=overrides, cwd=db.parent, env={}).config
-
-
-def server(wire: str, script: Script) -> Any:
-    if wire == "openai":
-        return FakeOpenAI(window=WINDOW, responder=script)
-    return FakeAnthropic(window=WINDOW, api_key=KEY, responder=script)
-
-
 def request_text(body: dict) -> str:
     return json.dumps(body)
 
 
-@pytest.mark.parametrize("wire", ["openai", "anthropic"])
+@pytest.mark.parametrize("wire", WIRES)
 async def test_todos_and_pins_survive_compactions_and_resume(wire, monkeypatch, tmp_path, workspace):
     """Three compactions or more: the pin's exact text and the task list's exact state are in
     the last request, and in the first request after the session is resumed."""
