@@ -94,3 +94,41 @@ class TestPinCommands:
         """One registry: the TUI, an editor and `run` all parse /pin and /unpin."""
         for front in (Front.TUI, Front.EDITOR, Front.RUN):
             assert parse("/pin x", front) is not None and parse("/unpin p1", front) is not None
+
+
+class TestPinsTravel:
+    async def test_a_fork_keeps_the_pins_and_the_task_list(self, tmp_path, workspace):
+        """/fork copies the state beside the conversation: the fork resumes with the pin."""
+        from agent_tui.store.forks import fork_session
+
+        with FakeOpenAI() as srv:
+            services, session = await session_on(srv, tmp_path, workspace)
+            try:
+                srv.enqueue(Reply(text="hi"))
+                await collect(session.run_turn("hello"))
+                await run(session, services, f"/pin {PIN}")
+                info = await fork_session(services.store.sessions, session.session_id)
+                fork = await services.resume_session(info.id, yes=True)
+                assert [p.text for p in fork.side.state.pins] == [PIN]
+            finally:
+                await services.close()
+
+    async def test_an_editor_is_told_of_a_pin_the_model_set(self, tmp_path, workspace):
+        """ACP: the model's pin comes as a message once, the task list as plan entries."""
+        from agent_tui.acp.translate import TurnUpdates
+        from agent_tui.agent import events as ev
+        from agent_tui.context.side_state import Pin, TodoItem
+
+        with FakeOpenAI() as srv:
+            services, session = await session_on(srv, tmp_path, workspace)
+            try:
+                updates = TurnUpdates(session)
+                event = ev.SideStateChanged(
+                    (TodoItem("Run tests", "pending", "Running tests"),), (Pin("p1", PIN, "model"),), 2000
+                )
+                first = updates.updates(event)
+                assert first[0].session_update == "plan" and first[0].entries[0].content == "Run tests"
+                assert PIN in json.dumps([u.model_dump() for u in first[1:]])
+                assert len(updates.updates(event)) == 1, "said once"
+            finally:
+                await services.close()

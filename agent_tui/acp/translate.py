@@ -111,6 +111,8 @@ class TurnUpdates:
         self.shown_calls: set[str] = set()
         """Calls the editor has a card for (started, not yet finished)."""
         self.stop_reason: s.StopReason = "end_turn"
+        self._pins_seen: set[str] = set()
+        """Pins already told to the editor (a model's new pin is said once)."""
 
     @property
     def workspace(self) -> Path:
@@ -180,9 +182,14 @@ class TurnUpdates:
             case ev.SubagentFinished(description=description, state=state, reason=why, transcript=uri):
                 said = f"{state}: {why}" if why else state
                 return [update_tool_call(event.call_id, title=f"sub-agent “{description}” {said} · {uri}")]
-            case ev.SideStateChanged(todos=todos):
-                # The task list is the editor's plan; pins show in the chat's notices.
-                return [update_plan(plan_entry(t.content, status=t.status) for t in todos)]
+            case ev.SideStateChanged(todos=todos, pins=pins):
+                # The task list is the editor's plan; a pin the model set is said in the chat.
+                fresh = [p for p in pins if p.by == "model" and p.id not in self._pins_seen]
+                self._pins_seen = {p.id for p in pins}
+                return [
+                    update_plan(plan_entry(t.content, status=t.status) for t in todos),
+                    *(notice(f"The model pinned {p.id}: {p.text} (/unpin {p.id} removes it)") for p in fresh),
+                ]
         log.warning("no ACP update for event %s", type(event).__name__)
         return []
 
