@@ -79,3 +79,38 @@ class TestTurnKeepsItsSteps:
                     assert called, n
             finally:
                 await services.close()
+
+
+class TestModelsOwnCompaction:
+    async def test_compact_context_with_instructions_keeps_the_turns_steps(self, workspace, tmp_path):
+        """The model's compact_context with instructions in the middle of its only turn: the
+        next request still holds the turn's earlier calls (only `/compact` from the user may
+        summarise the last turn)."""
+        script = [
+            Reply(tool_calls=[("bash", {"command": "echo step 1; seq 1 600"})]),
+            Reply(tool_calls=[("bash", {"command": "echo step 2; seq 1 600"})]),
+            Reply(tool_calls=[("compact_context", {"instructions": "keep the step numbers"})]),
+            Reply(text="done"),
+        ]
+
+        def model(body: dict) -> Reply:
+            if is_summary_request(body):
+                return Reply(text="<retain>steps</retain><summary>Two steps ran.</summary>")
+            return script.pop(0)
+
+        with FakeOpenAI(window=16000, responder=model) as srv:
+            cfg = make_config(srv, tmp_path / "c.db", window=16000)
+            services = await build_services(cfg, workspace=workspace)
+            try:
+                session = await services.new_session(yes=True)
+                await collect(session.run_turn("count your steps please"))
+                calls = [
+                    c["function"]["arguments"]
+                    for m in srv.requests[-1]["messages"]
+                    for c in m.get("tool_calls") or []
+                ]
+                assert any("echo step 1;" in a for a in calls) and any("echo step 2;" in a for a in calls), (
+                    calls
+                )
+            finally:
+                await services.close()

@@ -184,6 +184,7 @@ class Compactor:
                 on_progress=progress.put_nowait,
                 force=force,
                 transcript=transcript,
+                asked_by_user=reason == "forced",  # the model's compact_context keeps its turn's steps
             )
         )
         try:

@@ -73,12 +73,14 @@ async def compact(
     on_progress: Callable[[str], None] | None = None,
     force: bool = False,
     transcript: TranscriptIndex | None = None,
+    asked_by_user: bool = False,
 ) -> tuple[list[Message], CompactResult]:
     """Compact `messages` (the conversation, without the system prompt) so that it plus
     `fixed_tokens` comes under `target_tokens`. Returns the new list (the original list when
     the result is not applied) and what was done. With `transcript` (where the history sits in
     the stored transcript), each summary or truncation note ends with the line naming the range
-    of messages it replaced."""
+    of messages it replaced. `asked_by_user` (`/compact <instructions>` between turns): the
+    summary covers the last turn too when nothing older is left, so the instructions are used."""
     started = time.perf_counter()
     original = list(messages)
     plan = CompactionPlan.build(
@@ -179,7 +181,7 @@ async def compact(
                     candidate,
                     instructions=text,
                     on_progress=progress,
-                    everything=force and bool((instructions or "").strip()),
+                    everything=asked_by_user and bool((instructions or "").strip()),
                 )
             except SummaryFailed as exc:
                 log.warning("summary by %s failed: %s", model_name(candidate), exc)
