@@ -1,9 +1,10 @@
-"""/pin and /unpin for every front end (core/commands.py registers them): text kept verbatim in
-each request, whatever compaction drops.
+"""/pin, /unpin and /handoff for every front end (core/commands.py registers them): what is
+kept beside the conversation, and carrying it to a new session.
 
 `/pin TEXT` pins the text; `/pin r_…:L3-9` pins those lines of a stored output and `/pin m_12`
 the text of transcript message 12 (what the chat's tool lines and the compaction record name),
 so what is pinned is the stored original, not a view. `/unpin ID` removes a pin, the model's too.
+`/handoff [goal]` (agent/handoff.py) makes the new session where the front end cannot open it.
 """
 
 from __future__ import annotations
