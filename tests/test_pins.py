@@ -132,3 +132,19 @@ class TestPinsTravel:
                 assert len(updates.updates(event)) == 1, "said once"
             finally:
                 await services.close()
+
+
+class TestPinAMessage:
+    async def test_pin_m_n_pins_that_transcript_message(self, tmp_path, workspace):
+        """`/pin m_1` pins the text of transcript message 1 (the user's first words), verbatim."""
+        with FakeOpenAI() as srv:
+            services, session = await session_on(srv, tmp_path, workspace)
+            try:
+                srv.enqueue(Reply(text="noted"))
+                await collect(session.run_turn("the release branch is release/2.3"))
+                reply = await run(session, services, "/pin m_1")
+                assert "Pinned p1 from message 1" in reply.plain()
+                assert "the release branch is release/2.3" in session.side.state.pins[0].text
+                assert (await run(session, services, "/pin m_99")).level == "warning"
+            finally:
+                await services.close()
