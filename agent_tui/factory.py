@@ -104,6 +104,7 @@ class AppServices:
         from agent_tui.extensions.skill_resume import restore
 
         await restore(session)  # the skills it had loaded are back in its system prompt
+        await session.side.restore()  # and its pins and task list
         if session.background is not None:
             await session.background.load_lost()  # the model hears which commands ended with it
         await session.repair()  # said to the user at the start of the next turn
@@ -162,7 +163,7 @@ class AppServices:
             False,
             config=config,
             policy=parent.runner.policy,
-            tool_names=definition.tools if definition is not None else None,
+            tool_names=definition.tool_names() if definition is not None else None,
             sections=sections,
             depth=depth,
         )
@@ -246,14 +247,13 @@ class AppServices:
             notice_feed=self.mcp.notices if self.mcp is not None else None,
             extra_sections=sections or (),
         )
-        # tool_search ranks and promotes through the prompt assembler, which owns deferral.
         from agent_tui.tools.env import SessionEnv
 
         shells = BackgroundShells(session_id, self.store, cfg.tools.max_background)
         prompts.status_sources.append(shells)
         services = ToolServices(
             store=self.store,
-            tools=prompts,
+            tools=prompts,  # tool_search ranks and promotes through it: it owns deferral
             sandbox=self.sandbox,
             projects=policy,
             recall_scope=cfg.store.recall_scope,

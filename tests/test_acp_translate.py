@@ -8,6 +8,7 @@ from agent_tui.acp.permission import decision_for, options_for
 from agent_tui.acp.translate import TurnUpdates
 from agent_tui.agent import events as ev
 from agent_tui.context.compaction.result import CompactResult
+from agent_tui.context.side_state import Pin, TodoItem
 from agent_tui.factory import build_services
 from agent_tui.messages import TokenUsage, ToolCall
 from agent_tui.tools.permissions import ApprovalRequest
@@ -45,6 +46,11 @@ def samples(budget) -> list[ev.AgentEvent]:
         ev.TurnFinished("hello", stop_reason="max_steps"),
         ev.HookRan("PreToolUse", "no-rm.sh", 2, 0.1, "blocked", "rm is not allowed"),
         ev.SubagentEvent("s_child", "s_x", "c9", "find the parser", ev.TextDelta("child text")),
+        ev.SideStateChanged(
+            (TodoItem("Run the tests", "in_progress", "Running the tests"),),
+            (Pin("p1", "keep the step numbers", "user"),),
+            2000,
+        ),
         ev.SubagentFinished(
             "s_child",
             "s_x",

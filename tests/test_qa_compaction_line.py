@@ -40,3 +40,12 @@ class TestWhatTheModelNowSees:
         """A summary of a short chat can keep the count (4 → 4): it still replaced turns."""
         line = compaction_line(result(4, 4, ("summarization",)), "forced")
         assert "works from 4 of 4 messages" in line and "still sees all" not in line
+
+
+class TestHandOffOffer:
+    def test_an_automatic_compaction_offers_handoff_a_manual_one_does_not(self):
+        """At the threshold (auto or blocked) the line offers /handoff instead; after /compact
+        (the user's choice) it does not."""
+        assert "/handoff [goal]" in compaction_line(result(45, 4, ("summarization",)), "auto")
+        assert "/handoff [goal]" in compaction_line(result(45, 4, ("summarization",)), "blocked")
+        assert "/handoff" not in compaction_line(result(45, 4, ("summarization",)), "forced")

@@ -124,12 +124,15 @@ def test_newest_user_messages_survive_a_summary_verbatim(workspace, tmp_path):
     write_user_config("[compaction]\ntool_clearing = false\npruning = false\n")
     model = Model(rows=120)  # steps small enough that a summary alone fits the window
     db = tmp_path / "keep.db"
-    # 8k plus the ~420 tokens wave 3 added to the built-in tools' descriptions.
-    with FakeOpenAI(window=8704, responder=model) as server:
+    # 8k plus the ~420 tokens wave 3 added to the built-in tools' descriptions and the ~200 of
+    # `todo` and `pin`.
+    with FakeOpenAI(window=8904, responder=model) as server:
         run_json(f"Please remember: the deploy code is {FACT}.", server, db, workspace)
         work = run_json("Now run the listings.", server, db, workspace, "--continue")
         done = compactions(work)
-        assert len(done) >= 2 and all(c["result"]["strategies"] == ["summarization"] for c in done)
+        assert len(done) >= 2 and all(c["result"]["strategies"] == ["summarization"] for c in done), [
+            c["result"]["strategies"] for c in done
+        ]
         last = server.requests[-1]["messages"]
         retain = next(m for m in last if "Kept verbatim" in str(m.get("content")))
         assert f"\nuser: Please remember: the deploy code is {FACT}.\n" in retain["content"]

@@ -13,16 +13,20 @@ from typing import TYPE_CHECKING, Any
 
 from acp import schema as s
 from acp.helpers import (
+    plan_entry,
     start_tool_call,
     text_block,
     tool_content,
     tool_diff_content,
     update_agent_message_text,
     update_agent_thought_text,
+    update_plan,
     update_tool_call,
 )
 
+from agent_tui import tool_decl
 from agent_tui.agent import events as ev
+from agent_tui.tools.registry import declare_builtins
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
@@ -34,21 +38,6 @@ log = logging.getLogger(__name__)
 DIFF_LIMIT = 1_000_000
 """Bytes of a file sent whole in an edit's diff; a larger file's edit is shown as our view."""
 
-KINDS: dict[str, s.ToolKind] = {
-    "read_file": "read",
-    "read_result": "read",
-    "list_dir": "read",
-    "write_file": "edit",
-    "edit_file": "edit",
-    "bash": "execute",
-    "grep": "search",
-    "glob": "search",
-    "grep_result": "search",
-    "recall": "search",
-    "tool_search": "search",
-    "compact_context": "other",
-}
-EDITS = ("write_file", "edit_file")
 
 STOP_REASONS: dict[str, s.StopReason] = {
     "done": "end_turn",
@@ -69,13 +58,21 @@ def title_of(call: ToolCall) -> str:
     """What the editor's tool card is called: the command, the path, else name and arguments."""
     from agent_tui.tools.base import short_arguments
 
+    declare_builtins()
     args = arguments_of(call)
-    if call.name == "bash" and isinstance(args.get("command"), str):
-        return args["command"].strip().splitlines()[0][:200] if args["command"].strip() else "bash"
-    if isinstance(args.get("path"), str):
-        return f"{call.name} {args['path']}"
+    if tool_decl.preview_of(call.name) == "command" and isinstance(args.get("command"), str):
+        return args["command"].strip().splitlines()[0][:200] if args["command"].strip() else call.name
+    if isinstance(path := tool_decl.path_of(call.name, args), str):
+        return f"{call.name} {path}"
     short = short_arguments(call.arguments)
     return f"{call.name} {short}".strip()
+
+
+def kind_of(name: str) -> s.ToolKind:
+    """The editor's card kind: what the tool declares, `other` for MCP and unknown tools."""
+    declare_builtins()
+    declared = tool_decl.declared(name)
+    return declared.kind if declared is not None else "other"
 
 
 def usage_update(budget: ContextBudget, cost: float | None) -> s.UsageUpdate:
@@ -114,6 +111,8 @@ class TurnUpdates:
         self.shown_calls: set[str] = set()
         """Calls the editor has a card for (started, not yet finished)."""
         self.stop_reason: s.StopReason = "end_turn"
+        self._pins_seen: set[str] = set()
+        """Pins already told to the editor (a model's new pin is said once)."""
 
     @property
     def workspace(self) -> Path:
@@ -183,6 +182,14 @@ class TurnUpdates:
             case ev.SubagentFinished(description=description, state=state, reason=why, transcript=uri):
                 said = f"{state}: {why}" if why else state
                 return [update_tool_call(event.call_id, title=f"sub-agent “{description}” {said} · {uri}")]
+            case ev.SideStateChanged(todos=todos, pins=pins):
+                # The task list is the editor's plan; a pin the model set is said in the chat.
+                fresh = [p for p in pins if p.by == "model" and p.id not in self._pins_seen]
+                self._pins_seen = {p.id for p in pins}
+                return [
+                    update_plan(plan_entry(t.content, status=t.status) for t in todos),
+                    *(notice(f"The model pinned {p.id}: {p.text} (/unpin {p.id} removes it)") for p in fresh),
+                ]
         log.warning("no ACP update for event %s", type(event).__name__)
         return []
 
@@ -191,15 +198,15 @@ class TurnUpdates:
         self.shown_calls.add(call.id)
         args = arguments_of(call)
         locations = None
-        path = self._path(args)
+        path = self._path(call.name, args)
         if path is not None:
             locations = [s.ToolCallLocation(path=str(path))]
-            if call.name in EDITS:
+            if tool_decl.checkpointed(call.name):
                 self._before[call.id] = _read_text(path)
         return start_tool_call(
             call.id,
             title_of(call),
-            kind=KINDS.get(call.name, "other"),
+            kind=kind_of(call.name),
             status="in_progress",
             locations=locations,
             raw_input=args or call.arguments,
@@ -212,8 +219,8 @@ class TurnUpdates:
             self.current_call = None
         content: list[Any] = []
         before = self._before.pop(call.id, None)
-        path = self._path(arguments_of(call))
-        if call.name in EDITS and not event.is_error and path is not None:
+        path = self._path(call.name, arguments_of(call))
+        if tool_decl.checkpointed(call.name) and not event.is_error and path is not None:
             after = _read_text(path)
             if after is not None:
                 content.append(tool_diff_content(str(path), after, before))
@@ -256,10 +263,10 @@ class TurnUpdates:
         out.extend(self.usage(force=True))
         return out
 
-    def _path(self, args: dict[str, Any]) -> Path | None:
+    def _path(self, name: str, args: dict[str, Any]) -> Path | None:
         from agent_tui.tools.workspace import PathError, resolve_path
 
-        raw = args.get("path")
+        raw = tool_decl.path_of(name, args)
         if not isinstance(raw, str):
             return None
         try:

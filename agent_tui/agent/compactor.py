@@ -108,6 +108,8 @@ class Compactor:
         self._auto_floor: int | None = None
         self._warned_fixed = False
         self._tool_tally: ConversationTally | None = None
+        self.records: list[CompactResult] = []
+        """This process's applied compactions of the session, oldest first (/context lists them)."""
         self.history_log: list[tuple[int, float, bool]] = []
         """(turn, used_fraction, compacted): one entry at the end of every turn and one after
         every compaction, for the /context sparkline."""
@@ -182,6 +184,7 @@ class Compactor:
                 on_progress=progress.put_nowait,
                 force=force,
                 transcript=transcript,
+                asked_by_user=reason == "forced",  # the model's compact_context keeps its turn's steps
             )
         )
         try:

@@ -15,6 +15,7 @@ from agent_tui.llm.errors import Kind as ProviderErrorKind
 if TYPE_CHECKING:
     from agent_tui.context.budget import ContextBudget
     from agent_tui.context.compaction import CompactResult
+    from agent_tui.context.side_state import Pin, SideState, TodoItem
     from agent_tui.messages import Outcome, ResultRef, TokenUsage, ToolCall
 
 __all__ = ["CompactionReason", "ErrorKind", "StopReason"]
@@ -278,6 +279,24 @@ class SubagentFinished(AgentEvent):
     duration: float
 
 
+@dataclass(frozen=True)
+class SideStateChanged(AgentEvent):
+    """The task list or the pins changed (the todo or pin tool, /pin, /unpin): the whole state
+    as it now is, kept beside the conversation and sent every step."""
+
+    type: ClassVar[str] = "side_state"
+    todos: tuple[TodoItem, ...]
+    """Each `{content, status, activeForm}` (Claude Code's TodoWrite shape)."""
+    pins: tuple[Pin, ...]
+    """Each `{id, text, by, source, tokens}`; `by` is `user` or `model`."""
+    pin_budget: int
+    """Tokens all pins together may take."""
+
+    @classmethod
+    def of(cls, state: SideState) -> SideStateChanged:
+        return cls(tuple(state.todos), tuple(state.pins), state.pin_budget)
+
+
 TurnEvent = (
     TurnStarted
     | BudgetMeasured
@@ -299,6 +318,7 @@ TurnEvent = (
     | HookRan
     | SubagentEvent
     | SubagentFinished
+    | SideStateChanged
 )
 """Every event a turn or a compaction emits: the closed set the TUI and `--json` must handle."""
 

@@ -31,6 +31,7 @@ from agent_tui.wire_dict import WireDict
 
 if TYPE_CHECKING:
     from agent_tui.context.budget import BudgetMeter, ContextBudget
+    from agent_tui.context.side_state import SideState
     from agent_tui.messages import Message
     from agent_tui.tokens import TokenCounter
     from agent_tui.tools.base import ToolSpec
@@ -103,7 +104,7 @@ class PromptAssembler:
         self.notice_feed = notice_feed
         """A list others append warnings to (the MCP manager's); read from where we left off."""
         self._feed_seen = 0  # a warning from before this session began is still news to it
-        self._base = PromptSection("base", base_prompt(workspace))
+        self._base = PromptSection("base", base_prompt(workspace, registry.specs()))
         self._rules, rules_problem = load_rules(workspace)
         self.extra_sections = list(extra_sections)
         self._wire: dict[Message, dict[str, Any]] = {}
@@ -114,6 +115,8 @@ class PromptAssembler:
         self._pending_notices: list[str] = []
         self.status_sources: list[StatusSource] = []
         """Parts of the per-turn status note kept by others (the background commands)."""
+        self.side: SideState | None = None
+        """The pins and the task list, each sent in its own section every step."""
         if rules_problem:
             self._notice(rules_problem)
         if SEARCH_TOOL not in registry:
@@ -158,6 +161,8 @@ class PromptAssembler:
             part = source.section()
             if part is not None:
                 out.append(part)
+        if self.side is not None:
+            out.extend(self.side.sections())
         return out
 
     # -- tools -----------------------------------------------------------------------------

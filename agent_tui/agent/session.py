@@ -24,6 +24,7 @@ from agent_tui.agent.compactor import Compactor
 from agent_tui.agent.history import SessionHistory
 from agent_tui.agent.lost_writes import STORAGE
 from agent_tui.agent.session_compaction import SessionCompaction
+from agent_tui.agent.side_keeper import SideKeeper
 from agent_tui.agent.step import step
 from agent_tui.agent.tool_runner import ToolRunner
 from agent_tui.agent.turn import NextStep, RetryStep, StepOutcome, TurnOver, TurnState
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     from agent_tui.hooks.runner import HookRunner
     from agent_tui.llm.provider import Provider
     from agent_tui.models import ModelLimits
+    from agent_tui.permission_modes import PermissionMode
     from agent_tui.permission_rules import AllowRule, Tier
     from agent_tui.reasoning import ReasoningSettings
     from agent_tui.store import Store
@@ -109,6 +111,17 @@ class AgentSession:
         self._hooks_started = False  # SessionStart fires before the first prompt
         self.background: BackgroundShells | None = None
         """Its background commands (tools/background.py); they end with the session."""
+        self.side = SideKeeper(runner.services.side, store, session_id, meter.counter, config, runner.policy)
+        """The task list and pins, beside the history (agent/side_keeper.py)."""
+        prompts.side = self.side.state
+
+    @property
+    def mode(self) -> PermissionMode:
+        """The permission mode Shift+Tab cycles (permission_modes.py)."""
+        return self.runner.policy.mode
+
+    def set_mode(self, mode: PermissionMode) -> None:
+        self.side.set_mode(mode)
 
     @property
     def history(self) -> list[Message]:

@@ -9,6 +9,8 @@ becomes a view, the conversation is compacted at the trigger and always at the b
 
 from __future__ import annotations
 
+import json
+import logging
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -19,8 +21,11 @@ if TYPE_CHECKING:
     from agent_tui.agent.history import SessionHistory
     from agent_tui.config import Config
     from agent_tui.context.budget import ContextBudget
+    from agent_tui.context.compaction import CompactResult
     from agent_tui.hooks.runner import HookRunner
     from agent_tui.store import Store
+
+log = logging.getLogger(__name__)
 
 Measure = Callable[..., "ContextBudget"]
 """The session's `measure(with_status=…)`: it also sets the request parts of the next request."""
@@ -78,8 +83,19 @@ class SessionCompaction:
         assert outcome is not None  # the compactor's last item
         if outcome.result.applied:
             await self.record.adopt(outcome.history, snapshot=snapshot)
+            await self._keep_record(outcome.result)
         for event in self.compactor.finished(outcome.result, self.measure(with_status=False), turn):
             yield event
+
+    async def _keep_record(self, result: CompactResult) -> None:
+        """Store what this compaction did (/context lists it; a resumed session still has it)."""
+        self.compactor.records.append(result)
+        if self.store is None:
+            return
+        try:
+            await self.store.side.add_compaction(self.session_id, json.dumps(result.to_json()))
+        except Exception:
+            log.exception("storing the compaction record failed; /context still lists it")
 
     async def forced(
         self, config: Config, turn: int, instructions: str | None, reason: ev.CompactionReason

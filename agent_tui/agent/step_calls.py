@@ -82,6 +82,8 @@ async def run_calls(
         yield ev.ToolCallFinished(
             call, run.ref, run.is_error, run.summary, run.message.content or "", run.duration, run.outcome
         )
+        if runner.services.side.take_changed():
+            yield ev.SideStateChanged.of(runner.services.side)
         if run.notice:
             yield ev.Notice(run.notice, code="denied" if run.denied else "info")
         if run.denied and deny_ends_turn:

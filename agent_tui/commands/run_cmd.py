@@ -25,6 +25,7 @@ from agent_tui.commands.common import (
     run_headless,
     sandbox_notice,
 )
+from agent_tui.permission_modes import PermissionMode, parse_mode
 
 if TYPE_CHECKING:
     from agent_tui.messages import ResultRef
@@ -66,6 +67,8 @@ async def _run(
     db: Path | None,
     instructions: str | None = None,
     output_format: str = "text",
+    mode: PermissionMode = "default",
+    handoff: bool = False,
 ) -> int:
     import asyncio
 
@@ -95,6 +98,21 @@ async def _run(
             fail(str(exc), 2)
         except StoreError as exc:  # another live process has the session open
             fail(str(exc), 1)
+        if handoff:  # --handoff: the prompt runs in a new session seeded from this one
+            from agent_tui.agent.handoff import hand_off
+
+            session = await services.resume_session(await hand_off(services.store, session, prompt), yes=yes)
+            _stderr(f"agent-tui: handed off to session {session.session_id}")
+        session.set_mode(mode)
+        from agent_tui.commands.run_slash import command_reply
+
+        reply = await command_reply(services, session, prompt)  # `run "/cost"`: no model call
+        if reply is not None:
+            if as_json:
+                _emit({"type": "command", "title": reply.title, "text": reply.plain(), "level": reply.level})
+            else:
+                sys.stdout.write(reply.plain().rstrip() + "\n")
+            return 0 if reply.level == "info" else 1
         final_text, failed, stop_reason = "", False, "done"
         refs: list[ResultRef] = []
         claude = None  # --output-format json|stream-json: Claude Code's shapes (claude_format.py)
@@ -257,6 +275,16 @@ def run(
         "text", "--output-format", help="text, json or stream-json: what `claude -p` prints (see README)."
     ),
     resume: str | None = typer.Option(None, "--resume", "-r", help="Resume this session (as --session)."),
+    handoff: bool = typer.Option(
+        False,
+        "--handoff",
+        help="With -c/-s: continue in a new session seeded from it (summary for PROMPT, pins, tasks, refs).",
+    ),
+    permission_mode: str = typer.Option(
+        "default",
+        "--permission-mode",
+        help="default, accept-edits or plan (read-only: edits and commands refused).",
+    ),
 ) -> None:
     """Run one turn without the TUI and print the answer."""
 
@@ -268,6 +296,9 @@ def run(
         fail("no prompt given (pass PROMPT, or `-` to read stdin)", 2)
     reasoning = _effort_or_fail(effort)
     output_format = _output_format_or_fail(output_format, as_json)
+    mode = parse_mode(permission_mode)
+    if mode is None:
+        fail(f"--permission-mode must be default, accept-edits or plan, got {permission_mode!r}", 2)
     session = session or resume
     loaded = load_or_fail(
         model_overrides(model, api_base, context_window, max_output_tokens, db, sandbox),
@@ -289,6 +320,8 @@ def run(
             compact_first=compact,
             db=db,
             output_format=output_format,
+            mode=mode,
+            handoff=handoff,
         )
     )
     raise typer.Exit(code)

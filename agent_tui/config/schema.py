@@ -160,6 +160,13 @@ class CompactionSettings:
             range=Range(0, 100_000_000, unit="tokens"),
         ),
     )
+    pin_budget_tokens: int = field(
+        default=2000,
+        metadata=spec(
+            "Tokens all pins together may take (/pin, the pin tool); sent in every request.",
+            range=Range(0, 100_000_000, unit="tokens"),
+        ),
+    )
     tool_clearing: bool = field(
         default=True, metadata=spec("Strategy 1 of the chain (cheapest first): clear old tool outputs.")
     )

@@ -38,6 +38,7 @@ from agent_tui.store.recall import START_DELAY
 from agent_tui.store.refs import build_uri, parse_ref
 from agent_tui.store.results import ResultStore
 from agent_tui.store.sessions import SessionStore
+from agent_tui.store.side_state import SideStore
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +82,8 @@ class Store:
         self.leases = LeaseStore(db)
         self.background = BackgroundLog(db)
         """Background commands per session (told to a resumed session when they were lost)."""
+        self.side = SideStore(db)
+        """Each session's task list and pins (kept beside the conversation)."""
         self.transcript = TranscriptStore(db)
         """Transcript ranges (`m_12-340`) read and grepped, and recall over the conversation."""
         self._closed = False

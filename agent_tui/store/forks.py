@@ -23,6 +23,7 @@ from agent_tui.store.db import Database
 from agent_tui.store.errors import StoreError
 from agent_tui.store.models import SessionInfo
 from agent_tui.store.sessions import SessionStore
+from agent_tui.store.side_state import SideStore
 
 MAX_DEPTH = 32
 """Forks of forks followed when a ref is resolved (a cycle cannot exist; this bounds the walk)."""
@@ -81,6 +82,7 @@ async def fork_session(
         # It may end on a rewind note, which is not copied: it then covers the copies before it.
         covered = max((seq for seq, *_ in rows if seq <= snapshot[2]), default=0)
         await sessions.save_snapshot(info.id, messages, snapshot[1], covered)
+    await SideStore(db).copy(source_id, info.id)  # the pins and the task list go with it
     return await sessions.get(info.id)
 
 
@@ -98,3 +100,14 @@ async def ancestors(db: Database, session_id: str) -> list[str]:
         if current is not None:
             out.append(current)
     return out
+
+
+async def continue_from(db: Database, session_id: str, source_id: str) -> None:
+    """Mark `session_id` as continuing `source_id` (a hand-off): its outputs then resolve by
+    their short ids from the new session, as a fork's do."""
+    last = await db.fetchone("SELECT COALESCE(MAX(seq), 0) FROM messages WHERE session_id = ?", (source_id,))
+    async with db.write() as conn:
+        await conn.execute(
+            "UPDATE sessions SET forked_from = ?, forked_at = ? WHERE id = ?",
+            (source_id, int(last[0]) + 1 if last else 1, session_id),
+        )

@@ -197,6 +197,23 @@ async def forked_from(conn: aiosqlite.Connection) -> None:
     await conn.execute("ALTER TABLE sessions ADD COLUMN forked_at INTEGER")
 
 
+async def side_state(conn: aiosqlite.Connection) -> None:
+    """The task list, the pins and the compaction records, kept beside the conversation
+    (store/side_state.py). `IF NOT
+    EXISTS`: a test re-runs the migrations from recall_stemming on on an older file."""
+    await conn.execute("""CREATE TABLE IF NOT EXISTS side_state (
+        session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+        todos TEXT NOT NULL DEFAULT '[]',
+        pins TEXT NOT NULL DEFAULT '[]',
+        mode TEXT NOT NULL DEFAULT 'default',
+        updated REAL NOT NULL)""")
+    await conn.execute("""CREATE TABLE IF NOT EXISTS compaction_records (
+        id INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        created REAL NOT NULL,
+        record TEXT NOT NULL)""")
+
+
 Migration = tuple[str, Callable[[aiosqlite.Connection], Awaitable[None]]]
 MIGRATIONS: list[Migration] = [
     ("initial_schema", initial_schema),
@@ -207,7 +224,8 @@ MIGRATIONS: list[Migration] = [
     ("session_parents", session_parents),
     ("background_commands", background_commands),
     ("forked_from", forked_from),
-    ("recall_stemming", recall_stemming),  # last: a test re-runs it on an older file
+    ("recall_stemming", recall_stemming),  # a test re-runs the list from here on an older file
+    ("side_state", side_state),
 ]
 
 

@@ -17,6 +17,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_tui import tool_decl
+from agent_tui.permission_modes import PermissionMode, plan_refusal
 from agent_tui.permission_rules import (
     AllowRule,
     RuleError,
@@ -35,7 +37,7 @@ from agent_tui.tools.approval_request import (
     headless_approver,
 )
 from agent_tui.tools.prefixes import suggest_prefix
-from agent_tui.tools.protected import PATH_TOOLS, protected_reason
+from agent_tui.tools.protected import protected_reason
 from agent_tui.tools.verdict import Verdict
 
 if TYPE_CHECKING:
@@ -77,6 +79,8 @@ class PermissionPolicy:
         self.approver = approver or headless_approver(yes)
         self.sandbox = sandbox
         self.rules = RuleSet()
+        self.mode: PermissionMode = "default"
+        """Shift+Tab's mode (permission_modes.py): plan refuses, accept edits allows file edits."""
         self._lock = asyncio.Lock()
         self._projects: dict[str, bool] = {}
         """Other projects whose stored outputs this session was allowed (True) or denied."""
@@ -118,13 +122,19 @@ class PermissionPolicy:
         """Whether the call may run; the detail is the message for the model when not."""
         if not spec.mutates:
             return Verdict(True, "read_only", "does not change anything")
+        if self.mode == "plan":
+            return Verdict(False, "plan_mode", plan_refusal(tool_name))
         sandbox = self.sandbox
         if sandbox is not None and sandbox.active:
             refusal = sandbox_refusal(sandbox, tool_name, args, workspace)
             if refusal:
                 return Verdict(False, "sandbox_refused", refusal)
-        if tool_name in PATH_TOOLS and (why := protected_reason(workspace, args.get("path"))):
+        if tool_decl.checkpointed(tool_name) and (
+            why := protected_reason(workspace, tool_decl.path_of(tool_name, args))
+        ):
             return await self._decide_protected(tool_name, args, workspace, why)
+        if self.mode == "accept_edits" and tool_decl.checkpointed(tool_name):
+            return Verdict(True, "accept_edits", "allowed: accept-edits mode")
         if sandbox is not None and sandbox.active:
             # Any truthy value: the registry lets only booleans through, and a caller that
             # skipped it must not find a spelling that runs unsandboxed unasked.

@@ -21,7 +21,6 @@ from agent_tui import paths
 from agent_tui.tools.workspace import within
 
 RULES_FILES = frozenset({"agents.md", "agent.md", "claude.md"})
-PATH_TOOLS = frozenset({"write_file", "edit_file"})
 
 
 def _within(path: Path, folder: Path) -> bool:

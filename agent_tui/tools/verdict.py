@@ -25,13 +25,17 @@ VerdictReason = Literal[
     "unsandboxed_allowed",
     "unsandboxed_denied",
     "unsandboxed_unasked",
+    "plan_mode",
+    "accept_edits",
 ]
 """read_only: the tool changes nothing. sandbox_refused: the sandbox's write rules refuse the
 path. sandboxed: auto_approve lets a sandboxed command run. rule: an allow rule (any tier) covers
 it. yes_flag: --yes. asked_*: the approver allowed it once, for the session, or from now on.
 denied_by_user / denied_with_hint: the approver refused, without or with a hint for the model.
 protected_*: a protected path, allowed or refused (asked every time). unsandboxed_*: a rerun
-outside the sandbox, allowed, refused, or refused because nobody can be asked."""
+outside the sandbox, allowed, refused, or refused because nobody can be asked. plan_mode: plan
+mode refused a call that changes something, unasked. accept_edits: accept-edits mode let a file
+edit run unasked."""
 
 
 @dataclass(frozen=True)

@@ -44,4 +44,8 @@ def compaction_line(result: Any, reason: str | None) -> str:
     if not result.reached_target:
         line += " Still over the target"
         line += f": {result.reason}." if result.reason else "."
+    if getattr(result, "record", None) is not None:
+        line += " /context lists what it cleared and summarised, by ref."
+    if reason in ("auto", "blocked"):
+        line += " /handoff [goal] continues in a fresh session instead (summary, pins, task list, refs back)."
     return line

@@ -81,6 +81,8 @@ class TabController:
         self.compaction_steps: list[str] = []
         self.compaction_reason: str | None = None
         self.compaction_line = ""
+        self.side_state: ev.SideStateChanged | None = None
+        """The task list and pins last shown (what a change is told against)."""
 
     # -- user actions ----------------------------------------------------------------------------
 
@@ -241,6 +243,11 @@ class TabController:
                 return [op.ChildEvent(event)]
             case ev.SubagentFinished():
                 return [op.ChildEvent(event)]
+            case ev.SideStateChanged():
+                from agent_tui.ui.side_lines import side_lines
+
+                said, self.side_state = side_lines(event, self.side_state), event
+                return [op.AddEntry(NoticeEntry(line)) for line in said]
             case _:
                 assert_never(event)
 

@@ -14,12 +14,14 @@ from typing import TYPE_CHECKING
 
 from .clearing import clear_tool_outputs
 from .pruning import prune
+from .record import CompactionRecord, StrategyRecord, strategy_record, summary_text
 from .result import LABELS, CompactionPlan, CompactResult, format_tokens
 from .shape import inflight_start, newest_user_index
-from .summarize import estimate_tokens, summarize
+from .summarize import estimate_tokens, reserve_for, summarize
 from .summary_prompt import Summarizer, SummaryFailed, build_instructions, model_name
 from .transcript import LINE_TOKENS, TranscriptIndex, name_dropped
 from .truncation import truncate
+from .turn_steps import shrink_turn_views
 
 if TYPE_CHECKING:
     from agent_tui.config import CompactionSettings
@@ -71,12 +73,14 @@ async def compact(
     on_progress: Callable[[str], None] | None = None,
     force: bool = False,
     transcript: TranscriptIndex | None = None,
+    asked_by_user: bool = False,
 ) -> tuple[list[Message], CompactResult]:
     """Compact `messages` (the conversation, without the system prompt) so that it plus
     `fixed_tokens` comes under `target_tokens`. Returns the new list (the original list when
     the result is not applied) and what was done. With `transcript` (where the history sits in
     the stored transcript), each summary or truncation note ends with the line naming the range
-    of messages it replaced."""
+    of messages it replaced. `asked_by_user` (`/compact <instructions>` between turns): the
+    summary covers the last turn too when nothing older is left, so the instructions are used."""
     started = time.perf_counter()
     original = list(messages)
     plan = CompactionPlan.build(
@@ -115,6 +119,9 @@ async def compact(
             target_tokens=target_tokens,
             fixed_tokens=fixed_tokens,
             replaced=_replaced(original, current, transcript) if applied else None,
+            instructions=(instructions or "").strip(),
+            unused=_unused(instructions, ran, reasons),
+            record=_record(original, current, records) if applied else None,
         )
 
     def named(before_step: list[Message], after_step: list[Message]) -> tuple[list[Message], int]:
@@ -135,6 +142,10 @@ async def compact(
     # Forced with no summary to come: the cheap strategies go as far as they can instead.
     cheap_plan = plan.unbounded() if force and not will_summarise else plan
     current, total, ran, model = original, before, [], None
+    records: list[StrategyRecord] = []
+
+    def note(name: str, was: list[Message], was_tokens: int) -> None:
+        records.append(strategy_record(name, was, current, (was_tokens, total), transcript))
 
     for name, strategy in CHEAP:
         if not getattr(settings, name) or total <= cheap_plan.conversation_budget:
@@ -142,8 +153,21 @@ async def compact(
         progress(LABELS[name])
         outcome = strategy(current, cheap_plan, counter)
         if outcome.changed:
+            was, was_tokens = current, total
             current, total = outcome.messages, outcome.tokens
             ran.append(name)
+            note(name, was, was_tokens)
+
+    if settings.tool_clearing and (total > budget or (force and will_summarise)):
+        # The turn in flight keeps its steps: its older outputs' views shrink (refs kept) so
+        # the strategies below never have to summarise or drop a step of it.
+        shrunk = shrink_turn_views(current, counter, budget - reserve_for(current, plan))
+        if shrunk is not None and shrunk is not current:
+            was, was_tokens = current, total
+            current, total = shrunk, counter.count_messages(shrunk)
+            note("tool_clearing", was, was_tokens)
+            if "tool_clearing" not in ran:
+                ran.append("tool_clearing")
 
     if will_summarise and (total > budget or force):
         text = build_instructions(settings, instructions)
@@ -151,29 +175,41 @@ async def compact(
             progress(LABELS["summarization"])
             try:
                 outcome = await summarize(
-                    current, plan, counter, candidate, instructions=text, on_progress=progress
+                    current,
+                    plan,
+                    counter,
+                    candidate,
+                    instructions=text,
+                    on_progress=progress,
+                    everything=asked_by_user and bool((instructions or "").strip()),
                 )
             except SummaryFailed as exc:
                 log.warning("summary by %s failed: %s", model_name(candidate), exc)
                 reasons.append(f"summary by {model_name(candidate)} failed ({exc})")
                 continue
             if outcome.changed:
+                was, was_tokens = current, total
                 current, total = named(current, outcome.messages)
                 ran.append("summarization")
+                note("summarization", was, was_tokens)
                 model = outcome.model
-            elif total > budget:
+            elif total > budget or instructions:
                 reasons.extend(outcome.notes)
             break
-    elif settings.summarization and total > budget:
+    elif settings.summarization and (total > budget or instructions):
         reasons.append("no summariser was available")
+    elif instructions and not settings.summarization:
+        reasons.append("summaries are off ([compaction] summarization = false)")
 
     if total > budget:
         if settings.truncation:
             progress(LABELS["truncation"])
             outcome = truncate(current, plan, counter)
             if outcome.changed:
+                was, was_tokens = current, total
                 current, total = named(current, outcome.messages)
                 ran.append("truncation")
+                note("truncation", was, was_tokens)
         else:
             reasons.append("truncation is disabled")
 
@@ -198,6 +234,23 @@ async def compact(
             reasons.append("the enabled strategies could not free enough")
     log.info("compaction: %d → %d tokens (%s)", before, after, ", ".join(ran))
     return result(current, after, ran, model, True)
+
+
+def _record(
+    original: list[Message], current: list[Message], records: list[StrategyRecord]
+) -> CompactionRecord:
+    """The record of an applied compaction: each strategy's items, what stayed, the summary."""
+    before = {m.id for m in original}
+    new = [m for m in current if m.id not in before]
+    kept = sum(1 for m in current if m.id in before)
+    return CompactionRecord(tuple(records), kept, summary_text(new))
+
+
+def _unused(instructions: str | None, ran: list[str], reasons: list[str]) -> str:
+    """Why `/compact <instructions>` made no summary to follow them ("" when it made one)."""
+    if not (instructions or "").strip() or "summarization" in ran:
+        return ""
+    return "; ".join(dict.fromkeys(reasons)) or "no summary was made"
 
 
 def _replaced(

@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from agent_tui.config import CompactionSettings
     from agent_tui.messages import Message
 
+    from .record import CompactionRecord
+
 LABELS: dict[str, str] = {
     "tool_clearing": "tool clearing",
     "pruning": "pruning",
@@ -163,6 +165,12 @@ class CompactResult:
     """System prompt + tool descriptions, included in the token figures above."""
     replaced: tuple[int, int] | None = None
     """Transcript messages (first, last) taken out of the window, readable as `m_<a>-<b>`."""
+    instructions: str = ""
+    """What `/compact <instructions>` (or compact_context) asked the summary to follow."""
+    unused: str = ""
+    """Why those instructions went unused (no summary was made); empty when they were used."""
+    record: CompactionRecord | None = None
+    """What each strategy cleared, condensed, summarised or dropped, by ref (record.py)."""
 
     @property
     def freed(self) -> int:
@@ -171,7 +179,7 @@ class CompactResult:
     def describe(self) -> str:
         """The chat line: `Compacted 182k → 41k tokens (tool clearing, summary; 900 → 40 messages) in 3.2 s`."""
         if not self.applied:
-            return f"Compaction skipped: {self.reason or 'nothing to compact'}"
+            return f"Compaction skipped: {self.reason or 'nothing to compact'}{self._instructions_note()}"
         labels = ", ".join(LABELS.get(s, s) for s in self.strategies)
         before, after = _distinct(self.tokens_before, self.tokens_after)
         messages = f"; {self.messages_before} → {self.messages_after} messages"
@@ -180,7 +188,15 @@ class CompactResult:
             line += f"; still over the {format_tokens(self.target_tokens)} target"
             if self.reason:
                 line += f": {self.reason}"
-        return line
+        return line + self._instructions_note()
+
+    def _instructions_note(self) -> str:
+        """Whether the summary followed the user's instructions: never left unsaid."""
+        if not self.instructions:
+            return ""
+        if self.unused:
+            return f"; your instructions were not used: {self.unused}"
+        return "; the summary follows your instructions"
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -197,4 +213,7 @@ class CompactResult:
             "target_tokens": self.target_tokens,
             "fixed_tokens": self.fixed_tokens,
             "replaced": list(self.replaced) if self.replaced else None,
+            "instructions": self.instructions,
+            "instructions_unused": self.unused,
+            "record": self.record.to_json() if self.record is not None else None,
         }

@@ -92,6 +92,26 @@ def choose_split(messages: list[Message], plan: CompactionPlan, counter: TokenCo
     return Split(head, tail, context)
 
 
+def split_all(messages: list[Message]) -> Split:
+    """What an explicit summary request (`/compact <instructions>`) summarises when the last
+    turns would otherwise stay whole: everything but the newest user message, its final answer
+    and the step in flight."""
+    n = len(messages)
+    n_sys = leading_system(messages)
+    newest = newest_user_index(messages)
+    inflight = inflight_start(messages)
+    keep: set[int] = set()
+    if newest is not None:
+        keep.add(newest)
+    if inflight is not None:
+        keep.update(range(inflight, n))
+    elif n and messages[-1].role == "assistant" and (newest is None or newest < n - 1):
+        keep.add(n - 1)
+    head = tuple(i for i in range(n_sys, n) if i not in keep)
+    context = tuple(sorted({*head, newest})) if newest is not None and head and head[-1] > newest else head
+    return Split(head, tuple(sorted(keep)), context)
+
+
 def retain_message(
     summarised: list[Message], retain: str, counter: TokenCounter, budget: int, user_tokens: int = 0
 ) -> Message:
@@ -148,12 +168,22 @@ async def summarize(
     *,
     instructions: str,
     on_progress: Callable[[str], None] | None = None,
+    everything: bool = False,
 ) -> StrategyOutcome:
-    """Replace the old part with a retain block and a summary. Raises `SummaryFailed`."""
+    """Replace the old part with a retain block and a summary. Raises `SummaryFailed`. With
+    `everything` (the user asked for a summary), the last turns are summarised too when
+    nothing older is left."""
     total = counter.count_messages(messages)
     split = choose_split(messages, plan, counter, reserve_for(messages, plan))
+    if not split.head and everything:
+        split = split_all(messages)
     if not split.head:
-        return StrategyOutcome(messages, 0, total, notes=("nothing old enough to summarise",))
+        note = (
+            "nothing before the newest message to summarise"
+            if everything
+            else "nothing old enough to summarise"
+        )
+        return StrategyOutcome(messages, 0, total, notes=(note,))
     progress = on_progress or (lambda _label: None)
     retain, summary = await summarise_history(
         summarizer,

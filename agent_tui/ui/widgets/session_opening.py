@@ -28,8 +28,8 @@ async def entries_to_show(services: AppServices, session: AgentSession) -> list[
     """The whole transcript (what the user saw), not the compacted history the model gets; a
     notice at the end says when the two differ."""
     history = session.history
-    compacted = any(m.kind in ("summary", "retain") for m in history)
-    if not compacted:
+    said = compacted_notice(history)
+    if said is None:
         return transcript.entries_from_history(history)
     try:
         whole = await services.store.sessions.transcript(session.session_id)
@@ -37,12 +37,27 @@ async def entries_to_show(services: AppServices, session: AgentSession) -> list[
         log.warning("could not read the transcript of %s", session.session_id, exc_info=True)
         return transcript.entries_from_history(history)
     entries = transcript.entries_from_history(whole)
-    entries.append(
-        NoticeEntry(
-            "Compacted earlier: the model sees a summary of the turns above (/context shows what it holds)."
-        )
-    )
+    entries.append(NoticeEntry(said))
     return entries
+
+
+def compacted_notice(history: Sequence[Message]) -> str | None:
+    """What a resumed chat says about the compacted history the model gets, naming only what
+    is there (a summary only when one exists); None when nothing was compacted."""
+    kinds: set[str] = {m.kind for m in history}
+    if any(m.kind == "note" and (m.content or "").startswith("[Context note: ") for m in history):
+        kinds.add("dropped")
+    cleared = any(m.role == "tool" and (m.content or "").startswith("[tool output trimmed") for m in history)
+    parts = []
+    if "summary" in kinds:
+        parts.append("a summary of the turns above")
+    elif "dropped" in kinds or "retain" in kinds:
+        parts.append("a note in place of the older turns (no summary)")
+    if cleared:
+        parts.append("older tool outputs cleared to refs")
+    if not parts and "retain" not in kinds:
+        return None
+    return f"Compacted earlier: the model sees {' and '.join(parts)} (/context shows what it holds)."
 
 
 async def read_only(services: AppServices, session_id: str) -> tuple[list[Entry], str]:

@@ -35,6 +35,7 @@ from agent_tui.ui.widgets import session_opening as opening
 from agent_tui.ui.widgets.chat import ChatPane
 from agent_tui.ui.widgets.find_bar import FindBar
 from agent_tui.ui.widgets.meter import ContextMeter
+from agent_tui.ui.widgets.mode_line import ModeLine
 from agent_tui.ui.widgets.prompt import PromptArea, PromptInput
 from agent_tui.ui.widgets.status import NoModelPanel, QueuePanel, WorkingLine
 from agent_tui.ui.widgets.tab_host import TabHost
@@ -62,6 +63,7 @@ class SessionView(TabOpening, TabKeys, TabHost, Vertical):
     BINDINGS: ClassVar = [
         Binding("ctrl+b", "to_background", "to background", show=False),
         Binding("ctrl+f", "find", "find in chat", key_display="^F", show=False),
+        Binding("shift+tab", "cycle_mode", "mode: default → accept edits → plan", show=False),
     ]
 
     @dataclasses.dataclass
@@ -111,9 +113,20 @@ class SessionView(TabOpening, TabKeys, TabHost, Vertical):
         yield NoModelPanel(id="no-model")
         yield WorkingLine(id="working")
         yield QueuePanel(id="queue")
+        yield ModeLine(id="mode")
         yield ContextMeter(id="meter")
         yield FindBar(id="find")
         yield PromptArea(id="prompt-area")
+
+    def action_cycle_mode(self) -> None:
+        """Shift+Tab: default → accept edits → plan (permission_modes.py); the line shows it."""
+        if self.session is None:
+            return
+        from agent_tui.permission_modes import next_mode
+
+        self.session.set_mode(next_mode(self.session.mode))
+        self.query_one(ModeLine).show_mode(self.session.mode)
+        self.run_worker(self.session.side.save(), group="mode", exit_on_error=False)  # resumed with it
 
     @property
     def busy(self) -> bool:

@@ -20,6 +20,7 @@ from agent_tui.store.leases import SessionBusy
 from agent_tui.ui.command_output import show
 from agent_tui.ui.transcript import NoticeEntry
 from agent_tui.ui.widgets import session_opening as opening
+from agent_tui.ui.widgets.mode_line import ModeLine
 from agent_tui.ui.widgets.status import NoModelPanel
 
 if TYPE_CHECKING:
@@ -89,6 +90,7 @@ class TabOpening(_Tab):
         if session.background is not None and self._tasks_changed not in session.background.listeners:
             session.background.listeners.append(self._tasks_changed)
         self.query_one(NoModelPanel).display = False
+        self.query_one(ModeLine).show_mode(session.mode)  # a resumed session keeps its mode
         self.meter.cost_line = None
         if keep_chat and old is not None and old.session_id == session.session_id:
             await self.chat.add(NoticeEntry(f"Model: {session.model}"))

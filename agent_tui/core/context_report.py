@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent.subagent_calls import window_share
 from agent_tui.tools.base import short_arguments
@@ -108,6 +108,10 @@ class ContextReport:
     images: tuple[int, int, str | None] = (0, 0, None)
     """Pictures in the conversation: how many, their estimated tokens (part of `conversation`),
     and which provider's rule counted them (agent_tui/images.py)."""
+    side: tuple[str, ...] = ()
+    """The pins with their tokens and the task list (kept beside the conversation)."""
+    compactions: tuple[str, ...] = ()
+    """This run's compactions of the session, each with what it cleared, summarised or dropped."""
 
     def images_line(self) -> str | None:
         """The "Images" line: how many pictures the conversation sends and what they count for."""
@@ -198,7 +202,38 @@ def build_report(session: AgentSession, budget: ContextBudget) -> ContextReport:
         reasoning_output=usage.reasoning
         or sum(m.reasoning.tokens for m in session.history if m.reasoning is not None),
         images=images_in(session.history, session.meter.counter.model),
+        side=tuple(session.side.state.describe_lines()),
+        compactions=tuple(
+            earlier_lines(session.side.earlier_compactions) + compaction_lines(session.compactor.records)
+        ),
     )
+
+
+def earlier_lines(stored: Sequence[dict[str, Any]]) -> list[str]:
+    """Compactions of earlier runs, from their stored records (a resumed session)."""
+    lines = [f"Compactions in earlier runs ({len(stored)}):"] if stored else []
+    for n, data in enumerate(stored, 1):
+        strategies = ", ".join(data.get("strategies") or [])
+        lines.append(f"  {n}. {data.get('tokens_before')} → {data.get('tokens_after')} tokens ({strategies})")
+        for item in (data.get("record") or {}).get("strategies") or []:
+            if item.get("replaced"):
+                lines.append(f"     {item['name']}: {item['replaced']}")
+            lines += [f"     ref={ref} — {label}" for ref, label in item.get("labels") or []]
+    return lines
+
+
+def compaction_lines(results: Sequence[Any]) -> list[str]:
+    """`Compactions:` and each one's record, indented: the refs read_result brings back."""
+    lines = (
+        [f"Compactions this run ({len(results)}; read_result(ref_id=…) reads any item back):"]
+        if results
+        else []
+    )
+    for n, result in enumerate(results, 1):
+        lines.append(f"  {n}. {result.describe()}")
+        if result.record is not None:
+            lines += [f"     {line}" for line in result.record.lines() if not line.startswith("summary: ")]
+    return lines
 
 
 def images_in(history: Sequence[Message], model: str | None) -> tuple[int, int, str | None]:
