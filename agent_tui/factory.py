@@ -229,7 +229,7 @@ class AppServices:
         )
         hooks = self._hook_runner(session_id)
         if policy is None:  # a child shares its parent's policy, already answering for hooks
-            policy = PermissionPolicy(cfg.allow_tiers(), approver=approver, yes=yes, sandbox=self.sandbox)
+            policy = PermissionPolicy.of_config(cfg, approver=approver, yes=yes, sandbox=self.sandbox)
             from agent_tui.hooks.approval import hooked_approver
 
             # Hooks' permissionDecision and custom commands' allowed-tools answer through it.

@@ -14,6 +14,7 @@ def isolated_home(tmp_path, monkeypatch):
     home = tmp_path / "agent-tui-home"
     monkeypatch.setenv("AGENT_TUI_HOME", str(home))
     monkeypatch.delenv("AGENT_TUI_MODEL", raising=False)
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)  # Claude Code's own settings stay out
     return home
 
 

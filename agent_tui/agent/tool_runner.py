@@ -177,14 +177,16 @@ class ToolRunner:
                 tool, args = prepared
         if tool.spec.mutates and ask and (failure := await _cannot_apply(call.name, args, self.workspace)):
             return self._finish(call, ToolOutput.error(failure), started)  # nothing to approve
-        if (tool.spec.mutates and ask) or permission == "ask":  # ask=False: the user's own `!cmd`
+        checked = ask and self.policy.may_ask(tool.spec.mutates)  # deny/ask rules cover reads too
+        if checked or permission == "ask":  # ask=False: the user's own `!cmd`
             from agent_tui.hooks.approval import deciding
 
             with deciding(permission) as decided:
-                allowed, message = True, ""
-                if tool.spec.mutates and ask:
+                allowed, message, by_rule = True, "", False
+                if checked:
                     verdict = await self.policy.decide(call.name, args, tool.spec, self.workspace)
                     allowed, message = verdict.allowed, verdict.detail
+                    by_rule = verdict.reason == "denied_by_rule"
                 if allowed and permission == "ask" and not decided.asked:
                     from agent_tui.hooks import tool_hooks
 
@@ -193,8 +195,10 @@ class ToolRunner:
             started = time.monotonic()
             if not allowed:
                 run = self._finish(call, ToolOutput(text=message, is_error=True, summary="denied"), started)
+                # A deny rule answered for the user: the model is told and goes on (Claude Code's
+                # way); a refusal the user gave ends the turn when deny_ends_turn says so.
                 return replace(
-                    run, message=replace(run.message, outcome="denied"), notice=message, denied=True
+                    run, message=replace(run.message, outcome="denied"), notice=message, denied=not by_rule
                 )
         target, before_ref = await self._checkpoint_before(call, args)
         try:

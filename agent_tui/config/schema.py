@@ -198,7 +198,23 @@ class ToolsSettings:
         default_factory=list,
         metadata=spec(
             'Tools and commands allowed without asking: "tool", or "bash:PREFIX" (a trailing * globs).',
-            "A bash rule never covers chained commands (;, &&, |, $(…), redirections).",
+            "A bash rule never covers chained commands (;, &&, |, $(…), redirections). A file "
+            'tool takes a path glob ("edit_file:src/**"), web_fetch a domain ("web_fetch:'
+            'docs.python.org"); Claude Code\'s syntax works too ("Bash(git status:*)", "Edit(src/**)").',
+        ),
+    )
+    ask: list[str] = field(
+        default_factory=list,
+        metadata=spec(
+            "Rules (as in allow) that always ask first, even when an allow rule or a session "
+            "answer covers the call, and even for tools that only read.",
+        ),
+    )
+    deny: list[str] = field(
+        default_factory=list,
+        metadata=spec(
+            'Rules (as in allow) refused without asking, even with --yes ("read_file:.env", '
+            '"Read(./secrets/**)", "bash:rm"). Checked before ask and allow.',
         ),
     )
     bash_timeout: float = field(
@@ -482,6 +498,10 @@ class Provenance:
     """The folder is trusted: its sub-agent definitions (.agent-tui/agents, .claude/agents) load."""
     rule_tiers: tuple[tuple[str, Tier], ...] = ()
     """Each `[tools] allow` rule with the file tier it came from (user, project or local)."""
+    extra_rules: tuple[tuple[str, str, Tier], ...] = ()
+    """`(kind, rule, tier)` for `[tools] ask` / `deny` and Claude Code's settings.json rules."""
+    claude_rules: bool = False
+    """A Claude Code settings file has permissions: hints suggest rules in its syntax."""
 
     def tier_of(self, rule: str) -> Tier:
         return dict(self.rule_tiers).get(rule, "user")
@@ -505,8 +525,14 @@ class Config:
     provenance: Provenance = field(default_factory=Provenance, metadata={"section": False})
 
     def allow_tiers(self) -> list[tuple[str, Tier]]:
-        """`[tools] allow` with the tier (user, project, local) each rule came from."""
-        return [(rule, self.provenance.tier_of(rule)) for rule in self.tools.allow]
+        """`[tools] allow` with the tier (user, project, local) each rule came from, then the
+        allow rules of Claude Code's settings files."""
+        own = [(rule, self.provenance.tier_of(rule)) for rule in self.tools.allow]
+        return [*own, *self.rules_of("allow")]
+
+    def rules_of(self, kind: str) -> list[tuple[str, Tier]]:
+        """The `ask` or `deny` rules (or Claude Code's extra `allow` ones) with their tiers."""
+        return [(rule, tier) for k, rule, tier in self.provenance.extra_rules if k == kind]
 
     def tool_output_budget(self, window: int) -> int:
         if self.tool_output.budget_tokens is not None:
