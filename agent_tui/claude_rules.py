@@ -93,3 +93,15 @@ def format_claude(tool: str, *, prefix: str | None = None, exact: str | None = N
     if "__" in tool and not tool.startswith("mcp__"):
         return f"mcp__{tool}"
     return tool
+
+
+def rule_syntax(tool: str) -> str:
+    """How a rule names `tool`, in agent-tui's syntax and Claude Code's (for /tools)."""
+    claude = format_claude(tool)
+    if tool == "bash":
+        return "bash:PREFIX · Bash(PREFIX:*)"
+    if tool in DOMAIN_RULE_TOOLS:
+        return f"{tool}:HOST · {claude}(domain:HOST)"
+    if tool in PATH_RULE_TOOLS:
+        return f"{tool}:GLOB · {claude}(GLOB)"
+    return tool if claude == tool else f"{tool} · {claude}"

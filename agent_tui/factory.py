@@ -185,7 +185,7 @@ class AppServices:
         from agent_tui.agent.compactor import Compactor
         from agent_tui.agent.prompting import PromptAssembler
         from agent_tui.agent.session import AgentSession
-        from agent_tui.agent.summarizer import ProviderSummarizer, summarizer_model
+        from agent_tui.agent.summarizer import ProviderSummarizer, summary_provider
         from agent_tui.agent.tool_runner import ToolRunner
         from agent_tui.context.budget import BudgetMeter
         from agent_tui.llm.provider import Provider, provider_of
@@ -251,7 +251,11 @@ class AppServices:
 
         shells = BackgroundShells(session_id, self.store, cfg.tools.max_background)
         prompts.status_sources.append(shells)
+        chat_summarizer = ProviderSummarizer(provider)
+        summarizer = summary_provider(cfg, chat_summarizer, provider_of(model), key_env, keyed, timing)
         services = ToolServices(
+            web=cfg.web,
+            page_reader=summarizer or chat_summarizer,
             store=self.store,
             tools=prompts,
             sandbox=self.sandbox,
@@ -271,25 +275,6 @@ class AppServices:
             services=services,
             hooks=hooks,
         )
-        chat_summarizer = ProviderSummarizer(provider)
-        summary_name = summarizer_model(cfg, model, provider_of(model))
-        summarizer: ProviderSummarizer | None = chat_summarizer
-        if cfg.compaction.summarization is False:
-            summarizer = None
-        elif summary_name != model:
-            # A bare or openai/ name beside a local chat server lives on that server too.
-            local = (
-                cfg.model.api_base if "/" not in summary_name or summary_name.startswith("openai/") else None
-            )
-            summarizer = ProviderSummarizer(
-                Provider(
-                    summary_name,
-                    api_base=local,
-                    api_key_env=key_env if local else None,
-                    env_key_for_api_base=keyed,
-                    **timing,
-                )
-            )
         compactor = Compactor(
             summarizer, chat_summarizer if summarizer is not chat_summarizer else None, limits.context_window
         )

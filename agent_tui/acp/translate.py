@@ -47,6 +47,7 @@ KINDS: dict[str, s.ToolKind] = {
     "recall": "search",
     "tool_search": "search",
     "compact_context": "other",
+    "web_fetch": "fetch",
 }
 EDITS = ("write_file", "edit_file")
 

@@ -31,6 +31,7 @@ CLAUDE_NAMES = {
     "grep": "grep",
     "glob": "glob",
     "ls": "list_dir",
+    "webfetch": "web_fetch",
 }
 """Claude Code's tool names in a `tools:` list, as ours (so its agent files narrow the same way)."""
 

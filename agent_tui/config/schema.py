@@ -452,6 +452,37 @@ class HooksSettings:
 
 
 @dataclass(frozen=True)
+class WebSettings:
+    INTRO: ClassVar[str] = (
+        "web_fetch: a URL to readable text (HTML as Markdown, PDF and plain text as they are), "
+        "asked per domain (rules: web_fetch:HOST or WebFetch(domain:HOST)), sent without cookies."
+    )
+
+    fetch_timeout: float = field(
+        default=30.0,
+        metadata=spec(
+            "Seconds one fetch may take, redirects and reading included; past it, it stops.",
+            range=Range(0, 600, low_open=True, unit="seconds"),
+        ),
+    )
+    fetch_max_bytes: int = field(
+        default=10 << 20,
+        metadata=spec(
+            "Bytes of one response read; the rest is not downloaded and the page says it was cut.",
+            "10485760 = 10 MB.",
+            range=Range(1024, 1 << 30, unit="bytes"),
+        ),
+    )
+    private_hosts: list[str] = field(
+        default_factory=list,
+        metadata=spec(
+            "Hosts web_fetch may reach although they are localhost or in a private address range "
+            '(e.g. ["localhost", "127.0.0.1", "wiki.internal"]); every other such host is refused.',
+        ),
+    )
+
+
+@dataclass(frozen=True)
 class AgentsSettings:
     INTRO: ClassVar[str] = (
         "Sub-agents: the `task` tool runs a child session with its own window and answers with an "
@@ -521,6 +552,7 @@ class Config:
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     provider: ProviderSettings = field(default_factory=ProviderSettings)
     hooks: HooksSettings = field(default_factory=HooksSettings)
+    web: WebSettings = field(default_factory=WebSettings)
     agents: AgentsSettings = field(default_factory=AgentsSettings)
     provenance: Provenance = field(default_factory=Provenance, metadata={"section": False})
 

@@ -38,6 +38,7 @@ CLAUDE_TOOLS: dict[str, tuple[str, ...]] = {
     "glob": ("Glob",),
     "list_dir": ("LS",),
     "task": ("Task",),
+    "web_fetch": ("WebFetch",),
 }
 """Our tool names and the Claude Code names that mean them (the first is what stdin says)."""
 

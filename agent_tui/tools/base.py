@@ -143,6 +143,11 @@ class ToolServices:
     """The session's sub-agent manager (agent/subagents.py Subagents); None = no `task` tool."""
     shells: Shells | None = None
     """The session's background commands (tools/background.py); None = none can start."""
+    web: Any = None
+    """`[web]` settings for web_fetch (config WebSettings); None = the defaults."""
+    page_reader: Any = None
+    """The summary model (agent/summarizer.py ProviderSummarizer) web_fetch asks a question of a
+    large page; None = the page alone is returned."""
 
 
 @dataclass

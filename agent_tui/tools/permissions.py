@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_tui.claude_rules import DOMAIN_RULE_TOOLS
 from agent_tui.permission_rules import (
     AllowRule,
     RuleError,
@@ -25,6 +26,7 @@ from agent_tui.permission_rules import (
     bash_prefix_matches,
     normalize_command,
 )
+from agent_tui.rule_targets import host_of
 from agent_tui.tools.approval_preview import build_preview, describe_call, sandbox_refusal, where
 from agent_tui.tools.approval_request import (
     HEADLESS_HINT,
@@ -209,8 +211,9 @@ class PermissionPolicy:
         command = str(args.get("command") or "") if tool_name == "bash" else ""
         if decision.action == "allow_once":
             return Verdict(True, "asked_once", "allowed once")
+        domain = host_of(str(args.get("url") or "")) if tool_name in DOMAIN_RULE_TOOLS else ""
         if decision.action == "allow_always":
-            rule = AllowRule(tool_name)
+            rule = AllowRule(tool_name, domain=domain) if domain else AllowRule(tool_name)
             if tool_name == "bash":
                 rule = AllowRule("bash", prefix=(decision.prefix or command).strip())
             self.rules.add(rule, "local")
@@ -225,6 +228,8 @@ class PermissionPolicy:
         if decision.action == "allow_session":
             if tool_name == "bash":
                 self.add_session_rule("bash", decision.prefix, exact=command)
+            elif domain:  # a web answer covers that domain, never the whole web
+                self.rules.add(AllowRule(tool_name, domain=domain), "session")
             else:
                 self.add_session_rule(tool_name)
             return Verdict(True, "asked_session", "allowed for this session")

@@ -178,10 +178,11 @@ class ToolRegistry:
 
 
 def builtin_tools() -> list[Tool]:
-    """The seven built-in tools, in the order the model sees them."""
+    """The built-in tools, in the order the model sees them."""
     from agent_tui.tools.bash import BashTool
     from agent_tui.tools.files import EditFileTool, ReadFileTool, WriteFileTool
     from agent_tui.tools.search import GlobTool, GrepTool, ListDirTool
+    from agent_tui.tools.web_fetch import WebFetchTool
 
     return [
         ReadFileTool(),
@@ -191,4 +192,5 @@ def builtin_tools() -> list[Tool]:
         GrepTool(),
         GlobTool(),
         ListDirTool(),
+        WebFetchTool(),
     ]

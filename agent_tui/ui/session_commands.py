@@ -88,8 +88,13 @@ async def tools(view: CommandHost, argument: str) -> None:
     session = _session(view)
     if session is None:
         return
+    from agent_tui.claude_rules import rule_syntax
+
     rows = session.prompts.tool_table()
-    lines = [f"{r.name:<28} {r.source:<8} {grouped(r.tokens):>6} tok  {r.state}" for r in rows]
+    lines = [
+        f"{r.name:<28} {r.source:<8} {grouped(r.tokens):>6} tok  {r.state:<9} rule {rule_syntax(r.name)}"
+        for r in rows
+    ]
     total = sum(r.tokens for r in rows if r.state != "deferred")
     show(view, "/tools", "\n".join([f"{len(rows)} tools, {grouped(total)} tokens offered:", *lines]))
 
