@@ -84,6 +84,12 @@ def config_problems(flat: dict[str, Any], sources: dict[str, str]) -> list[str]:
     ]
     if (order := _order_problem(flat)) is not None:
         problems.append(order)
+    prices = [flat.get(f"model.{k}_price_per_mtok") for k in ("input", "output")]
+    if (prices[0] is None) != (prices[1] is None):
+        origin = sources.get("model.input_price_per_mtok", sources.get("model.output_price_per_mtok"))
+        problems.append(
+            f"{origin}: set both model.input_price_per_mtok and output_price_per_mtok, or neither"
+        )
     rules = [
         problem
         for key in ("tools.allow", "tools.ask", "tools.deny")

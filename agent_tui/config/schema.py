@@ -60,6 +60,24 @@ class ModelSettings:
             example=8192,
         ),
     )
+    input_price_per_mtok: float | None = field(
+        default=None,
+        metadata=spec(
+            "USD per million input tokens (cached ones too), for a model litellm has no prices for "
+            "or one behind an api_base; with output_price_per_mtok. Unset = litellm's prices, or "
+            "the cost is unknown (never shown as 0).",
+            range=Range(0, 10_000, unit="USD"),
+            example=0.15,
+        ),
+    )
+    output_price_per_mtok: float | None = field(
+        default=None,
+        metadata=spec(
+            "USD per million output tokens (see input_price_per_mtok).",
+            range=Range(0, 10_000, unit="USD"),
+            example=0.6,
+        ),
+    )
     reasoning_effort: str | None = field(
         default=None,
         metadata=spec(
