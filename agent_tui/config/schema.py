@@ -470,6 +470,31 @@ class HooksSettings:
 
 
 @dataclass(frozen=True)
+class StatusLineSettings:
+    INTRO: ClassVar[str] = (
+        "A line under the meter from your own command (Claude Code's statusLine works too): JSON "
+        "about the session on stdin, the first line of stdout shown. A project's command runs "
+        "only in a trusted folder."
+    )
+
+    command: str | None = field(
+        default=None,
+        metadata=spec(
+            "Run with bash in the project folder; unset = Claude Code's statusLine if its settings "
+            "have one, else no status line.",
+            example='jq -r \'.model.display_name + " · " + (.context.used_percent|tostring) + "%"\'',
+        ),
+    )
+    timeout: float = field(
+        default=2.0,
+        metadata=spec(
+            "Seconds one run may take; past it the command's process group is killed and the line says so.",
+            range=Range(0, 60, low_open=True, unit="seconds"),
+        ),
+    )
+
+
+@dataclass(frozen=True)
 class WebSettings:
     INTRO: ClassVar[str] = (
         "web_fetch: a URL to readable text (HTML as Markdown, PDF and plain text as they are), "
@@ -571,6 +596,7 @@ class Config:
     provider: ProviderSettings = field(default_factory=ProviderSettings)
     hooks: HooksSettings = field(default_factory=HooksSettings)
     web: WebSettings = field(default_factory=WebSettings)
+    status_line: StatusLineSettings = field(default_factory=StatusLineSettings)
     agents: AgentsSettings = field(default_factory=AgentsSettings)
     provenance: Provenance = field(default_factory=Provenance, metadata={"section": False})
 

@@ -37,6 +37,7 @@ from agent_tui.ui.widgets.find_bar import FindBar
 from agent_tui.ui.widgets.meter import ContextMeter
 from agent_tui.ui.widgets.prompt import PromptArea, PromptInput
 from agent_tui.ui.widgets.status import NoModelPanel, QueuePanel, WorkingLine
+from agent_tui.ui.widgets.status_line import StatusLineBar
 from agent_tui.ui.widgets.tab_host import TabHost
 from agent_tui.ui.widgets.tab_keys import TabKeys
 from agent_tui.ui.widgets.tab_opening import TabOpening
@@ -112,6 +113,7 @@ class SessionView(TabOpening, TabKeys, TabHost, Vertical):
         yield WorkingLine(id="working")
         yield QueuePanel(id="queue")
         yield ContextMeter(id="meter")
+        yield StatusLineBar(id="status-line")
         yield FindBar(id="find")
         yield PromptArea(id="prompt-area")
 
