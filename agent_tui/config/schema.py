@@ -19,6 +19,10 @@ SANDBOX_MODES = ("workspace-write", "read-only", "off")
 """tools/sandbox.py's MODES; not imported from there: config loads before any tool, at start-up."""
 
 
+NOTIFY_METHODS = ("auto", "osc9", "osc777", "bell", "off")
+"""`[ui] notify` values (ui/attention.py sends them)."""
+
+
 @dataclass(frozen=True)
 class ModelSettings:
     name: str | None = field(
@@ -304,6 +308,15 @@ class StoreSettings:
 class UISettings:
     theme: str = field(
         default="agent-dark", metadata=spec('"agent-dark", "agent-light", or any file in themes/.')
+    )
+    notify: str = field(
+        default="auto",
+        metadata=spec(
+            "When a turn ends or an approval waits while the terminal is not focused: osc9 (a "
+            "desktop notification), osc777, bell, off; auto = osc9, but off inside tmux unless "
+            "you choose one.",
+            choices=NOTIFY_METHODS,
+        ),
     )
 
 

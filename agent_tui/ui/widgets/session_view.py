@@ -205,6 +205,8 @@ class SessionView(TabOpening, TabKeys, TabHost, Vertical):
     @on(Awaiting)
     async def _awaiting(self, event: Awaiting) -> None:
         event.stop()
+        if event.tool is not None:
+            self.app.attention.ping("agent-tui", f"{self.title}: approve {event.tool}?")  # type: ignore[attr-defined]
         await self.apply(self.controller.awaiting(event.tool))
 
     # -- sending -----------------------------------------------------------------------------
@@ -273,6 +275,8 @@ class SessionView(TabOpening, TabKeys, TabHost, Vertical):
             # The user reads the first reply now: tiktoken loads for exact counts from here.
             # Not at start-up: its ~0.3 s of GIL-holding load would slow the first frame and send.
             self.session.meter.counter.load_soon()
+            if outcome == "success":
+                self.app.attention.ping("agent-tui", f"{self.title}: turn finished")  # type: ignore[attr-defined]
         end = WorkerEnd(worker.name, outcome, opening.error_line(error), has_session=self.session is not None)
         await self.apply(self.controller.worker_finished(end))
 
