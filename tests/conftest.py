@@ -36,6 +36,7 @@ pytest_plugins = [
     "tests.support.anthropic_fixtures",
     "tests.support.ui_session_fixtures",
     "tests.support.sandbox_fixtures",
+    "tests.support.snapshot_basis",
 ]
 
 
