@@ -162,7 +162,7 @@ class AppServices:
             False,
             config=config,
             policy=parent.runner.policy,
-            tool_names=definition.tools if definition is not None else None,
+            tool_names=definition.tool_names() if definition is not None else None,
             sections=sections,
             depth=depth,
         )

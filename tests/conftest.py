@@ -38,6 +38,7 @@ pytest_plugins = [
     "tests.support.ui_session_fixtures",
     "tests.support.sandbox_fixtures",
     "tests.support.web_pages",
+    "tests.support.snapshot_basis",
 ]
 
 

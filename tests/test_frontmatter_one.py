@@ -8,6 +8,7 @@ from agent_tui.agent.definitions import read_definition
 from agent_tui.context.memory import parse_skill
 from agent_tui.extensions.commands import read_command
 from agent_tui.extensions.skills import discover_skills
+from agent_tui.tools.registry import ToolRegistry, builtin_tools
 from tests.support.extend import write
 
 HEADER = (
@@ -40,7 +41,8 @@ def test_every_reader_reads_the_same_header(workspace):
 
     agent = read_definition(write(workspace / "agents/helper.md", HEADER))
     assert agent.description == DESCRIPTION and agent.prompt == "Body here."
-    assert agent.tools == ("read_file", "grep")
+    ToolRegistry(builtin_tools())  # the names `Read` and `Grep` are what the built-ins declare
+    assert agent.tool_names() == ("read_file", "grep")
 
     skill = parse_skill(write(workspace / "skills/helper.md", HEADER))
     assert skill.description == DESCRIPTION and skill.text == "Body here."

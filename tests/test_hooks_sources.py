@@ -6,10 +6,20 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from agent_tui import paths
 from agent_tui.hooks.answer import read_answer
 from agent_tui.hooks.process import ProcessResult
 from agent_tui.hooks.sources import load_hooks
+from agent_tui.tools.registry import ToolRegistry, builtin_tools
+
+
+@pytest.fixture(autouse=True)
+def builtin_tools_declared():
+    """A `.claude/` matcher (`Bash`) is matched against the Claude Code names our tools declare:
+    as in a session, the built-in tools are built before any hook fires."""
+    ToolRegistry(builtin_tools())
 
 
 def user_toml(text: str) -> None:

@@ -10,6 +10,7 @@ import pytest
 
 from agent_tui.agent.definitions import load_definitions, read_definition
 from agent_tui.frontmatter import FrontMatterError, parse
+from agent_tui.tools.registry import ToolRegistry, builtin_tools
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.support.cli import flags, run_cli
 from tests.support.subagent_model import Model, after_tool, tool_results
@@ -45,10 +46,12 @@ class TestFrontMatter:
             parse("---\nname: x\n")
 
     def test_claude_code_tool_names_map_to_ours(self, tmp_path):
-        """`tools: Read, Grep` in a Claude Code agent narrows to read_file and grep."""
+        """`tools: Read, Grep` in a Claude Code agent narrows to read_file and grep (the names the
+        built-in tools declare)."""
+        ToolRegistry(builtin_tools())
         path = tmp_path / "beta.md"
         path.write_text(BETA)
-        assert read_definition(path).tools == ("read_file", "grep")
+        assert read_definition(path).tool_names() == ("read_file", "grep")
 
     def test_a_malformed_file_is_one_notice_and_the_rest_load(self, tmp_path):
         """A broken definition names its file in one notice; the good ones still load."""

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from agent_tui.messages import ToolCall
+from agent_tui.tool_decl import Capabilities
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 from agent_tui.tools.registry import ToolRegistry, builtin_tools
 
@@ -77,7 +78,12 @@ async def test_fifo_gitignore_does_not_hang_list_dir_or_glob(workspace):
 class Stuck:
     """A tool that never finishes, standing in for one blocked on something it should not be."""
 
-    spec = ToolSpec("stuck", "never returns", {"type": "object", "properties": {}})
+    spec = ToolSpec(
+        "stuck",
+        "never returns",
+        {"type": "object", "properties": {}},
+        capabilities=Capabilities(kind="read", time_limited=True),
+    )
 
     async def run(self, args, ctx):
         await asyncio.Event().wait()
@@ -87,7 +93,6 @@ async def test_non_bash_tools_run_under_a_time_limit(workspace):
     """wall: tools — a built-in tool that does not finish is stopped with an error at the limit."""
     registry = ToolRegistry([Stuck()])
     registry.time_limit = 0.2
-    registry.time_limited.add("stuck")
     out = await asyncio.wait_for(registry.run(ToolCall("c1", "stuck", "{}"), context(workspace)), HANG_GUARD)
     assert out.is_error and "did not finish" in out.text
 

@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_tui import tool_decl
 from agent_tui.tools.base import ToolOutput
 
 if TYPE_CHECKING:
@@ -129,11 +130,13 @@ def use_editor_buffers(
     registry: ToolRegistry, buffers: EditorBuffers, *, write_through: bool = False
 ) -> None:
     """Wrap the file tools of one session's registry (same names and specs, same places)."""
-    for name, wrapper in (
+    # The tools declared to change the file they name write through the editor's guard.
+    changing = [name for name in registry.names() if tool_decl.checkpointed(name)]
+    wrappers: list[tuple[str, type[EditorReadFile] | type[EditorGuardedWrite]]] = [
         ("read_file", EditorReadFile),
-        ("write_file", EditorGuardedWrite),
-        ("edit_file", EditorGuardedWrite),
-    ):
+        *((name, EditorGuardedWrite) for name in changing),
+    ]
+    for name, wrapper in wrappers:
         tool = registry.get(name)
         if tool is not None:
             wrapped = wrapper(tool, buffers)

@@ -38,13 +38,14 @@ ACTIONS = {"allow_once", "allow_session", "allow_always"}
 
 def asked_every_time(request: ApprovalRequest, workspace: Path) -> bool:
     """Only "allow once" or "deny" mean anything: an unsandboxed rerun, a protected path."""
-    from agent_tui.tools.protected import PATH_TOOLS, protected_reason
+    from agent_tui import tool_decl
+    from agent_tui.tools.protected import protected_reason
 
     if request.once_only:
         return True
-    if request.tool in PATH_TOOLS:
+    if tool_decl.checkpointed(request.tool):
         try:
-            return bool(protected_reason(workspace, request.arguments.get("path")))
+            return bool(protected_reason(workspace, tool_decl.path_of(request.tool, request.arguments)))
         except Exception:
             log.debug("protected check failed", exc_info=True)
     return False

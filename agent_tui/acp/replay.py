@@ -22,7 +22,7 @@ from acp.helpers import (
     update_user_message_text,
 )
 
-from agent_tui.acp.translate import KINDS, arguments_of, notice, title_of
+from agent_tui.acp.translate import arguments_of, kind_of, notice, title_of
 from agent_tui.messages import Message, ToolCall
 from agent_tui.tool_outcome import legacy_outcome, outcome_of
 from agent_tui.user_command_text import UserCommandText, parse_user_command
@@ -50,7 +50,7 @@ def replay(messages: Iterable[Message]) -> Iterator[Any]:
                 yield start_tool_call(
                     call.id,
                     title_of(call),
-                    kind=KINDS.get(call.name, "other"),
+                    kind=kind_of(call.name),
                     status="in_progress",
                     raw_input=arguments_of(call) or call.arguments,
                 )

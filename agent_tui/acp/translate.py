@@ -22,7 +22,9 @@ from acp.helpers import (
     update_tool_call,
 )
 
+from agent_tui import tool_decl
 from agent_tui.agent import events as ev
+from agent_tui.tools.registry import declare_builtins
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
@@ -34,22 +36,6 @@ log = logging.getLogger(__name__)
 DIFF_LIMIT = 1_000_000
 """Bytes of a file sent whole in an edit's diff; a larger file's edit is shown as our view."""
 
-KINDS: dict[str, s.ToolKind] = {
-    "read_file": "read",
-    "read_result": "read",
-    "list_dir": "read",
-    "write_file": "edit",
-    "edit_file": "edit",
-    "bash": "execute",
-    "grep": "search",
-    "glob": "search",
-    "grep_result": "search",
-    "recall": "search",
-    "tool_search": "search",
-    "compact_context": "other",
-    "web_fetch": "fetch",
-}
-EDITS = ("write_file", "edit_file")
 
 STOP_REASONS: dict[str, s.StopReason] = {
     "done": "end_turn",
@@ -70,13 +56,21 @@ def title_of(call: ToolCall) -> str:
     """What the editor's tool card is called: the command, the path, else name and arguments."""
     from agent_tui.tools.base import short_arguments
 
+    declare_builtins()
     args = arguments_of(call)
-    if call.name == "bash" and isinstance(args.get("command"), str):
-        return args["command"].strip().splitlines()[0][:200] if args["command"].strip() else "bash"
-    if isinstance(args.get("path"), str):
-        return f"{call.name} {args['path']}"
+    if tool_decl.preview_of(call.name) == "command" and isinstance(args.get("command"), str):
+        return args["command"].strip().splitlines()[0][:200] if args["command"].strip() else call.name
+    if isinstance(path := tool_decl.path_of(call.name, args), str):
+        return f"{call.name} {path}"
     short = short_arguments(call.arguments)
     return f"{call.name} {short}".strip()
+
+
+def kind_of(name: str) -> s.ToolKind:
+    """The editor's card kind: what the tool declares, `other` for MCP and unknown tools."""
+    declare_builtins()
+    declared = tool_decl.declared(name)
+    return declared.kind if declared is not None else "other"
 
 
 def usage_update(budget: ContextBudget, cost: float | None) -> s.UsageUpdate:
@@ -192,15 +186,15 @@ class TurnUpdates:
         self.shown_calls.add(call.id)
         args = arguments_of(call)
         locations = None
-        path = self._path(args)
+        path = self._path(call.name, args)
         if path is not None:
             locations = [s.ToolCallLocation(path=str(path))]
-            if call.name in EDITS:
+            if tool_decl.checkpointed(call.name):
                 self._before[call.id] = _read_text(path)
         return start_tool_call(
             call.id,
             title_of(call),
-            kind=KINDS.get(call.name, "other"),
+            kind=kind_of(call.name),
             status="in_progress",
             locations=locations,
             raw_input=args or call.arguments,
@@ -213,8 +207,8 @@ class TurnUpdates:
             self.current_call = None
         content: list[Any] = []
         before = self._before.pop(call.id, None)
-        path = self._path(arguments_of(call))
-        if call.name in EDITS and not event.is_error and path is not None:
+        path = self._path(call.name, arguments_of(call))
+        if tool_decl.checkpointed(call.name) and not event.is_error and path is not None:
             after = _read_text(path)
             if after is not None:
                 content.append(tool_diff_content(str(path), after, before))
@@ -257,10 +251,10 @@ class TurnUpdates:
         out.extend(self.usage(force=True))
         return out
 
-    def _path(self, args: dict[str, Any]) -> Path | None:
+    def _path(self, name: str, args: dict[str, Any]) -> Path | None:
         from agent_tui.tools.workspace import PathError, resolve_path
 
-        raw = args.get("path")
+        raw = tool_decl.path_of(name, args)
         if not isinstance(raw, str):
             return None
         try:

@@ -14,26 +14,13 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_tui import paths, project_layout
+from agent_tui import paths, project_layout, tool_decl
 from agent_tui.frontmatter import FrontMatterError, parse
 
 log = logging.getLogger(__name__)
 
 PROJECT_DIRS = tuple(reversed(project_layout.extension_dirs("agents")))
 """Where a project keeps its agents, relative to its folder (the first found wins)."""
-
-CLAUDE_NAMES = {
-    "read": "read_file",
-    "write": "write_file",
-    "edit": "edit_file",
-    "multiedit": "edit_file",
-    "bash": "bash",
-    "grep": "grep",
-    "glob": "glob",
-    "ls": "list_dir",
-    "webfetch": "web_fetch",
-}
-"""Claude Code's tool names in a `tools:` list, as ours (so its agent files narrow the same way)."""
 
 MAX_TURNS = 1000
 
@@ -45,12 +32,22 @@ class AgentDefinition:
     prompt: str
     """The body: the agent's system prompt."""
     tools: tuple[str, ...] | None = None
-    """Tool names the agent may use (a subset of the parent's); None = the parent's."""
+    """Tool names the agent may use (a subset of the parent's), as the file wrote them; None = the
+    parent's."""
     model: str | None = None
     """Another model for this agent (`inherit` or absent: the parent's)."""
     max_turns: int | None = None
     """Model calls the agent may make in its turn; None = `[agent] max_steps`."""
     source: Path | None = None
+
+    def tool_names(self) -> tuple[str, ...] | None:
+        """`tools` as our names: a Claude Code name (`Read`, `Bash`) is the tool that declares it
+        (tool_decl.py), so a Claude Code agent file narrows the same way; resolved when the agent
+        starts, once the tools it names are built."""
+        if self.tools is None:
+            return None
+        ours = (tool_decl.from_claude_name(word) if word[:1].isupper() else None for word in self.tools)
+        return tuple(dict.fromkeys(name or word for name, word in zip(ours, self.tools, strict=True)))
 
 
 @dataclass(frozen=True)
@@ -86,7 +83,7 @@ def _tools(value: object, path: Path) -> tuple[str, ...] | None:
         word = str(item).strip()
         if not word:
             continue
-        names.append(CLAUDE_NAMES.get(word.lower(), word) if word[:1].isupper() else word)
+        names.append(word)
     if not names:
         return None
     return tuple(dict.fromkeys(names))

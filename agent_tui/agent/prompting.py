@@ -103,7 +103,7 @@ class PromptAssembler:
         self.notice_feed = notice_feed
         """A list others append warnings to (the MCP manager's); read from where we left off."""
         self._feed_seen = 0  # a warning from before this session began is still news to it
-        self._base = PromptSection("base", base_prompt(workspace))
+        self._base = PromptSection("base", base_prompt(workspace, registry.specs()))
         self._rules, rules_problem = load_rules(workspace)
         self.extra_sections = list(extra_sections)
         self._wire: dict[Message, dict[str, Any]] = {}

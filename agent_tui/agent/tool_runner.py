@@ -14,8 +14,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_tui import tool_decl
 from agent_tui.agent.lost_writes import InlineFallback
-from agent_tui.agent.undo import EDITING_TOOLS, Checkpointer
+from agent_tui.agent.undo import Checkpointer
 from agent_tui.context.views import inline_view
 from agent_tui.messages import Message, Outcome, ResultRef, ToolCall, tool_result
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolServices
@@ -30,10 +31,6 @@ if TYPE_CHECKING:
     from agent_tui.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
-
-# Outputs of these tools are derived from the store already: storing them again would only
-# duplicate blobs.
-NOT_STORED = frozenset({"read_result", "grep_result", "recall", "compact_context", "tool_search"})
 
 
 @dataclass(frozen=True)
@@ -61,7 +58,7 @@ class ToolRun:
 
 async def _cannot_apply(tool: str, args: dict[str, Any], workspace: Path) -> str | None:
     """A write/edit that cannot apply fails before anyone is asked (see files.cannot_apply)."""
-    if tool not in ("write_file", "edit_file"):
+    if not tool_decl.checkpointed(tool):
         return None
     import asyncio
 
@@ -227,12 +224,12 @@ class ToolRunner:
         self, call: ToolCall, args: dict[str, Any]
     ) -> tuple[Path | None, str | None]:
         """For an edit: the file it targets and the blob of its content before the edit."""
-        if self.checkpointer is None or call.name not in EDITING_TOOLS:
+        if self.checkpointer is None or not tool_decl.checkpointed(call.name):
             return None, None
         from agent_tui.tools.workspace import resolve_path
 
         try:
-            target = resolve_path(self.workspace, args.get("path"))
+            target = resolve_path(self.workspace, tool_decl.path_of(call.name, args))
             return target, await self.checkpointer.before(call.name, target, call.id)
         except Exception:  # noqa: BLE001 - a bad path fails in the tool itself, with its message
             return None, None
@@ -246,7 +243,9 @@ class ToolRunner:
         if (
             ref is None
             and self.store is not None
-            and call.name not in NOT_STORED
+            # A tool that reads the store declares its output not stored: storing it again
+            # would only duplicate blobs.
+            and tool_decl.stored(call.name)
             and not started_in_background
         ):
             try:

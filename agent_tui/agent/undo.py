@@ -18,8 +18,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-EDITING_TOOLS = frozenset({"write_file", "edit_file"})
-
 
 def sha256_of(path: Path) -> str | None:
     try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.extensions.skill_resume import loaded_line
+from agent_tui.tool_decl import Capabilities
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 
 if TYPE_CHECKING:
@@ -32,6 +33,7 @@ class SkillTool:
                 "required": ["name"],
             },
             source="context",
+            capabilities=Capabilities(kind="other"),
         )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:

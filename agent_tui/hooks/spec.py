@@ -11,6 +11,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from agent_tui import tool_decl
+from agent_tui.tool_decl import claude_names
+
 EVENTS: tuple[str, ...] = (
     "PreToolUse",
     "PostToolUse",
@@ -29,29 +32,17 @@ TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse"})
 
 DEFAULT_TIMEOUT = 60.0
 
-CLAUDE_TOOLS: dict[str, tuple[str, ...]] = {
-    "bash": ("Bash",),
-    "edit_file": ("Edit", "MultiEdit"),
-    "write_file": ("Write",),
-    "read_file": ("Read",),
-    "grep": ("Grep",),
-    "glob": ("Glob",),
-    "list_dir": ("LS",),
-    "task": ("Task",),
-    "web_fetch": ("WebFetch",),
-}
-"""Our tool names and the Claude Code names that mean them (the first is what stdin says)."""
-
-PATH_ARGUMENT = "path"
 CLAUDE_PATH_ARGUMENT = "file_path"
+"""What Claude Code's file tools call the path our tools declare as their path argument."""
 
 
-def claude_names(tool: str) -> tuple[str, ...]:
-    """How Claude Code would call our tool: an MCP tool (ours: `server__tool`) is
-    `mcp__server__tool` there."""
-    if tool in CLAUDE_TOOLS:
-        return CLAUDE_TOOLS[tool]
-    return (f"mcp__{tool}",) if "__" in tool else (tool,)
+def _claude_path_argument(tool: str) -> str | None:
+    """Our argument a `.claude/` hook sees as `file_path`: the first declared path argument of a
+    tool Claude Code has a name for; None for the others (their input passes as it is)."""
+    declared = tool_decl.declared(tool)
+    if declared is None or not declared.claude_names or not declared.path_args:
+        return None
+    return declared.path_args[0]
 
 
 @dataclass(frozen=True)
@@ -88,19 +79,21 @@ class HookSpec:
     def tool_input(self, tool: str, args: dict[str, Any], workspace: str) -> dict[str, Any]:
         """The arguments as this hook expects them: Claude Code's file tools take an absolute
         `file_path` where ours take `path` (relative to the workspace)."""
-        if not self.claude or PATH_ARGUMENT not in args or tool not in CLAUDE_TOOLS:
+        ours = _claude_path_argument(tool) if self.claude else None
+        if ours is None or ours not in args:
             return dict(args)
         out = dict(args)
-        path = str(out.pop(PATH_ARGUMENT))
+        path = str(out.pop(ours))
         out[CLAUDE_PATH_ARGUMENT] = path if path.startswith("/") else f"{workspace.rstrip('/')}/{path}"
         return out
 
     def our_input(self, tool: str, updated: dict[str, Any]) -> dict[str, Any]:
         """An `updatedInput` back in our tool's argument names."""
-        if not self.claude or CLAUDE_PATH_ARGUMENT not in updated or tool not in CLAUDE_TOOLS:
+        ours = _claude_path_argument(tool) if self.claude else None
+        if ours is None or CLAUDE_PATH_ARGUMENT not in updated:
             return dict(updated)
         out = dict(updated)
-        out[PATH_ARGUMENT] = out.pop(CLAUDE_PATH_ARGUMENT)
+        out[ours] = out.pop(CLAUDE_PATH_ARGUMENT)
         return out
 
     @property

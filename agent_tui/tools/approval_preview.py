@@ -9,6 +9,8 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_tui import tool_decl
+
 if TYPE_CHECKING:
     from agent_tui.tools.sandbox import Sandbox
 
@@ -16,23 +18,25 @@ log = logging.getLogger(__name__)
 
 
 def describe_call(tool: str, args: dict[str, Any]) -> str:
-    """The call in one line for messages: the command for bash, the path for file tools."""
-    if tool == "bash":
+    """The call in one line for messages: the command of a command tool, the path of a file tool."""
+    if tool_decl.preview_of(tool) == "command":
         return str(args.get("command", ""))
-    if "path" in args:
-        return str(args["path"])
+    if (path := tool_decl.path_of(tool, args)) is not None:
+        return str(path)
     return json.dumps(args, ensure_ascii=False)[:200]
 
 
 def build_preview(tool: str, args: dict[str, Any], workspace: Path) -> str:
-    """What the approver shows: the command, the diff a write/edit would apply, else the arguments."""
-    if tool == "bash":
+    """What the approver shows, as the tool declares: the command, the diff a write or edit would
+    apply, else the arguments."""
+    preview = tool_decl.preview_of(tool)
+    if preview == "command":
         return str(args.get("command", ""))
-    if tool in ("write_file", "edit_file"):
+    if preview in ("write", "edit"):
         from agent_tui.tools.files import preview_edit, preview_write
 
         try:
-            return (preview_write if tool == "write_file" else preview_edit)(args, workspace)
+            return (preview_write if preview == "write" else preview_edit)(args, workspace)
         except Exception as exc:
             log.exception("preview for %s failed", tool)
             return f"(no preview: {exc})"
@@ -50,13 +54,14 @@ def where(sandbox: Sandbox | None) -> str | None:
 
 def sandbox_refusal(sandbox: Sandbox, tool: str, args: dict[str, Any], workspace: Path) -> str | None:
     """File tools follow the sandbox's write rules: nothing in read-only mode, never a protected path."""
-    if tool not in ("write_file", "edit_file"):
+    if not tool_decl.checkpointed(tool):
         return None
     from agent_tui.tools.workspace import PathError, resolve_path
 
+    raw = tool_decl.path_of(tool, args)
     try:
-        target = resolve_path(workspace, args.get("path"))
+        target = resolve_path(workspace, raw)
     except PathError:
         return None  # the tool itself explains a bad path
     refusal = sandbox.write_refusal(target)
-    return f"Refused by the sandbox: {tool} {args.get('path')}: {refusal}." if refusal else None
+    return f"Refused by the sandbox: {tool} {raw}: {refusal}." if refusal else None

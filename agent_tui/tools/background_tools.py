@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent_tui.tool_decl import Capabilities
 from agent_tui.tools.base import Shells, ToolContext, ToolOutput, ToolSpec
 
 MAX_WAIT = 60.0
@@ -34,6 +35,7 @@ class BashOutputTool:
             },
             "required": ["id"],
         },
+        capabilities=Capabilities(kind="other"),
     )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
@@ -52,6 +54,7 @@ class KillShellTool:
         name="kill_shell",
         description="Stop a background command (its whole process group); its output stays readable.",
         parameters={"type": "object", "properties": {"id": _ID}, "required": ["id"]},
+        capabilities=Capabilities(kind="other"),
     )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from agent_tui.tool_decl import Capabilities, declare
 from agent_tui.visible_text import visible
 
 if TYPE_CHECKING:
@@ -45,6 +46,18 @@ class ToolSpec:
     hints: str = ""
     """What an MCP server declares about the tool (`read-only`…): shown when asking, never obeyed
     unless the user's config trusts that server's annotations."""
+    capabilities: Capabilities | None = None
+    """What the tool declares about itself (tool_decl.py); every built-in and context tool has
+    one (tests/test_tool_declarations.py), MCP tools have none."""
+
+    def __post_init__(self) -> None:
+        if self.capabilities is not None:
+            declare(self.name, self.capabilities)
+
+    @property
+    def kind(self) -> str:
+        """ACP's tool kind: declared, else `other`."""
+        return self.capabilities.kind if self.capabilities is not None else "other"
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI `tools` entry. Built once per spec so token counts cache by identity."""

@@ -15,10 +15,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 from agent_tui import children
+from agent_tui.tool_decl import Capabilities, in_words
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 from agent_tui.tools.head_tail import HeadTail
 from agent_tui.tools.process_group import (
@@ -48,7 +50,7 @@ process it started are killed. Processes left running in the background are stop
 command ends, so do not start servers with `&`: pass `background: true` (returns a shell id at once; \
 see bash_output, kill_shell).
 - Long output is stored whole: you see its head and tail plus a ref to read or grep the rest.
-- Prefer read_file, grep, glob, list_dir, edit_file and write_file for files; use bash for \
+- Prefer {file_tools} for files; use bash for \
 builds, tests, git and other programs.
 - Commands may run in a sandbox (writes only in the workspace and $TMPDIR, no network). When a \
 command fails because the sandbox blocked it, the result says so; only then, and only if it \
@@ -58,7 +60,7 @@ must, call bash again with `unsandboxed: true` — the user is always asked firs
 class BashTool:
     spec = ToolSpec(
         name="bash",
-        description=DESCRIPTION,
+        description=DESCRIPTION.format(file_tools="the file tools"),
         parameters={
             "type": "object",
             "properties": {
@@ -79,10 +81,22 @@ class BashTool:
             "required": ["command"],
         },
         mutates=True,
+        capabilities=Capabilities(
+            kind="execute",
+            claude_names=("Bash",),
+            preview="command",
+            prose="bash runs a shell command in the workspace (it asks the user first)",
+        ),
     )
 
-    def __init__(self, kill_grace: float = KILL_GRACE) -> None:
+    def __init__(self, kill_grace: float = KILL_GRACE, file_tools: Sequence[str] = ()) -> None:
+        """`file_tools`: the tools declared to work on paths, named in the description so the model
+        prefers them (the registry's built-in list passes them)."""
         self.kill_grace = kill_grace
+        if file_tools:
+            self.spec = replace(
+                self.spec, description=DESCRIPTION.format(file_tools=in_words(list(file_tools)))
+            )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         command = args.get("command")

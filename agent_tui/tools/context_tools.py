@@ -16,6 +16,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.context.compaction.ref_labels import extent
+from agent_tui.tool_decl import Capabilities
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 from agent_tui.tools.picture_refs import picture_text
 
@@ -88,6 +89,7 @@ class ReadResult:
         },
         paged=True,
         source="context",
+        capabilities=Capabilities(kind="read", stored=False),
     )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
@@ -149,6 +151,7 @@ class GrepResult:
             "required": ["ref_id", "pattern"],
         },
         source="context",
+        capabilities=Capabilities(kind="search", stored=False),
     )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
@@ -217,6 +220,7 @@ class Recall:
             },
         },
         source="context",
+        capabilities=Capabilities(kind="search", stored=False),
     )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
@@ -330,6 +334,7 @@ class CompactContext:
             },
         },
         source="context",
+        capabilities=Capabilities(kind="other", stored=False),
     )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:

@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from agent_tui.tool_decl import Capabilities, preview_of
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 from agent_tui.tools.regular import NotRegular, capped_lines, open_regular
 from agent_tui.tools.workspace import PathError, looks_binary, relative, resolve_path
@@ -119,10 +120,11 @@ def plan_edit(workspace: Path, args: dict[str, Any]) -> tuple[Path, str, str, in
 def cannot_apply(tool: str, args: dict[str, Any], workspace: Path) -> str | None:
     """Why this write/edit cannot apply (the tool's own error), or None: checked before asking,
     so nobody is asked to approve a call that would only fail. The tool checks again when it runs."""
+    preview = preview_of(tool)  # a tool that previews as a write or an edit plans as one
     try:
-        if tool == "write_file":
+        if preview == "write":
             plan_write(workspace, args)
-        elif tool == "edit_file":
+        elif preview == "edit":
             plan_edit(workspace, args)
     except (EditError, PathError) as exc:
         return str(exc)
@@ -171,6 +173,9 @@ class ReadFileTool:
             "required": ["path"],
         },
         paged=True,
+        capabilities=Capabilities(
+            kind="read", path_args=("path",), claude_names=("Read",), time_limited=True
+        ),
     )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
@@ -251,6 +256,14 @@ class WriteFileTool:
             "required": ["path", "content"],
         },
         mutates=True,
+        capabilities=Capabilities(
+            kind="edit",
+            path_args=("path",),
+            claude_names=("Write",),
+            time_limited=True,
+            checkpointed=True,
+            preview="write",
+        ),
     )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
@@ -292,6 +305,15 @@ class EditFileTool:
             "required": ["path", "old_string", "new_string"],
         },
         mutates=True,
+        capabilities=Capabilities(
+            kind="edit",
+            path_args=("path",),
+            claude_names=("Edit", "MultiEdit"),
+            time_limited=True,
+            checkpointed=True,
+            preview="edit",
+            prose="edit_file needs an exact, unique old_string; read the file first",
+        ),
     )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_tui import tool_decl
 from agent_tui.claude_rules import DOMAIN_RULE_TOOLS
 from agent_tui.permission_rules import (
     AllowRule,
@@ -37,7 +38,7 @@ from agent_tui.tools.approval_request import (
     headless_approver,
 )
 from agent_tui.tools.prefixes import suggest_prefix
-from agent_tui.tools.protected import PATH_TOOLS, protected_reason
+from agent_tui.tools.protected import protected_reason
 from agent_tui.tools.verdict import Verdict
 
 if TYPE_CHECKING:
@@ -160,7 +161,9 @@ class PermissionPolicy:
             refusal = sandbox_refusal(sandbox, tool_name, args, workspace)
             if refusal:
                 return Verdict(False, "sandbox_refused", refusal)
-        if tool_name in PATH_TOOLS and (why := protected_reason(workspace, args.get("path"))):
+        if tool_decl.checkpointed(tool_name) and (
+            why := protected_reason(workspace, tool_decl.path_of(tool_name, args))
+        ):
             return await self._decide_protected(tool_name, args, workspace, why)
         if sandbox is not None and sandbox.active:
             # Any truthy value: the registry lets only booleans through, and a caller that

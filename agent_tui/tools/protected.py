@@ -20,7 +20,6 @@ from pathlib import Path
 from agent_tui import paths
 
 RULES_FILES = frozenset({"agents.md", "agent.md", "claude.md"})
-PATH_TOOLS = frozenset({"write_file", "edit_file"})
 
 
 def _within(path: Path, folder: Path) -> bool:

@@ -9,6 +9,7 @@ thing that passes through, so Ctrl-C still stops a running tool.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
@@ -85,11 +86,10 @@ def _closed(spec: ToolSpec, schema: dict[str, Any]) -> bool:
     return spec.source in ("builtin", "context") or schema.get("additionalProperties") is False
 
 
-TIME_LIMITED = frozenset({"read_file", "write_file", "edit_file", "grep", "glob", "list_dir"})
-"""Tools that only touch files: nothing they do should take long, so one stuck on something it
-should not be (a FIFO, a hung network mount) is stopped. Bash, MCP and the tools that wait on the
-user or a child agent keep their own limits."""
 TIME_LIMIT = 120.0
+"""Seconds a tool declared `time_limited` (one that only touches files) may take: nothing it does
+should take long, so one stuck on something it should not be (a FIFO, a hung network mount) is
+stopped. Bash, MCP and the tools that wait on the user or a child agent keep their own limits."""
 
 
 class ToolRegistry:
@@ -97,7 +97,6 @@ class ToolRegistry:
 
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
         self.time_limit = TIME_LIMIT
-        self.time_limited: set[str] = set(TIME_LIMITED)
         self._tools: dict[str, Tool] = {}
         for tool in tools:
             self.register(tool)
@@ -163,7 +162,8 @@ class ToolRegistry:
             prepared = ready
         tool, args = prepared
         try:
-            if tool.spec.name in self.time_limited:
+            declared = tool.spec.capabilities
+            if declared is not None and declared.time_limited:
                 try:
                     return await asyncio.wait_for(tool.run(args, ctx), self.time_limit)
                 except TimeoutError:
@@ -178,19 +178,35 @@ class ToolRegistry:
 
 
 def builtin_tools() -> list[Tool]:
-    """The built-in tools, in the order the model sees them."""
+    """The built-in tools, in the order the model sees them. Adding one is a class that
+    declares its capabilities (tool_decl.py) and a line here."""
     from agent_tui.tools.bash import BashTool
     from agent_tui.tools.files import EditFileTool, ReadFileTool, WriteFileTool
     from agent_tui.tools.search import GlobTool, GrepTool, ListDirTool
     from agent_tui.tools.web_fetch import WebFetchTool
 
-    return [
+    tools: list[Tool] = [
         ReadFileTool(),
         WriteFileTool(),
         EditFileTool(),
-        BashTool(),
         GrepTool(),
         GlobTool(),
         ListDirTool(),
         WebFetchTool(),
     ]
+    on_paths = [
+        t.spec.name for t in tools if t.spec.capabilities is not None and t.spec.capabilities.path_args
+    ]
+    tools.insert(3, BashTool(file_tools=on_paths))  # the model has always seen bash fourth
+    return tools
+
+
+@functools.cache
+def declare_builtins() -> None:
+    """Make every tool agent-tui ships known by its declaration (tool_decl.py) without a session:
+    for readers of a stored transcript (the editor's replay) that name tools no registry built."""
+    from agent_tui.tools.background_tools import background_tools
+    from agent_tui.tools.context_tools import context_tools
+    from agent_tui.tools.tool_search import ToolSearchTool
+
+    ToolRegistry([*builtin_tools(), *context_tools(), *background_tools(), ToolSearchTool()])

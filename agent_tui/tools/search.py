@@ -26,6 +26,7 @@ from agent_tui.bounded_regex import (
     in_daemon_thread,
     stopped_message,
 )
+from agent_tui.tool_decl import Capabilities
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 from agent_tui.tools.gitignore import IgnoreRules, glob_regex, walk_files
 from agent_tui.tools.regular import capped_lines, open_regular
@@ -112,6 +113,9 @@ class GrepTool:
             },
             "required": ["pattern"],
         },
+        capabilities=Capabilities(
+            kind="search", path_args=("path",), claude_names=("Grep",), time_limited=True
+        ),
     )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
@@ -231,6 +235,9 @@ class GlobTool:
             },
             "required": ["pattern"],
         },
+        capabilities=Capabilities(
+            kind="search", path_args=("path",), claude_names=("Glob",), time_limited=True
+        ),
     )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
@@ -281,6 +288,9 @@ class ListDirTool:
                 "path": {"type": "string", "description": "Directory to list (default: workspace)."},
             },
         },
+        capabilities=Capabilities(
+            kind="search", path_args=("path",), claude_names=("LS",), time_limited=True
+        ),
     )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:

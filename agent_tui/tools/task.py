@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
+from agent_tui.tool_decl import Capabilities
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 
 if TYPE_CHECKING:
@@ -79,6 +80,7 @@ class TaskTool:
             paged=True,
             # A small window defers it (last, after MCP and skill tools) like other tool text.
             source="agent",
+            capabilities=Capabilities(kind="other", claude_names=("Task",)),
         )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from agent_tui.tool_decl import Capabilities
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 
 DEFAULT_LIMIT = 5
@@ -42,6 +43,7 @@ class ToolSearchTool:
         },
         paged=True,  # it returns at most max_message_bytes itself: never cut its schemas
         source="context",
+        capabilities=Capabilities(kind="search", stored=False),
     )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:

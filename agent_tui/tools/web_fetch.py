@@ -21,6 +21,7 @@ import time
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
+from agent_tui.tool_decl import Capabilities
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 from agent_tui.units import human_size
 
@@ -140,6 +141,11 @@ class WebFetchTool:
             "additionalProperties": False,
         },
         mutates=True,
+        capabilities=Capabilities(
+            kind="fetch",
+            claude_names=("WebFetch",),
+            prose="web_fetch reads documentation and pages the user points to; prefer it to curl in bash.",
+        ),
     )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:

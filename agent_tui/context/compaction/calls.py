@@ -1,9 +1,10 @@
 """One-line descriptions of tool calls and their results, derived from what is in the history.
 
 Pruning condenses an old result to `Ran: pytest -q → exit 1 [ref=r_…]`, and the retain block and
-truncation note label refs the same way. Tool names vary (built-ins, MCP's `server__tool`), so
-tools are sorted into a few kinds by name and the line is built from the call's arguments plus
-what the result text says (line count, exit code, an error's first line).
+truncation note label refs the same way. A tool that declares its kind (tool_decl.py: every
+built-in) is sorted by that declaration; other tools (MCP's `server__tool`, a transcript another
+agent wrote) by the words such tools are commonly called. The line is built from the call's
+arguments plus what the result text says (line count, exit code, an error's first line).
 """
 
 from __future__ import annotations
@@ -13,10 +14,13 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from agent_tui import tool_decl
 from agent_tui.messages import Message, ToolCall
 
 from .shape import TRIMMED_PREFIX, other_refs, weak_cache
 
+# What other agents' and MCP servers' tools are commonly called, by kind. Our own tools declare
+# their kind; these words are for the tools that do not.
 READ_TOOLS = frozenset({"read_file", "view", "view_file", "cat", "open_file", "read", "read_text"})
 EDIT_TOOLS = frozenset(
     {
@@ -83,8 +87,16 @@ _RANGE_KEYS = frozenset(
 _EXIT = re.compile(r"(?i)\bexit(?:ed)?(?:\s+with)?(?:\s+code|\s+status|_code)?\s*[:=]?\s*(-?\d+)\b")
 
 
+_DECLARED_KINDS: dict[str, str] = {"read": "read", "edit": "edit", "execute": "run", "search": "search"}
+"""A declared tool kind (ACP's words) as compaction's: what its condensed line says it did."""
+
+
 def tool_kind(name: str) -> str:
-    """read / edit / run / search / other, from the tool's name (MCP prefix ignored)."""
+    """read / edit / run / search / other: what the tool declares, else guessed from its name
+    (MCP prefix ignored)."""
+    declared = tool_decl.declared(name)
+    if declared is not None:
+        return _DECLARED_KINDS.get(declared.kind, "other")
     base = name.rsplit("__", 1)[-1].lower()
     for kind, names in (
         ("read", READ_TOOLS),
@@ -128,7 +140,9 @@ def describe_call(call: ToolCall) -> CallInfo:
     """Cached: a call is immutable and every compaction of a session meets the same ones."""
     args = _args(call)
     kind = tool_kind(call.name)
-    path = next((str(args[k]) for k in _PATH_KEYS if isinstance(args.get(k), str)), None)
+    declared = tool_decl.declared(call.name)
+    keys = (*declared.path_args, *_PATH_KEYS) if declared is not None else _PATH_KEYS
+    path = next((str(args[k]) for k in keys if isinstance(args.get(k), str)), None)
     if path is not None:
         path = path.strip()
         while path.startswith("./"):
