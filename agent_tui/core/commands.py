@@ -87,6 +87,7 @@ NOW, IDLE = Runs.NOW, Runs.IDLE
 COMMANDS: tuple[Command, ...] = (
     Command("compact", "[instructions]", "condense the conversation now", IDLE, TUI | EDITOR, None, "Compact"),
     Command("context", "", "show what fills the context window", NOW, ALL, fx.context, "Context"),
+    Command("review", "[base]", "a sub-agent reviews the diff (working tree, or against BASE): findings with file:line", IDLE, TUI, None, "Review changes"),
     Command("blobs", "[REF]", "browse, search and read the stored tool outputs", NOW, TUI, None, "Blobs"),
     Command("new", "", "start a new session in this tab", IDLE, TUI, None, "New session"),
     Command("resume", "", "open an earlier session", NOW, TUI, None, "Resume session"),

@@ -39,6 +39,7 @@ Handler = Callable[["TabCommandHost", str], Awaitable[None]]
 
 TUI_ACTIONS: dict[str, Handler] = {
     "compact": handlers.compact,
+    "review": handlers.review,
     "context": handlers.context,
     "blobs": handlers.blobs,
     "new": handlers.new,

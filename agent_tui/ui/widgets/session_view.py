@@ -241,6 +241,18 @@ class SessionView(TabOpening, TabKeys, TabHost, Vertical):
             self.post_message(AgentEventMessage(event))
 
     @work(exclusive=True, group="agent", exit_on_error=False)
+    async def run_review(self, base: str | None) -> None:
+        assert self.session is not None
+        from agent_tui.agent.review import review_events
+
+        async for event in review_events(self.session, base):
+            self.post_message(AgentEventMessage(event))
+
+    async def start_review(self, base: str | None) -> None:
+        """/review [base]: the diff reviewed by a sub-agent."""
+        await self.apply(self.controller.review(base, has_session=self.session is not None))
+
+    @work(exclusive=True, group="agent", exit_on_error=False)
     async def run_compact(self, instructions: str | None) -> None:
         assert self.session is not None
         async for event in self.session.compact(instructions):  # busy while it runs
@@ -329,6 +341,8 @@ class SessionView(TabOpening, TabKeys, TabHost, Vertical):
                 self._worker = self.run_turn(argument or "")
             case op.StartWorker("command", argument):
                 self._worker = self.run_command(argument or "")
+            case op.StartWorker("review", argument):
+                self._worker = self.run_review(argument)
             case op.StartWorker(_, argument):
                 self._worker = self.run_compact(argument)
             case op.Remeasure():
