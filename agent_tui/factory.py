@@ -247,6 +247,7 @@ class AppServices:
             extra_sections=sections or (),
         )
         # tool_search ranks and promotes through the prompt assembler, which owns deferral.
+        from agent_tui.tools.diagnostics import language_servers
         from agent_tui.tools.env import SessionEnv
 
         shells = BackgroundShells(session_id, self.store, cfg.tools.max_background)
@@ -255,6 +256,7 @@ class AppServices:
         summarizer = summary_provider(cfg, chat_summarizer, provider_of(model), key_env, keyed, timing)
         services = ToolServices(
             web=cfg.web,
+            diagnostics=language_servers(self.workspace, cfg.diagnostics) if depth == 0 else None,
             page_reader=summarizer or chat_summarizer,
             store=self.store,
             tools=prompts,

@@ -206,6 +206,12 @@ class ToolRunner:
             output = replace(output, ref=None, text=fallback.text)
             self._lost_writes.append(fallback.problem or "a tool output could not be saved")
         output = _clean_output(output)
+        if (
+            not output.is_error
+            and self.services.diagnostics is not None
+            and tool_decl.checkpointed(call.name)
+        ):
+            output = await self._with_diagnostics(call, args, output, target)
         if target is not None and not output.is_error and self.checkpointer is not None:
             try:
                 await self.checkpointer.after(target, before_ref)
@@ -219,6 +225,19 @@ class ToolRunner:
             if post.ran:
                 run = replace(run, message=replace(run.message, content=content), stop=post.stop)
         return run
+
+    async def _with_diagnostics(
+        self, call: ToolCall, args: dict[str, Any], output: ToolOutput, target: Path | None
+    ) -> ToolOutput:
+        """The edited file's language server says what the new text breaks (tools/diagnostics.py)."""
+        from agent_tui.tools.workspace import resolve_path
+
+        try:
+            edited = target or resolve_path(self.workspace, tool_decl.path_of(call.name, args))
+        except Exception:  # noqa: BLE001 - the edit succeeded; only its diagnostics are skipped
+            return output
+        found = await self.services.diagnostics.after_edit(edited)
+        return replace(output, text=f"{output.text.rstrip()}\n{found}") if found else output
 
     async def _checkpoint_before(
         self, call: ToolCall, args: dict[str, Any]

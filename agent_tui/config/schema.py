@@ -508,6 +508,25 @@ class StatusLineSettings:
 
 
 @dataclass(frozen=True)
+class DiagnosticsSettings:
+    INTRO: ClassVar[str] = (
+        "After write_file or edit_file, the language server for the file (ruff server or pyright, "
+        "typescript-language-server, gopls, rust-analyzer: found on PATH, never installed) "
+        "reports the file's new diagnostics in the tool's result."
+    )
+
+    enabled: bool = field(default=True, metadata=spec("false: no language server is started."))
+    timeout: float = field(
+        default=5.0,
+        metadata=spec(
+            "Seconds a server may take to start or to answer after an edit; past it, it is "
+            "stopped for the session and the edit's result says so.",
+            range=Range(0, 120, low_open=True, unit="seconds"),
+        ),
+    )
+
+
+@dataclass(frozen=True)
 class WebSettings:
     INTRO: ClassVar[str] = (
         "web_fetch: a URL to readable text (HTML as Markdown, PDF and plain text as they are), "
@@ -610,6 +629,7 @@ class Config:
     hooks: HooksSettings = field(default_factory=HooksSettings)
     web: WebSettings = field(default_factory=WebSettings)
     status_line: StatusLineSettings = field(default_factory=StatusLineSettings)
+    diagnostics: DiagnosticsSettings = field(default_factory=DiagnosticsSettings)
     agents: AgentsSettings = field(default_factory=AgentsSettings)
     provenance: Provenance = field(default_factory=Provenance, metadata={"section": False})
 

@@ -158,6 +158,8 @@ class ToolServices:
     """The session's background commands (tools/background.py); None = none can start."""
     web: Any = None
     """`[web]` settings for web_fetch (config WebSettings); None = the defaults."""
+    diagnostics: Any = None
+    """The session's language servers (tools/diagnostics.py LanguageServers); None = none."""
     page_reader: Any = None
     """The summary model (agent/summarizer.py ProviderSummarizer) web_fetch asks a question of a
     large page; None = the page alone is returned."""
