@@ -309,6 +309,14 @@ class UISettings:
     theme: str = field(
         default="agent-dark", metadata=spec('"agent-dark", "agent-light", or any file in themes/.')
     )
+    editing_mode: str = field(
+        default="default",
+        metadata=spec(
+            'Keys in the input: "default", or "vim" (insert / normal mode, shown under the input: '
+            "h j k l w b e 0 $ gg G, x dd dw D, i a I A o O, u, ., counts).",
+            choices=("default", "vim"),
+        ),
+    )
     notify: str = field(
         default="auto",
         metadata=spec(

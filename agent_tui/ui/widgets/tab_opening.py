@@ -116,6 +116,9 @@ class TabOpening(_Tab):
         trusted = session.config.provenance.folder_trusted
         command = find_command(settings.command, Path(session.workspace), trusted=trusted)
         self.query_one(StatusLineBar).attach(session, command, settings.timeout)
+        from agent_tui.ui.widgets.prompt import PromptArea
+
+        self.query_one(PromptArea).set_editing_mode(session.config.ui.editing_mode)
 
     async def _without_model(
         self,
