@@ -181,15 +181,18 @@ def is_trusted(folder: Path) -> bool:
     return state(folder) == "trusted"
 
 
-def add(folder: Path) -> str:
-    """Trust `folder` with its project file as it is now; returns the key stored."""
+def add(folder: Path, *, keep_claude_allow: bool = False) -> str:
+    """Trust `folder` with its project file as it is now; returns the key stored.
+    `keep_claude_allow`: the `.claude/` allow rules stay as trusted before (our own edit of the
+    project file must not trust rules the user has not looked at)."""
     folders = _read()
     key = folder_key(folder)
     from agent_tui.claude_permissions import allow_digest
 
+    held = folders.get(key, {}).get("claude_allow") if keep_claude_allow else None
     folders[key] = {
         "sha256": content_hash(folder),
-        "claude_allow": allow_digest(folder),
+        "claude_allow": held or allow_digest(folder),
         "added": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
     _write(folders)
@@ -220,7 +223,7 @@ def keep_after_own_edit(folder: Path, before_hash: str, before: Mapping[str, Any
     was_trusted = entry is not None and entry.get("sha256") == before_hash
     needed_nothing = not filter_project(before, trusted=False).ignored
     if was_trusted or needed_nothing:
-        add(folder)
+        add(folder, keep_claude_allow=True)
 
 
 def _matches(patterns: frozenset[str], section: str, key: str) -> bool:

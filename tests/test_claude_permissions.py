@@ -225,3 +225,19 @@ class TestApp:
             await until(pilot, lambda: "Refused:" in printed(app), what="the listing")
             listing = printed(app)
         assert "bash:touch" in listing and "bash:=touch ASKED" in listing and "bash:rm" in listing
+
+
+def test_an_always_answer_does_not_trust_claude_allow_rules_added_since(workspace):
+    """agent-tui writing an "Always allow" rule keeps the folder trusted, but a `.claude/` allow
+    rule added after the folder was trusted still waits for the user to trust it."""
+    from agent_tui.allow_rules import add_rule
+
+    path = claude_project(workspace)
+    trust.add(workspace)
+    changed = json.loads(path.read_text())
+    changed["permissions"]["allow"].append("Bash(curl:*)")
+    path.write_text(json.dumps(changed))
+    add_rule("bash:make", workspace)  # the TUI's "Always" answer
+    assert trust.state(workspace) == "trusted"
+    rules = load_config(cwd=workspace, env={}).config.provenance.extra_rules
+    assert all(kind != "allow" for kind, _r, _t in rules)
