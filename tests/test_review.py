@@ -76,3 +76,27 @@ def _chat_has(app) -> bool:
     from tests.support.ui_helpers import screen_text
 
     return "no changes against HEAD" in screen_text(app)
+
+
+async def test_a_projects_own_review_command_replaces_the_builtin(server, workspace, tmp_path):
+    """A Claude Code user's `.claude/commands/review.md` stays theirs: /review sends its prompt."""
+    from agent_tui import trust
+    from agent_tui.ui import slash
+
+    repo(workspace)
+    (workspace / ".claude" / "commands").mkdir(parents=True)
+    (workspace / ".claude" / "commands" / "review.md").write_text(
+        "---\ndescription: ours\n---\nOUR REVIEW.\n"
+    )
+    trust.add(workspace)
+    server.enqueue(Reply(text="done"))
+    app = make_app(make_config(server, tmp_path / "c.db", cwd=workspace), workspace)
+    try:
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await send(pilot, "/review")
+            await until(pilot, lambda: server.requests and not app.view.busy, what="the turn")
+        sent = json.dumps(server.requests[0]["messages"][-1])
+        assert "OUR REVIEW." in sent and "You are reviewing a code change" not in sent
+    finally:
+        slash.set_custom([])

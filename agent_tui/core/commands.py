@@ -87,7 +87,6 @@ NOW, IDLE = Runs.NOW, Runs.IDLE
 COMMANDS: tuple[Command, ...] = (
     Command("compact", "[instructions]", "condense the conversation now", IDLE, TUI | EDITOR, None, "Compact"),
     Command("context", "", "show what fills the context window", NOW, ALL, fx.context, "Context"),
-    Command("review", "[base]", "a sub-agent reviews the diff (working tree, or against BASE): findings with file:line", IDLE, TUI, None, "Review changes"),
     Command("blobs", "[REF]", "browse, search and read the stored tool outputs", NOW, TUI, None, "Blobs"),
     Command("new", "", "start a new session in this tab", IDLE, TUI, None, "New session"),
     Command("resume", "", "open an earlier session", NOW, TUI, None, "Resume session"),
@@ -112,6 +111,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("status", "", "model, folder, trust, sandbox, session and window", NOW, ALL, fx.status, "Status"),
     Command("cost", "", "what this session has cost, in tokens and money", NOW, ALL, fx.cost, "Cost"),
     Command("diff", "", "what this session changed in the workspace", NOW, ALL, fx.diff, "Diff"),
+    Command("review", "[base]", "a sub-agent reviews the diff (working tree, or against BASE): findings with file:line", IDLE, TUI, None, "Review changes"),
     Command("config", "[KEY]", "the settings in effect and the files they come from", NOW, ALL, fx.config, "Config"),
     Command("memory", "[memories|rules]", "open the memories or rules file in $EDITOR", NOW, TUI | EDITOR, fx.memory, "Memory"),
 )  # fmt: skip
