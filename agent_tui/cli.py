@@ -73,6 +73,12 @@ def launch(
     ),
     output_format: str = typer.Option("text", "--output-format", help="With -p: text, json or stream-json."),
     yes: bool = typer.Option(False, "--yes", "-y", help="With -p: allow every tool without asking."),
+    max_turns: int | None = typer.Option(
+        None, "--max-turns", min=1, help="With -p: stop after N model calls."
+    ),
+    max_budget_usd: float | None = typer.Option(
+        None, "--max-budget-usd", min=0.0, help="With -p: stop once the session cost reaches X USD."
+    ),
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
     ),
@@ -108,12 +114,14 @@ def launch(
             trust=trust,
             yes=yes,
             output_format=output_format,
+            max_turns=max_turns,
+            max_budget_usd=max_budget_usd,
         )
         return
-    if yes or output_format != "text":
+    if yes or output_format != "text" or max_turns is not None or max_budget_usd is not None:
         from agent_tui.commands.common import fail
 
-        fail("--yes and --output-format go with -p (print mode) or `run`", 2)
+        fail("--yes, --output-format, --max-turns and --max-budget-usd go with -p (print mode) or `run`", 2)
     from agent_tui import shutdown
     from agent_tui.commands.common import load_or_fail, model_overrides
     from agent_tui.logs import setup_logging

@@ -186,7 +186,7 @@ class AppServices:
         from agent_tui.agent.compactor import Compactor
         from agent_tui.agent.prompting import PromptAssembler
         from agent_tui.agent.session import AgentSession
-        from agent_tui.agent.summarizer import ProviderSummarizer, summarizer_model
+        from agent_tui.agent.summarizer import ProviderSummarizer, summary_provider
         from agent_tui.agent.tool_runner import ToolRunner
         from agent_tui.context.budget import BudgetMeter
         from agent_tui.llm.provider import Provider, provider_of
@@ -230,7 +230,7 @@ class AppServices:
         )
         hooks = self._hook_runner(session_id)
         if policy is None:  # a child shares its parent's policy, already answering for hooks
-            policy = PermissionPolicy(cfg.allow_tiers(), approver=approver, yes=yes, sandbox=self.sandbox)
+            policy = PermissionPolicy.of_config(cfg, approver=approver, yes=yes, sandbox=self.sandbox)
             from agent_tui.hooks.approval import hooked_approver
 
             # Hooks' permissionDecision and custom commands' allowed-tools answer through it.
@@ -247,11 +247,17 @@ class AppServices:
             notice_feed=self.mcp.notices if self.mcp is not None else None,
             extra_sections=sections or (),
         )
+        from agent_tui.tools.diagnostics import language_servers
         from agent_tui.tools.env import SessionEnv
 
         shells = BackgroundShells(session_id, self.store, cfg.tools.max_background)
         prompts.status_sources.append(shells)
+        chat_summarizer = ProviderSummarizer(provider)
+        summarizer = summary_provider(cfg, chat_summarizer, provider_of(model), key_env, keyed, timing)
         services = ToolServices(
+            web=cfg.web,
+            diagnostics=language_servers(self.workspace, cfg.diagnostics) if depth == 0 else None,
+            page_reader=summarizer or chat_summarizer,
             store=self.store,
             tools=prompts,  # tool_search ranks and promotes through it: it owns deferral
             sandbox=self.sandbox,
@@ -271,25 +277,6 @@ class AppServices:
             services=services,
             hooks=hooks,
         )
-        chat_summarizer = ProviderSummarizer(provider)
-        summary_name = summarizer_model(cfg, model, provider_of(model))
-        summarizer: ProviderSummarizer | None = chat_summarizer
-        if cfg.compaction.summarization is False:
-            summarizer = None
-        elif summary_name != model:
-            # A bare or openai/ name beside a local chat server lives on that server too.
-            local = (
-                cfg.model.api_base if "/" not in summary_name or summary_name.startswith("openai/") else None
-            )
-            summarizer = ProviderSummarizer(
-                Provider(
-                    summary_name,
-                    api_base=local,
-                    api_key_env=key_env if local else None,
-                    env_key_for_api_base=keyed,
-                    **timing,
-                )
-            )
         compactor = Compactor(
             summarizer, chat_summarizer if summarizer is not chat_summarizer else None, limits.context_window
         )

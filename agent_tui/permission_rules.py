@@ -9,6 +9,11 @@ the approval's answers, listed and revoked by /permissions and written by "Alway
 `RuleSet` carries the tier it came from: the user's config, the project's `.agent-tui.toml`, its
 git-ignored `.agent-tui.local.toml`, or this session.
 
+A file tool's rule may name a path glob (`edit_file:src/**`, `read_file:.env`) and web_fetch's a
+domain (`web_fetch:docs.python.org`); rule_targets.py says how they match. Claude Code's
+syntax (`Bash(git status:*)`, `Edit(src/**)`, `WebFetch(domain:x)`) parses to the same rules
+(claude_rules.py): `parse_all` takes either.
+
 A bash rule is a command prefix, never a loophole: a command that chains, substitutes or
 redirects beyond the prefix (`git status; rm -rf /`) does not match it. Plain data: no layer of
 the program is imported here, so the config can check rules with it.
@@ -20,7 +25,11 @@ import fnmatch
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
+
+from agent_tui.claude_rules import DOMAIN_RULE_TOOLS, PATH_RULE_TOOLS
+from agent_tui.rule_targets import domain_matches, domain_problem, path_matches
 
 SHELL_META = re.compile(r"[;&|`<>\n\r]|\$\(")
 """Chaining, pipes, backgrounding, substitution and redirection: what may not follow a prefix."""
@@ -75,6 +84,8 @@ def tool_name_matches(pattern: str, tool: str) -> bool:
     """Whether a rule's tool part names `tool`: equal, or its prefix when the rule ends in `*`.
     An MCP tool (ours: `server__tool`) also answers to Claude Code's `mcp__server__tool`."""
     names = (tool, f"{MCP_PREFIX}{tool}") if "__" in tool and not tool.startswith(MCP_PREFIX) else (tool,)
+    if pattern.startswith(MCP_PREFIX) and "__" not in pattern[len(MCP_PREFIX) :] and "*" not in pattern:
+        pattern = f"{pattern}__*"  # Claude Code's `mcp__server`: every tool of that server
     if pattern.endswith("*"):
         return any(name.startswith(pattern[:-1]) for name in names)
     return pattern in names
@@ -88,7 +99,11 @@ class AllowRule:
     prefix: str | None = None
     """For bash: the command prefix (may glob with `*`)."""
     exact: str | None = None
-    """For bash: exactly this command (normalized); only session answers make these."""
+    """For bash: exactly this command (normalized); session answers and `Bash(cmd)` make these."""
+    path: str | None = None
+    """For a file tool: the path glob its `path` argument must fall under (rule_targets.py)."""
+    domain: str | None = None
+    """For web_fetch: the host its `url` must be on (`*.example.com` for subdomains)."""
 
     @staticmethod
     def problem(text: str) -> str | None:
@@ -104,9 +119,36 @@ class AllowRule:
             return f'{text!r} is not a tool name; did you mean "bash:{text}"?'
         if tool == "bash":
             return None if pattern else 'rule "bash:" needs a command prefix, e.g. "bash:git status"'
+        if tool in PATH_RULE_TOOLS:
+            return None if pattern else f'rule "{tool}:" needs a path glob, e.g. "{tool}:src/**"'
+        if tool in DOMAIN_RULE_TOOLS:
+            return domain_problem(pattern.removeprefix("domain:").strip())
         if tool.lower() in _SHELL_WORDS:
             return f'did you mean "bash:{pattern}"?'
-        return f'only "bash:" takes a prefix; did you mean "{tool}" or "bash:{pattern}"?'
+        return (
+            'only "bash:", the file tools (a path) and web_fetch (a domain) take a specifier; '
+            f'did you mean "{tool}" or "bash:{pattern}"?'
+        )
+
+    @classmethod
+    def parse_all(cls, text: str) -> tuple[AllowRule, ...]:
+        """The rules `text` spells in either syntax: agent-tui's (one rule) or Claude Code's
+        (`Edit(src/**)` covers two tools); RuleError with a hint otherwise."""
+        from agent_tui.claude_rules import claude_problem, claude_to_own, is_claude_syntax
+
+        if not is_claude_syntax(text):
+            return (cls.parse(text),)
+        problem = claude_problem(text)
+        if problem is not None:
+            raise RuleError(problem)
+        return tuple(cls.parse(own) for own in claude_to_own(text))
+
+    @staticmethod
+    def problem_any(text: str) -> str | None:
+        """`problem` for either syntax."""
+        from agent_tui.claude_rules import claude_problem, is_claude_syntax
+
+        return claude_problem(text) if is_claude_syntax(text) else AllowRule.problem(text)
 
     @classmethod
     def parse(cls, text: str) -> AllowRule:
@@ -118,6 +160,10 @@ class AllowRule:
         tool, pattern = tool.strip(), pattern.strip()
         if not sep:
             return cls(tool)
+        if tool in PATH_RULE_TOOLS:
+            return cls(tool, path=pattern)
+        if tool in DOMAIN_RULE_TOOLS:
+            return cls(tool, domain=pattern.removeprefix("domain:").strip().lower())
         if pattern.startswith("=") and normalize_command(pattern[1:]):
             return cls(tool, exact=normalize_command(pattern[1:]))
         return cls(tool, prefix=pattern)
@@ -131,9 +177,14 @@ class AllowRule:
             return cls("bash", exact=normalize_command(command))
         raise RuleError("a bash rule needs a prefix or an exact command")
 
-    def matches(self, tool: str, args: Mapping[str, Any]) -> bool:
+    def matches(self, tool: str, args: Mapping[str, Any], workspace: Path | None = None) -> bool:
         if not tool_name_matches(self.tool, tool):
             return False
+        if self.path is not None:
+            return path_matches(self.path, args, workspace)
+        if self.domain is not None:
+            url = args.get("url")
+            return isinstance(url, str) and domain_matches(self.domain, url)
         if self.prefix is None and self.exact is None:
             return True
         command = args.get("command")
@@ -149,6 +200,10 @@ class AllowRule:
             return f"{self.tool}:={self.exact}"
         if self.prefix is not None:
             return f"{self.tool}:{self.prefix}"
+        if self.path is not None:
+            return f"{self.tool}:{self.path}"
+        if self.domain is not None:
+            return f"{self.tool}:{self.domain}"
         return self.tool
 
     def __str__(self) -> str:
@@ -180,10 +235,12 @@ class RuleSet:
         self._rules = kept
         return found
 
-    def match(self, tool: str, args: Mapping[str, Any]) -> tuple[AllowRule, Tier] | None:
+    def match(
+        self, tool: str, args: Mapping[str, Any], workspace: Path | None = None
+    ) -> tuple[AllowRule, Tier] | None:
         ordered = sorted(self._rules, key=lambda entry: entry[1] == "session")  # stable
         for rule, tier in ordered:
-            if rule.matches(tool, args):
+            if rule.matches(tool, args, workspace):
                 return rule, tier
         return None
 

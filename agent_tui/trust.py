@@ -76,11 +76,28 @@ CODE_FILES = project_layout.CLAUDE_SETTINGS
 file under the commands, skills and agents folders does too (extension_files.py)."""
 
 
-def content_hash(folder: Path) -> str:
+def _settings_bytes(rel: Path, data: bytes) -> bytes:
+    """A `.claude/` settings file as the hash sees it: without `permissions`, whose `allow` rules
+    are held to the trusted ones apart (claude_permissions.py), so Claude Code recording an
+    answer there does not withhold the file's hooks."""
+    if rel not in CODE_FILES:
+        return data
+    try:
+        parsed = json.loads(data)
+    except (ValueError, UnicodeDecodeError):
+        return data
+    if not isinstance(parsed, dict) or "permissions" not in parsed:
+        return data
+    parsed.pop("permissions")
+    return b"json-without-permissions\0" + json.dumps(parsed, sort_keys=True).encode()
+
+
+def content_hash(folder: Path, *, whole_settings: bool = False) -> str:
     """sha256 of the folder's `.agent-tui.toml` (`absent` when there is none), mixed with its
     `.agent-tui.local.toml`, `.claude/` settings and its commands, skills and agents when it has
     them (a project layer, hooks that run code, prompts and scripts). A folder with none of those
-    keeps the hash it was trusted with before."""
+    keeps the hash it was trusted with before. `whole_settings`: the hash as it was before
+    `permissions` was left out, so a folder trusted then stays trusted."""
     from agent_tui import extension_files
 
     try:
@@ -95,6 +112,7 @@ def content_hash(folder: Path) -> str:
         except OSError:
             continue
         found = True
+        data = data if whole_settings else _settings_bytes(rel, data)
         extra.update(str(rel).encode() + b"\0" + hashlib.sha256(data).digest())
     extensions = extension_files.digest(folder)
     if extensions is not None:
@@ -143,7 +161,16 @@ def state(folder: Path) -> TrustState:
     entry = _read().get(folder_key(folder))
     if entry is None:
         return "untrusted"
-    return "trusted" if entry.get("sha256") == content_hash(folder) else "changed"
+    held = entry.get("sha256")
+    same = held == content_hash(folder) or held == content_hash(folder, whole_settings=True)
+    return "trusted" if same else "changed"
+
+
+def trusted_allow(folder: Path) -> str | None:
+    """The digest of the `.claude/` allow rules the folder was trusted with (None: not recorded)."""
+    entry = _read().get(folder_key(folder))
+    found = entry.get("claude_allow") if entry is not None else None
+    return found if isinstance(found, str) else None
 
 
 class StateOnce:
@@ -166,11 +193,20 @@ def is_trusted(folder: Path) -> bool:
     return state(folder) == "trusted"
 
 
-def add(folder: Path) -> str:
-    """Trust `folder` with its project file as it is now; returns the key stored."""
+def add(folder: Path, *, keep_claude_allow: bool = False) -> str:
+    """Trust `folder` with its project file as it is now; returns the key stored.
+    `keep_claude_allow`: the `.claude/` allow rules stay as trusted before (our own edit of the
+    project file must not trust rules the user has not looked at)."""
     folders = _read()
     key = folder_key(folder)
-    folders[key] = {"sha256": content_hash(folder), "added": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    from agent_tui.claude_permissions import allow_digest
+
+    held = folders.get(key, {}).get("claude_allow") if keep_claude_allow else None
+    folders[key] = {
+        "sha256": content_hash(folder),
+        "claude_allow": held or allow_digest(folder),
+        "added": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
     _write(folders)
     return key
 
@@ -198,7 +234,7 @@ def keep_after_own_edit(folder: Path, before_hash: str) -> None:
     harmless answer never lets the repository's hooks, commands or skills in."""
     entry = _read().get(folder_key(folder))
     if entry is not None and entry.get("sha256") == before_hash:
-        add(folder)
+        add(folder, keep_claude_allow=True)  # our edit never trusts .claude/ allow rules unseen
 
 
 def _rules() -> dict[str, list[str]]:

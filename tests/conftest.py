@@ -14,6 +14,7 @@ def isolated_home(tmp_path, monkeypatch):
     home = tmp_path / "agent-tui-home"
     monkeypatch.setenv("AGENT_TUI_HOME", str(home))
     monkeypatch.delenv("AGENT_TUI_MODEL", raising=False)
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)  # Claude Code's own settings stay out
     return home
 
 
@@ -36,6 +37,8 @@ pytest_plugins = [
     "tests.support.anthropic_fixtures",
     "tests.support.ui_session_fixtures",
     "tests.support.sandbox_fixtures",
+    "tests.support.web_pages",
+    "tests.support.snapshot_basis",
 ]
 
 

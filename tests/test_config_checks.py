@@ -16,7 +16,7 @@ from agent_tui.config.checks import SPECS
 from agent_tui.config.coerce import HINTS
 from agent_tui.permission_rules import AllowRule
 
-allow_rule_problem = AllowRule.problem
+allow_rule_problem = AllowRule.problem_any
 
 
 def write_user_config(home, text: str | bytes):
@@ -166,7 +166,16 @@ class TestAllowRules:
             load_config(cwd=tmp_path, env={})
 
     @pytest.mark.parametrize(
-        "rule", ["bash:git status", "bash:pytest*", "edit_file", "mcp__time__now", "bash"]
+        "rule",
+        [
+            "bash:git status",
+            "bash:pytest*",
+            "edit_file",
+            "mcp__time__now",
+            "bash",
+            "edit_file:src/*",
+            "Bash(ls:*)",
+        ],
     )
     def test_valid_rules_pass(self, rule):
         assert allow_rule_problem(rule) is None
@@ -177,7 +186,8 @@ class TestAllowRules:
             ("shell:ls -la", 'did you mean "bash:ls -la"?'),
             ("bash:", "needs a command prefix"),
             ("", "empty rule"),
-            ("edit_file:src/*", 'did you mean "edit_file" or "bash:src/*"?'),
+            ("task:src/*", 'did you mean "task" or "bash:src/*"?'),
+            ("Foo(x)", "is not a Claude Code tool"),
         ],
     )
     def test_rules_that_never_match(self, rule, hint):

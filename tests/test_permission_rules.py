@@ -30,7 +30,15 @@ class Answer:
 
 class TestAllowRule:
     @pytest.mark.parametrize(
-        "text", ["edit_file", "bash:git status", "bash:pytest*", "bash:=make && make install"]
+        "text",
+        [
+            "edit_file",
+            "bash:git status",
+            "bash:pytest*",
+            "bash:=make && make install",
+            "edit_file:src/*",
+            "web_fetch:docs.python.org",
+        ],
     )
     def test_format_is_the_parsed_text(self, text):
         """Every rule as written parses to a value that formats back to the same text."""
@@ -40,7 +48,7 @@ class TestAllowRule:
         """Surrounding spaces do not make a different rule (revoking ` bash: ls ` finds `bash:ls`)."""
         assert AllowRule.parse(" bash: ls ") == AllowRule.parse("bash:ls")
 
-    @pytest.mark.parametrize("text", ["git status", "shell:ls", "bash:", "", "edit_file:src/*"])
+    @pytest.mark.parametrize("text", ["git status", "shell:ls", "bash:", "", "task:x", "edit_file:"])
     def test_a_rule_that_never_matches_does_not_parse(self, text):
         """parse refuses, with the same hint the config check gives."""
         with pytest.raises(RuleError) as err:

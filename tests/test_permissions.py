@@ -204,6 +204,6 @@ class TestPolicy:
 
     def test_unsupported_rule_ignored(self, caplog):
         """A rule of an unknown form is ignored with a warning, not treated as allow-all."""
-        policy = PermissionPolicy(["write_file:src/*"])
-        assert policy.rule_for("write_file", {"path": "src/a"}) is None
+        policy = PermissionPolicy(["task:src/*"])
+        assert policy.rule_for("task", {"path": "src/a"}) is None
         assert "ignoring" in caplog.text

@@ -118,3 +118,22 @@ def test_a_whole_turn_never_imports_litellm(tmp_path):
         )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["True", "False"]
+
+
+class TestWireFormats:
+    def test_every_wire_has_its_format_object(self):
+        """Each way a route can be reached names one format object, chosen once per route; the
+        Anthropic conventions (cache marks, thinking budget) follow the provider behind litellm."""
+        import typing
+
+        from agent_tui.llm.routes import Route, Wire
+        from agent_tui.llm.wire_format import DirectFormat, format_of
+
+        for wire in typing.get_args(Wire):
+            chosen = format_of(Route(wire, None, "m", "", None))
+            assert chosen.name == wire
+            assert isinstance(chosen, DirectFormat) == (wire != "litellm")
+        behind = format_of(route_for("anthropic/claude-sonnet-4-5", None, "litellm"))
+        assert behind.cache_marks and behind.thinking_budget
+        assert not format_of(route_for("openai/gpt-4o", None, "litellm")).cache_marks
+        assert format_of(route_for("anthropic/claude-sonnet-4-5", None)).streams_completions

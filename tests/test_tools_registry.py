@@ -88,8 +88,14 @@ class TestRegistry:
             "grep",
             "glob",
             "list_dir",
+            "web_fetch",
         ]
-        assert {s.name for s in registry.specs() if s.mutates} == {"bash", "write_file", "edit_file"}
+        assert {s.name for s in registry.specs() if s.mutates} == {
+            "bash",
+            "write_file",
+            "edit_file",
+            "web_fetch",
+        }
         assert all(s.source == "builtin" and s.description for s in registry.specs())
 
     def test_schema_token_cost_stays_small(self):

@@ -52,7 +52,7 @@ class TestEnterRunsWhatWasTyped:
             assert prompt.text == ""
 
     async def test_enter_on_an_unknown_name_is_not_completed_to_a_stale_one(self, config, workspace):
-        """`/re` highlights /resume; `/review` + Enter sent fast is an unknown command, not /resume."""
+        """`/re` highlights /resume; `/revise` + Enter sent fast is an unknown command, not /resume."""
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36), notifications=True) as pilot:
             await settle(pilot)
@@ -61,12 +61,12 @@ class TestEnterRunsWhatWasTyped:
             await pilot.press("/", "r", "e")
             await pilot.pause()
             assert prompt.menu.choice.name == "resume"
-            for key in "view":
+            for key in "vise":
                 prompt.post_message(events.Key(key, key))
             prompt.post_message(events.Key("enter", "\r"))
-            await until(pilot, lambda: "Unknown command /review" in notices(app), what="the notice")
+            await until(pilot, lambda: "Unknown command /revise" in notices(app), what="the notice")
             assert app.screen is app.screen_stack[0]
-            assert prompt.text == "/review"
+            assert prompt.text == "/revise"
 
 
 class TestTypingOnAToolLine:

@@ -30,7 +30,7 @@ from agent_tui.agent.tool_runner import ToolRunner
 from agent_tui.agent.turn import NextStep, RetryStep, StepOutcome, TurnOver, TurnState
 from agent_tui.agent.window import reserve_thinking
 from agent_tui.context.budget import BudgetMeter, ContextBudget
-from agent_tui.llm.cost import cost_of, prices_for
+from agent_tui.llm.cost import cost_of, declared_prices, prices_for
 from agent_tui.llm.stream import UsageChunk
 from agent_tui.messages import Message, TokenUsage, assistant, tool_result, user
 
@@ -155,7 +155,9 @@ class AgentSession:
 
     async def account_usage(self, usage: TokenUsage) -> ev.AgentEvent:
         """A reply's usage: counted, priced, recorded; the event that reports it."""
-        cost = cost_of(usage, prices_for(self.model, self.config.model.api_base))
+        declared = self.config.model
+        prices = declared_prices(declared.input_price_per_mtok, declared.output_price_per_mtok)
+        cost = cost_of(usage, prices or prices_for(self.model, self.config.model.api_base))
         self.cost_total = None if cost is None or self.cost_total is None else (self.cost_total + cost)
         if self.store is not None:
             try:
@@ -298,6 +300,8 @@ class AgentSession:
         await self.end_hooks()
         if self.background is not None:
             await self.background.end_all()
+        if (servers := self.runner.services.diagnostics) is not None:
+            await servers.close()  # the language servers end with the session
         if self.store is None:
             return
         try:

@@ -8,8 +8,8 @@ call), and every provider accepts it alike.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agent_tui.config import Config
@@ -77,3 +77,34 @@ def summarizer_model(config: Config, chat_model: str, provider_name: str | None)
     if choice and os.environ.get(choice[0]):
         return choice[1]
     return chat_model
+
+
+def summary_provider(
+    config: Config,
+    chat: ProviderSummarizer,
+    provider_name: str | None,
+    key_env: str | None,
+    keyed: bool,
+    timing: Mapping[str, Any],
+) -> ProviderSummarizer | None:
+    """The summariser compaction (and web_fetch's questions) use: the chat model's `chat`, or
+    another model's (summarizer_model); None when summarisation is turned off."""
+    from agent_tui.llm.provider import Provider
+
+    model = chat.model
+    summary_name = summarizer_model(config, model, provider_name)
+    if config.compaction.summarization is False:
+        return None
+    if summary_name == model:
+        return chat
+    # A bare or openai/ name beside a local chat server lives on that server too.
+    local = config.model.api_base if "/" not in summary_name or summary_name.startswith("openai/") else None
+    return ProviderSummarizer(
+        Provider(
+            summary_name,
+            api_base=local,
+            api_key_env=key_env if local else None,
+            env_key_for_api_base=keyed,
+            **timing,
+        )
+    )

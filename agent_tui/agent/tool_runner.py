@@ -174,15 +174,17 @@ class ToolRunner:
                 tool, args = prepared
         if tool.spec.mutates and ask and (failure := await _cannot_apply(call.name, args, self.workspace)):
             return self._finish(call, ToolOutput.error(failure), started)  # nothing to approve
-        if (tool.spec.mutates and ask) or permission == "ask":  # ask=False: the user's own `!cmd`
+        checked = ask and self.policy.may_ask(tool.spec.mutates)  # deny/ask rules cover reads too
+        if checked or permission == "ask":  # ask=False: the user's own `!cmd`
             from agent_tui.hooks.approval import deciding
 
             with deciding(permission) as decided:
-                allowed, message, planning = True, "", False
-                if tool.spec.mutates and ask:
+                allowed, message, planning, by_rule = True, "", False, False
+                if checked:
                     verdict = await self.policy.decide(call.name, args, tool.spec, self.workspace)
                     allowed, message = verdict.allowed, verdict.detail
                     planning = verdict.reason == "plan_mode"
+                    by_rule = verdict.reason == "denied_by_rule"
                 if allowed and permission == "ask" and not decided.asked:
                     from agent_tui.hooks import tool_hooks
 
@@ -195,8 +197,10 @@ class ToolRunner:
                 )
             if not allowed:
                 run = self._finish(call, ToolOutput(text=message, is_error=True, summary="denied"), started)
+                # A deny rule answered for the user: the model is told and goes on (Claude Code's
+                # way); a refusal the user gave ends the turn when deny_ends_turn says so.
                 return replace(
-                    run, message=replace(run.message, outcome="denied"), notice=message, denied=True
+                    run, message=replace(run.message, outcome="denied"), notice=message, denied=not by_rule
                 )
         target, before_ref = await self._checkpoint_before(call, args)
         try:
@@ -207,6 +211,12 @@ class ToolRunner:
             output = replace(output, ref=None, text=fallback.text)
             self._lost_writes.append(fallback.problem or "a tool output could not be saved")
         output = _clean_output(output)
+        if (
+            not output.is_error
+            and self.services.diagnostics is not None
+            and tool_decl.checkpointed(call.name)
+        ):
+            output = await self._with_diagnostics(call, args, output, target)
         if target is not None and not output.is_error and self.checkpointer is not None:
             try:
                 await self.checkpointer.after(target, before_ref)
@@ -220,6 +230,19 @@ class ToolRunner:
             if post.ran:
                 run = replace(run, message=replace(run.message, content=content), stop=post.stop)
         return run
+
+    async def _with_diagnostics(
+        self, call: ToolCall, args: dict[str, Any], output: ToolOutput, target: Path | None
+    ) -> ToolOutput:
+        """The edited file's language server says what the new text breaks (tools/diagnostics.py)."""
+        from agent_tui.tools.workspace import resolve_path
+
+        try:
+            edited = target or resolve_path(self.workspace, tool_decl.path_of(call.name, args))
+        except Exception:  # noqa: BLE001 - the edit succeeded; only its diagnostics are skipped
+            return output
+        found = await self.services.diagnostics.after_edit(edited)
+        return replace(output, text=f"{output.text.rstrip()}\n{found}") if found else output
 
     async def _checkpoint_before(
         self, call: ToolCall, args: dict[str, Any]

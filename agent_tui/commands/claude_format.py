@@ -145,8 +145,10 @@ class ClaudeStream:
         subtype = "success"
         if failed:
             subtype = "error_during_execution"
-        elif stop_reason == "max_steps":
+        elif stop_reason in ("max_steps", "max_turns"):
             subtype = "error_max_turns"
+        elif stop_reason in ("max_budget", "budget_unknown"):
+            subtype = "error_max_budget_usd"
         self.emit(
             {
                 "type": "result",
@@ -157,7 +159,7 @@ class ClaudeStream:
                 "num_turns": self.steps,
                 "result": text,
                 "session_id": self.session_id,
-                "total_cost_usd": cost or 0.0,
+                "total_cost_usd": cost,  # null when the model's prices are unknown, never a made-up 0
                 "usage": {
                     "input_tokens": usage.input,
                     "output_tokens": usage.output,

@@ -2,8 +2,10 @@
 
 Plain mode prints the final assistant text to stdout and one line per compaction or notice on
 stderr. `--json` prints one JSON object per event per line (schema in the README), the last a
-`result`. Exit 0 on success, 1 on a provider or tool failure, 2 on bad config, 130 on Ctrl-C,
-143 on SIGTERM and 129 on SIGHUP (the turn is cancelled and saved the same way as on Ctrl-C).
+`result`. Exit 0 on success, 1 on a provider or tool failure, 2 on bad config, 3 when a limit
+the user set stopped the run (`--max-turns`, `--max-budget-usd`, or a budget that cannot be kept
+because the model's prices are unknown), 130 on Ctrl-C, 143 on SIGTERM and 129 on SIGHUP (the
+turn is cancelled and saved the same way as on Ctrl-C).
 """
 
 from __future__ import annotations
@@ -69,6 +71,8 @@ async def _run(
     output_format: str = "text",
     mode: PermissionMode = "default",
     handoff: bool = False,
+    max_turns: int | None = None,
+    max_budget: float | None = None,
 ) -> int:
     import asyncio
 
@@ -139,9 +143,16 @@ async def _run(
             from agent_tui.extensions.invoke import turn_events
 
             stream.append(turn_events(session, prompt))  # a custom /command expands first
+        limit: str | None = None  # what stopped the run early: max_turns, max_budget, budget_unknown
         try:
             for events in stream:
                 async for event in events:
+                    if max_budget is not None and isinstance(event, ev.UsageReported) and limit is None:
+                        limit = _over_budget(event.session_cost, max_budget)
+                        if limit is not None:  # cancelled like Ctrl-C: the turn is saved, then we stop
+                            task = asyncio.current_task()
+                            assert task is not None
+                            task.cancel()
                     if as_json:
                         _emit(event.to_json())
                     if claude is not None:
@@ -156,10 +167,19 @@ async def _run(
                         final_text = event.view
                         refs.extend([event.ref] if event.ref else [])
         except asyncio.CancelledError:
-            _stderr(
-                f"agent-tui: interrupted; the session is saved (resume with --session {session.session_id})"
-            )
-            raise
+            task = asyncio.current_task()
+            if limit is None or task is None:
+                _stderr(
+                    f"agent-tui: interrupted; the session is saved (resume with --session {session.session_id})"
+                )
+                raise
+            task.uncancel()
+        if limit is None and max_turns is not None and stop_reason == "max_steps":
+            limit = "max_turns"
+        if limit is not None:
+            stop_reason = limit
+            _stderr(f"agent-tui: {_limit_text(limit, max_turns, max_budget, session.cost_total)}")
+            _stderr(f"agent-tui: the session is saved (resume with --session {session.session_id})")
         for event in await session.end_hooks():  # SessionEnd, reported like the turn's hooks
             if as_json:
                 _emit(event.to_json())
@@ -188,7 +208,8 @@ async def _run(
                     "children": _children(session),
                     "refs": [r.to_json() for r in refs],
                     "background": background,
-                    "ok": not failed,
+                    "ok": not failed and limit is None,
+                    "stop_reason": stop_reason,
                 }
             )
         elif final_text:
@@ -196,11 +217,30 @@ async def _run(
             from agent_tui.visible_text import visible
 
             sys.stdout.write(visible(clean_text(final_text)).rstrip() + "\n")
-        return 1 if failed else 0
+        return 1 if failed else (3 if limit is not None else 0)
     finally:
         if session is not None and session.background is not None:
             await session.background.end_all()  # cancelled or failed: none may outlive the run
         await services.close()
+
+
+def _over_budget(session_cost: float | None, max_budget: float) -> str | None:
+    """Whether the run must stop for `--max-budget-usd`: spent it, or cannot tell (no prices)."""
+    if session_cost is None:
+        return "budget_unknown"
+    return "max_budget" if session_cost >= max_budget else None
+
+
+def _limit_text(limit: str, max_turns: int | None, max_budget: float | None, cost: float | None) -> str:
+    """The one line that says which limit stopped the run."""
+    if limit == "max_turns":
+        return f"stopped: --max-turns {max_turns} reached ({max_turns} model calls in the turn)"
+    if limit == "budget_unknown":
+        return (
+            f"stopped: --max-budget-usd {max_budget:g} cannot be kept: this model's prices are unknown, "
+            "so its cost is unknown (not 0); stopped after the first model call"
+        )
+    return f"stopped: --max-budget-usd {max_budget:g} reached (spent ${cost or 0:.4f})"
 
 
 def _children(session: Any) -> dict[str, Any]:
@@ -285,6 +325,12 @@ def run(
         "--permission-mode",
         help="default, accept-edits or plan (read-only: edits and commands refused).",
     ),
+    max_turns: int | None = typer.Option(
+        None, "--max-turns", min=1, help="Stop after N model calls in the turn (exit 3)."
+    ),
+    max_budget_usd: float | None = typer.Option(
+        None, "--max-budget-usd", min=0.0, help="Stop once the session cost reaches X USD (exit 3)."
+    ),
 ) -> None:
     """Run one turn without the TUI and print the answer."""
 
@@ -308,6 +354,8 @@ def run(
     config = loaded.config
     if reasoning is not None:
         config = replace(config, model=replace(config.model, **reasoning))
+    if max_turns is not None:
+        config = replace(config, agent=replace(config.agent, max_steps=max_turns))
     # SIGTERM / SIGHUP cancel the turn like Ctrl-C (saved), then exit 143 / 129.
     code = run_headless(
         lambda: _run(
@@ -322,6 +370,8 @@ def run(
             output_format=output_format,
             mode=mode,
             handoff=handoff,
+            max_turns=max_turns,
+            max_budget=max_budget_usd,
         )
     )
     raise typer.Exit(code)

@@ -64,12 +64,13 @@ def _order_problem(flat: dict[str, Any]) -> str | None:
     )
 
 
-def allow_rule_problems(rules: Iterable[Any], sources: dict[str, str]) -> list[str]:
-    origin = sources.get("tools.allow", "defaults")
+def allow_rule_problems(rules: Iterable[Any], sources: dict[str, str], key: str = "tools.allow") -> list[str]:
+    """A rule in either syntax (agent-tui's or Claude Code's) that can never match, per rule."""
+    origin = sources.get(key, "defaults")
     return [
-        f"{origin}: tools.allow rule {rule!r}: {problem}"
+        f"{origin}: {key} rule {rule!r}: {problem}"
         for rule in rules
-        if (problem := AllowRule.problem(str(rule))) is not None
+        if (problem := AllowRule.problem_any(str(rule))) is not None
     ]
 
 
@@ -83,4 +84,15 @@ def config_problems(flat: dict[str, Any], sources: dict[str, str]) -> list[str]:
     ]
     if (order := _order_problem(flat)) is not None:
         problems.append(order)
-    return [*problems, *allow_rule_problems(flat.get("tools.allow") or (), sources)]
+    prices = [flat.get(f"model.{k}_price_per_mtok") for k in ("input", "output")]
+    if (prices[0] is None) != (prices[1] is None):
+        origin = sources.get("model.input_price_per_mtok", sources.get("model.output_price_per_mtok"))
+        problems.append(
+            f"{origin}: set both model.input_price_per_mtok and output_price_per_mtok, or neither"
+        )
+    rules = [
+        problem
+        for key in ("tools.allow", "tools.ask", "tools.deny")
+        for problem in allow_rule_problems(flat.get(key) or (), sources, key)
+    ]
+    return [*problems, *rules]

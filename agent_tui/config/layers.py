@@ -138,10 +138,16 @@ def load_config(
         ignored = (*ignored, *held_back)
         notices.append(_agents_notice(held_back))
     allow = merged.get("tools", {}).get("allow", [])
+    extra, claude_present = _extra_rules(folder, folder_trusted, merged, sources, notices)
     config = build(
         merged,
         provenance=Provenance(
-            project_keys, folder_trusted, project_agents=agents_ok, rule_tiers=_tiers(allow, layer_rules)
+            project_keys,
+            folder_trusted,
+            project_agents=agents_ok,
+            rule_tiers=_tiers(allow, layer_rules),
+            extra_rules=extra,
+            claude_rules=claude_present,
         ),
     )
     problems = config_problems(flatten(config), sources)  # ranges, choices and allow-rule syntax
@@ -163,6 +169,36 @@ def _tiers(allow: list[str], layer_rules: Mapping[Tier, list[str]]) -> tuple[tup
         held = [tier for tier in candidates if rule in layer_rules.get(tier, ())]
         found.append((rule, held[0] if held else "user"))
     return tuple(found)
+
+
+def _extra_rules(
+    folder: Path,
+    trusted: bool,
+    merged: Mapping[str, Mapping[str, Any]],
+    sources: Mapping[str, str],
+    notices: list[str],
+) -> tuple[tuple[tuple[str, str, Tier], ...], bool]:
+    """`[tools] ask` / `deny` (each with the tier of the file that set it), then Claude Code's
+    settings.json rules (claude_permissions.py); their notices join the others."""
+    from agent_tui import claude_permissions
+    from agent_tui import trust as folder_trust
+
+    found: list[tuple[str, str, Tier]] = []
+    for kind in ("ask", "deny"):
+        origin = sources.get(f"tools.{kind}", "")
+        tier: Tier = "project" if origin.endswith(paths.CONFIG_NAME) else "user"
+        tier = "local" if origin.endswith(paths.LOCAL_CONFIG_NAME) else tier
+        found += [(kind, str(rule), tier) for rule in merged.get("tools", {}).get(kind, [])]
+    claude = claude_permissions.load(
+        folder, trusted=trusted, trusted_allow=folder_trust.trusted_allow(folder) if trusted else None
+    )
+    notices += claude.notices
+    if claude.withheld and not trusted:
+        notices.append(
+            "this folder is not trusted: .claude/ permission rules not applied: "
+            f"{', '.join(claude.withheld)}. Trust it with `agent-tui trust add` (or `--trust` for one run)."
+        )
+    return (*found, *claude.rules), claude.present
 
 
 def _project_agents(folder: Path, trusted: bool) -> tuple[bool, tuple[str, ...]]:

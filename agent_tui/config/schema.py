@@ -19,6 +19,10 @@ SANDBOX_MODES = ("workspace-write", "read-only", "off")
 """tools/sandbox.py's MODES; not imported from there: config loads before any tool, at start-up."""
 
 
+NOTIFY_METHODS = ("auto", "osc9", "osc777", "bell", "off")
+"""`[ui] notify` values (ui/attention.py sends them)."""
+
+
 @dataclass(frozen=True)
 class ModelSettings:
     name: str | None = field(
@@ -58,6 +62,24 @@ class ModelSettings:
             "The reply reserve; default min(model max output, 8192, window / 4).",
             range=Range(1, 10_000_000, unit="tokens"),
             example=8192,
+        ),
+    )
+    input_price_per_mtok: float | None = field(
+        default=None,
+        metadata=spec(
+            "USD per million input tokens (cached ones too), for a model litellm has no prices for "
+            "or one behind an api_base; with output_price_per_mtok. Unset = litellm's prices, or "
+            "the cost is unknown (never shown as 0).",
+            range=Range(0, 10_000, unit="USD"),
+            example=0.15,
+        ),
+    )
+    output_price_per_mtok: float | None = field(
+        default=None,
+        metadata=spec(
+            "USD per million output tokens (see input_price_per_mtok).",
+            range=Range(0, 10_000, unit="USD"),
+            example=0.6,
         ),
     )
     reasoning_effort: str | None = field(
@@ -205,7 +227,23 @@ class ToolsSettings:
         default_factory=list,
         metadata=spec(
             'Tools and commands allowed without asking: "tool", or "bash:PREFIX" (a trailing * globs).',
-            "A bash rule never covers chained commands (;, &&, |, $(…), redirections).",
+            "A bash rule never covers chained commands (;, &&, |, $(…), redirections). A file "
+            'tool takes a path glob ("edit_file:src/**"), web_fetch a domain ("web_fetch:'
+            'docs.python.org"); Claude Code\'s syntax works too ("Bash(git status:*)", "Edit(src/**)").',
+        ),
+    )
+    ask: list[str] = field(
+        default_factory=list,
+        metadata=spec(
+            "Rules (as in allow) that always ask first, even when an allow rule or a session "
+            "answer covers the call, and even for tools that only read.",
+        ),
+    )
+    deny: list[str] = field(
+        default_factory=list,
+        metadata=spec(
+            'Rules (as in allow) refused without asking, even with --yes ("read_file:.env", '
+            '"Read(./secrets/**)", "bash:rm"). Checked before ask and allow.',
         ),
     )
     bash_timeout: float = field(
@@ -277,6 +315,23 @@ class StoreSettings:
 class UISettings:
     theme: str = field(
         default="agent-dark", metadata=spec('"agent-dark", "agent-light", or any file in themes/.')
+    )
+    editing_mode: str = field(
+        default="default",
+        metadata=spec(
+            'Keys in the input: "default", or "vim" (insert / normal mode, shown under the input: '
+            "h j k l w b e 0 $ gg G, x dd dw D, i a I A o O, u, ., counts).",
+            choices=("default", "vim"),
+        ),
+    )
+    notify: str = field(
+        default="auto",
+        metadata=spec(
+            "When a turn ends or an approval waits while the terminal is not focused: osc9 (a "
+            "desktop notification), osc777, bell, off; auto = osc9, but off inside tmux unless "
+            "you choose one.",
+            choices=NOTIFY_METHODS,
+        ),
     )
 
 
@@ -443,6 +498,81 @@ class HooksSettings:
 
 
 @dataclass(frozen=True)
+class StatusLineSettings:
+    INTRO: ClassVar[str] = (
+        "A line under the meter from your own command (Claude Code's statusLine works too): JSON "
+        "about the session on stdin, the first line of stdout shown. A project's command runs "
+        "only in a trusted folder."
+    )
+
+    command: str | None = field(
+        default=None,
+        metadata=spec(
+            "Run with bash in the project folder; unset = Claude Code's statusLine if its settings "
+            "have one, else no status line.",
+            example='jq -r \'.model.display_name + " · " + (.context.used_percent|tostring) + "%"\'',
+        ),
+    )
+    timeout: float = field(
+        default=2.0,
+        metadata=spec(
+            "Seconds one run may take; past it the command's process group is killed and the line says so.",
+            range=Range(0, 60, low_open=True, unit="seconds"),
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class DiagnosticsSettings:
+    INTRO: ClassVar[str] = (
+        "After write_file or edit_file, the language server for the file (ruff server or pyright, "
+        "typescript-language-server, gopls, rust-analyzer: found on PATH, never installed) "
+        "reports the file's new diagnostics in the tool's result."
+    )
+
+    enabled: bool = field(default=True, metadata=spec("false: no language server is started."))
+    timeout: float = field(
+        default=5.0,
+        metadata=spec(
+            "Seconds a server may take to start or to answer after an edit; past it, it is "
+            "stopped for the session and the edit's result says so.",
+            range=Range(0, 120, low_open=True, unit="seconds"),
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class WebSettings:
+    INTRO: ClassVar[str] = (
+        "web_fetch: a URL to readable text (HTML as Markdown, PDF and plain text as they are), "
+        "asked per domain (rules: web_fetch:HOST or WebFetch(domain:HOST)), sent without cookies."
+    )
+
+    fetch_timeout: float = field(
+        default=30.0,
+        metadata=spec(
+            "Seconds one fetch may take, redirects and reading included; past it, it stops.",
+            range=Range(0, 600, low_open=True, unit="seconds"),
+        ),
+    )
+    fetch_max_bytes: int = field(
+        default=10 << 20,
+        metadata=spec(
+            "Bytes of one response read; the rest is not downloaded and the page says it was cut.",
+            "10485760 = 10 MB.",
+            range=Range(1024, 1 << 30, unit="bytes"),
+        ),
+    )
+    private_hosts: list[str] = field(
+        default_factory=list,
+        metadata=spec(
+            "Hosts web_fetch may reach although they are localhost or in a private address range "
+            '(e.g. ["localhost", "127.0.0.1", "wiki.internal"]); every other such host is refused.',
+        ),
+    )
+
+
+@dataclass(frozen=True)
 class AgentsSettings:
     INTRO: ClassVar[str] = (
         "Sub-agents: the `task` tool runs a child session with its own window and answers with an "
@@ -489,6 +619,10 @@ class Provenance:
     """The folder is trusted: its sub-agent definitions (.agent-tui/agents, .claude/agents) load."""
     rule_tiers: tuple[tuple[str, Tier], ...] = ()
     """Each `[tools] allow` rule with the file tier it came from (user, project or local)."""
+    extra_rules: tuple[tuple[str, str, Tier], ...] = ()
+    """`(kind, rule, tier)` for `[tools] ask` / `deny` and Claude Code's settings.json rules."""
+    claude_rules: bool = False
+    """A Claude Code settings file has permissions: hints suggest rules in its syntax."""
 
     def tier_of(self, rule: str) -> Tier:
         return dict(self.rule_tiers).get(rule, "user")
@@ -508,12 +642,21 @@ class Config:
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     provider: ProviderSettings = field(default_factory=ProviderSettings)
     hooks: HooksSettings = field(default_factory=HooksSettings)
+    web: WebSettings = field(default_factory=WebSettings)
+    status_line: StatusLineSettings = field(default_factory=StatusLineSettings)
+    diagnostics: DiagnosticsSettings = field(default_factory=DiagnosticsSettings)
     agents: AgentsSettings = field(default_factory=AgentsSettings)
     provenance: Provenance = field(default_factory=Provenance, metadata={"section": False})
 
     def allow_tiers(self) -> list[tuple[str, Tier]]:
-        """`[tools] allow` with the tier (user, project, local) each rule came from."""
-        return [(rule, self.provenance.tier_of(rule)) for rule in self.tools.allow]
+        """`[tools] allow` with the tier (user, project, local) each rule came from, then the
+        allow rules of Claude Code's settings files."""
+        own = [(rule, self.provenance.tier_of(rule)) for rule in self.tools.allow]
+        return [*own, *self.rules_of("allow")]
+
+    def rules_of(self, kind: str) -> list[tuple[str, Tier]]:
+        """The `ask` or `deny` rules (or Claude Code's extra `allow` ones) with their tiers."""
+        return [(rule, tier) for k, rule, tier in self.provenance.extra_rules if k == kind]
 
     def tool_output_budget(self, window: int) -> int:
         if self.tool_output.budget_tokens is not None:

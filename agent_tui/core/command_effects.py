@@ -130,8 +130,21 @@ async def status(host: CommandHost, argument: str) -> Reply:
 
 
 async def tools(host: CommandHost, argument: str) -> Reply:
-    rows = require(host).prompts.tool_table()
+    from agent_tui.claude_rules import rule_syntax
+
+    session = require(host)
+    rows = session.prompts.tool_table()
     lines = [f"{r.name:<28} {r.source:<8} {grouped(r.tokens):>6} tok  {r.state}" for r in rows]
+    rules = [rule_syntax(r.name) for r in rows]
+    lines.append("permission rules (ours · Claude Code's; other tools: the name):")
+    lines += [f"  {rule}" for rule, r in zip(rules, rows, strict=True) if rule != r.name]
+    servers = session.runner.services.diagnostics
+    found = servers.available() if servers is not None else []
+    lines.append(
+        "diagnostics after edits: "
+        + ("; ".join(found) if found else "off" if servers is None else "no language server on PATH")
+    )
+    lines.append("web search: not offered (provider search tools are not wired up yet)")
     total = sum(r.tokens for r in rows if r.state != "deferred")
     return Reply(
         "/tools", text=f"{len(rows)} tools, {grouped(total)} tokens offered:", block="\n".join(lines)

@@ -112,6 +112,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("status", "", "model, folder, trust, sandbox, session and window", NOW, ALL, fx.status, "Status"),
     Command("cost", "", "what this session has cost, in tokens and money", NOW, ALL, fx.cost, "Cost"),
     Command("diff", "", "what this session changed in the workspace", NOW, ALL, fx.diff, "Diff"),
+    Command("review", "[base]", "a sub-agent reviews the diff (working tree, or against BASE): findings with file:line", IDLE, TUI, None, "Review changes"),
     Command("config", "[KEY]", "the settings in effect and the files they come from", NOW, ALL, fx.config, "Config"),
     Command("pin", "[TEXT | r_…:L3-9 | m_N]", "keep TEXT (or stored lines, or a message) verbatim in every request, whatever compaction drops", IDLE, ALL, pin_fx.pin, "Pin"),
     Command("unpin", "[ID]", "remove a pin (yours or the model's); alone: list them", IDLE, ALL, pin_fx.unpin, "Unpin"),

@@ -23,6 +23,15 @@ class Prices:
     cache_creation: float
 
 
+def declared_prices(input_per_mtok: float | None, output_per_mtok: float | None) -> Prices | None:
+    """`[model] input_price_per_mtok` / `output_price_per_mtok` as prices per token; None when
+    the user declared none."""
+    if input_per_mtok is None or output_per_mtok is None:
+        return None
+    given, made = input_per_mtok / 1_000_000, output_per_mtok / 1_000_000
+    return Prices(input=given, output=made, cache_read=given, cache_creation=given)
+
+
 @lru_cache(maxsize=64)
 def prices_for(model: str, api_base: str | None = None) -> Prices | None:
     """litellm's prices for `model`; None when unknown or served from a custom api_base."""

@@ -11,25 +11,22 @@ from __future__ import annotations
 
 import asyncio
 import bisect
-import functools
 import itertools
 import os
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
 from typing import Any, TypeVar
 
-from agent_tui.llm import anthropic_request, http_anthropic, http_openai
 from agent_tui.llm.errors import LLMError
 from agent_tui.llm.http_common import Clock, client, status_error, timeout_config
 from agent_tui.llm.routes import Route
 from agent_tui.llm.stream import StreamEvent, TextChunk, UsageChunk
+from agent_tui.llm.wire_format import DirectFormat, Memo
 from agent_tui.messages import TokenUsage
 
 PLACEHOLDER_KEY = "sk-no-key-required"
 """Sent to an api_base when no key is configured: local servers ignore it, some need one."""
 _HEADER_KEYS = ("headers", "extra_headers")
 T = TypeVar("T")
-Memo = http_openai.EncodedMessages | anthropic_request.EncodedTurns
-"""What a provider keeps of its last request to reuse in the next (per wire format)."""
 _CLIENT_ONLY = frozenset({"timeout", "num_retries", "max_retries", "api_base", "api_key", "drop_params"})
 """litellm keyword arguments that are not part of the request body."""
 
@@ -103,19 +100,17 @@ class DirectCall:
     def __init__(
         self,
         route: Route,
+        format: DirectFormat,
         key: str,
         extra: dict[str, Any],
         clock: Clock,
         memo: Memo | None = None,
     ) -> None:
         self.route = route
+        self.format = format
         self.clock = clock
         self.memo = memo
-        self.headers = {"content-type": "application/json"}
-        if route.wire == "anthropic":
-            self.headers.update({"x-api-key": key, "anthropic-version": http_anthropic.VERSION})
-        else:
-            self.headers["authorization"] = f"Bearer {key}"
+        self.headers = {"content-type": "application/json", **format.headers(key)}
         self.body_extra: dict[str, Any] = {}
         for name, value in extra.items():
             if name in _HEADER_KEYS and isinstance(value, dict):
@@ -131,41 +126,16 @@ class DirectCall:
         stream: bool,
     ) -> list[bytes]:
         """The body as chunks whose concatenation is the JSON."""
-        route = self.route
-        if route.wire == "anthropic":
-            turns = self.memo if isinstance(self.memo, anthropic_request.EncodedTurns) else None
-            turns_plan = turns.plan(messages) if turns is not None else None
-            anthropic = functools.partial(
-                anthropic_request.encode,
-                route.model,
-                messages,
-                tools,
-                max_tokens,
-                stream=stream,
-                extra=self.body_extra,
-                memo=turns,
-                plan=turns_plan,
-            )
-            unreused = len(messages)
-            if turns is not None and turns_plan is not None:
-                unreused = turns.unreused(messages, turns_plan)
-            return await _off_loop(anthropic, unreused)
-        memo = self.memo if isinstance(self.memo, http_openai.EncodedMessages) else None
-        plan = memo.plan(messages) if memo is not None else None
-        fresh = len(messages) - (plan[1] if plan is not None else 0)
-        openai = functools.partial(
-            http_openai.encode,
-            route.model,
+        return await self.format.encode(
+            self.route,
             messages,
             tools,
             max_tokens,
             stream=stream,
-            provider=route.provider,
             extra=self.body_extra,
-            memo=memo,
-            plan=plan,
+            memo=self.memo,
+            off_loop=_off_loop,
         )
-        return await _off_loop(openai, fresh)
 
     async def _response(self, body: list[bytes], stream: bool) -> Any:
         """The started response, or the classified status error (its body read within limits)."""
@@ -200,9 +170,8 @@ class DirectCall:
     ) -> AsyncGenerator[StreamEvent, None]:
         body = await self._body(messages, tools, max_tokens, stream=True)
         response = await self._response(body, stream=True)
-        decode = http_anthropic.events if self.route.wire == "anthropic" else http_openai.events
         try:
-            async for event in decode(response, self.clock):
+            async for event in self.format.events(response, self.clock):
                 yield event
         finally:
             await response.aclose()
@@ -211,7 +180,7 @@ class DirectCall:
         self, messages: list[dict[str, Any]], max_tokens: int | None
     ) -> tuple[str, TokenUsage]:
         """A non-streamed reply (Anthropic's is streamed and collected: one parser, one shape)."""
-        if self.route.wire == "anthropic":
+        if self.format.streams_completions:
             parts: list[str] = []
             usage = TokenUsage()
             async for event in self.stream(messages, None, max_tokens):
@@ -223,6 +192,6 @@ class DirectCall:
         body = await self._body(messages, None, max_tokens, stream=False)
         response = await self._response(body, stream=False)
         try:
-            return http_openai.completion_text(await http_openai.read_json(response, self.clock))
+            return await self.format.completion(response, self.clock)
         finally:
             await response.aclose()

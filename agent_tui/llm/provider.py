@@ -21,11 +21,11 @@ from typing import Any
 
 from agent_tui import instrument
 from agent_tui.errors_text import one_line
-from agent_tui.llm import anthropic_request, catalog, direct, http_openai, via_litellm
+from agent_tui.llm import catalog, direct, via_litellm
 from agent_tui.llm.errors import LLMError, classify
 from agent_tui.llm.http_common import Clock, TimeLimits
 from agent_tui.llm.lazy import litellm, warm_in_background
-from agent_tui.llm.reasoning_params import continues_without_thinking, reasoning_request, thinking_reserve
+from agent_tui.llm.reasoning_params import continues_without_thinking
 from agent_tui.llm.routes import Route, route_for
 from agent_tui.llm.stream import (
     RetryWait,
@@ -35,6 +35,7 @@ from agent_tui.llm.stream import (
     ToolCallsReady,
     UsageChunk,
 )
+from agent_tui.llm.wire_format import DirectFormat, Memo, WireFormat, format_of
 from agent_tui.messages import TokenUsage
 from agent_tui.reasoning import ReasoningSettings
 
@@ -115,11 +116,9 @@ class Provider:
         project file chose must not receive the user's OPENAI_API_KEY); a placeholder goes."""
         self._resolved: tuple[str, dict[str, Any]] | None = None
         self._sent_placeholder = False
-        self._encoded: direct.Memo = (
-            anthropic_request.EncodedTurns()
-            if self.route.wire == "anthropic"
-            else http_openai.EncodedMessages()
-        )
+        self.format: WireFormat = format_of(self.route)
+        """Encoding, decoding, cache marks and reasoning parameters of the route's format."""
+        self._encoded: Memo | None = self.format.memo() if isinstance(self.format, DirectFormat) else None
         self.reasoning = ReasoningSettings()
         """`[model] reasoning_effort` / `thinking_budget_tokens`; `/effort` changes it for the session."""
         self.max_thinking: int | None = None
@@ -145,9 +144,7 @@ class Provider:
     def supports_cache_control(self) -> bool:
         """True when the provider takes explicit `cache_control` breakpoints (Anthropic's API);
         others cache on their own, or not at all, and get plain text (see llm/cache.py)."""
-        if self.route.direct:
-            return self.route.wire == "anthropic"
-        return provider_of(self._litellm_model()) == "anthropic"
+        return self.format.cache_marks
 
     @property
     def takes_thinking_blocks(self) -> bool:
@@ -159,24 +156,17 @@ class Provider:
             self._said.add(text)
             self.notices.append(text)
 
-    def _reasoning_wire(self) -> str:
-        wire = self.route.wire
-        return "anthropic" if wire == "litellm" and self.supports_cache_control else wire
-
     @property
     def thinking_reserve(self) -> int:
         """Tokens a reply may spend thinking beyond its answer: the request's max_tokens grows by
         this much, so the budget reserves it too (Anthropic's thinking budget; 0 when off)."""
-        return thinking_reserve(
-            self._reasoning_wire(), self._litellm_model(), self.reasoning, self.max_thinking
-        )
+        return self.format.thinking_reserve(self._litellm_model(), self.reasoning, self.max_thinking)
 
     def _with_reasoning(
         self, messages: list[dict[str, Any]], max_tokens: int | None
     ) -> tuple[dict[str, Any], int | None]:
         """The reasoning keys for this request and its reply limit (see llm/reasoning_params)."""
-        wire = self._reasoning_wire()
-        plan = reasoning_request(wire, self._litellm_model(), self.reasoning, max_tokens, self.max_thinking)
+        plan = self.format.reasoning(self._litellm_model(), self.reasoning, max_tokens, self.max_thinking)
         self._notice(plan.notice)
         if "thinking" in plan.extra and continues_without_thinking(messages):
             self._notice(
@@ -334,7 +324,10 @@ class Provider:
         self._sent_placeholder = key == PLACEHOLDER_KEY
         limits = self.limits if streamed else self.limits.unstreamed()
         body_extra = {**self.extra, **(extra or {})}
-        return direct.DirectCall(self.route, key, body_extra, Clock(limits, self.where), self._encoded)
+        assert isinstance(self.format, DirectFormat)  # only a direct route gets here
+        return direct.DirectCall(
+            self.route, self.format, key, body_extra, Clock(limits, self.where), self._encoded
+        )
 
     async def complete(
         self, messages: list[dict[str, Any]], max_tokens: int | None = None
@@ -346,7 +339,7 @@ class Provider:
             try:
                 if self.route.direct:
                     # Anthropic's complete() streams: the usual limits hold; OpenAI's does not.
-                    streamed = self.route.wire == "anthropic"
+                    streamed = self.format.streams_completions
                     return await self._direct_call(streamed).complete(messages, max_tokens)
                 model, params = self._params()
                 clock = Clock(self.limits.unstreamed(), self.where)

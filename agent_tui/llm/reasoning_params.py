@@ -40,14 +40,16 @@ def supports_reasoning(model: str) -> bool | None:
 
 
 def reasoning_request(
-    wire: str,
+    thinking_budget: bool,
     model: str,
     settings: ReasoningSettings,
     max_tokens: int | None,
     max_thinking: int | None = None,
 ) -> ReasoningRequest:
-    """`max_thinking`: the most of the window the thinking budget may take (the session keeps
-    half the window for the prompt); a budget cut below the API's 1 024 turns thinking off."""
+    """`thinking_budget`: the request's format asks for reasoning as Anthropic's thinking budget
+    (llm/wire_format.py says which do). `max_thinking`: the most of the window the thinking budget
+    may take (the session keeps half the window for the prompt); a budget cut below the API's
+    1 024 turns thinking off."""
     if not settings.enabled:
         return ReasoningRequest({}, max_tokens)
     if supports_reasoning(model) is False:
@@ -57,7 +59,7 @@ def reasoning_request(
             f"{model} does not reason (per litellm's model list): reasoning_effort and thinking_budget_tokens are not sent.",
         )
     budget = settings.thinking_budget()
-    if wire == "anthropic" or (wire == "litellm" and catalog.provider_of(model) == "anthropic"):
+    if thinking_budget:
         if budget <= 0:
             return ReasoningRequest({}, max_tokens)
         if max_thinking is not None and budget > max_thinking:
@@ -84,8 +86,3 @@ def continues_without_thinking(messages: list[dict[str, Any]]) -> bool:
 
 def _role(message: dict[str, Any]) -> str:
     return str(message.get("role"))
-
-
-def thinking_reserve(wire: str, model: str, settings: ReasoningSettings, max_thinking: int | None) -> int:
-    """The tokens a reply may spend thinking on top of its answer (0 when nothing is sent)."""
-    return reasoning_request(wire, model, settings, 0, max_thinking).max_tokens or 0

@@ -52,12 +52,32 @@ class ApprovalDecision:
 Approver = Callable[[ApprovalRequest], Awaitable[ApprovalDecision]]
 
 
-def headless_approver(yes: bool) -> Approver:
-    """The approver for `agent-tui run`: allows everything with --yes, denies with a hint without."""
+def claude_hint(request: ApprovalRequest) -> str:
+    """The headless hint for a user whose rules live in Claude Code's settings.json: the rule
+    that would allow this call, in that syntax."""
+    from agent_tui.claude_rules import format_claude
+
+    command = request.arguments.get("command") if request.tool == "bash" else None
+    rule = format_claude(
+        request.tool,
+        prefix=request.suggested_prefix,
+        exact=command if isinstance(command, str) else None,
+    )
+    return (
+        f'Re-run with --yes or add "{rule}" to permissions.allow in .claude/settings.json '
+        "(or in your ~/.claude/settings.json)"
+    )
+
+
+def headless_approver(yes: bool, *, claude_hints: bool = False) -> Approver:
+    """The approver for `agent-tui run`: allows everything with --yes, denies with a hint without
+    (in Claude Code's rule syntax when the user keeps rules in its settings files)."""
 
     async def approve(request: ApprovalRequest) -> ApprovalDecision:
         if yes:
             return ApprovalDecision("allow_once")
+        if claude_hints and not request.protected:
+            return ApprovalDecision("deny", reason=claude_hint(request))
         return ApprovalDecision("deny", reason=HEADLESS_HINT)
 
     return approve

@@ -159,6 +159,13 @@ class ToolServices:
     """The session's background commands (tools/background.py); None = none can start."""
     side: SideState = field(default_factory=SideState)
     """The session's task list and pins, kept beside the conversation (context/side_state.py)."""
+    web: Any = None
+    """`[web]` settings for web_fetch (config WebSettings); None = the defaults."""
+    diagnostics: Any = None
+    """The session's language servers (tools/diagnostics.py LanguageServers); None = none."""
+    page_reader: Any = None
+    """The summary model (agent/summarizer.py ProviderSummarizer) web_fetch asks a question of a
+    large page; None = the page alone is returned."""
 
 
 @dataclass

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_tui import tool_decl
+from agent_tui.claude_rules import DOMAIN_RULE_TOOLS
 from agent_tui.permission_modes import PermissionMode, plan_refusal
 from agent_tui.permission_rules import (
     AllowRule,
@@ -27,6 +28,7 @@ from agent_tui.permission_rules import (
     bash_prefix_matches,
     normalize_command,
 )
+from agent_tui.rule_targets import host_of
 from agent_tui.tools.approval_preview import build_preview, describe_call, sandbox_refusal, where
 from agent_tui.tools.approval_request import (
     HEADLESS_HINT,
@@ -41,6 +43,7 @@ from agent_tui.tools.protected import protected_reason
 from agent_tui.tools.verdict import Verdict
 
 if TYPE_CHECKING:
+    from agent_tui.config import Config
     from agent_tui.tools.base import ToolSpec
     from agent_tui.tools.sandbox import Sandbox
 
@@ -72,25 +75,47 @@ class PermissionPolicy:
         approver: Approver | None = None,
         yes: bool = False,
         sandbox: Sandbox | None = None,
+        *,
+        ask_rules: Iterable[str | tuple[str, Tier]] = (),
+        deny_rules: Iterable[str | tuple[str, Tier]] = (),
+        claude_hints: bool = False,
     ) -> None:
         self.yes = yes
         self.interactive = approver is not None
         """A person answers (the TUI); headless runs have nobody to ask about an unsandboxed rerun."""
-        self.approver = approver or headless_approver(yes)
+        self.approver = approver or headless_approver(yes, claude_hints=claude_hints)
         self.sandbox = sandbox
-        self.rules = RuleSet()
+        self.rules = _rule_set(allow_rules, "allow")
+        self.ask_rules = _rule_set(ask_rules, "ask")
+        """Calls asked about every time, whatever an allow rule, a session answer or a read-only tool."""
+        self.deny_rules = _rule_set(deny_rules, "deny")
+        """Calls refused unasked, even with --yes; checked first."""
         self.mode: PermissionMode = "default"
         """Shift+Tab's mode (permission_modes.py): plan refuses, accept edits allows file edits."""
         self._lock = asyncio.Lock()
         self._projects: dict[str, bool] = {}
         """Other projects whose stored outputs this session was allowed (True) or denied."""
-        for entry in allow_rules:
-            text, tier = (entry, "user") if isinstance(entry, str) else entry
-            tier = typing.cast(Tier, tier)
-            try:
-                self.rules.add(AllowRule.parse(text), tier)
-            except RuleError as exc:
-                log.warning("ignoring [tools] allow rule %r: %s", text, exc)
+
+    @classmethod
+    def of_config(
+        cls, cfg: Config, *, approver: Approver | None, yes: bool, sandbox: Sandbox | None
+    ) -> PermissionPolicy:
+        """The policy a session's config asks for: every tier's allow, ask and deny rules, in
+        either syntax, and hints in Claude Code's syntax when its settings hold rules."""
+        return cls(
+            cfg.allow_tiers(),
+            approver=approver,
+            yes=yes,
+            sandbox=sandbox,
+            ask_rules=cfg.rules_of("ask"),
+            deny_rules=cfg.rules_of("deny"),
+            claude_hints=cfg.provenance.claude_rules,
+        )
+
+    def may_ask(self, mutates: bool) -> bool:
+        """Whether a call of a tool must go through `decide`: one that changes things, or any
+        while ask or deny rules exist (they cover tools that only read, like `Read(./.env)`)."""
+        return mutates or bool(len(self.ask_rules) or len(self.deny_rules))
 
     def add_session_rule(self, tool: str, prefix: str | None = None, *, exact: str | None = None) -> None:
         """Allow `tool` for the rest of the session; for bash a `prefix` or an `exact` command
@@ -106,13 +131,13 @@ class PermissionPolicy:
     def revoke(self, rule: str) -> bool:
         """Stop `rule` (as /permissions lists it) allowing anything, from the next call on."""
         try:
-            return self.rules.remove(AllowRule.parse(rule))
+            return any([self.rules.remove(found) for found in AllowRule.parse_all(rule)])
         except RuleError:
             return False
 
-    def rule_for(self, tool_name: str, args: dict[str, Any]) -> str | None:
+    def rule_for(self, tool_name: str, args: dict[str, Any], workspace: Path | None = None) -> str | None:
         """The rule that allows this call without asking, or None."""
-        found = self.rules.match(tool_name, args)
+        found = self.rules.match(tool_name, args, workspace)
         if found is None:
             return None
         rule, tier = found
@@ -120,7 +145,19 @@ class PermissionPolicy:
 
     async def decide(self, tool_name: str, args: dict[str, Any], spec: ToolSpec, workspace: Path) -> Verdict:
         """Whether the call may run; the detail is the message for the model when not."""
-        if not spec.mutates:
+        if denied := self.deny_rules.match(tool_name, args, workspace):
+            deny_rule, tier = denied
+            what = describe_call(tool_name, args)
+            return Verdict(
+                False,
+                "denied_by_rule",
+                f"Permission denied for {tool_name}: {what}: the deny rule {deny_rule.format()} "
+                f"({'your settings' if tier == 'user' else 'the project settings'}) refuses it. "
+                "Do not retry it; find another way or ask the user.",
+            )
+        # An ask rule: every wall below still stands, but no allow rule or grant answers for it.
+        forced = self.ask_rules.match(tool_name, args, workspace) is not None
+        if not spec.mutates and not forced:
             return Verdict(True, "read_only", "does not change anything")
         if self.mode == "plan":
             return Verdict(False, "plan_mode", plan_refusal(tool_name))
@@ -140,15 +177,28 @@ class PermissionPolicy:
             # skipped it must not find a spelling that runs unsandboxed unasked.
             if tool_name == "bash" and args.get("unsandboxed"):
                 return await self._ask_unsandboxed(args)
-            if tool_name == "bash" and sandbox.auto_allows():
+            if tool_name == "bash" and sandbox.auto_allows() and not forced:
                 return Verdict(True, "sandboxed", "allowed: runs in the sandbox (auto_approve)")
-        if rule := self.rule_for(tool_name, args):
+        if not forced and (rule := self.rule_for(tool_name, args, workspace)):
             return Verdict(True, "rule", f"allowed by rule {rule}")
+        return await self._ask_by_rule(tool_name, args, spec, workspace, rules_apply=not forced)
+
+    async def _ask_by_rule(
+        self,
+        tool_name: str,
+        args: dict[str, Any],
+        spec: ToolSpec,
+        workspace: Path,
+        *,
+        rules_apply: bool = False,
+    ) -> Verdict:
+        """Ask the approver (--yes answers for it). `rules_apply`: an allow rule or session
+        answer given meanwhile covers the call; not so when an ask rule sent it here."""
         if self.yes:
             return Verdict(True, "yes_flag", "allowed by --yes")
         # One question at a time: a session rule granted by the first answer covers the rest.
         async with self._lock:
-            if rule := self.rule_for(tool_name, args):
+            if rules_apply and (rule := self.rule_for(tool_name, args, workspace)):
                 return Verdict(True, "rule", f"allowed by rule {rule}")
             command = args.get("command") if tool_name == "bash" else None
             preview = await asyncio.to_thread(build_preview, tool_name, args, workspace)
@@ -159,7 +209,7 @@ class PermissionPolicy:
                 arguments=args,
                 preview=preview,
                 suggested_prefix=suggest_prefix(command) if isinstance(command, str) else None,
-                sandbox=where(sandbox) if tool_name == "bash" else None,
+                sandbox=where(self.sandbox) if tool_name == "bash" else None,
             )
             decision = await self.approver(request)
         return await self._adopt(decision, tool_name, args, workspace)
@@ -171,8 +221,9 @@ class PermissionPolicy:
         command = str(args.get("command") or "") if tool_name == "bash" else ""
         if decision.action == "allow_once":
             return Verdict(True, "asked_once", "allowed once")
+        domain = host_of(str(args.get("url") or "")) if tool_name in DOMAIN_RULE_TOOLS else ""
         if decision.action == "allow_always":
-            rule = AllowRule(tool_name)
+            rule = AllowRule(tool_name, domain=domain) if domain else AllowRule(tool_name)
             if tool_name == "bash":
                 rule = AllowRule("bash", prefix=(decision.prefix or command).strip())
             self.rules.add(rule, "local")
@@ -187,6 +238,8 @@ class PermissionPolicy:
         if decision.action == "allow_session":
             if tool_name == "bash":
                 self.add_session_rule("bash", decision.prefix, exact=command)
+            elif domain:  # a web answer covers that domain, never the whole web
+                self.rules.add(AllowRule(tool_name, domain=domain), "session")
             else:
                 self.add_session_rule(tool_name)
             return Verdict(True, "asked_session", "allowed for this session")
@@ -277,3 +330,17 @@ class PermissionPolicy:
                 f"Permission denied by the user for bash unsandboxed: {command}.{reason}",
             )
         return Verdict(True, "unsandboxed_allowed", "allowed once outside the sandbox")
+
+
+def _rule_set(entries: Iterable[str | tuple[str, Tier]], kind: str) -> RuleSet:
+    """Rules in either syntax, each with its tier (a bare string: the user's); one that cannot
+    match is logged and skipped (the config check has named it already)."""
+    rules = RuleSet()
+    for entry in entries:
+        text, tier = (entry, "user") if isinstance(entry, str) else entry
+        try:
+            for rule in AllowRule.parse_all(text):
+                rules.add(rule, typing.cast(Tier, tier))
+        except RuleError as exc:
+            log.warning("ignoring %s rule %r: %s", kind, text, exc)
+    return rules

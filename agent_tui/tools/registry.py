@@ -178,11 +178,12 @@ class ToolRegistry:
 
 
 def builtin_tools() -> list[Tool]:
-    """The seven built-in tools, in the order the model sees them. Adding one is a class that
+    """The built-in tools, in the order the model sees them. Adding one is a class that
     declares its capabilities (tool_decl.py) and a line here."""
     from agent_tui.tools.bash import BashTool
     from agent_tui.tools.files import EditFileTool, ReadFileTool, WriteFileTool
     from agent_tui.tools.search import GlobTool, GrepTool, ListDirTool
+    from agent_tui.tools.web_fetch import WebFetchTool
 
     tools: list[Tool] = [
         ReadFileTool(),
@@ -191,6 +192,7 @@ def builtin_tools() -> list[Tool]:
         GrepTool(),
         GlobTool(),
         ListDirTool(),
+        WebFetchTool(),
     ]
     on_paths = [
         t.spec.name for t in tools if t.spec.capabilities is not None and t.spec.capabilities.path_args

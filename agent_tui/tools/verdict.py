@@ -20,6 +20,7 @@ VerdictReason = Literal[
     "asked_always",
     "denied_by_user",
     "denied_with_hint",
+    "denied_by_rule",
     "protected_allowed",
     "protected_denied",
     "unsandboxed_allowed",
@@ -32,6 +33,7 @@ VerdictReason = Literal[
 path. sandboxed: auto_approve lets a sandboxed command run. rule: an allow rule (any tier) covers
 it. yes_flag: --yes. asked_*: the approver allowed it once, for the session, or from now on.
 denied_by_user / denied_with_hint: the approver refused, without or with a hint for the model.
+denied_by_rule: a deny rule (the config's or Claude Code's settings) refused it unasked.
 protected_*: a protected path, allowed or refused (asked every time). unsandboxed_*: a rerun
 outside the sandbox, allowed, refused, or refused because nobody can be asked. plan_mode: plan
 mode refused a call that changes something, unasked. accept_edits: accept-edits mode let a file

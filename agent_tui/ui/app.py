@@ -100,6 +100,21 @@ class AgentApp(AppTabs, AppCommands, OneLineCrashes[None]):
         self._last_interrupt = 0.0
         self.workspace = workspace or Path.cwd()
         self._register_themes()
+        from agent_tui.ui.attention import Attention
+        from agent_tui.ui.textual_compat import write_to_terminal
+
+        self.attention = Attention(self._notify_method, lambda data: write_to_terminal(self, data))
+        """Notifies when a turn ends or an approval waits while the terminal is not focused."""
+
+    def _notify_method(self) -> str:
+        services = self._services.result() if self._services is not None and self._services.done() else None
+        return services.config.ui.notify if services is not None else "off"
+
+    def on_app_focus(self, _event: events.AppFocus) -> None:
+        self.attention.focused = True
+
+    def on_app_blur(self, _event: events.AppBlur) -> None:
+        self.attention.focused = False
 
     def notify(
         self,

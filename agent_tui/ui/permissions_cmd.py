@@ -47,7 +47,16 @@ async def run(view: TabCommandHost, argument: str) -> None:
                 rules.add(kept, tier)
     lines = [f"  {rule.format():<32} {tier_label(tier)}" for rule, tier in rules.entries()]
     listing = "\n".join(lines) or "  (none: every change asks first)"
-    show(view, "/permissions", f"Allowed without asking:\n{listing}\n{USAGE}")
+    policy = session.runner.policy if session is not None else None
+    narrowing = ""
+    for title, held in (
+        ("Always asked", policy and policy.ask_rules),
+        ("Refused", policy and policy.deny_rules),
+    ):
+        if held:
+            entries = "\n".join(f"  {r.format():<32} {tier_label(t)}" for r, t in held.entries())
+            narrowing += f"\n{title}:\n{entries}"
+    show(view, "/permissions", f"Allowed without asking:\n{listing}{narrowing}\n{USAGE}")
 
 
 def tier_label(tier: Tier) -> str:

@@ -18,6 +18,10 @@ async def compact(view: TabCommandHost, argument: str) -> None:
     await view.start_compact(argument or None)
 
 
+async def review(view: TabCommandHost, argument: str) -> None:
+    await view.start_review(argument.strip() or None)
+
+
 async def new(view: TabCommandHost, argument: str) -> None:
     await view.open_new()
 

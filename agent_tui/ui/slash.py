@@ -39,6 +39,7 @@ Handler = Callable[["TabCommandHost", str], Awaitable[None]]
 
 TUI_ACTIONS: dict[str, Handler] = {
     "compact": handlers.compact,
+    "review": handlers.review,
     "context": handlers.context,
     "blobs": handlers.blobs,
     "new": handlers.new,
@@ -114,6 +115,10 @@ COMMANDS: tuple[SlashCommand, ...] = tuple(_bind(c) for c in registry.offered(re
 
 BY_NAME = {command.name: command for command in COMMANDS}
 
+YIELDING = frozenset({"review"})
+"""Built-ins a project's own command of the same name replaces: a Claude Code user's
+`.claude/commands/review.md` stays theirs (every other built-in shadows a custom command)."""
+
 _custom: dict[str, SlashCommand] = {}
 """Custom commands from Markdown files (ui/custom_commands.py), beside the built-ins. They are
 sent as prompts (extensions/invoke.py expands them), so `parse` never returns one."""
@@ -125,10 +130,10 @@ def set_custom(
 ) -> list[SlashCommand]:
     """Replace the custom commands; returns those a built-in of the same name shadows."""
     _custom.clear()
-    _custom_sources[:] = [c for c in sources or [] if c.name.lower() not in BY_NAME]
+    _custom_sources[:] = [c for c in sources or [] if c.name.lower() not in BY_NAME.keys() - YIELDING]
     shadowed = []
     for command in commands:
-        if command.name.lower() in BY_NAME:
+        if command.name.lower() in BY_NAME.keys() - YIELDING:
             shadowed.append(command)
         else:
             _custom[command.name.lower()] = command
@@ -142,11 +147,11 @@ def custom_sources() -> list[CustomCommand]:
 
 def all_commands() -> tuple[SlashCommand, ...]:
     """Built-ins, then custom commands: what the menu, palette and /help list."""
-    return COMMANDS + tuple(_custom.values())
+    return tuple(c for c in COMMANDS if c.name not in _custom) + tuple(_custom.values())
 
 
 def lookup(name: str) -> SlashCommand | None:
-    return BY_NAME.get(name) or _custom.get(name.lower())
+    return _custom.get(name.lower()) or BY_NAME.get(name)
 
 
 @dataclass(frozen=True)
@@ -164,6 +169,8 @@ def parse(text: str) -> ParsedCommand | None:
     if found is None:
         return None
     command, argument = found
+    if command.name in _custom:  # a project's own command replaced this built-in (YIELDING)
+        return None
     return ParsedCommand(BY_NAME[command.name], argument)
 
 

@@ -123,6 +123,13 @@ class TabController:
         self.compaction_steps = []
         return [*self._start("compacting"), op.StartWorker("compact", instructions)]
 
+    def review(self, base: str | None, *, has_session: bool) -> list[op.ViewOp]:
+        """/review [base]: a sub-agent reviews the diff (agent/review.py)."""
+        if not has_session:
+            return [op.Notify("Nothing to review with: no model configured.", "warning")]
+        typed = f"/review {base}" if base else "/review"
+        return [op.ShowUser(typed), *self._start("reviewing"), op.StartWorker("review", base)]
+
     def began(self) -> list[op.ViewOp]:
         """The view started a worker of its own (opening a session)."""
         return self._set_busy(True)

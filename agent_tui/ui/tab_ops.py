@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from agent_tui.ui.transcript import Entry, ThinkingEntry, ToolEntry
 
 Severity = Literal["information", "warning", "error"]
-WorkerKind = Literal["turn", "command", "compact"]
+WorkerKind = Literal["turn", "command", "compact", "review"]
 
 
 # -- the tab -----------------------------------------------------------------------------------

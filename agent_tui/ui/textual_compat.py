@@ -6,6 +6,8 @@ its public API only. Two things have no public hook, and live here:
 - an unexpected exception in the UI: Textual prints a full traceback with locals over the
   user's terminal. We log it whole and print one line that says where the details are
   (`App._handle_exception`, `App._fatal_error`, overridden by `OneLineCrashes`);
+- a notification to a terminal that is not focused: an OSC 9 / 777 sequence written as it is
+  (`App._driver`, `write_to_terminal`);
 - what the tests read: the screen as text (`Screen._compositor`) and the notices shown
   (`App._notifications`);
 - a leak: `StylesCache.get_inner_outer` is an `lru_cache` on an instance method, so it keeps
@@ -27,7 +29,7 @@ them fails that test, not a user's session.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.text import Text
 from textual.app import App, ComposeResult
@@ -42,7 +44,7 @@ log = logging.getLogger(__name__)
 ReturnT = TypeVar("ReturnT")
 
 PRIVATE_API: dict[type, tuple[str, ...]] = {
-    App: ("_handle_exception", "_fatal_error", "_notifications"),
+    App: ("_handle_exception", "_fatal_error", "_notifications", "_driver"),
     Screen: ("_compositor",),
     Footer: ("_bindings_ready", "bindings_changed"),
 }
@@ -64,6 +66,15 @@ class OneLineCrashes(App[ReturnT]):
         # Replaces Textual's full traceback with locals (in the log already, above).
         self.bell()
         self.panic(Text(self.crash_line()))
+
+
+def write_to_terminal(app: App[Any], data: str) -> None:
+    """Send an escape sequence (a notification) to the terminal as it is: Textual has no public
+    way to write raw output, so it goes through the app's driver (`App._driver`)."""
+    driver = app._driver
+    if driver is not None:
+        driver.write(data)
+        driver.flush()
 
 
 def screen_text(app: App[object]) -> str:

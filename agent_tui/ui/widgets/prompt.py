@@ -12,21 +12,26 @@ A pasted path of a picture, or Ctrl+V's clipboard picture, goes in as a chip (pr
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import OptionList, TextArea
+from textual.widgets import OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from agent_tui.ui import slash
 from agent_tui.ui.pasted import Pastes, is_long
 from agent_tui.ui.path_complete import complete_mention, complete_word, path_completions
 from agent_tui.ui.widgets.prompt_pictures import PictureArea
+
+if TYPE_CHECKING:
+    from agent_tui.ui.vim_keys import VimKeys
 
 NEWLINE_KEYS = ("shift+enter", "ctrl+j")
 CLEAR_KEY = "ctrl+l"
@@ -161,6 +166,19 @@ class PromptInput(PictureArea):
         self._menu_dismissed: str | None = None  # text the menu was closed on (stays closed)
         self.pastes = Pastes()
         """Long pastes shown as chips until the message is sent (ui/pasted.py)."""
+        self.vim: VimKeys | None = None
+        """Vim keys (`[ui] editing_mode = "vim"`, ui/vim_keys.py); None: the usual keys."""
+
+    def set_editing_mode(self, mode: str, show: Callable[[str], None]) -> None:
+        """`vim` turns vim keys on (starting in insert mode, `show` told each mode); else off."""
+        if mode != "vim":
+            self.vim = None
+            show("")
+            return
+        from agent_tui.ui.vim_keys import VimKeys
+
+        self.vim = VimKeys(self, lambda now: show(f"-- {now.upper()} --"))
+        self.vim.set_mode("insert")
 
     def remember(self, text: str) -> None:
         """Add a sent text to the history (not twice in a row)."""
@@ -197,6 +215,11 @@ class PromptInput(PictureArea):
     def on_key(self, event: events.Key) -> None:
         # Runs before TextArea's own key handler; prevent_default() keeps that one from
         # also acting on the keys the prompt takes (Enter sends, arrows move the menu).
+        menu_open = self.menu is not None and self.menu.display
+        if self.vim is not None and not menu_open and self.vim.handle(event.key, event.character):
+            event.stop()
+            event.prevent_default()
+            return
         if self._handle(event.key):
             event.stop()
             event.prevent_default()
@@ -319,8 +342,21 @@ class PromptArea(Vertical):
         menu = CommandMenu(id="command-menu")
         menu.display = False
         prompt.menu = menu
+        mode = Static("", id="editing-mode")
+        mode.display = False
         yield prompt
+        yield mode
         yield menu
+
+    def set_editing_mode(self, mode: str) -> None:
+        """`[ui] editing_mode`: vim keys with their mode shown under the input, or the usual keys."""
+        label = self.query_one("#editing-mode", Static)
+
+        def show(text: str) -> None:
+            label.update(text)
+            label.display = bool(text)
+
+        self.input.set_editing_mode(mode, show)
 
     @property
     def input(self) -> PromptInput:

@@ -38,6 +38,7 @@ from agent_tui.ui.widgets.meter import ContextMeter
 from agent_tui.ui.widgets.mode_line import ModeLine
 from agent_tui.ui.widgets.prompt import PromptArea, PromptInput
 from agent_tui.ui.widgets.status import NoModelPanel, QueuePanel, WorkingLine
+from agent_tui.ui.widgets.status_line import StatusLineBar
 from agent_tui.ui.widgets.tab_host import TabHost
 from agent_tui.ui.widgets.tab_keys import TabKeys
 from agent_tui.ui.widgets.tab_opening import TabOpening
@@ -115,6 +116,7 @@ class SessionView(TabOpening, TabKeys, TabHost, Vertical):
         yield QueuePanel(id="queue")
         yield ModeLine(id="mode")
         yield ContextMeter(id="meter")
+        yield StatusLineBar(id="status-line")
         yield FindBar(id="find")
         yield PromptArea(id="prompt-area")
 
@@ -216,6 +218,8 @@ class SessionView(TabOpening, TabKeys, TabHost, Vertical):
     @on(Awaiting)
     async def _awaiting(self, event: Awaiting) -> None:
         event.stop()
+        if event.tool is not None:
+            self.app.attention.ping("agent-tui", f"{self.title}: approve {event.tool}?")  # type: ignore[attr-defined]
         await self.apply(self.controller.awaiting(event.tool))
 
     # -- sending -----------------------------------------------------------------------------
@@ -248,6 +252,18 @@ class SessionView(TabOpening, TabKeys, TabHost, Vertical):
         assert self.session is not None
         async for event in self.session.run_user_command(command):
             self.post_message(AgentEventMessage(event))
+
+    @work(exclusive=True, group="agent", exit_on_error=False)
+    async def run_review(self, base: str | None) -> None:
+        assert self.session is not None
+        from agent_tui.agent.review import review_events
+
+        async for event in review_events(self.session, base):
+            self.post_message(AgentEventMessage(event))
+
+    async def start_review(self, base: str | None) -> None:
+        """/review [base]: the diff reviewed by a sub-agent."""
+        await self.apply(self.controller.review(base, has_session=self.session is not None))
 
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def run_compact(self, instructions: str | None) -> None:
@@ -284,6 +300,8 @@ class SessionView(TabOpening, TabKeys, TabHost, Vertical):
             # The user reads the first reply now: tiktoken loads for exact counts from here.
             # Not at start-up: its ~0.3 s of GIL-holding load would slow the first frame and send.
             self.session.meter.counter.load_soon()
+            if outcome == "success":
+                self.app.attention.ping("agent-tui", f"{self.title}: turn finished")  # type: ignore[attr-defined]
         end = WorkerEnd(worker.name, outcome, opening.error_line(error), has_session=self.session is not None)
         await self.apply(self.controller.worker_finished(end))
 
@@ -336,6 +354,8 @@ class SessionView(TabOpening, TabKeys, TabHost, Vertical):
                 self._worker = self.run_turn(argument or "")
             case op.StartWorker("command", argument):
                 self._worker = self.run_command(argument or "")
+            case op.StartWorker("review", argument):
+                self._worker = self.run_review(argument)
             case op.StartWorker(_, argument):
                 self._worker = self.run_compact(argument)
             case op.Remeasure():

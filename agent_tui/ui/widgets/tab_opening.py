@@ -10,6 +10,7 @@ functions. The view's turn and command workers are apart from this (session_view
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -106,6 +107,20 @@ class TabOpening(_Tab):
         self.meter.show(None)
         self.budget = await asyncio.to_thread(session.measure)
         self.meter.show(self.budget)
+        self._attach_status_line(session)
+
+    def _attach_status_line(self, session: AgentSession) -> None:
+        """The status line's command for this session (a project's only in a trusted folder)."""
+        from agent_tui.hooks.status_line import find_command
+        from agent_tui.ui.widgets.status_line import StatusLineBar
+
+        settings = session.config.status_line
+        trusted = session.config.provenance.folder_trusted
+        command = find_command(settings.command, Path(session.workspace), trusted=trusted)
+        self.query_one(StatusLineBar).attach(session, command, settings.timeout)
+        from agent_tui.ui.widgets.prompt import PromptArea
+
+        self.query_one(PromptArea).set_editing_mode(session.config.ui.editing_mode)
 
     async def _without_model(
         self,

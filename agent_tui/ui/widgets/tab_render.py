@@ -16,6 +16,7 @@ from agent_tui.ui.widgets.chat import ChatPane
 from agent_tui.ui.widgets.meter import ContextMeter
 from agent_tui.ui.widgets.prompt import PromptInput
 from agent_tui.ui.widgets.status import QueuePanel, WorkingLine
+from agent_tui.ui.widgets.status_line import StatusLineBar
 
 if TYPE_CHECKING:
     from textual.widget import Widget
@@ -117,8 +118,11 @@ class TabRenderer:
                 self.working.step_reported(tokens)
             case op.ShowBudget(budget, streamed, estimate):
                 self.meter.post_message(ContextMeter.Update(budget, streamed, estimate=estimate))
+                if not estimate:  # measured, not streaming: what the status line shows changed
+                    self.root.query_one(StatusLineBar).request()
             case op.SetCost(cost, session_cost):
                 self.meter.set_cost(cost, session_cost)
+                self.root.query_one(StatusLineBar).request()
             case op.SetActivity(text):
                 self.meter.set_activity(text)
             case op.MeterPlaceholder(text):

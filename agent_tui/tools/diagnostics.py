@@ -1,0 +1,138 @@
+"""Diagnostics after an edit: the language server for the edited file's language, when one is
+installed, reports what the new text breaks, and the edit's result says so.
+
+Servers are found on PATH, never installed by us: `ruff server` or pyright for Python,
+typescript-language-server for TypeScript and JavaScript, gopls for Go, rust-analyzer for Rust.
+Each starts on the first edit of its language (in the workspace, outside the command sandbox:
+like a hook, it is the user's own tool and only reads), is reused for the session and stopped
+with it. One that cannot start, or does not answer within `[diagnostics] timeout`, is named once
+and the edit's result simply has no diagnostics. `/tools` lists which servers run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent_tui.tools.lsp_client import Diagnostic, LspClient
+
+log = logging.getLogger(__name__)
+
+SERVERS: dict[str, tuple[str, tuple[str, ...], tuple[tuple[str, ...], ...]]] = {
+    "python": ("python", (".py", ".pyi"), (("ruff", "server"), ("pyright-langserver", "--stdio"))),
+    "typescript": (
+        "typescript",
+        (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs"),
+        (("typescript-language-server", "--stdio"),),
+    ),
+    "go": ("go", (".go",), (("gopls",),)),
+    "rust": ("rust", (".rs",), (("rust-analyzer",),)),
+}
+"""Language → (LSP language id, file suffixes, server commands tried in order)."""
+
+MAX_SHOWN = 20
+
+
+def language_servers(workspace: Path, settings: Any) -> LanguageServers | None:
+    """The session's servers as `[diagnostics]` says (None when turned off)."""
+    if not settings.enabled:
+        return None
+    return LanguageServers(Path(workspace), timeout=settings.timeout)
+
+
+def language_of(path: Path) -> str | None:
+    suffix = path.suffix.lower()
+    return next((name for name, (_, suffixes, _) in SERVERS.items() if suffix in suffixes), None)
+
+
+@dataclass
+class LanguageServers:
+    """The session's language servers, started on demand."""
+
+    root: Path
+    timeout: float = 5.0
+    enabled: bool = True
+    clients: dict[str, LspClient] = field(default_factory=dict)
+    failed: dict[str, str] = field(default_factory=dict)
+    """Languages whose server could not start or answer, with why (said once, not retried)."""
+    _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    def available(self) -> list[str]:
+        """`/tools`: each language with a server on PATH, and whether it runs."""
+        out = []
+        for language, (_, _, commands) in SERVERS.items():
+            found = next((c for c in commands if shutil.which(c[0])), None)
+            if found is None:
+                continue
+            client = self.clients.get(language)
+            state = (
+                "running"
+                if client and client.running
+                else self.failed.get(language, "starts on the first edit")
+            )
+            out.append(f"{' '.join(found)} ({language}): {state}")
+        return out
+
+    async def after_edit(self, path: Path) -> str:
+        """The diagnostics for `path` as it is now, as lines for the edit's result ('' when
+        there is no server for it, or it had nothing to say in time)."""
+        language = language_of(path)
+        if not self.enabled or language is None or language in self.failed:
+            return ""
+        try:
+            text = await asyncio.to_thread(path.read_text, encoding="utf-8", errors="replace")
+            async with self._lock:
+                client = await self._client(language)
+                if client is None:
+                    return ""
+                found = await client.diagnostics(path, text, self.timeout)
+        except (TimeoutError, OSError, ConnectionError) as exc:
+            self.failed[language] = f"stopped: no answer ({type(exc).__name__})"
+            await self._stop(language)
+            return f"[diagnostics: the {language} language server did not answer; it is off for this session]"
+        return _describe(found, path, self.root)
+
+    async def _client(self, language: str) -> LspClient | None:
+        client = self.clients.get(language)
+        if client is not None and client.running:
+            return client
+        language_id, _, commands = SERVERS[language]
+        command = next((c for c in commands if shutil.which(c[0])), None)
+        if command is None:
+            return None
+        client = LspClient([shutil.which(command[0]) or command[0], *command[1:]], self.root, language_id)
+        self.clients[language] = client
+        try:
+            await client.start(self.timeout)
+        except (TimeoutError, OSError, ConnectionError) as exc:
+            self.failed[language] = f"could not start ({exc or type(exc).__name__})"
+            await self._stop(language)
+            return None
+        return client
+
+    async def _stop(self, language: str) -> None:
+        client = self.clients.pop(language, None)
+        if client is not None:
+            await client.stop()
+
+    async def close(self) -> None:
+        """Stop every server (the session ends)."""
+        for language in list(self.clients):
+            await self._stop(language)
+
+
+def _describe(found: list[Diagnostic], path: Path, root: Path) -> str:
+    try:
+        shown = str(path.resolve().relative_to(root.resolve()))
+    except ValueError:
+        shown = str(path)
+    if not found:
+        return f"[diagnostics: none in {shown}]"
+    ordered = sorted(found, key=lambda d: (d.severity != "error", d.line, d.column))
+    lines = [d.describe(shown) for d in ordered[:MAX_SHOWN]]
+    more = f"\n… {len(found) - MAX_SHOWN} more" if len(found) > MAX_SHOWN else ""
+    return f"[diagnostics: {len(found)} in {shown}]\n" + "\n".join(lines) + more

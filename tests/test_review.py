@@ -1,0 +1,102 @@
+"""Issue 45 #8: `/review [base]` — a sub-agent reviews the working tree's diff (or the diff
+against a base) and the conversation gains only its findings with file:line; the diff itself
+never enters the main window. A real git repository, the real app and the local fake server."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+
+from testkit.fake_openai import FakeOpenAI, Reply
+from tests.support.agent_fixtures import make_config
+from tests.support.ui_helpers import make_app, notices, send, settle, until
+
+CHANGED = "    return round(total, 2)  # CHANGED-LINE"
+FINDING = "cart.py:2 — medium — rounding to 2 places hides sub-cent totals — keep 4 places"
+
+
+def repo(path) -> None:
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(path), *args], check=True, capture_output=True)
+
+    git("init", "-q")
+    git("config", "user.email", "t@example.org")
+    git("config", "user.name", "t")
+    (path / "cart.py").write_text("def total(items):\n    return round(total, 1)\n")
+    git("add", ".")
+    git("commit", "-qm", "start")
+    git("tag", "v1")
+
+
+def responder(body: dict) -> Reply:
+    """The child reads the diff by its ref, then reports; the main session just answers."""
+    text = json.dumps(body)
+    if "You are reviewing a code change" in text and body["messages"][-1]["role"] == "user":
+        ref = re.search(r'ref_id=\\"([^"\\]+)\\"', text)
+        assert ref is not None, text[:2000]
+        return Reply(tool_calls=[("read_result", {"ref_id": ref.group(1)})])
+    if "You are reviewing a code change" in text:
+        return Reply(text=f"{FINDING}\nOne finding.")
+    return Reply(text="noted")
+
+
+class TestReview:
+    async def test_findings_reach_the_conversation_and_the_diff_does_not(self, workspace, tmp_path):
+        repo(workspace)
+        (workspace / "cart.py").write_text(f"def total(items):\n{CHANGED}\n")
+        with FakeOpenAI(window=32_000, responder=responder) as server:
+            config = make_config(server, tmp_path / "r.db", cwd=workspace, sandbox={"mode": "off"})
+            app = make_app(config, workspace)
+            async with app.run_test(size=(120, 36)) as pilot:
+                await settle(pilot)
+                await send(pilot, "/review v1")
+                await until(pilot, lambda: len(server.requests) >= 2 and not app.view.busy, what="the review")
+                child = json.dumps(server.requests[-1])
+                assert "CHANGED-LINE" in child  # the child read the diff through read_result
+                await send(pilot, "fix what it found")
+                await until(pilot, lambda: len(server.requests) >= 3 and not app.view.busy, what="the turn")
+            main = json.dumps(server.requests[-1]["messages"], ensure_ascii=False)
+        assert "cart.py:2 — medium" in main and "a sub-agent's findings" in main
+        assert "CHANGED-LINE" not in main  # the diff stayed out of the main window
+
+    async def test_nothing_to_review_is_said(self, server, workspace, tmp_path):
+        repo(workspace)
+        app = make_app(make_config(server, tmp_path / "n.db", cwd=workspace), workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await send(pilot, "/review")
+            await until(
+                pilot, lambda: "no changes against HEAD" in notices(app) or _chat_has(app), what="notice"
+            )
+        assert server.requests == []
+
+
+def _chat_has(app) -> bool:
+    from tests.support.ui_helpers import screen_text
+
+    return "no changes against HEAD" in screen_text(app)
+
+
+async def test_a_projects_own_review_command_replaces_the_builtin(server, workspace, tmp_path):
+    """A Claude Code user's `.claude/commands/review.md` stays theirs: /review sends its prompt."""
+    from agent_tui import trust
+    from agent_tui.ui import slash
+
+    repo(workspace)
+    (workspace / ".claude" / "commands").mkdir(parents=True)
+    (workspace / ".claude" / "commands" / "review.md").write_text(
+        "---\ndescription: ours\n---\nOUR REVIEW.\n"
+    )
+    trust.add(workspace)
+    server.enqueue(Reply(text="done"))
+    app = make_app(make_config(server, tmp_path / "c.db", cwd=workspace), workspace)
+    try:
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await send(pilot, "/review")
+            await until(pilot, lambda: server.requests and not app.view.busy, what="the turn")
+        sent = json.dumps(server.requests[0]["messages"][-1])
+        assert "OUR REVIEW." in sent and "You are reviewing a code change" not in sent
+    finally:
+        slash.set_custom([])
