@@ -4,7 +4,7 @@
 Each entry says what the command is called, what it takes, what it does, when it runs and which
 handler runs it. Adding a command is one `SlashCommand(...)` line in `COMMANDS` plus its handler
 (an `async def handler(view, argument)`, usually in `ui/session_commands.py`); the menu, palette,
-`/help` and the README test (tests/test_ui_slash_registry.py) pick it up from here. A handler
+`/help` and the README test (tests/test_ui_registry.py, tests/test_docs_generated.py) pick it up from here. A handler
 gets a `CommandHost` (ui/command_host.py), never the session view: the command modules sit below
 the view in the import graph.
 """
