@@ -12,14 +12,12 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .clearing import clear_tool_outputs
-from .pruning import prune
-from .result import LABELS, CompactionPlan, CompactResult, format_tokens
+from .result import CompactionPlan, CompactResult, format_tokens
 from .shape import inflight_start, newest_user_index
-from .summarize import estimate_tokens, summarize
+from .strategies import CHEAP, LABELS, LAST_RESORT, STRATEGIES, SUMMARY
+from .summarize import summarize
 from .summary_prompt import Summarizer, SummaryFailed, build_instructions, model_name
 from .transcript import LINE_TOKENS, TranscriptIndex, name_dropped
-from .truncation import truncate
 
 if TYPE_CHECKING:
     from agent_tui.config import CompactionSettings
@@ -27,8 +25,6 @@ if TYPE_CHECKING:
     from agent_tui.tokens import TokenCounter
 
 log = logging.getLogger(__name__)
-
-CHEAP = (("tool_clearing", clear_tool_outputs), ("pruning", prune))
 
 
 def _safe(on_progress: Callable[[str], None] | None) -> Callable[[str], None]:
@@ -107,6 +103,7 @@ async def compact(
             messages_before=len(original),
             messages_after=len(current),
             strategies=tuple(ran),
+            labels=tuple(LABELS[name] for name in ran),
             duration=time.perf_counter() - started,
             summary_model=model,
             reached_target=tokens <= budget and fixed_tokens <= target_tokens,
@@ -131,24 +128,25 @@ async def compact(
         return result(original, before, [], None, False)
 
     summarizers = [s for s in (summarizer, fallback_summarizer) if s is not None]
-    will_summarise = settings.summarization and bool(summarizers)
+    will_summarise = getattr(settings, SUMMARY.name) and bool(summarizers)
     # Forced with no summary to come: the cheap strategies go as far as they can instead.
     cheap_plan = plan.unbounded() if force and not will_summarise else plan
     current, total, ran, model = original, before, [], None
 
-    for name, strategy in CHEAP:
-        if not getattr(settings, name) or total <= cheap_plan.conversation_budget:
+    for strategy in CHEAP:
+        if not getattr(settings, strategy.name) or total <= cheap_plan.conversation_budget:
             continue
-        progress(LABELS[name])
-        outcome = strategy(current, cheap_plan, counter)
+        assert strategy.run is not None  # only the summary has none
+        progress(strategy.label)
+        outcome = strategy.run(current, cheap_plan, counter)
         if outcome.changed:
             current, total = outcome.messages, outcome.tokens
-            ran.append(name)
+            ran.append(strategy.name)
 
     if will_summarise and (total > budget or force):
         text = build_instructions(settings, instructions)
         for candidate in summarizers:
-            progress(LABELS["summarization"])
+            progress(SUMMARY.label)
             try:
                 outcome = await summarize(
                     current, plan, counter, candidate, instructions=text, on_progress=progress
@@ -159,23 +157,26 @@ async def compact(
                 continue
             if outcome.changed:
                 current, total = named(current, outcome.messages)
-                ran.append("summarization")
+                ran.append(SUMMARY.name)
                 model = outcome.model
             elif total > budget:
                 reasons.extend(outcome.notes)
             break
-    elif settings.summarization and total > budget:
+    elif getattr(settings, SUMMARY.name) and total > budget:
         reasons.append("no summariser was available")
 
-    if total > budget:
-        if settings.truncation:
-            progress(LABELS["truncation"])
-            outcome = truncate(current, plan, counter)
-            if outcome.changed:
-                current, total = named(current, outcome.messages)
-                ran.append("truncation")
-        else:
-            reasons.append("truncation is disabled")
+    for strategy in LAST_RESORT:
+        if total <= budget:
+            break
+        if not getattr(settings, strategy.name):
+            reasons.append(f"{strategy.name} is disabled")
+            continue
+        assert strategy.run is not None  # only the summary has none
+        progress(strategy.label)
+        outcome = strategy.run(current, plan, counter)
+        if outcome.changed:
+            current, total = named(current, outcome.messages)
+            ran.append(strategy.name)
 
     after = counter.count_messages(current)
     if not ran or after >= before:
@@ -222,11 +223,5 @@ async def estimate_savings(
     are immutable, so nothing is touched). Clearing, pruning and truncation go as far as they
     can; the summary is an estimate of its result size (no model is called)."""
     plan = CompactionPlan.build(settings, target_tokens=target_tokens, fixed_tokens=fixed_tokens)
-    full = plan.unbounded()
     total = counter.count_messages(messages)
-    return {
-        "tool_clearing": total - clear_tool_outputs(messages, full, counter).tokens,
-        "pruning": total - prune(messages, full, counter).tokens,
-        "summarization": total - estimate_tokens(messages, plan, counter),
-        "truncation": total - truncate(messages, full, counter).tokens,
-    }
+    return {strategy.name: total - strategy.estimate(messages, plan, counter) for strategy in STRATEGIES}
