@@ -9,20 +9,27 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agent_tui import paths
 from agent_tui.config import Config, ConfigError
 
 if TYPE_CHECKING:
+    from agent_tui.agent.definitions import AgentDefinition, Definitions
     from agent_tui.agent.session import AgentSession
     from agent_tui.agent.session_port import SubagentSession
+    from agent_tui.context.memory import UserPrompts
+    from agent_tui.context.prompt_sections import PromptSection
     from agent_tui.extensions.skills import SkillCatalog
+    from agent_tui.hooks.runner import HookRunner
     from agent_tui.hooks.sources import HookSet
     from agent_tui.messages import Message
+    from agent_tui.models import ModelLimits
     from agent_tui.store import Store
+    from agent_tui.tools.base import Tool
     from agent_tui.tools.mcp import McpManager
-    from agent_tui.tools.permissions import Approver
+    from agent_tui.tools.permissions import Approver, PermissionPolicy
+    from agent_tui.tools.registry import ToolRegistry
     from agent_tui.tools.sandbox import Sandbox
 
 log = logging.getLogger(__name__)
@@ -43,7 +50,7 @@ class AppServices:
     config: Config
     store: Store
     workspace: Path
-    extra_tools: list[Any] = field(default_factory=list)
+    extra_tools: list[Tool] = field(default_factory=list)
     """Tools beyond the built-ins (MCP servers' tools), shared by every session."""
     mcp: McpManager | None = None
     """The MCP servers once `start_mcp` ran; None without servers."""
@@ -56,7 +63,7 @@ class AppServices:
     sandbox: Sandbox | None = None
     """The command sandbox (tools/sandbox.py), probed in `build_services`; its mode is shared
     by every session, so /sandbox switches it for all tabs at once."""
-    definitions: Any = None
+    definitions: Definitions | None = None
     """The sub-agent definitions (agent/definitions.py Definitions), read at the first session."""
 
     def start_mcp(self) -> McpManager | None:
@@ -125,7 +132,7 @@ class AppServices:
             self.sandbox.close()
         await self.store.close()
 
-    def _limits(self) -> Any:
+    def _limits(self) -> ModelLimits:
         from agent_tui.models import resolve_limits
 
         return resolve_limits(self.config)
@@ -134,7 +141,7 @@ class AppServices:
         self,
         parent: SubagentSession,
         *,
-        definition: Any = None,
+        definition: AgentDefinition | None = None,
         depth: int,
         title: str | None,
         history: list[Message],
@@ -173,14 +180,14 @@ class AppServices:
         session_id: str,
         title: str | None,
         history: list[Message],
-        limits: Any,
+        limits: ModelLimits,
         approver: Approver | None,
         yes: bool,
         *,
         config: Config | None = None,
-        policy: Any = None,
+        policy: PermissionPolicy | None = None,
         tool_names: tuple[str, ...] | None = None,
-        sections: list[Any] | None = None,
+        sections: list[PromptSection] | None = None,
         depth: int = 0,
     ) -> AgentSession:
         from agent_tui.agent.compactor import Compactor
@@ -189,6 +196,7 @@ class AppServices:
         from agent_tui.agent.summarizer import ProviderSummarizer, summary_provider
         from agent_tui.agent.tool_runner import ToolRunner
         from agent_tui.context.budget import BudgetMeter
+        from agent_tui.llm.http_common import TimeLimits
         from agent_tui.llm.provider import Provider, provider_of
         from agent_tui.tokens import TokenCounter
         from agent_tui.tools.base import ToolServices
@@ -202,9 +210,15 @@ class AppServices:
         # Keys stay with their provider: an api_base a project file chose gets no key of the user's.
         keyed = cfg.provenance.api_key_allowed
         key_env = cfg.model.api_key_env if keyed else None
-        timing = provider_settings(cfg)
+        p = cfg.provider  # `[provider]`: the transport and the time limits
+        timing = TimeLimits(p.connect_timeout, p.first_byte_timeout, p.idle_timeout, p.total_timeout)
         provider = Provider(
-            model, api_base=cfg.model.api_base, api_key_env=key_env, env_key_for_api_base=keyed, **timing
+            model,
+            cfg.model.api_base,
+            api_key_env=key_env,
+            env_key_for_api_base=keyed,
+            limits=timing,
+            transport=p.transport,
         )
         provider.reasoning = cfg.model.reasoning
         registry = ToolRegistry()
@@ -253,7 +267,9 @@ class AppServices:
         shells = BackgroundShells(session_id, self.store, cfg.tools.max_background)
         prompts.status_sources.append(shells)
         chat_summarizer = ProviderSummarizer(provider)
-        summarizer = summary_provider(cfg, chat_summarizer, provider_of(model), key_env, keyed, timing)
+        summarizer = summary_provider(
+            cfg, chat_summarizer, provider_of(model), key_env, keyed, timing, p.transport
+        )
         services = ToolServices(
             web=cfg.web,
             diagnostics=language_servers(self.workspace, cfg.diagnostics) if depth == 0 else None,
@@ -299,7 +315,7 @@ class AppServices:
         session.background = shells
         return session
 
-    def _user_prompts(self, registry: Any) -> Any:
+    def _user_prompts(self, registry: ToolRegistry) -> UserPrompts:
         """Memories and skills; with skills the model may choose, their index and the `skill`
         tool (extensions/skills.py)."""
         from agent_tui.context.memory import UserPrompts
@@ -316,7 +332,7 @@ class AppServices:
         registry.register(SkillTool(prompts))
         return prompts
 
-    def _hook_runner(self, session_id: str) -> Any:
+    def _hook_runner(self, session_id: str) -> HookRunner | None:
         """The session's hooks, or None when no hook is configured (nothing runs, nothing costs)."""
         if not self.hooks:
             return None
@@ -324,15 +340,6 @@ class AppServices:
         from agent_tui.hooks.transcript import TranscriptExport
 
         return HookRunner(self.hooks, self.workspace, session_id, TranscriptExport(self.store, session_id))
-
-
-def provider_settings(config: Config) -> dict[str, Any]:
-    """Provider keyword arguments from `[provider]`: the transport and the time limits."""
-    from agent_tui.llm.http_common import TimeLimits
-
-    p = config.provider
-    limits = TimeLimits(p.connect_timeout, p.first_byte_timeout, p.idle_timeout, p.total_timeout)
-    return {"limits": limits, "transport": p.transport}
 
 
 async def build_services(
@@ -353,6 +360,8 @@ async def build_services(
     store = await open_store(db_path_for(config, db_path))
     store.results.search_timeout = store.transcript.search_timeout = config.tools.search_timeout
     services = AppServices(config=config, store=store, workspace=(workspace or Path.cwd()).resolve())
+    from agent_tui.tools.sandbox_setup import make_sandbox  # lazy: start-up budget (test_startup_imports)
+
     services.sandbox = await make_sandbox(config, services.workspace)
     from agent_tui.hooks.sources import load_hooks
 
@@ -364,24 +373,3 @@ async def build_services(
     if start_mcp:
         services.start_mcp()
     return services
-
-
-async def make_sandbox(config: Config, workspace: Path) -> Sandbox:
-    """The sandbox `[sandbox]` asks for; bwrap is probed only when a mode other than off is."""
-    from agent_tui.tools.sandbox import Probe, Sandbox, probe_async
-
-    s = config.sandbox
-    found = await probe_async() if s.mode != "off" else Probe(None, "the sandbox is off")
-    sandbox = Sandbox(
-        s.mode,
-        workspace=workspace,
-        probe=found,
-        network=s.network,
-        auto_approve=s.auto_approve,
-        allow_read=s.allow_read,
-        unix_sockets=s.unix_sockets,
-        db_path=config.store.db,
-    )
-    if sandbox.notice:
-        log.warning("%s", sandbox.notice)
-    return sandbox

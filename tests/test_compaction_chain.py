@@ -187,6 +187,7 @@ class TestDescribe:
             "",
             True,
             target_tokens=120_000,
+            labels=("tool clearing", "summary"),  # the chain labels what ran (compaction/strategies.py)
         )
         line = "Compacted 182k → 41k tokens (tool clearing, summary; 900 → 40 messages) in 3.2 s"
         assert result.describe() == line

@@ -20,6 +20,7 @@ from agent_tui.llm.provider import (
     UsageChunk,
     provider_of,
 )
+from agent_tui.llm.stream import RetryWait
 from testkit import FakeOpenAI, Reply
 
 HI = [{"role": "user", "content": "hi"}]
@@ -151,8 +152,9 @@ class TestRetries:
         server.enqueue(Reply(status=429, retry_after=0.3), Reply(text="after wait"))
         events = await collect(make(server, retry_base_delay=5))
         assert text_of(events) == "after wait"
-        first, second = [r.received_at for r in server.recorded]
-        assert 0.3 <= second - first < 3  # the backoff alone would be >= 4 s
+        # The wait the provider announces (and sleeps) is the server's, not the 5 s backoff.
+        assert [e.wait for e in events if isinstance(e, RetryWait)] == [0.3]
+        assert len(server.recorded) == 2
 
     async def test_server_error_then_success(self, server):
         """A 500 is retried and the reply of the second try is streamed once."""
@@ -282,7 +284,7 @@ class TestCancellation:
         # The server saw the connection close mid-stream (the whole stream takes 20 s); how
         # quickly a cancel lands is measured by benchmarks/cancel.py.
         assert await asyncio.to_thread(server.aborted.wait, 3)
-        assert len(seen) < 10
+        assert not any(isinstance(event, StreamDone) for event in seen)  # cut, not finished
         assert text_of(await collect(make(server))) == "echo: hi"  # the provider still works
 
     async def test_closing_early_closes_connection(self, server):

@@ -1,5 +1,5 @@
 """No module of the package grows past 400 lines: a file that long is telling you it holds two
-things (STYLE.md). The few known exceptions are listed with why; the list may only shrink."""
+things (CONTRIBUTING.md). The few known exceptions are listed with why; the list may only shrink."""
 
 from __future__ import annotations
 

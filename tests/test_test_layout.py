@@ -74,3 +74,16 @@ def test_the_check_sees_every_import_form():
         "from tests.support.cli import run_cli\n"
     )
     assert [line for line, _ in imports_of_test_modules(source)] == [1, 2, 3, 4, 6]
+
+
+def test_test_files_are_named_by_subject():
+    """A test file says what it tests, not which issue or lane found it (`test_ui_issue32.py`
+    told a reader nothing); the docstring keeps the history."""
+    import re
+
+    by_history = [
+        str(path.relative_to(TESTS))
+        for path in [*python_files(), *TESTS.joinpath("__snapshots__").iterdir()]
+        if re.search(r"issue_?\d+|(^|_)qa_", path.name)
+    ]
+    assert not by_history, f"name these by their subject: {by_history}"

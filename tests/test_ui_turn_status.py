@@ -5,6 +5,7 @@ and a denied call ends the turn (unless configured otherwise)."""
 from __future__ import annotations
 
 import os
+import threading
 import time
 
 import pytest
@@ -99,8 +100,14 @@ class TestInterruptAndWorkingLine:
         """thinking → awaiting approval (tool line too) → running bash, then gone."""
         fifo = workspace / "gate"
         os.mkfifo(fifo)
+        reply_held = threading.Event()  # the server holds the reply until the test saw "thinking"
         server.enqueue(
-            Reply(text="", tool_calls=[("bash", {"command": f"head -c 2 {fifo}"})], delay=1.0),
+            Reply(
+                text="",
+                tool_calls=[("bash", {"command": f"head -c 2 {fifo}"})],
+                hold=reply_held,
+                hold_after=0,
+            ),
             Reply(text="done"),
         )
         app = make_app(config, workspace)
@@ -109,7 +116,9 @@ class TestInterruptAndWorkingLine:
             await send(pilot, "wait for the gate")
             working = app.query_one(WorkingLine)
             await until(pilot, lambda: len(server.requests) == 1, what="the request")
-            assert working.display and working.state == "thinking"  # the server holds the reply
+            await until(pilot, lambda: working.state == "thinking", what="thinking")
+            assert working.display
+            reply_held.set()
             await until_approval(pilot)
             line = app.query_one(ToolLine)
             await until(pilot, lambda: working.state == "awaiting approval", what="awaiting approval")

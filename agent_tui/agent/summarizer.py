@@ -8,11 +8,12 @@ call), and every provider accepts it alike.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from agent_tui.config import Config
+    from agent_tui.llm.http_common import TimeLimits
     from agent_tui.llm.provider import Provider
     from agent_tui.messages import Message
 
@@ -85,7 +86,8 @@ def summary_provider(
     provider_name: str | None,
     key_env: str | None,
     keyed: bool,
-    timing: Mapping[str, Any],
+    timing: TimeLimits,
+    transport: str = "auto",
 ) -> ProviderSummarizer | None:
     """The summariser compaction (and web_fetch's questions) use: the chat model's `chat`, or
     another model's (summarizer_model); None when summarisation is turned off."""
@@ -105,6 +107,7 @@ def summary_provider(
             api_base=local,
             api_key_env=key_env if local else None,
             env_key_for_api_base=keyed,
-            **timing,
+            limits=timing,
+            transport=transport,
         )
     )

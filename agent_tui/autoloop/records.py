@@ -76,10 +76,6 @@ class IterationRecord:
         """The model said nothing and ran nothing."""
         return self.output_chars == 0
 
-    @property
-    def made_progress(self) -> bool:
-        return bool(self.new_markers)
-
     def to_json(self) -> dict[str, Any]:
         return {
             "number": self.number,

@@ -23,9 +23,9 @@ app = typer.Typer(help="MCP servers configured under [mcp.servers.NAME].", rich_
 
 async def collect_reports(config: Any, workspace: Path) -> tuple[list[Any], list[str]]:
     """Start every configured server, describe them, stop them: (reports, warnings)."""
-    from agent_tui.factory import make_sandbox
     from agent_tui.tokens import TokenCounter
     from agent_tui.tools.mcp import McpManager
+    from agent_tui.tools.sandbox_setup import make_sandbox
 
     sandbox = await make_sandbox(config, workspace)  # started as a session would start them
     manager = McpManager.from_config(config, workspace, sandbox=sandbox)

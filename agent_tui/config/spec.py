@@ -64,7 +64,7 @@ class Spec:
     doc: str = ""
     """More prose for the example file's comment (wrapped there)."""
     range: Range | None = None
-    """Every int and float key has one (tests/test_config_schema.py holds it)."""
+    """Every int and float key has one (tests/test_config_checks.py holds it)."""
     choices: tuple[str, ...] = ()
     """The values a string key may take; empty = any string."""
     example: Any = None

@@ -134,10 +134,6 @@ def load_rules(workspace: Path, max_bytes: int = 32_768) -> tuple[PromptSection 
     return PromptSection("rules", f"# Project rules ({path.name})\n{text.strip()}"), None
 
 
-def rules_section(workspace: Path, max_bytes: int = 32_768) -> PromptSection | None:
-    return load_rules(workspace, max_bytes)[0]
-
-
 def status_note(used_fraction: float) -> PromptSection:
     """The dynamic note added at ≥ warn_at."""
     pct = round(used_fraction * 100)

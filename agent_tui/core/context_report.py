@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent.subagent_calls import window_share
+from agent_tui.context.compaction.strategies import STRATEGIES
 from agent_tui.tools.base import short_arguments
 from agent_tui.units import grouped as count
 
@@ -28,7 +29,6 @@ RULES = {
     "openai": "OpenAI's rule: 85 + 170 per 512-px tile",
     "": "about 1 000 each",
 }
-STRATEGIES = ("tool_clearing", "pruning", "summarization", "truncation")
 LARGEST = 5
 
 
@@ -196,7 +196,7 @@ def build_report(session: AgentSession, budget: ContextBudget) -> ContextReport:
         cost=session.cost_total,
         prompt_tokens=usage.prompt_tokens,
         output_tokens=usage.output,
-        enabled=tuple(name for name in STRATEGIES if getattr(settings, name)),
+        enabled=tuple(s.name for s in STRATEGIES if getattr(settings, s.name)),
         skills=session.prompts.user_prompts.active,
         children=window_share(session),
         reasoning_output=usage.reasoning

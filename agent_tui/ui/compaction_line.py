@@ -21,7 +21,8 @@ WHY = {
 
 def compaction_line(result: Any, reason: str | None) -> str:
     """One line for the chat (the core's `describe()` stays what headless mode prints)."""
-    from agent_tui.context.compaction.result import LABELS, _distinct
+    from agent_tui.context.compaction.result import _distinct
+    from agent_tui.context.compaction.strategies import LABELS, STRATEGIES
 
     if not getattr(result, "applied", False) or not hasattr(result, "tokens_before"):
         return result.describe() if hasattr(result, "describe") else "Compacted."
@@ -30,7 +31,7 @@ def compaction_line(result: Any, reason: str | None) -> str:
     took = "under 0.1 s" if result.duration < 0.05 else f"{result.duration:.1f} s"
     why = WHY.get(reason or "", reason or "")
     line = f"Compacted {before} → {after} tokens{f' {why}' if why else ''} ({labels}, {took})."
-    turns_left = {"summarization", "truncation"} & set(result.strategies)
+    turns_left = {s.name for s in STRATEGIES if s.drops_turns} & set(result.strategies)
     if not turns_left and result.messages_after >= result.messages_before:  # only outputs were cut
         line += (
             f" The model still sees all {result.messages_after} messages, older tool outputs cut"

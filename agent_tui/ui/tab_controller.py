@@ -229,7 +229,7 @@ class TabController:
                     *self._set_activity(f"compacting ({event.reason})…"),
                 ]
             case ev.CompactionProgress():
-                from agent_tui.context.compaction.result import LABELS  # the chain's imports are heavy
+                from agent_tui.context.compaction.strategies import LABELS  # the chain's imports are heavy
 
                 self.compaction_steps.append(LABELS.get(event.strategy, event.strategy))
                 return self._set_activity("compacting · " + " → ".join(self.compaction_steps) + "…")

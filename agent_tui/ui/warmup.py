@@ -105,9 +105,3 @@ class Warmup:
     async def _after_first(self) -> None:
         await self.done()
         await asyncio.to_thread(_warm_turn_and_freeze)
-
-    async def turn_ready(self) -> None:
-        """Wait until the turn stage has loaded (starting it if nothing had)."""
-        self.ahead()
-        assert self._turn is not None
-        await asyncio.shield(self._turn)

@@ -13,8 +13,9 @@ from .chain import compact, estimate_savings
 from .clearing import clear_tool_outputs, trimmed_placeholder
 from .invariants import check_invariants
 from .pruning import prune
-from .result import LABELS, CompactionPlan, CompactResult, StrategyOutcome, format_tokens
+from .result import CompactionPlan, CompactResult, StrategyOutcome, format_tokens
 from .shape import collect_refs
+from .strategies import LABELS, STRATEGIES, Strategy
 from .summarize import summarize
 from .summary_prompt import Summarizer, SummaryFailed, build_instructions, parse_reply
 from .tool_budget import tool_output_tokens, trim_tool_outputs
@@ -23,6 +24,8 @@ from .truncation import truncate
 
 __all__ = [
     "LABELS",
+    "STRATEGIES",
+    "Strategy",
     "CompactResult",
     "CompactionPlan",
     "StrategyOutcome",

@@ -12,15 +12,13 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .clearing import clear_tool_outputs
-from .pruning import prune
 from .record import CompactionRecord, StrategyRecord, strategy_record, summary_text
-from .result import LABELS, CompactionPlan, CompactResult, format_tokens
+from .result import CompactionPlan, CompactResult, format_tokens
 from .shape import inflight_start, newest_user_index
-from .summarize import estimate_tokens, reserve_for, summarize
+from .strategies import CHEAP, LABELS, LAST_RESORT, STRATEGIES, SUMMARY
+from .summarize import reserve_for, summarize
 from .summary_prompt import Summarizer, SummaryFailed, build_instructions, model_name
 from .transcript import LINE_TOKENS, TranscriptIndex, name_dropped
-from .truncation import truncate
 from .turn_steps import shrink_turn_views
 
 if TYPE_CHECKING:
@@ -29,8 +27,6 @@ if TYPE_CHECKING:
     from agent_tui.tokens import TokenCounter
 
 log = logging.getLogger(__name__)
-
-CHEAP = (("tool_clearing", clear_tool_outputs), ("pruning", prune))
 
 
 def _safe(on_progress: Callable[[str], None] | None) -> Callable[[str], None]:
@@ -111,6 +107,7 @@ async def compact(
             messages_before=len(original),
             messages_after=len(current),
             strategies=tuple(ran),
+            labels=tuple(LABELS[name] for name in ran),
             duration=time.perf_counter() - started,
             summary_model=model,
             reached_target=tokens <= budget and fixed_tokens <= target_tokens,
@@ -138,7 +135,7 @@ async def compact(
         return result(original, before, [], None, False)
 
     summarizers = [s for s in (summarizer, fallback_summarizer) if s is not None]
-    will_summarise = settings.summarization and bool(summarizers)
+    will_summarise = getattr(settings, SUMMARY.name) and bool(summarizers)
     # Forced with no summary to come: the cheap strategies go as far as they can instead.
     cheap_plan = plan.unbounded() if force and not will_summarise else plan
     current, total, ran, model = original, before, [], None
@@ -147,16 +144,17 @@ async def compact(
     def note(name: str, was: list[Message], was_tokens: int) -> None:
         records.append(strategy_record(name, was, current, (was_tokens, total), transcript))
 
-    for name, strategy in CHEAP:
-        if not getattr(settings, name) or total <= cheap_plan.conversation_budget:
+    for strategy in CHEAP:
+        if not getattr(settings, strategy.name) or total <= cheap_plan.conversation_budget:
             continue
-        progress(LABELS[name])
-        outcome = strategy(current, cheap_plan, counter)
+        assert strategy.run is not None  # only the summary has none
+        progress(strategy.label)
+        outcome = strategy.run(current, cheap_plan, counter)
         if outcome.changed:
             was, was_tokens = current, total
             current, total = outcome.messages, outcome.tokens
-            ran.append(name)
-            note(name, was, was_tokens)
+            ran.append(strategy.name)
+            note(strategy.name, was, was_tokens)
 
     if settings.tool_clearing and (total > budget or (force and will_summarise)):
         # The turn in flight keeps its steps: its older outputs' views shrink (refs kept) so
@@ -172,7 +170,7 @@ async def compact(
     if will_summarise and (total > budget or force):
         text = build_instructions(settings, instructions)
         for candidate in summarizers:
-            progress(LABELS["summarization"])
+            progress(SUMMARY.label)
             try:
                 outcome = await summarize(
                     current,
@@ -190,28 +188,31 @@ async def compact(
             if outcome.changed:
                 was, was_tokens = current, total
                 current, total = named(current, outcome.messages)
-                ran.append("summarization")
-                note("summarization", was, was_tokens)
+                ran.append(SUMMARY.name)
+                note(SUMMARY.name, was, was_tokens)
                 model = outcome.model
             elif total > budget or instructions:
                 reasons.extend(outcome.notes)
             break
-    elif settings.summarization and (total > budget or instructions):
+    elif getattr(settings, SUMMARY.name) and (total > budget or instructions):
         reasons.append("no summariser was available")
     elif instructions and not settings.summarization:
         reasons.append("summaries are off ([compaction] summarization = false)")
 
-    if total > budget:
-        if settings.truncation:
-            progress(LABELS["truncation"])
-            outcome = truncate(current, plan, counter)
-            if outcome.changed:
-                was, was_tokens = current, total
-                current, total = named(current, outcome.messages)
-                ran.append("truncation")
-                note("truncation", was, was_tokens)
-        else:
-            reasons.append("truncation is disabled")
+    for strategy in LAST_RESORT:
+        if total <= budget:
+            break
+        if not getattr(settings, strategy.name):
+            reasons.append(f"{strategy.name} is disabled")
+            continue
+        assert strategy.run is not None  # only the summary has none
+        progress(strategy.label)
+        outcome = strategy.run(current, plan, counter)
+        if outcome.changed:
+            was, was_tokens = current, total
+            current, total = named(current, outcome.messages)
+            ran.append(strategy.name)
+            note(strategy.name, was, was_tokens)
 
     after = counter.count_messages(current)
     if not ran or after >= before:
@@ -275,11 +276,5 @@ async def estimate_savings(
     are immutable, so nothing is touched). Clearing, pruning and truncation go as far as they
     can; the summary is an estimate of its result size (no model is called)."""
     plan = CompactionPlan.build(settings, target_tokens=target_tokens, fixed_tokens=fixed_tokens)
-    full = plan.unbounded()
     total = counter.count_messages(messages)
-    return {
-        "tool_clearing": total - clear_tool_outputs(messages, full, counter).tokens,
-        "pruning": total - prune(messages, full, counter).tokens,
-        "summarization": total - estimate_tokens(messages, plan, counter),
-        "truncation": total - truncate(messages, full, counter).tokens,
-    }
+    return {strategy.name: total - strategy.estimate(messages, plan, counter) for strategy in STRATEGIES}

@@ -17,14 +17,6 @@ if TYPE_CHECKING:
 
     from .record import CompactionRecord
 
-LABELS: dict[str, str] = {
-    "tool_clearing": "tool clearing",
-    "pruning": "pruning",
-    "summarization": "summary",
-    "truncation": "truncation",
-}
-"""Strategy name (as in `CompactionSettings`) → the words the user reads."""
-
 SUMMARY_RESERVE_MIN = 512
 SUMMARY_RESERVE_MAX = 4096
 SUMMARY_REPLY_FLOOR = 64
@@ -165,6 +157,9 @@ class CompactResult:
     """System prompt + tool descriptions, included in the token figures above."""
     replaced: tuple[int, int] | None = None
     """Transcript messages (first, last) taken out of the window, readable as `m_<a>-<b>`."""
+    labels: tuple[str, ...] = ()
+    """`strategies` as the user reads them (`summary`), given by the chain, which knows the
+    strategies (compaction/strategies.py); empty: the names are shown."""
     instructions: str = ""
     """What `/compact <instructions>` (or compact_context) asked the summary to follow."""
     unused: str = ""
@@ -180,7 +175,7 @@ class CompactResult:
         """The chat line: `Compacted 182k → 41k tokens (tool clearing, summary; 900 → 40 messages) in 3.2 s`."""
         if not self.applied:
             return f"Compaction skipped: {self.reason or 'nothing to compact'}{self._instructions_note()}"
-        labels = ", ".join(LABELS.get(s, s) for s in self.strategies)
+        labels = ", ".join(self.labels or self.strategies)
         before, after = _distinct(self.tokens_before, self.tokens_after)
         messages = f"; {self.messages_before} → {self.messages_after} messages"
         line = f"Compacted {before} → {after} tokens ({labels}{messages}) in {self.duration:.1f} s"

@@ -18,6 +18,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Label, Static
 
+from agent_tui.context.compaction.strategies import STRATEGIES
 from agent_tui.core.context_report import (
     ContextReport,
     build_report,
@@ -36,13 +37,6 @@ if TYPE_CHECKING:
     from agent_tui.context.budget import ContextBudget
 
 log = logging.getLogger(__name__)
-
-STRATEGY_ROWS = (
-    ("tool_clearing", "tool clearing", "no LLM"),
-    ("pruning", "pruning", "no LLM"),
-    ("summarization", "summary", "LLM call"),
-    ("truncation", "truncation", "drops oldest turns"),
-)
 
 
 def largest_table(report: ContextReport) -> Table:
@@ -68,16 +62,17 @@ def savings_table(report: ContextReport, savings: dict[str, int] | None) -> Tabl
     table.add_column(width=9, justify="right", no_wrap=True)
     table.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
     conversation = report.budget.conversation
-    for name, label, how in STRATEGY_ROWS:
-        if name not in report.enabled:
-            table.add_row(Text(label), "—", Text("off in [compaction]", style="italic"))
+    for strategy in STRATEGIES:
+        label = Text(strategy.label)
+        if strategy.name not in report.enabled:
+            table.add_row(label, "—", Text("off in [compaction]", style="italic"))
             continue
-        freed = savings.get(name, 0)
+        freed = savings.get(strategy.name, 0)
         figure = f"−{count(freed)}" if freed else "0"
-        note = f"({how})"
-        if name == "summarization" and freed:
-            note = f"→ ~{count(max(conversation - freed, 0))} left ({how})"
-        table.add_row(Text(label), figure, Text(note))
+        note = f"({strategy.cost})"
+        if strategy.needs_model and freed:  # an estimate of what the summary would leave
+            note = f"→ ~{count(max(conversation - freed, 0))} left ({strategy.cost})"
+        table.add_row(label, figure, Text(note))
     return table
 
 

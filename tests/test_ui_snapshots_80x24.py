@@ -17,7 +17,7 @@ fixed_workspace = part1.fixed_workspace
 sandbox_off = part1.sandbox_off  # autouse
 
 
-class TestIssue32Snapshots:
+class TestSnapshots80x24:
     def test_no_model_screen_keeps_the_input(self, snap_compare, tmp_path, fixed_workspace, monkeypatch):
         """Without a model at 80 × 24: the panel scrolls, the meter and the input stay below it."""
         monkeypatch.setenv("AGENT_TUI_HOME", str(fixed_workspace / "home"))
