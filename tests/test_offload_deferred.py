@@ -21,7 +21,7 @@ from agent_tui.store import open_store
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config, of_type
 from tests.support.cli import flags, run_cli
-from tests.support.offload import big_lines, grep_output, wait_for, wait_until
+from tests.support.offload import big_lines, grep_output, random_output, wait_for, wait_until
 from tests.support.signals import start_cli
 
 
@@ -77,21 +77,6 @@ class TestSendFirst:
             assert ref.id in [hit.ref.id for hit in await svc.store.results.recall(big_file[77].split()[1])]
         finally:
             await svc.close()
-
-
-def random_output(rng: random.Random) -> str:
-    """An output mixing what views must handle: empty, CRLF, multibyte and very long lines."""
-    pieces = ["", "x", "ok done", "é€😀 naïve", "\r", "a\r", "  indented", "ERROR: it broke"]
-    lines = []
-    for _ in range(rng.randrange(1, 400)):
-        kind = rng.random()
-        if kind < 0.05:
-            lines.append(rng.choice("ab€😀") * rng.randrange(100, 3000))
-        elif kind < 0.6:
-            lines.append(" ".join(rng.choice(pieces) for _ in range(rng.randrange(0, 12))))
-        else:
-            lines.append(f"line {len(lines)} " + "w" * rng.randrange(0, 90))
-    return "\n".join(lines) + ("\n" if rng.random() < 0.5 else "")
 
 
 class TestViewFromMemory:

@@ -19,9 +19,8 @@ from agent_tui.store.kept import KeptEnds
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config, of_type
 from tests.support.cli import flags, run_cli
-from tests.support.offload import big_lines, wait_for, wait_until
+from tests.support.offload import big_lines, random_output, wait_for, wait_until
 from tests.support.signals import start_cli
-from tests.test_offload_deferred import random_output
 
 
 @pytest.fixture

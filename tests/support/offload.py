@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 from collections.abc import Callable
 
@@ -35,3 +36,18 @@ async def wait_until(condition: Callable[[], bool], timeout: float) -> bool:
             return False
         await asyncio.sleep(0.01)
     return True
+
+
+def random_output(rng: random.Random) -> str:
+    """An output mixing what views must handle: empty, CRLF, multibyte and very long lines."""
+    pieces = ["", "x", "ok done", "é€😀 naïve", "\r", "a\r", "  indented", "ERROR: it broke"]
+    lines = []
+    for _ in range(rng.randrange(1, 400)):
+        kind = rng.random()
+        if kind < 0.05:
+            lines.append(rng.choice("ab€😀") * rng.randrange(100, 3000))
+        elif kind < 0.6:
+            lines.append(" ".join(rng.choice(pieces) for _ in range(rng.randrange(0, 12))))
+        else:
+            lines.append(f"line {len(lines)} " + "w" * rng.randrange(0, 90))
+    return "\n".join(lines) + ("\n" if rng.random() < 0.5 else "")
