@@ -45,7 +45,7 @@ def compaction_line(result: Any, reason: str | None) -> str:
         line += " Still over the target"
         line += f": {result.reason}." if result.reason else "."
     if getattr(result, "record", None) is not None:
-        line += " /context lists what it cleared and summarised, by ref."
+        line += " Click this line (or Enter on it) for its record: what it cleared and summarised, by ref."
     if reason in ("auto", "blocked"):
         line += " /handoff [goal] continues in a fresh session instead (summary, pins, task list, refs back)."
     return line

@@ -231,7 +231,10 @@ class TabController:
 
                 self.compaction_line = compaction_line(event.result, self.compaction_reason)
                 # once: in the chat, not again as a toast
-                return [*self._set_activity(None), op.AddEntry(NoticeEntry(self.compaction_line))]
+                return [
+                    *self._set_activity(None),
+                    op.AddEntry(NoticeEntry(self.compaction_line, compaction=event.result)),
+                ]
             case ev.TurnFinished():
                 return self._turn_finished(event)
             case ev.HookRan():
