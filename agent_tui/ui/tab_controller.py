@@ -213,7 +213,9 @@ class TabController:
             case ev.Blocked():
                 return [
                     *self._set_working("compacting"),
-                    *self._set_activity("context full · compacting before your message…"),
+                    *self._set_activity(
+                        "context full · compacting before your message… (or /handoff [goal])"
+                    ),
                 ]
             case ev.CompactionStarted():
                 self.compaction_steps, self.compaction_reason = [], event.reason

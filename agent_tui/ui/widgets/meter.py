@@ -18,6 +18,7 @@ from textual.message import Message
 from textual.widget import Widget
 
 from agent_tui.ui import formatting
+from agent_tui.ui.compaction_line import HANDOFF_OFFER
 from agent_tui.ui.widgets.chat_items import spinner_frame
 
 if TYPE_CHECKING:
@@ -157,6 +158,8 @@ class ContextMeter(Widget):
                 + (f"\n{self.cost_line}" if self.cost_line else "")
                 + (f"\n{ESTIMATE_NOTE}" if estimate else "")
             )
+            if level(budget.used_fraction, budget) != "ok":  # high or full: the way out
+                self.tooltip += f"\n{HANDOFF_OFFER}"
         self.refresh()
 
     def set_cost(self, reply: float | None, session: float | None) -> None:
