@@ -148,3 +148,18 @@ class TestPinAMessage:
                 assert (await run(session, services, "/pin m_99")).level == "warning"
             finally:
                 await services.close()
+
+    async def test_pin_a_range_pins_those_messages(self, tmp_path, workspace):
+        """`/pin m_1-2` (a summarised range, as the compaction record names it) pins the text
+        of those messages: the user's words and the reply."""
+        with FakeOpenAI() as srv:
+            services, session = await session_on(srv, tmp_path, workspace)
+            try:
+                srv.enqueue(Reply(text="noted: release/2.3"))
+                await collect(session.run_turn("the release branch is release/2.3"))
+                reply = await run(session, services, "/pin m_1-2")
+                assert "Pinned p1 from messages 1-2" in reply.plain()
+                text = session.side.state.pins[0].text
+                assert "the release branch is release/2.3" in text and "noted: release/2.3" in text
+            finally:
+                await services.close()

@@ -145,6 +145,7 @@ class AgentSession:
             sections = self.prompts.sections(budget)
             budget = self.meter.measure(self.history, sections, tools)
         self._request_parts = (sections, tools)
+        budget = replace(budget, pin_budget=self.side.state.pin_budget)
         self.last_budget = budget
         return budget
 

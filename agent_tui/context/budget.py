@@ -23,7 +23,7 @@ THINKING_BLOCK_OVERHEAD = 4
 EXACT_FROM = 0.5
 """Share of the window from which a lazy counter must count with tiktoken: below it the
 heuristic (which can be ~30% low on code) cannot reach the first threshold (`warn_at`, 80%)."""
-COMPONENTS = ("system_prompt", "skill_prompts", "tool_descriptions", "conversation")
+COMPONENTS = ("system_prompt", "skill_prompts", "tool_descriptions", "pins", "conversation")
 
 
 @dataclass(frozen=True)
@@ -40,8 +40,12 @@ class ContextBudget:
     """Memories and active skill fragments."""
     tool_descriptions: int = 0
     """Schemas of the tools offered this step."""
+    pins: int = 0
+    """The pins' section: sent in every request, beyond compaction's reach."""
     conversation: int = 0
     """Every message after the system prompt."""
+    pin_budget: int = 0
+    """What all pins together may take ([compaction] pin_budget_tokens; 0: not known here)."""
     warn_at: float = 0.80
     compact_trigger: float = 0.95
     hard_block: float = 0.98
@@ -61,12 +65,12 @@ class ContextBudget:
 
     @property
     def used(self) -> int:
-        return self.system_prompt + self.skill_prompts + self.tool_descriptions + self.conversation
+        return self.fixed + self.conversation
 
     @property
     def fixed(self) -> int:
         """What compaction cannot shrink: everything but the conversation."""
-        return self.system_prompt + self.skill_prompts + self.tool_descriptions
+        return self.system_prompt + self.skill_prompts + self.tool_descriptions + self.pins
 
     @property
     def remaining(self) -> int:
@@ -160,7 +164,7 @@ class BudgetMeter:
             # would scale the new ones wrongly, so calibration starts over.
             self._generation = self.counter.generation
             self.calibration = Calibration()
-        parts = {"system_prompt": 0, "skill_prompts": 0}
+        parts = {"system_prompt": 0, "skill_prompts": 0, "pins": 0}
         if sections:
             parts["system_prompt"] = 4  # the system message's own overhead
         for section in sections:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-Component = Literal["system_prompt", "skill_prompts"]
+Component = Literal["system_prompt", "skill_prompts", "pins"]
 
 
 @dataclass(frozen=True)

@@ -156,6 +156,7 @@ class SideState:
                     "pins",
                     "[Pinned — kept verbatim in every request, whatever compaction does]\n" + body,
                     cacheable=False,
+                    component="pins",
                 )
             )
         if self.todos:

@@ -114,7 +114,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("diff", "", "what this session changed in the workspace", NOW, ALL, fx.diff, "Diff"),
     Command("review", "[base]", "a sub-agent reviews the diff (working tree, or against BASE): findings with file:line", IDLE, TUI, None, "Review changes"),
     Command("config", "[KEY]", "the settings in effect and the files they come from", NOW, ALL, fx.config, "Config"),
-    Command("pin", "[TEXT | r_…:L3-9 | m_N]", "keep TEXT (or stored lines, or a message) verbatim in every request, whatever compaction drops", IDLE, ALL, pin_fx.pin, "Pin"),
+    Command("pin", "[TEXT | r_…:L3-9 | m_N[-M]]", "keep TEXT (or stored lines, or a message) verbatim in every request, whatever compaction drops", IDLE, ALL, pin_fx.pin, "Pin"),
     Command("unpin", "[ID]", "remove a pin (yours or the model's); alone: list them", IDLE, ALL, pin_fx.unpin, "Unpin"),
     Command("handoff", "[goal]", "continue in a new session: a summary for the goal, the pins, the task list and refs back to this one", IDLE, ALL, pin_fx.handoff, "Hand off"),
     Command("memory", "[memories|rules]", "open the memories or rules file in $EDITOR", NOW, TUI | EDITOR, fx.memory, "Memory"),

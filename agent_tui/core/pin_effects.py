@@ -2,7 +2,7 @@
 kept beside the conversation, and carrying it to a new session.
 
 `/pin TEXT` pins the text; `/pin r_…:L3-9` pins those lines of a stored output and `/pin m_12`
-the text of transcript message 12 (what the chat's tool lines and the compaction record name),
+the text of transcript message 12 (`m_12-30`: those messages; what the chat's tool lines and the compaction record name),
 so what is pinned is the stored original, not a view. `/unpin ID` removes a pin, the model's too.
 `/handoff [goal]` (agent/handoff.py) makes the new session where the front end cannot open it.
 """
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from agent_tui.core.command_host import CommandHost
 
 OUTPUT_LINES = re.compile(r"^(r_[0-9a-f]{10})(?::L(\d+)(?:-(\d+))?)?$")
-MESSAGE = re.compile(r"^m_(\d+)$")
+MESSAGE = re.compile(r"^m_(\d+)(?:-(\d+))?$")
 MAX_PINNED_LINES = 200
 
 
@@ -42,9 +42,9 @@ async def _source_text(session: AgentSession, argument: str) -> tuple[str, str] 
             text = "\n".join(await store.results.read_lines(ref, first, count, session.session_id))
             return text, f"{ref} lines {first}-{first + count - 1}"
         assert message is not None
-        seq = int(message.group(1))
-        text = await store.transcript.read(f"m_{seq}-{seq}", session_id=session.session_id)
-        return text, f"message {seq}"
+        first, last = int(message.group(1)), int(message.group(2) or message.group(1))
+        text = await store.transcript.read(f"m_{first}-{last}", session_id=session.session_id)
+        return text, f"message {first}" if first == last else f"messages {first}-{last}"
     except StoreError as exc:
         raise Unavailable(f"Nothing pinned: {exc}") from None
 

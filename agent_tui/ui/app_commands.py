@@ -13,6 +13,7 @@ from textual import work
 from textual.app import SystemCommand
 
 from agent_tui.ui.widgets.chat_items import ToolLine
+from agent_tui.ui.widgets.compaction_item import CompactionItem
 from agent_tui.ui.widgets.session_view import SessionView
 
 if TYPE_CHECKING:
@@ -147,6 +148,13 @@ class AppCommands(_AppHost):
             )
             return
         self.action_blobs(entry.ref)
+
+    def on_compaction_item_open_record(self, event: CompactionItem.OpenRecord) -> None:
+        from agent_tui.ui.screens.compaction_record import RecordScreen
+
+        view = self.view
+        session = view.session if view is not None else None
+        self.push_screen(RecordScreen(event.result, session, view.send if view is not None else None))  # type: ignore[arg-type]
 
     def action_theme(self, name: str = "") -> None:
         """/theme NAME switches; without a name, lists the themes."""

@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+HANDOFF_OFFER = "/handoff [goal] continues in a fresh session instead (summary, pins, task list, refs back)."
+"""The way out offered wherever the TUI says the context is high or full: this line after an
+automatic compaction, the meter's tooltip from the note on, the meter's line at the hard block."""
+
 WHY = {
     "auto": "automatically: the context reached the compaction threshold",
     "blocked": "automatically: the context was full",
@@ -46,7 +50,7 @@ def compaction_line(result: Any, reason: str | None) -> str:
         line += " Still over the target"
         line += f": {result.reason}." if result.reason else "."
     if getattr(result, "record", None) is not None:
-        line += " /context lists what it cleared and summarised, by ref."
+        line += " Click this line (or Enter on it) for its record: what it cleared and summarised, by ref."
     if reason in ("auto", "blocked"):
-        line += " /handoff [goal] continues in a fresh session instead (summary, pins, task list, refs back)."
+        line += " " + HANDOFF_OFFER
     return line

@@ -99,6 +99,8 @@ def rendered(effect: Effect) -> Handler:
         if reply.renamed is not None:
             view.rename(reply.renamed)
         view.show_output(reply.title, reply.plain(), reply.level)
+        if not view.busy:  # a pin (or a model) changed what the next request holds: the meter follows
+            view.remeasure()
 
     return handler
 

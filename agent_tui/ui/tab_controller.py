@@ -220,7 +220,9 @@ class TabController:
             case ev.Blocked():
                 return [
                     *self._set_working("compacting"),
-                    *self._set_activity("context full · compacting before your message…"),
+                    *self._set_activity(
+                        "context full · compacting before your message… (or /handoff [goal])"
+                    ),
                 ]
             case ev.CompactionStarted():
                 self.compaction_steps, self.compaction_reason = [], event.reason
@@ -238,7 +240,10 @@ class TabController:
 
                 self.compaction_line = compaction_line(event.result, self.compaction_reason)
                 # once: in the chat, not again as a toast
-                return [*self._set_activity(None), op.AddEntry(NoticeEntry(self.compaction_line))]
+                return [
+                    *self._set_activity(None),
+                    op.AddEntry(NoticeEntry(self.compaction_line, compaction=event.result)),
+                ]
             case ev.TurnFinished():
                 return self._turn_finished(event)
             case ev.HookRan():

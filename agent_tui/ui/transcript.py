@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from agent_tui.messages import Message
 from agent_tui.tool_outcome import outcome_of
@@ -76,6 +76,8 @@ class ThinkingEntry:
 class NoticeEntry:
     text: str
     level: Level = "info"
+    compaction: Any = None
+    """The compaction (a `CompactResult` with its record) this line reports: the line opens it."""
 
 
 @dataclass(frozen=True)

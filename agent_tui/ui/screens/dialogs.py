@@ -142,11 +142,12 @@ def component_table(budget: ContextBudget, images: int = 0) -> Table:
         ("system prompt", budget.system_prompt),
         ("memories + skills", budget.skill_prompts),
         ("tool descriptions", budget.tool_descriptions),
+        *([(f"pins (of {formatting.count(budget.pin_budget)})", budget.pins)] if budget.pins else []),
         ("conversation", budget.conversation),
         ("free", max(budget.remaining, 0)),
     ]
     if images:  # part of the conversation: shown under it
-        rows.insert(4, ("  of it images", images))
+        rows.insert(rows.index(("conversation", budget.conversation)) + 1, ("  of it images", images))
     for name, tokens in rows:
         table.add_row(name, formatting.count(tokens), f"{tokens / effective:.1%}")
     table.add_section()

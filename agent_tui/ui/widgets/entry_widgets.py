@@ -29,6 +29,10 @@ def item_for(entry: Entry) -> ChatItem[Any]:
     if isinstance(entry, ToolEntry):
         return ToolLine(entry)
     if isinstance(entry, NoticeEntry):
+        if getattr(entry.compaction, "record", None) is not None:
+            from agent_tui.ui.widgets.compaction_item import CompactionItem
+
+            return CompactionItem(entry)
         return NoticeItem(entry)
     if isinstance(entry, OutputEntry):
         return OutputItem(entry)

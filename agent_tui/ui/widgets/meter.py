@@ -18,6 +18,7 @@ from textual.message import Message
 from textual.widget import Widget
 
 from agent_tui.ui import formatting
+from agent_tui.ui.compaction_line import HANDOFF_OFFER
 from agent_tui.ui.widgets.chat_items import spinner_frame
 
 if TYPE_CHECKING:
@@ -29,6 +30,7 @@ SEGMENTS = (
     ("system", "system_prompt", "sys"),
     ("memory", "skill_prompts", "mem"),
     ("tools", "tool_descriptions", "tools"),
+    ("pins", "pins", "pins"),
     ("conversation", "conversation", "conv"),
 )
 GLYPHS = {"free": "░", "reserved": "▒"}
@@ -98,6 +100,7 @@ class ContextMeter(Widget):
         "meter--system",
         "meter--memory",
         "meter--tools",
+        "meter--pins",
         "meter--conversation",
         "meter--free",
         "meter--reserved",
@@ -155,6 +158,8 @@ class ContextMeter(Widget):
                 + (f"\n{self.cost_line}" if self.cost_line else "")
                 + (f"\n{ESTIMATE_NOTE}" if estimate else "")
             )
+            if level(budget.used_fraction, budget) != "ok":  # high or full: the way out
+                self.tooltip += f"\n{HANDOFF_OFFER}"
         self.refresh()
 
     def set_cost(self, reply: float | None, session: float | None) -> None:
@@ -178,6 +183,8 @@ class ContextMeter(Widget):
             f"{label:<6} {formatting.count(getattr(budget, attribute)):>9}"
             for _segment, attribute, label in SEGMENTS
         ]
+        if budget.pin_budget:
+            rows[3] += f" of {formatting.count(budget.pin_budget)} budget"
         rows.append(f"{'used':<6} {formatting.count(budget.used):>9}")
         rows.append(f"{'window':<6} {formatting.count(budget.effective_window):>9} effective")
         rows.append(f"{'reply':<6} {formatting.count(budget.max_output_tokens):>9} reserved")
@@ -216,8 +223,13 @@ class ContextMeter(Widget):
         legend = Text("    ")
         for segment, attribute, name in SEGMENTS:
             tokens = getattr(budget, attribute) + (self.extra if segment == "conversation" else 0)
+            if segment == "pins" and not tokens:
+                continue  # no pins: the legend stays as it was
+            figure = formatting.tokens(tokens)
+            if segment == "pins" and budget.pin_budget:
+                figure += f"/{formatting.tokens(budget.pin_budget)}"
             legend.append("█", style=style(f"meter--{segment}"))
-            legend.append(f" {name} {formatting.tokens(tokens)}  ")
+            legend.append(f" {name} {figure}  ")
         legend.append(GLYPHS["reserved"], style=style("meter--reserved"))
         legend.append(f" reply {formatting.tokens(budget.max_output_tokens)}  ")
         marks = " ".join(
