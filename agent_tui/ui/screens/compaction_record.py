@@ -38,7 +38,7 @@ KEYS = "↑↓ choose · Enter read it here · o in /blobs · p pin it into the 
 
 def record_options(result: CompactResult) -> list[Option]:
     """The record as a list: a heading per strategy (not selectable), then each item by its ref."""
-    from agent_tui.context.compaction.result import LABELS
+    from agent_tui.context.compaction.strategies import LABELS
 
     record = result.record
     options: list[Option] = []
