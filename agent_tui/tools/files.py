@@ -263,10 +263,17 @@ class WriteFileTool:
         size = len(content.encode("utf-8"))
         lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
         verb = "Created" if previous is None else "Overwrote"
+        count = f"{lines} line{'s' if lines != 1 else ''}"
         return ToolOutput(
-            text=f"{verb} {rel} ({size} bytes, {lines} line{'s' if lines != 1 else ''}).",
-            summary=f"{verb.lower()} · {size} B",
-            meta={"path": rel, "bytes": size, "created": previous is None, "previous_content": previous},
+            text=f"{verb} {rel} ({size} bytes, {count}).",
+            summary=f"{verb.lower()} · {count} · {size} B",
+            meta={
+                "path": rel,
+                "bytes": size,
+                "created": previous is None,
+                "previous_content": previous,
+                "diff": unified_diff(previous, content, rel),
+            },
         )
 
 

@@ -288,6 +288,7 @@ class TabController:
             view=event.view,
             duration=event.duration,
             outcome=event.outcome,
+            display=event.display,
         )
         if self.tools.pop(event.call.id, None) is None:
             return [op.AddEntry(entry)]

@@ -56,6 +56,8 @@ class ToolEntry:
     """Which call this is, to finish the running line."""
     ref: str | None = None
     """The result ref id, if the output was stored."""
+    display: str = ""
+    """What shows under the line (ui/tool_preview.py): a command's output, an edit's diff."""
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,7 @@ def tool_finished(
     view: str,
     duration: float | None,
     outcome: Outcome,
+    display: str = "",
 ) -> ToolEntry:
     state: ToolState = "error" if is_error else "ok"
     # A denied call never ran: a duration there would only be the user's think time.
@@ -116,6 +119,7 @@ def tool_finished(
         body=view,
         call_id=call.id,
         ref=ref.id if ref else None,
+        display=display,
     )
 
 
@@ -176,9 +180,14 @@ def entries_from_history(messages: Sequence[Message]) -> list[Entry]:
                 if message.content:
                     entries.append(AgentEntry(message.content))
             for call in message.tool_calls:
-                state, detail, body, ref = _history_detail(results.get(call.id), bash=call.name == "bash")
+                result = results.get(call.id)
+                state, detail, body, ref = _history_detail(result, bash=call.name == "bash")
+                # A command's output shows under it as it did live (an edit's diff is not stored).
+                shown = body if result is not None and summary_from_status(body) else ""
                 entries.append(
-                    ToolEntry(call.name, short_arguments(call.arguments), state, detail, body, call.id, ref)
+                    ToolEntry(
+                        call.name, short_arguments(call.arguments), state, detail, body, call.id, ref, shown
+                    )
                 )
         elif message.role == "system" and message.kind in ("summary", "retain"):
             entries.append(_summary_entry(message))
@@ -191,7 +200,7 @@ def _user_command_entry(ran: UserCommandText) -> ToolEntry:
     if ran.ref is not None:
         detail = f"{detail} · ref {ran.ref}"
     arguments = short_arguments(json.dumps({"command": ran.command}))
-    return ToolEntry("bash", arguments, state, detail, body, None, ran.ref)
+    return ToolEntry("bash", arguments, state, detail, body, None, ran.ref, body)
 
 
 def _summary_entry(message: Message) -> ToolEntry:
