@@ -16,7 +16,7 @@ from agent_tui.tool_outcome import outcome_of
 from agent_tui.tools.base import short_arguments
 from agent_tui.tools.bash_status import summary_from_status
 from agent_tui.ui import formatting
-from agent_tui.user_command_text import UserCommandText, parse_user_command
+from agent_tui.user_command_text import UserCommandText, parse_user_command, typed_text
 
 if TYPE_CHECKING:
     from agent_tui.messages import Outcome, ResultRef, ToolCall
@@ -169,7 +169,8 @@ def entries_from_history(messages: Sequence[Message]) -> list[Entry]:
                 # As it was shown live: what the user typed, then the command's tool line.
                 entries += [UserEntry(f"!{ran.command}"), _user_command_entry(ran)]
             else:
-                entries.append(UserEntry(message.content or "", tuple(i.chip() for i in message.images)))
+                chips = tuple(i.chip() for i in message.images)
+                entries.append(UserEntry(typed_text(message.content), chips))
         elif message.role == "assistant":
             if message.kind in ("summary", "retain"):
                 entries.append(_summary_entry(message))
