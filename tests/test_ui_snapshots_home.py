@@ -1,6 +1,6 @@
 """SVG snapshots at 80 × 24 of tool output in the chat: a bash call with its first lines under
-it (`⎿`) and the rest folded, an approved edit with its numbered diff. The chat pane alone in a
-host app, so the picture does not move with the meter's token figures. `pytest --snapshot-update`
+it (`⎿`) and the rest folded, an approved edit with its numbered diff (the chat pane alone in a
+host app, so the picture does not move with the meter's token figures); the welcome screen. `pytest --snapshot-update`
 rewrites them after a deliberate change."""
 
 from __future__ import annotations
@@ -10,7 +10,12 @@ from textual.app import ComposeResult
 from agent_tui.tools.files import unified_diff
 from agent_tui.ui.transcript import AgentEntry, Entry, ToolEntry, UserEntry
 from agent_tui.ui.widgets.chat import ChatPane
-from tests.support.ui_helpers import Host
+from tests.support import snapshots
+from tests.support.agent_fixtures import make_config
+from tests.support.ui_helpers import Host, make_app
+
+fixed_workspace = snapshots.fixed_workspace
+sandbox_off = snapshots.sandbox_off  # autouse: the same picture with or without bubblewrap here
 
 SIZE = (80, 24)
 LISTING = """total 24
@@ -57,3 +62,10 @@ def test_approved_edit_with_its_diff(snap_compare):
         AgentEntry("Totals are rounded to two decimals now."),
     ]
     assert snap_compare(ChatHost(entries), terminal_size=SIZE)
+
+
+def test_welcome_screen(snap_compare, server, tmp_path, fixed_workspace):
+    """A new session: model, folder, trust, the rules file loaded, the keys to start with."""
+    (fixed_workspace / "CLAUDE.md").write_text("# Rules\nRun the tests before you say done.\n")
+    app = make_app(make_config(server, tmp_path / "s.db", cwd=fixed_workspace), fixed_workspace)
+    assert snap_compare(app, run_before=snapshots.ready, terminal_size=SIZE)

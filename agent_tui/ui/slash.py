@@ -107,7 +107,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("help", "", "keys, commands and where the log file is", Runs.NOW, handlers.show_help, "Help"),
     SlashCommand("quit", "", "leave agent-tui", Runs.NOW, handlers.quit_app, "Quit"),
     SlashCommand("clear", "", "start a new session in this tab (as /new)", Runs.IDLE, more.clear, "Clear"),
-    SlashCommand("status", "", "model, folder, trust, sandbox, session and window", Runs.NOW, more.status, "Status"),
+    SlashCommand("status", "", "model, folder, trust, sandbox, session, rules and memories loaded, window", Runs.NOW, more.status, "Status"),
     SlashCommand("cost", "", "what this session has cost, in tokens and money", Runs.NOW, more.cost, "Cost"),
     SlashCommand("diff", "", "what this session changed in the workspace", Runs.NOW, more.diff, "Diff"),
     SlashCommand("config", "[KEY]", "the settings in effect and the files they come from", Runs.NOW, more.config, "Config"),

@@ -60,7 +60,10 @@ async def status(view: CommandHost, argument: str) -> None:
             if budget is not None
             else "measuring…"
         )
+        from agent_tui.ui.welcome import loaded_files
+
         rows[:0] = [("Model", session.model), ("Session", f"{session.session_id} · {view.title}")]
+        rows.append(("Loaded", " · ".join(loaded_files(session)) or "no CLAUDE.md or AGENTS.md, no memories"))
         rows.append(("Context", window))
     show(view, "/status", _rows(rows))
 

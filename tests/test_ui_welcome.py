@@ -1,0 +1,79 @@
+"""The first screen says where you are: model, folder, the folder's trust, the rules and memories
+the model reads every turn, and three keys to start with; `/status` lists the loaded files too.
+Before, the first screen was blank and /status named no file."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_tui import trust
+from agent_tui.context.memory import memories_file
+from agent_tui.ui import slash
+from testkit.fake_openai import Reply
+from tests.support.agent_fixtures import make_config
+from tests.support.ui_helpers import make_app, printed, screen_text, send, settle
+
+SMALL = (80, 24)
+
+
+@pytest.fixture
+def config(server, tmp_path, workspace):
+    return make_config(server, tmp_path / "ui.db", cwd=workspace)
+
+
+def welcome_of(app) -> str:
+    welcome = app.view.chat.welcome
+    return str(welcome.render()) if welcome.display else ""
+
+
+class TestWelcome:
+    async def test_a_new_session_names_model_folder_trust_and_loaded_files(self, server, config, workspace):
+        (workspace / "CLAUDE.md").write_text("# Rules\nUse tabs.\n")
+        memories_file().parent.mkdir(parents=True, exist_ok=True)
+        memories_file().write_text("- the user prefers short answers\n")
+        app = make_app(config, workspace)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            text = screen_text(app)
+            assert "openai/fake-model" in text
+            assert "nothing here needs trust" in text
+            assert "CLAUDE.md (" in text and "memories " in text
+            assert "/ commands" in text and "# note saves a memory" in text
+
+    async def test_an_untrusted_folder_says_so_and_how_to_trust_it(self, server, config, workspace):
+        (workspace / ".claude" / "commands").mkdir(parents=True)
+        (workspace / ".claude" / "commands" / "review.md").write_text("Review.\n")
+        app = make_app(config, workspace)
+        try:
+            async with app.run_test(size=(120, 36)) as pilot:
+                await settle(pilot)
+                while app.screen is not app.screen_stack[0]:  # the trust question: not now
+                    await pilot.press("n")
+                    await settle(pilot)
+                assert "not trusted: its hooks, commands and settings are off (/trust)" in welcome_of(app)
+                assert "no CLAUDE.md or AGENTS.md, no memories" in welcome_of(app)
+        finally:
+            slash.set_custom([])
+
+    async def test_a_resumed_session_has_no_welcome(self, server, config, workspace):
+        server.enqueue(Reply(text="hello"))
+        app = make_app(config, workspace)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            await send(pilot, "hi")
+            await settle(pilot)
+            session_id = app.view.session.session_id
+        again = make_app(config, workspace, session_id=session_id)
+        async with again.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            assert welcome_of(again) == ""
+
+    async def test_status_lists_the_loaded_files(self, server, config, workspace):
+        (workspace / "AGENTS.md").write_text("# Rules\n")
+        trust.add(workspace)
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await send(pilot, "/status")
+            await settle(pilot)
+            assert "Loaded   AGENTS.md (8 B)" in printed(app)
