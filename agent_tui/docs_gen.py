@@ -1,7 +1,7 @@
 """`config.example.toml` and the README's generated tables, written from the declarations.
 
 The config keys come from their field declarations (config/schema.py), the slash commands from
-the command registry (ui/slash.py). `python -m agent_tui.docs_gen` (`make docs`) rewrites them;
+the command registry (core/commands.py). `python -m agent_tui.docs_gen` (`make docs`) rewrites them;
 `--check` only says which are out of step, and tests/test_docs_generated.py fails the same way, so
 a hand edit of a generated part cannot drift. The README's prose around each table stays
 hand-written: only the lines between a `<!-- NAME: generated … -->` marker and `<!-- /NAME -->`
@@ -116,7 +116,7 @@ def config_table() -> list[str]:
 
 
 def command_table() -> list[str]:
-    from agent_tui.ui import slash
+    from agent_tui.core import commands as slash
 
     return slash.readme_table()
 

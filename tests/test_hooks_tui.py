@@ -15,7 +15,7 @@ from tests.support.agent_fixtures import make_config
 from tests.support.cli import run_cli as cli
 from tests.support.hooks import NO_RM, claude_settings, group, script, user_config
 from tests.support.skills import write_skill
-from tests.support.ui_helpers import make_app, until
+from tests.support.ui_helpers import make_app, printed, until
 from tests.support.ui_session_fixtures import send
 
 
@@ -46,8 +46,9 @@ class TestTui:
                 lines = [t for t in notice_texts(app) if t.startswith("hook PreToolUse")]
                 assert len(lines) == 1 and "exit 2" in lines[0]
                 assert lines[0].endswith("blocked: rm is not allowed in this repo")
-                await send(pilot, "/hooks")
-                block = notice_texts(app)[-1]
+                await send(pilot, "/hooks")  # a command's block, like every command's output
+                await until(pilot, lambda: "/hooks\nHooks:" in printed(app), what="the /hooks block")
+                block = printed(app).split("/hooks\n", 1)[1]
                 assert block.startswith("Hooks:\n  PreToolUse [Bash]: ")
                 assert "no-rm.sh" in block and ".claude/settings.json" in block
                 assert "/review: review it" in block and "review.md" in block
@@ -88,7 +89,7 @@ class TestTrustAndConfig:
 class TestContextScreen:
     async def test_a_loaded_skill_is_named_in_context(self, server, workspace, tmp_path):
         """/context names the skills loaded in the session under memories + skills."""
-        from agent_tui.ui.screens.context_data import build_report
+        from agent_tui.core.context_report import build_report
         from agent_tui.ui.screens.context_screen import footer_lines
 
         write_skill(workspace / ".claude" / "skills")

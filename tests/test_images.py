@@ -12,9 +12,9 @@ import pytest
 from rich.console import Console
 
 from agent_tui.agent import events as ev
+from agent_tui.core.context_report import build_report
 from agent_tui.factory import build_services
 from agent_tui.images import ImageAttachment, dimensions, image_tokens, sniff
-from agent_tui.ui.screens.context_data import build_report
 from agent_tui.ui.screens.context_screen import footer_lines
 from agent_tui.ui.screens.dialogs import component_table
 from testkit.fake_anthropic import Reply as AnthropicReply

@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LAYERS = [
     ["__main__", "entry", "cli", "commands", "docs_gen"],
     ["ui", "acp", "session_tree"],
+    ["core"],
     ["autoloop"],
     ["factory"],
     ["extensions"],

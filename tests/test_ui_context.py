@@ -5,13 +5,13 @@ the real agent loop in the real app."""
 from __future__ import annotations
 
 from agent_tui.context.compaction import estimate_savings
-from agent_tui.tokens import Calibration
-from agent_tui.ui.screens.context_data import (
+from agent_tui.core.context_report import (
     CalibrationState,
     calibration_state,
     compaction_savings,
     largest_items,
 )
+from agent_tui.tokens import Calibration
 from agent_tui.ui.screens.context_screen import ContextScreen
 from agent_tui.ui.widgets.usage_chart import DASH, MARK, usage_chart
 from tests.support.ui_helpers import screen_text, settle

@@ -1,130 +1,59 @@
-"""What each editor slash command does (acp/slash.py offers them): the TUI command's effect on
-the session, its report as Markdown text the editor shows as the agent's message.
-
-The effects are the session's and the core's own (compaction, undo, the session diff, memories,
-the model switch); only the wording of the reports is here, since the TUI's handlers write into
-its chat widget. A command the session cannot do right now says why in one line.
+"""The editor's own form of the registry commands that act on the editor session itself
+(acp/slash.py binds them by name): /compact plays the compaction as updates, /clear and /model
+put another session behind the editor's, /context sends the meter before its report. Every
+other command runs its shared effect (core/command_effects.py) and is sent as Markdown.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator, Awaitable
+from typing import TYPE_CHECKING, Any, Protocol
 
-from agent_tui import paths
-from agent_tui.units import grouped
+from agent_tui.core import command_effects as fx
+from agent_tui.core.command_host import CommandHost
 
 if TYPE_CHECKING:
-    from agent_tui.acp.host import CommandHost
-
-DIFF_LINES = 400
-"""Lines of `/diff` sent; the rest is counted (the files are on disk)."""
-
-
-def _rows(pairs: list[tuple[str, str]]) -> str:
-    """Label and value per line, as a Markdown list (editors render it; plain text stays readable)."""
-    return "\n".join(f"- **{label}**: {value}" for label, value in pairs)
+    from agent_tui.agent.session import AgentSession
+    from agent_tui.context.budget import ContextBudget
+    from agent_tui.factory import AppServices
 
 
-def _fenced(text: str, lang: str = "") -> str:
-    fence = "````" if "```" in text else "```"
-    return f"{fence}{lang}\n{text.rstrip()}\n{fence}"
+class EditorHost(CommandHost, Protocol):
+    """An editor session (acp/live.py's LiveSession), as its own commands see it."""
+
+    services: AppServices
+
+    def require(self) -> AgentSession:
+        """The session behind the editor's (there is one once the session is open)."""
+        ...
+
+    def approver(self) -> Any: ...
+
+    async def send_usage(self, budget: ContextBudget | None = None, *, force: bool = True) -> None: ...
+
+    async def play(self, events: AsyncIterator[Any]) -> None:
+        """Send our events as the editor's updates."""
+        ...
+
+    async def replace(self, opening: Awaitable[AgentSession]) -> AgentSession:
+        """Put another session behind the editor's."""
+        ...
 
 
-async def compact(live: CommandHost, argument: str) -> str | None:
+async def compact(live: EditorHost, argument: str) -> str | None:
     session = live.require()
     await live.play(session.compact(argument or None, reason="forced"))
     return None
 
 
-async def context(live: CommandHost, argument: str) -> str | None:
-    """The /context screen's header, usage line, components and cost; the meter first."""
-    from agent_tui.llm.cost import format_cost
-    from agent_tui.ui.screens.context_data import build_report
-
-    session = live.require()
-    budget = session.measure()
-    await live.send_usage(budget)
-    report = build_report(session, budget)
-    b = report.budget
-    lines = [
-        f"**Context** · {report.model} · window {grouped(b.total)} · reserved output "
-        f"{grouped(b.max_output_tokens)} · effective {grouped(b.effective_window)}",
-        "",
-        f"Used {grouped(b.used)} of {grouped(b.effective_window)} tokens ({b.used_fraction:.0%})",
-        "",
-    ]
-    lines += [f"- {name.replace('_', ' ')}: {grouped(tokens)}" for name, tokens in b.components().items()]
-    lines += ["", report.calibration.describe()]
-    if report.largest:
-        lines += ["", "Largest items:"]
-        lines += [
-            f"- {item.role} {item.label}: {grouped(item.tokens)}" + (f" (ref {item.ref})" if item.ref else "")
-            for item in report.largest
-        ]
-    lines += [
-        "",
-        f"Session cost: {format_cost(report.cost)} · {grouped(report.prompt_tokens)} prompt + "
-        f"{grouped(report.output_tokens)} output tokens reported in this run",
-    ]
-    return "\n".join(lines)
+async def context(live: EditorHost, argument: str) -> str | None:
+    """The meter first, then the report."""
+    await live.send_usage(live.require().measure())
+    return (await fx.context(live, argument)).markdown()
 
 
-async def cost(live: CommandHost, argument: str) -> str | None:
-    from agent_tui.llm.cost import format_cost
-
-    session = live.require()
-    usage = session.usage_total
-    spent = (
-        "unknown (no prices for this model)"
-        if session.cost_total is None
-        else format_cost(session.cost_total)
-    )
-    return "**/cost**\n" + _rows(
-        [
-            ("Cost", f"{spent} this session (since the editor opened it)"),
-            ("Input", f"{grouped(usage.input)} tokens"),
-            ("Cached", f"{grouped(usage.cache_read)} read · {grouped(usage.cache_creation)} written"),
-            ("Output", f"{grouped(usage.output)} tokens"),
-        ]
-    )
-
-
-async def status(live: CommandHost, argument: str) -> str | None:
-    from agent_tui import trust
-
-    session = live.require()
-    workspace = session.workspace
-    if (
-        not paths.project_config_file(workspace).is_file()
-        and not paths.local_config_file(workspace).is_file()
-    ):
-        trusted = "no project settings (.agent-tui.toml) here"
-    else:
-        trusted = {"trusted": "trusted", "changed": "changed since trusted: not applied"}.get(
-            trust.state(workspace), "not trusted: only harmless keys apply (agent-tui trust add)"
-        )
-    sandbox = live.services.sandbox
-    budget = session.measure()
-    stored = "" if session.session_id == live.session_id else f" (stored as {session.session_id})"
-    return "**/status**\n" + _rows(
-        [
-            ("Model", session.model),
-            ("Session", f"{live.session_id}{stored} · {session.title or 'untitled'}"),
-            ("Folder", paths.shown(workspace)),
-            ("Trust", trusted),
-            ("Sandbox", sandbox.describe().splitlines()[0] if sandbox is not None else "not set up"),
-            ("Mode", live.mode),
-            (
-                "Context",
-                f"{budget.used_fraction:.0%} {grouped(budget.used)}/{grouped(budget.effective_window)} "
-                f"(window {grouped(budget.total)}, reply reserve {grouped(budget.max_output_tokens)})",
-            ),
-        ]
-    )
-
-
-async def clear(live: CommandHost, argument: str) -> str | None:
+async def clear(live: EditorHost, argument: str) -> str | None:
     before = live.require().session_id
     session = await live.replace(live.services.new_session(live.approver()))
     return (
@@ -133,7 +62,7 @@ async def clear(live: CommandHost, argument: str) -> str | None:
     )
 
 
-async def model(live: CommandHost, argument: str) -> str | None:
+async def model(live: EditorHost, argument: str) -> str | None:
     from agent_tui.models import switched_model
 
     session = live.require()
@@ -151,149 +80,3 @@ async def model(live: CommandHost, argument: str) -> str | None:
         else ""
     )
     return f"Model: {session.model} (the conversation goes on){note}"
-
-
-async def tools(live: CommandHost, argument: str) -> str | None:
-    rows = live.require().prompts.tool_table()
-    lines = [f"{r.name:<28} {r.source:<8} {r.tokens:>6} tok  {r.state}" for r in rows]
-    total = sum(r.tokens for r in rows if r.state != "deferred")
-    return f"{len(rows)} tools, {grouped(total)} tokens offered:\n\n" + _fenced("\n".join(lines))
-
-
-async def memory(live: CommandHost, argument: str) -> str | None:
-    from agent_tui.context.memory import memories_file, skills_dir
-    from agent_tui.context.prompt import find_rules_file
-
-    mem = memories_file()
-    rules = find_rules_file(live.require().workspace)
-    text = _rows(
-        [
-            ("Memories", f"{paths.shown(mem)} · {_size(mem)} (/remember TEXT adds one)"),
-            ("Rules", f"{paths.shown(rules)} · {_size(rules)}" if rules else "none (/init writes AGENTS.md)"),
-            ("Skills", f"{paths.shown(skills_dir())} (/skill lists them)"),
-        ]
-    )
-    text += "\n\nOpen them in the editor; they are read again on the next turn."
-    if mem.is_file():
-        text += "\n\n" + _fenced(mem.read_text(encoding="utf-8", errors="replace")[:2000])
-    return "**/memory**\n" + text
-
-
-async def undo(live: CommandHost, argument: str) -> str | None:
-    from agent_tui.agent.undo import undo as undo_turns
-
-    session = live.require()
-    if session.store is None:
-        return "/undo needs the session store, which is not open."
-    words = argument.split()
-    turns = next((int(w) for w in words if w.isdigit()), 1)
-    report = await undo_turns(session.store, session.session_id, turns, force="--force" in words)
-    if report.restored:
-        await session.add_note(
-            f"[The user undid file changes of the last {report.turns} turn(s): "
-            + report.describe(session.workspace)
-            + " Re-read these files before relying on earlier views.]"
-        )
-    return report.describe(session.workspace)
-
-
-async def diff(live: CommandHost, argument: str) -> str | None:
-    from agent_tui.agent.session_diff import session_diff
-
-    session = live.require()
-    if session.store is None:
-        return "/diff needs the session store, which is not open."
-    diffs = [d for d in await session_diff(session.store, session.session_id, session.workspace) if d.diff]
-    if not diffs:
-        return "This session has changed no files (or /undo put them back)."
-    head = ", ".join(f"{d.path} (+{d.added} −{d.removed})" for d in diffs)
-    lines = "".join(d.diff for d in diffs).splitlines()
-    more = f"\n\n… {grouped(len(lines) - DIFF_LINES)} more lines" if len(lines) > DIFF_LINES else ""
-    return f"{len(diffs)} file(s) changed: {head}\n\n" + _fenced("\n".join(lines[:DIFF_LINES]), "diff") + more
-
-
-async def hooks(live: CommandHost, argument: str) -> str | None:
-    from agent_tui.extensions.report import hook_lines, skill_lines
-
-    services = live.services
-    parts = ["**Hooks**", *(f"- {line}" for line in hook_lines(services.hooks))]
-    custom = live.custom_commands()
-    if custom:
-        parts += ["", "**Custom commands**", *(f"- /{c.name}: {c.description} ({c.source})" for c in custom)]
-    skills = skill_lines(services.skills) if services.skills is not None else []
-    if skills:
-        parts += ["", "**Skills** (the model loads them with the skill tool; /skill NAME by hand)"]
-        parts += [f"- {line}" for line in skills]
-    return "\n".join(parts)
-
-
-async def remember(live: CommandHost, argument: str) -> str | None:
-    from agent_tui.context.memory import remember as save
-
-    if not argument.strip():
-        return "Usage: /remember TEXT (a note every session will see)"
-    return f"Remembered (in {paths.shown(save(argument.strip()))}); used from the next step."
-
-
-async def rename(live: CommandHost, argument: str) -> str | None:
-    session = live.require()
-    title = " ".join(argument.split())
-    if not title:
-        return "Usage: /rename TITLE"
-    if session.store is not None:
-        await session.store.sessions.rename(session.session_id, title)
-    session.title = title
-    return f"Renamed: {title}"
-
-
-async def skill(live: CommandHost, argument: str) -> str | None:
-    session = live.require()
-    name = argument.strip()
-    if not name:
-        found = ", ".join(session.prompts.user_prompts.available()) or "none"
-        return f"Skills: {found}\n\n/skill NAME activates one for this session."
-    try:
-        described = session.prompts.activate_skill(name)
-    except ValueError as exc:
-        return str(exc)
-    return f"Skill {name} active in this session: {described}"
-
-
-async def init(live: CommandHost, argument: str) -> str | None:
-    from agent_tui.project_init import AlreadyExists, write_agents_md
-
-    session = live.require()
-    try:
-        path = write_agents_md(session.workspace)
-    except AlreadyExists as exc:
-        return str(exc)
-    session.prompts.reload_rules()
-    return f"Wrote {path.name}: fill in the blanks; the agent reads it every turn."
-
-
-async def effort(live: CommandHost, argument: str) -> str | None:
-    from agent_tui.reasoning import EFFORTS, ReasoningSettings
-
-    provider = live.require().provider
-    word = argument.strip().lower()
-    if not word:
-        return f"Reasoning: {provider.reasoning.describe()}.\n\n/effort {'|'.join(EFFORTS)}|off changes it."
-    if word not in (*EFFORTS, "off"):
-        return f"Unknown effort {word!r}: use {', '.join(EFFORTS)} or off."
-    settings = ReasoningSettings() if word == "off" else dataclasses.replace(provider.reasoning, effort=word)
-    provider.reasoning = settings
-    config = live.services.config
-    kept = dataclasses.replace(
-        config.model, reasoning_effort=settings.effort, thinking_budget_tokens=settings.thinking_budget_tokens
-    )
-    live.services = dataclasses.replace(live.services, config=dataclasses.replace(config, model=kept))
-    return f"Reasoning: {settings.describe()} for this session."
-
-
-def _size(path: Any) -> str:
-    from agent_tui.units import human_size
-
-    try:
-        return human_size(path.stat().st_size)
-    except OSError:
-        return "absent"

@@ -182,6 +182,9 @@ class LiveSession:
             for update in self.updates.updates(event):
                 await self.send(update)
 
+    def use_config(self, config: Config) -> None:
+        self.services = replace(self.services, config=config)
+
     def require(self) -> AgentSession:
         assert self.session is not None
         return self.session
@@ -222,7 +225,7 @@ class LiveSession:
         if command is not None:
             found, argument = command
             try:
-                reply = await found.handler(self, argument)
+                reply = await slash.answer(self, found, argument)
             except Exception as exc:  # a failed command is one line in the chat, never a crash
                 log.exception("/%s failed", found.name)
                 reply = f"/{found.name} failed: {one_line(exc, 200)}"

@@ -1,8 +1,9 @@
-"""The slash commands an editor offers in its prompt box (`available_commands_update`).
+"""The slash commands an editor offers in its prompt box (`available_commands_update`): those the
+one registry (core/commands.py) offers editors, plus the user's and the project's custom
+Markdown commands, which are prompts (extensions/invoke.py expands them).
 
-Our commands that make sense without our screens, each answering with a message (the figures
-the TUI shows in its chat block; acp/commands.py runs them), plus the user's and the project's
-custom Markdown commands, which are prompts (extensions/invoke.py expands them). The TUI's
+A command with an effect runs it and is answered with its `Reply` as Markdown; the few that act
+on the editor session itself are bound by name in `EDITOR_ACTIONS` (acp/commands.py). The TUI's
 screens and app actions (/resume, /blobs, /theme, /quit, …) are not offered: the editor has its
 own. A prompt starting with any other `/word` goes to the model as written.
 """
@@ -10,55 +11,43 @@ own. A prompt starting with any other `/word` goes to the model as written.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from acp import schema as s
 
-from agent_tui.acp import commands as run
+from agent_tui.acp import commands as actions
+from agent_tui.core import commands as registry
+from agent_tui.core.replies import Unavailable
 
 if TYPE_CHECKING:
-    from agent_tui.acp.host import CommandHost
+    from agent_tui.acp.commands import EditorHost
     from agent_tui.extensions.commands import CustomCommand
 
-Handler = Callable[["CommandHost", str], Awaitable["str | None"]]
-"""Runs a command on an editor session (acp/host.py) with what followed its name; returns the message to
-send (None when it sent its own updates)."""
+Handler = Callable[["EditorHost", str], Awaitable["str | None"]]
+"""Runs a command on an editor session with what followed its name; returns the message to send
+(None when it sent its own updates)."""
 
+EDITOR_ACTIONS: dict[str, Handler] = {
+    "compact": actions.compact,
+    "context": actions.context,
+    "clear": actions.clear,
+    "model": actions.model,
+}
+"""The editor's own form of a registry command, by name; every other editor command runs its effect."""
 
-@dataclass(frozen=True)
-class EditorCommand:
-    name: str
-    hint: str | None
-    """What may follow the name; None when nothing does."""
-    description: str
-    handler: Handler
+HINTS = {
+    "model": "NAME (none: show it)",
+    "skill": "NAME (none: list them)",
+    "compact": "instructions (optional)",
+}
+"""Editors show the hint in the prompt box: a few read better in words than in usage syntax."""
 
-
-COMMANDS: tuple[EditorCommand, ...] = (
-    EditorCommand("compact", "instructions (optional)", "condense the conversation now", run.compact),
-    EditorCommand("context", None, "show what fills the context window", run.context),
-    EditorCommand("cost", None, "what this session has cost, in tokens and money", run.cost),
-    EditorCommand("status", None, "model, folder, trust, sandbox, session and window", run.status),
-    EditorCommand("clear", None, "start a new conversation in this session", run.clear),
-    EditorCommand("model", "NAME (none: show it)", "show or switch this session's model", run.model),
-    EditorCommand("tools", None, "the tools offered and what each description costs", run.tools),
-    EditorCommand("memory", None, "where the memories, rules and skills files are", run.memory),
-    EditorCommand("undo", "[N] [--force]", "put back the files the last N turns changed", run.undo),
-    EditorCommand("diff", None, "what this session changed in the workspace", run.diff),
-    EditorCommand("hooks", None, "the hooks, custom commands and skills in effect", run.hooks),
-    EditorCommand("remember", "TEXT", "save a note every session will see", run.remember),
-    EditorCommand("rename", "TITLE", "give this session a title", run.rename),
-    EditorCommand("skill", "NAME (none: list them)", "activate a skill for this session", run.skill),
-    EditorCommand("init", None, "write an AGENTS.md skeleton for this project", run.init),
-    EditorCommand(
-        "effort",
-        "minimal|low|medium|high|off",
-        "how hard a reasoning model thinks (none: show it)",
-        run.effort,
-    ),
-)
+COMMANDS = registry.offered(registry.Front.EDITOR)
 BY_NAME = {c.name: c for c in COMMANDS}
+
+
+def _hint(command: registry.Command) -> str | None:
+    return HINTS.get(command.name) or command.args or None
 
 
 def available_commands(custom: Iterable[CustomCommand] = ()) -> s.AvailableCommandsUpdate:
@@ -66,8 +55,10 @@ def available_commands(custom: Iterable[CustomCommand] = ()) -> s.AvailableComma
     offered = [
         s.AvailableCommand(
             name=c.name,
-            description=c.description,
-            input=s.AvailableCommandInput(root=s.UnstructuredCommandInput(hint=c.hint)) if c.hint else None,
+            description=c.help,
+            input=s.AvailableCommandInput(root=s.UnstructuredCommandInput(hint=hint))
+            if (hint := _hint(c))
+            else None,
         )
         for c in COMMANDS
     ]
@@ -86,11 +77,18 @@ def available_commands(custom: Iterable[CustomCommand] = ()) -> s.AvailableComma
     return s.AvailableCommandsUpdate(session_update="available_commands_update", available_commands=offered)
 
 
-def parse(text: str) -> tuple[EditorCommand, str] | None:
-    """(command, argument) when `text` is one of our commands, else None."""
-    stripped = text.strip()
-    if not stripped.startswith("/"):
-        return None
-    name, _, argument = stripped[1:].partition(" ")
-    command = BY_NAME.get(name.lower())
-    return (command, argument.strip()) if command is not None else None
+async def answer(host: EditorHost, command: registry.Command, argument: str) -> str | None:
+    """Run `command` on the editor session: its editor action, or its effect as Markdown."""
+    action = EDITOR_ACTIONS.get(command.name)
+    if action is not None:
+        return await action(host, argument)
+    assert command.effect is not None, f"/{command.name} has neither an effect nor an editor action"
+    try:
+        return (await command.effect(host, argument)).markdown()
+    except Unavailable as exc:
+        return str(exc)
+
+
+def parse(text: str) -> tuple[registry.Command, str] | None:
+    """(command, argument) when `text` is one of the commands editors get, else None."""
+    return registry.parse(text, registry.Front.EDITOR)

@@ -95,6 +95,15 @@ async def _run(
             fail(str(exc), 2)
         except StoreError as exc:  # another live process has the session open
             fail(str(exc), 1)
+        from agent_tui.commands.run_slash import command_reply
+
+        reply = await command_reply(services, session, prompt)  # `run "/cost"`: no model call
+        if reply is not None:
+            if as_json:
+                _emit({"type": "command", "title": reply.title, "text": reply.plain(), "level": reply.level})
+            else:
+                sys.stdout.write(reply.plain().rstrip() + "\n")
+            return 0 if reply.level == "info" else 1
         final_text, failed, stop_reason = "", False, "done"
         refs: list[ResultRef] = []
         claude = None  # --output-format json|stream-json: Claude Code's shapes (claude_format.py)

@@ -1,4 +1,6 @@
-"""What a slash command may ask of the tab it runs in, and of the App: two narrow protocols.
+"""What a TUI slash command may ask of the tab it runs in, and of the App: the core's
+`CommandHost` (core/command_host.py, what every front end offers a command's effect) extended
+with the tab's screens and chat.
 
 Handlers (ui/session_commands.py, status_commands.py, task_commands.py, permissions_cmd.py)
 take a `CommandHost`, never the session view or the App themselves: they notify, print their
@@ -15,14 +17,13 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from agent_tui.core.command_host import CommandHost
+
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
     from textual.screen import Screen
 
-    from agent_tui.agent.session import AgentSession
-    from agent_tui.config import Config
     from agent_tui.context.budget import ContextBudget
-    from agent_tui.factory import AppServices
     from agent_tui.ui.transcript import Entry, Level
 
 T = TypeVar("T")
@@ -51,16 +52,8 @@ class AppActions(Protocol):
         """Hand the terminal to a program (/memory's editor) and take it back after."""
 
 
-class CommandHost(Protocol):
+class TabCommandHost(CommandHost, Protocol):
     """One tab, as its slash commands see it (`SessionView` is one)."""
-
-    @property
-    def session(self) -> AgentSession | None:
-        """The tab's session; None while none is open (no model configured)."""
-
-    @property
-    def services(self) -> AppServices | None:
-        """The shared services once built."""
 
     actions: AppActions
     """The App's screens and switches."""
@@ -87,9 +80,6 @@ class CommandHost(Protocol):
 
     def rename(self, title: str) -> None:
         """The tab's label (the session's own title is `AgentSession.rename`)."""
-
-    def use_config(self, config: Config) -> None:
-        """The configuration a later /model builds its session from (after /effort)."""
 
     def open_screen(self, screen: Screen[Any]) -> None: ...
 

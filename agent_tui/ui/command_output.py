@@ -12,11 +12,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agent_tui.ui.command_host import CommandHost
+    from agent_tui.ui.command_host import TabCommandHost
     from agent_tui.ui.transcript import Level
 
 
-def show(view: CommandHost, command: str, text: str, level: Level = "info") -> None:
+def show(view: TabCommandHost, command: str, text: str, level: Level = "info") -> None:
     """Print `text` under `command` at the bottom of the tab's chat (the tab schedules it, so
     sync and async callers alike keep their order)."""
     view.show_output(command, text, level)

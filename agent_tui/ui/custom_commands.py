@@ -11,13 +11,13 @@ from agent_tui.ui import slash
 
 if TYPE_CHECKING:
     from agent_tui.extensions.commands import CustomCommand
-    from agent_tui.ui.command_host import CommandHost
+    from agent_tui.ui.command_host import TabCommandHost
 
 
 def _entry(command: CustomCommand) -> slash.SlashCommand:
     name = command.name
 
-    async def send(view: CommandHost, argument: str) -> None:
+    async def send(view: TabCommandHost, argument: str) -> None:
         await view.send(f"/{name} {argument}".rstrip())
 
     help_text = f"{command.description or 'custom command'} ({command.source})"
@@ -32,7 +32,8 @@ def install(workspace: Path, trusted: bool) -> list[str]:
     from agent_tui.extensions.commands import discover
 
     catalog = discover(workspace, trusted)
-    shadowed = slash.set_custom([_entry(c) for c in catalog.commands.values()])
+    found = list(catalog.commands.values())
+    shadowed = slash.set_custom([_entry(c) for c in found], found)
     notices = list(catalog.notices)
     if shadowed:
         names = ", ".join(f"/{c.name} ({c.help.rsplit('(', 1)[-1].rstrip(')')})" for c in shadowed)

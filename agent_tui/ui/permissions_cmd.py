@@ -12,12 +12,12 @@ from agent_tui.permission_rules import AllowRule, RuleError, RuleSet, Tier
 from agent_tui.ui.command_output import show
 
 if TYPE_CHECKING:
-    from agent_tui.ui.command_host import CommandHost
+    from agent_tui.ui.command_host import TabCommandHost
 
 USAGE = "/permissions remove RULE drops one (at once)."
 
 
-async def run(view: CommandHost, argument: str) -> None:
+async def run(view: TabCommandHost, argument: str) -> None:
     from agent_tui.allow_rules import remove_rule, saved_rules
 
     session = view.session

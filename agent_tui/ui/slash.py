@@ -1,60 +1,73 @@
-"""The slash commands: one typed registry from which the input's menu, the command palette,
-`/help` and the README's command table are all built.
+"""The TUI's side of the one command registry (core/commands.py): the input's menu, the command
+palette and `/help` list the commands the registry offers the TUI, in its order.
 
-Each entry says what the command is called, what it takes, what it does, when it runs and which
-handler runs it. Adding a command is one `SlashCommand(...)` line in `COMMANDS` plus its handler
-(an `async def handler(view, argument)`, usually in `ui/session_commands.py`); the menu, palette,
-`/help` and the README test (tests/test_ui_slash_registry.py) pick it up from here. A handler
-gets a `CommandHost` (ui/command_host.py), never the session view: the command modules sit below
-the view in the import graph.
+A command with an effect runs it and prints the `Reply` as a block in the tab's chat; a command
+without one is a TUI action bound here by name in `TUI_ACTIONS` (open a screen, replace the tab's
+session, quit) or one whose TUI form differs from the effect (/context opens its screen, /memory
+opens $EDITOR). tests/test_command_registry.py fails when a name here is not in the registry or
+a TUI command is left unbound. A handler gets a `TabCommandHost` (ui/command_host.py), never the
+session view: the command modules sit below the view in the import graph.
 """
 
 from __future__ import annotations
 
-import enum
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from agent_tui.core import commands as registry
+from agent_tui.core.commands import Runs
+from agent_tui.core.replies import Unavailable
 from agent_tui.errors_text import one_line
 from agent_tui.ui import session_commands as handlers
 from agent_tui.ui import status_commands as more
 from agent_tui.ui import task_commands
 
 if TYPE_CHECKING:
+    from agent_tui.core.commands import Effect
+    from agent_tui.extensions.commands import CustomCommand
     from agent_tui.factory import AppServices
-    from agent_tui.ui.command_host import CommandHost
+    from agent_tui.ui.command_host import TabCommandHost
+
+__all__ = ["Runs", "SlashCommand", "COMMANDS", "parse", "run", "lookup", "completions"]
 
 log = logging.getLogger(__name__)
 
-Handler = Callable[["CommandHost", str], Awaitable[None]]
+Handler = Callable[["TabCommandHost", str], Awaitable[None]]
 """Runs a command in a tab: the tab's view and whatever followed the name ('' when nothing)."""
 
-
-class Runs(enum.Enum):
-    """When a command runs relative to the tab's running turn."""
-
-    NOW = "now"
-    """At once, even while a turn runs (screens and app-wide actions)."""
-    IDLE = "idle"
-    """On the tab's session once it is idle: queued behind a running turn like a prompt."""
+TUI_ACTIONS: dict[str, Handler] = {
+    "compact": handlers.compact,
+    "context": handlers.context,
+    "blobs": handlers.blobs,
+    "new": handlers.new,
+    "resume": handlers.resume,
+    "model": handlers.model,
+    "permissions": handlers.permissions,
+    "sandbox": handlers.sandbox,
+    "tasks": task_commands.tasks,
+    "rewind": task_commands.rewind,
+    "fork": task_commands.fork,
+    "theme": handlers.theme,
+    "help": handlers.show_help,
+    "quit": handlers.quit_app,
+    "clear": more.clear,
+    "memory": more.memory,
+}
+"""The TUI's own form of a registry command, by name; every other TUI command runs its effect."""
 
 
 @dataclass(frozen=True)
 class SlashCommand:
-    """One command the input understands."""
+    """One entry of the menu: a registry command bound to its TUI handler, or a custom command."""
 
     name: str
-    """Without the slash: `compact`."""
     args: str
-    """What may follow the name: `[instructions]` (optional), `NAME` (required) or ''."""
     help: str
-    """One line saying what it does."""
     runs: Runs
     handler: Handler
     palette: str | None = None
-    """Its title in the command palette (Ctrl+P); None keeps it out of the palette."""
 
     @property
     def usage(self) -> str:
@@ -72,58 +85,46 @@ class SlashCommand:
         return bool(self.args) and not self.args.startswith("[")
 
 
-async def _hooks(view: CommandHost, argument: str) -> None:
-    """/hooks lists the registry's custom commands too, so it lives beside the registry."""
-    from agent_tui.ui.transcript import NoticeEntry
+def rendered(effect: Effect) -> Handler:
+    """A handler that runs `effect` and prints its reply in the tab's chat."""
 
-    services = view.services
-    if services is None:
-        view.notify("Still opening: try /hooks again in a moment.", severity="warning")
-        return
-    await view.note(NoticeEntry(extensions_text(services)))
+    async def handler(view: TabCommandHost, argument: str) -> None:
+        try:
+            reply = await effect(view, argument)
+        except Unavailable as exc:
+            view.notify(str(exc), severity="warning")
+            return
+        if reply.renamed is not None:
+            view.rename(reply.renamed)
+        view.show_output(reply.title, reply.plain(), reply.level)
+
+    return handler
 
 
-COMMANDS: tuple[SlashCommand, ...] = (
-    SlashCommand("compact", "[instructions]", "condense the conversation now", Runs.IDLE, handlers.compact, "Compact"),
-    SlashCommand("context", "", "show what fills the context window", Runs.NOW, handlers.context, "Context"),
-    SlashCommand("blobs", "[REF]", "browse, search and read the stored tool outputs", Runs.NOW, handlers.blobs, "Blobs"),
-    SlashCommand("new", "", "start a new session in this tab", Runs.IDLE, handlers.new, "New session"),
-    SlashCommand("resume", "", "open an earlier session", Runs.NOW, handlers.resume, "Resume session"),
-    SlashCommand("model", "NAME", "switch this tab to another model", Runs.IDLE, handlers.model, "Model"),
-    SlashCommand("effort", "[minimal|low|medium|high|off]", "how hard a reasoning model thinks, for this session (no level: show it)", Runs.IDLE, handlers.effort, "Reasoning effort"),
-    SlashCommand("undo", "[N] [--force]", "put back the files the last N turns changed", Runs.IDLE, handlers.undo, "Undo"),
-    SlashCommand("rename", "TITLE", "give this session a title", Runs.IDLE, handlers.rename, "Rename session"),
-    SlashCommand("remember", "TEXT", "save a note every session will see", Runs.IDLE, handlers.remember, "Remember"),
-    SlashCommand("skill", "[NAME]", "activate a skill (no name: list them)", Runs.IDLE, handlers.skill, "Skills"),
-    SlashCommand("hooks", "", "the hooks, custom commands and skills in effect, with their files", Runs.NOW, _hooks, "Hooks"),
-    SlashCommand("tools", "", "the tools offered and what each description costs", Runs.IDLE, handlers.tools, "Tools"),
-    SlashCommand("permissions", "[remove RULE]", "list approvals (session and saved) or remove one", Runs.NOW, handlers.permissions, "Permissions"),
-    SlashCommand("sandbox", "[MODE | auto on|off]", "what the command sandbox allows; switch workspace-write, read-only, off", Runs.NOW, handlers.sandbox, "Sandbox"),
-    SlashCommand("tasks", "", "background commands: output, elapsed time; Enter shows one, k kills it", Runs.NOW, task_commands.tasks, "Background commands"),
-    SlashCommand("rewind", "", "back to before an earlier message: conversation, files or both (also Esc Esc)", Runs.IDLE, task_commands.rewind, "Rewind"),
-    SlashCommand("fork", "[N] [NAME]", "continue a copy of this session in a new tab (before message N; alone: pick)", Runs.IDLE, task_commands.fork, "Fork session"),
-    SlashCommand("init", "", "write an AGENTS.md skeleton for this project", Runs.IDLE, handlers.init, "Init AGENTS.md"),
-    SlashCommand("theme", "[NAME]", "switch the colour theme (no name: list them)", Runs.NOW, handlers.theme),
-    SlashCommand("help", "", "keys, commands and where the log file is", Runs.NOW, handlers.show_help, "Help"),
-    SlashCommand("quit", "", "leave agent-tui", Runs.NOW, handlers.quit_app, "Quit"),
-    SlashCommand("clear", "", "start a new session in this tab (as /new)", Runs.IDLE, more.clear, "Clear"),
-    SlashCommand("status", "", "model, folder, trust, sandbox, session, rules and memories loaded, window", Runs.NOW, more.status, "Status"),
-    SlashCommand("cost", "", "what this session has cost, in tokens and money", Runs.NOW, more.cost, "Cost"),
-    SlashCommand("diff", "", "what this session changed in the workspace", Runs.NOW, more.diff, "Diff"),
-    SlashCommand("config", "[KEY]", "the settings in effect and the files they come from", Runs.NOW, more.config, "Config"),
-    SlashCommand("memory", "[memories|rules]", "open the memories or rules file in $EDITOR", Runs.NOW, more.memory, "Memory"),
-)  # fmt: skip
+def _bind(command: registry.Command) -> SlashCommand:
+    handler = TUI_ACTIONS.get(command.name)
+    if handler is None:
+        assert command.effect is not None, f"/{command.name} has neither an effect nor a TUI action"
+        handler = rendered(command.effect)
+    return SlashCommand(command.name, command.args, command.help, command.runs, handler, command.palette)
+
+
+COMMANDS: tuple[SlashCommand, ...] = tuple(_bind(c) for c in registry.offered(registry.Front.TUI))
 
 BY_NAME = {command.name: command for command in COMMANDS}
 
 _custom: dict[str, SlashCommand] = {}
 """Custom commands from Markdown files (ui/custom_commands.py), beside the built-ins. They are
 sent as prompts (extensions/invoke.py expands them), so `parse` never returns one."""
+_custom_sources: list[CustomCommand] = []
 
 
-def set_custom(commands: list[SlashCommand]) -> list[SlashCommand]:
+def set_custom(
+    commands: list[SlashCommand], sources: list[CustomCommand] | None = None
+) -> list[SlashCommand]:
     """Replace the custom commands; returns those a built-in of the same name shadows."""
     _custom.clear()
+    _custom_sources[:] = [c for c in sources or [] if c.name.lower() not in BY_NAME]
     shadowed = []
     for command in commands:
         if command.name.lower() in BY_NAME:
@@ -131,6 +132,11 @@ def set_custom(commands: list[SlashCommand]) -> list[SlashCommand]:
         else:
             _custom[command.name.lower()] = command
     return shadowed
+
+
+def custom_sources() -> list[CustomCommand]:
+    """The custom commands in use, as read from their files (for /hooks)."""
+    return list(_custom_sources)
 
 
 def all_commands() -> tuple[SlashCommand, ...]:
@@ -153,17 +159,14 @@ class ParsedCommand:
 
 def parse(text: str) -> ParsedCommand | None:
     """The command `text` invokes, or None when it is a prompt (or an unknown `/word`)."""
-    stripped = text.strip()
-    if not stripped.startswith("/") or stripped.startswith("//"):
+    found = registry.parse(text, registry.Front.TUI)
+    if found is None:
         return None
-    name, _, argument = stripped[1:].partition(" ")
-    command = BY_NAME.get(name.strip().lower())
-    if command is None:
-        return None
-    return ParsedCommand(command, argument.strip())
+    command, argument = found
+    return ParsedCommand(BY_NAME[command.name], argument)
 
 
-async def run(view: CommandHost, parsed: ParsedCommand) -> None:
+async def run(view: TabCommandHost, parsed: ParsedCommand) -> None:
     """Run a parsed command's handler; a failure is one line, never a traceback on screen."""
     name = parsed.command.name
     try:
@@ -174,18 +177,10 @@ async def run(view: CommandHost, parsed: ParsedCommand) -> None:
 
 
 def extensions_text(services: AppServices) -> str:
-    """The /hooks block (and /help's section): hooks, custom commands, skills, with files."""
-    from agent_tui.extensions.report import hook_lines, skill_lines
+    """The /hooks block, for /help's section."""
+    from agent_tui.core.command_effects import extensions_text as text
 
-    parts = ["Hooks:", *(f"  {line}" for line in hook_lines(services.hooks))]
-    custom = list(_custom.values())
-    if custom:
-        parts += ["Custom commands:", *(f"  /{c.name}: {c.help}" for c in custom)]
-    skills = skill_lines(services.skills) if services.skills is not None else []
-    if skills:
-        parts += ["Skills (the model loads them with the skill tool; /skill NAME by hand):"]
-        parts += [f"  {line}" for line in skills]
-    return "\n".join(parts)
+    return text(services, custom_sources())
 
 
 def unknown_command(text: str) -> str | None:
@@ -209,10 +204,5 @@ def completions(text: str) -> list[SlashCommand]:
 
 
 def readme_table() -> list[str]:
-    """The README's command table, one line per command (a test keeps the README equal to it)."""
-    rows = ["| command | runs | what it does |", "|---|---|---|"]
-    for command in COMMANDS:
-        when = "at once" if command.runs is Runs.NOW else "after the running turn"
-        usage = command.usage.replace("|", "\\|")  # a bare | would end the table cell
-        rows.append(f"| `{usage}` | {when} | {command.help} |")
-    return rows
+    """The README's command table (the registry's)."""
+    return registry.readme_table()

@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agent_tui.ui.command_host import CommandHost
+    from agent_tui.ui.command_host import TabCommandHost
 
 
-async def tasks(view: CommandHost, argument: str) -> None:
+async def tasks(view: TabCommandHost, argument: str) -> None:
     """/tasks: the tab's background commands; Enter shows one's output, k kills it."""
     from agent_tui.ui.screens.tasks import TasksScreen
 
@@ -20,7 +20,7 @@ async def tasks(view: CommandHost, argument: str) -> None:
     view.open_screen(TasksScreen(session.background, session.store))
 
 
-async def fork(view: CommandHost, argument: str) -> None:
+async def fork(view: TabCommandHost, argument: str) -> None:
     """/fork [N] [NAME]: continue a copy of this session in a new tab, from before message N
     (the number the picker and `sessions show` give) or from now; alone, a picker."""
     session = view.session
@@ -36,7 +36,7 @@ async def fork(view: CommandHost, argument: str) -> None:
         view.in_background(_pick_fork(view), group="rewind")
 
 
-async def _pick_fork(view: CommandHost) -> None:
+async def _pick_fork(view: TabCommandHost) -> None:
     from agent_tui.agent.rewind import rewind_points
     from agent_tui.ui.screens.rewind import ForkScreen
 
@@ -47,7 +47,7 @@ async def _pick_fork(view: CommandHost) -> None:
         await open_fork(view, None if point is None else point.seq)
 
 
-async def open_fork(view: CommandHost, at: int | None, title: str | None = None) -> None:
+async def open_fork(view: TabCommandHost, at: int | None, title: str | None = None) -> None:
     """A fork of the tab's session (before message `at`, or from now) in a new tab."""
     from agent_tui.store import StoreError
     from agent_tui.store.forks import fork_session
@@ -63,12 +63,12 @@ async def open_fork(view: CommandHost, at: int | None, title: str | None = None)
     view.notify(f"Forked {session.session_id} into {info.id} ({info.title}).")
 
 
-async def rewind(view: CommandHost, argument: str) -> None:
+async def rewind(view: TabCommandHost, argument: str) -> None:
     """/rewind: pick an earlier message; back to before it (conversation, files or both)."""
     start_rewind(view)
 
 
-def start_rewind(view: CommandHost) -> None:
+def start_rewind(view: TabCommandHost) -> None:
     """Open the rewind picker (also Esc Esc on an empty prompt)."""
     if view.session is None:
         view.notify("Nothing to rewind: no session in this tab.", severity="warning")
@@ -81,7 +81,7 @@ def start_rewind(view: CommandHost) -> None:
     view.in_background(_rewind(view), "rewind")
 
 
-async def _rewind(view: CommandHost) -> None:
+async def _rewind(view: TabCommandHost) -> None:
     from agent_tui.agent.rewind import rewind_points
     from agent_tui.ui.screens.rewind import RewindScreen
     from agent_tui.ui.transcript import NoticeEntry, entries_from_history

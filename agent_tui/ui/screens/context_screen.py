@@ -1,7 +1,7 @@
 """/context: what fills the window, how that was measured, how it grew, and what compacting now
 would free.
 
-The numbers come from `context_data` (values read off the session); what each strategy would
+The numbers come from `core/context_report.py` (values read off the session); what each strategy would
 free is computed by running the strategies on a copy of the history in a worker, so the modal
 opens at once and that part fills in a moment later.
 """
@@ -18,16 +18,16 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Label, Static
 
-from agent_tui.errors_text import one_line
-from agent_tui.llm.cost import format_cost
-from agent_tui.ui import formatting
-from agent_tui.ui.formatting import count
-from agent_tui.ui.screens.context_data import (
+from agent_tui.core.context_report import (
     ContextReport,
     build_report,
     compaction_savings,
     recoverable,
 )
+from agent_tui.errors_text import one_line
+from agent_tui.llm.cost import format_cost
+from agent_tui.ui import formatting
+from agent_tui.ui.formatting import count
 from agent_tui.ui.screens.dialogs import Dialog, component_table
 from agent_tui.ui.widgets.usage_chart import UsageChart
 

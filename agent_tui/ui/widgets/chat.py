@@ -46,7 +46,7 @@ class EarlierHint(Static):
 
 
 class Welcome(Static):
-    """A new session's first screen (ui/welcome.py), above the conversation; it scrolls away."""
+    """A new session's first screen (core/welcome.py), above the conversation; it scrolls away."""
 
 
 class ChatPane(VerticalScroll):

@@ -1,4 +1,4 @@
-"""A tab as its slash commands see it: the `CommandHost` methods (ui/command_host.py).
+"""A tab as its slash commands see it: the `TabCommandHost` methods (ui/command_host.py).
 
 A mixin of `SessionView`: each method is a small public call on the view's own widgets, so a
 command never needs the view's insides (nor the view's module: the commands import only the
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Awaitable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from agent_tui.ui.transcript import OutputEntry
@@ -20,14 +21,15 @@ if TYPE_CHECKING:
 
     from agent_tui.config import Config
     from agent_tui.context.budget import ContextBudget
+    from agent_tui.extensions.commands import CustomCommand
     from agent_tui.factory import AppServices
-    from agent_tui.ui.command_host import CommandHost
+    from agent_tui.ui.command_host import TabCommandHost
     from agent_tui.ui.transcript import Entry, Level
     from agent_tui.ui.widgets.chat import ChatPane
     from agent_tui.ui.widgets.meter import ContextMeter
     from agent_tui.ui.widgets.prompt import PromptInput
 
-    class _Tab(Widget, CommandHost):
+    class _Tab(Widget, TabCommandHost):
         """What the host methods use of `SessionView`, so mypy checks them against it."""
 
         services: AppServices | None
@@ -93,6 +95,15 @@ class TabHost(_Tab):
     def put_in_input(self, text: str) -> None:
         self.prompt.set_text(text)
         self.prompt.focus()
+
+    @property
+    def workspace(self) -> Path:
+        return self.session.workspace if self.session is not None else self.actions.workspace
+
+    def custom_commands(self) -> list[CustomCommand]:
+        from agent_tui.ui.slash import custom_sources
+
+        return custom_sources()
 
     def remeasure(self) -> None:
         if self.session is not None:

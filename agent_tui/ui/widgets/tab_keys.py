@@ -18,12 +18,12 @@ from agent_tui.ui.widgets.prompt import PromptInput
 if TYPE_CHECKING:
     from textual.widget import Widget
 
-    from agent_tui.ui.command_host import CommandHost
+    from agent_tui.ui.command_host import TabCommandHost
     from agent_tui.ui.widgets.chat import ChatPane
     from agent_tui.ui.widgets.child_lines import ChildLine
     from agent_tui.ui.widgets.tab_render import TabRenderer
 
-    class _Tab(Widget, CommandHost):
+    class _Tab(Widget, TabCommandHost):
         """What the keys use of `SessionView` (a widget and a command host), so mypy checks
         them against it."""
 

@@ -110,7 +110,7 @@ class TabOpening(_Tab):
         """The welcome block for a new, empty session (none over a conversation)."""
         if session.history:
             return None
-        from agent_tui.ui.welcome import welcome_text
+        from agent_tui.core.welcome import welcome_text
 
         return welcome_text(session, services.config.provenance.folder_trusted)
 

@@ -2,7 +2,8 @@
 
 A Claude Code user opening agent-tui in a folder wants to know at a glance which model answers,
 which folder it works in, whether the folder's own hooks, commands and settings apply (trust),
-and which rules and memories the model reads every turn. The same facts back `/status`.
+and which rules and memories the model reads every turn. The same facts back `/status` (for
+every front end, hence here and not in ui/).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_tui import paths
-from agent_tui.ui import formatting
+from agent_tui.units import human_size
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
@@ -36,7 +37,7 @@ def trust_line(workspace: Path, trusted: bool) -> str:
 
 def _size(path: Path) -> str:
     try:
-        return formatting.size(path.stat().st_size)
+        return human_size(path.stat().st_size)
     except OSError:
         return "?"
 

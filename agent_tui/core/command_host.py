@@ -1,0 +1,39 @@
+"""What a slash command's effect may use of the front end it runs in: one narrow protocol.
+
+A TUI tab (ui/widgets/session_view.py), an editor session (acp/live.py) and headless `run`
+(commands/run_cmd.py) each are one. The effects (core/command_effects.py) read the session and
+the services and return a `Reply`; nothing here knows a widget, an editor or a terminal.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from agent_tui.agent.session import AgentSession
+    from agent_tui.config import Config
+    from agent_tui.extensions.commands import CustomCommand
+    from agent_tui.factory import AppServices
+
+
+class CommandHost(Protocol):
+    """A front end's session, as a command's effect sees it."""
+
+    @property
+    def session(self) -> AgentSession | None:
+        """The session commands act on; None while none is open (no model configured)."""
+
+    @property
+    def services(self) -> AppServices | None:
+        """The shared services once built."""
+
+    @property
+    def workspace(self) -> Path:
+        """The folder the front end works in (the session's when one is open)."""
+
+    def use_config(self, config: Config) -> None:
+        """The configuration a later /model builds its session from (after /effort)."""
+
+    def custom_commands(self) -> list[CustomCommand]:
+        """The user's and (in a trusted folder) the project's Markdown commands."""
