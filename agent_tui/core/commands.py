@@ -112,6 +112,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("cost", "", "what this session has cost, in tokens and money", NOW, ALL, fx.cost, "Cost"),
     Command("diff", "", "what this session changed in the workspace", NOW, ALL, fx.diff, "Diff"),
     Command("config", "[KEY]", "the settings in effect and the files they come from", NOW, ALL, fx.config, "Config"),
+    Command("trust", "[off]", "trust this folder: its hooks, commands and settings apply (off: stop trusting it)", IDLE, TUI, None, "Trust this folder"),
     Command("memory", "[memories|rules]", "open the memories or rules file in $EDITOR", NOW, TUI | EDITOR, fx.memory, "Memory"),
 )  # fmt: skip
 

@@ -92,7 +92,7 @@ class TabController:
         unknown = slash.unknown_command(text)
         if unknown is not None:
             return [
-                op.Notify(f"Unknown command /{unknown}: /help lists the commands.", "warning"),
+                op.Notify(slash.unknown_message(unknown), "warning"),
                 op.RestorePrompt(text),
             ]
         if self.busy:
