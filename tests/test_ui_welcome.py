@@ -1,6 +1,7 @@
 """The first screen says where you are: model, folder, the folder's trust, the rules and memories
 the model reads every turn, and three keys to start with; `/status` lists the loaded files too.
-Before, the first screen was blank and /status named no file."""
+Before, the first screen was blank and /status named no file. And `# note` saves a memory, as
+in Claude Code (it went to the model)."""
 
 from __future__ import annotations
 
@@ -77,3 +78,18 @@ class TestWelcome:
             await send(pilot, "/status")
             await settle(pilot)
             assert "Loaded   AGENTS.md (8 B)" in printed(app)
+
+
+class TestHashSavesAMemory:
+    async def test_hash_line_is_remembered_not_sent(self, server, config, workspace):
+        app = make_app(config, workspace)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            await send(pilot, "# the tests run with make check")
+            await settle(pilot)
+            assert "Remembered" in printed(app)
+            await send(pilot, "## a heading is a prompt")
+            await settle(pilot)
+        assert "the tests run with make check" in memories_file().read_text()
+        assert len(server.requests) == 1  # only the heading went to the model
+        assert server.requests[0]["messages"][-1]["content"] == "## a heading is a prompt"

@@ -35,6 +35,16 @@ def tab_label(title: str) -> str:
     return title or "new"
 
 
+def memory_note(text: str) -> str | None:
+    """`# always use tabs` is Claude Code's way to save a memory: the `/remember` it stands for.
+    One line only: a pasted Markdown document that starts with a heading is a prompt."""
+    stripped = text.strip()
+    if not stripped.startswith("#") or stripped.startswith("##") or "\n" in stripped:
+        return None
+    note = stripped[1:].strip()
+    return f"/remember {note}" if note else None
+
+
 Outcome = Literal["success", "error", "cancelled"]
 
 
@@ -86,7 +96,7 @@ class TabController:
 
     def send(self, text: str, *, has_session: bool) -> list[op.ViewOp]:
         """A prompt or command sent: run it now, or queue it while this tab is busy."""
-        parsed = slash.parse(text)
+        parsed = slash.parse(memory_note(text) or text)
         if parsed is not None and parsed.command.runs is slash.Runs.NOW:
             return [op.RunCommand(parsed)]
         unknown = slash.unknown_command(text)
