@@ -93,3 +93,28 @@ class TestHashSavesAMemory:
         assert "the tests run with make check" in memories_file().read_text()
         assert len(server.requests) == 1  # only the heading went to the model
         assert server.requests[0]["messages"][-1]["content"] == "## a heading is a prompt"
+
+
+class TestCostNeverZero:
+    async def test_cost_is_unknown_without_prices_also_after_resume(self, server, config, workspace):
+        """`/cost` said `$0.0000` and `Input 0 tokens` for a model without prices and after a
+        resume; the README promises `unknown`, never 0."""
+        server.enqueue(Reply(text="hello"))
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await send(pilot, "/cost")
+            await settle(pilot)
+            assert "unknown (no prices for openai/fake-model)" in printed(app)
+            assert "$0" not in printed(app)
+            await send(pilot, "hi")
+            await settle(pilot)
+            session_id = app.view.session.session_id
+        again = make_app(config, workspace, session_id=session_id)
+        async with again.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await send(pilot, "/cost")
+            await settle(pilot)
+            said = printed(again)
+            assert "unknown (no prices" in said and "$0" not in said
+            assert "none since it was opened here" in said

@@ -69,24 +69,27 @@ async def context(host: CommandHost, argument: str) -> Reply:
 
 
 async def cost(host: CommandHost, argument: str) -> Reply:
-    from agent_tui.llm.cost import format_cost
+    """The session's cost as stored (every run of it, also before a resume) and this run's tokens.
+    A model without prices says `unknown`, never `$0.0000`; no call yet says so, not `0 tokens`."""
+    from agent_tui.llm.cost import format_cost, prices_for
 
     session = require(host)
     usage = session.usage_total
-    spent = (
-        "unknown (no prices for this model)"
-        if session.cost_total is None
-        else format_cost(session.cost_total)
-    )
-    return Reply(
-        "/cost",
-        rows=(
-            ("Cost", f"{spent} this session (since it was opened here)"),
-            ("Input", f"{grouped(usage.input)} tokens"),
-            ("Cached", f"{grouped(usage.cache_read)} read · {grouped(usage.cache_creation)} written"),
-            ("Output", f"{grouped(usage.output)} tokens"),
-        ),
-    )
+    info = await session.store.sessions.get(session.session_id) if session.store is not None else None
+    stored = info.cost if info is not None else session.cost_total
+    if prices_for(session.model, session.config.model.api_base) is None or stored is None:
+        spent = f"unknown (no prices for {session.model})"
+    else:
+        spent = format_cost(stored) + " for the whole session"
+    rows = [
+        ("Cost", spent),
+        ("Input", f"{grouped(usage.input)} tokens since it was opened here"),
+        ("Cached", f"{grouped(usage.cache_read)} read · {grouped(usage.cache_creation)} written"),
+        ("Output", f"{grouped(usage.output)} tokens"),
+    ]
+    if not usage.total:
+        rows.append(("Calls", "none since it was opened here (the tokens count from then)"))
+    return Reply("/cost", rows=tuple(rows))
 
 
 def _trust_line(host: CommandHost) -> str:
