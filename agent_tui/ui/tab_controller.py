@@ -182,7 +182,15 @@ class TabController:
         if self.failed and self.prompt and not self.replied:
             ops.append(op.RestorePrompt(self.prompt))
         self.prompt = None
-        if self.queue:
+        if cancelled and self.queue:
+            # Esc stops everything: what waited goes back to the input to edit or send, not on.
+            waiting = list(self.queue)
+            self.queue.clear()
+            ops += [
+                *(op.QueuePop() for _ in waiting),
+                op.RestorePrompt("\n".join(waiting), before_typed=True),
+            ]
+        elif self.queue:
             ops += [op.QueuePop(), op.SendNext(self.queue.popleft())]
         return ops
 

@@ -37,6 +37,8 @@ class RestorePrompt:
     """Put a send that did not go through back into the input (unless something new is typed)."""
 
     text: str
+    before_typed: bool = False
+    """Put it before what is being typed instead of giving way to it (sends a cancel stopped)."""
 
 
 @dataclass(frozen=True)

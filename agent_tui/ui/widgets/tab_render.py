@@ -52,10 +52,12 @@ class TabRenderer:
         match operation:
             case op.Notify(message, severity):
                 self.root.app.notify(message, severity=severity)
-            case op.RestorePrompt(text):
+            case op.RestorePrompt(text, before_typed):
                 prompt = self.root.query_one(PromptInput)
                 if not prompt.text.strip():  # unless something new is being typed there
                     prompt.set_text(text)
+                elif before_typed:
+                    prompt.set_text(f"{text}\n{prompt.text}")
             case op.QueuePush(text):
                 await self.root.query_one(QueuePanel).push(text)
             case op.QueuePop():

@@ -1,9 +1,12 @@
-"""The first screen says where you are: model, folder, the folder's trust, the rules and memories
-the model reads every turn, and three keys to start with; `/status` lists the loaded files too.
-Before, the first screen was blank and /status named no file. And `# note` saves a memory, as
-in Claude Code (it went to the model)."""
+"""What a Claude Code user reaches for in the first minutes, through the real app: a first screen
+that says where you are (model, folder, trust, the rules and memories loaded, keys) and /status
+listing the loaded files — before, the screen was blank; `# note` saving a memory (it went to the
+model); /cost saying `unknown` rather than `$0.0000`; Esc stopping everything, the queued text
+back in the input (it was sent at once)."""
 
 from __future__ import annotations
+
+import threading
 
 import pytest
 
@@ -12,7 +15,7 @@ from agent_tui.context.memory import memories_file
 from agent_tui.ui import slash
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
-from tests.support.ui_helpers import make_app, printed, screen_text, send, settle
+from tests.support.ui_helpers import make_app, printed, screen_text, send, settle, until
 
 SMALL = (80, 24)
 
@@ -118,3 +121,25 @@ class TestCostNeverZero:
             said = printed(again)
             assert "unknown (no prices" in said and "$0" not in said
             assert "none since it was opened here" in said
+
+
+class TestEscStopsEverything:
+    async def test_esc_returns_the_queued_text_to_the_input(self, server, config, workspace):
+        """Esc cancelled the turn and sent the queued message at once; now the queued text
+        comes back to the input and nothing more goes to the model."""
+        hold = threading.Event()
+        server.enqueue(Reply(text="a long answer that streams slowly", hold=hold, hold_after=1))
+        app = make_app(config, workspace)
+        try:
+            async with app.run_test(size=(120, 36)) as pilot:
+                await settle(pilot)
+                await send(pilot, "first question")
+                await until(pilot, lambda: len(server.requests) == 1, what="the request")
+                await send(pilot, "then this")
+                await until(pilot, lambda: bool(app.view.controller.queue), what="the queue")
+                await pilot.press("escape")
+                await settle(pilot)
+                assert app.view.prompt.text == "then this"
+                assert len(server.requests) == 1
+        finally:
+            hold.set()
