@@ -331,7 +331,7 @@ class TabController:
     def _settle(self) -> list[op.ViewOp]:
         """Stop every spinner of the finished work: the working line, the meter's line, open
         tool lines (cancelled), a thinking block and a live answer."""
-        ops = [*self._stop_working(), op.SetActivity(None)]
+        ops = [*self._stop_working(), op.SetActivity(None), op.StopChildren()]
         self.activity = None
         for call_id, entry in list(self.tools.items()):
             ops.append(op.CloseTool(call_id, dataclasses.replace(entry, state="cancelled")))

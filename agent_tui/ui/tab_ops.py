@@ -178,6 +178,12 @@ class ChildEvent:
     event: ev.SubagentEvent | ev.SubagentFinished
 
 
+@dataclass(frozen=True)
+class StopChildren:
+    """The tab's work ended: a child line still running stops counting (its parent was cancelled
+    or failed, and its own end may never be reported)."""
+
+
 # -- the working line and the meter --------------------------------------------------------------
 
 
@@ -268,6 +274,7 @@ RenderOp = (
     | UpdateTool
     | CloseTool
     | ChildEvent
+    | StopChildren
     | StartWorking
     | SetWorking
     | StopWorking

@@ -107,6 +107,9 @@ class TabRenderer:
                 if self.child_lines is None:
                     self.child_lines = ChildLines()
                 await self.child_lines.on_event(self.chat, self.tools, self.session_id(), event)
+            case op.StopChildren():
+                if self.child_lines is not None:
+                    self.child_lines.stop_running()
             case op.StartWorking(state):
                 self.working.start(state)
             case op.SetWorking(state):
