@@ -106,3 +106,15 @@ class TestEditDiffInline:
             assert line.entry.detail.startswith("created · 4 lines · 19 B · ref ")
             text = screen_text(app)
             assert "⎿ 1 + one" in text and "4 + four" in text
+
+
+class TestToolLineArguments:
+    def test_every_tool_line_shows_its_headline_argument(self):
+        """edit_file and task showed raw `path=… old_string=…` where read_file showed its path."""
+        from agent_tui.tools.base import short_arguments
+
+        edit = '{"path": "cart.py", "old_string": "a", "new_string": "b"}'
+        assert short_arguments(edit) == "cart.py"
+        assert short_arguments('{"description": "find the bug", "prompt": "long brief"}') == "find the bug"
+        assert short_arguments('{"command": "ls", "timeout": 5}') == "ls"
+        assert short_arguments('{"a": 1, "b": 2}') == "a=1 b=2"  # no headline: every argument
