@@ -2,7 +2,7 @@
 that says where you are (model, folder, trust, the rules and memories loaded, keys) and /status
 listing the loaded files — before, the screen was blank; `# note` saving a memory (it went to the
 model); /cost saying `unknown` rather than `$0.0000`; Esc stopping everything, the queued text
-back in the input (it was sent at once)."""
+back in the input (it was sent at once); a command's output scrolled into view after PageUp."""
 
 from __future__ import annotations
 
@@ -143,3 +143,21 @@ class TestEscStopsEverything:
                 assert len(server.requests) == 1
         finally:
             hold.set()
+
+
+class TestCommandOutputFollows:
+    async def test_output_after_page_up_is_scrolled_into_view(self, server, config, workspace):
+        """After PageUp, /hooks' output landed below the view and the chat did not follow it."""
+        long = "\n\n".join(f"paragraph {i} of a long answer" for i in range(40))
+        server.enqueue(Reply(text=long))
+        app = make_app(config, workspace)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            await send(pilot, "explain")
+            await settle(pilot)
+            await pilot.press("pageup", "pageup")
+            await pilot.pause()
+            assert "paragraph 39" not in screen_text(app)
+            await send(pilot, "/hooks")
+            await settle(pilot)
+            await until(pilot, lambda: "no hooks configured" in screen_text(app), what="the output in view")

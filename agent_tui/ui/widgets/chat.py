@@ -327,7 +327,10 @@ class ChatPane(VerticalScroll):
         self.call_after_refresh(self.scroll_home, animate=False, immediate=True)
 
     def jump_end(self) -> None:
-        """End: the newest message, following again."""
+        """End: the newest message, following again (a reading place a resize was restoring is
+        dropped: the slash menu closing after `/hooks` is such a resize)."""
+        self._keeping_place = self._read_anchor = None
+        self._place_chain += 1
         self._following = True
         self.scroll_end(animate=False, immediate=True)
 
