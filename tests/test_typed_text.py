@@ -44,6 +44,7 @@ class TestRewindAndResume:
             await send(pilot, "fix the cart total")
             await settle(pilot)
             assert "branch: main" in server.requests[-1]["messages"][-1]["content"]  # the model got it
+            assert "hook UserPromptSubmit" not in screen_text(app)  # it passed: no line for it
             await send(pilot, "and the tax")
             await settle(pilot)
             await send(pilot, "/rewind")

@@ -254,6 +254,8 @@ class TabController:
                 from agent_tui.hooks.runner import describe
 
                 loud = event.outcome in ("blocked", "error", "timeout")
+                if not loud and not event.message:
+                    return []  # a hook that passed silently: a line per run buried the chat (/hooks lists them)
                 return [op.AddEntry(NoticeEntry(describe(event), "warning" if loud else "info"))]
             case ev.SubagentEvent():
                 return [op.ChildEvent(event)]
