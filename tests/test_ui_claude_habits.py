@@ -161,3 +161,28 @@ class TestCommandOutputFollows:
             await send(pilot, "/hooks")
             await settle(pilot)
             await until(pilot, lambda: "no hooks configured" in screen_text(app), what="the output in view")
+
+
+class TestConfigInTomlWithOrigins:
+    async def test_config_speaks_toml_names_origins_and_lists_claude_hooks(self, server, config, workspace):
+        """/config printed `None`, `True` and `'quoted'`, showed `hooks.PreToolUse = []` while
+        .claude hooks ran, and did not say where a value came from."""
+        from tests.support.hooks import claude_settings, group
+
+        claude_settings(workspace, {"PreToolUse": [group("Bash", "./check.sh")]})
+        trust.add(workspace)
+        config = make_config(server, workspace.parent / "c.db", cwd=workspace)
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            while app.screen is not app.screen_stack[0]:
+                await pilot.press("t")
+                await settle(pilot)
+            await send(pilot, "/config")
+            await settle(pilot)
+            shown = printed(app)
+        assert 'model.name = "openai/fake-model"' in shown
+        assert "= True" not in shown and "= None" not in shown and "= '" not in shown
+        assert "tools.deny_ends_turn = true    # default" in shown
+        assert "hooks.PreToolUse = []" not in shown
+        assert "# hook PreToolUse [Bash]: ./check.sh" in shown and ".claude/settings.json" in shown

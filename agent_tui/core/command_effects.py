@@ -201,16 +201,15 @@ async def hooks(host: CommandHost, argument: str) -> Reply:
 
 
 async def config(host: CommandHost, argument: str) -> Reply:
-    from agent_tui.config import config_files, flatten
+    from agent_tui.config import config_files
+    from agent_tui.core.config_text import config_lines
 
     services = host.services
     if services is None:
         raise Unavailable("The configuration is still loading.")
     files = [f"{paths.shown(f)}{'' if f.is_file() else ' (absent)'}" for f in config_files(host.workspace)]
     word = argument.strip()
-    lines = [
-        f"{key} = {value!r}" for key, value in flatten(services.config).items() if not word or word in key
-    ]
+    lines = config_lines(services.config, host.workspace, word)
     return Reply(
         "/config" + (f" {word}" if word else ""),
         text="Files, later wins: " + ", ".join(files),

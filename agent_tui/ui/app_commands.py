@@ -16,6 +16,8 @@ from agent_tui.ui.widgets.chat_items import ToolLine
 from agent_tui.ui.widgets.session_view import SessionView
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from textual.app import App
     from textual.screen import Screen
 
@@ -25,6 +27,8 @@ if TYPE_CHECKING:
 
     class _AppHost(App[None]):
         """What the mixin uses of `AgentApp`, so mypy checks it against the real App API."""
+
+        workspace: Path
 
         @property
         def view(self) -> SessionView | None: ...
@@ -168,6 +172,11 @@ class AppCommands(_AppHost):
             return
         self.theme = chosen
         self._print_block(f"/theme {name.strip()}", f"Theme: {chosen}")
+
+    def install_commands(self, trusted: bool) -> list[str]:
+        from agent_tui.ui.custom_commands import install
+
+        return install(self.workspace, trusted)
 
     @work(group="resume", exclusive=True, exit_on_error=False)
     async def action_resume(self) -> None:

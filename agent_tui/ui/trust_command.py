@@ -21,7 +21,6 @@ if TYPE_CHECKING:
 
 async def trust_folder(view: TabCommandHost, argument: str) -> None:
     from agent_tui import trust
-    from agent_tui.ui.custom_commands import install
 
     folder = view.workspace
     services = view.services
@@ -55,7 +54,7 @@ async def trust_folder(view: TabCommandHost, argument: str) -> None:
 
         trusted.hooks = load_hooks(trusted.workspace, trusted=True)
         trusted.skills = discover_skills(trusted.workspace, True)
-    notices = install(folder, True)
+    notices = view.actions.install_commands(True)
     session = view.session
     lines = [f"Trusted {paths.shown(folder)}: its hooks, commands and skills apply from now on.", *notices]
     if paths.project_config_file(folder).is_file() or paths.local_config_file(folder).is_file():
