@@ -118,3 +118,26 @@ class TestToolLineArguments:
         assert short_arguments('{"description": "find the bug", "prompt": "long brief"}') == "find the bug"
         assert short_arguments('{"command": "ls", "timeout": 5}') == "ls"
         assert short_arguments('{"a": 1, "b": 2}') == "a=1 b=2"  # no headline: every argument
+
+
+class TestResumedOutcome:
+    async def test_a_resumed_edit_line_says_what_the_live_one_said(self, server, tmp_path, workspace):
+        """A resumed chat's edit line said `1 line · 60 B · ref …` (its stored report's size)."""
+        (workspace / "notes.txt").write_text("one\ntwo\n")
+        edit = {"path": "notes.txt", "old_string": "two", "new_string": "deux"}
+        server.enqueue(Reply(tool_calls=[("edit_file", edit)]), Reply(text="edited"))
+        config = make_config(server, tmp_path / "r.db", cwd=workspace, tools={"allow": ["edit_file"]})
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await send(pilot, "edit")
+            await until(pilot, lambda: "edited" in screen_text(app), what="the reply")
+            await settle(pilot)
+            live = lines_of(app)[-1].entry.detail
+            session_id = app.view.session.session_id
+        again = make_app(config, workspace, session_id=session_id)
+        async with again.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            resumed = lines_of(again)[-1].entry.detail
+        assert live.startswith(resumed)  # the live line adds only its duration
+        assert resumed.startswith("edited · +1 -1 · ref r_")

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
+from agent_tui.tools.file_status import edit_report, write_report
 from agent_tui.tools.regular import NotRegular, capped_lines, open_regular
 from agent_tui.tools.workspace import PathError, looks_binary, relative, resolve_path
 
@@ -265,7 +266,7 @@ class WriteFileTool:
         verb = "Created" if previous is None else "Overwrote"
         count = f"{lines} line{'s' if lines != 1 else ''}"
         return ToolOutput(
-            text=f"{verb} {rel} ({size} bytes, {count}).",
+            text=write_report(verb, rel, size, count),
             summary=f"{verb.lower()} · {count} · {size} B",
             meta={
                 "path": rel,
@@ -310,9 +311,8 @@ class EditFileTool:
         rel = relative(ctx.workspace, target)
         diff = unified_diff(old, new, rel)
         stat = _diff_stat(diff)
-        plural = "occurrence" if count == 1 else "occurrences"
         return ToolOutput(
-            text=f"Edited {rel}: replaced {count} {plural} ({stat} lines).",
+            text=edit_report(rel, count, stat),
             summary=f"edited · {stat}",
             meta={"path": rel, "replacements": count, "diff": diff, "previous_content": old},
         )

@@ -15,6 +15,7 @@ from agent_tui.messages import Message
 from agent_tui.tool_outcome import outcome_of
 from agent_tui.tools.base import short_arguments
 from agent_tui.tools.bash_status import summary_from_status
+from agent_tui.tools.file_status import summary_from_report
 from agent_tui.ui import formatting
 from agent_tui.user_command_text import UserCommandText, parse_user_command, typed_text
 
@@ -141,6 +142,14 @@ def _history_detail(message: Message | None, *, bash: bool = False) -> tuple[Too
     parts: list[str] = []
     if bash and (status := summary_from_status(content)):
         parts.append(status)  # as the live line began: `exit 0 · 0.9 s`
+    elif report := summary_from_report(content):
+        # An edit's or write's stored report: its status, not the report's own size.
+        return (
+            _STATES[outcome_of(message)],
+            " · ".join([report, *([f"ref {ref.id}"] if ref else [])]),
+            content,
+            ref.id if ref else None,
+        )
     if ref is not None:
         parts += [
             formatting.size(ref.byte_size),
