@@ -2,7 +2,8 @@
 that says where you are (model, folder, trust, the rules and memories loaded, keys) and /status
 listing the loaded files — before, the screen was blank; `# note` saving a memory (it went to the
 model); /cost saying `unknown` rather than `$0.0000`; Esc stopping everything, the queued text
-back in the input (it was sent at once); a command's output scrolled into view after PageUp."""
+back in the input (it was sent at once); a command's output scrolled into view after PageUp; a
+paste's chip, not its 40 lines, back in the input after a failed send."""
 
 from __future__ import annotations
 
@@ -186,3 +187,25 @@ class TestConfigInTomlWithOrigins:
         assert "tools.deny_ends_turn = true    # default" in shown
         assert "hooks.PreToolUse = []" not in shown
         assert "# hook PreToolUse [Bash]: ./check.sh" in shown and ".claude/settings.json" in shown
+
+
+class TestPasteChipComesBack:
+    async def test_a_failed_send_puts_the_chip_back_not_40_lines(self, server, config, workspace):
+        """After a failed send, `[pasted 40 lines #1]` came back as 40 raw lines in the input."""
+        from textual import events
+
+        server.enqueue(Reply(status=400, error_body={"error": {"message": "bad request"}}))
+        log = "".join(f"log line {i}\n" for i in range(1, 41))
+        app = make_app(config, workspace)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            prompt = app.view.prompt
+            prompt.focus()
+            await pilot.press(*"see: ")
+            app.post_message(events.Paste(log))
+            await until(pilot, lambda: "[pasted" in prompt.text, what="the chip")
+            await pilot.press("enter")
+            await settle(pilot)
+            await until(pilot, lambda: prompt.text != "", what="the text back")
+            assert prompt.text == "see: [pasted 40 lines #1]"
+            assert prompt.message == "see: " + log  # sending again sends the whole paste

@@ -55,9 +55,9 @@ class TabRenderer:
             case op.RestorePrompt(text, before_typed):
                 prompt = self.root.query_one(PromptInput)
                 if not prompt.text.strip():  # unless something new is being typed there
-                    prompt.set_text(text)
+                    prompt.set_text(prompt.pastes.fold(text))
                 elif before_typed:
-                    prompt.set_text(f"{text}\n{prompt.text}")
+                    prompt.set_text(f"{prompt.pastes.fold(text)}\n{prompt.text}")
             case op.QueuePush(text):
                 await self.root.query_one(QueuePanel).push(text)
             case op.QueuePop():
