@@ -141,3 +141,30 @@ class TestResumedOutcome:
             resumed = lines_of(again)[-1].entry.detail
         assert live.startswith(resumed)  # the live line adds only its duration
         assert resumed.startswith("edited · +1 -1 · ref r_")
+
+
+class TestBlobRowsNameTheCall:
+    async def test_the_browser_names_each_outputs_command(self, server, tmp_path, workspace):
+        """Thirty `bash 236 KB 3 000` rows could not be told apart: each names its command."""
+        from textual.widgets import DataTable
+
+        from agent_tui.ui.screens.blobs import BlobsScreen
+
+        server.enqueue(
+            Reply(tool_calls=[("bash", {"command": "seq 1 3"})]),
+            Reply(tool_calls=[("bash", {"command": "seq 1 4"})]),
+            Reply(text="counted twice"),
+        )
+        config = make_config(server, tmp_path / "b.db", cwd=workspace, tools={"allow": ["bash"]})
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await send(pilot, "count")
+            await until(pilot, lambda: "counted twice" in screen_text(app), what="the reply")
+            await settle(pilot)
+            await send(pilot, "/blobs")
+            await until(pilot, lambda: isinstance(app.screen, BlobsScreen), what="the browser")
+            table = app.screen.query_one(DataTable)
+            await until(pilot, lambda: table.row_count >= 2, what="the rows")
+            tools = {str(table.get_row_at(i)[1]) for i in range(table.row_count)}
+        assert {"bash seq 1 3", "bash seq 1 4"} <= tools

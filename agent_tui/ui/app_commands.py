@@ -120,7 +120,7 @@ class AppCommands(_AppHost):
     @work(group="blobs", exclusive=True, exit_on_error=False)
     async def action_blobs(self, ref: str = "") -> None:
         """The blob browser over this tab's session (at `ref`, a ref id or ctx:// URI)."""
-        from agent_tui.ui.screens.blob_rows import syntax_hints
+        from agent_tui.ui.screens.blob_rows import call_labels, syntax_hints
         from agent_tui.ui.screens.blobs import BlobsScreen
 
         services = await self.services()
@@ -139,6 +139,7 @@ class AppCommands(_AppHost):
                 project=str(services.workspace),
                 open_ref=ref or None,
                 hints=syntax_hints(session.history) if session else None,
+                labels=call_labels(session.history) if session else None,
             )
         )
 
