@@ -209,3 +209,10 @@ class TestPasteChipComesBack:
             await until(pilot, lambda: prompt.text != "", what="the text back")
             assert prompt.text == "see: [pasted 40 lines #1]"
             assert prompt.message == "see: " + log  # sending again sends the whole paste
+
+
+def test_a_blocked_compaction_does_not_say_automatically():
+    """With `[compaction] auto = false` the 98 % block's compaction still said `automatically`."""
+    from agent_tui.ui.compaction_line import WHY
+
+    assert "automatically" not in WHY["blocked"] and "even with auto compaction off" in WHY["blocked"]
