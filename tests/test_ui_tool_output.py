@@ -168,3 +168,23 @@ class TestBlobRowsNameTheCall:
             await until(pilot, lambda: table.row_count >= 2, what="the rows")
             tools = {str(table.get_row_at(i)[1]) for i in range(table.row_count)}
         assert {"bash seq 1 3", "bash seq 1 4"} <= tools
+
+    async def test_a_resumed_read_says_which_lines_it_read(self, server, tmp_path, workspace):
+        """A resumed read_file line lost `lines 1-69 of 1931` (only sizes were left)."""
+        (workspace / "big.txt").write_text("".join(f"row {i}\n" for i in range(1, 301)))
+        server.enqueue(
+            Reply(tool_calls=[("read_file", {"path": "big.txt", "limit": 50})]), Reply(text="read it")
+        )
+        config = make_config(server, tmp_path / "p.db", cwd=workspace)
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await send(pilot, "read")
+            await until(pilot, lambda: "read it" in screen_text(app), what="the reply")
+            await settle(pilot)
+            session_id = app.view.session.session_id
+        again = make_app(config, workspace, session_id=session_id)
+        async with again.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            resumed = lines_of(again)[-1].entry.detail
+        assert resumed.startswith("lines 1-50 of 300 · ")

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
-from agent_tui.tools.file_status import edit_report, write_report
+from agent_tui.tools.file_status import edit_report, page_footer, write_report
 from agent_tui.tools.regular import NotRegular, capped_lines, open_regular
 from agent_tui.tools.workspace import PathError, looks_binary, relative, resolve_path
 
@@ -231,7 +231,7 @@ class ReadFileTool:
             return ToolOutput.error(f"offset {offset} is past the end of {rel} ({total} lines)", **meta)
         text = "".join(out)
         if last < total:
-            text += f"[lines {offset}-{last} of {total}; call read_file with offset={last + 1} to continue]"
+            text += page_footer(offset, last, total)
         summary = f"lines {offset}-{last} of {total}"
         return ToolOutput(text=text, summary=summary, meta=meta)
 

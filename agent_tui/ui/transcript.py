@@ -15,7 +15,7 @@ from agent_tui.messages import Message
 from agent_tui.tool_outcome import outcome_of
 from agent_tui.tools.base import short_arguments
 from agent_tui.tools.bash_status import summary_from_status
-from agent_tui.tools.file_status import summary_from_report
+from agent_tui.tools.file_status import summary_from_page, summary_from_report
 from agent_tui.ui import formatting
 from agent_tui.user_command_text import UserCommandText, parse_user_command, typed_text
 
@@ -134,7 +134,9 @@ _STATES: dict[Outcome, ToolState] = {
 """A stored call's line as the live one ended."""
 
 
-def _history_detail(message: Message | None, *, bash: bool = False) -> tuple[ToolState, str, str, str | None]:
+def _history_detail(
+    message: Message | None, *, bash: bool = False, page: bool = False
+) -> tuple[ToolState, str, str, str | None]:
     if message is None:
         return "cancelled", "no result", "", None
     content = message.content or ""
@@ -142,6 +144,8 @@ def _history_detail(message: Message | None, *, bash: bool = False) -> tuple[Too
     parts: list[str] = []
     if bash and (status := summary_from_status(content)):
         parts.append(status)  # as the live line began: `exit 0 · 0.9 s`
+    elif page and (lines := summary_from_page(content)):
+        parts.append(lines)  # as the live line said: `lines 1-69 of 1931`
     elif report := summary_from_report(content):
         # An edit's or write's stored report: its status, not the report's own size.
         return (
@@ -191,7 +195,9 @@ def entries_from_history(messages: Sequence[Message]) -> list[Entry]:
                     entries.append(AgentEntry(message.content))
             for call in message.tool_calls:
                 result = results.get(call.id)
-                state, detail, body, ref = _history_detail(result, bash=call.name == "bash")
+                state, detail, body, ref = _history_detail(
+                    result, bash=call.name == "bash", page=call.name == "read_file"
+                )
                 # A command's output shows under it as it did live (an edit's diff is not stored).
                 shown = body if result is not None and summary_from_status(body) else ""
                 entries.append(
