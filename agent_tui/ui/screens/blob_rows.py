@@ -207,7 +207,7 @@ def syntax_hints(history: Sequence[Message]) -> dict[str, str]:
     }
 
 
-CALL_LABEL = 28
+CALL_LABEL = 16
 """Characters of a call's headline argument the tool column shows beside the tool."""
 
 
