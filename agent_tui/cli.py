@@ -61,7 +61,9 @@ def launch(
         False, "--continue", "-c", help="Resume the newest session of this directory."
     ),
     session: str | None = typer.Option(None, "--session", "-s", help="Resume a session by id."),
-    resume: str | None = typer.Option(None, "--resume", "-r", help="Resume a session by id (as --session)."),
+    resume: str | None = typer.Option(
+        None, "--resume", "-r", help="Resume a session by id (as --session); with no id, pick one."
+    ),
     sandbox: str | None = typer.Option(
         None, "--sandbox", help="Command sandbox: workspace-write, read-only or off."
     ),
@@ -144,10 +146,25 @@ def launch(
         raise typer.Exit(code)
 
 
+def bare_resume(argv: list[str]) -> list[str]:
+    """`agent-tui -r` with no id opens the session picker, as `claude -r` does: the option is
+    given an empty id (which `launch` takes for "pick one"). Only for the TUI; `run -r` still
+    needs its id."""
+    out = list(argv)
+    for i, word in enumerate(out):
+        if word == "run" or word == "--":
+            break
+        if word in ("-r", "--resume") and (i + 1 == len(out) or out[i + 1].startswith("-")):
+            out[i] = "--resume="
+    return out
+
+
 def main() -> None:
     """Run the command; anything unexpected is one line naming the log, never a traceback."""
+    import sys
+
     try:
-        app()
+        app(args=bare_resume(sys.argv[1:]))
     except SystemExit as exc:
         _bounded_exit(exc.code)
         raise

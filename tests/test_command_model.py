@@ -9,6 +9,7 @@ import pytest
 from agent_tui import trust
 from agent_tui.ui import slash
 from agent_tui.ui.transcript import NoticeEntry
+from agent_tui.user_command_text import custom_command_text
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.extend import cli, commands_ready, write, write_user_config
@@ -51,7 +52,9 @@ def test_run_sends_the_command_on_its_model_and_says_so(server, workspace, tmp_p
     names small-model and stderr says the turn ran on it."""
     stderr, models = run_explain(server, workspace, tmp_path, "openai/small-model")
     assert models == ["small-model"]
-    assert server.requests[0]["messages"][-1]["content"] == "Explain auth.py briefly."
+    assert server.requests[0]["messages"][-1]["content"] == custom_command_text(
+        "/explain auth.py", "Explain auth.py briefly."
+    )
     assert "/explain runs on openai/small-model for this turn" in stderr
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from agent_tui import paths, trust
 from agent_tui.ui import slash
+from agent_tui.user_command_text import custom_command_text
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.cli import run_cli as cli
@@ -74,7 +75,7 @@ class TestHeadless:
         prompt = sent_prompt(server)
         assert prompt.startswith("Review the auth code. What changed so far:\n")
         assert "auth.py | " in prompt and "1 file changed" in prompt
-        assert prompt.rstrip().endswith("Start with auth.")
+        assert prompt.endswith("Start with auth.\n\n<command-name>/review auth</command-name>")
         assert "!`" not in prompt
 
     def test_an_inline_command_not_granted_asks_and_headless_refuses(self, server, repo, tmp_path):
@@ -96,7 +97,9 @@ class TestHeadless:
         server.enqueue(Reply(text="ok"))
         out = cli(["run", "/frontend:test login page"], repo)
         assert out.returncode == 0, out.stderr
-        assert sent_prompt(server) == "Run the login UI tests."
+        assert sent_prompt(server) == custom_command_text(
+            "/frontend:test login page", "Run the login UI tests."
+        )
 
     def test_untrusted_project_commands_are_sent_as_typed(self, server, repo, tmp_path):
         """In an untrusted folder `.claude/commands` are project settings left out; a user-dir
@@ -109,7 +112,9 @@ class TestHeadless:
         assert cli(["run", "/review auth"], repo).returncode == 0
         assert sent_prompt(server) == "/review auth"
         assert cli(["run", "/hello the team"], repo).returncode == 0
-        assert server.requests[1]["messages"][-1]["content"] == "Say hello to the team."
+        assert server.requests[1]["messages"][-1]["content"] == custom_command_text(
+            "/hello the team", "Say hello to the team."
+        )
 
 
 class TestTui:

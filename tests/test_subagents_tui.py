@@ -70,7 +70,8 @@ async def test_approval_from_a_child_names_it_and_the_line_folds(tmp_path, works
 
 async def test_escape_cancels_both_running_children_and_their_commands(tmp_path, workspace):
     """Two children each run a long command; their live lines show while they run; Escape
-    cancels the turn: both commands' processes are gone and both task results say cancelled."""
+    cancels the turn: both commands' processes are gone, both lines stop counting and both task
+    results say cancelled."""
     asked = threading.Event()
     briefs: list[str] = []
 
@@ -100,6 +101,10 @@ async def test_escape_cancels_both_running_children_and_their_commands(tmp_path,
             shells = [int(p.read_text()) for p in pids]
             await pilot.press("escape")
             await settle(pilot)
+            # The lines stop counting with their parent (they went on: `thinking · 41.8 s`).
+            lines = list(app.query(ChildLine))
+            assert len(lines) == 2 and all(line.child.ended is not None for line in lines)
+            assert "running bash" not in screen_text(app)
     for pid in shells:
         assert not Path(f"/proc/{pid}").exists() or Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
 

@@ -171,7 +171,12 @@ def _run(actions: list[tuple[str, object]]) -> Tab:
         failed = expect.errored or kind == "error"
         if expect.prompt is not None and failed and not expect.replied:
             expected_restores.append(expect.prompt)
+        # Esc stops everything: the sends that waited come back to the input, not sent.
+        waiting = list(tab.queue) if kind in ("cancelled", "esc-error") else []
         tab.end_worker(WorkerEnd("run_turn", outcome, "boom"))  # type: ignore[arg-type]
+        if waiting:
+            expected_restores.append("\n".join(waiting))
+            del sent[len(sent) - len(waiting) :]
         track_new_turn()  # a queued send may have started the next one
 
     for action, value in actions:

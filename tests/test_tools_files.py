@@ -96,7 +96,13 @@ class TestWriteFile:
         """write_file creates parent dirs; meta keeps the previous content (None when new)."""
         out = await WriteFileTool().run({"path": "deep/er/f.txt", "content": "one\n"}, ctx)
         assert not out.is_error and (ws / "deep/er/f.txt").read_text() == "one\n"
-        assert out.meta == {"path": "deep/er/f.txt", "bytes": 4, "created": True, "previous_content": None}
+        assert out.meta == {
+            "path": "deep/er/f.txt",
+            "bytes": 4,
+            "created": True,
+            "previous_content": None,
+            "diff": "--- /dev/null\n+++ b/deep/er/f.txt\n@@ -0,0 +1 @@\n+one\n",
+        }
         again = await WriteFileTool().run({"path": "deep/er/f.txt", "content": "two\n"}, ctx)
         assert again.meta["previous_content"] == "one\n" and again.meta["created"] is False
         assert WriteFileTool.spec.mutates

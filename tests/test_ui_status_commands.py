@@ -43,7 +43,7 @@ class TestStatusCommands:
             cost = await run_command(pilot, "/cost")
             assert "Input" in cost and "Output" in cost and "unknown" in cost
             shown = await run_command(pilot, "/config model")
-            assert "model.name = 'openai/fake-model'" in shown and "agent.warn_at" not in shown
+            assert 'model.name = "openai/fake-model"' in shown and "agent.warn_at" not in shown
             memory = await run_command(pilot, "/memory")
             assert "AGENTS.md" in memory and "Memories" in memory
 

@@ -25,7 +25,7 @@ from acp.helpers import (
 from agent_tui.acp.translate import arguments_of, kind_of, notice, title_of
 from agent_tui.messages import Message, ToolCall
 from agent_tui.tool_outcome import legacy_outcome, outcome_of
-from agent_tui.user_command_text import UserCommandText, parse_user_command
+from agent_tui.user_command_text import UserCommandText, parse_user_command, typed_text
 
 
 def replay(messages: Iterable[Message]) -> Iterator[Any]:
@@ -40,7 +40,7 @@ def replay(messages: Iterable[Message]) -> Iterator[Any]:
             elif ran := parse_user_command(message.content):
                 yield from _user_command(message.id, ran)
             elif message.content:
-                yield update_user_message_text(message.content)
+                yield update_user_message_text(typed_text(message.content))
         elif message.role == "assistant":
             if message.reasoning is not None and message.reasoning.text:
                 yield update_agent_thought_text(message.reasoning.text)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from agent_tui.agent.image_attach import ImageIntake, take_image, takes_images
 from agent_tui.context.views import inline_view
 from agent_tui.images import MAX_IMAGE_BYTES, ImageAttachment, sniff
+from agent_tui.user_command_text import attachment_block
 
 if TYPE_CHECKING:
     from agent_tui.messages import ResultRef
@@ -176,10 +177,10 @@ async def prepare_prompt(
             prepared.notes.append(
                 f"@{rel}: {len(data):,} bytes, attached as a view" + (f" with ref {ref.id}" if ref else "")
             )
-        attachments.append(f'<attachment path="{rel}">\n{body.rstrip()}\n</attachment>')
+        attachments.append(attachment_block(str(rel), body))
     await _extra_images(prepared, intake, extra_images, store, session_id, takes_images, model)
     if attachments:
-        prepared.text = text + "\n\n" + "\n\n".join(attachments)
+        prepared.text = text + "".join(attachments)
     return prepared
 
 

@@ -125,6 +125,9 @@ class ToolCallFinished(AgentEvent):
     duration: float
     outcome: Outcome
     """How the call ended (ok, error, denied: refused before it ran, not_run, cancelled)."""
+    display: str = ""
+    """What the chat shows under the call's line: an edit's diff, a command's output; empty
+    for a paged reader (its line says which lines it read)."""
 
 
 @dataclass(frozen=True)

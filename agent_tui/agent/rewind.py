@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal
 from agent_tui.agent.undo import UndoReport, undo
 from agent_tui.messages import Message
 from agent_tui.store.branches import rewind_note
-from agent_tui.user_command_text import parse_user_command
+from agent_tui.user_command_text import typed_text
 
 if TYPE_CHECKING:
     from agent_tui.agent.session_port import HistoryOwner
@@ -63,9 +63,7 @@ async def rewind_points(session: HistoryOwner) -> list[RewindPoint]:
     """The user's own messages still in the live history, oldest first."""
     seqs = await session.store.sessions.user_sequences(session.session_id) if session.store else {}
     return [
-        RewindPoint(
-            i, seqs.get(m.id), f"!{ran.command}" if (ran := parse_user_command(m.content)) else m.content
-        )
+        RewindPoint(i, seqs.get(m.id), typed_text(m.content))
         for i, m in enumerate(session.history)
         if m.role == "user" and m.kind == "chat" and isinstance(m.content, str)
     ]

@@ -80,7 +80,14 @@ async def run_calls(
         if run.ref is not None:
             turn.refs.append(run.ref)
         yield ev.ToolCallFinished(
-            call, run.ref, run.is_error, run.summary, run.message.content or "", run.duration, run.outcome
+            call,
+            run.ref,
+            run.is_error,
+            run.summary,
+            run.message.content or "",
+            run.duration,
+            run.outcome,
+            run.display,
         )
         if runner.services.side.take_changed():
             yield ev.SideStateChanged.of(runner.services.side)

@@ -49,6 +49,16 @@ class ToolRun:
     """The user (or the policy) refused the call: it never ran."""
     stop: str | None = None
     """A hook said `continue: false`: the turn ends after this call (its stopReason)."""
+    paged: bool = False
+    """A paged reader's page: its line says which lines it read, the chat shows none of them."""
+
+    @property
+    def display(self) -> str:
+        """What the chat shows under the call's line: an edit's diff, else the output's view."""
+        if self.paged or self.denied:
+            return ""
+        diff = self.meta.get("diff")
+        return diff if isinstance(diff, str) and diff else (self.message.content or "")
 
     @property
     def outcome(self) -> Outcome:
@@ -292,7 +302,7 @@ class ToolRunner:
         status = output.meta.get("status_line")
         if status:
             text = f"{text.rstrip()}\n{status}" if text.strip() else status
-        return self._finish(call, output, started, text=text, ref=ref)
+        return replace(self._finish(call, output, started, text=text, ref=ref), paged=paged)
 
     def _finish(
         self,
@@ -306,7 +316,10 @@ class ToolRunner:
         duration = time.monotonic() - started
         content = text if text is not None else output.text
         parts = [output.summary] if output.summary else []
-        if ref is not None:
+        if ref is not None and "diff" in output.meta:
+            # What is stored is the tool's one-line report: its size would read as the file's.
+            parts.append(f"ref {ref.id}")
+        elif ref is not None:
             parts += [human_size(ref.byte_size), lines(ref.line_count), f"ref {ref.id}"]
         return ToolRun(
             message=tool_result(

@@ -50,7 +50,14 @@ async def run_user_command(session: CommandHost, command: str) -> AsyncIterator[
         run = await session.runner.run(call, ask=False)
         await session.add_user_command(as_message_text(command, run))
         yield ev.ToolCallFinished(
-            call, run.ref, run.is_error, run.summary, run.message.content or "", run.duration, run.outcome
+            call,
+            run.ref,
+            run.is_error,
+            run.summary,
+            run.message.content or "",
+            run.duration,
+            run.outcome,
+            run.display,
         )
         budget = session.measure()
         yield ev.BudgetMeasured(budget)

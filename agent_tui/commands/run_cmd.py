@@ -75,12 +75,16 @@ async def _run(
     max_budget: float | None = None,
 ) -> int:
     import asyncio
+    import dataclasses
 
     from agent_tui.agent import events as ev
     from agent_tui.config import ConfigError
     from agent_tui.factory import build_services
     from agent_tui.store import StoreError
 
+    # No one is there to give direction after a denial: as in Claude Code, the model is told
+    # and answers anyway, and the result lists the denials ([tools] deny_ends_turn is the TUI's).
+    config = dataclasses.replace(config, tools=dataclasses.replace(config.tools, deny_ends_turn=False))
     try:
         services = await build_services(config, db_path=db)
     except StoreError as exc:

@@ -255,7 +255,10 @@ class ToolsSettings:
     )
     deny_ends_turn: bool = field(
         default=True,
-        metadata=spec("A denied call ends the turn and waits for you; false: the model carries on."),
+        metadata=spec(
+            "A denied call ends the turn and waits for you; false: the model carries on. "
+            "Headless `run` always carries on (no one to wait for; its result lists the denials)."
+        ),
     )
     search_timeout: float = field(
         default=5.0,

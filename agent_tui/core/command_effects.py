@@ -70,38 +70,34 @@ async def context(host: CommandHost, argument: str) -> Reply:
 
 
 async def cost(host: CommandHost, argument: str) -> Reply:
-    from agent_tui.llm.cost import format_cost
+    """The session's cost as stored (every run of it, also before a resume) and this run's tokens.
+    A model without prices says `unknown`, never `$0.0000`; no call yet says so, not `0 tokens`."""
+    from agent_tui.llm.cost import format_cost, prices_for
 
     session = require(host)
     usage = session.usage_total
-    spent = (
-        "unknown (no prices for this model)"
-        if session.cost_total is None
-        else format_cost(session.cost_total)
-    )
-    return Reply(
-        "/cost",
-        rows=(
-            ("Cost", f"{spent} this session (since it was opened here)"),
-            ("Input", f"{grouped(usage.input)} tokens"),
-            ("Cached", f"{grouped(usage.cache_read)} read · {grouped(usage.cache_creation)} written"),
-            ("Output", f"{grouped(usage.output)} tokens"),
-        ),
-    )
+    info = await session.store.sessions.get(session.session_id) if session.store is not None else None
+    stored = info.cost if info is not None else session.cost_total
+    if prices_for(session.model, session.config.model.api_base) is None or stored is None:
+        spent = f"unknown (no prices for {session.model})"
+    else:
+        spent = format_cost(stored) + " for the whole session"
+    rows = [
+        ("Cost", spent),
+        ("Input", f"{grouped(usage.input)} tokens since it was opened here"),
+        ("Cached", f"{grouped(usage.cache_read)} read · {grouped(usage.cache_creation)} written"),
+        ("Output", f"{grouped(usage.output)} tokens"),
+    ]
+    if not usage.total:
+        rows.append(("Calls", "none since it was opened here (the tokens count from then)"))
+    return Reply("/cost", rows=tuple(rows))
 
 
 def _trust_line(host: CommandHost) -> str:
-    from agent_tui import trust
+    from agent_tui.core.welcome import trust_line
 
-    workspace = host.workspace
-    if (
-        not paths.project_config_file(workspace).is_file()
-        and not paths.local_config_file(workspace).is_file()
-    ):
-        return "no project settings (.agent-tui.toml) here"
-    return {"trusted": "trusted", "changed": "changed since trusted: not applied"}.get(
-        trust.state(workspace), "not trusted: only harmless keys apply (agent-tui trust add)"
-    )
+    services = host.services
+    return trust_line(host.workspace, bool(services and services.config.provenance.folder_trusted))
 
 
 async def status(host: CommandHost, argument: str) -> Reply:
@@ -121,10 +117,13 @@ async def status(host: CommandHost, argument: str) -> Reply:
             f"{budget.used_fraction:.0%} {grouped(budget.used)}/{grouped(budget.effective_window)}"
             f" (window {grouped(budget.total)}, reply reserve {grouped(budget.max_output_tokens)})"
         )
+        from agent_tui.core.welcome import loaded_files
+
         rows[:0] = [
             ("Model", session.model),
             ("Session", f"{session.session_id} · {session.title or 'untitled'}"),
         ]
+        rows.append(("Loaded", " · ".join(loaded_files(session)) or "no CLAUDE.md or AGENTS.md, no memories"))
         rows.append(("Context", window))
     return Reply("/status", rows=tuple(rows))
 
@@ -216,16 +215,15 @@ async def hooks(host: CommandHost, argument: str) -> Reply:
 
 
 async def config(host: CommandHost, argument: str) -> Reply:
-    from agent_tui.config import config_files, flatten
+    from agent_tui.config import config_files
+    from agent_tui.core.config_text import config_lines
 
     services = host.services
     if services is None:
         raise Unavailable("The configuration is still loading.")
     files = [f"{paths.shown(f)}{'' if f.is_file() else ' (absent)'}" for f in config_files(host.workspace)]
     word = argument.strip()
-    lines = [
-        f"{key} = {value!r}" for key, value in flatten(services.config).items() if not word or word in key
-    ]
+    lines = config_lines(services.config, host.workspace, word)
     return Reply(
         "/config" + (f" {word}" if word else ""),
         text="Files, later wins: " + ", ".join(files),

@@ -109,7 +109,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("help", "", "keys, commands and where the log file is", NOW, TUI, None, "Help"),
     Command("quit", "", "leave agent-tui", NOW, TUI, None, "Quit"),
     Command("clear", "", "start a new session in this tab (as /new)", IDLE, TUI | EDITOR, None, "Clear"),
-    Command("status", "", "model, folder, trust, sandbox, session and window", NOW, ALL, fx.status, "Status"),
+    Command("status", "", "model, folder, trust, sandbox, session, rules and memories loaded, window", NOW, ALL, fx.status, "Status"),
     Command("cost", "", "what this session has cost, in tokens and money", NOW, ALL, fx.cost, "Cost"),
     Command("diff", "", "what this session changed in the workspace", NOW, ALL, fx.diff, "Diff"),
     Command("review", "[base]", "a sub-agent reviews the diff (working tree, or against BASE): findings with file:line", IDLE, TUI, None, "Review changes"),
@@ -117,6 +117,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("pin", "[TEXT | r_…:L3-9 | m_N[-M]]", "keep TEXT (or stored lines, or a message) verbatim in every request, whatever compaction drops", IDLE, ALL, pin_fx.pin, "Pin"),
     Command("unpin", "[ID]", "remove a pin (yours or the model's); alone: list them", IDLE, ALL, pin_fx.unpin, "Unpin"),
     Command("handoff", "[goal]", "continue in a new session: a summary for the goal, the pins, the task list and refs back to this one", IDLE, ALL, pin_fx.handoff, "Hand off"),
+    Command("trust", "[off]", "trust this folder: its hooks, commands and settings apply (off: stop trusting it)", IDLE, TUI, None, "Trust this folder"),
     Command("memory", "[memories|rules]", "open the memories or rules file in $EDITOR", NOW, TUI | EDITOR, fx.memory, "Memory"),
 )  # fmt: skip
 

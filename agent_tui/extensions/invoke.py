@@ -24,6 +24,7 @@ from agent_tui.extensions.commands import (
     has_placeholders,
     split_invocation,
 )
+from agent_tui.user_command_text import custom_command_text
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
@@ -38,7 +39,11 @@ async def run_inline(session: AgentSession, command: CustomCommand, line: str) -
         run = await session.runner.run(call)
     if run.denied:
         return f"[`{line}` was not run: {run.notice or 'denied'}]"
-    return (run.message.content or "").rstrip()
+    output = (run.message.content or "").rstrip()
+    if run.meta.get("exit_code") == 0 and (status := run.meta.get("status_line")):
+        # Claude Code puts the output alone; a failure keeps its `[exit code 1 · …]`.
+        output = output.removesuffix(status).rstrip()
+    return output
 
 
 async def expand(session: AgentSession, command: CustomCommand, args: str) -> str:
@@ -79,7 +84,7 @@ async def turn_events(session: AgentSession, text: str) -> AsyncIterator[ev.Agen
         said, restore = use_model(session, command.name, command.model)
         yield ev.Notice(said)
     try:
-        prompt = await expand(session, command, found[1] if found else "")
+        prompt = custom_command_text(text, await expand(session, command, found[1] if found else ""))
         async for event in session.run_turn(prompt):
             yield event
     finally:

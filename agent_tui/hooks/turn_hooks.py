@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from agent_tui.user_command_text import hook_context_block
+
 if TYPE_CHECKING:
     from agent_tui.hooks.runner import HookOutcome, HookRunner
 
@@ -24,7 +26,7 @@ class PromptGate:
 
 
 def _context_block(event: str, text: str) -> str:
-    return f'\n\n<hook-context event="{event}">\n{text.strip()}\n</hook-context>'
+    return hook_context_block(event, text)  # typed_text (user_command_text.py) reads it back
 
 
 async def before_prompt(hooks: HookRunner, prompt: str, *, first: bool, resumed: bool) -> PromptGate:

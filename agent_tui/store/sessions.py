@@ -24,7 +24,7 @@ from agent_tui.store.recall import Indexer
 from agent_tui.store.refs import new_session_id
 from agent_tui.store.spool import Spool
 from agent_tui.store.transfer import export_session, import_session
-from agent_tui.user_command_text import parse_user_command
+from agent_tui.user_command_text import typed_text
 
 log = logging.getLogger(__name__)
 
@@ -34,9 +34,7 @@ _SELECT = _COLUMNS + ", CASE WHEN cost_unknown THEN NULL ELSE cost END, parent_s
 
 def _title_from(messages: Sequence[Message]) -> str | None:
     for message in messages:
-        text = message.content or ""
-        if ran := parse_user_command(text):
-            text = f"!{ran.command}"
+        text = typed_text(message.content)
         if message.role == "user" and message.kind == "chat" and text.strip():
             line = text.strip().splitlines()[0].strip()
             return line if len(line) <= 60 else line[:59] + "…"

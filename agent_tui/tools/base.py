@@ -195,6 +195,11 @@ class Tool(Protocol):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput: ...
 
 
+HEADLINE_ARGUMENTS = ("command", "path", "description", "pattern", "query", "url", "ref_id")
+"""The argument a call's line shows alone when the call has it (Claude Code's `Update(cart.py)`,
+`Task(find the bug)`): edit_file's line read `path=a.py old_string=… new_string=…`."""
+
+
 def short_arguments(arguments: str, limit: int = 60) -> str:
     """The arguments as one short line for folded tool lines and approval prompts."""
     try:
@@ -203,7 +208,8 @@ def short_arguments(arguments: str, limit: int = 60) -> str:
         text = arguments
     else:
         if isinstance(value, dict):
-            first = next(iter(value.values()), "") if len(value) == 1 else None
+            headline = next((value[k] for k in HEADLINE_ARGUMENTS if isinstance(value.get(k), str)), None)
+            first = next(iter(value.values()), "") if len(value) == 1 else headline
             text = str(first) if first is not None else " ".join(f"{k}={v}" for k, v in value.items())
         else:
             text = str(value)

@@ -17,6 +17,7 @@ from typing import Any
 
 from agent_tui.tool_decl import Capabilities, preview_of
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
+from agent_tui.tools.file_status import edit_report, page_footer, write_report
 from agent_tui.tools.regular import NotRegular, capped_lines, open_regular
 from agent_tui.tools.workspace import PathError, confine, looks_binary, relative, resolve_path, write_confined
 
@@ -234,7 +235,7 @@ class ReadFileTool:
             return ToolOutput.error(f"offset {offset} is past the end of {rel} ({total} lines)", **meta)
         text = "".join(out)
         if last < total:
-            text += f"[lines {offset}-{last} of {total}; call read_file with offset={last + 1} to continue]"
+            text += page_footer(offset, last, total)
         summary = f"lines {offset}-{last} of {total}"
         return ToolOutput(text=text, summary=summary, meta=meta)
 
@@ -275,10 +276,17 @@ class WriteFileTool:
         size = len(content.encode("utf-8"))
         lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
         verb = "Created" if previous is None else "Overwrote"
+        count = f"{lines} line{'s' if lines != 1 else ''}"
         return ToolOutput(
-            text=f"{verb} {rel} ({size} bytes, {lines} line{'s' if lines != 1 else ''}).",
-            summary=f"{verb.lower()} · {size} B",
-            meta={"path": rel, "bytes": size, "created": previous is None, "previous_content": previous},
+            text=write_report(verb, rel, size, count),
+            summary=f"{verb.lower()} · {count} · {size} B",
+            meta={
+                "path": rel,
+                "bytes": size,
+                "created": previous is None,
+                "previous_content": previous,
+                "diff": unified_diff(previous, content, rel),
+            },
         )
 
 
@@ -324,9 +332,8 @@ class EditFileTool:
         rel = relative(ctx.workspace, target)
         diff = unified_diff(old, new, rel)
         stat = _diff_stat(diff)
-        plural = "occurrence" if count == 1 else "occurrences"
         return ToolOutput(
-            text=f"Edited {rel}: replaced {count} {plural} ({stat} lines).",
+            text=edit_report(rel, count, stat),
             summary=f"edited · {stat}",
             meta={"path": rel, "replacements": count, "diff": diff, "previous_content": old},
         )

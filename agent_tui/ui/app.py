@@ -147,6 +147,8 @@ class AgentApp(AppTabs, AppCommands, OneLineCrashes[None]):
         self.call_after_refresh(self.build_services)
         session_id, continue_ = self._start
         view = await self.add_tab(session_id=session_id, continue_=continue_)
+        if session_id == "":  # `agent-tui -r` without an id: pick one (the new session stays if none)
+            self.action_resume()  # a worker of its own
         if self._first_message and self._first_message.strip():
             await view.send(self._first_message)  # queued behind the opening, then sent
         self.call_after_refresh(self._type_ahead.shown)

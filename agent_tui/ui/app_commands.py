@@ -17,6 +17,8 @@ from agent_tui.ui.widgets.compaction_item import CompactionItem
 from agent_tui.ui.widgets.session_view import SessionView
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from textual.app import App
     from textual.screen import Screen
 
@@ -26,6 +28,8 @@ if TYPE_CHECKING:
 
     class _AppHost(App[None]):
         """What the mixin uses of `AgentApp`, so mypy checks it against the real App API."""
+
+        workspace: Path
 
         @property
         def view(self) -> SessionView | None: ...
@@ -117,7 +121,7 @@ class AppCommands(_AppHost):
     @work(group="blobs", exclusive=True, exit_on_error=False)
     async def action_blobs(self, ref: str = "") -> None:
         """The blob browser over this tab's session (at `ref`, a ref id or ctx:// URI)."""
-        from agent_tui.ui.screens.blob_rows import syntax_hints
+        from agent_tui.ui.screens.blob_rows import call_labels, syntax_hints
         from agent_tui.ui.screens.blobs import BlobsScreen
 
         services = await self.services()
@@ -136,6 +140,7 @@ class AppCommands(_AppHost):
                 project=str(services.workspace),
                 open_ref=ref or None,
                 hints=syntax_hints(session.history) if session else None,
+                labels=call_labels(session.history) if session else None,
             )
         )
 
@@ -176,6 +181,11 @@ class AppCommands(_AppHost):
             return
         self.theme = chosen
         self._print_block(f"/theme {name.strip()}", f"Theme: {chosen}")
+
+    def install_commands(self, trusted: bool) -> list[str]:
+        from agent_tui.ui.custom_commands import install
+
+        return install(self.workspace, trusted)
 
     @work(group="resume", exclusive=True, exit_on_error=False)
     async def action_resume(self) -> None:

@@ -16,7 +16,8 @@ automatic compaction, the meter's tooltip from the note on, the meter's line at 
 
 WHY = {
     "auto": "automatically: the context reached the compaction threshold",
-    "blocked": "automatically: the context was full",
+    # Not "automatically": the hard block compacts also with `[compaction] auto = false`.
+    "blocked": "because the context was full (98%: this happens even with auto compaction off)",
     "forced": "as you asked",
     "tool": "at the model's request (compact_context)",
     "context_length": "automatically: the provider said the request was too long",

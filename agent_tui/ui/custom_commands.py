@@ -26,6 +26,10 @@ def _entry(command: CustomCommand) -> slash.SlashCommand:
     )
 
 
+def _shown(path: Path, workspace: Path) -> str:
+    return str(path.relative_to(workspace)) if path.is_relative_to(workspace) else str(path)
+
+
 def install(workspace: Path, trusted: bool) -> list[str]:
     """Read the workspace's custom commands into the registry; the notices to show (malformed
     files, names a built-in shadows)."""
@@ -33,6 +37,10 @@ def install(workspace: Path, trusted: bool) -> list[str]:
 
     catalog = discover(workspace, trusted)
     found = list(catalog.commands.values())
+    withheld = {} if trusted else discover(workspace, True).commands
+    slash.set_withheld(
+        {c.name: _shown(c.path, workspace) for n, c in withheld.items() if n not in catalog.commands}
+    )
     shadowed = slash.set_custom([_entry(c) for c in found], found)
     notices = list(catalog.notices)
     if shadowed:

@@ -32,6 +32,8 @@ class Pastes:
     """The long pastes of the message being typed, by chip."""
 
     held: dict[str, str] = field(default_factory=dict)
+    sent: dict[str, str] = field(default_factory=dict)
+    """The chips of the message that went out last, for `fold` when it comes back."""
 
     def chip(self, text: str) -> str:
         """Keep `text` and return the chip that stands for it in the input."""
@@ -48,5 +50,16 @@ class Pastes:
             text = text.replace(chip, pasted)
         return text
 
+    def fold(self, text: str) -> str:
+        """A message put back in the input (its send failed, Esc stopped it): each paste it
+        holds becomes its chip again — it came back as 40 raw lines."""
+        for chip, pasted in self.sent.items():
+            if pasted in text:
+                text = text.replace(pasted, chip, 1)
+                self.held[chip] = pasted
+        return text
+
     def clear(self) -> None:
+        if self.held:
+            self.sent = dict(self.held)
         self.held.clear()

@@ -22,7 +22,7 @@ from agent_tui.core.replies import Unavailable
 from agent_tui.errors_text import one_line
 from agent_tui.ui import session_commands as handlers
 from agent_tui.ui import status_commands as more
-from agent_tui.ui import task_commands
+from agent_tui.ui import task_commands, trust_command
 
 if TYPE_CHECKING:
     from agent_tui.core.commands import Effect
@@ -56,6 +56,7 @@ TUI_ACTIONS: dict[str, Handler] = {
     "quit": handlers.quit_app,
     "clear": more.clear,
     "memory": more.memory,
+    "trust": trust_command.trust_folder,
 }
 """The TUI's own form of a registry command, by name; every other TUI command runs its effect."""
 
@@ -140,6 +141,26 @@ def set_custom(
         else:
             _custom[command.name.lower()] = command
     return shadowed
+
+
+_withheld: dict[str, str] = {}
+"""The untrusted folder's own commands (name → file): not offered, but named when typed."""
+
+
+def set_withheld(commands: dict[str, str]) -> None:
+    _withheld.clear()
+    _withheld.update({name.lower(): source for name, source in commands.items()})
+
+
+def unknown_message(word: str) -> str:
+    """What to say of an unknown `/word`: why a folder's own command is missing, else /help."""
+    source = _withheld.get(word.lower())
+    if source is not None:
+        return (
+            f"/{word} is this folder's command ({source}), off until you trust the folder: "
+            "/trust turns its commands, hooks and settings on."
+        )
+    return f"Unknown command /{word}: /help lists the commands."
 
 
 def custom_sources() -> list[CustomCommand]:

@@ -35,6 +35,16 @@ def tab_label(title: str) -> str:
     return title or "new"
 
 
+def memory_note(text: str) -> str | None:
+    """`# always use tabs` is Claude Code's way to save a memory: the `/remember` it stands for.
+    One line only: a pasted Markdown document that starts with a heading is a prompt."""
+    stripped = text.strip()
+    if not stripped.startswith("#") or stripped.startswith("##") or "\n" in stripped:
+        return None
+    note = stripped[1:].strip()
+    return f"/remember {note}" if note else None
+
+
 Outcome = Literal["success", "error", "cancelled"]
 
 
@@ -88,13 +98,13 @@ class TabController:
 
     def send(self, text: str, *, has_session: bool) -> list[op.ViewOp]:
         """A prompt or command sent: run it now, or queue it while this tab is busy."""
-        parsed = slash.parse(text)
+        parsed = slash.parse(memory_note(text) or text)
         if parsed is not None and parsed.command.runs is slash.Runs.NOW:
             return [op.RunCommand(parsed)]
         unknown = slash.unknown_command(text)
         if unknown is not None:
             return [
-                op.Notify(f"Unknown command /{unknown}: /help lists the commands.", "warning"),
+                op.Notify(slash.unknown_message(unknown), "warning"),
                 op.RestorePrompt(text),
             ]
         if self.busy:
@@ -181,7 +191,15 @@ class TabController:
         if self.failed and self.prompt and not self.replied:
             ops.append(op.RestorePrompt(self.prompt))
         self.prompt = None
-        if self.queue:
+        if cancelled and self.queue:
+            # Esc stops everything: what waited goes back to the input to edit or send, not on.
+            waiting = list(self.queue)
+            self.queue.clear()
+            ops += [
+                *(op.QueuePop() for _ in waiting),
+                op.RestorePrompt("\n".join(waiting), before_typed=True),
+            ]
+        elif self.queue:
             ops += [op.QueuePop(), op.SendNext(self.queue.popleft())]
         return ops
 
@@ -250,6 +268,8 @@ class TabController:
                 from agent_tui.hooks.runner import describe
 
                 loud = event.outcome in ("blocked", "error", "timeout")
+                if not loud and not event.message:
+                    return []  # a hook that passed silently: a line per run buried the chat (/hooks lists them)
                 return [op.AddEntry(NoticeEntry(describe(event), "warning" if loud else "info"))]
             case ev.SubagentEvent():
                 return [op.ChildEvent(event)]
@@ -307,6 +327,7 @@ class TabController:
             view=event.view,
             duration=event.duration,
             outcome=event.outcome,
+            display=event.display,
         )
         if self.tools.pop(event.call.id, None) is None:
             return [op.AddEntry(entry)]
@@ -331,7 +352,7 @@ class TabController:
     def _settle(self) -> list[op.ViewOp]:
         """Stop every spinner of the finished work: the working line, the meter's line, open
         tool lines (cancelled), a thinking block and a live answer."""
-        ops = [*self._stop_working(), op.SetActivity(None)]
+        ops = [*self._stop_working(), op.SetActivity(None), op.StopChildren()]
         self.activity = None
         for call_id, entry in list(self.tools.items()):
             ops.append(op.CloseTool(call_id, dataclasses.replace(entry, state="cancelled")))

@@ -37,6 +37,8 @@ class RestorePrompt:
     """Put a send that did not go through back into the input (unless something new is typed)."""
 
     text: str
+    before_typed: bool = False
+    """Put it before what is being typed instead of giving way to it (sends a cancel stopped)."""
 
 
 @dataclass(frozen=True)
@@ -176,6 +178,12 @@ class ChildEvent:
     event: ev.SubagentEvent | ev.SubagentFinished
 
 
+@dataclass(frozen=True)
+class StopChildren:
+    """The tab's work ended: a child line still running stops counting (its parent was cancelled
+    or failed, and its own end may never be reported)."""
+
+
 # -- the working line and the meter --------------------------------------------------------------
 
 
@@ -266,6 +274,7 @@ RenderOp = (
     | UpdateTool
     | CloseTool
     | ChildEvent
+    | StopChildren
     | StartWorking
     | SetWorking
     | StopWorking

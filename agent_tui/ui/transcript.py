@@ -15,8 +15,9 @@ from agent_tui.messages import Message
 from agent_tui.tool_outcome import outcome_of
 from agent_tui.tools.base import short_arguments
 from agent_tui.tools.bash_status import summary_from_status
+from agent_tui.tools.file_status import summary_from_page, summary_from_report
 from agent_tui.ui import formatting
-from agent_tui.user_command_text import UserCommandText, parse_user_command
+from agent_tui.user_command_text import UserCommandText, parse_user_command, typed_text
 
 if TYPE_CHECKING:
     from agent_tui.messages import Outcome, ResultRef, ToolCall
@@ -56,6 +57,8 @@ class ToolEntry:
     """Which call this is, to finish the running line."""
     ref: str | None = None
     """The result ref id, if the output was stored."""
+    display: str = ""
+    """What shows under the line (ui/tool_preview.py): a command's output, an edit's diff."""
 
 
 @dataclass(frozen=True)
@@ -107,6 +110,7 @@ def tool_finished(
     view: str,
     duration: float | None,
     outcome: Outcome,
+    display: str = "",
 ) -> ToolEntry:
     state: ToolState = "error" if is_error else "ok"
     # A denied call never ran: a duration there would only be the user's think time.
@@ -118,6 +122,7 @@ def tool_finished(
         body=view,
         call_id=call.id,
         ref=ref.id if ref else None,
+        display=display,
     )
 
 
@@ -131,7 +136,9 @@ _STATES: dict[Outcome, ToolState] = {
 """A stored call's line as the live one ended."""
 
 
-def _history_detail(message: Message | None, *, bash: bool = False) -> tuple[ToolState, str, str, str | None]:
+def _history_detail(
+    message: Message | None, *, bash: bool = False, page: bool = False
+) -> tuple[ToolState, str, str, str | None]:
     if message is None:
         return "cancelled", "no result", "", None
     content = message.content or ""
@@ -139,6 +146,16 @@ def _history_detail(message: Message | None, *, bash: bool = False) -> tuple[Too
     parts: list[str] = []
     if bash and (status := summary_from_status(content)):
         parts.append(status)  # as the live line began: `exit 0 · 0.9 s`
+    elif page and (lines := summary_from_page(content)):
+        parts.append(lines)  # as the live line said: `lines 1-69 of 1931`
+    elif report := summary_from_report(content):
+        # An edit's or write's stored report: its status, not the report's own size.
+        return (
+            _STATES[outcome_of(message)],
+            " · ".join([report, *([f"ref {ref.id}"] if ref else [])]),
+            content,
+            ref.id if ref else None,
+        )
     if ref is not None:
         parts += [
             formatting.size(ref.byte_size),
@@ -167,7 +184,8 @@ def entries_from_history(messages: Sequence[Message]) -> list[Entry]:
                 # As it was shown live: what the user typed, then the command's tool line.
                 entries += [UserEntry(f"!{ran.command}"), _user_command_entry(ran)]
             else:
-                entries.append(UserEntry(message.content or "", tuple(i.chip() for i in message.images)))
+                chips = tuple(i.chip() for i in message.images)
+                entries.append(UserEntry(typed_text(message.content), chips))
         elif message.role == "assistant":
             if message.kind in ("summary", "retain"):
                 entries.append(_summary_entry(message))
@@ -178,9 +196,16 @@ def entries_from_history(messages: Sequence[Message]) -> list[Entry]:
                 if message.content:
                     entries.append(AgentEntry(message.content))
             for call in message.tool_calls:
-                state, detail, body, ref = _history_detail(results.get(call.id), bash=call.name == "bash")
+                result = results.get(call.id)
+                state, detail, body, ref = _history_detail(
+                    result, bash=call.name == "bash", page=call.name == "read_file"
+                )
+                # A command's output shows under it as it did live (an edit's diff is not stored).
+                shown = body if result is not None and summary_from_status(body) else ""
                 entries.append(
-                    ToolEntry(call.name, short_arguments(call.arguments), state, detail, body, call.id, ref)
+                    ToolEntry(
+                        call.name, short_arguments(call.arguments), state, detail, body, call.id, ref, shown
+                    )
                 )
         elif message.role == "system" and message.kind in ("summary", "retain"):
             entries.append(_summary_entry(message))
@@ -193,7 +218,7 @@ def _user_command_entry(ran: UserCommandText) -> ToolEntry:
     if ran.ref is not None:
         detail = f"{detail} · ref {ran.ref}"
     arguments = short_arguments(json.dumps({"command": ran.command}))
-    return ToolEntry("bash", arguments, state, detail, body, None, ran.ref)
+    return ToolEntry("bash", arguments, state, detail, body, None, ran.ref, body)
 
 
 def _summary_entry(message: Message) -> ToolEntry:

@@ -205,3 +205,21 @@ def syntax_hints(history: Sequence[Message]) -> dict[str, str]:
         for m in history
         if m.role == "tool" and m.output_ref is not None and m.tool_call_id in paths
     }
+
+
+CALL_LABEL = 16
+"""Characters of a call's headline argument the tool column shows beside the tool."""
+
+
+def call_labels(history: Sequence[Message]) -> dict[str, str]:
+    """ref id → the call that made it, `bash pytest -q`: thirty hits read `bash 236 KB 3 000`
+    alike; the command tells them apart."""
+    from agent_tui.tools.base import short_arguments
+
+    calls = {call.id: call for message in history for call in message.tool_calls}
+    labels = {}
+    for m in history:
+        call = calls.get(m.tool_call_id or "") if m.role == "tool" else None
+        if call is not None and m.output_ref is not None:
+            labels[m.output_ref.id] = f"{call.name} {short_arguments(call.arguments, CALL_LABEL)}".rstrip()
+    return labels

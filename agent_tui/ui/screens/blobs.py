@@ -96,6 +96,7 @@ class BlobsScreen(Screen[None]):
         project: str | None,
         open_ref: str | None = None,
         hints: dict[str, str] | None = None,
+        labels: dict[str, str] | None = None,
         scope: Scope | None = None,
         clock: Callable[[], float] | None = None,
     ) -> None:
@@ -108,6 +109,8 @@ class BlobsScreen(Screen[None]):
         """What the table lists: the stored outputs, or (F3) the conversation."""
         self._other: Browser = ConversationBrowser()
         self.hints = hints or {}
+        self.labels = labels or {}
+        """ref id → `bash pytest -q`: the tool column names the call (blob_rows.call_labels)."""
         self.clock = clock or (lambda: wall_clock())
         self.rows: dict[str, BlobRow] = {}
         self.search_text = ""
@@ -182,7 +185,10 @@ class BlobsScreen(Screen[None]):
             if key in self.rows:
                 continue
             self.rows[key] = row
-            table.add_row(*row.cells(now), key=key)
+            cells = row.cells(now)
+            if (label := self.labels.get(row.ref.id)) is not None and not row.transcript:
+                cells = (cells[0], label, *cells[2:])
+            table.add_row(*cells, key=key)
         self.searches += 1
         self._title()
 

@@ -45,6 +45,10 @@ class EarlierHint(Static):
     """The first line of the pane while older entries are not mounted yet."""
 
 
+class Welcome(Static):
+    """A new session's first screen (core/welcome.py), above the conversation; it scrolls away."""
+
+
 class ChatPane(VerticalScroll):
     """A scrolling list of chat items, lazily mounted from the top."""
 
@@ -73,9 +77,21 @@ class ChatPane(VerticalScroll):
         """Resizes after which the reading place was restored on a settled layout (tests wait
         for it to grow instead of sleeping)."""
         self._hint = EarlierHint("")
+        self.welcome = Welcome("")
+        self.welcome.display = False
 
     def compose(self) -> ComposeResult:
+        yield self.welcome
         yield self._hint
+
+    def show_welcome(self, text: str | None) -> None:
+        """Show (or with None, hide) the welcome block at the top."""
+        if text is not None:
+            from rich.text import Text
+
+            self.welcome.update(Text(text))
+            self.welcome.border_title = "agent-tui"
+        self.welcome.display = text is not None
 
     def on_mount(self) -> None:
         self.anchor()
@@ -101,7 +117,7 @@ class ChatPane(VerticalScroll):
 
     async def load(self, entries: list[Entry]) -> None:
         """Show a whole transcript (replacing what was there); mounts only the newest part."""
-        await self.remove_children([w for w in self.children if w is not self._hint])
+        await self.remove_children([w for w in self.children if w not in (self._hint, self.welcome)])
         release_render_caches()
         self.entries = list(entries)
         self._first = max(0, len(self.entries) - WINDOW)
@@ -311,7 +327,10 @@ class ChatPane(VerticalScroll):
         self.call_after_refresh(self.scroll_home, animate=False, immediate=True)
 
     def jump_end(self) -> None:
-        """End: the newest message, following again."""
+        """End: the newest message, following again (a reading place a resize was restoring is
+        dropped: the slash menu closing after `/hooks` is such a resize)."""
+        self._keeping_place = self._read_anchor = None
+        self._place_chain += 1
         self._following = True
         self.scroll_end(animate=False, immediate=True)
 

@@ -81,6 +81,8 @@ class ChatItem(Static, Generic[E]):
         "chat--detail",
         "chat--error",
         "chat--body",
+        "chat--added",
+        "chat--removed",
     }
 
     def __init__(self, entry: E) -> None:
@@ -288,12 +290,49 @@ class ToolLine(ChatItem[ToolEntry]):
             if 8 < room < detail.cell_len:
                 detail.truncate(room, overflow="ellipsis")
         head.add_row(marker, title, detail)
+        if entry.display and entry.state in ("ok", "error"):
+            return Group(head, *self._shown_output())
         if not self.expanded:
             return head
         body = Text(
             visible(entry.body.rstrip()) or "(no output)", style=self.get_component_rich_style("chat--body")
         )
         return Group(head, Padding(body, (0, 0, 0, 4)))
+
+    def _shown_output(self) -> list[Text]:
+        """The output under the line (`⎿`): its first lines, or all of them when unfolded."""
+        from agent_tui.ui.tool_preview import all_lines, preview
+
+        shown = preview(self.entry.display)
+        if shown is None:
+            return []
+        lines, folded = (
+            (tuple(all_lines(self.entry.display)), 0) if self.expanded else (shown.lines, shown.folded)
+        )
+        styles = {
+            "out": self.get_component_rich_style("chat--body"),
+            "context": self.get_component_rich_style("chat--body"),
+            "added": self.get_component_rich_style("chat--added"),
+            "removed": self.get_component_rich_style("chat--removed"),
+        }
+        rows = [
+            Text(
+                ("  ⎿ " if i == 0 else "    ") + visible(line.text, one_line=True),
+                style=styles[line.kind],
+                no_wrap=True,
+                overflow="ellipsis",
+            )
+            for i, line in enumerate(lines)
+        ]
+        if folded:
+            more = f"    … {grouped(folded)} more line{'' if folded == 1 else 's'} · Enter unfolds"
+            rows.append(
+                Text(
+                    more + (" · ^O whole output" if self.entry.ref else ""),
+                    style=self.get_component_rich_style("chat--detail"),
+                )
+            )
+        return rows
 
 
 TITLE_KEEP = 32

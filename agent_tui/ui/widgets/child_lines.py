@@ -112,6 +112,18 @@ class ChildLines:
     def __init__(self) -> None:
         self.lines: dict[str, ChildLine] = {}
 
+    def stop_running(self) -> None:
+        """The parent's work ended (Esc, a failure): lines still running stop their clocks."""
+        for line in self.lines.values():
+            child = line.child
+            if child.ended is None:
+                child.ended = time.monotonic()
+                child.state = "stopped"
+                child.folded = (
+                    f"stopped · {child.ended - child.started:.1f} s · {grouped(child.tokens)} tokens"
+                )
+                line.refresh_line()
+
     def line_of(self, session_id: str) -> ChildLine | None:
         return next((line for line in self.lines.values() if line.child.session_id == session_id), None)
 

@@ -70,7 +70,10 @@ async def read_only(services: AppServices, session_id: str) -> tuple[list[Entry]
 
 def title_from(history: Sequence[Message]) -> str | None:
     """A session without a title is named by its first prompt."""
-    return next((m.content for m in history if m.role == "user" and m.kind == "chat" and m.content), None)
+    from agent_tui.user_command_text import typed_text
+
+    typed = (typed_text(m.content) for m in history if m.role == "user" and m.kind == "chat")
+    return next((text for text in typed if text), None)
 
 
 def with_model(services: AppServices, name: str) -> tuple[AppServices, list[str]]:

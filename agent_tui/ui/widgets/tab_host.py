@@ -69,7 +69,10 @@ class TabHost(_Tab):
 
         async def add() -> None:
             await self.chat.add(OutputEntry(command, text.rstrip("\n"), level))
-            self.chat.scroll_end(animate=False)
+            # The user asked for it: the chat follows to it even when they had scrolled up
+            # (PageUp), once it is laid out (scrolling now would stop short of it).
+            self.chat.jump_end()
+            self.chat.call_after_refresh(self.chat.jump_end)
 
         self.call_later(add)
 

@@ -97,6 +97,7 @@ class TabOpening(_Tab):
             await self.chat.add(NoticeEntry(f"Model: {session.model}"))
         else:
             await self.chat.load(await opening.entries_to_show(services, session))
+            self.chat.show_welcome(self._welcome(services, session))
         if nothing_to_continue:
             await self.chat.add(NoticeEntry("No earlier session in this directory: started a new one."))
         self.rename(session.title or opening.title_from(session.history) or "new")
@@ -121,6 +122,14 @@ class TabOpening(_Tab):
         from agent_tui.ui.widgets.prompt import PromptArea
 
         self.query_one(PromptArea).set_editing_mode(session.config.ui.editing_mode)
+
+    def _welcome(self, services: AppServices, session: AgentSession) -> str | None:
+        """The welcome block for a new, empty session (none over a conversation)."""
+        if session.history:
+            return None
+        from agent_tui.core.welcome import welcome_text
+
+        return welcome_text(session, services.config.provenance.folder_trusted)
 
     async def _without_model(
         self,

@@ -53,10 +53,12 @@ class TabRenderer:
         match operation:
             case op.Notify(message, severity):
                 self.root.app.notify(message, severity=severity)
-            case op.RestorePrompt(text):
+            case op.RestorePrompt(text, before_typed):
                 prompt = self.root.query_one(PromptInput)
                 if not prompt.text.strip():  # unless something new is being typed there
-                    prompt.set_text(text)
+                    prompt.set_text(prompt.pastes.fold(text))
+                elif before_typed:
+                    prompt.set_text(f"{prompt.pastes.fold(text)}\n{prompt.text}")
             case op.QueuePush(text):
                 await self.root.query_one(QueuePanel).push(text)
             case op.QueuePop():
@@ -106,6 +108,9 @@ class TabRenderer:
                 if self.child_lines is None:
                     self.child_lines = ChildLines()
                 await self.child_lines.on_event(self.chat, self.tools, self.session_id(), event)
+            case op.StopChildren():
+                if self.child_lines is not None:
+                    self.child_lines.stop_running()
             case op.StartWorking(state):
                 self.working.start(state)
             case op.SetWorking(state):
