@@ -15,7 +15,7 @@ from agent_tui.ui.transcript import UserEntry
 from agent_tui.user_command_text import attachment_block, custom_command_text, hook_context_block, typed_text
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
-from tests.support.ui_helpers import make_app, screen_text, send, settle, until
+from tests.support.ui_helpers import make_app, screen_text, send, settle, until, until_armed
 
 HOOK = """[[hooks.UserPromptSubmit]]
 command = "echo 'branch: main, 3 files changed'"
@@ -53,6 +53,7 @@ class TestRewindAndResume:
             listed = " ".join(str(table.get_row_at(i)) for i in range(table.row_count))
             assert "and the tax" in listed and "hook-context" not in listed and "branch" not in listed
             await pilot.press("enter")
+            await until_armed(pilot)  # the choice dialog takes a deliberate Enter (walls)
             await pilot.press("enter")
             await until(pilot, lambda: app.view.prompt.text != "", what="the text")
             assert app.view.prompt.text == "and the tax"

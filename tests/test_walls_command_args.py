@@ -34,7 +34,8 @@ def test_pasted_inline_command_in_the_arguments_stays_text(server, workspace, tm
     assert out.returncode == 0, out.stderr
     assert not (workspace / "PWNED").exists()
     sent = server.requests[0]["messages"][-1]["content"]
-    assert sent.strip() == "Summarise this: notes: !`echo ok; touch PWNED` end"
+    # The expanded body, then the invocation as typed (<command-name>, as Claude Code sends it).
+    assert sent.split("\n")[0] == "Summarise this: notes: !`echo ok; touch PWNED` end"
 
 
 def test_arguments_inside_an_inline_command_are_one_quoted_word(server, workspace, tmp_path):

@@ -194,6 +194,8 @@ def parse(text: str) -> ParsedCommand | None:
     command, argument = found
     if command.name in _custom:  # a project's own command replaced this built-in (YIELDING)
         return None
+    if command.name in YIELDING and command.name in _withheld:
+        return None  # the folder's own /review, off until trusted: say so, never run ours instead
     return ParsedCommand(BY_NAME[command.name], argument)
 
 
