@@ -154,10 +154,16 @@ async def model(live: CommandHost, argument: str) -> str | None:
 
 
 async def tools(live: CommandHost, argument: str) -> str | None:
-    rows = live.require().prompts.tool_table()
-    lines = [f"{r.name:<28} {r.source:<8} {r.tokens:>6} tok  {r.state}" for r in rows]
+    prompts = live.require().prompts
+    rows = prompts.tool_table()
+    lines = [
+        f"{r.name:<28} {r.source:<8} {r.tokens:>6} tok  {r.state}" + (f" ({r.why})" if r.why else "")
+        for r in rows
+    ]
     total = sum(r.tokens for r in rows if r.state != "deferred")
-    return f"{len(rows)} tools, {grouped(total)} tokens offered:\n\n" + _fenced("\n".join(lines))
+    share = prompts.tool_share_line()
+    head = f"{len(rows)} tools, {grouped(total)} tokens offered:" + (f"\n{share}" if share else "")
+    return head + "\n\n" + _fenced("\n".join(lines))
 
 
 async def memory(live: CommandHost, argument: str) -> str | None:

@@ -45,6 +45,11 @@ class ToolSpec:
     hints: str = ""
     """What an MCP server declares about the tool (`read-only`…): shown when asking, never obeyed
     unless the user's config trusts that server's annotations."""
+    brief: str = ""
+    """One sentence the model sees instead of `description` when the tools must shrink to fit a
+    small window (context/deferral.py); the parameters then go without their descriptions."""
+    rarely_needed: bool = False
+    """A turn seldom needs it: in a small window it waits behind tool_search, like MCP tools."""
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI `tools` entry. Built once per spec so token counts cache by identity."""
@@ -60,6 +65,33 @@ class ToolSpec:
             }
             object.__setattr__(self, "_schema", cached)
         return cached
+
+    def brief_schema(self) -> dict[str, Any]:
+        """The `tools` entry for a small window: the brief sentence and bare parameters (names,
+        types, enums and what is required stay). The full schema when no brief is declared."""
+        if not self.brief:
+            return self.schema()
+        cached = self.__dict__.get("_brief_schema")
+        if cached is None:
+            cached = {
+                "type": "function",
+                "function": {
+                    "name": self.name,
+                    "description": self.brief,
+                    "parameters": _bare(self.parameters),
+                },
+            }
+            object.__setattr__(self, "_brief_schema", cached)
+        return cached
+
+
+def _bare(schema: Any) -> Any:
+    """A JSON schema without its `description`s (nested ones too); the rest is kept."""
+    if isinstance(schema, dict):
+        return {k: _bare(v) for k, v in schema.items() if not (k == "description" and isinstance(v, str))}
+    if isinstance(schema, list):
+        return [_bare(item) for item in schema]
+    return schema
 
 
 @dataclass

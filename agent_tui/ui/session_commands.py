@@ -89,9 +89,14 @@ async def tools(view: CommandHost, argument: str) -> None:
     if session is None:
         return
     rows = session.prompts.tool_table()
-    lines = [f"{r.name:<28} {r.source:<8} {grouped(r.tokens):>6} tok  {r.state}" for r in rows]
+    lines = [
+        f"{r.name:<28} {r.source:<8} {grouped(r.tokens):>6} tok  {r.state}" + (f" ({r.why})" if r.why else "")
+        for r in rows
+    ]
     total = sum(r.tokens for r in rows if r.state != "deferred")
-    show(view, "/tools", "\n".join([f"{len(rows)} tools, {grouped(total)} tokens offered:", *lines]))
+    share = session.prompts.tool_share_line()
+    head = [f"{len(rows)} tools, {grouped(total)} tokens offered:", *([share] if share else [])]
+    show(view, "/tools", "\n".join([*head, *lines]))
 
 
 async def init(view: CommandHost, argument: str) -> None:
