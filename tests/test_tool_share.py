@@ -25,7 +25,9 @@ async def measured(tmp_path, workspace, window: int):
     """A session of the factory's full tool set (built-ins, context, background, `task`) at
     `window` with the default reply reserve, measured once."""
     with FakeOpenAI(window=window) as server:
-        services = await build_services(make_config(server, tmp_path / f"{window}.db", window), workspace=workspace)
+        services = await build_services(
+            make_config(server, tmp_path / f"{window}.db", window), workspace=workspace
+        )
         try:
             session = await services.new_session()
             return session, session.measure()
