@@ -68,22 +68,22 @@ async def test_a_4096_window_is_brief_and_defers_the_rarely_needed(tmp_path, wor
 
 
 async def test_a_rarely_needed_builtin_is_found_by_tool_search_and_called(tmp_path, workspace):
-    """At 4 096 `compact_context` is deferred; tool_search finds it, the next request offers it."""
+    """At 4 096 `bash_output` is deferred; tool_search finds it, the next request offers it."""
     with FakeOpenAI(window=4096) as server:
         services = await build_services(make_config(server, tmp_path / "s.db", 4096), workspace=workspace)
         try:
             session = await services.new_session(yes=True)
             server.enqueue(
-                Reply(tool_calls=[("tool_search", {"query": "free context space"})]),
+                Reply(tool_calls=[("tool_search", {"query": "output of a background command"})]),
                 Reply(text="found it"),
             )
             events = await collect(session.run_turn("make room"))
         finally:
             await services.close()
     first, second = (names(r["tools"]) for r in server.requests)
-    assert "compact_context" not in first and "tool_search" in first
-    assert "compact_context" in second
-    assert "compact_context" in of_type(events, ev.ToolCallFinished)[0].view
+    assert "bash_output" not in first and "tool_search" in first
+    assert "bash_output" in second
+    assert "bash_output" in of_type(events, ev.ToolCallFinished)[0].view
 
 
 def test_every_builtin_declares_a_brief_description():

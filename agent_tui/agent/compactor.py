@@ -178,7 +178,11 @@ class Compactor:
                 summarizer=self.summarizer,
                 fallback_summarizer=self.fallback,
                 instructions=instructions,
-                summarizer_window=self.summarizer_window,
+                # In the counter's units too: a part sized by tiktoken against the server's
+                # window was refused by a tokenizer that counts 1.5× more (the summary was lost).
+                summarizer_window=(
+                    int(self.summarizer_window / max(ratio, 1.0)) if self.summarizer_window else None
+                ),
                 on_progress=progress.put_nowait,
                 force=force,
                 transcript=transcript,

@@ -182,9 +182,11 @@ class ToolSelector:
             brief_costs = [self.count(schema) for schema in briefs]
             brief_search = self.count(self.search_brief) if self.search_brief else 0
             running = brief_search + sum(c for i, c in enumerate(brief_costs) if i not in deferred)
-            for index in self._order(specs, promoted, lambda spec: spec.rarely_needed):
-                if running <= share:
-                    break
+            # All of them or none: a partial set (kill_shell offered, bash_output not) would read
+            # as a choice, and would move with every promotion.
+            for index in (
+                self._order(specs, promoted, lambda spec: spec.rarely_needed) if running > share else ()
+            ):
                 if index not in deferred:
                     deferred[index] = (
                         f"rarely needed: tools over {round(TOOL_SHARE * 100)}% of a small window"

@@ -58,7 +58,7 @@ must, call bash again with `unsandboxed: true` — the user is always asked firs
 class BashTool:
     spec = ToolSpec(
         name="bash",
-        brief="Run a shell command in the workspace; long output comes back as a view with a ref.",
+        brief="Run a shell command in the workspace.",
         description=DESCRIPTION,
         parameters={
             "type": "object",

@@ -68,7 +68,7 @@ async def _check_ref(ctx: ToolContext, store: Any, ref: str, tool_name: str) -> 
 class ReadResult:
     spec = ToolSpec(
         name="read_result",
-        brief="Read numbered lines of a stored output by its ref (or a transcript range m_1-9).",
+        brief="Read lines of a stored output by ref.",
         description=(
             "Read numbered lines of a stored tool output. Large outputs appear in context only as "
             "a view (head and tail) with a ref; use this to page through the rest. Given a "
@@ -324,8 +324,7 @@ class CompactContext:
 
     spec = ToolSpec(
         name="compact_context",
-        brief="Free context space now (clear old outputs, summarise old history).",
-        rarely_needed=True,
+        brief="Free context space now.",
         description="Free context space now: older tool outputs are cleared (still readable by "
         "ref), old results condensed, and older history summarised. Call it before a large "
         "operation when told the context is filling up.",

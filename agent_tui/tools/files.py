@@ -155,7 +155,7 @@ def _write(target: Path, content: str) -> None:
 class ReadFileTool:
     spec = ToolSpec(
         name="read_file",
-        brief="Read numbered lines of a workspace file (offset, limit).",
+        brief="Read numbered lines of a file.",
         description=(
             "Read a text file in the workspace. Returns numbered lines (`cat -n` style) starting at "
             "`offset` (1-based), at most `limit` lines and about 50 KB per call; very long lines are "
@@ -275,7 +275,7 @@ class WriteFileTool:
 class EditFileTool:
     spec = ToolSpec(
         name="edit_file",
-        brief="Replace old_string (exact, unique unless replace_all) with new_string in a file.",
+        brief="Replace exact old_string with new_string in a file.",
         description=(
             "Replace exact text in a file: `old_string` must appear exactly once (copy it from "
             "read_file output without the line numbers, with its indentation, and include enough "

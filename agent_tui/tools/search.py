@@ -87,7 +87,7 @@ def _hits(fh: BinaryIO, regex: Pattern, search: Searcher) -> Iterator[tuple[int,
 class GrepTool:
     spec = ToolSpec(
         name="grep",
-        brief="Search file contents for a regular expression; path:line:text per match.",
+        brief="Search file contents by regex.",
         description=(
             "Search file contents with a Python regular expression. Returns `path:line:text` for "
             "each matching line, skipping binary files and anything .gitignore excludes. Narrow "
@@ -219,7 +219,7 @@ class GrepTool:
 class GlobTool:
     spec = ToolSpec(
         name="glob",
-        brief="Find files by glob pattern (**/*.py), newest first.",
+        brief="Find files by glob pattern.",
         description=(
             "Find files by path pattern, newest first (by modification time), skipping what "
             ".gitignore excludes. `*` stays within a directory, `**` spans directories: `**/*.py` "

@@ -1,0 +1,102 @@
+"""A context-length refusal teaches the budget: the provider's count of the refused request
+calibrates the meter, the retry is smaller, the same request is never sent twice, and when
+nothing can fit one clear error names the part that is too big and what to set."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agent_tui.agent import events as ev
+from agent_tui.factory import build_services
+from agent_tui.llm.errors import LLMError
+from testkit.fake_openai import FakeOpenAI, Reply
+from tests.support.agent_fixtures import collect, make_config, of_type
+
+
+def sent(server: FakeOpenAI) -> list[str]:
+    return [json.dumps([r["messages"], r.get("tools")], sort_keys=True) for r in server.requests]
+
+
+def log_lines(n: int) -> str:
+    return "\n".join(
+        f"2026-11-27T10:{i % 60:02d}:07.{i:03d}Z req={i * 2654435761 % 16**8:08x} ms={i % 997}"
+        for i in range(n)
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "prompt", "window"),
+    [
+        (
+            "request (4417 tokens) exceeds the available context size (4096 tokens), try increasing it",
+            4417,
+            4096,
+        ),
+        (
+            "This model's maximum context length is 8192 tokens. However, your messages resulted in 9001 "
+            "tokens. Please reduce the length of the messages.",
+            9001,
+            8192,
+        ),
+        (
+            "This model's maximum context length is 8192 tokens. However, you requested 9500 tokens (9000 "
+            "in the messages, 500 in the completion).",
+            9000,
+            8192,
+        ),
+        ("prompt is too long: 210345 tokens > 200000 maximum", 210345, 200000),
+    ],
+)
+def test_each_providers_refusal_names_the_count(text, prompt, window):
+    error = LLMError("context_length", "too long", detail=text[:40])
+    error.full_text = text
+    assert error.reported_prompt == prompt
+    assert error.reported_window == window
+
+
+async def test_a_refusal_calibrates_and_the_retry_is_smaller(tmp_path, workspace):
+    """The server counts 1.5× our estimate (a digit-splitting tokenizer): the first request is
+    refused, the retry is smaller, never identical, and the turn is answered without an error."""
+    with FakeOpenAI(window=4096, token_scale=1.5) as server:
+        config = make_config(server, tmp_path / "r.db", 4096, model={"max_output_tokens": 256})
+        services = await build_services(config, workspace=workspace)
+        try:
+            session = await services.new_session(yes=True)
+            server.enqueue(Reply(text="the failing ids are listed"))
+            events = await collect(session.run_turn("Here is the log:\n" + log_lines(60)))
+        finally:
+            await services.close()
+    requests = sent(server)
+    assert len(set(requests)) == len(requests), "a request was sent twice"
+    chat = [r for r in server.requests if r.get("tools")]  # not the summariser's
+    counts = [server.prompt_tokens_of(r) for r in chat]
+    refused = [r for r in server.requests if server.prompt_tokens_of(r) + r["max_tokens"] > 4096]
+    assert refused and refused[0] is chat[0], counts  # the first was refused, by 1.5× our count
+    assert all(later < counts[0] for later in counts[1:]), counts  # every retry is smaller
+    assert len(refused) == 1, counts  # and the calibrated budget is right from then on
+    assert not of_type(events, ev.ErrorEvent)
+    assert events[-1].stop_reason == "done"
+    assert session.meter.calibration.ratio > 1.3
+    assert any("refused the request as too long" in n.message for n in of_type(events, ev.Notice))
+
+
+async def test_a_window_smaller_than_the_system_prompt_gives_one_clear_error(tmp_path, workspace):
+    """Configured for 32k, the server holds 600 tokens: no loop, one error naming the part."""
+    with FakeOpenAI(window=600) as server:
+        config = make_config(server, tmp_path / "s.db", 32_000, model={"max_output_tokens": 64})
+        services = await build_services(config, workspace=workspace)
+        try:
+            session = await services.new_session(yes=True)
+            events = await collect(session.run_turn("hello"))
+        finally:
+            await services.close()
+    requests = sent(server)
+    assert len(set(requests)) == len(requests) and len(requests) <= 4
+    errors = of_type(events, ev.ErrorEvent)
+    assert len(errors) == 1, [e.message for e in errors]
+    message = errors[0].message
+    assert "is too big" in message and "context_window" in message, message
+    assert "system prompt" in message or "tool descriptions" in message
+    assert events[-1].stop_reason == "error"
