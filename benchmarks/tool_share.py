@@ -1,0 +1,72 @@
+"""The built-in tools' share of the window, per window size, before and after budgeting them.
+
+Run: .venv/bin/python benchmarks/tool_share.py
+Target (issue 41): from 4 096 tokens up, the offered tool descriptions stay under TOOL_SHARE
+(25%) of the effective window, with the default reply reserve. Baseline in the same run: the
+selection as it was before (every built-in always offered with its full description; only MCP,
+skill and `task` tools deferred), got by lifting the share out of reach. Counts are tiktoken's
+(the session's counter); a digit-splitting local tokenizer makes ~10% more of the same JSON.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from agent_tui.agent.base_prompt import base_prompt  # noqa: E402 - imported after the sys.path set-up above
+from agent_tui.agent.prompting import PromptAssembler  # noqa: E402 - imported after the sys.path set-up above
+from agent_tui.context import deferral  # noqa: E402 - imported after the sys.path set-up above
+from agent_tui.context.budget import BudgetMeter  # noqa: E402 - imported after the sys.path set-up above
+from agent_tui.models import reply_reserve  # noqa: E402 - imported after the sys.path set-up above
+from agent_tui.tokens import TokenCounter  # noqa: E402 - imported after the sys.path set-up above
+from agent_tui.tools.background_tools import background_tools  # noqa: E402 - imported after the sys.path set-up above
+from agent_tui.tools.context_tools import context_tools  # noqa: E402 - imported after the sys.path set-up above
+from agent_tui.tools.registry import ToolRegistry, builtin_tools  # noqa: E402 - imported after the sys.path set-up above
+
+WINDOWS = (4096, 8192, 16_384, 32_768, 131_072)
+
+
+def offered(window: int, counter: TokenCounter) -> tuple[int, int, bool]:
+    """(tool-description tokens offered, tools deferred, described briefly) at `window`."""
+    registry = ToolRegistry([*builtin_tools(), *context_tools(), *background_tools()])
+    meter = BudgetMeter(counter, window, reply_reserve(window, None, None))
+    prompts = PromptAssembler(ROOT, registry, counter=counter, meter=meter)
+    schemas = prompts.tool_schemas([])
+    selection = prompts.selection
+    assert selection is not None
+    return counter.count_tools(schemas), len(selection.deferred), selection.brief
+
+
+def main() -> None:
+    counter = TokenCounter("gpt-4o")
+    system = counter.count_text(base_prompt(ROOT))
+    share = deferral.TOOL_SHARE
+    rows = []
+    for window in WINDOWS:
+        effective = window - reply_reserve(window, None, None)
+        deferral.TOOL_SHARE = 1e9  # before: the built-ins were never budgeted
+        before, _, _ = offered(window, counter)
+        deferral.TOOL_SHARE = share
+        after, deferred, brief = offered(window, counter)
+        rows.append((window, effective, before, after, deferred, brief))
+    print(f"system prompt: {system} tokens; TOOL_SHARE {share:.0%} of the effective window\n")
+    head = f"{'window':>7} {'effective':>9} {'before':>7} {'share':>6} {'after':>6} {'share':>6} {'ratio':>6}  how"
+    print(head)
+    print("-" * len(head))
+    for window, effective, before, after, deferred, brief in rows:
+        how = ", ".join([*(["brief"] if brief else []), *([f"{deferred} deferred"] if deferred else [])]) or "full"
+        print(
+            f"{window:>7} {effective:>9} {before:>7} {before / effective:>6.0%} {after:>6} "
+            f"{after / effective:>6.0%} {after / before:>6.2f}  {how}"
+        )
+    room = [(w, e - system - a) for w, e, _, a, _, _ in rows]
+    print("\nroom left for the conversation (after):", ", ".join(f"{w}: {r}" for w, r in room))
+
+
+if __name__ == "__main__":
+    main()
