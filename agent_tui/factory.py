@@ -227,6 +227,9 @@ class AppServices:
             compact_trigger=a.compact_trigger,
             hard_block=a.hard_block,
         )
+        from agent_tui.llm.preflight import cached_ratio
+
+        meter.seed(cached_ratio(model, cfg.model.api_base))  # what this model's last session learned
         hooks = self._hook_runner(session_id)
         if policy is None:  # a child shares its parent's policy, already answering for hooks
             policy = PermissionPolicy(cfg.allow_tiers(), approver=approver, yes=yes, sandbox=self.sandbox)

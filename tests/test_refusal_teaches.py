@@ -100,3 +100,29 @@ async def test_a_window_smaller_than_the_system_prompt_gives_one_clear_error(tmp
     assert "is too big" in message and "context_window" in message, message
     assert "system prompt" in message or "tool descriptions" in message
     assert events[-1].stop_reason == "error"
+
+
+async def test_a_server_that_cannot_count_is_asked_once_and_the_ratio_is_kept(tmp_path, workspace):
+    """Not llama.cpp: /apply-template answers 404 once, turns go on; the ratio the first reply
+    taught is kept, so the next session (or `-c`) starts calibrated."""
+    from agent_tui.llm.preflight import cached_ratio
+
+    with FakeOpenAI(window=32_000, token_scale=1.3) as server:
+        base = server.base_url
+        config = make_config(server, tmp_path / "k.db", 32_000)
+        services = await build_services(config, workspace=workspace)
+        try:
+            session = await services.new_session(yes=True)
+            server.enqueue(Reply(text="one"), Reply(text="two"), Reply(text="three"))
+            await collect(session.run_turn("first " + log_lines(20)))
+            await collect(session.run_turn("second"))
+            later = await services.new_session(yes=True)
+            later.meter.counter.wait_exact()
+            budget = later.measure()
+            await collect(later.run_turn("third"))
+        finally:
+            await services.close()
+    asked = [r.path for r in server.recorded if r.path.endswith("/apply-template")]
+    assert len(asked) == 1
+    assert abs(cached_ratio("openai/fake-model", base) - session.meter.calibration.ratio) < 0.01
+    assert budget.calibrated and later.meter.calibration.ratio > 1.1

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_tui.agent import events as ev
 from agent_tui.agent.turn import RetryStep, TurnState
@@ -21,7 +21,11 @@ from agent_tui.models import reply_reserve
 from agent_tui.units import grouped
 
 if TYPE_CHECKING:
-    from agent_tui.agent.step import StepHost
+    from agent_tui.agent.history import SessionHistory
+    from agent_tui.agent.prompting import PromptAssembler
+    from agent_tui.agent.session_compaction import SessionCompaction
+    from agent_tui.agent.wire import WireView
+    from agent_tui.config import Config
     from agent_tui.context.budget import BudgetMeter, ContextBudget
     from agent_tui.llm.provider import Provider
     from agent_tui.messages import Message
@@ -57,6 +61,22 @@ def learn_window(
     )
 
 
+class Shrinkable(Protocol):
+    """The session, as answering a refusal uses it (agent/step.py's StepHost has all of it)."""
+
+    config: Config
+    limits: ModelLimits
+    meter: BudgetMeter
+    record: SessionHistory
+    compaction: SessionCompaction
+    turns: int
+
+    def measure(self, *, with_status: bool = True) -> ContextBudget: ...
+
+    @property
+    def request_parts(self) -> tuple[list[Any], list[dict[str, Any]]]: ...
+
+
 MAX_REFUSALS = 3
 """Refusals one turn answers by shrinking: each retry is smaller than every refused request,
 so more than a few means the estimate is far off and the user should hear it."""
@@ -68,7 +88,7 @@ def fingerprint(history: Sequence[Message], tools: Sequence[dict[str, Any]], bud
 
 
 async def after_refusal(
-    host: StepHost, turn: TurnState, exc: LLMError, refused: ContextBudget
+    host: Shrinkable, turn: TurnState, exc: LLMError, refused: ContextBudget
 ) -> AsyncIterator[ev.AgentEvent | RetryStep | LLMError]:
     """The provider refused the request as too long. Learn from it (its window, its count of
     the request, which calibrates the budget), shrink (the tools by the calibrated share, an
@@ -119,7 +139,7 @@ async def after_refusal(
     yield RetryStep()
 
 
-def too_big(host: StepHost, exc: LLMError, budget: ContextBudget, size: int | None) -> LLMError:
+def too_big(host: Shrinkable, exc: LLMError, budget: ContextBudget, size: int | None) -> LLMError:
     """The one clear error when nothing more can shrink: which part is too big, what to set."""
     parts = {
         "the system prompt": budget.system_prompt + budget.skill_prompts,
@@ -141,3 +161,50 @@ def too_big(host: StepHost, exc: LLMError, budget: ContextBudget, size: int | No
         f"{listed}: {biggest} is too big. To go on, {advice}."
     )
     return LLMError("context_length", message, status=exc.status, detail=exc.detail)
+
+
+class Calibrated(Protocol):
+    """The session, as the pre-flight count uses it."""
+
+    config: Config
+    model: str
+    meter: BudgetMeter
+    prompts: PromptAssembler
+    record: SessionHistory
+    wire: WireView
+
+    def measure(self, *, with_status: bool = True) -> ContextBudget: ...
+
+    @property
+    def request_parts(self) -> tuple[list[Any], list[dict[str, Any]]]: ...
+
+
+async def preflight(session: Calibrated) -> int | None:
+    """Before a session's first request: where the server can count (llama.cpp), the request is
+    counted by the server's own tokenizer and the meter calibrated by it, so the thresholds that
+    run next see what the server will see. Skipped once calibrated (by a report or the cache)."""
+    if session.prompts.cache_control or not session.config.model.api_base:
+        return None
+    session.meter.counter.wait_exact()  # the ratio learned is in tiktoken's units, as is the cache
+    session.measure()  # a fresh calibration takes the cached ratio here
+    if session.meter.calibration.calls:
+        return None
+    from agent_tui.llm.preflight import count_request
+
+    sections, tools = session.request_parts
+    built = session.prompts.builder.build(sections)
+    history = session.record.messages
+    messages = [{"role": "system", "content": built.text}, *map(session.prompts.wire, session.wire(history))]
+    count = await count_request(session.config.model.api_base, messages, tools)
+    if count:
+        session.meter.record_usage(count, history)
+    return count
+
+
+def keep_calibration(session: Calibrated) -> None:
+    """After a turn: the ratio learned, for the next session of this model on this server."""
+    calibration = session.meter.calibration
+    if calibration.calls:
+        from agent_tui.llm.preflight import remember_ratio
+
+        remember_ratio(session.model, session.config.model.api_base, calibration.ratio)
