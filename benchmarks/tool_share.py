@@ -59,7 +59,10 @@ def main() -> None:
     print(head)
     print("-" * len(head))
     for window, effective, before, after, deferred, brief in rows:
-        how = ", ".join([*(["brief"] if brief else []), *([f"{deferred} deferred"] if deferred else [])]) or "full"
+        how = (
+            ", ".join([*(["brief"] if brief else []), *([f"{deferred} deferred"] if deferred else [])])
+            or "full"
+        )
         print(
             f"{window:>7} {effective:>9} {before:>7} {before / effective:>6.0%} {after:>6} "
             f"{after / effective:>6.0%} {after / before:>6.2f}  {how}"
