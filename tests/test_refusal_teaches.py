@@ -126,3 +126,25 @@ async def test_a_server_that_cannot_count_is_asked_once_and_the_ratio_is_kept(tm
     assert len(asked) == 1
     assert abs(cached_ratio("openai/fake-model", base) - session.meter.calibration.ratio) < 0.01
     assert budget.calibrated and later.meter.calibration.ratio > 1.1
+
+
+async def test_a_compaction_notice_says_the_meters_figures(tmp_path, workspace):
+    """`Compacted X → Y` in the calibrated figures the meter shows, not the raw counter's."""
+    with FakeOpenAI(window=32_000, token_scale=1.5) as server:
+        services = await build_services(make_config(server, tmp_path / "n.db", 32_000), workspace=workspace)
+        try:
+            session = await services.new_session(yes=True)
+            for turn in range(4):
+                server.enqueue(Reply(text=f"noted {turn}"))
+                await collect(session.run_turn(f"turn {turn}: " + log_lines(40)))
+            before = session.measure().used
+            server.enqueue(Reply(text="<summary>the logs</summary>"))
+            events = await collect(session.compact())
+        finally:
+            await services.close()
+    finished = of_type(events, ev.CompactionFinished)[-1].result
+    after = of_type(events, ev.BudgetMeasured)[-1].budget
+    assert finished.applied and session.meter.calibration.ratio > 1.3
+    assert finished.tokens_before == before
+    assert finished.tokens_after == after.used
+    assert finished.reached_target == (after.used <= finished.target_tokens)
