@@ -148,3 +148,23 @@ async def test_a_compaction_notice_says_the_meters_figures(tmp_path, workspace):
     assert finished.tokens_before == before
     assert finished.tokens_after == after.used
     assert finished.reached_target == (after.used <= finished.target_tokens)
+
+
+async def test_a_step_whose_outputs_pass_the_window_is_cut_to_fit(tmp_path, workspace):
+    """A reply of 28 calls whose outputs together pass an 8 192-token window: their views are cut
+    (refs kept) before the next request, which fits; the turn is answered, no error."""
+    calls = [("bash", {"command": f"seq {i} 3 40000"}) for i in range(28)]
+    with FakeOpenAI(window=8192) as server:
+        services = await build_services(make_config(server, tmp_path / "w.db", 8192), workspace=workspace)
+        try:
+            session = await services.new_session(yes=True)
+            server.enqueue(Reply(tool_calls=calls), Reply(text="read them all"))
+            events = await collect(session.run_turn("run them"))
+        finally:
+            await services.close()
+    assert not of_type(events, ev.ErrorEvent), [e.message for e in of_type(events, ev.ErrorEvent)]
+    assert events[-1].stop_reason == "done" and events[-1].text == "read them all"
+    for body in server.requests:
+        assert server.prompt_tokens_of(body) + body["max_tokens"] <= 8192
+    results = [m for m in session.history if m.role == "tool"]
+    assert len(results) == 28 and all("ref=" in (m.content or "") for m in results)

@@ -117,6 +117,10 @@ async def after_refusal(
     budget = host.measure()
     smallest = min(count for count, _ in turn.refused)
     if budget.used >= smallest or budget.should_compact:
+        async for event in host.compaction.fit_step(budget):  # the newest step's outputs first
+            yield event
+        budget = host.measure()
+    if budget.used >= smallest or budget.should_compact:
         # Compaction could not free enough (one big paste is most of the conversation): the
         # newest message's view shrinks until the request is back under the warning mark.
         excess = budget.used - int(budget.effective_window * budget.warn_at)
