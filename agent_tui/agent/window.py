@@ -189,7 +189,8 @@ async def preflight(session: Calibrated) -> int | None:
     run next see what the server will see. Skipped once calibrated (by a report or the cache)."""
     if session.prompts.cache_control or not session.config.model.api_base:
         return None
-    session.meter.counter.wait_exact()  # the ratio learned is in tiktoken's units, as is the cache
+    # No wait for tiktoken here: the meter loads it itself when the count is past half the window
+    # (below that the heuristic's ratio is good enough), and a small first request stays fast.
     session.measure()  # a fresh calibration takes the cached ratio here
     if session.meter.calibration.calls:
         return None
@@ -208,7 +209,7 @@ async def preflight(session: Calibrated) -> int | None:
 def keep_calibration(session: Calibrated) -> None:
     """After a turn: the ratio learned, for the next session of this model on this server."""
     calibration = session.meter.calibration
-    if calibration.calls:
+    if calibration.calls and not session.meter.counter.provisional:  # kept in tiktoken's units
         from agent_tui.llm.preflight import remember_ratio
 
         remember_ratio(session.model, session.config.model.api_base, calibration.ratio)
