@@ -108,3 +108,19 @@ async def test_context_footer_names_what_was_deferred_and_why(tmp_path, workspac
     assert "built-ins described briefly" in line and "kill_shell (rarely needed" in line
     big, _ = await measured(tmp_path, workspace, 131_072)
     assert tools_line(big) == ""
+
+
+async def test_tools_command_in_the_app_says_what_was_deferred_and_why(tmp_path, workspace):
+    from tests.support.ui_helpers import make_app, printed, send, settle, until
+
+    with FakeOpenAI(window=4096) as server:
+        config = make_config(server, tmp_path / "ui.db", 4096, cwd=workspace)
+        app = make_app(config, workspace)
+        async with app.run_test(size=(140, 40)) as pilot:
+            await settle(pilot)
+            app.view.session.measure()  # what the next request offers
+            await send(pilot, "/tools")
+            await until(pilot, lambda: "kill_shell" in printed(app), what="the /tools block")
+            text = printed(app)
+    assert "25% of the effective window" in text and "built-ins described briefly" in text
+    assert "deferred (rarely needed" in text and "brief" in text
