@@ -183,16 +183,23 @@ class Calibrated(Protocol):
     def request_parts(self) -> tuple[list[Any], list[dict[str, Any]]]: ...
 
 
+NEAR_TRIGGER = 0.06
+"""Below the compaction trigger by less than this share, an estimate can be on the wrong side of
+it (a 1.6% miss sent 7 825 tokens past a 7 767 trigger at 8 192): the server counts it instead."""
+
+
 async def preflight(session: Calibrated) -> int | None:
-    """Before a session's first request: where the server can count (llama.cpp), the request is
-    counted by the server's own tokenizer and the meter calibrated by it, so the thresholds that
-    run next see what the server will see. Skipped once calibrated (by a report or the cache)."""
+    """Before a session's first request, and before any turn whose estimate is near the
+    compaction trigger: where the server can count (llama.cpp), the request is counted by the
+    server's own tokenizer and the meter calibrated by it, so the thresholds that run next see
+    what the server will see. Skipped otherwise (calibrated by a report or the cache)."""
     if session.prompts.cache_control or not session.config.model.api_base:
         return None
     # No wait for tiktoken here: the meter loads it itself when the count is past half the window
     # (below that the heuristic's ratio is good enough), and a small first request stays fast.
-    session.measure()  # a fresh calibration takes the cached ratio here
-    if session.meter.calibration.calls:
+    budget = session.measure()  # a fresh calibration takes the cached ratio here
+    near = budget.used_fraction >= budget.compact_trigger - NEAR_TRIGGER
+    if session.meter.calibration.calls and not near:
         return None
     from agent_tui.llm.preflight import count_request
 

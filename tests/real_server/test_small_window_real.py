@@ -118,7 +118,7 @@ def test_sixteen_turns_at_4096_never_overflow(llama, tmp_path):
 
 def test_8192_never_accepts_a_request_past_the_compaction_trigger(llama_8k, tmp_path):
     """By the server's own count, no accepted request passes 95% of the effective window."""
-    runs = soak(llama_8k, 8192, tmp_path, 8, 1200)
+    runs = soak(llama_8k, 8192, tmp_path, 6, 1200)
     summary = [(r.code, r.stop_reason, [e.get("message") for e in r.of("error")]) for r in runs]
     assert llama_8k.overflows() == 0, (llama_8k.errors()[-3:], summary)
     assert all(r.code == 0 and r.stop_reason == "done" for r in runs), summary
