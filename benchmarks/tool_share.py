@@ -91,10 +91,10 @@ def preflight_cost() -> None:
     tools = PromptAssembler(ROOT, registry, counter=counter, meter=meter).tool_schemas([])
     rows: list[tuple[int | None, int, float, float]] = []
     with start_test_server(TEMPLATE.read_text(), n_ctx=8192, extra=SERVER_SETTINGS) as server:
-        for turn in range(5):
+        for turn in range(3):
             messages = [
                 {"role": "system", "content": base_prompt(ROOT)},
-                {"role": "user", "content": f"Log {turn}:\n{log_paste(1200, seed=turn)}"},
+                {"role": "user", "content": f"Log {turn}:\n{log_paste(600, seed=turn)}"},
             ]
             started = time.perf_counter()
             counted = asyncio.run(count_request(server.base_url, messages, tools))
@@ -110,7 +110,7 @@ def preflight_cost() -> None:
                 usage = json.loads(response.read())["usage"]
             send_ms = (time.perf_counter() - started) * 1000
             rows.append((counted, usage["prompt_tokens"], count_ms, send_ms))
-    print("\npre-flight count vs sending the same first request (max_tokens=1), 5 requests:")
+    print("\npre-flight count vs sending the same first request (max_tokens=1), 3 requests:")
     print(f"{'counted':>8} {'served':>7} {'count ms':>9} {'send ms':>8} {'ratio':>6}")
     for counted, served, count_ms, send_ms in rows:
         print(f"{counted:>8} {served:>7} {count_ms:>9.0f} {send_ms:>8.0f} {count_ms / send_ms:>6.3f}")
