@@ -41,7 +41,8 @@ class ToolSpec:
     """Returns a page of at most max_message_bytes and says how to page on (read_file,
     read_result); other tools' outputs are offloaded past the threshold."""
     source: Source = "builtin"
-    """builtin and context tools are never deferred; mcp, skill and agent (`task`) tools may be."""
+    """mcp, skill and agent (`task`) tools may be deferred; builtin and context ones only when
+    `rarely_needed` and the window is small (context/deferral.py)."""
     hints: str = ""
     """What an MCP server declares about the tool (`read-only`…): shown when asking, never obeyed
     unless the user's config trusts that server's annotations."""
