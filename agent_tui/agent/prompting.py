@@ -180,7 +180,9 @@ class PromptAssembler:
         if self.meter is None:
             return 1 << 30
         window = max(self.meter.total - self.meter.max_output_tokens, 1)
-        ratio = max(round(self.meter.calibration.ratio, 1), 1.0)
+        # Capped: real tokenizers stay within 2× tiktoken on tool JSON; a figure past that is a
+        # provider's odd report, not a reason to strip every description.
+        ratio = min(max(round(self.meter.calibration.ratio, 1), 1.0), 2.0)
         return max(int(window / ratio), 1)
 
     def tool_schemas(self, history: Sequence[Message]) -> list[dict[str, Any]]:

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from agent_tui.hooks.runner import HookRunner
     from agent_tui.store import Store
 
+STEP_SHARE = 0.25
+"""The newest step's outputs are cut to fit only when they hold at least this share of the window."""
 Measure = Callable[..., "ContextBudget"]
 """The session's `measure(with_status=…)`: it also sets the request parts of the next request."""
 
@@ -133,6 +135,8 @@ class SessionCompaction:
         raw_total = max(meter.last_raw_estimate, 1)
         scale = max(budget.used / raw_total, 1.0)  # calibrated per raw token, never below 1
         step = sum(meter.counter.count_message(messages[i]) for i in step_results(messages))
+        if step * scale < STEP_SHARE * budget.effective_window:
+            return  # the newest step is not what fills the window: compaction's job
         room = int(budget.effective_window * budget.warn_at / scale) - (raw_total - step)
         fitted, cut = fit_step_outputs(messages, counter=meter.counter, room_tokens=room)
         if cut:
