@@ -197,6 +197,7 @@ class AppServices:
         from agent_tui.agent.tool_runner import ToolRunner
         from agent_tui.context.budget import BudgetMeter
         from agent_tui.llm.http_common import TimeLimits
+        from agent_tui.llm.preflight import cached_ratio
         from agent_tui.llm.provider import Provider, provider_of
         from agent_tui.tokens import TokenCounter
         from agent_tui.tools.base import ToolServices
@@ -234,14 +235,9 @@ class AppServices:
         agents = for_session(self, cfg, registry, depth=depth, tool_names=tool_names)
         counter = TokenCounter(model, lazy=True)  # tiktoken loads when a count must be exact
         a = cfg.agent
-        meter = BudgetMeter(
-            counter,
-            limits.context_window,
-            limits.max_output_tokens,
-            warn_at=a.warn_at,
-            compact_trigger=a.compact_trigger,
-            hard_block=a.hard_block,
-        )
+        thresholds = {"warn_at": a.warn_at, "compact_trigger": a.compact_trigger, "hard_block": a.hard_block}
+        meter = BudgetMeter(counter, limits.context_window, limits.max_output_tokens, **thresholds)
+        meter.seed(cached_ratio(model, cfg.model.api_base))  # what this model's last session learned
         hooks = self._hook_runner(session_id)
         if policy is None:  # a child shares its parent's policy, already answering for hooks
             policy = PermissionPolicy.of_config(cfg, approver=approver, yes=yes, sandbox=self.sandbox)

@@ -300,6 +300,12 @@ class Calibration:
         self.anchor_first = conversation[0] if conversation else None
         self.anchor_last = conversation[-1] if conversation else None
 
+    def seed(self, ratio: float) -> None:
+        """Start from a ratio learned earlier (a pre-flight count, or the last session of this
+        model): the first request is measured as the provider will count it."""
+        if not self._ratios:
+            self._ratios.append(ratio)
+
     def invalidate(self) -> None:
         """The history was rewritten: keep the ratio, drop the anchor."""
         self.anchor_reported = None

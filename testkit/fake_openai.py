@@ -129,8 +129,13 @@ class FakeOpenAI:
         api_key: str | None = None,
         strict_template: bool = False,
         also_serves: tuple[str, ...] = (),
+        token_scale: float = 1.0,
     ) -> None:
         self.window = window
+        self.token_scale = token_scale
+        """Tokens this server makes of a text, relative to its tokenizer: above 1 it counts like
+        a model whose tokenizer splits digits one by one (Gemma, Llama) — more than any client
+        estimate, in its usage and in its context-length errors alike."""
         self.also_serves = also_serves
         """Other model names the server answers for (a command's `model:` on the same server)."""
         self.strict_template = strict_template
@@ -222,7 +227,7 @@ class FakeOpenAI:
 
     def prompt_tokens_of(self, request: dict[str, Any]) -> int:
         """What this server counts for a request body (what it reports as prompt_tokens)."""
-        return count_prompt_tokens(request)
+        return round(count_prompt_tokens(request) * self.token_scale)
 
     def _next_reply(self, request: dict[str, Any]) -> Reply:
         with self._lock:
@@ -263,7 +268,7 @@ class FakeOpenAI:
         problem = alternation_error(body["messages"]) if self.strict_template else None
         if problem:
             return 500, problem
-        prompt = count_prompt_tokens(body)
+        prompt = self.prompt_tokens_of(body)
         max_tokens = body.get("max_completion_tokens") or body.get("max_tokens")
         problem = window_error(self.window, prompt, max_tokens)
         if problem:
@@ -302,7 +307,7 @@ class FakeOpenAI:
             h.send_json(reply.status, body_out, extra)
             return
         calls = [(self._new_call_id(), name, args) for name, args in reply.tool_calls]
-        prompt = count_prompt_tokens(body)
+        prompt = self.prompt_tokens_of(body)
         if body.get("stream"):
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
             chunks = build_chunks(self.model_name, reply, calls, prompt, include_usage)

@@ -208,7 +208,7 @@ class TestServers:
                 assert "tool_search" in tool_names(server.requests[-1])
                 rows = {row.name: row for row in session.prompts.tool_table()}
                 assert rows["git__git_commit"].state == "deferred"
-                assert rows["read_file"].state == "offered"
+                assert rows["read_file"].state == "brief"  # offered, briefly: 8 192 is a small window
             finally:
                 await services.close()
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent import events as ev
@@ -180,7 +180,11 @@ class Compactor:
                 summarizer=self.summarizer,
                 fallback_summarizer=self.fallback,
                 instructions=instructions,
-                summarizer_window=self.summarizer_window,
+                # In the counter's units too: a part sized by tiktoken against the server's
+                # window was refused by a tokenizer that counts 1.5× more (the summary was lost).
+                summarizer_window=(
+                    int(self.summarizer_window / max(ratio, 1.0)) if self.summarizer_window else None
+                ),
                 on_progress=progress.put_nowait,
                 force=force,
                 transcript=transcript,
@@ -201,6 +205,9 @@ class Compactor:
         except BaseException:
             task.cancel()
             raise
+        # Said in the meter's figures: the chain's are the raw counter's (a notice read
+        # `5.8k → 3.3k` while the meter, calibrated, read 4.2k).
+        result = replace(result, tokens_before=before.used, target_tokens=int(target))
         yield CompactionOutcome(result, new_history)
 
     def finished(self, result: CompactResult, after: ContextBudget, turn: int) -> list[ev.AgentEvent]:
@@ -209,6 +216,10 @@ class Compactor:
         self._auto_floor = after.conversation if after.should_compact else None
         if result.applied:
             self.record_turn(turn, after, compacted=True)
+            # The figure the meter shows next, and the target judged by it.
+            result = replace(
+                result, tokens_after=after.used, reached_target=after.used <= result.target_tokens
+            )
         events: list[ev.AgentEvent] = [ev.CompactionFinished(result)]
         if not result.reached_target and result.reason and not self._warned_fixed:
             self._warned_fixed = True

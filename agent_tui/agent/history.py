@@ -130,19 +130,29 @@ class SessionHistory:
             self.unsaid, said = said, []
         return said
 
-    async def fit_oversize(self, budget: ContextBudget, config: Config) -> AsyncIterator[ev.AgentEvent]:
+    async def fit_oversize(
+        self, budget: ContextBudget, config: Config, room: int | None = None
+    ) -> AsyncIterator[ev.AgentEvent]:
         """A user message that alone cannot fit the window (an older session, a huge paste sent
-        before the window was known) is stored whole and replaced by a head+tail view with its ref."""
-        room = budget.effective_window - budget.fixed
+        before the window was known) is stored whole and replaced by a head+tail view with its ref.
+        `room` (calibrated tokens) is tighter when a refused request must come back smaller."""
+        room = budget.effective_window - budget.fixed if room is None else max(room, 64)
         counter = self.meter.counter
+        # Counts are the counter's, the room is calibrated: a provider that makes more tokens of
+        # the same text (its count of a refused request says so) leaves fewer of ours.
+        ratio = max(self.meter.calibration.ratio, 1.0)
         changed = False
         history = list(self.messages)
         for i, message in enumerate(history):
-            if message.role != "user" or not message.content or counter.count_message(message) <= room:
+            if (
+                message.role != "user"
+                or not message.content
+                or counter.count_message(message) * ratio <= room
+            ):
                 continue
             fitted = await fit_prompt(
                 message.content,
-                room_tokens=room,
+                room_tokens=int(room * 0.9 / ratio),
                 store=self.store,
                 session_id=self.session_id,
                 max_line_length=config.tool_output.max_line_length,

@@ -20,13 +20,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_tui.agent.base_prompt import base_prompt
-from agent_tui.context.deferral import DEFERRAL_ORDER, Selection, ToolSelector, rank
+from agent_tui.context.deferral import DEFERRAL_ORDER, TOOL_SHARE, Selection, ToolSelector, rank
 from agent_tui.context.memory import UserPrompts
 from agent_tui.context.prompt import PromptBuilder, load_rules, status_note
 from agent_tui.context.prompt_sections import PromptSection
 from agent_tui.llm import cache
 from agent_tui.reasoning import tool_turn
 from agent_tui.same_prefix import same_prefix
+from agent_tui.units import grouped
 from agent_tui.wire_dict import WireDict
 
 if TYPE_CHECKING:
@@ -69,9 +70,12 @@ class ToolRow:
     tokens: int
     """What the tool's schema costs in every request that offers it."""
     state: str
-    """offered / deferred / promoted (found by tool_search this turn)."""
+    """offered / brief (offered with its brief description) / deferred / promoted (found by
+    tool_search this turn)."""
     description: str
     """First line of the description."""
+    why: str = ""
+    """For a deferred tool, why it waits behind tool_search."""
 
 
 class PromptAssembler:
@@ -125,7 +129,12 @@ class PromptAssembler:
             registry.register(ToolSearchTool())
         search = registry.get(SEARCH_TOOL)
         assert search is not None
-        self.selector = ToolSelector(self.counter.count_tool_schema, deferral_threshold, search.spec.schema())
+        self.selector = ToolSelector(
+            self.counter.count_tool_schema,
+            deferral_threshold,
+            search.spec.schema(),
+            search.spec.brief_schema(),
+        )
         self.selection: Selection | None = None
         """What the last `tool_schemas` call offered (the /context and /tools views read it)."""
 
@@ -170,9 +179,16 @@ class PromptAssembler:
         return [spec for spec in self.registry.specs() if spec.name != SEARCH_TOOL]
 
     def effective_window(self) -> int:
+        """The window deferral shares out, in the counter's tokens: when the provider's tokenizer
+        makes more of the same text (Gemma splits digits), the calibration ratio shrinks it, so
+        the share holds by the provider's count. Rounded so the tool set does not flicker."""
         if self.meter is None:
             return 1 << 30
-        return max(self.meter.total - self.meter.max_output_tokens, 1)
+        window = max(self.meter.total - self.meter.max_output_tokens, 1)
+        # Capped: real tokenizers stay within 2× tiktoken on tool JSON; a figure past that is a
+        # provider's odd report, not a reason to strip every description.
+        ratio = min(max(round(self.meter.calibration.ratio, 1), 1.0), 2.0)
+        return max(int(window / ratio), 1)
 
     def tool_schemas(self, history: Sequence[Message]) -> list[dict[str, Any]]:
         specs = self._specs()
@@ -187,7 +203,7 @@ class PromptAssembler:
 
     def search_tools(self, query: str, limit: int = 5) -> list[ToolSpec]:
         """tool_search: rank the deferrable tools and offer the matches for this turn."""
-        candidates = [s for s in self._specs() if s.source in DEFERRAL_ORDER]
+        candidates = [s for s in self._specs() if s.source in DEFERRAL_ORDER or s.rarely_needed]
         found = rank(query, candidates, limit)
         self.selector.promote([spec.name for spec in found])
         return found
@@ -201,19 +217,42 @@ class PromptAssembler:
         for spec in self.registry.specs():
             if spec.name == SEARCH_TOOL and not deferred:
                 continue
+            brief = selection is not None and selection.brief and spec.name not in deferred
             state = (
-                "deferred" if spec.name in deferred else "promoted" if spec.name in promoted else "offered"
+                "deferred"
+                if spec.name in deferred
+                else "promoted"
+                if spec.name in promoted
+                else "brief"
+                if brief and spec.brief
+                else "offered"
             )
             rows.append(
                 ToolRow(
                     spec.name,
                     spec.source,
-                    self.counter.count_tool_schema(spec.schema()),
+                    self.counter.count_tool_schema(spec.brief_schema() if brief else spec.schema()),
                     state,
                     (spec.description or "").strip().split("\n", 1)[0],
+                    selection.why(spec.name) if selection is not None else "",
                 )
             )
         return rows
+
+    def tool_share_line(self) -> str:
+        """One line on what the tools may take and what was done to hold it (/tools, /context)."""
+        selection = self.selection
+        if selection is None or not (selection.brief or selection.deferred):
+            return ""
+        done = []
+        if selection.brief:
+            done.append("built-ins described briefly")
+        if selection.deferred:
+            done.append(f"{len(selection.deferred)} deferred behind tool_search")
+        return (
+            f"Tools may take {round(TOOL_SHARE * 100)}% of the effective window "
+            f"({grouped(selection.share_budget)} tokens): {', '.join(done)}."
+        )
 
     # -- the request -----------------------------------------------------------------------
     def wire(self, message: Message) -> dict[str, Any]:

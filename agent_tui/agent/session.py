@@ -28,7 +28,7 @@ from agent_tui.agent.side_keeper import SideKeeper
 from agent_tui.agent.step import step
 from agent_tui.agent.tool_runner import ToolRunner
 from agent_tui.agent.turn import NextStep, RetryStep, StepOutcome, TurnOver, TurnState
-from agent_tui.agent.window import reserve_thinking
+from agent_tui.agent.window import keep_calibration, preflight, reserve_thinking
 from agent_tui.context.budget import BudgetMeter, ContextBudget
 from agent_tui.llm.cost import cost_of, declared_prices, prices_for
 from agent_tui.llm.stream import UsageChunk
@@ -255,6 +255,7 @@ class AgentSession:
                 self.runner.checkpointer.start_turn(seqs[0])  # edits of this turn undo together
             stop_reason: ev.StopReason = "done"
             steps = 0  # counted against [agent] max_steps (an overflow retry is not)
+            await preflight(self)  # the first request of a session, counted by the server
             while True:
                 async for event in self._thresholds():
                     yield event
@@ -284,6 +285,7 @@ class AgentSession:
             async for event in self._thresholds():
                 yield event
             self.last_budget = self.measure()
+            keep_calibration(self)
             self.compactor.record_turn(self.turns, self.last_budget)
             yield ev.BudgetMeasured(self.last_budget)
             for lost in self.take_lost_writes():  # a full disk is an error the user sees

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+STEP_SHARE = 0.25
+"""The newest step's outputs are cut to fit only when they hold at least this share of the window."""
 Measure = Callable[..., "ContextBudget"]
 """The session's `measure(with_status=…)`: it also sets the request parts of the next request."""
 
@@ -120,6 +122,10 @@ class SessionCompaction:
             async for event in self.record.fit_oversize(self.measure(with_status=False), config):
                 yield event
             budget = self.measure()
+        if budget.is_blocked:
+            async for event in self.fit_step(budget):
+                yield event
+            budget = self.measure()
         settings = config.compaction
         if budget.is_blocked and settings.enabled:
             yield ev.Blocked(budget)
@@ -133,3 +139,25 @@ class SessionCompaction:
         ):
             async for event in self.run(config, turn, "auto", force=False):
                 yield event
+
+    async def fit_step(self, budget: ContextBudget) -> AsyncIterator[ev.AgentEvent]:
+        """The newest step's results cut so the request is back under the warning mark: what
+        compaction protects can still free room (context/compaction/step_fit.py)."""
+        from agent_tui.context.compaction.step_fit import fit_step_outputs, step_results
+
+        meter = self.record.meter
+        messages = self.record.messages
+        self.measure(with_status=False)  # the raw figure of exactly this history
+        raw_total = max(meter.last_raw_estimate, 1)
+        scale = max(budget.used / raw_total, 1.0)  # calibrated per raw token, never below 1
+        step = sum(meter.counter.count_message(messages[i]) for i in step_results(messages))
+        if step * scale < STEP_SHARE * budget.effective_window:
+            return  # the newest step is not what fills the window: compaction's job
+        room = int(budget.effective_window * budget.warn_at / scale) - (raw_total - step)
+        fitted, cut = fit_step_outputs(messages, counter=meter.counter, room_tokens=room)
+        if cut:
+            await self.record.adopt(fitted)
+            yield ev.Notice(
+                f"The last step's {cut} tool outputs together passed the window; each now shows its "
+                "head and the ref that reads the rest."
+            )

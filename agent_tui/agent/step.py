@@ -2,8 +2,8 @@
 
 The session's `run_turn` is a loop over `step`. A step sees the session as a `StepHost`, named
 here so this module does not import the session that calls it. A context-length error on a step
-that has said nothing is answered once per turn by learning the provider's window (if it said
-one), compacting and retrying the same step; any other error ends the turn, keeping the partial
+that has said nothing is answered by learning from the refusal and retrying the step smaller
+(agent/window.py); any other error ends the turn, keeping the partial
 text marked, or taking the unanswered prompt back out of the history so a retry sends it once.
 """
 
@@ -18,7 +18,7 @@ from agent_tui.agent import reply as model_call
 from agent_tui.agent.reply import StreamedReply
 from agent_tui.agent.step_calls import run_calls
 from agent_tui.agent.turn import NextStep, RetryStep, StepOutcome, TurnOver, TurnState
-from agent_tui.agent.window import learn_window
+from agent_tui.agent.window import after_refusal
 from agent_tui.llm.errors import LLMError
 from agent_tui.messages import assistant, user
 
@@ -48,6 +48,11 @@ class StepHost(Protocol):
 
     def measure(self, *, with_status: bool = True) -> ContextBudget: ...
 
+    @property
+    def request_parts(self) -> tuple[list[Any], list[dict[str, Any]]]:
+        """The prompt sections and tool schemas of the last measured request."""
+        ...
+
     async def repair(self) -> list[str]: ...
 
     def request_stream(self) -> AsyncIterator[Any]:
@@ -71,20 +76,15 @@ async def step(host: StepHost, turn: TurnState, number: int) -> AsyncIterator[ev
         async for event in model_call.follow(host.request_stream(), reply, host.account_usage):
             yield event
     except LLMError as exc:
-        if exc.kind == "context_length" and not turn.retried_overflow and not reply.text_parts:
-            turn.retried_overflow = True
-            learned = learn_window(host.limits, host.meter, exc.reported_window)
-            if learned is not None:
-                host.limits = learned[0]
-            yield ev.Notice(
-                learned[1]
-                if learned is not None
-                else "The provider says the prompt is too long; compacting and retrying once."
-            )
-            async for event in host.compaction.run(host.config, host.turns, "context_length", force=True):
-                yield event
-            yield RetryStep()
-            return
+        if exc.kind == "context_length" and not reply.text_parts:
+            async for change in after_refusal(host, turn, exc, budget):
+                if isinstance(change, RetryStep):
+                    yield change
+                    return
+                if isinstance(change, LLMError):
+                    exc = change
+                else:
+                    yield change
         yield ev.ErrorEvent(str(exc), exc.kind)
         if reply.text_parts:  # kept, and marked so neither reader takes it for a whole reply
             await host.record.add(assistant(reply.text + f"\n\n[incomplete: {exc}]"))

@@ -2,8 +2,8 @@
 
 `AgentSession.run_turn` is a loop over one step function (ask the model once, run its calls);
 each step ends in a `StepOutcome`, a closed union the loop matches: ask the model again, retry
-the same step after the provider said the prompt was too long (once per turn, and not counted as
-a step), or stop with a `StopReason`. `TurnState` is what a cancelled turn needs to leave the
+the same step, smaller, after the provider said the prompt was too long (not counted as a
+step), or stop with a `StopReason`. `TurnState` is what a cancelled turn needs to leave the
 history consistent (the partial reply, the calls still unanswered).
 """
 
@@ -59,7 +59,10 @@ class TurnState:
     """Every output stored whole during the turn."""
     replied: bool = False
     """An assistant message of this turn is in the history."""
-    retried_overflow: bool = False
+    refused: list[tuple[int, Any]] = field(default_factory=list)
+    """Each request of this turn the provider refused as too long: (its size by the provider's
+    count, or our estimate when it named none; its fingerprint). A retry must be smaller than
+    every one of them and differ from each, so the same request is never sent twice."""
     stop_hook_active: bool = False
 
 

@@ -2,20 +2,33 @@
 
 The reply reserve holds the thinking budget on top of the answer; a provider that reports a
 smaller window than configured is believed from then on. Both resize the session's meter; the
-session calls them (measuring, and on a context-length error).
+session calls them (measuring, and on a context-length error). A context-length refusal teaches
+the budget: the provider's count of the refused request calibrates the meter, the request shrinks
+and is retried only when smaller than every one refused — never the same twice — and when nothing
+can shrink enough one error says which part is too big and what to set.
 """
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
+from agent_tui.agent import events as ev
+from agent_tui.agent.turn import RetryStep, TurnState
+from agent_tui.llm.errors import LLMError
 from agent_tui.models import reply_reserve
 from agent_tui.units import grouped
 
 if TYPE_CHECKING:
-    from agent_tui.context.budget import BudgetMeter
+    from agent_tui.agent.history import SessionHistory
+    from agent_tui.agent.prompting import PromptAssembler
+    from agent_tui.agent.session_compaction import SessionCompaction
+    from agent_tui.agent.wire import WireView
+    from agent_tui.config import Config
+    from agent_tui.context.budget import BudgetMeter, ContextBudget
     from agent_tui.llm.provider import Provider
+    from agent_tui.messages import Message
     from agent_tui.models import ModelLimits
 
 
@@ -44,5 +57,166 @@ def learn_window(
     return replace(limits, context_window=reported, max_output_tokens=reserve), (
         f"The provider's window is {grouped(reported)} tokens, not {grouped(old)}; using "
         f"{grouped(reported)} from now on (set [model] context_window to avoid this). "
-        "Compacting and retrying once."
+        "Shrinking the request and retrying."
     )
+
+
+class Shrinkable(Protocol):
+    """The session, as answering a refusal uses it (agent/step.py's StepHost has all of it)."""
+
+    config: Config
+    limits: ModelLimits
+    meter: BudgetMeter
+    record: SessionHistory
+    compaction: SessionCompaction
+    turns: int
+
+    def measure(self, *, with_status: bool = True) -> ContextBudget: ...
+
+    @property
+    def request_parts(self) -> tuple[list[Any], list[dict[str, Any]]]: ...
+
+
+MAX_REFUSALS = 3
+"""Refusals one turn answers by shrinking: each retry is smaller than every refused request,
+so more than a few means the estimate is far off and the user should hear it."""
+
+
+def fingerprint(history: Sequence[Message], tools: Sequence[dict[str, Any]], budget: ContextBudget) -> Any:
+    """What tells two requests apart: the very messages, the offered schemas, the prompt's size."""
+    return (tuple(map(id, history)), tuple(map(id, tools)), budget.system_prompt + budget.skill_prompts)
+
+
+async def after_refusal(
+    host: Shrinkable, turn: TurnState, exc: LLMError, refused: ContextBudget
+) -> AsyncIterator[ev.AgentEvent | RetryStep | LLMError]:
+    """The provider refused the request as too long. Learn from it (its window, its count of
+    the request, which calibrates the budget), shrink (the tools by the calibrated share, an
+    oversized message to a view, compaction) and retry only a request smaller than every one
+    refused this turn; else end with the LLMError that says which part is too big."""
+    size = exc.reported_prompt
+    learned = learn_window(host.limits, host.meter, exc.reported_window)
+    if learned is not None:
+        host.limits = learned[0]
+        yield ev.Notice(learned[1])
+    if size:
+        host.meter.record_usage(size, host.record.messages)
+    turn.refused.append(
+        (size or refused.used, fingerprint(host.record.messages, host.request_parts[1], refused))
+    )
+    budget = host.measure(with_status=False)
+    if len(turn.refused) > MAX_REFUSALS or budget.fixed >= budget.effective_window:
+        yield too_big(host, exc, budget, size)
+        return
+    counted = f"{grouped(size)} tokens by its count" if size else "it gave no count"
+    yield ev.Notice(f"The provider refused the request as too long ({counted}); shrinking it and retrying.")
+    async for event in host.record.fit_oversize(budget, host.config):
+        yield event
+    async for event in host.compaction.run(host.config, host.turns, "context_length", force=True):
+        yield event
+    budget = host.measure()
+    smallest = min(count for count, _ in turn.refused)
+    if budget.used >= smallest or budget.should_compact:
+        async for event in host.compaction.fit_step(budget):  # the newest step's outputs first
+            yield event
+        budget = host.measure()
+    if budget.used >= smallest or budget.should_compact:
+        # Compaction could not free enough (one big paste is most of the conversation): the
+        # newest message's view shrinks until the request is back under the warning mark.
+        excess = budget.used - int(budget.effective_window * budget.warn_at)
+        newest = next((m for m in reversed(host.record.messages) if m.role == "user"), None)
+        if newest is not None:
+            tokens = host.meter.counter.count_message(newest) * max(host.meter.calibration.ratio, 1.0)
+            async for event in host.record.fit_oversize(budget, host.config, room=int(tokens) - excess):
+                yield event
+            budget = host.measure()
+    messages = host.record.messages
+    if turn.sent is not None and all(m.id != turn.sent.id for m in messages):
+        # The prompt became a view: a failure from here takes the view back out of the history.
+        turn.sent = next((m for m in reversed(messages) if m.role == "user" and m.kind == "chat"), turn.sent)
+    same = any(
+        mark == fingerprint(host.record.messages, host.request_parts[1], budget) for _, mark in turn.refused
+    )
+    if same or budget.used >= smallest or budget.exceeds:
+        yield too_big(host, exc, budget, size)
+        return
+    yield RetryStep()
+
+
+def too_big(host: Shrinkable, exc: LLMError, budget: ContextBudget, size: int | None) -> LLMError:
+    """The one clear error when nothing more can shrink: which part is too big, what to set."""
+    parts = {
+        "the system prompt": budget.system_prompt + budget.skill_prompts,
+        "the tool descriptions": budget.tool_descriptions,
+        "the conversation": budget.conversation,
+    }
+    biggest = max(parts, key=lambda name: parts[name])
+    listed = ", ".join(f"{name} {grouped(tokens)}" for name, tokens in parts.items())
+    counted = f"The provider counted {grouped(size)} tokens; " if size else ""
+    advice = (
+        "send a shorter message, or start a new session (/new)"
+        if biggest == "the conversation"
+        else "give the server a larger window (llama.cpp --ctx-size, Ollama num_ctx) and set [model] "
+        "context_window to it, or lower [model] max_output_tokens"
+    )
+    message = (
+        f"The request cannot fit the {grouped(budget.total)}-token window of {host.config.model.name} "
+        f"({grouped(budget.max_output_tokens)} reserved for the reply). {counted}by the calibrated count "
+        f"{listed}: {biggest} is too big. To go on, {advice}."
+    )
+    return LLMError("context_length", message, status=exc.status, detail=exc.detail)
+
+
+class Calibrated(Protocol):
+    """The session, as the pre-flight count uses it."""
+
+    config: Config
+    model: str
+    meter: BudgetMeter
+    prompts: PromptAssembler
+    record: SessionHistory
+    wire: WireView
+
+    def measure(self, *, with_status: bool = True) -> ContextBudget: ...
+
+    @property
+    def request_parts(self) -> tuple[list[Any], list[dict[str, Any]]]: ...
+
+
+NEAR_TRIGGER = 0.06
+"""Below the compaction trigger by less than this share, an estimate can be on the wrong side of
+it (a 1.6% miss sent 7 825 tokens past a 7 767 trigger at 8 192): the server counts it instead."""
+
+
+async def preflight(session: Calibrated) -> int | None:
+    """Before a session's first request, and before any turn whose estimate is near the
+    compaction trigger: where the server can count (llama.cpp), the request is counted by the
+    server's own tokenizer and the meter calibrated by it, so the thresholds that run next see
+    what the server will see. Skipped otherwise (calibrated by a report or the cache)."""
+    if session.prompts.cache_control or not session.config.model.api_base:
+        return None
+    # No wait for tiktoken here: the meter loads it itself when the count is past half the window
+    # (below that the heuristic's ratio is good enough), and a small first request stays fast.
+    budget = session.measure()  # a fresh calibration takes the cached ratio here
+    near = budget.used_fraction >= budget.compact_trigger - NEAR_TRIGGER
+    if session.meter.calibration.calls and not near:
+        return None
+    from agent_tui.llm.preflight import count_request
+
+    sections, tools = session.request_parts
+    built = session.prompts.builder.build(sections)
+    history = session.record.messages
+    messages = [{"role": "system", "content": built.text}, *map(session.prompts.wire, session.wire(history))]
+    count = await count_request(session.config.model.api_base, messages, tools)
+    if count:
+        session.meter.record_usage(count, history)
+    return count
+
+
+def keep_calibration(session: Calibrated) -> None:
+    """After a turn: the ratio learned, for the next session of this model on this server."""
+    calibration = session.meter.calibration
+    if calibration.calls and not session.meter.counter.provisional:  # kept in tiktoken's units
+        from agent_tui.llm.preflight import remember_ratio
+
+        remember_ratio(session.model, session.config.model.api_base, calibration.ratio)

@@ -151,6 +151,17 @@ class BudgetMeter:
         self.counts_thinking = False
         """The provider gets the tool-use turn's thinking blocks back (Anthropic): count them."""
         self.last_reasoning = 0
+        self.seed_ratio: float | None = None
+        """A ratio learned before this meter's first report (llm/preflight.py's cache): every
+        fresh calibration starts from it once the counter counts exactly."""
+
+    def seed(self, ratio: float | None) -> None:
+        self.seed_ratio = ratio
+        self._reseed()
+
+    def _reseed(self) -> None:
+        if self.seed_ratio is not None and not self.counter.provisional:
+            self.calibration.seed(self.seed_ratio)
 
     def raw_parts(
         self,
@@ -164,6 +175,7 @@ class BudgetMeter:
             # would scale the new ones wrongly, so calibration starts over.
             self._generation = self.counter.generation
             self.calibration = Calibration()
+            self._reseed()
         parts = {"system_prompt": 0, "skill_prompts": 0, "pins": 0}
         if sections:
             parts["system_prompt"] = 4  # the system message's own overhead
@@ -222,6 +234,7 @@ class BudgetMeter:
         if self.counter.current_generation() != self._generation:
             self._generation = self.counter.generation
             self.calibration = Calibration()  # ratios learned on the estimates do not apply
+            self._reseed()
             if self._last_inputs is None:
                 return
             self.last_raw_estimate = sum(self.raw_parts(*self._last_inputs).values())

@@ -2,9 +2,12 @@
 
 Every tool description costs tokens on every request. When all of them together pass
 `tool_deferral_threshold` of the effective window, MCP tools are left out first, then skill
-tools, least recently used first; built-in and context tools never are. The model gets
-`tool_search` and a note saying how many tools are deferred; a search promotes its matches for
-the rest of the turn, and calling a deferred tool makes it recently used.
+tools, then `task`, least recently used first. The built-ins are budgeted too: when what is left
+still passes TOOL_SHARE of the effective window (a 4 096- or 8 192-token local model), every tool
+is described by its declared `brief` sentence, and if that is not enough the built-ins a turn
+rarely needs (`rarely_needed` in their declaration) wait behind tool_search as well. The model
+gets `tool_search` and a note saying how many tools are deferred; a search promotes its matches
+for the rest of the turn, and calling a deferred tool makes it recently used.
 
 Cache stability shapes the rules: the offered tools keep their registration order, and the
 selection only moves when the tool set, a promotion or a deferred tool's use changes it — using
@@ -28,6 +31,10 @@ from agent_tui.context.prompt_sections import PromptSection
 
 DEFERRAL_ORDER = {"mcp": 0, "skill": 1, "agent": 2}
 """Sources that may be deferred, in the order they go."""
+TOOL_SHARE = 0.25
+"""The share of the effective window the offered tool descriptions may take whatever the window,
+from 4 096 tokens up: past it the built-ins go brief, then the rarely needed ones are deferred
+(tests/test_tool_share.py holds every window to it)."""
 NOTE = "[{n} tools deferred to save context. Use tool_search to find them.]"
 
 
@@ -40,7 +47,10 @@ class SpecLike(Protocol):
     def description(self) -> str: ...
     @property
     def source(self) -> str: ...
+    @property
+    def rarely_needed(self) -> bool: ...
     def schema(self) -> dict[str, Any]: ...
+    def brief_schema(self) -> dict[str, Any]: ...
 
 
 S = TypeVar("S", bound=SpecLike)
@@ -62,6 +72,15 @@ class Selection:
     """The threshold in tokens (threshold × effective window)."""
     promoted: frozenset[str] = field(default_factory=frozenset)
     """Tools offered this turn because tool_search found them."""
+    brief: bool = False
+    """The offered tools are described by their brief sentences (the window is small)."""
+    share_budget: int = 0
+    """TOOL_SHARE of the effective window in tokens: what the built-ins are squeezed under."""
+    reasons: tuple[tuple[str, str], ...] = ()
+    """(name, why) for each deferred tool, for /tools and /context."""
+
+    def why(self, name: str) -> str:
+        return dict(self.reasons).get(name, "")
 
     @property
     def note(self) -> PromptSection | None:
@@ -78,12 +97,15 @@ class ToolSelector:
         count: Callable[[dict[str, Any]], int],
         threshold: float = 0.10,
         search_schema: dict[str, Any] | None = None,
+        search_brief: dict[str, Any] | None = None,
     ) -> None:
         self.count = count
         """Tokens one schema costs (the session's TokenCounter.count_tool_schema)."""
         self.threshold = threshold
         self.search_schema = search_schema
         """The tool_search schema, offered whenever something is deferred."""
+        self.search_brief = search_brief or search_schema
+        """Its brief form, offered with the other brief descriptions."""
         self._last_used: dict[str, int] = {}
         self._clock = 0
         self._seen = 0
@@ -121,6 +143,7 @@ class ToolSelector:
     # -- the choice ----------------------------------------------------------------------
     def select(self, specs: Sequence[SpecLike], effective_window: int) -> Selection:
         budget = int(self.threshold * max(effective_window, 1))
+        share = max(budget, int(TOOL_SHARE * max(effective_window, 1)))
         promoted = self.promoted
         ids = tuple(map(id, specs))
         key = (ids, budget, promoted, self._clock)
@@ -129,7 +152,7 @@ class ToolSelector:
         if self._costed is None or self._costed[0] != ids:
             schemas = [spec.schema() for spec in specs]
             self._costed = (ids, schemas, [self.count(schema) for schema in schemas])
-        selection = self._select(specs, self._costed[1], self._costed[2], budget, promoted)
+        selection = self._select(specs, self._costed[1], self._costed[2], budget, share, promoted)
         self._memo = (key, selection)
         return selection
 
@@ -139,30 +162,58 @@ class ToolSelector:
         schemas: list[dict[str, Any]],
         costs: list[int],
         budget: int,
+        share: int,
         promoted: frozenset[str],
     ) -> Selection:
         total = sum(costs)
         if total <= budget:
-            return Selection(tuple(schemas), (), total, total, budget, promoted)
-        order = sorted(
-            (DEFERRAL_ORDER[spec.source], self._last_used.get(spec.name, 0), index)
-            for index, spec in enumerate(specs)
-            if spec.source in DEFERRAL_ORDER and spec.name not in promoted
-        )
-        running = total + (self.count(self.search_schema) if self.search_schema else 0)
-        deferred: set[int] = set()
-        for _, _, index in order:
+            return Selection(tuple(schemas), (), total, total, budget, promoted, share_budget=share)
+        search = self.count(self.search_schema) if self.search_schema else 0
+        running = total + search
+        deferred: dict[int, str] = {}
+        for index in self._order(specs, promoted, lambda spec: spec.source in DEFERRAL_ORDER):
             if running <= budget:
                 break
-            deferred.add(index)
+            deferred[index] = f"{specs[index].source} tool: tools over {round(self.threshold * 100)}%"
             running -= costs[index]
+        brief = running > share
+        if brief:
+            briefs = [spec.brief_schema() for spec in specs]
+            brief_costs = [self.count(schema) for schema in briefs]
+            brief_search = self.count(self.search_brief) if self.search_brief else 0
+            running = brief_search + sum(c for i, c in enumerate(brief_costs) if i not in deferred)
+            # All of them or none: a partial set (kill_shell offered, bash_output not) would read
+            # as a choice, and would move with every promotion.
+            for index in (
+                self._order(specs, promoted, lambda spec: spec.rarely_needed) if running > share else ()
+            ):
+                if index not in deferred:
+                    deferred[index] = (
+                        f"rarely needed: tools over {round(TOOL_SHARE * 100)}% of a small window"
+                    )
+                    running -= brief_costs[index]
+            schemas, search = briefs, brief_search
         if not deferred:
-            return Selection(tuple(schemas), (), total, total, budget, promoted)
+            cost = running - search if brief else total
+            return Selection(tuple(schemas), (), total, cost, budget, promoted, brief, share)
         offered = [s for i, s in enumerate(schemas) if i not in deferred]
         if self.search_schema is not None:
-            offered.append(self.search_schema)
+            offered.append(self.search_brief if brief and self.search_brief else self.search_schema)
         names = tuple(specs[i].name for i in sorted(deferred))
-        return Selection(tuple(offered), names, total, running, budget, promoted)
+        reasons = tuple((specs[i].name, deferred[i]) for i in sorted(deferred))
+        return Selection(tuple(offered), names, total, running, budget, promoted, brief, share, reasons)
+
+    def _order(
+        self, specs: Sequence[SpecLike], promoted: frozenset[str], eligible: Callable[[SpecLike], bool]
+    ) -> list[int]:
+        """Indexes of the tools that may be deferred, in the order they go: by source, least
+        recently used first."""
+        order = sorted(
+            (DEFERRAL_ORDER.get(spec.source, len(DEFERRAL_ORDER)), self._last_used.get(spec.name, 0), index)
+            for index, spec in enumerate(specs)
+            if eligible(spec) and spec.name not in promoted
+        )
+        return [index for _, _, index in order]
 
 
 # -- tool_search's ranking ----------------------------------------------------------------

@@ -133,7 +133,10 @@ async def tools(host: CommandHost, argument: str) -> Reply:
 
     session = require(host)
     rows = session.prompts.tool_table()
-    lines = [f"{r.name:<28} {r.source:<8} {grouped(r.tokens):>6} tok  {r.state}" for r in rows]
+    lines = [
+        f"{r.name:<28} {r.source:<8} {grouped(r.tokens):>6} tok  {r.state}" + (f" ({r.why})" if r.why else "")
+        for r in rows
+    ]
     rules = [rule_syntax(r.name) for r in rows]
     lines.append("permission rules (ours · Claude Code's; other tools: the name):")
     lines += [f"  {rule}" for rule, r in zip(rules, rows, strict=True) if rule != r.name]
@@ -145,9 +148,9 @@ async def tools(host: CommandHost, argument: str) -> Reply:
     )
     lines.append("web search: not offered (provider search tools are not wired up yet)")
     total = sum(r.tokens for r in rows if r.state != "deferred")
-    return Reply(
-        "/tools", text=f"{len(rows)} tools, {grouped(total)} tokens offered:", block="\n".join(lines)
-    )
+    share = session.prompts.tool_share_line()  # what a small window shortened or deferred, and why
+    head = f"{len(rows)} tools, {grouped(total)} tokens offered:" + (f"\n{share}" if share else "")
+    return Reply("/tools", text=head, block="\n".join(lines))
 
 
 async def undo(host: CommandHost, argument: str) -> Reply:

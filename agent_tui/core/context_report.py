@@ -105,6 +105,8 @@ class ContextReport:
     reasoning_output: int = 0
     """Output tokens spent reasoning in this run: as the provider reported them, else (Anthropic
     reports none apart) the estimates kept on the history's replies."""
+    tools: str = ""
+    """How the tools were held to their share of a small window (brief, what was deferred)."""
     images: tuple[int, int, str | None] = (0, 0, None)
     """Pictures in the conversation: how many, their estimated tokens (part of `conversation`),
     and which provider's rule counted them (agent_tui/images.py)."""
@@ -206,6 +208,7 @@ def build_report(session: AgentSession, budget: ContextBudget) -> ContextReport:
         compactions=tuple(
             earlier_lines(session.side.earlier_compactions) + compaction_lines(session.compactor.records)
         ),
+        tools=tools_line(session),
     )
 
 
@@ -234,6 +237,17 @@ def compaction_lines(results: Sequence[Any]) -> list[str]:
         if result.record is not None:
             lines += [f"     {line}" for line in result.record.lines() if not line.startswith("summary: ")]
     return lines
+
+
+def tools_line(session: AgentSession) -> str:
+    """The tool share and the deferred tools with why, for the footer (empty when nothing was)."""
+    prompts = session.prompts
+    share = prompts.tool_share_line()
+    selection = prompts.selection
+    if not share or selection is None:
+        return share
+    deferred = ", ".join(f"{name} ({why})" if why else name for name, why in selection.reasons)
+    return share + (f" Deferred: {deferred}." if deferred else "")
 
 
 def images_in(history: Sequence[Message], model: str | None) -> tuple[int, int, str | None]:

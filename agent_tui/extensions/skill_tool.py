@@ -22,6 +22,8 @@ class SkillTool:
         self.prompts = prompts
         self.spec = ToolSpec(
             name="skill",
+            brief="Load a skill's instructions by name (listed under # Skills).",
+            rarely_needed=True,
             description=(
                 "Load a skill's full instructions by name (the skills are listed under # Skills in "
                 "the system prompt). Call it when the task matches a skill's description; the "

@@ -38,8 +38,19 @@ _PREFIXES = re.compile(r"^(litellm\.\w+:\s*|\w+Error:\s*|\w+Exception\s*-\s*)+")
 
 
 _WINDOW = re.compile(
-    r"(?:maximum context length is|context size|n_ctx|context window of)\D{0,12}(\d{3,})", re.I
+    r"(?:maximum context length is|context size|n_ctx|context window of)\D{0,12}(\d{3,})"
+    r"|tokens > (\d{3,}) maximum",
+    re.I,
 )
+_PROMPT = re.compile(
+    r"request \((\d+) tokens\) exceeds"  # llama.cpp
+    r"|n_prompt_tokens\W{0,4}(\d+)"  # llama.cpp's error object
+    r"|(\d+) in the messages"  # OpenAI, when max_tokens was sent
+    r"|messages resulted in (\d+) tokens"  # OpenAI
+    r"|prompt is too long: (\d+) tokens",  # Anthropic
+    re.I,
+)
+"""How long a refused request was, by the provider's own count, as each names it."""
 
 
 class LLMError(Exception):
@@ -77,11 +88,25 @@ class LLMError(Exception):
         """For a context-length error: the window the provider says it has, when it says."""
         if self.kind != "context_length":
             return None
-        match = _WINDOW.search(self.full_text or self.detail)
-        return int(match.group(1)) if match else None
+        return _first_number(_WINDOW, self.full_text or self.detail)
+
+    @property
+    def reported_prompt(self) -> int | None:
+        """For a context-length error: the refused request's tokens by the provider's count,
+        when it says (llama.cpp, OpenAI and Anthropic all do): the figure calibration learns from."""
+        if self.kind != "context_length":
+            return None
+        return _first_number(_PROMPT, self.full_text or self.detail)
 
     def __str__(self) -> str:
         return self.message
+
+
+def _first_number(pattern: re.Pattern[str], text: str) -> int | None:
+    match = pattern.search(text)
+    if match is None:
+        return None
+    return next(int(group) for group in match.groups() if group is not None)
 
 
 class ProviderTimeout(TimeoutError):

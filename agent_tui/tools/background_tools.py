@@ -23,6 +23,8 @@ def _shells(ctx: ToolContext) -> Shells | None:
 class BashOutputTool:
     spec = ToolSpec(
         name="bash_output",
+        brief="New output of a background command (by shell id).",
+        rarely_needed=True,
         description=(
             "New output of a background command since your last read, its state and exit code. "
             "`wait`: seconds (max 60) to wait for output first."
@@ -52,6 +54,8 @@ class BashOutputTool:
 class KillShellTool:
     spec = ToolSpec(
         name="kill_shell",
+        brief="Stop a background command (by shell id).",
+        rarely_needed=True,
         description="Stop a background command (its whole process group); its output stays readable.",
         parameters={"type": "object", "properties": {"id": _ID}, "required": ["id"]},
         capabilities=Capabilities(kind="other"),

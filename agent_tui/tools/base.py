@@ -43,10 +43,16 @@ class ToolSpec:
     """Returns a page of at most max_message_bytes and says how to page on (read_file,
     read_result); other tools' outputs are offloaded past the threshold."""
     source: Source = "builtin"
-    """builtin and context tools are never deferred; mcp, skill and agent (`task`) tools may be."""
+    """mcp, skill and agent (`task`) tools may be deferred; builtin and context ones only when
+    `rarely_needed` and the window is small (context/deferral.py)."""
     hints: str = ""
     """What an MCP server declares about the tool (`read-only`…): shown when asking, never obeyed
     unless the user's config trusts that server's annotations."""
+    brief: str = ""
+    """One sentence the model sees instead of `description` when the tools must shrink to fit a
+    small window (context/deferral.py); the parameters then go without their descriptions."""
+    rarely_needed: bool = False
+    """A turn seldom needs it: in a small window it waits behind tool_search, like MCP tools."""
     capabilities: Capabilities | None = None
     """What the tool declares about itself (tool_decl.py); every built-in and context tool has
     one (tests/test_tool_declarations.py), MCP tools have none."""
@@ -74,6 +80,33 @@ class ToolSpec:
             }
             object.__setattr__(self, "_schema", cached)
         return cached
+
+    def brief_schema(self) -> dict[str, Any]:
+        """The `tools` entry for a small window: the brief sentence and bare parameters (names,
+        types, enums and what is required stay). The full schema when no brief is declared."""
+        if not self.brief:
+            return self.schema()
+        cached = self.__dict__.get("_brief_schema")
+        if cached is None:
+            cached = {
+                "type": "function",
+                "function": {
+                    "name": self.name,
+                    "description": self.brief,
+                    "parameters": _bare(self.parameters),
+                },
+            }
+            object.__setattr__(self, "_brief_schema", cached)
+        return cached
+
+
+def _bare(schema: Any) -> Any:
+    """A JSON schema without its `description`s (nested ones too); the rest is kept."""
+    if isinstance(schema, dict):
+        return {k: _bare(v) for k, v in schema.items() if not (k == "description" and isinstance(v, str))}
+    if isinstance(schema, list):
+        return [_bare(item) for item in schema]
+    return schema
 
 
 @dataclass

@@ -60,6 +60,7 @@ must, call bash again with `unsandboxed: true` — the user is always asked firs
 class BashTool:
     spec = ToolSpec(
         name="bash",
+        brief="Run a shell command in the workspace.",
         description=DESCRIPTION.format(file_tools="the file tools"),
         parameters={
             "type": "object",

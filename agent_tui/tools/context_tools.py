@@ -69,6 +69,7 @@ async def _check_ref(ctx: ToolContext, store: Any, ref: str, tool_name: str) -> 
 class ReadResult:
     spec = ToolSpec(
         name="read_result",
+        brief="Read lines of a stored output by ref.",
         description=(
             "Read numbered lines of a stored tool output. Large outputs appear in context only as "
             "a view (head and tail) with a ref; use this to page through the rest. Given a "
@@ -134,6 +135,8 @@ class ReadResult:
 class GrepResult:
     spec = ToolSpec(
         name="grep_result",
+        brief="Lines of a stored output (by ref) matching a regular expression.",
+        rarely_needed=True,
         description="Find the lines of a stored tool output (or of a transcript range like "
         "m_12-340) that match a regular expression; returns them with their line or message "
         "numbers (use read_result to see around them).",
@@ -192,6 +195,7 @@ class GrepResult:
 class Recall:
     spec = ToolSpec(
         name="recall",
+        brief="Search earlier messages and tool outputs across sessions.",
         description="Search what was said and what tools returned, across sessions and projects "
         "(full-text, ranked; words match their inflections): user and assistant messages and "
         "tool-call arguments (hits name the message as m_<n>-<n>, even after compaction dropped "
@@ -324,6 +328,7 @@ class CompactContext:
 
     spec = ToolSpec(
         name="compact_context",
+        brief="Free context space now.",
         description="Free context space now: older tool outputs are cleared (still readable by "
         "ref), old results condensed, and older history summarised. Call it before a large "
         "operation when told the context is filling up.",

@@ -157,6 +157,7 @@ def _write(workspace: Path, target: Path, content: str) -> None:
 class ReadFileTool:
     spec = ToolSpec(
         name="read_file",
+        brief="Read numbered lines of a file.",
         description=(
             "Read a text file in the workspace. Returns numbered lines (`cat -n` style) starting at "
             "`offset` (1-based), at most `limit` lines and about 50 KB per call; very long lines are "
@@ -243,6 +244,7 @@ class ReadFileTool:
 class WriteFileTool:
     spec = ToolSpec(
         name="write_file",
+        brief="Create or overwrite a file with content.",
         description=(
             "Create a file or overwrite it entirely with `content`; parent directories are created. "
             "For changes to an existing file prefer edit_file, which sends only the changed part."
@@ -293,6 +295,7 @@ class WriteFileTool:
 class EditFileTool:
     spec = ToolSpec(
         name="edit_file",
+        brief="Replace exact old_string with new_string in a file.",
         description=(
             "Replace exact text in a file: `old_string` must appear exactly once (copy it from "
             "read_file output without the line numbers, with its indentation, and include enough "

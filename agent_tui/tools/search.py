@@ -88,6 +88,7 @@ def _hits(fh: BinaryIO, regex: Pattern, search: Searcher) -> Iterator[tuple[int,
 class GrepTool:
     spec = ToolSpec(
         name="grep",
+        brief="Search file contents by regex.",
         description=(
             "Search file contents with a Python regular expression. Returns `path:line:text` for "
             "each matching line, skipping binary files and anything .gitignore excludes. Narrow "
@@ -222,6 +223,7 @@ class GrepTool:
 class GlobTool:
     spec = ToolSpec(
         name="glob",
+        brief="Find files by glob pattern.",
         description=(
             "Find files by path pattern, newest first (by modification time), skipping what "
             ".gitignore excludes. `*` stays within a directory, `**` spans directories: `**/*.py` "
@@ -278,6 +280,7 @@ class GlobTool:
 class ListDirTool:
     spec = ToolSpec(
         name="list_dir",
+        brief="List a directory's entries.",
         description=(
             "List a directory: one entry per line with its type and size, directories first. "
             "Entries .gitignore excludes are marked `(ignored)`."

@@ -57,6 +57,7 @@ class TaskTool:
         self.agents = agents
         self.spec = ToolSpec(
             name="task",
+            brief="Hand a self-contained task to a sub-agent; returns its answer.",
             description=agents.tool_description(),
             parameters={
                 "type": "object",

@@ -21,6 +21,7 @@ MAX_LIMIT = 20
 class ToolSearchTool:
     spec = ToolSpec(
         name="tool_search",
+        brief="Find deferred tools by purpose.",
         description=(
             "Find tools that were deferred to save context. Searches tool names and descriptions "
             "and returns the best matches with their parameter schemas; the matches can be "

@@ -126,3 +126,16 @@ def thinking_template() -> str:
         "{{- '<think>\\n' + message.reasoning_content + '\\n</think>\\n' -}}{%- endif -%}\n"
         "    {%- if message.content -%}",
     )
+
+
+def log_paste(tokens: int, seed: int = 0) -> str:
+    """About `tokens` Gemma tokens of a pasted service log: timestamps, request ids, user ids,
+    latencies — the text on which a tiktoken budget undercounts a digit-splitting tokenizer."""
+    lines = []
+    for i in range(max(tokens // 50, 1)):  # one line ≈ 50 Gemma tokens
+        n = seed * 7919 + i * 104729
+        lines.append(
+            f"2026-11-{n % 28 + 1:02d}T{n % 24:02d}:{n % 60:02d}:{(n // 7) % 60:02d}.{n % 1000:03d}Z "
+            f"req={n * 2654435761 % 16**8:08x} user={n % 100000:05d} ms={n % 997} status={200 + n % 3 * 100}"
+        )
+    return "\n".join(lines)

@@ -110,6 +110,8 @@ def footer_lines(report: ContextReport) -> Text:
     images = report.images_line()
     if images:
         lines.insert(2, images)
+    if report.tools:
+        lines.append(report.tools)
     if report.skills:
         lines.append(
             f"Skills loaded (in memories + skills; kept through compaction): {', '.join(report.skills)}"
