@@ -101,7 +101,7 @@ def test_every_builtin_declares_a_brief_description():
 
 
 async def test_context_footer_names_what_was_deferred_and_why(tmp_path, workspace):
-    from agent_tui.ui.screens.context_data import tools_line
+    from agent_tui.core.context_report import tools_line
 
     session, _ = await measured(tmp_path, workspace, 4096)
     line = tools_line(session)

@@ -112,7 +112,7 @@ class TestContextScreen:
         """After a /compact that summarised turns away, /context counts the transcript messages
         outside the window and names the range that reads them back; before it, nothing."""
         app = loop_app(loop_config, loop_workspace)
-        async with app.run_test(size=SIZE) as pilot:
+        async with app.run_test(size=(120, 48)) as pilot:  # the records above push the footer down
             await settle(pilot)
             await run_turns(pilot, 3)
             await open_context(pilot)

@@ -27,6 +27,8 @@ async def save(ctx: ToolContext) -> None:
 class TodoTool:
     spec = ToolSpec(
         name="todo",
+        brief="Replace your task list (items with content, status, activeForm).",
+        rarely_needed=True,  # a luxury a 4 096-token window cannot afford; tool_search finds it
         description=(
             "Your task list for multi-step work; send the whole list (it replaces the last), one "
             "item in_progress. Shown to the user, kept across compaction."
@@ -73,6 +75,8 @@ class TodoTool:
 class PinTool:
     spec = ToolSpec(
         name="pin",
+        brief="Pin a short fact to keep it verbatim through compaction.",
+        rarely_needed=True,
         description=(
             "Pin a short fact so it stays verbatim in every request whatever compaction drops "
             "(the user sees it and can unpin it)."

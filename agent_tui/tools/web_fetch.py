@@ -121,6 +121,8 @@ def readable(data: bytes, content_type: str) -> tuple[str, str]:
 class WebFetchTool:
     spec = ToolSpec(
         name="web_fetch",
+        brief="Fetch a URL as readable text.",
+        rarely_needed=True,
         description=(
             "Fetch a web page (http/https) and return it as readable text: HTML as Markdown, PDF "
             "and plain text as they are. Large pages are stored whole and shown in part with a ref "

@@ -271,9 +271,7 @@ class TabController:
                 if not loud and not event.message:
                     return []  # a hook that passed silently: a line per run buried the chat (/hooks lists them)
                 return [op.AddEntry(NoticeEntry(describe(event), "warning" if loud else "info"))]
-            case ev.SubagentEvent():
-                return [op.ChildEvent(event)]
-            case ev.SubagentFinished():
+            case ev.SubagentEvent() | ev.SubagentFinished():
                 return [op.ChildEvent(event)]
             case ev.SideStateChanged():
                 from agent_tui.ui.side_lines import side_lines
