@@ -6,7 +6,7 @@ from agent_tui.ui.transcript import AgentEntry, ToolEntry
 from agent_tui.ui.widgets.chat import CHUNK, WINDOW, ChatPane
 from agent_tui.ui.widgets.chat_items import AgentItem, ToolLine
 from agent_tui.ui.widgets.prompt import CommandMenu, PromptInput
-from tests.support.ui_helpers import until
+from tests.support.ui_helpers import screen_text, until
 from tests.support.ui_widgets import ChatApp, PromptApp, many
 
 
@@ -183,6 +183,19 @@ class TestChatPane:
             assert item.entry.text == "Fixed the **total**."
             pane.commit(item)
             assert item.entry.text == pane.entries[-1].text == "Fixed the **total**. More."
+
+    async def test_a_running_tool_lines_clock_never_lays_out_the_screen(self):
+        """Folded, a running tool line is one row: its clock ticks repaint it, nothing more."""
+        app = ChatApp()
+        async with app.run_test(size=(100, 30)) as pilot:
+            pane = app.query_one(ChatPane)
+            line = await pane.add(ToolEntry("bash", "sleep 9", "running", call_id="c1"))
+            await pilot.pause()
+            layouts: list[object] = []
+            app.screen.screen_layout_refresh_signal.subscribe(app.screen, layouts.append)
+            first = screen_text(app)
+            await until(pilot, lambda: screen_text(app) != first, what="the clock ticked")
+            assert layouts == [] and line.entry.state == "running"
 
     async def test_streaming_reply_commits_its_text(self):
         """Deltas appended to a reply end up whole in the entry list."""

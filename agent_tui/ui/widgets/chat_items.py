@@ -253,10 +253,15 @@ class ToolLine(ChatItem[ToolEntry]):
     def _sync_ticker(self) -> None:
         running = self.entry.state == "running"
         if running and self._ticker is None:
-            self._ticker = self.set_interval(0.1, lambda: self.update(self.build()))
+            self._ticker = self.set_interval(0.1, self._tick)
         elif not running and self._ticker is not None:
             self._ticker.stop()
             self._ticker = None
+
+    def _tick(self) -> None:
+        # Folded, the line is one row whatever its clock says: laying out the screen again ten
+        # times a second would lay out every mounted chat item with it.
+        self.update(self.build(), layout=self.expanded)
 
     def action_toggle_output(self) -> None:
         self.expanded = not self.expanded
