@@ -6,7 +6,7 @@ from agent_tui.ui.transcript import AgentEntry, ToolEntry
 from agent_tui.ui.widgets.chat import CHUNK, WINDOW, ChatPane
 from agent_tui.ui.widgets.chat_items import AgentItem, ToolLine
 from agent_tui.ui.widgets.prompt import CommandMenu, PromptInput
-from tests.support.ui_helpers import until
+from tests.support.ui_helpers import screen_text, until
 from tests.support.ui_widgets import ChatApp, PromptApp, many
 
 
@@ -166,6 +166,37 @@ class TestChatPane:
             await pilot.pause()
             assert pane.entries[-1].state == "ok" and line._ticker is None
 
+    async def test_first_text_after_a_quiet_spell_is_drawn_at_once(self, monkeypatch):
+        """A short reply arriving in one burst shows without waiting out the stream throttle;
+        text that follows within the interval waits for it (or for the commit)."""
+        from agent_tui.ui.widgets import chat_items
+
+        monkeypatch.setattr(chat_items, "STREAM_INTERVAL", 600.0)  # the throttle never fires here
+        app = ChatApp()
+        async with app.run_test(size=(100, 30)) as pilot:
+            pane = app.query_one(ChatPane)
+            item = await pane.add(AgentEntry("Fixed "))
+            item.append("the **total**.")
+            await until(pilot, lambda: item.entry.text == "Fixed the **total**.", what="the burst drawn")
+            item.append(" More.")
+            await pilot.pause()
+            assert item.entry.text == "Fixed the **total**."
+            pane.commit(item)
+            assert item.entry.text == pane.entries[-1].text == "Fixed the **total**. More."
+
+    async def test_a_running_tool_lines_clock_never_lays_out_the_screen(self):
+        """Folded, a running tool line is one row: its clock ticks repaint it, nothing more."""
+        app = ChatApp()
+        async with app.run_test(size=(100, 30)) as pilot:
+            pane = app.query_one(ChatPane)
+            line = await pane.add(ToolEntry("bash", "sleep 9", "running", call_id="c1"))
+            await pilot.pause()
+            layouts: list[object] = []
+            app.screen.screen_layout_refresh_signal.subscribe(app.screen, layouts.append)
+            first = screen_text(app)
+            await until(pilot, lambda: screen_text(app) != first, what="the clock ticked")
+            assert layouts == [] and line.entry.state == "running"
+
     async def test_streaming_reply_commits_its_text(self):
         """Deltas appended to a reply end up whole in the entry list."""
         app = ChatApp()
@@ -177,3 +208,29 @@ class TestChatPane:
             pane.commit(item)
             await pilot.pause()
             assert pane.entries[-1] == AgentEntry("Hello **world**")
+
+
+class TestWorkingLine:
+    async def test_its_ticks_never_lay_out_the_screen(self):
+        """The working line is one row whatever it says: its ten ticks a second while a reply is
+        awaited must not lay out every mounted chat item again."""
+        from textual.app import App
+
+        from agent_tui.ui.widgets.status import WorkingLine
+
+        class LineApp(App):
+            CSS = "WorkingLine { height: 1; }"
+
+            def compose(self):
+                yield WorkingLine()
+
+        app = LineApp()
+        async with app.run_test(size=(80, 10)) as pilot:
+            line = app.query_one(WorkingLine)
+            line.start("thinking")
+            await pilot.pause()
+            layouts: list[object] = []
+            app.screen.screen_layout_refresh_signal.subscribe(app.screen, layouts.append)
+            line.set_state("streaming")
+            await pilot.pause()
+            assert "streaming" in str(line.render()) and layouts == []

@@ -192,8 +192,11 @@ class ChatPane(VerticalScroll):
         item.set_entry(entry)
 
     def commit(self, item: AgentItem) -> None:
-        """A streamed reply is complete: render it fully and store its final text."""
-        item.flush()
+        """A streamed reply is complete: render it fully and store its final text (already drawn
+        when nothing streamed since the last render: drawing it again would only lay out every
+        mounted item once more)."""
+        if item.pending:
+            item.flush()
         index = self._index_of(item)
         if index is not None:
             self.entries[index] = item.entry

@@ -2,7 +2,9 @@
 
 Replies render with Rich's Markdown (code highlighted by Pygments) inside one Static: Textual's
 Markdown widget mounts a widget per block, which makes 50 replies take a second to mount. A
-streaming reply re-renders at most every 50 ms however fast the deltas come.
+streaming reply re-renders at most every 50 ms however fast the deltas come, but the first text
+after a quiet spell is drawn at once: a short reply that arrives in one burst would otherwise
+wait the whole interval before the user sees its end.
 """
 
 from __future__ import annotations
@@ -154,6 +156,7 @@ class AgentItem(ChatItem[AgentEntry]):
         super().__init__(entry)
         self._parts: list[str] = [entry.text]
         self._dirty = False
+        self._flushed_at = float("-inf")
 
     def build(self) -> RenderableType:
         style = self.get_component_rich_style("chat--agent")
@@ -164,14 +167,29 @@ class AgentItem(ChatItem[AgentEntry]):
 
     def append(self, fragment: str) -> None:
         self._parts.append(fragment)
-        if not self._dirty:
-            self._dirty = True
-            self.set_timer(STREAM_INTERVAL, self.flush)
+        if self._dirty:
+            return
+        self._dirty = True
+        wait = self._flushed_at + STREAM_INTERVAL - time.monotonic()
+        if wait > 0:
+            self.set_timer(wait, self._flush_pending)
+        else:  # after this item's own queue: deltas already waiting in the view's join this render
+            self.call_later(self._flush_pending)
+
+    def _flush_pending(self) -> None:
+        if self._dirty:  # not when the reply was committed meanwhile
+            self.flush()
 
     def flush(self) -> None:
         """Render what has streamed so far (called by the throttle and at the end of a reply)."""
         self._dirty = False
+        self._flushed_at = time.monotonic()
         self.set_entry(AgentEntry("".join(self._parts)))
+
+    @property
+    def pending(self) -> bool:
+        """Text streamed in since the last render."""
+        return self._dirty
 
     @property
     def text(self) -> str:
@@ -237,10 +255,15 @@ class ToolLine(ChatItem[ToolEntry]):
     def _sync_ticker(self) -> None:
         running = self.entry.state == "running"
         if running and self._ticker is None:
-            self._ticker = self.set_interval(0.1, lambda: self.update(self.build()))
+            self._ticker = self.set_interval(0.1, self._tick)
         elif not running and self._ticker is not None:
             self._ticker.stop()
             self._ticker = None
+
+    def _tick(self) -> None:
+        # Folded, the line is one row whatever its clock says: laying out the screen again ten
+        # times a second would lay out every mounted chat item with it.
+        self.update(self.build(), layout=self.expanded)
 
     def action_toggle_output(self) -> None:
         self.expanded = not self.expanded

@@ -71,7 +71,9 @@ class WorkingLine(Static):
         if self.tokens:
             parts.append(f"{self.tokens:,} tokens".replace(",", " "))
         parts.append("Esc to interrupt")
-        self.update(Text(" · ".join(parts)))
+        # One row whatever it says (app.tcss): a layout here would lay out every mounted chat
+        # item again, ten times a second while the reply being waited for arrives.
+        self.update(Text(" · ".join(parts)), layout=False)
 
 
 class QueuePanel(Vertical):

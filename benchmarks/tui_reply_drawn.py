@@ -1,0 +1,107 @@
+"""Reply answered → reply drawn, turn after turn, in one process (no tmux, no polling).
+
+Run: .venv/bin/python benchmarks/tui_reply_drawn.py [--turns 300]
+
+`tui_tmux_turns.py` measures this in a real terminal, where tmux and the 5 ms polling add their
+own noise; `tui_step.py` starts its clock only once the session yields the finished turn, after
+the reply is already on screen. This one starts it where the user's wait starts: the local
+server stamps the moment it answers turn N with a token naming N, and the clock stops at the
+first refresh after the token reached the reply's widget. Work the UI does per reply that grows
+with the chat (every mounted item laid out again, say) shows as a ratio above 1 against turns
+2-6 of the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+
+async def bench(turns: int) -> dict[int, float]:
+    """Seconds from the server's answer to the token drawn, by turn number."""
+    from tui import _idle
+
+    from agent_tui.config import load_config
+    from agent_tui.factory import build_services
+    from agent_tui.ui.app import AgentApp
+    from agent_tui.ui.widgets import chat_items
+    from testkit.fake_openai import FakeOpenAI, Reply
+
+    answered: dict[int, float] = {}
+    drawn: dict[int, float] = {}
+
+    def responder(body: dict) -> Reply:
+        last = [m for m in body["messages"] if m["role"] == "user"][-1]["content"]
+        text = last if isinstance(last, str) else " ".join(p.get("text", "") for p in last)
+        n = int(text.split("turn")[-1].split()[0])
+        answered[n] = time.perf_counter()
+        return Reply(text=f"Fixed the **total** for zq{n}x.")
+
+    original = chat_items.AgentItem.set_entry
+
+    def set_entry(item: chat_items.AgentItem, entry) -> None:  # type: ignore[no-untyped-def]
+        original(item, entry)
+        text = entry.text
+        if "zq" in text and text.rstrip().endswith("x."):
+            n = int(text.split("zq")[-1].split("x")[0])
+            if n not in drawn:
+                item.call_after_refresh(lambda: drawn.setdefault(n, time.perf_counter()))
+
+    chat_items.AgentItem.set_entry = set_entry  # type: ignore[method-assign]
+    with FakeOpenAI(window=400_000, responder=responder) as server, tempfile.TemporaryDirectory() as tmp:
+        os.environ["AGENT_TUI_HOME"] = str(Path(tmp) / "home")
+        workspace = Path(tmp) / "ws"
+        workspace.mkdir()
+        config = load_config(
+            overrides={
+                "model": {
+                    "name": "openai/fake-model",
+                    "api_base": server.base_url,
+                    "context_window": 128_000,
+                },
+                "store": {"db": str(Path(tmp) / "drawn.db")},
+            },
+            cwd=workspace,
+            env={},
+        ).config
+        app = AgentApp(lambda: build_services(config, workspace=workspace), workspace=workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await _idle(pilot)
+            for n in range(1, turns + 1):
+                server.requests.clear()  # the server's memory of 600 messages is not the app's
+                await app.view.send(f"turn{n} go")
+                await _idle(pilot)
+                while n not in drawn:
+                    await pilot.pause()
+    chat_items.AgentItem.set_entry = original  # type: ignore[method-assign]
+    return {n: drawn[n] - answered[n] for n in drawn if n in answered}
+
+
+def _median_ms(seen: dict[int, float], first: int, last: int) -> float:
+    return statistics.median(seen[i] for i in range(first, last + 1) if i in seen) * 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--turns", type=int, default=300)
+    turns = max(parser.parse_args().turns, 40)
+    seen = asyncio.run(bench(turns))
+    early, middle, late = _median_ms(seen, 2, 6), _median_ms(seen, 26, 35), _median_ms(seen, turns - 9, turns)
+    print(f"reply answered → drawn (Pilot 120×36, one process), medians · load {os.getloadavg()[0]:.1f}")
+    print(f"{'turns 2-6':>12}{'turns 26-35':>14}{f'last 10 (to {turns})':>20}{'÷ turns 2-6':>14}")
+    print(f"{early:10.0f} ms{middle:12.0f} ms{late:18.0f} ms{late / early:13.2f}×")
+
+
+if __name__ == "__main__":
+    main()
