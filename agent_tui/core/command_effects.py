@@ -143,7 +143,9 @@ async def tools(host: CommandHost, argument: str) -> Reply:
         "diagnostics after edits: "
         + ("; ".join(found) if found else "off" if servers is None else "no language server on PATH")
     )
-    lines.append("web search: not offered (provider search tools are not wired up yet)")
+    from agent_tui.agent.web_search import why_not
+
+    lines.append(why_not(session.config, session.provider))
     total = sum(r.tokens for r in rows if r.state != "deferred")
     return Reply(
         "/tools", text=f"{len(rows)} tools, {grouped(total)} tokens offered:", block="\n".join(lines)
