@@ -104,3 +104,21 @@ def test_a_search_the_provider_could_not_run_is_an_error_call(server, tmp_path):
         {"tool_use_id": "srvtoolu_1", "content": {"type": "x", "error_code": "max_uses_exceeded"}}, ['{"q']
     )
     assert (failed.query, failed.sources, failed.error) == ("", (), "max_uses_exceeded")
+
+
+async def test_the_tui_shows_the_search_as_a_tool_line(anthropic, workspace, tmp_path):
+    """The app with a model on Anthropic's API: the search shows as a web_search line with its
+    sources count, and the answer follows."""
+    from tests.support.agent_fixtures import make_config
+    from tests.support.ui_helpers import make_app, screen_text, send, settle, until
+
+    anthropic.enqueue(Reply(text="Textual 1.0 is out.", web_searches=[("textual release", SOURCES)]))
+    model = {"name": "anthropic/claude-sonnet-4-5", "context_window": 200_000}
+    config = make_config(anthropic, tmp_path / "t.db", cwd=workspace, web={"search": True}, model=model)
+    app = make_app(config, workspace)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await send(pilot, "what is new in textual?")
+        await until(pilot, lambda: "Textual 1.0 is out." in screen_text(app), what="the answer")
+        shown = screen_text(app)
+    assert "web_search" in shown and "2 sources" in shown
