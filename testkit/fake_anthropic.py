@@ -272,6 +272,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         events = _events(self.fake.model_name, reply, report, thinking=thinking_enabled(body))
+        if reply.web_searches and any(
+            str(t.get("type", "")).startswith("web_search_") for t in body.get("tools") or ()
+        ):
+            events = _with_searches(events, reply)
         for i, event in enumerate(events):
             if reply.end_after_chunks is not None and i >= reply.end_after_chunks:
                 break  # a body that ends cleanly before message_stop
@@ -363,3 +367,49 @@ def _events(model: str, reply: Reply, report: CacheReport, *, thinking: bool = F
     )
     events.append({"type": "message_stop"})
     return events
+
+
+def _with_searches(events: list[dict], reply: Reply) -> list[dict]:
+    """The server's own searches as Anthropic streams them: a `server_tool_use` block with the
+    query, then a `web_search_tool_result` block whole in its start event, before the text; the
+    usage counts them in `server_tool_use.web_search_requests`."""
+    blocks: list[dict] = []
+    for number, (query, results) in enumerate(reply.web_searches):
+        use_id = f"srvtoolu_{uuid.uuid4().hex[:20]}"
+        at = 2 * number
+        blocks += [
+            {
+                "type": "content_block_start",
+                "index": at,
+                "content_block": {"type": "server_tool_use", "id": use_id, "name": "web_search", "input": {}},
+            },
+            {
+                "type": "content_block_delta",
+                "index": at,
+                "delta": {"type": "input_json_delta", "partial_json": json.dumps({"query": query})},
+            },
+            {"type": "content_block_stop", "index": at},
+            {
+                "type": "content_block_start",
+                "index": at + 1,
+                "content_block": {
+                    "type": "web_search_tool_result",
+                    "tool_use_id": use_id,
+                    "content": [
+                        {"type": "web_search_result", "title": title, "url": url, "encrypted_content": "x"}
+                        for title, url in results
+                    ],
+                },
+            },
+            {"type": "content_block_stop", "index": at + 1},
+        ]
+    shift = len(blocks) // 5 * 2
+    out = [events[0], *blocks]
+    for event in events[1:]:
+        if "index" in event:
+            event = {**event, "index": event["index"] + shift}
+        if event["type"] == "message_delta":
+            usage = {**event["usage"], "server_tool_use": {"web_search_requests": len(reply.web_searches)}}
+            event = {**event, "usage": usage}
+        out.append(event)
+    return out

@@ -91,6 +91,9 @@ class Reply:
     once), so it syncs on events rather than on delays a busy machine can outrun."""
     hold_after: int = 2
     """Chunks sent before holding (0: hold before the first; the client is still waiting)."""
+    web_searches: list[tuple[str, list[tuple[str, str]]]] = field(default_factory=list)
+    """Anthropic only: (query, [(title, url)]) searches run by the server's own web_search tool
+    before the text, when the request offered it (server_tool_use + web_search_tool_result)."""
 
 
 @dataclass(frozen=True)

@@ -108,11 +108,13 @@ class TestHeadless:
         mine = paths.config_dir() / "commands"
         mine.mkdir(parents=True)
         (mine / "hello.md").write_text("Say hello to $ARGUMENTS.\n")
-        server.enqueue(Reply(text="ok"), Reply(text="ok"))
-        assert cli(["run", "/review auth"], repo).returncode == 0
-        assert sent_prompt(server) == "/review auth"
+        server.enqueue(Reply(text="ok"))
+        # The project's review.md is left out, so the built-in /review runs (`auth` is no revision).
+        out = cli(["run", "/review auth"], repo)
+        assert out.returncode == 1 and "auth" in out.stdout
+        assert server.requests == []
         assert cli(["run", "/hello the team"], repo).returncode == 0
-        assert server.requests[1]["messages"][-1]["content"] == custom_command_text(
+        assert server.requests[0]["messages"][-1]["content"] == custom_command_text(
             "/hello the team", "Say hello to the team."
         )
 

@@ -100,3 +100,70 @@ async def test_a_projects_own_review_command_replaces_the_builtin(server, worksp
         assert "OUR REVIEW." in sent and "You are reviewing a code change" not in sent
     finally:
         slash.set_custom([])
+
+
+def test_run_review_prints_the_findings_from_one_registry_entry(workspace, tmp_path):
+    """`agent-tui run "/review v1"`: the same sub-agent review, its findings printed; the diff
+    goes to the child only."""
+    from tests.support.cli import flags, run_cli
+
+    repo(workspace)
+    (workspace / "cart.py").write_text(f"def total(items):\n{CHANGED}\n")
+    with FakeOpenAI(window=32_000, responder=responder) as server:
+        done = run_cli(
+            ["run", "/review v1", "--yes", "--sandbox", "off", *flags(server, tmp_path / "h.db")], workspace
+        )
+        assert done.returncode == 0, done.stderr
+        assert FINDING in done.stdout
+        assert "CHANGED-LINE" in json.dumps(server.requests[-1])  # the child read the diff
+        assert "CHANGED-LINE" not in done.stdout
+
+
+def test_run_review_says_when_there_is_nothing_to_review(server, workspace, tmp_path):
+    from tests.support.cli import flags, run_cli
+
+    repo(workspace)
+    done = run_cli(["run", "/review", "--sandbox", "off", *flags(server, tmp_path / "e.db")], workspace)
+    assert done.returncode == 1 and "no changes against HEAD" in done.stdout
+    assert server.requests == []
+
+
+def test_run_review_yields_to_a_projects_own_review_command(server, workspace, tmp_path):
+    from agent_tui import trust
+    from tests.support.cli import flags, run_cli
+
+    repo(workspace)
+    (workspace / ".claude" / "commands").mkdir(parents=True)
+    (workspace / ".claude" / "commands" / "review.md").write_text(
+        "---\ndescription: ours\n---\nOUR REVIEW.\n"
+    )
+    trust.add(workspace)
+    server.enqueue(Reply(text="done"))
+    done = run_cli(["run", "/review", "--sandbox", "off", *flags(server, tmp_path / "o.db")], workspace)
+    assert done.returncode == 0, done.stderr
+    assert "OUR REVIEW." in json.dumps(server.requests[0]["messages"][-1])
+
+
+async def test_an_editor_review_answers_with_the_findings(workspace, tmp_path):
+    """/review from an editor (ACP): the registry's effect runs the same review."""
+    from tests.support.acp_client import WAIT, open_agent
+
+    repo(workspace)
+    (workspace / "cart.py").write_text(f"def total(items):\n{CHANGED}\n")
+    with FakeOpenAI(window=32_000, responder=responder) as server:
+        async with open_agent(server, tmp_path / "a.db", workspace) as (conn, _proc, client):
+            import asyncio
+
+            from acp import text_block
+
+            new = await asyncio.wait_for(conn.new_session(cwd=str(workspace), mcp_servers=[]), WAIT)
+            await client.wait_for(lambda: bool(client.of("available_commands_update")))
+            names = {c.name for c in client.of("available_commands_update")[0].available_commands}
+            assert "review" in names
+            client.clear()
+            done = await asyncio.wait_for(
+                conn.prompt(session_id=new.session_id, prompt=[text_block("/review v1")]), WAIT
+            )
+            assert done.stop_reason == "end_turn"
+            assert FINDING in client.text()
+        assert "CHANGED-LINE" in json.dumps(server.requests[-1])

@@ -220,7 +220,8 @@ class LiveSession:
 
     async def _run(self, text: str) -> s.StopReason:
         assert self.updates is not None
-        command = slash.parse(text)
+        custom = [c.name for c in self.custom_commands()] if text.lstrip().startswith("/") else []
+        command = slash.parse(text, custom)
         self.updates.stop_reason = "end_turn"
         if command is not None:
             found, argument = command

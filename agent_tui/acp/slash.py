@@ -52,6 +52,8 @@ def _hint(command: registry.Command) -> str | None:
 
 def available_commands(custom: Iterable[CustomCommand] = ()) -> s.AvailableCommandsUpdate:
     """Ours, then the custom commands a built-in does not shadow."""
+    custom = list(custom)
+    theirs = {m.name.lower() for m in custom}
     offered = [
         s.AvailableCommand(
             name=c.name,
@@ -61,9 +63,10 @@ def available_commands(custom: Iterable[CustomCommand] = ()) -> s.AvailableComma
             else None,
         )
         for c in COMMANDS
+        if not (c.name in registry.YIELDING and c.name in theirs)
     ]
     for command in custom:
-        if command.name.lower() in BY_NAME:
+        if command.name.lower() in BY_NAME.keys() - registry.YIELDING:
             continue
         offered.append(
             s.AvailableCommand(
@@ -89,6 +92,7 @@ async def answer(host: EditorHost, command: registry.Command, argument: str) -> 
         return str(exc)
 
 
-def parse(text: str) -> tuple[registry.Command, str] | None:
-    """(command, argument) when `text` is one of the commands editors get, else None."""
-    return registry.parse(text, registry.Front.EDITOR)
+def parse(text: str, custom: Iterable[str] = ()) -> tuple[registry.Command, str] | None:
+    """(command, argument) when `text` is one of the commands editors get, else None (also for
+    a built-in that yields to a custom command of that name)."""
+    return registry.parse(text, registry.Front.EDITOR, tuple(custom))

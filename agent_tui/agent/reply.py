@@ -17,6 +17,7 @@ from agent_tui.agent.thinking import ThinkingTrace
 from agent_tui.llm.stream import (
     ReasoningChunk,
     RetryWait,
+    ServerSearch,
     StreamDone,
     TextChunk,
     ThinkingReady,
@@ -59,6 +60,7 @@ async def request_stream(
     messages: list[Message],
     request_parts: tuple[list[Any], list[dict[str, Any]]],
     max_tokens: int,
+    server_tools: list[dict[str, Any]] | None = None,
 ) -> AsyncIterator[Any]:
     """The provider's stream for `messages` (already wire-valid), with every notice on the way."""
     sections, tools = request_parts
@@ -66,7 +68,8 @@ async def request_stream(
     request = prompts.request(messages, sections, tools)
     for notice in request.notices:  # a degraded prompt part, an MCP server gone
         yield ev.Notice(notice)
-    async for chunk in provider.stream(request.messages, tools=request.tools or None, max_tokens=max_tokens):
+    tools = [*(request.tools or ()), *(server_tools or ())]  # server tools: run by the provider
+    async for chunk in provider.stream(request.messages, tools=tools or None, max_tokens=max_tokens):
         while provider.notices:  # how the request went out (reasoning not sent, …)
             yield ev.Notice(provider.notices.pop(0))
         yield chunk
@@ -76,9 +79,10 @@ async def follow(
     chunks: AsyncIterator[Any],
     reply: StreamedReply,
     on_usage: Callable[[TokenUsage], Awaitable[ev.AgentEvent]],
+    on_search: Callable[[ServerSearch], AsyncIterator[ev.AgentEvent]] | None = None,
 ) -> AsyncIterator[ev.AgentEvent]:
     """The events of a model call, filling `reply` as they come; `on_usage` accounts a usage
-    report and gives the event saying so."""
+    report and gives the event saying so; `on_search` shows a search the provider ran."""
     thinking = reply.thinking
     async for chunk in chunks:
         match chunk:
@@ -99,6 +103,9 @@ async def follow(
             case UsageChunk(usage=usage):
                 thinking.reported(usage.reasoning)
                 yield await on_usage(usage)
+            case ServerSearch() if on_search is not None:
+                async for event in on_search(chunk):
+                    yield event
             case ev.Notice():
                 yield chunk
             case RetryWait(attempt=n, tries=of, wait=wait, kind=kind, reason=why):

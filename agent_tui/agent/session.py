@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, assert_never
 
 from agent_tui.agent import events as ev
-from agent_tui.agent import image_attach, subagent_calls, wire
+from agent_tui.agent import image_attach, subagent_calls, web_search, wire
 from agent_tui.agent import reply as model_call
 from agent_tui.agent.compactor import Compactor
 from agent_tui.agent.history import SessionHistory
@@ -388,6 +388,7 @@ class AgentSession:
             image_attach.for_model(self.wire(self.history), self.model),  # a command's model: may see none
             self._request_parts,
             self.limits.max_output_tokens,
+            web_search.server_tools(self.config, self.provider),
         ):
             if isinstance(chunk, UsageChunk):
                 usage = chunk.usage

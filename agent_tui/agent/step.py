@@ -9,12 +9,14 @@ text marked, or taking the unanswered prompt back out of the history so a retry 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_tui.agent import events as ev
 from agent_tui.agent import reply as model_call
+from agent_tui.agent import web_search
 from agent_tui.agent.reply import StreamedReply
 from agent_tui.agent.step_calls import run_calls
 from agent_tui.agent.turn import NextStep, RetryStep, StepOutcome, TurnOver, TurnState
@@ -73,7 +75,8 @@ async def step(host: StepHost, turn: TurnState, number: int) -> AsyncIterator[ev
     yield ev.StepStarted(number)
     reply = turn.reply = StreamedReply()
     try:
-        async for event in model_call.follow(host.request_stream(), reply, host.account_usage):
+        searched = functools.partial(web_search.events, host.runner)
+        async for event in model_call.follow(host.request_stream(), reply, host.account_usage, searched):
             yield event
     except LLMError as exc:
         if exc.kind == "context_length" and not reply.text_parts:

@@ -48,12 +48,14 @@ class HeadlessHost:
 
 async def command_reply(services: AppServices, session: AgentSession, prompt: str) -> Reply | None:
     """The reply of the command `prompt` invokes, or None when it is a prompt for the model."""
-    found = registry.parse(prompt, registry.Front.RUN)
+    host = HeadlessHost(session, services)
+    custom = [c.name for c in host.custom_commands()] if prompt.lstrip().startswith("/") else []
+    found = registry.parse(prompt, registry.Front.RUN, custom)
     if found is None:
         return None
     command, argument = found
     assert command.effect is not None, f"/{command.name} is offered to run without an effect"
     try:
-        return await command.effect(HeadlessHost(session, services), argument)
+        return await command.effect(host, argument)
     except Unavailable as exc:
         return Reply(f"/{command.name}", text=str(exc), level="warning")

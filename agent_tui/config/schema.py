@@ -573,6 +573,21 @@ class WebSettings:
             '(e.g. ["localhost", "127.0.0.1", "wiki.internal"]); every other such host is refused.',
         ),
     )
+    search: bool = field(
+        default=False,
+        metadata=spec(
+            "Offer the provider's own server-side web search to a model that has one (Anthropic's "
+            "web_search tool over its direct API); its queries and sources show as web_search calls.",
+            "Each search is billed by the provider on top of tokens.",
+        ),
+    )
+    search_max_uses: int = field(
+        default=5,
+        metadata=spec(
+            "Searches the provider may run in one reply.",
+            range=Range(1, 50),
+        ),
+    )
 
 
 @dataclass(frozen=True)

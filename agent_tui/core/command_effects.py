@@ -146,7 +146,9 @@ async def tools(host: CommandHost, argument: str) -> Reply:
         "diagnostics after edits: "
         + ("; ".join(found) if found else "off" if servers is None else "no language server on PATH")
     )
-    lines.append("web search: not offered (provider search tools are not wired up yet)")
+    from agent_tui.agent.web_search import why_not
+
+    lines.append(why_not(session.config, session.provider))
     total = sum(r.tokens for r in rows if r.state != "deferred")
     share = session.prompts.tool_share_line()  # what a small window shortened or deferred, and why
     head = f"{len(rows)} tools, {grouped(total)} tokens offered:" + (f"\n{share}" if share else "")
@@ -337,3 +339,21 @@ def _size(path: Any) -> str:
         return human_size(path.stat().st_size)
     except OSError:
         return "absent"
+
+
+async def review(host: CommandHost, argument: str) -> Reply:
+    """/review [base] where the front end has no form of its own (`run`, an editor): the same
+    sub-agent review (agent/review.py), answered with its findings."""
+    from agent_tui.agent import events as ev
+    from agent_tui.agent.review import review_events
+
+    session = require(host)
+    base = argument.strip() or None
+    title = f"/review {base}" if base else "/review"
+    said: list[str] = []
+    async for event in review_events(session, base):
+        if isinstance(event, ev.Notice):
+            said.append(event.message)
+        elif isinstance(event, ev.ToolCallFinished):
+            return Reply(title, text=event.view, level="error" if event.is_error else "info")
+    return Reply(title, text=" ".join(said) or "/review: the review gave no answer.", level="warning")

@@ -13,7 +13,7 @@ README's command table is generated from here (docs_gen.py).
 from __future__ import annotations
 
 import enum
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -112,7 +112,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("status", "", "model, folder, trust, sandbox, session, rules and memories loaded, window", NOW, ALL, fx.status, "Status"),
     Command("cost", "", "what this session has cost, in tokens and money", NOW, ALL, fx.cost, "Cost"),
     Command("diff", "", "what this session changed in the workspace", NOW, ALL, fx.diff, "Diff"),
-    Command("review", "[base]", "a sub-agent reviews the diff (working tree, or against BASE): findings with file:line", IDLE, TUI, None, "Review changes"),
+    Command("review", "[base]", "a sub-agent reviews the diff (working tree, or against BASE): findings with file:line", IDLE, ALL, fx.review, "Review changes"),
     Command("config", "[KEY]", "the settings in effect and the files they come from", NOW, ALL, fx.config, "Config"),
     Command("pin", "[TEXT | r_…:L3-9 | m_N[-M]]", "keep TEXT (or stored lines, or a message) verbatim in every request, whatever compaction drops", IDLE, ALL, pin_fx.pin, "Pin"),
     Command("unpin", "[ID]", "remove a pin (yours or the model's); alone: list them", IDLE, ALL, pin_fx.unpin, "Unpin"),
@@ -123,21 +123,28 @@ COMMANDS: tuple[Command, ...] = (
 
 BY_NAME = {command.name: command for command in COMMANDS}
 
+YIELDING = frozenset({"review"})
+"""Built-ins a project's own command of the same name replaces in every front end: a Claude Code
+user's `.claude/commands/review.md` stays theirs (every other built-in shadows a custom command)."""
+
 
 def offered(front: Front) -> tuple[Command, ...]:
     """The commands `front` offers, in the registry's order."""
     return tuple(command for command in COMMANDS if command.fronts & front)
 
 
-def parse(text: str, front: Front) -> tuple[Command, str] | None:
+def parse(text: str, front: Front, custom: Collection[str] = ()) -> tuple[Command, str] | None:
     """(command, argument) when `text` invokes a command `front` offers, else None (a prompt,
-    an unknown `/word`, a path like /etc/hosts or `//` escaping a slash)."""
+    an unknown `/word`, a path like /etc/hosts, `//` escaping a slash, or a YIELDING built-in
+    whose name is among the `custom` command names in use)."""
     stripped = text.strip()
     if not stripped.startswith("/") or stripped.startswith("//"):
         return None
     name, _, argument = stripped[1:].partition(" ")
     command = BY_NAME.get(name.strip().lower())
     if command is None or not command.fronts & front:
+        return None
+    if command.name in YIELDING and command.name in {c.lower() for c in custom}:
         return None
     return command, argument.strip()
 

@@ -253,6 +253,8 @@ def encode(
 
 
 def tool(schema: dict[str, Any]) -> dict[str, Any]:
+    if "type" in schema and "function" not in schema:  # a server tool (web_search_20250305): as is
+        return schema
     fn = schema.get("function", schema)
     out: dict[str, Any] = {
         "name": fn.get("name"),

@@ -13,6 +13,7 @@ from typing import Any
 from agent_tui.llm.http_common import Clock, bad_response, incomplete, sse_data, status_error
 from agent_tui.llm.stream import (
     ReasoningChunk,
+    ServerSearch,
     StreamDone,
     StreamEvent,
     TextChunk,
@@ -51,11 +52,33 @@ def _usage(report: dict[str, Any]) -> TokenUsage:
     )
 
 
+def _search(block: dict[str, Any], asked: list[str] | None) -> ServerSearch:
+    """A `web_search_tool_result` block with the query its `server_tool_use` streamed."""
+    try:
+        query = str(json.loads("".join(asked or ()) or "{}").get("query") or "")
+    except (ValueError, AttributeError):
+        query = ""
+    content = block.get("content")
+    if isinstance(content, dict):  # web_search_tool_result_error
+        return ServerSearch(
+            str(block.get("tool_use_id")), query, (), str(content.get("error_code") or "error")
+        )
+    found = tuple(
+        (str(r.get("title") or ""), str(r.get("url") or ""))
+        for r in content or ()
+        if isinstance(r, dict) and r.get("type") == "web_search_result"
+    )
+    return ServerSearch(str(block.get("tool_use_id")), query, found)
+
+
 async def events(response: Any, clock: Clock) -> AsyncIterator[StreamEvent]:
     """The stream's events; raises for an error event or a stream without message_stop."""
     usage: dict[str, Any] = {}
     calls: dict[int, dict[str, Any]] = {}
     thinking: dict[int, dict[str, Any]] = {}
+    searches: dict[str, list[str]] = {}
+    """The provider's own tool calls' input by call id: it comes in deltas, the result whole."""
+    search_at: dict[int, list[str]] = {}
     stop: str | None = None
     started = finished = False
     async for _, data in sse_data(response, clock):
@@ -75,6 +98,12 @@ async def events(response: Any, clock: Clock) -> AsyncIterator[StreamEvent]:
                     "name": block.get("name"),
                     "args": [],
                 }
+            elif block.get("type") == "server_tool_use":
+                given = [json.dumps(block["input"])] if block.get("input") else []
+                searches[str(block.get("id"))] = search_at[event.get("index", -1)] = given
+            elif block.get("type") == "web_search_tool_result":
+                asked = searches.pop(str(block.get("tool_use_id")), None)
+                yield _search(block, asked)
             elif block.get("type") == "text" and block.get("text"):
                 yield TextChunk(block["text"])
             elif block.get("type") in ("thinking", "redacted_thinking"):
@@ -100,6 +129,8 @@ async def events(response: Any, clock: Clock) -> AsyncIterator[StreamEvent]:
                 call = calls.get(event.get("index", -1))
                 if call is not None:
                     call["args"].append(delta.get("partial_json") or "")
+                elif event.get("index", -1) in search_at:
+                    search_at[event.get("index", -1)].append(delta.get("partial_json") or "")
         elif kind == "message_delta":
             stop = (event.get("delta") or {}).get("stop_reason") or stop
             usage.update({k: v for k, v in (event.get("usage") or {}).items() if v is not None})

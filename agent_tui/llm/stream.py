@@ -48,6 +48,18 @@ class ToolCallsReady:
 
 
 @dataclass(frozen=True)
+class ServerSearch:
+    """A web search the provider ran itself (Anthropic's server-side `web_search`), whole: its
+    query and the sources it found, or the provider's error code."""
+
+    id: str
+    query: str
+    sources: tuple[tuple[str, str], ...]
+    """(title, url) in the provider's order."""
+    error: str | None = None
+
+
+@dataclass(frozen=True)
 class UsageChunk:
     """The provider's usage report for this call."""
 
@@ -81,7 +93,14 @@ class RetryWait:
 
 
 StreamEvent = (
-    TextChunk | ReasoningChunk | ThinkingReady | ToolCallsReady | UsageChunk | StreamDone | RetryWait
+    TextChunk
+    | ReasoningChunk
+    | ThinkingReady
+    | ToolCallsReady
+    | ServerSearch
+    | UsageChunk
+    | StreamDone
+    | RetryWait
 )
 
 

@@ -45,24 +45,27 @@ def _is_private(address: str) -> bool:
     return not ip.is_global or ip.is_multicast
 
 
-async def check_host(host: str, port: int, private_hosts: list[str]) -> None:
-    """Refuse a host that is, or resolves to, localhost or a private, link-local or reserved
-    address, unless the user named it in `[web] private_hosts`."""
+async def check_host(host: str, port: int, private_hosts: list[str]) -> str:
+    """The address to connect to for `host`, resolved once here: refused when the host is, or
+    resolves to, localhost or a private, link-local or reserved address, unless the user named it
+    in `[web] private_hosts`. The connection goes to this address (`PinnedTransport`), so a name
+    that answers differently a moment later (DNS rebinding) cannot slip past the check."""
     allowed = {h.lower().rstrip(".") for h in private_hosts}
-    if host in allowed:
-        return
     try:
         found = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except OSError as exc:
         raise FetchRefused(f"cannot resolve {host} ({exc})") from None
-    addresses = sorted({str(info[4][0]) for info in found})
-    private = [a for a in addresses if _is_private(a)]
+    in_order = list(dict.fromkeys(str(info[4][0]) for info in found))
+    if host in allowed:
+        return in_order[0]
+    private = [a for a in sorted(in_order) if _is_private(a)]
     if private or host == "localhost":
         raise FetchRefused(
             f"{host} is {'localhost' if host == 'localhost' else 'a private address'} "
-            f"({', '.join(private or addresses)}): web_fetch never reaches local or private hosts "
-            f'unless the user adds it to [web] private_hosts (e.g. private_hosts = ["{host}"])'
+            f"({', '.join(private or sorted(in_order))}): web_fetch never reaches local or private "
+            f'hosts unless the user adds it to [web] private_hosts (e.g. private_hosts = ["{host}"])'
         )
+    return in_order[0]
 
 
 def _html_to_markdown(html: str) -> str:
@@ -205,16 +208,19 @@ async def _fetch(url: str, settings: WebSettings) -> str | tuple[str, int, str, 
     that says so."""
     import httpx
 
+    from agent_tui.tools.pinned_transport import PinnedTransport
+
     current = url
+    transport = PinnedTransport()
     async with httpx.AsyncClient(
-        follow_redirects=False, trust_env=False, timeout=settings.fetch_timeout
+        follow_redirects=False, trust_env=False, timeout=settings.fetch_timeout, transport=transport
     ) as client:
         for _hop in range(MAX_REDIRECTS + 1):
             parts = urlsplit(current)
             if parts.scheme not in ("http", "https") or not parts.hostname:
                 raise FetchRefused(f"{current!r} is not an http(s) URL")
             host = parts.hostname.lower().rstrip(".")
-            await check_host(
+            transport.pins[host] = await check_host(
                 host, parts.port or (443 if parts.scheme == "https" else 80), settings.private_hosts
             )
             client.cookies.clear()  # never a cookie, not even one the last hop set

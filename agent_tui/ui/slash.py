@@ -118,9 +118,7 @@ COMMANDS: tuple[SlashCommand, ...] = tuple(_bind(c) for c in registry.offered(re
 
 BY_NAME = {command.name: command for command in COMMANDS}
 
-YIELDING = frozenset({"review"})
-"""Built-ins a project's own command of the same name replaces: a Claude Code user's
-`.claude/commands/review.md` stays theirs (every other built-in shadows a custom command)."""
+YIELDING = registry.YIELDING
 
 _custom: dict[str, SlashCommand] = {}
 """Custom commands from Markdown files (ui/custom_commands.py), beside the built-ins. They are

@@ -49,6 +49,8 @@ class Pages(ThreadingHTTPServer):
         self.release = threading.Event()
         """Set at teardown: lets the never-finishing answer end."""
         self.cookies_seen: list[str] = []
+        self.hosts_seen: list[str] = []
+        """Host headers as received (a pinned connection keeps the URL's host)."""
         self.sent_bytes = 0
 
     @property
@@ -74,6 +76,7 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         if cookie := self.headers.get("Cookie"):
             self.server.cookies_seen.append(cookie)
+        self.server.hosts_seen.append(str(self.headers.get("Host")))
         port = self.server.server_address[1]
         route = {
             "/page.html": lambda: self._send(HTML.encode(), "text/html; charset=utf-8"),
