@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,7 +33,8 @@ class Served:
 def start_serve(server: FakeOpenAI, db: Path, workspace: Path, *args: str) -> Served:
     write_user_config(server, db, '[sandbox]\nmode = "off"\n')
     env = {
-        **os.environ,
+        # not the test process's own ownership marker: the server marks the commands it starts
+        **{k: v for k, v in os.environ.items() if k != "AGENT_TUI_OWNER"},
         "LITELLM_LOCAL_MODEL_COST_MAP": "True",
         "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p),
     }
@@ -45,8 +48,13 @@ def start_serve(server: FakeOpenAI, db: Path, workspace: Path, *args: str) -> Se
         start_new_session=True,
     )
     assert process.stdout is not None
-    first = process.stdout.readline()
-    second = process.stdout.readline()
+    with ThreadPoolExecutor(1) as pool:  # a server that never starts fails the test, never hangs it
+        lines = pool.submit(lambda: (process.stdout.readline(), process.stdout.readline()))  # type: ignore[union-attr]
+        try:
+            first, second = lines.result(timeout=90)
+        except FutureTimeout:
+            process.kill()
+            raise AssertionError("agent-tui serve printed no URL within 90 s") from None
     if not first.startswith("agent-tui serve: "):
         process.kill()
         raise AssertionError(
