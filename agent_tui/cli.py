@@ -18,6 +18,7 @@ from agent_tui.commands import (
     loop_cmd,
     mcp_cmd,
     run_cmd,
+    serve_cmd,
     sessions_cmd,
     trust_cmd,
 )
@@ -41,6 +42,7 @@ app.add_typer(trust_cmd.app, name="trust")
 app.command("run")(run_cmd.run)
 app.command("loop")(loop_cmd.loop)
 app.command("acp")(acp_cmd.acp)
+app.command("serve")(serve_cmd.serve)
 
 
 def _version(value: bool) -> None:

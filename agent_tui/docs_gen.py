@@ -148,7 +148,15 @@ def generated(root: Path | None = None) -> dict[Path, str]:
     """Each generated file with the text it should hold."""
     root = ROOT if root is None else root
     readme = root / "README.md"
-    return {root / "config.example.toml": example_toml(), readme: fill_readme(readme.read_text())}
+    from agent_tui.core.protocol_schema import as_text, events_schema, operations_schema
+
+    protocol = root / "docs" / "protocol"
+    return {
+        root / "config.example.toml": example_toml(),
+        readme: fill_readme(readme.read_text()),
+        protocol / "operations.schema.json": as_text(operations_schema()),
+        protocol / "events.schema.json": as_text(events_schema()),
+    }
 
 
 def stale(root: Path | None = None) -> list[str]:
@@ -167,6 +175,7 @@ def main(argv: list[str]) -> int:
         return 0
     for path, text in generated().items():
         if not path.is_file() or path.read_text() != text:
+            path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text)
             print(f"wrote {path.name}")
     return 0

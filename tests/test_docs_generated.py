@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def _copy(tmp_path: Path) -> Path:
     for name in ("README.md", "config.example.toml"):
         shutil.copy(ROOT / name, tmp_path / name)
+    shutil.copytree(ROOT / "docs" / "protocol", tmp_path / "docs" / "protocol")
     return tmp_path
 
 
@@ -48,6 +49,14 @@ def test_a_hand_edited_readme_table_is_caught(tmp_path):
     assert docs_gen.stale(root) == ["README.md"]
     readme.write_text(text.replace("## Configuration\n", "## Configuration\n\nA hand-written line.\n"))
     assert docs_gen.stale(root) == []
+
+
+def test_a_hand_edited_protocol_schema_is_caught(tmp_path):
+    """The operations' and events' JSON Schema (docs/protocol/) are generated like the tables."""
+    root = _copy(tmp_path)
+    schema = root / "docs" / "protocol" / "operations.schema.json"
+    schema.write_text(schema.read_text().replace('"set_model"', '"switch_model"'))
+    assert docs_gen.stale(root) == ["operations.schema.json"]
 
 
 def test_check_command_says_to_run_make_docs(tmp_path):

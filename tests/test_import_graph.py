@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 LAYERS = [
     ["__main__", "entry", "cli", "commands", "docs_gen"],
-    ["ui", "acp", "session_tree"],
+    ["ui", "acp", "server", "session_tree"],
     ["core"],
     ["autoloop"],
     ["factory"],

@@ -3,7 +3,7 @@ request starts (issue 31). Each one listed here costs tenths of a second of star
 request does not need: litellm (the direct path speaks the wire itself), pydantic (typer 0.29
 builds a pydantic adapter per option; we pin below it), textual and rich (no screen in `run`),
 pygments (httpx's own CLI, kept from loading), h2 (HTTP/2, which no client of ours asks for), mcp
-(no servers configured), tiktoken (the first request is far from every threshold: the session's
+(no servers configured), starlette and uvicorn (only `agent-tui serve` needs a server), tiktoken (the first request is far from every threshold: the session's
 lazy counter estimates until an exact count matters)."""
 
 from __future__ import annotations
@@ -28,6 +28,9 @@ HEAVY = {
     "click",
     "tiktoken",
     "h2",
+    "starlette",
+    "uvicorn",
+    "sse_starlette",
 }
 
 

@@ -135,28 +135,31 @@ async def _run(
                 tools=[row.name for row in session.prompts.tool_table()],
                 yes=yes,
             )
-        stream = []
-        if compact_first:
-            stream.append(session.compact(instructions, reason="forced"))
         from agent_tui.agent.user_command import user_command
+        from agent_tui.core import ops
+        from agent_tui.core.driver import SessionDriver
+        from agent_tui.core.protocol_events import WorkFinished
 
+        driver = SessionDriver(services, session)  # `run` maps its arguments to operations
+        work: list[ops.Op] = [ops.Compact(instructions)] if compact_first else []
         command = user_command(prompt.strip())  # `run "!ls"`: the user's own command, no model call
         if command is not None:
-            stream.append(session.run_user_command(command))
+            work.append(ops.Shell(command))
         elif prompt.strip():
-            from agent_tui.extensions.invoke import turn_events
-
-            stream.append(turn_events(session, prompt))  # a custom /command expands first
+            work.append(ops.Send(prompt))  # a custom /command expands first
         limit: str | None = None  # what stopped the run early: max_turns, max_budget, budget_unknown
         try:
-            for events in stream:
-                async for event in events:
+            for op in work:
+                async for event in driver.drive(op):
+                    if isinstance(event, WorkFinished):
+                        if event.state == "failed":
+                            _stderr(f"agent-tui: {event.message}")
+                            failed = True
+                        continue
                     if max_budget is not None and isinstance(event, ev.UsageReported) and limit is None:
                         limit = _over_budget(event.session_cost, max_budget)
-                        if limit is not None:  # cancelled like Ctrl-C: the turn is saved, then we stop
-                            task = asyncio.current_task()
-                            assert task is not None
-                            task.cancel()
+                        if limit is not None:  # interrupted like Ctrl-C: the turn is saved, then we stop
+                            await driver.submit(ops.Interrupt())
                     if as_json:
                         _emit(event.to_json())
                     if claude is not None:
@@ -171,13 +174,11 @@ async def _run(
                         final_text = event.view
                         refs.extend([event.ref] if event.ref else [])
         except asyncio.CancelledError:
-            task = asyncio.current_task()
-            if limit is None or task is None:
-                _stderr(
-                    f"agent-tui: interrupted; the session is saved (resume with --session {session.session_id})"
-                )
-                raise
-            task.uncancel()
+            await driver.submit(ops.Interrupt())  # the turn's task ends with its commands
+            _stderr(
+                f"agent-tui: interrupted; the session is saved (resume with --session {session.session_id})"
+            )
+            raise
         if limit is None and max_turns is not None and stop_reason == "max_steps":
             limit = "max_turns"
         if limit is not None:

@@ -1,0 +1,304 @@
+"""A session driven by operations and observed through its events: `submit(op)` in, the event
+log out. Every front end that speaks the protocol — headless `run`, the server, an attached TUI —
+holds one; the handlers below are the one place each operation is carried out.
+
+Long work (a turn, a compaction, a `!command`) runs in one task at a time; its events are
+appended to the log as they come and a `work_finished` event closes it. While it runs, only
+`interrupt`, `approve` and read-only commands are taken; anything else is refused with an
+`operation_refused` event saying why. An approval the session asks for becomes an
+`approval_requested` event; it waits for an `approve` operation and is denied, visibly, after
+`approval_timeout` seconds: the driver never grants one by itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import itertools
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent_tui.agent.events import AgentEvent
+from agent_tui.core import ops
+from agent_tui.core import protocol_events as pe
+from agent_tui.core.event_log import EventLog
+from agent_tui.errors_text import one_line
+from agent_tui.tools.approval_request import ApprovalDecision, ApprovalRequest, Approver
+
+if TYPE_CHECKING:
+    from agent_tui.agent.session import AgentSession
+    from agent_tui.config import Config
+    from agent_tui.core.replies import Reply
+    from agent_tui.extensions.commands import CustomCommand
+    from agent_tui.factory import AppServices
+
+log = logging.getLogger(__name__)
+
+APPROVAL_TIMEOUT = 300.0
+"""Seconds an approval waits for a client before it is denied."""
+
+
+class SessionDriver:
+    def __init__(
+        self,
+        services: AppServices,
+        session: AgentSession | None = None,
+        *,
+        approval_timeout: float = APPROVAL_TIMEOUT,
+        events: EventLog | None = None,
+        approver: Approver | None = None,
+    ) -> None:
+        self.services = services
+        self.session = session
+        self.approval_timeout = approval_timeout
+        self.log = events or EventLog()
+        self._task: asyncio.Task[None] | None = None
+        self._pending: dict[str, asyncio.Future[ApprovalDecision]] = {}
+        self._ids = itertools.count(1)
+        self.approver: Approver = approver or self.ask
+        """What a session this driver opens asks (`ask`, unless the front end answers itself)."""
+
+    # -- what a command's effect may use (core/command_host.py) --------------------------------
+
+    @property
+    def workspace(self) -> Path:
+        return self.session.workspace if self.session is not None else self.services.workspace
+
+    def use_config(self, config: Config) -> None:
+        self.services = dataclasses.replace(self.services, config=config)
+
+    def custom_commands(self) -> list[CustomCommand]:
+        from agent_tui.extensions.commands import discover
+
+        trusted = self.services.config.provenance.folder_trusted
+        return list(discover(self.workspace, trusted).commands.values())
+
+    # -- driving ---------------------------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def publish(self, event: AgentEvent) -> int:
+        return self.log.append(event)
+
+    async def submit(self, op: ops.Op) -> None:
+        """Carry out `op`; what it did (or why it could not) arrives as events."""
+        handler = HANDLERS[type(op)]
+        if self.busy and type(op) not in WHILE_BUSY:
+            self.publish(
+                pe.OperationRefused(op.type, "busy: work is running (interrupt it or wait for work_finished)")
+            )
+            return
+        try:
+            await handler(self, op)
+        except Exception as exc:  # a failed operation is one event, the session goes on
+            log.exception("operation %s failed", op.type)
+            self.publish(pe.OperationRefused(op.type, one_line(exc, 300)))
+
+    async def drive(self, op: ops.Op) -> AsyncIterator[AgentEvent]:
+        """Submit `op` and yield its events until its work is finished (or it was refused)."""
+        start = self.log.last_id
+        await self.submit(op)
+        async for _, event in self.log.follow(start):
+            yield event
+            if isinstance(event, (pe.WorkFinished, pe.OperationRefused, pe.CommandReplied)):
+                return
+
+    async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
+        """The session's approver: an event, then the client's `approve` or a denial on timeout."""
+        request_id = f"a{next(self._ids)}"
+        answer: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = answer
+        self.publish(
+            pe.ApprovalRequested(
+                request_id,
+                request.tool,
+                request.arguments,
+                request.preview,
+                request.suggested_prefix,
+                request.sandbox,
+                request.once_only,
+                request.protected,
+                self.approval_timeout,
+            )
+        )
+        try:
+            return await asyncio.wait_for(asyncio.shield(answer), self.approval_timeout)
+        except TimeoutError:
+            self.publish(pe.ApprovalResolved(request_id, "deny", "timeout"))
+            return ApprovalDecision(
+                "deny", reason=f"No one answered the approval within {self.approval_timeout:g} s; denied."
+            )
+        finally:
+            self._pending.pop(request_id, None)
+
+    def _start(self, name: str, events: Callable[[], AsyncIterator[AgentEvent]]) -> None:
+        async def work() -> None:
+            state, message = "done", None
+            try:
+                async for event in events():
+                    self.publish(event)
+            except asyncio.CancelledError:
+                state = "interrupted"
+                raise
+            except Exception as exc:
+                log.exception("%s failed", name)
+                state, message = "failed", one_line(exc, 300)
+            finally:
+                self.publish(pe.WorkFinished(name, state, message))  # type: ignore[arg-type]
+
+        self._task = asyncio.create_task(work(), name=f"driver-{name}")
+
+    def require(self) -> AgentSession:
+        if self.session is None:
+            raise RuntimeError("no session is open")
+        return self.session
+
+    async def close(self) -> None:
+        """End the running work (its commands with it) and the session."""
+        await _interrupt(self, ops.Interrupt())
+        if self.session is not None:
+            await self.session.close()
+
+
+async def _send(driver: SessionDriver, op: ops.Send) -> None:
+    from agent_tui.extensions.invoke import turn_events
+
+    session = driver.require()
+    driver._start(op.type, lambda: turn_events(session, op.text))
+
+
+async def _compact(driver: SessionDriver, op: ops.Compact) -> None:
+    session = driver.require()
+    driver._start(op.type, lambda: session.compact(op.instructions, reason="forced"))
+
+
+async def _shell(driver: SessionDriver, op: ops.Shell) -> None:
+    session = driver.require()
+    driver._start(op.type, lambda: session.run_user_command(op.command))
+
+
+async def _interrupt(driver: SessionDriver, op: ops.Interrupt) -> None:
+    waiting = [(rid, answer) for rid, answer in driver._pending.items() if not answer.done()]
+    task = driver._task
+    if task is not None and not task.done():
+        task.cancel()  # first: a denial answered before it would let the turn go on
+        await asyncio.wait([task])
+    for request_id, answer in waiting:
+        if not answer.done():
+            answer.set_result(ApprovalDecision("deny"))
+        driver.publish(pe.ApprovalResolved(request_id, "deny", "interrupt"))
+
+
+async def _approve(driver: SessionDriver, op: ops.Approve) -> None:
+    answer = driver._pending.get(op.request_id)
+    if answer is None or answer.done():
+        driver.publish(pe.OperationRefused(op.type, f"no approval {op.request_id!r} is waiting"))
+        return
+    answer.set_result(ApprovalDecision(op.action, prefix=op.prefix))
+    driver.publish(pe.ApprovalResolved(op.request_id, op.action, "client"))
+
+
+def _reply(driver: SessionDriver, reply: Reply) -> None:
+    driver.publish(pe.CommandReplied(reply.title, reply.plain(), reply.level))
+
+
+async def _effect(driver: SessionDriver, name: str, argument: str) -> None:
+    from agent_tui.core.commands import BY_NAME
+    from agent_tui.core.replies import Reply, Unavailable
+
+    effect = BY_NAME[name].effect
+    assert effect is not None
+    try:
+        _reply(driver, await effect(driver, argument))
+    except Unavailable as exc:
+        _reply(driver, Reply(f"/{name}", text=str(exc), level="warning"))
+
+
+async def _command(driver: SessionDriver, op: ops.RunCommand) -> None:
+    from agent_tui.core.commands import Front, Runs, parse
+
+    found = parse(op.text, Front.RUN)
+    if found is None:
+        driver.publish(pe.OperationRefused(op.type, f"not a command offered here: {op.text[:80]!r}"))
+    elif driver.busy and found[0].runs is not Runs.NOW:
+        driver.publish(pe.OperationRefused(op.type, f"/{found[0].name} waits for the running work"))
+    else:
+        await _effect(driver, found[0].name, found[1])
+
+
+async def _set_effort(driver: SessionDriver, op: ops.SetEffort) -> None:
+    await _effect(driver, "effort", op.level)
+
+
+async def _undo(driver: SessionDriver, op: ops.Undo) -> None:
+    await _effect(driver, "undo", f"{op.turns}{' --force' if op.force else ''}")
+
+
+async def _rename(driver: SessionDriver, op: ops.Rename) -> None:
+    await _effect(driver, "rename", op.title)
+
+
+async def _remember(driver: SessionDriver, op: ops.Remember) -> None:
+    await _effect(driver, "remember", op.text)
+
+
+async def _rewind(driver: SessionDriver, op: ops.Rewind) -> None:
+    from agent_tui.agent.rewind import rewind_points
+
+    session = driver.require()
+    point = next((p for p in await rewind_points(session) if p.seq == op.seq), None)
+    if point is None:
+        driver.publish(pe.OperationRefused(op.type, f"no user message numbered {op.seq} to rewind to"))
+        return
+    report = await session.rewind(point, op.scope)
+    driver.publish(pe.CommandReplied("/rewind", report.describe(), "info"))
+
+
+async def _fork(driver: SessionDriver, op: ops.Fork) -> None:
+    from agent_tui.store.forks import fork_session
+
+    session = driver.require()
+    info = await fork_session(driver.services.store.sessions, session.session_id, op.before, op.title)
+    driver.publish(pe.SessionForked(info.id, info.title))
+
+
+async def _set_model(driver: SessionDriver, op: ops.SetModel) -> None:
+    from agent_tui.models import switched_model
+
+    old = driver.require()
+    config = driver.services.config
+    settings, _left = switched_model(config.model, op.name)
+    services = dataclasses.replace(driver.services, config=dataclasses.replace(config, model=settings))
+    session = await services.resume_session(old.session_id, driver.approver)  # refused: nothing changed
+    session.keep_background_of(old)
+    await old.close()
+    await services.store.leases.acquire(session.session_id)  # closing the old one gave it back
+    driver.session, driver.services = session, services
+    driver.publish(pe.SessionReplaced(session.session_id, session.model))
+
+
+Handler = Callable[[SessionDriver, Any], Awaitable[None]]
+
+HANDLERS: dict[type[ops.Operation], Handler] = {
+    ops.Send: _send,
+    ops.Compact: _compact,
+    ops.SetModel: _set_model,
+    ops.SetEffort: _set_effort,
+    ops.Undo: _undo,
+    ops.Rewind: _rewind,
+    ops.Fork: _fork,
+    ops.Rename: _rename,
+    ops.Remember: _remember,
+    ops.RunCommand: _command,
+    ops.Shell: _shell,
+    ops.Interrupt: _interrupt,
+    ops.Approve: _approve,
+}
+"""One handler per operation (tests/test_protocol.py fails when an operation has none)."""
+
+WHILE_BUSY = frozenset({ops.Interrupt, ops.Approve, ops.RunCommand, ops.Fork})
+"""What is taken while work runs; a command that must wait says so itself."""

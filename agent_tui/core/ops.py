@@ -1,0 +1,211 @@
+"""The operations a session is driven by: a closed union, the input side of the protocol whose
+output side is the closed union of events (agent/events.py, core/protocol_events.py).
+
+Every front end maps its input to these — a typed prompt, Esc, an approval dialog's answer, an
+editor's `session/cancel`, a server request's JSON body — and a `SessionDriver`
+(core/driver.py) carries them out with one handler per operation. The JSON form is
+`{"type": "send", "text": "…"}`; docs/protocol/operations.schema.json is generated from here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+ApprovalAction = Literal["allow_once", "allow_session", "allow_always", "deny"]
+RewindScope = Literal["conversation", "files", "both"]
+
+
+@dataclass(frozen=True)
+class Operation:
+    type: ClassVar[str] = "operation"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, **dataclasses.asdict(self)}
+
+
+@dataclass(frozen=True)
+class Send(Operation):
+    """A prompt: a turn (a custom `/command` expands first)."""
+
+    type: ClassVar[str] = "send"
+    text: str
+
+
+@dataclass(frozen=True)
+class Compact(Operation):
+    """Condense the conversation now (`/compact [instructions]`)."""
+
+    type: ClassVar[str] = "compact"
+    instructions: str | None = None
+
+
+@dataclass(frozen=True)
+class SetModel(Operation):
+    """Go on with the same conversation on another model."""
+
+    type: ClassVar[str] = "set_model"
+    name: str
+
+
+@dataclass(frozen=True)
+class SetEffort(Operation):
+    """How hard a reasoning model thinks: minimal, low, medium, high or off."""
+
+    type: ClassVar[str] = "set_effort"
+    level: str
+
+
+@dataclass(frozen=True)
+class Undo(Operation):
+    """Put back the files the last `turns` turns changed."""
+
+    type: ClassVar[str] = "undo"
+    turns: int = 1
+    force: bool = False
+
+
+@dataclass(frozen=True)
+class Rewind(Operation):
+    """Back to just before the user message numbered `seq` in the transcript."""
+
+    type: ClassVar[str] = "rewind"
+    seq: int
+    scope: RewindScope = "both"
+
+
+@dataclass(frozen=True)
+class Fork(Operation):
+    """A copy of the session (before message `before`, or all of it) as a new session."""
+
+    type: ClassVar[str] = "fork"
+    before: int | None = None
+    title: str | None = None
+
+
+@dataclass(frozen=True)
+class Rename(Operation):
+    type: ClassVar[str] = "rename"
+    title: str
+
+
+@dataclass(frozen=True)
+class Remember(Operation):
+    """A note every session will see (the memories file)."""
+
+    type: ClassVar[str] = "remember"
+    text: str
+
+
+@dataclass(frozen=True)
+class RunCommand(Operation):
+    """A registry slash command a headless front end offers (`/cost`, `/diff`): its reply comes
+    back as a `command_reply` event."""
+
+    type: ClassVar[str] = "command"
+    text: str
+
+
+@dataclass(frozen=True)
+class Shell(Operation):
+    """`!command`: the user's own command, run unasked; the next turn's model sees it."""
+
+    type: ClassVar[str] = "shell"
+    command: str
+
+
+@dataclass(frozen=True)
+class Interrupt(Operation):
+    """Stop the running turn or compaction (its commands with it)."""
+
+    type: ClassVar[str] = "interrupt"
+
+
+@dataclass(frozen=True)
+class Approve(Operation):
+    """The answer to an `approval_requested` event."""
+
+    type: ClassVar[str] = "approve"
+    request_id: str
+    action: ApprovalAction
+    prefix: str | None = None
+    """For allow_session / allow_always on bash: the command prefix to allow."""
+
+
+Op = (
+    Send
+    | Compact
+    | SetModel
+    | SetEffort
+    | Undo
+    | Rewind
+    | Fork
+    | Rename
+    | Remember
+    | RunCommand
+    | Shell
+    | Interrupt
+    | Approve
+)
+"""Every operation: the closed set a driver must handle (tests/test_protocol.py checks it does)."""
+
+OP_TYPES: tuple[type[Operation], ...] = typing.get_args(Op)
+BY_TYPE: dict[str, type[Operation]] = {cls.type: cls for cls in OP_TYPES}
+
+
+class BadOperation(ValueError):
+    """JSON that is not an operation; the message says what is wrong in one line."""
+
+
+def op_from_json(data: object) -> Op:
+    """The operation `data` describes, checked field by field; BadOperation says what is wrong."""
+    if not isinstance(data, dict):
+        raise BadOperation("an operation is a JSON object with a `type`")
+    kind = data.get("type")
+    cls = BY_TYPE.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise BadOperation(f"unknown operation type {kind!r}: one of {', '.join(sorted(BY_TYPE))}")
+    hints = typing.get_type_hints(cls)
+    values: dict[str, Any] = {}
+    for field in dataclasses.fields(cls):
+        if field.name not in data:
+            if field.default is dataclasses.MISSING:
+                raise BadOperation(f"{kind}: `{field.name}` is required")
+            continue
+        value = data[field.name]
+        if not _fits(value, hints[field.name]):
+            raise BadOperation(
+                f"{kind}: `{field.name}` must be {_describe(hints[field.name])}, not {value!r:.60}"
+            )
+        values[field.name] = value
+    extra = set(data) - {"type"} - {f.name for f in dataclasses.fields(cls)}
+    if extra:
+        raise BadOperation(f"{kind}: unknown field(s) {', '.join(sorted(extra))}")
+    return typing.cast(Op, cls(**values))
+
+
+def _fits(value: object, hint: Any) -> bool:
+    origin = typing.get_origin(hint)
+    if origin is Literal:
+        return value in typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(_fits(value, arm) for arm in typing.get_args(hint))
+    if hint is type(None):
+        return value is None
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, hint)
+
+
+def _describe(hint: Any) -> str:
+    origin = typing.get_origin(hint)
+    if origin is Literal:
+        return "one of " + ", ".join(map(repr, typing.get_args(hint)))
+    if typing.get_args(hint):
+        return " or ".join(_describe(arm) for arm in typing.get_args(hint))
+    return {str: "a string", int: "an integer", bool: "true or false", type(None): "null"}.get(
+        hint, str(hint)
+    )

@@ -1,0 +1,97 @@
+"""The events a `SessionDriver` adds to a turn's (agent/events.py): approvals asked and
+answered, command replies, refused operations, a session replaced or forked, work finished.
+With the turn's events they are the output side of the protocol (`ProtocolEvent`), the closed
+union docs/protocol/events.schema.json is generated from.
+"""
+
+from __future__ import annotations
+
+import typing
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+from agent_tui.agent.events import AgentEvent, TurnEvent
+
+
+@dataclass(frozen=True)
+class ApprovalRequested(AgentEvent):
+    """A call waits for a client's `approve` operation; denied after `timeout` seconds."""
+
+    type: ClassVar[str] = "approval_requested"
+    request_id: str
+    tool: str
+    arguments: dict[str, Any]
+    preview: str
+    suggested_prefix: str | None
+    sandbox: str | None
+    once_only: bool
+    protected: bool
+    timeout: float
+
+
+@dataclass(frozen=True)
+class ApprovalResolved(AgentEvent):
+    type: ClassVar[str] = "approval_resolved"
+    request_id: str
+    action: Literal["allow_once", "allow_session", "allow_always", "deny"]
+    by: Literal["client", "timeout", "interrupt"]
+
+
+@dataclass(frozen=True)
+class CommandReplied(AgentEvent):
+    """What a command operation (or set_effort, undo, rename, remember, rewind) answered."""
+
+    type: ClassVar[str] = "command_reply"
+    title: str
+    text: str
+    level: Literal["info", "warning", "error"]
+
+
+@dataclass(frozen=True)
+class OperationRefused(AgentEvent):
+    """An operation that could not run now, and why (busy, an unknown request id, …)."""
+
+    type: ClassVar[str] = "operation_refused"
+    operation: str
+    message: str
+
+
+@dataclass(frozen=True)
+class SessionReplaced(AgentEvent):
+    """The conversation goes on in this session (a model switch rebuilds it)."""
+
+    type: ClassVar[str] = "session_replaced"
+    session_id: str
+    model: str
+
+
+@dataclass(frozen=True)
+class SessionForked(AgentEvent):
+    type: ClassVar[str] = "session_forked"
+    session_id: str
+    title: str | None
+
+
+@dataclass(frozen=True)
+class WorkFinished(AgentEvent):
+    """A send, compact or shell operation is over: done, failed or interrupted."""
+
+    type: ClassVar[str] = "work_finished"
+    operation: str
+    state: Literal["done", "failed", "interrupted"]
+    message: str | None = None
+
+
+ProtocolEvent = (
+    TurnEvent
+    | ApprovalRequested
+    | ApprovalResolved
+    | CommandReplied
+    | OperationRefused
+    | SessionReplaced
+    | SessionForked
+    | WorkFinished
+)
+"""Everything a client of a session sees: the turn's events and the driver's."""
+
+PROTOCOL_EVENT_TYPES: tuple[type[AgentEvent], ...] = typing.get_args(ProtocolEvent)

@@ -1,0 +1,105 @@
+"""The JSON Schema of the protocol's two closed unions — the operations a client sends
+(core/ops.py) and the events it receives (core/protocol_events.py) — generated from their
+declarations into docs/protocol/ (docs_gen.py; tests/test_docs_generated.py checks the copies)
+and served by `agent-tui serve` at /v1/schema/{operations,events}.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import types
+import typing
+from typing import Any, Literal
+
+from agent_tui.agent.events import AgentEvent
+from agent_tui.context.budget import ContextBudget
+from agent_tui.context.compaction import CompactResult
+from agent_tui.core.ops import OP_TYPES, Operation
+from agent_tui.core.protocol_events import PROTOCOL_EVENT_TYPES
+from agent_tui.messages import Outcome, ResultRef, TokenUsage, ToolCall
+
+_NAMES = {
+    "ContextBudget": ContextBudget,
+    "CompactResult": CompactResult,
+    "Outcome": Outcome,
+    "ResultRef": ResultRef,
+    "TokenUsage": TokenUsage,
+    "ToolCall": ToolCall,
+}
+"""Types the events name only under TYPE_CHECKING, for resolving their annotations."""
+
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+
+
+def _doc(cls: type) -> str:
+    return " ".join((cls.__doc__ or "").strip().split("\n\n")[0].split())
+
+
+def _schema(hint: Any, defs: dict[str, Any]) -> dict[str, Any]:
+    origin = typing.get_origin(hint)
+    if origin is Literal:
+        return {"enum": list(typing.get_args(hint))}
+    if origin in (typing.Union, types.UnionType):
+        return {"anyOf": [_schema(arm, defs) for arm in typing.get_args(hint)]}
+    if origin in (list, tuple):
+        args = [a for a in typing.get_args(hint) if a is not Ellipsis]
+        return {"type": "array", "items": _schema(args[0], defs) if args else {}}
+    if origin is dict or hint is dict:
+        return {"type": "object"}
+    simple = {str: "string", int: "integer", float: "number", bool: "boolean", type(None): "null"}
+    if hint in simple:
+        return {"type": simple[hint]}
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        name = hint.__name__
+        if name not in defs:
+            defs[name] = {}  # placed first: a type that names itself ends here
+            if hasattr(hint, "to_json"):  # its own JSON shape: named and described, not spelled out
+                defs[name] = {"type": "object", "description": _doc(hint)}
+            else:
+                defs[name] = _object(hint, defs, tag=None)
+        return {"$ref": f"#/$defs/{name}"}
+    return {}
+
+
+def _object(cls: type, defs: dict[str, Any], tag: str | None) -> dict[str, Any]:
+    hints = typing.get_type_hints(cls, localns=_NAMES)
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    if tag is not None:
+        properties["type"] = {"const": tag}
+        required.append("type")
+    for field in dataclasses.fields(cls):
+        properties[field.name] = _schema(hints[field.name], defs)
+        if field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING:
+            required.append(field.name)
+    schema: dict[str, Any] = {"type": "object", "properties": properties, "required": required}
+    if _doc(cls):
+        schema["description"] = _doc(cls)
+    return schema
+
+
+def union_schema(
+    title: str, members: tuple[type[Operation], ...] | tuple[type[AgentEvent], ...]
+) -> dict[str, Any]:
+    defs: dict[str, Any] = {}
+    arms = []
+    for cls in members:
+        body = _object(cls, defs, tag=cls.type)
+        if issubclass(cls, Operation):
+            body["additionalProperties"] = False  # the server refuses unknown fields
+        defs[cls.__name__] = body
+        arms.append({"$ref": f"#/$defs/{cls.__name__}"})
+    return {"$schema": DRAFT, "title": title, "oneOf": arms, "$defs": dict(sorted(defs.items()))}
+
+
+def operations_schema() -> dict[str, Any]:
+    return union_schema("agent-tui operation", OP_TYPES)
+
+
+def events_schema() -> dict[str, Any]:
+    return union_schema("agent-tui event", PROTOCOL_EVENT_TYPES)
+
+
+def as_text(schema: dict[str, Any]) -> str:
+    return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,172 @@
+"""The typed protocol below every front end: a closed union of operations in (core/ops.py), the
+closed union of events out (agent/events.py + core/protocol_events.py), one handler per
+operation (core/driver.py), and the JSON Schema of both unions generated into docs/protocol/.
+A session driven in process by operations against a real local model server."""
+
+from __future__ import annotations
+
+import json
+import typing
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from agent_tui.agent import events as ev
+from agent_tui.core import ops
+from agent_tui.core import protocol_events as pe
+from agent_tui.core.driver import HANDLERS, SessionDriver
+from agent_tui.core.protocol_schema import events_schema, operations_schema
+from agent_tui.factory import build_services
+from testkit.fake_openai import Reply
+from tests.support.agent_fixtures import make_config
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SAMPLES: list[ops.Op] = [
+    ops.Send("hi"),
+    ops.Compact("keep the plan"),
+    ops.SetModel("openai/other"),
+    ops.SetEffort("high"),
+    ops.Undo(2, True),
+    ops.Rewind(3, "files"),
+    ops.Fork(4, "copy"),
+    ops.Rename("title"),
+    ops.Remember("tabs are 4 wide"),
+    ops.RunCommand("/cost"),
+    ops.Shell("ls"),
+    ops.Interrupt(),
+    ops.Approve("a1", "allow_session", "git status"),
+]
+
+
+class TestUnions:
+    def test_every_operation_has_exactly_one_handler(self):
+        assert set(HANDLERS) == set(ops.OP_TYPES)
+
+    def test_every_operation_round_trips_through_json_and_its_schema(self):
+        assert {type(s) for s in SAMPLES} == set(ops.OP_TYPES)
+        schema = operations_schema()
+        for sample in SAMPLES:
+            data = json.loads(json.dumps(sample.to_json()))
+            jsonschema.validate(data, schema)
+            assert ops.op_from_json(data) == sample
+
+    @pytest.mark.parametrize(
+        ("data", "said"),
+        [
+            ({"type": "sned", "text": "x"}, "unknown operation type 'sned'"),
+            ({"type": "send"}, "`text` is required"),
+            ({"type": "undo", "turns": "2"}, "`turns` must be an integer"),
+            ({"type": "approve", "request_id": "a1", "action": "yes"}, "`action` must be one of"),
+            ({"type": "send", "text": "x", "extra": 1}, "unknown field(s) extra"),
+            (["send"], "a JSON object"),
+        ],
+    )
+    def test_malformed_operations_say_what_is_wrong(self, data, said):
+        with pytest.raises(ops.BadOperation, match=None) as caught:
+            ops.op_from_json(data)
+        assert said in str(caught.value)
+
+    def test_the_committed_schemas_are_generated(self):
+        """docs/protocol/*.json equal what the declarations generate (docs_gen.py rewrites them)."""
+        from agent_tui.core.protocol_schema import as_text
+
+        for name, schema in (("operations", operations_schema()), ("events", events_schema())):
+            assert (ROOT / "docs" / "protocol" / f"{name}.schema.json").read_text() == as_text(schema)
+
+    def test_every_event_type_is_in_the_events_schema(self):
+        tags = {
+            arm["properties"]["type"]["const"]
+            for arm in events_schema()["$defs"].values()
+            if "type" in arm.get("properties", {}) and "const" in arm["properties"]["type"]
+        }
+        assert tags == {cls.type for cls in typing.get_args(pe.ProtocolEvent)}
+
+
+@pytest.fixture
+async def driver(server, workspace, tmp_path):
+    services = await build_services(
+        make_config(server, tmp_path / "p.db", cwd=workspace), workspace=workspace
+    )
+    driver = SessionDriver(services, approval_timeout=30)
+    driver.session = await services.new_session(driver.approver)
+    yield driver
+    await driver.close()
+    await services.close()
+
+
+async def drive(driver: SessionDriver, op: ops.Op) -> list[ev.AgentEvent]:
+    return [event async for event in driver.drive(op)]
+
+
+class TestDriver:
+    async def test_a_turn_with_an_approval_answered_by_an_operation(self, server, driver, workspace):
+        server.enqueue(Reply(tool_calls=[("bash", {"command": "echo made > made.txt"})]), Reply(text="done"))
+        start = driver.log.last_id
+        await driver.submit(ops.Send("make a file"))
+        seen: list[ev.AgentEvent] = []
+        schema = events_schema()
+        async for _, event in driver.log.follow(start):
+            seen.append(event)
+            jsonschema.validate(json.loads(json.dumps(event.to_json())), schema)
+            if isinstance(event, pe.ApprovalRequested):
+                assert event.tool == "bash" and "made.txt" in event.preview
+                await driver.submit(ops.Approve(event.request_id, "allow_once"))
+            if isinstance(event, pe.WorkFinished):
+                break
+        types = [e.type for e in seen]
+        assert (
+            types.index("approval_requested")
+            < types.index("approval_resolved")
+            < types.index("turn_finished")
+        )
+        assert (workspace / "made.txt").read_text() == "made\n"
+        assert seen[-1] == pe.WorkFinished("send", "done")
+
+    async def test_an_unanswered_approval_is_denied_visibly_after_its_timeout(
+        self, server, driver, workspace
+    ):
+        driver.approval_timeout = 0.05
+        server.enqueue(Reply(tool_calls=[("bash", {"command": "touch nope"})]), Reply(text="ok"))
+        events = await drive(driver, ops.Send("touch it"))
+        resolved = [e for e in events if isinstance(e, pe.ApprovalResolved)]
+        assert [(r.action, r.by) for r in resolved] == [("deny", "timeout")]
+        assert not (workspace / "nope").exists()
+
+    async def test_busy_refuses_then_interrupt_ends_the_work(self, server, driver):
+        server.enqueue(Reply(tool_calls=[("bash", {"command": "touch x"})]), Reply(text="ok"))
+        start = driver.log.last_id
+        await driver.submit(ops.Send("go"))
+        async for _, event in driver.log.follow(start):
+            if isinstance(event, pe.ApprovalRequested):
+                asked = event
+                break
+        refused = await drive(driver, ops.Rename("not now"))
+        assert isinstance(refused[-1], pe.OperationRefused) and "busy" in refused[-1].message
+        await driver.submit(ops.Interrupt())
+        tail = [e for _, e in driver.log.after(start)]
+        assert tail[-2:] == [
+            pe.WorkFinished("send", "interrupted"),
+            pe.ApprovalResolved(asked.request_id, "deny", "interrupt"),
+        ]
+
+    async def test_session_operations_answer_with_replies(self, server, driver):
+        assert "Renamed: a title" in (await drive(driver, ops.Rename("a title")))[-1].text  # type: ignore[attr-defined]
+        assert driver.require().title == "a title"
+        cost = (await drive(driver, ops.RunCommand("/cost")))[-1]
+        assert isinstance(cost, pe.CommandReplied) and "Input" in cost.text
+        refused = (await drive(driver, ops.RunCommand("/theme")))[-1]
+        assert isinstance(refused, pe.OperationRefused)
+        effort = (await drive(driver, ops.SetEffort("sideways")))[-1]
+        assert isinstance(effort, pe.CommandReplied) and effort.level == "warning"
+        assert server.requests == []
+
+    async def test_set_model_goes_on_with_the_conversation(self, server, driver):
+        server.enqueue(Reply(text="first"), Reply(text="second"))
+        await drive(driver, ops.Send("remember pelicans"))
+        replaced = (await drive(driver, ops.SetModel("openai/other-model")))[-1]
+        assert isinstance(replaced, pe.SessionReplaced) and replaced.model == "openai/other-model"
+        await drive(driver, ops.Send("what did I say?"))
+        assert server.requests[-1]["model"] == "other-model"
+        assert "pelicans" in json.dumps(server.requests[-1]["messages"])
