@@ -1,7 +1,7 @@
 """Nothing said is lost: a fact typed in plain chat, dropped by several compactions, is found
 again by the model through `recall` and `read_result` on the range the compaction named.
 
-Real `agent-tui run` subprocesses, the strict local server in an 8 192 window, a real database.
+Real `agent-tui run` subprocesses, the strict local server in a 16 384 window, a real database.
 The scripted model never sees the fact in its window when asked: it can only answer by
 searching, so the answer holding it shows the way back works end to end.
 """
@@ -18,6 +18,7 @@ from testkit.fake_openai import FakeOpenAI, Reply
 from tests.support.cli import flags, run_cli
 
 FACT = "ZEBRA-7431-KILO"
+WINDOW = 16_384
 RANGE = re.compile(r"m_\d+-\d+")
 
 
@@ -97,9 +98,11 @@ def test_fact_from_turn_one_is_recalled_after_compactions(workspace, tmp_path, s
     write_user_config(
         "[compaction]\ntool_clearing = false\npruning = false\nkeep_user_messages_tokens = 0\n" + strategies
     )
-    model = Model()
+    model = Model(steps=20)
     db = tmp_path / "recall.db"
-    with FakeOpenAI(window=8192, responder=model) as server:
+    # Wide enough that no listing passes a quarter of it (in a smaller one the step in flight is
+    # cut to its head and nothing needs compacting), with listings enough to compact twice.
+    with FakeOpenAI(window=WINDOW, responder=model) as server:
         first = run_json(f"Please remember: the deploy code is {FACT}.", server, db, workspace)
         assert first[-1]["text"] == "Noted."
         work = run_json("Now run the listings.", server, db, workspace, "--continue")
@@ -115,7 +118,7 @@ def test_fact_from_turn_one_is_recalled_after_compactions(workspace, tmp_path, s
         assert FACT not in asked
         assert 'read_result(ref_id=\\"m_1-' in asked
         for body in server.requests:
-            assert server.prompt_tokens_of(body) + body.get("max_tokens", 0) <= 8192
+            assert server.prompt_tokens_of(body) + body.get("max_tokens", 0) <= WINDOW
 
 
 def test_newest_user_messages_survive_a_summary_verbatim(workspace, tmp_path):
@@ -124,9 +127,9 @@ def test_newest_user_messages_survive_a_summary_verbatim(workspace, tmp_path):
     write_user_config("[compaction]\ntool_clearing = false\npruning = false\n")
     model = Model(rows=120)  # steps small enough that a summary alone fits the window
     db = tmp_path / "keep.db"
-    # 8k plus the ~420 tokens wave 3 added to the built-in tools' descriptions and the ~200 of
-    # `todo` and `pin`.
-    with FakeOpenAI(window=8904, responder=model) as server:
+    # The room the compactions were tuned for, now that the built-ins go brief (~1 300 tokens
+    # instead of ~3 000 at this size).
+    with FakeOpenAI(window=6400, responder=model) as server:
         run_json(f"Please remember: the deploy code is {FACT}.", server, db, workspace)
         work = run_json("Now run the listings.", server, db, workspace, "--continue")
         done = compactions(work)

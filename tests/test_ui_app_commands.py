@@ -7,8 +7,6 @@ import threading
 import pytest
 from textual.widgets import DataTable
 
-from agent_tui.factory import build_services
-from agent_tui.messages import assistant, user
 from agent_tui.ui.screens.context_screen import ContextScreen
 from agent_tui.ui.screens.dialogs import HelpScreen
 from agent_tui.ui.screens.resume import ResumeScreen
@@ -19,25 +17,12 @@ from agent_tui.ui.widgets.meter import ContextMeter
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import make_app, notices, screen_text, send, settle, until
+from tests.support.ui_session_fixtures import stored_chat
 
 
 @pytest.fixture
 def config(server, tmp_path):
     return make_config(server, tmp_path / "ui.db")
-
-
-async def stored_session(config, workspace, turns: int, title: str = "old work") -> str:
-    """A session written straight into the database (as an earlier run would have left it)."""
-    services = await build_services(config, workspace=workspace)
-    try:
-        info = await services.store.sessions.create(str(workspace), config.model.name, title=title)
-        messages = []
-        for i in range(turns):
-            messages += [user(f"question {i}"), assistant(f"answer **{i}**")]
-        await services.store.sessions.append(info.id, messages)
-        return info.id
-    finally:
-        await services.close()
 
 
 class TestCompact:
@@ -138,7 +123,7 @@ class TestSessions:
 
     async def test_resume_picker_opens_a_stored_session(self, config, workspace):
         """/resume lists stored sessions (title, age, size); Enter opens one in the tab."""
-        session_id = await stored_session(config, workspace, 3, title="fix the cart")
+        session_id = await stored_chat(config, workspace, 3, title="fix the cart")
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
@@ -157,7 +142,7 @@ class TestSessions:
 
     async def test_continue_opens_the_newest(self, config, workspace):
         """--continue resumes the newest session of the workspace."""
-        session_id = await stored_session(config, workspace, 2)
+        session_id = await stored_chat(config, workspace, 2)
         app = make_app(config, workspace, continue_=True)
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
@@ -166,7 +151,7 @@ class TestSessions:
 
     async def test_big_session_mounts_only_the_newest(self, config, workspace):
         """A 2 000-message session opens with only the newest entries mounted."""
-        session_id = await stored_session(config, workspace, 1000)
+        session_id = await stored_chat(config, workspace, 1000)
         app = make_app(config, workspace, session_id=session_id)
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)

@@ -9,7 +9,7 @@ from agent_tui.cli import bare_resume
 from agent_tui.ui.screens.resume import ResumeScreen
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import make_app, settle, until
-from tests.test_ui_app_commands import stored_session
+from tests.support.ui_session_fixtures import stored_chat
 
 
 @pytest.fixture
@@ -19,8 +19,8 @@ def config(server, tmp_path):
 
 class TestResumePicker:
     async def test_bare_r_opens_the_picker_and_search_narrows_it(self, config, workspace):
-        cart = await stored_session(config, workspace, 2, title="fix the cart total")
-        await stored_session(config, workspace, 2, title="refactor the login page")
+        cart = await stored_chat(config, workspace, 2, title="fix the cart total")
+        await stored_chat(config, workspace, 2, title="refactor the login page")
         app = make_app(config, workspace, session_id="")  # what `-r` alone becomes
         async with app.run_test(size=(80, 24)) as pilot:
             await until(pilot, lambda: isinstance(app.screen, ResumeScreen), what="the picker")

@@ -40,6 +40,11 @@ APPROVAL_TIMEOUT = 300.0
 """Seconds an approval waits for a client before it is denied."""
 
 
+FINAL_EVENTS = (pe.WorkFinished, pe.OperationRefused, pe.CommandReplied, pe.SessionReplaced)
+"""The events that end an operation: its work finished, it was refused or answered, or (a model
+switch) the conversation went on in a rebuilt session."""
+
+
 class SessionDriver:
     def __init__(
         self,
@@ -104,7 +109,7 @@ class SessionDriver:
         await self.submit(op)
         async for _, event in self.log.follow(start):
             yield event
-            if isinstance(event, (pe.WorkFinished, pe.OperationRefused, pe.CommandReplied)):
+            if isinstance(event, FINAL_EVENTS):
                 return
 
     async def ask(self, request: ApprovalRequest) -> ApprovalDecision:

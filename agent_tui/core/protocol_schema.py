@@ -7,27 +7,44 @@ and served by `agent-tui serve` at /v1/schema/{operations,events}.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import types
 import typing
 from typing import Any, Literal
 
 from agent_tui.agent.events import AgentEvent
-from agent_tui.context.budget import ContextBudget
-from agent_tui.context.compaction import CompactResult
 from agent_tui.core.ops import OP_TYPES, Operation
 from agent_tui.core.protocol_events import PROTOCOL_EVENT_TYPES
-from agent_tui.messages import Outcome, ResultRef, TokenUsage, ToolCall
 
-_NAMES = {
-    "ContextBudget": ContextBudget,
-    "CompactResult": CompactResult,
-    "Outcome": Outcome,
-    "ResultRef": ResultRef,
-    "TokenUsage": TokenUsage,
-    "ToolCall": ToolCall,
-}
-"""Types the events name only under TYPE_CHECKING, for resolving their annotations."""
+
+def _type_checking_names(*modules: types.ModuleType) -> dict[str, Any]:
+    """The names `modules` import only under `if TYPE_CHECKING:`, imported now: what their
+    dataclasses' string annotations name. Read from the modules themselves, so an event that
+    gains a field of a new type needs no table here."""
+    import ast
+    import importlib
+    import inspect
+
+    found: dict[str, Any] = {}
+    for module in modules:
+        for node in ast.walk(ast.parse(inspect.getsource(module))):
+            if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+                for stmt in node.body:
+                    if isinstance(stmt, ast.ImportFrom) and stmt.module:
+                        source = importlib.import_module(stmt.module)
+                        for alias in stmt.names:
+                            found[alias.asname or alias.name] = getattr(source, alias.name)
+    return found
+
+
+@functools.cache
+def _names() -> dict[str, Any]:
+    from agent_tui.agent import events
+    from agent_tui.core import ops, protocol_events
+
+    return _type_checking_names(events, protocol_events, ops)
+
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -63,7 +80,7 @@ def _schema(hint: Any, defs: dict[str, Any]) -> dict[str, Any]:
 
 
 def _object(cls: type, defs: dict[str, Any], tag: str | None) -> dict[str, Any]:
-    hints = typing.get_type_hints(cls, localns=_NAMES)
+    hints = typing.get_type_hints(cls, localns=_names())
     properties: dict[str, Any] = {}
     required: list[str] = []
     if tag is not None:

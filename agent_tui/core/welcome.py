@@ -11,13 +11,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent_tui import paths
+from agent_tui import paths, project_layout
 from agent_tui.units import human_size
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
 
-PROJECT_FILES = (".agent-tui.toml", ".agent-tui.local.toml", ".agent-tui", ".claude")
+PROJECT_FILES = (
+    project_layout.CONFIG_NAME,
+    project_layout.LOCAL_CONFIG_NAME,
+    str(project_layout.OWN_DIR),
+    str(project_layout.CLAUDE_DIR),
+)
 """What trusting a folder turns on lives in these (trust.py hashes the same)."""
 KEY_HINTS = "/ commands · !cmd shell · # note saves a memory · Esc Esc rewind"
 

@@ -1,11 +1,10 @@
 """A tab's behaviour without a screen: what a send, an agent event or a finished worker does.
 
-`SessionView` used to decide all of this in its message handlers, with private flags shared
-across a mixin. Here the rules are in one plain object — the queue of sends made while busy,
-the busy state, the rule that puts a failed prompt back in the input, each tool line from start
-to finish (or denial or cancellation), the working line's spinner — and each input returns the
-view operations (ui/tab_ops.py) the view applies in order. It imports no Textual, so a property
-test drives it through random event sequences (tests/test_tab_controller.py).
+The rules live in one plain object — the queue of sends made while busy, the busy state, the
+rule that puts a failed prompt back in the input, each tool line from start to finish (or denial
+or cancellation), the working line's spinner — and each input returns the view operations
+(ui/tab_ops.py) the view applies in order. It imports no Textual, so a property test drives it
+through random event sequences (tests/test_tab_controller.py).
 """
 
 from __future__ import annotations
@@ -61,8 +60,7 @@ class WorkerEnd:
     """The tab has a session (with a model) now."""
 
 
-OPEN_STATES = ("running", "awaiting")
-"""Tool-line states of a call that has not ended."""
+OPEN_STATES = ("running", "awaiting")  # tool-line states of a call that has not ended
 
 
 class TabController:
@@ -271,7 +269,9 @@ class TabController:
                 if not loud and not event.message:
                     return []  # a hook that passed silently: a line per run buried the chat (/hooks lists them)
                 return [op.AddEntry(NoticeEntry(describe(event), "warning" if loud else "info"))]
-            case ev.SubagentEvent() | ev.SubagentFinished():
+            case ev.SubagentEvent():
+                return [op.ChildEvent(event)]
+            case ev.SubagentFinished():
                 return [op.ChildEvent(event)]
             case ev.SideStateChanged():
                 from agent_tui.ui.side_lines import side_lines

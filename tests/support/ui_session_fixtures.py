@@ -12,6 +12,8 @@ import re
 
 import pytest
 
+from agent_tui.factory import build_services
+from agent_tui.messages import assistant, user
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import make_app, settle
@@ -83,3 +85,17 @@ async def send(pilot, text: str) -> None:
 async def run_turns(pilot, count: int, start: int = 1) -> None:
     for turn in range(start, start + count):
         await send(pilot, f"list rows, round {turn}")
+
+
+async def stored_chat(config, workspace, turns: int, title: str = "old work") -> str:
+    """A session written straight into the database (as an earlier run would have left it)."""
+    services = await build_services(config, workspace=workspace)
+    try:
+        info = await services.store.sessions.create(str(workspace), config.model.name, title=title)
+        messages = []
+        for i in range(turns):
+            messages += [user(f"question {i}"), assistant(f"answer **{i}**")]
+        await services.store.sessions.append(info.id, messages)
+        return info.id
+    finally:
+        await services.close()
