@@ -9,6 +9,22 @@ from __future__ import annotations
 
 import sys
 
+PRELOADS = ("price-map", "httpx-preload", "tokenizer", "litellm-import")
+"""The daemon threads that import C extensions while the app starts (llm/startup.py, tokens.py,
+llm/lazy.py). A run that fails at once (a damaged database, a session open elsewhere) can reach
+interpreter shutdown while one is mid-import; the suite saw such exits end in SIGSEGV twice."""
+
+
+def _let_preloads_finish(timeout: float = 5.0) -> None:
+    """Wait (briefly) for the start-up imports still running: normally long done, so free."""
+    import threading
+    import time
+
+    deadline = time.monotonic() + timeout
+    for thread in threading.enumerate():
+        if thread.name in PRELOADS and thread.is_alive():
+            thread.join(max(0.0, deadline - time.monotonic()))
+
 
 def main() -> None:
     if sys.argv[1:] == ["--version"]:
@@ -21,4 +37,7 @@ def main() -> None:
     gc_pause.pause()  # until the start-up's imports are done (the TUI's warm-up, or typer's pick)
     from agent_tui.cli import main as cli_main
 
-    cli_main()
+    try:
+        cli_main()
+    finally:
+        _let_preloads_finish()
