@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-from agent_tui import instrument
+from agent_tui.runtime import instrument
 from tests.support.ui_helpers import make_app, settle, until
 
 
