@@ -1,4 +1,4 @@
-"""`config.example.toml` and the README's generated tables, written from the declarations.
+"""`config.example.toml` and the generated tables of README.md and docs/, written from the declarations.
 
 The config keys come from their field declarations (config/schema.py), the slash commands from
 the command registry (core/commands.py). `python -m agent_tui.docs_gen` (`make docs`) rewrites them;
@@ -36,7 +36,7 @@ A project's `.agent-tui.toml` applies in full only once you trust its folder (`a
 add`, or `--trust` for one run). Before that only harmless keys apply: [agent], [tool_output],
 [ui], [loop], [model] context_window / max_output_tokens, [tools] bash_timeout, [mcp]
 startup_timeout and [compaction] (not its model). Keys marked "user config only" are never taken
-from a project file. See "Trust and permissions" in the README."""
+from a project file. See docs/trust-and-sandbox.md."""
 
 
 def toml_value(value: Any) -> str:
@@ -121,22 +121,28 @@ def command_table() -> list[str]:
     return slash.readme_table()
 
 
-BLOCKS: dict[str, Callable[[], list[str]]] = {"config-keys": config_table, "commands": command_table}
-"""README marker name → the lines between `<!-- NAME: … -->` and `<!-- /NAME -->`."""
+BLOCKS: dict[str, tuple[str, Callable[[], list[str]]]] = {
+    "config-keys": ("docs/configuration.md", config_table),
+    "commands": ("README.md", command_table),
+}
+"""Marker name → (the Markdown file holding it, the lines between `<!-- NAME: … -->` and
+`<!-- /NAME -->`)."""
 
 
 class MarkerError(Exception):
-    """A generated block's markers are missing from the README."""
+    """A generated block's markers are missing from the Markdown file that should hold them."""
 
 
-def fill_readme(text: str) -> str:
-    """`text` with every generated block replaced by what the declarations say now (the marker
-    lines and their indentation kept)."""
-    for name, render in BLOCKS.items():
+def fill_blocks(text: str, file: str) -> str:
+    """`text` (the Markdown file `file`) with each of its generated blocks replaced by what the
+    declarations say now (the marker lines and their indentation kept)."""
+    for name, (home, render) in BLOCKS.items():
+        if home != file:
+            continue
         opener = text.find(f"<!-- {name}:")
         closer = text.find(f"<!-- /{name} -->")
         if opener < 0 or closer < opener:
-            raise MarkerError(f"README.md has no <!-- {name}: … --> … <!-- /{name} --> block")
+            raise MarkerError(f"{file} has no <!-- {name}: … --> … <!-- /{name} --> block")
         body_start = text.index("\n", opener) + 1
         indent = text[text.rfind("\n", 0, closer) + 1 : closer]
         body = "".join(f"{indent}{line}\n" for line in render())
@@ -147,13 +153,15 @@ def fill_readme(text: str) -> str:
 def generated(root: Path | None = None) -> dict[Path, str]:
     """Each generated file with the text it should hold."""
     root = ROOT if root is None else root
-    readme = root / "README.md"
     from agent_tui.core.protocol_schema import as_text, events_schema, operations_schema
 
     protocol = root / "docs" / "protocol"
     return {
         root / "config.example.toml": example_toml(),
-        readme: fill_readme(readme.read_text()),
+        **{
+            root / file: fill_blocks((root / file).read_text(), file)
+            for file in dict.fromkeys(f for f, _ in BLOCKS.values())
+        },
         protocol / "operations.schema.json": as_text(operations_schema()),
         protocol / "events.schema.json": as_text(events_schema()),
     }
@@ -161,8 +169,11 @@ def generated(root: Path | None = None) -> dict[Path, str]:
 
 def stale(root: Path | None = None) -> list[str]:
     """The generated files whose committed text differs from what would be generated."""
+    root = ROOT if root is None else root
     return [
-        path.name for path, text in generated(root).items() if not path.is_file() or path.read_text() != text
+        path.relative_to(root).as_posix()
+        for path, text in generated(root).items()
+        if not path.is_file() or path.read_text() != text
     ]
 
 

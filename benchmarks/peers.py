@@ -344,7 +344,7 @@ def report(agents: list[Agent], missing: list[str], repeat: int, rows: list[tupl
 
 
 def markdown(agents: list[Agent], repeat: int, rows: list[tuple[str, str, str]]) -> None:
-    """The same figures as a Markdown table, with the load and the date (README's "Performance")."""
+    """The same figures as a Markdown table, with the load and the date (docs/performance.md)."""
     agents = [agents[0], *(a for a in agents if a.peer)]
     load = os.getloadavg()[0]
     print(f"Medians of {repeat} interleaved runs, {time.strftime('%Y-%m-%d')}, load {load:.1f}:\n")

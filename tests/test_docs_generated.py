@@ -17,7 +17,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _copy(tmp_path: Path) -> Path:
-    for name in ("README.md", "config.example.toml"):
+    for name in ("README.md", "config.example.toml", "docs/configuration.md"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / name, tmp_path / name)
     shutil.copytree(ROOT / "docs" / "protocol", tmp_path / "docs" / "protocol")
     return tmp_path
@@ -37,18 +38,18 @@ def test_a_hand_edited_example_is_caught(tmp_path):
     assert docs_gen.stale(root) == ["config.example.toml"]
 
 
-def test_a_hand_edited_readme_table_is_caught(tmp_path):
-    """A README row edited by hand (the config table or the command table) fails the check, while
-    the prose around the tables is the README's own."""
+def test_a_hand_edited_table_is_caught(tmp_path):
+    """A generated row edited by hand (the config table in docs/, the command table in the README)
+    fails the check, while the prose around the tables is the file's own."""
     root = _copy(tmp_path)
-    readme = root / "README.md"
-    text = readme.read_text()
-    readme.write_text(text.replace("| `agent.max_steps` | `50` |", "| `agent.max_steps` | `60` |"))
-    assert docs_gen.stale(root) == ["README.md"]
+    readme, configuration = root / "README.md", root / "docs" / "configuration.md"
+    text, keys = readme.read_text(), configuration.read_text()
+    configuration.write_text(keys.replace("| `agent.max_steps` | `50` |", "| `agent.max_steps` | `60` |"))
+    assert docs_gen.stale(root) == ["docs/configuration.md"]
+    configuration.write_text(keys.replace("## Configuration\n", "## Configuration\n\nA hand-written line.\n"))
+    assert docs_gen.stale(root) == []
     readme.write_text(text.replace("| `/help` |", "| `/helpme` |", 1))
     assert docs_gen.stale(root) == ["README.md"]
-    readme.write_text(text.replace("## Configuration\n", "## Configuration\n\nA hand-written line.\n"))
-    assert docs_gen.stale(root) == []
 
 
 def test_a_hand_edited_protocol_schema_is_caught(tmp_path):
@@ -56,7 +57,7 @@ def test_a_hand_edited_protocol_schema_is_caught(tmp_path):
     root = _copy(tmp_path)
     schema = root / "docs" / "protocol" / "operations.schema.json"
     schema.write_text(schema.read_text().replace('"set_model"', '"switch_model"'))
-    assert docs_gen.stale(root) == ["operations.schema.json"]
+    assert docs_gen.stale(root) == ["docs/protocol/operations.schema.json"]
 
 
 def test_check_command_says_to_run_make_docs(tmp_path):

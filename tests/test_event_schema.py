@@ -10,7 +10,7 @@ from pathlib import Path
 from agent_tui.agent import events as ev
 from agent_tui.base.messages import Outcome
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+README = Path(__file__).resolve().parent.parent / "docs" / "headless.md"
 
 
 def _declared_events() -> set[type]:

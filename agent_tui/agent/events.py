@@ -1,7 +1,7 @@
 """The typed events a turn yields. The TUI and headless mode are two consumers of one stream.
 
 Every event has a stable `type` and `to_json()`; `agent-tui run --json` prints one per line, so
-the field names here are a public interface (documented in the README).
+the field names here are a public interface (documented in docs/headless.md).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The loop's own events, next to the agent's: `agent-tui loop --json` prints one per line.
 
 They share `AgentEvent.to_json()`, so the field names here are a public interface (documented in
-the README, section "Autonomous loop mode").
+docs/loop.md).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Typed settings merged from layers: user file, project files, environment, CLI flags.
 
 Later layers win. Every key is declared once, with its type, default, range or choices and help
-(config/schema.py); `config.example.toml` and the README's key table are generated from those
+(config/schema.py); `config.example.toml` and the key table in docs/configuration.md are generated from those
 declarations (`make docs`). A malformed file, an unknown key, a wrong type or a value out of its
 range is a `ConfigError` whose one line names the file, the key and what was expected, so the
 CLI can print it instead of a traceback.

@@ -3,7 +3,7 @@
 The dataclasses are the typed settings the rest of the program reads; each field's metadata is a
 `Spec` (config/spec.py). A section's docstring is its introduction in `config.example.toml`, and
 `EXAMPLE_TAIL` what the example shows after its keys. Adding a key here is enough for it to be
-read, checked and documented: `make docs` regenerates the example file and the README table.
+read, checked and documented: `make docs` regenerates the example file and the key table in docs/configuration.md.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """`agent-tui run PROMPT`: one turn headless, for scripts and CI.
 
 Plain mode prints the final assistant text to stdout and one line per compaction or notice on
-stderr. `--json` prints one JSON object per event per line (schema in the README), the last a
+stderr. `--json` prints one JSON object per event per line (schema in docs/headless.md), the last a
 `result`. Exit 0 on success, 1 on a provider or tool failure, 2 on bad config, 3 when a limit
 the user set stopped the run (`--max-turns`, `--max-budget-usd`, or a budget that cannot be kept
 because the model's prices are unknown), 130 on Ctrl-C, 143 on SIGTERM and 129 on SIGHUP (the
