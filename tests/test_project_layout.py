@@ -55,7 +55,7 @@ class TestOneDeclaration:
         found = []
         for path in sorted(PACKAGE.rglob("*.py")):
             rel = path.relative_to(PACKAGE).as_posix()
-            if rel == "project_layout.py":
+            if rel == "policy/project_layout.py":
                 continue
             found += [
                 f"{rel}:{line} {name!r}" for name, line in spelled(path) if (rel, name) not in ELSEWHERE
