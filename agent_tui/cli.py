@@ -83,6 +83,12 @@ def launch(
     max_budget_usd: float | None = typer.Option(
         None, "--max-budget-usd", min=0.0, help="With -p: stop once the session cost reaches X USD."
     ),
+    attach: str | None = typer.Option(
+        None, "--attach", help="Open the TUI over a session `agent-tui serve` holds (its URL)."
+    ),
+    token: str | None = typer.Option(
+        None, "--token", help="With --attach: the server's bearer token (else AGENT_TUI_TOKEN or its file)."
+    ),
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
     ),
@@ -121,6 +127,15 @@ def launch(
             max_turns=max_turns,
             max_budget_usd=max_budget_usd,
         )
+        return
+    if attach is not None:
+        from agent_tui.commands.attach_cmd import launch_attached
+        from agent_tui.logs import setup_logging
+
+        setup_logging()
+        code = launch_attached(attach, token=token, session_id=session, db=db)
+        if code:
+            raise typer.Exit(code)
         return
     if yes or output_format != "text" or max_turns is not None or max_budget_usd is not None:
         from agent_tui.commands.common import fail

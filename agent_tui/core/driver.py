@@ -61,6 +61,8 @@ class SessionDriver:
         self.log = events or EventLog()
         self._task: asyncio.Task[None] | None = None
         self._pending: dict[str, asyncio.Future[ApprovalDecision]] = {}
+        self.asked: dict[str, pe.ApprovalRequested] = {}
+        """The approvals waiting for an answer, by request id (a client that attaches late asks)."""
         self._ids = itertools.count(1)
         self.approver: Approver = approver or self.ask
         """What a session this driver opens asks (`ask`, unless the front end answers itself)."""
@@ -117,19 +119,18 @@ class SessionDriver:
         request_id = f"a{next(self._ids)}"
         answer: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = answer
-        self.publish(
-            pe.ApprovalRequested(
-                request_id,
-                request.tool,
-                request.arguments,
-                request.preview,
-                request.suggested_prefix,
-                request.sandbox,
-                request.once_only,
-                request.protected,
-                self.approval_timeout,
-            )
+        asked = self.asked[request_id] = pe.ApprovalRequested(
+            request_id,
+            request.tool,
+            request.arguments,
+            request.preview,
+            request.suggested_prefix,
+            request.sandbox,
+            request.once_only,
+            request.protected,
+            self.approval_timeout,
         )
+        self.publish(asked)
         try:
             return await asyncio.wait_for(asyncio.shield(answer), self.approval_timeout)
         except TimeoutError:
@@ -139,6 +140,7 @@ class SessionDriver:
             )
         finally:
             self._pending.pop(request_id, None)
+            self.asked.pop(request_id, None)
 
     def _start(self, name: str, events: Callable[[], AsyncIterator[AgentEvent]]) -> None:
         async def work() -> None:
@@ -195,6 +197,7 @@ async def _interrupt(driver: SessionDriver, op: ops.Interrupt) -> None:
     for request_id, answer in waiting:
         if not answer.done():
             answer.set_result(ApprovalDecision("deny"))
+        driver.asked.pop(request_id, None)
         driver.publish(pe.ApprovalResolved(request_id, "deny", "interrupt"))
 
 
@@ -204,6 +207,7 @@ async def _approve(driver: SessionDriver, op: ops.Approve) -> None:
         driver.publish(pe.OperationRefused(op.type, f"no approval {op.request_id!r} is waiting"))
         return
     answer.set_result(ApprovalDecision(op.action, prefix=op.prefix))
+    driver.asked.pop(op.request_id, None)
     driver.publish(pe.ApprovalResolved(op.request_id, op.action, "client"))
 
 

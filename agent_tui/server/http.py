@@ -7,6 +7,9 @@ bodies are bounded; a malformed request gets a 4xx with a one-line `error` and t
     POST /v1/sessions/{id}/fork  {"before"?: n, "title"?: str}
     POST /v1/sessions/{id}/operations   an operation (core/ops.py), e.g. {"type": "send", …}
     GET  /v1/sessions/{id}/events?after=N   Server-Sent Events; `Last-Event-ID` works too
+
+and what an attached front end reads beside the events (server/reads.py): the /context report,
+the approvals waiting (and a shortcut to answer one), the stored outputs and their lines.
 """
 
 from __future__ import annotations
@@ -185,6 +188,8 @@ async def schema(request: Request, hub: Hub) -> Response:
 
 
 def build_app(hub: Hub, token: str, lifespan: Any = None) -> ASGIApp:
+    from agent_tui.server import reads
+
     def route(path: str, endpoint: Endpoint, method: str) -> Route:
         return Route(path, _handled(endpoint, hub), methods=[method])
 
@@ -196,6 +201,12 @@ def build_app(hub: Hub, token: str, lifespan: Any = None) -> ASGIApp:
             route("/v1/sessions/{session_id}/fork", fork, "POST"),
             route("/v1/sessions/{session_id}/operations", submit, "POST"),
             route("/v1/sessions/{session_id}/events", events, "GET"),
+            route("/v1/sessions/{session_id}/context", reads.context, "GET"),
+            route("/v1/sessions/{session_id}/approvals", reads.approvals, "GET"),
+            route("/v1/sessions/{session_id}/approvals/{request_id}", reads.answer, "POST"),
+            route("/v1/blobs", reads.blobs, "GET"),
+            route("/v1/blobs/{ref:path}/grep", reads.grep, "GET"),  # before: a ref may hold slashes
+            route("/v1/blobs/{ref:path}", reads.blob, "GET"),
         ],
         lifespan=lifespan,
     )

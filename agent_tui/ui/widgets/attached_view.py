@@ -1,0 +1,269 @@
+"""A tab over a served session (`agent-tui --attach URL`): the chat, meter, working line, queue
+and input of a local tab, driven through a `RemoteDriver` (server/remote.py) instead of an
+in-process session.
+
+The view only maps input to operations and renders events. It shares the local tab's rules and
+rendering — `TabController` decides what a send or an event means, `TabRenderer` shows it — so a
+served turn looks as a local one does. Where the local tab starts a worker, this one submits the
+operation; the server's `work_finished` plays the worker's end. A turn another client started
+(a second attached TUI, a script) arrives as `turn_started` and is shown as if typed here: the
+controller is told of the send, its "start the worker" is not acted on, the server already runs it.
+
+An `approval_requested` event opens the usual approval dialog; its answer is an `approve`
+operation. Answered elsewhere first (another client, the timeout), the dialog closes itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, assert_never
+
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import Vertical
+
+from agent_tui.agent import events as ev
+from agent_tui.core import ops
+from agent_tui.core import protocol_events as pe
+from agent_tui.ui import tab_ops as op
+from agent_tui.ui.tab_controller import TabController, WorkerEnd
+from agent_tui.ui.transcript import NoticeEntry
+from agent_tui.ui.widgets.chat import ChatPane
+from agent_tui.ui.widgets.meter import ContextMeter
+from agent_tui.ui.widgets.prompt import PromptArea, PromptInput
+from agent_tui.ui.widgets.status import QueuePanel, WorkingLine
+from agent_tui.ui.widgets.status_line import StatusLineBar
+from agent_tui.ui.widgets.tab_render import TabRenderer
+
+if TYPE_CHECKING:
+    from agent_tui.agent.events import AgentEvent
+    from agent_tui.server.remote import RemoteDriver
+    from agent_tui.ui.screens.approval import ApprovalScreen
+
+log = logging.getLogger(__name__)
+
+WORKER_NAMES = {"send": "run_turn", "compact": "run_compact", "shell": "run_command"}
+"""The local worker whose end a served operation's `work_finished` stands for."""
+OUTCOMES = {"done": "success", "failed": "error", "interrupted": "cancelled"}
+LOCAL_COMMANDS = ("/context", "/blobs")
+"""Slash commands the attached TUI opens itself (as screens over the server's reads)."""
+
+
+class AttachedView(Vertical):
+    def __init__(self, driver: RemoteDriver) -> None:
+        super().__init__(classes="session-view")
+        self.driver = driver
+        self.controller = TabController()
+        self.renderer = TabRenderer(self, lambda: self.driver.session_id)
+        self.seen = 0
+        """The id (in the driver's log) of the last event rendered."""
+        self._observed = False
+        """The controller's send being applied is a turn another client started."""
+        self._asking: dict[str, ApprovalScreen] = {}
+
+    def compose(self) -> ComposeResult:
+        yield ChatPane(id="chat")
+        yield WorkingLine(id="working")
+        yield QueuePanel(id="queue")
+        yield ContextMeter(id="meter")
+        yield StatusLineBar(id="status-line")
+        yield PromptArea(id="prompt-area")
+
+    @property
+    def prompt(self) -> PromptInput:
+        return self.query_one(PromptInput)
+
+    @property
+    def busy(self) -> bool:
+        return self.controller.busy
+
+    def on_mount(self) -> None:
+        self.query_one(ContextMeter).placeholder = "attaching…"
+        self.follow()
+        self.prompt.focus()
+
+    # -- input → operations ------------------------------------------------------------------
+
+    async def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
+        event.stop()
+        text = event.text
+        if not text.strip():
+            return
+        event.prompt.remember(text)
+        event.prompt.set_text("")
+        await self.send(text)
+
+    def on_prompt_input_escape(self, event: PromptInput.Escape) -> None:
+        event.stop()
+        self.interrupt()
+
+    def interrupt(self) -> bool:
+        """Esc: stop the served session's running work (for every attached client)."""
+        if not self.busy:
+            return False
+        self.controller.cancelling()
+        self._submit(ops.Interrupt(), None)
+        return True
+
+    async def send(self, text: str) -> None:
+        word = text.strip().split(maxsplit=1)[0] if text.strip() else ""
+        if word in LOCAL_COMMANDS:
+            await self.app.run_action(word[1:])
+            return
+        if word.startswith("/") and not self.busy:
+            await self._command(text)
+            return
+        await self.apply(self.controller.send(text, has_session=True))
+
+    async def _command(self, text: str) -> None:
+        from agent_tui.core.commands import Front, parse
+
+        if text.strip().startswith("/compact"):
+            argument = text.strip()[len("/compact") :].strip()
+            await self.apply(self.controller.compact(argument or None, has_session=True))
+        elif parse(text, Front.RUN) is not None:
+            await self.renderer.apply(op.ShowUser(text))
+            self._submit(ops.RunCommand(text), None)
+        else:
+            self.app.notify(
+                f"{text.split()[0]} is not offered over --attach (the server runs /context, /blobs, "
+                "/compact and the commands `run` offers).",
+                severity="warning",
+            )
+            self.prompt.set_text(text)
+
+    @work(group="submit", exit_on_error=False)
+    async def _submit(self, operation: ops.Op, work_name: str | None) -> None:
+        """Submit `operation`; when it was to start work (`work_name`) and the server could not
+        take it, the tab's work ends there (the prompt goes back to the input)."""
+        import httpx
+
+        from agent_tui.server.client import ServerError
+
+        try:
+            await self.driver.submit(operation)
+        except (ServerError, httpx.HTTPError) as exc:
+            message = f"the server did not take {operation.type}: {exc}"
+            if work_name is None:
+                self.app.notify(message, severity="error")
+            else:
+                await self.apply(self.controller.worker_finished(WorkerEnd(work_name, "error", message)))
+
+    # -- events → the chat -------------------------------------------------------------------
+
+    @work(group="follow", exclusive=True, exit_on_error=False)
+    async def follow(self) -> None:
+        """Render the driver's log as it grows (the whole session's events first, on attach)."""
+        try:
+            remote = await self.driver.context()
+        except Exception:
+            log.exception("reading the served session's budget failed")
+        else:
+            self.controller.budget = remote.report.budget
+            self.query_one(ContextMeter).show(remote.report.budget)
+        async for event_id, event in self.driver.log.follow(self.seen):
+            self.seen = event_id
+            await self.render_event(event)
+
+    async def render_event(self, event: AgentEvent) -> None:
+        match event:
+            case ev.TurnStarted(_, prompt) if not self.controller.busy:
+                self._observed = True
+                try:
+                    await self.apply(self.controller.send(prompt, has_session=True))
+                finally:
+                    self._observed = False
+            case pe.ApprovalRequested():
+                if not self._resolved_later(event.request_id):
+                    self.ask(event)
+            case pe.ApprovalResolved():
+                screen = self._asking.pop(event.request_id, None)
+                if screen is not None and screen.is_attached:
+                    screen.dismiss(None)
+                await self.apply(self.controller.awaiting(None))
+            case pe.WorkFinished():
+                name = WORKER_NAMES.get(event.operation, event.operation)
+                if self.controller.busy:
+                    end = WorkerEnd(name, OUTCOMES[event.state], event.message or "")  # type: ignore[arg-type]
+                    await self.apply(self.controller.worker_finished(end))
+            case pe.CommandReplied():
+                await self.renderer.apply(
+                    op.AddEntry(NoticeEntry(f"{event.title}: {event.text}", event.level))
+                )
+            case pe.OperationRefused():
+                self.app.notify(f"{event.operation}: {event.message}", severity="warning")
+            case pe.SessionReplaced() | pe.SessionForked():
+                self.app.notify(f"{event.type.replace('_', ' ')}: {event.session_id}")
+            case ev.TurnStarted():
+                pass
+            case _ if isinstance(event, ev.TurnEvent):
+                await self.apply(self.controller.event(event))
+            case _:
+                log.warning("no view for event %s", type(event).__name__)
+
+    def _resolved_later(self, request_id: str) -> bool:
+        """Replaying history: an approval answered further on is not asked again."""
+        return any(
+            isinstance(later, pe.ApprovalResolved) and later.request_id == request_id
+            for _, later in self.driver.log.after(self.seen)
+        )
+
+    @work(group="approval", exit_on_error=False)
+    async def ask(self, asked: pe.ApprovalRequested) -> None:
+        from agent_tui.tools.approval_request import ApprovalRequest
+        from agent_tui.ui.screens.approval import ApprovalScreen
+
+        await self.apply(self.controller.awaiting(asked.tool))
+        request = ApprovalRequest(
+            asked.tool,
+            asked.arguments,
+            asked.preview,
+            asked.suggested_prefix,
+            asked.sandbox,
+            asked.once_only,
+            asked.protected,
+        )
+        screen = ApprovalScreen(request, where=f"served session {self.driver.session_id}")
+        self._asking[asked.request_id] = screen
+        answered: asyncio.Future[object] = asyncio.get_running_loop().create_future()
+        self.app.push_screen(screen, callback=lambda result: answered.set_result(result))
+        decision = await answered
+        if self._asking.pop(asked.request_id, None) is None:
+            return  # answered elsewhere: the dialog was closed for it
+        from agent_tui.tools.approval_request import ApprovalDecision
+
+        chosen = decision if isinstance(decision, ApprovalDecision) else ApprovalDecision("deny")
+        await self.driver.submit(ops.Approve(asked.request_id, chosen.action, chosen.prefix))
+
+    # -- applying the controller's operations --------------------------------------------------
+
+    async def apply(self, operations: list[op.ViewOp]) -> None:
+        for operation in operations:
+            if isinstance(operation, op.TAB_OPS):
+                await self._apply_tab(operation)
+            else:
+                await self.renderer.apply(operation)
+
+    async def _apply_tab(self, operation: op.TabOp) -> None:
+        match operation:
+            case op.BusyChanged() | op.Retitle() | op.Remeasure():
+                pass  # one tab, no label to mark; the server measures after its own work
+            case op.SendNext(text):
+                await self.send(text)
+            case op.RunCommand(parsed):
+                await self._command(f"/{parsed.command.name} {parsed.argument}".strip())
+            case op.StartWorker(kind, argument):
+                if self._observed:
+                    return  # the server runs it already: another client sent it
+                if kind == "turn":
+                    self._submit(ops.Send(argument or ""), "run_turn")
+                elif kind == "command":
+                    self._submit(ops.Shell(argument or ""), "run_command")
+                elif kind == "compact":
+                    self._submit(ops.Compact(argument), "run_compact")
+                else:
+                    end = WorkerEnd(f"run_{kind}", "error", "not offered over --attach")
+                    await self.apply(self.controller.worker_finished(end))
+            case _:
+                assert_never(operation)
