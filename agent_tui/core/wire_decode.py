@@ -33,12 +33,14 @@ class WireError(ValueError):
 
 
 @functools.cache
-def _hints(cls: type) -> dict[str, Any]:
-    from agent_tui.core.protocol_schema import _names
-    from agent_tui.messages import ResultRef
+def hints(cls: type) -> dict[str, Any]:
+    """`cls`'s field types, with the names its module imports only for type checking."""
+    import sys
 
-    names = {**_names(), "ResultRef": ResultRef}
-    return typing.get_type_hints(cls, localns=names)
+    from agent_tui.core.protocol_schema import _names, _type_checking_names
+
+    own = _type_checking_names(sys.modules[cls.__module__])
+    return typing.get_type_hints(cls, localns={**_names(), **own})
 
 
 def decode(cls: type[T], data: Any) -> T:
@@ -78,14 +80,14 @@ def _value(hint: Any, data: Any, where: str) -> Any:
 def _dataclass(cls: type, data: Any, where: str) -> Any:
     if not isinstance(data, dict):
         raise WireError(f"{where}: expected an object for {cls.__name__}")
-    hints = _hints(cls)
+    declared = hints(cls)
     values: dict[str, Any] = {}
     for field in dataclasses.fields(cls):
         if not field.init:
             continue
         key = RENAMED.get((cls.__name__, field.name), field.name)
         if key in data:
-            values[field.name] = _value(hints[field.name], data[key], f"{where}.{field.name}")
+            values[field.name] = _value(declared[field.name], data[key], f"{where}.{field.name}")
         elif field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING:
             raise WireError(f"{where}: `{key}` is missing")
     return cls(**values)
