@@ -6,11 +6,8 @@ loses and doubles no event in the chat."""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
-from agent_tui.core import ops
 from agent_tui.server.client import AgentClient
 from agent_tui.server.remote import RemoteDriver
 from agent_tui.ui.attach_app import AttachApp
