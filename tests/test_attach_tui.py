@@ -14,7 +14,7 @@ from agent_tui.ui.attach_app import AttachApp
 from agent_tui.ui.screens.approval import ApprovalScreen
 from agent_tui.ui.screens.blobs import BlobsScreen
 from agent_tui.ui.screens.remote_context import RemoteContextScreen
-from agent_tui.ui.transcript import AgentEntry, UserEntry
+from agent_tui.ui.transcript import AgentEntry, ToolEntry, UserEntry
 from agent_tui.ui.widgets.meter import ContextMeter
 from testkit.fake_openai import Reply
 from tests.support.serve import Served, start_serve
@@ -93,3 +93,73 @@ class TestAttachedTui:
             await until(pilot, lambda: isinstance(app.screen, RemoteContextScreen), WAIT, "/context")
             text = screen_text(app)
             assert "bash seq 1 3000" in text and "If you compact now" in text
+
+
+class TestLive:
+    async def test_a_dropped_connection_mid_turn_loses_and_doubles_no_event(self, server, served: Served):
+        from urllib.parse import urlparse
+
+        from tests.support.drop_proxy import DropProxy
+
+        server.enqueue(
+            Reply(tool_calls=[("bash", {"command": "echo one"})]), Reply(text="done after the drop")
+        )
+        async with DropProxy(urlparse(served.url).port) as proxy:
+            app = await attached(Served(served.process, proxy.url, served.token, served.token_file))
+            async with app.run_test(size=(120, 36)) as pilot:
+                await until(pilot, lambda: app.view is not None, WAIT, "attached")
+                await type_and_send(pilot, "run it")
+                await until(
+                    pilot, lambda: isinstance(app.screen, ApprovalScreen), WAIT, "the approval dialog"
+                )
+                before = app.driver.last_server_id
+                connected = proxy.connections
+                proxy.drop()  # mid-turn: the event stream (and every pooled connection) is cut
+                await until_armed(pilot)
+                await pilot.press("1", "enter")
+                await until(pilot, lambda: not app.view.busy, WAIT, "the turn's end")
+                assert proxy.dropped == 1 and proxy.connections > connected  # it did reconnect
+                assert app.driver.last_server_id > before
+                assert [e.text for e in entries(app, UserEntry)] == ["run it"]
+                assert [e.text for e in entries(app, AgentEntry)] == ["done after the drop"]
+                assert [e.name for e in entries(app, ToolEntry)] == ["bash"]
+                seen = [type(e).type for _, e in app.driver.log.after(0)]
+                session = app.driver.session_id
+        async with AgentClient(served.url, served.token) as client:
+            whole = []
+            async for event in client.events(session):
+                whole.append(event.type)
+                if event.type == "work_finished":
+                    break
+        assert seen == whole  # every event once, in the server's order
+
+    async def test_two_attached_tuis_see_one_session_live(self, server, served: Served):
+        server.enqueue(
+            Reply(text="hello both"),
+            Reply(tool_calls=[("bash", {"command": "echo two > two.txt"})]),
+            Reply(text="wrote it"),
+        )
+        one = await attached(served)
+        async with one.run_test(size=(120, 36)) as first:
+            await until(first, lambda: one.view is not None, WAIT, "the first attached")
+            two = await attached(served, one.driver.session_id)
+            async with two.run_test(size=(120, 36)) as second:
+                await until(second, lambda: two.view is not None, WAIT, "the second attached")
+                await type_and_send(first, "hi")
+                for pilot, app in ((first, one), (second, two)):
+                    await until(pilot, lambda app=app: entries(app, AgentEntry), WAIT, "the answer")
+                    await until(pilot, lambda app=app: not app.view.busy, WAIT, "the turn's end")
+                    assert [e.text for e in entries(app, UserEntry)] == ["hi"]
+                    assert [e.text for e in entries(app, AgentEntry)] == ["hello both"]
+
+                await type_and_send(second, "write two")  # the second asks; both are asked
+                for pilot, app in ((first, one), (second, two)):
+                    await until(pilot, lambda app=app: isinstance(app.screen, ApprovalScreen), WAIT, "asked")
+                await until_armed(first)
+                await first.press("1", "enter")  # the first answers: the second's dialog closes
+                await until(second, lambda: not isinstance(two.screen, ApprovalScreen), WAIT, "closed")
+                for pilot, app in ((first, one), (second, two)):
+                    await until(pilot, lambda app=app: len(entries(app, AgentEntry)) == 2, WAIT, "2nd answer")
+                    await until(pilot, lambda app=app: not app.view.busy, WAIT, "the turn's end")
+                    assert [e.text for e in entries(app, UserEntry)] == ["hi", "write two"]
+                    assert [e.text for e in entries(app, AgentEntry)] == ["hello both", "wrote it"]
