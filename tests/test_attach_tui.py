@@ -163,3 +163,21 @@ class TestLive:
                     await until(pilot, lambda app=app: not app.view.busy, WAIT, "the turn's end")
                     assert [e.text for e in entries(app, UserEntry)] == ["hi", "write two"]
                     assert [e.text for e in entries(app, AgentEntry)] == ["hello both", "wrote it"]
+
+
+class TestImports:
+    def test_attaching_loads_no_server_library_and_the_tui_no_attach_code(self):
+        """--attach is a client: starlette and uvicorn stay out; the plain TUI's start-up loads
+        neither the attached app nor the server package."""
+        import subprocess
+        import sys
+
+        probe = (
+            "import sys\n"
+            "import agent_tui.ui.app, agent_tui.cli\n"
+            "plain = sorted(m for m in sys.modules if m.startswith(('agent_tui.server', 'agent_tui.ui.attach')))\n"
+            "import agent_tui.commands.attach_cmd, agent_tui.ui.attach_app, agent_tui.server.remote\n"
+            "print(plain, sorted(m for m in ('starlette', 'uvicorn') if m in sys.modules))"
+        )
+        done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+        assert done.stdout.strip() == "[] []"

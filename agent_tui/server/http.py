@@ -27,6 +27,7 @@ from starlette.routing import Route
 from agent_tui.config import ConfigError
 from agent_tui.core.ops import BadOperation, op_from_json
 from agent_tui.core.protocol_schema import events_schema, operations_schema
+from agent_tui.server.bodies import Refused, optional, read_body
 from agent_tui.server.hub import Hub, UnknownSession
 from agent_tui.server.token import matches
 from agent_tui.store import StoreError
@@ -35,15 +36,6 @@ if TYPE_CHECKING:
     from starlette.types import ASGIApp, Receive, Scope, Send
 
 log = logging.getLogger(__name__)
-
-MAX_BODY = 256 * 1024
-"""Bytes a request body may hold (a prompt with pasted logs fits; a flood does not)."""
-
-
-class Refused(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 def _error(status: int, message: str) -> JSONResponse:
@@ -65,33 +57,6 @@ class RequireToken:
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)
-
-
-async def _body(request: Request, limit: int = MAX_BODY) -> dict[str, Any]:
-    declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > limit):
-        raise Refused(413, f"request body over {limit} bytes")
-    data = bytearray()
-    async for chunk in request.stream():
-        data += chunk
-        if len(data) > limit:
-            raise Refused(413, f"request body over {limit} bytes")
-    if not data.strip():
-        return {}
-    try:
-        parsed = json.loads(data)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise Refused(400, f"request body is not JSON: {exc}") from None
-    if not isinstance(parsed, dict):
-        raise Refused(400, "request body must be a JSON object")
-    return parsed
-
-
-def _optional(body: dict[str, Any], key: str, kind: type) -> Any:
-    value = body.get(key)
-    if value is not None and (not isinstance(value, kind) or isinstance(value, bool) and kind is int):
-        raise Refused(400, f"`{key}` must be a {kind.__name__}")
-    return value
 
 
 Endpoint = Callable[[Request, Hub], Awaitable[Response]]
@@ -138,23 +103,23 @@ async def list_sessions(request: Request, hub: Hub) -> Response:
 
 
 async def open_session(request: Request, hub: Hub) -> Response:
-    body = await _body(request)
-    resume = _optional(body, "resume", str)
-    driver = await hub.resume(resume) if resume else await hub.create(_optional(body, "title", str))
+    body = await read_body(request)
+    resume = optional(body, "resume", str)
+    driver = await hub.resume(resume) if resume else await hub.create(optional(body, "title", str))
     return JSONResponse(_session_json(hub, driver.require().session_id), status_code=201)
 
 
 async def fork(request: Request, hub: Hub) -> Response:
-    body = await _body(request)
+    body = await read_body(request)
     source = hub.get(request.path_params["session_id"]).require().session_id
-    driver = await hub.fork(source, _optional(body, "before", int), _optional(body, "title", str))
+    driver = await hub.fork(source, optional(body, "before", int), optional(body, "title", str))
     return JSONResponse(_session_json(hub, driver.require().session_id), status_code=201)
 
 
 async def submit(request: Request, hub: Hub) -> Response:
     driver = hub.get(request.path_params["session_id"])
     try:
-        op = op_from_json(await _body(request))
+        op = op_from_json(await read_body(request))
     except BadOperation as exc:
         raise Refused(400, str(exc)) from None
     before = driver.log.last_id

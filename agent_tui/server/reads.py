@@ -22,7 +22,7 @@ from starlette.responses import JSONResponse, Response
 
 from agent_tui.agent.events import _jsonable
 from agent_tui.core import ops
-from agent_tui.server.http import Refused, _body
+from agent_tui.server.bodies import Refused, read_body
 from agent_tui.server.hub import Hub
 from agent_tui.store.errors import BadPattern
 
@@ -66,7 +66,7 @@ async def approvals(request: Request, hub: Hub) -> Response:
 async def answer(request: Request, hub: Hub) -> Response:
     driver = hub.get(request.path_params["session_id"])
     request_id = request.path_params["request_id"]
-    body = await _body(request)
+    body = await read_body(request)
     try:
         op = ops.op_from_json({**body, "type": "approve", "request_id": request_id})
     except ops.BadOperation as exc:
