@@ -181,3 +181,13 @@ class TestImports:
         )
         done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
         assert done.stdout.strip() == "[] []"
+
+    def test_a_bad_url_or_no_token_is_one_clear_line(self, workspace, tmp_path, monkeypatch):
+        from tests.support.cli import run_cli
+
+        monkeypatch.delenv("AGENT_TUI_TOKEN", raising=False)
+        not_url = run_cli(["--attach", "devbox:8765"], workspace)
+        assert not_url.returncode == 2 and "http://" in not_url.stderr and "Traceback" not in not_url.stderr
+        no_token = run_cli(["--attach", "http://127.0.0.1:9", "--db", str(tmp_path / "none.db")], workspace)
+        assert no_token.returncode == 2 and "no token for --attach" in no_token.stderr
+        assert "Traceback" not in no_token.stderr
