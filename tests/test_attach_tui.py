@@ -18,7 +18,7 @@ from agent_tui.ui.transcript import AgentEntry, ToolEntry, UserEntry
 from agent_tui.ui.widgets.meter import ContextMeter
 from testkit.fake_openai import Reply
 from tests.support.serve import Served, start_serve
-from tests.support.ui_helpers import screen_text, until, until_armed
+from tests.support.ui_helpers import notices, screen_text, until, until_armed
 
 WAIT = 60.0
 
@@ -94,6 +94,20 @@ class TestAttachedTui:
             text = screen_text(app)
             assert "bash seq 1 3000" in text and "If you compact now" in text
 
+    async def test_a_server_that_cannot_be_reached_is_one_line_and_the_app_stays(self):
+        async def opener() -> RemoteDriver:
+            client = AgentClient("http://127.0.0.1:9", "token")
+            try:
+                return await RemoteDriver.attach(client)
+            finally:
+                await client.close()
+
+        app = AttachApp(opener, where="http://127.0.0.1:9")
+        async with app.run_test(size=(100, 30)) as pilot:
+            await until(pilot, lambda: "Could not attach" in notices(app), WAIT, "the notice")
+            assert "could not attach to http://127.0.0.1:9" in screen_text(app)
+            assert app.is_running
+
 
 class TestLive:
     async def test_a_dropped_connection_mid_turn_loses_and_doubles_no_event(self, server, served: Served):
@@ -158,6 +172,7 @@ class TestLive:
                 await until_armed(first)
                 await first.press("1", "enter")  # the first answers: the second's dialog closes
                 await until(second, lambda: not isinstance(two.screen, ApprovalScreen), WAIT, "closed")
+                assert "Approval allow once: answered by another client." in notices(two)
                 for pilot, app in ((first, one), (second, two)):
                     await until(pilot, lambda app=app: len(entries(app, AgentEntry)) == 2, WAIT, "2nd answer")
                     await until(pilot, lambda app=app: not app.view.busy, WAIT, "the turn's end")
@@ -191,3 +206,47 @@ class TestImports:
         no_token = run_cli(["--attach", "http://127.0.0.1:9", "--db", str(tmp_path / "none.db")], workspace)
         assert no_token.returncode == 2 and "no token for --attach" in no_token.stderr
         assert "Traceback" not in no_token.stderr
+
+
+async def test_a_sub_agent_line_streams_and_folds_in_the_attached_tui(tmp_path, workspace):
+    """A served turn's `task` call: its child's line appears under it and folds to its state and
+    transcript ref, as in a local tab; the child's approval is answered in the attached TUI."""
+    from agent_tui.ui.widgets.child_lines import ChildLine
+    from testkit.fake_openai import FakeOpenAI
+    from tests.support.subagent_model import Model, after_tool
+
+    def child(body):
+        return (
+            Reply(text="touched")
+            if after_tool(body)
+            else Reply(tool_calls=[("bash", {"command": "touch by-child"})])
+        )
+
+    def parent(body):
+        return (
+            Reply(text="all done")
+            if after_tool(body)
+            else Reply(tool_calls=[("task", {"description": "make a file", "prompt": "make a file"})])
+        )
+
+    with FakeOpenAI(window=64_000, responder=Model(parent, child)) as server:
+        served = start_serve(server, tmp_path / "serve.db", workspace)
+        try:
+            app = await attached(served)
+            async with app.run_test(size=(120, 36)) as pilot:
+                await until(pilot, lambda: app.view is not None, WAIT, "attached")
+                await type_and_send(pilot, "go")
+                await until(
+                    pilot, lambda: isinstance(app.screen, ApprovalScreen), WAIT, "the child's approval"
+                )
+                await until_armed(pilot)
+                await pilot.press("1", "enter")
+                await until(pilot, lambda: not app.view.busy, WAIT, "the turn's end")
+                (line,) = app.query(ChildLine)
+                text = screen_text(app)
+                answers = [e.text for e in entries(app, AgentEntry)]
+        finally:
+            served.stop()
+    assert (workspace / "by-child").exists()
+    assert "make a file  completed" in text and "/m_1-4" in text
+    assert answers == ["all done"]

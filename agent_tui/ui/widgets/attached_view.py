@@ -181,6 +181,9 @@ class AttachedView(Vertical):
                 screen = self._asking.pop(event.request_id, None)
                 if screen is not None and screen.is_attached:
                     screen.dismiss(None)
+                    said = {"timeout": "nobody answered in time", "interrupt": "the work was interrupted"}
+                    why = said.get(event.by, "answered by another client")
+                    self.app.notify(f"Approval {event.action.replace('_', ' ')}: {why}.", severity="warning")
                 await self.apply(self.controller.awaiting(None))
             case pe.WorkFinished():
                 name = WORKER_NAMES.get(event.operation, event.operation)
