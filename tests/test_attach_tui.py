@@ -133,6 +133,8 @@ class TestLive:
                 await pilot.press("1", "enter")
                 await until(pilot, lambda: not app.view.busy, WAIT, "the turn's end")
                 assert proxy.dropped == 1 and proxy.connections > connected  # it did reconnect
+                said = notices(app)
+                assert "Lost the connection to the server" in said and "no event was missed" in said
                 assert app.driver.last_server_id > before
                 assert [e.text for e in entries(app, UserEntry)] == ["run it"]
                 assert [e.text for e in entries(app, AgentEntry)] == ["done after the drop"]
@@ -146,6 +148,18 @@ class TestLive:
                 if event.type == "work_finished":
                     break
         assert seen == whole  # every event once, in the server's order
+
+    async def test_a_stopped_server_is_said_and_the_chat_stays(self, server, served: Served):
+        server.enqueue(Reply(text="before the stop"))
+        app = await attached(served)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await until(pilot, lambda: app.view is not None, WAIT, "attached")
+            await type_and_send(pilot, "hi")
+            await until(pilot, lambda: not app.view.busy and entries(app, AgentEntry), WAIT, "the answer")
+            served.stop()
+            gone = ("The server ended the event stream", "Lost the connection to the server")
+            await until(pilot, lambda: any(g in notices(app) for g in gone), WAIT, "the loss said")
+            assert [e.text for e in entries(app, AgentEntry)] == ["before the stop"]
 
     async def test_two_attached_tuis_see_one_session_live(self, server, served: Served):
         server.enqueue(

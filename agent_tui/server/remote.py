@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +30,10 @@ if TYPE_CHECKING:
     from agent_tui.store.models import BlobInfo, RecallHit, ResolvedRef
 
 log = logging.getLogger(__name__)
+
+RETRY_FIRST = 0.2
+RETRY_MOST = 5.0
+"""Seconds between tries to get the event stream back, doubling from the first to the most."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,8 @@ class RemoteDriver:
         self._follower: asyncio.Task[None] | None = None
         self.owns_client = False
         """Closing the driver closes the client too (it was opened for it)."""
+        self.on_connection: Callable[[str], None] = lambda text: log.info("%s", text)
+        """Told when the event stream is lost, back, or ended (the attached TUI shows it)."""
 
     @classmethod
     async def attach(cls, client: AgentClient, session_id: str | None = None) -> RemoteDriver:
@@ -71,8 +77,31 @@ class RemoteDriver:
             self._follower = asyncio.create_task(self._follow(), name=f"follow-{self.session_id}")
 
     async def _follow(self) -> None:
-        async for event in self.client.events(self.session_id, self.last_server_id):
-            self.take(event.id, event.data)
+        """Follow the stream for good: a dropped connection is retried (backing off to a few
+        seconds) from the last id taken, and said once when lost and once when back."""
+        import httpx
+
+        from agent_tui.server.client import ServerError
+
+        wait, lost = RETRY_FIRST, False
+        while True:
+            try:
+                async for event in self.client.events(self.session_id, self.last_server_id, reconnect=False):
+                    if lost:
+                        lost, wait = False, RETRY_FIRST
+                        self.on_connection("Reconnected to the server; no event was missed.")
+                    self.take(event.id, event.data)
+                self.on_connection("The server ended the event stream (it is stopping?).")
+                return
+            except ServerError as exc:
+                self.on_connection(f"The server refused the event stream: {exc.message}")
+                return
+            except httpx.TransportError as exc:
+                if not lost:
+                    lost = True
+                    self.on_connection(f"Lost the connection to the server ({type(exc).__name__}); retrying…")
+            await asyncio.sleep(wait)
+            wait = min(wait * 2, RETRY_MOST)
 
     def take(self, server_id: int, data: dict[str, Any]) -> bool:
         """Add one server event to the log unless it was taken already; False when it was."""

@@ -77,8 +77,9 @@ class AttachApp(OneLineCrashes[None]):
             self.query_one("#topbar", Static).update(Text(f" agent-tui ─ could not attach to {self.where}"))
             self.notify(f"Could not attach: {one_line(exc, 200)}", severity="error", timeout=30)
             return
-        self.view = AttachedView(self.driver)
-        await self.mount(self.view, before=self.query_one(SteadyFooter))
+        view = AttachedView(self.driver)
+        await self.mount(view, before=self.query_one(SteadyFooter))
+        self.view = view  # once mounted: its input is there to type in
         self.query_one("#topbar", Static).update(
             Text(f" agent-tui ─ attached ─ {self.where} ─ session {self.driver.session_id}")
         )

@@ -79,6 +79,7 @@ class AttachedView(Vertical):
         return self.controller.busy
 
     def on_mount(self) -> None:
+        self.driver.on_connection = lambda text: self.app.notify(text, severity="warning", timeout=10)
         self.query_one(ContextMeter).placeholder = "attaching…"
         self.follow()
         self.prompt.focus()
