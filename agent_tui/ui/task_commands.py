@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agent_tui.core import ops
+from agent_tui.core import protocol_events as pe
+
 if TYPE_CHECKING:
     from agent_tui.ui.command_host import TabCommandHost
 
@@ -116,15 +119,17 @@ async def _rewind(view: TabCommandHost) -> None:
     if view.busy:  # a prompt was sent meanwhile
         view.notify("A turn started meanwhile: rewind again once it ends.", severity="warning")
         return
-    report = await session.rewind(
-        point, "both" if scope == "both" else "files" if scope == "files" else "conversation"
+    if point.seq is None:  # the operation names a point by its number in the transcript
+        view.notify("That message was never stored: there is nothing to rewind to.", severity="warning")
+        return
+    end = await view.run_operation(
+        ops.Rewind(point.seq, "both" if scope == "both" else "files" if scope == "files" else "conversation")
     )
-    said = report.describe()
+    if not isinstance(end, pe.CommandReplied):  # refused: nothing was changed
+        view.notify(f"Rewind failed: {getattr(end, 'message', 'no answer')}", severity="warning")
+        return
+    said = end.text
     if scope != "files":
-        from agent_tui.extensions.skill_resume import realign_after_rewind
-
-        if off := await realign_after_rewind(session):
-            said += f" Skill {', '.join(off)}, loaded after that point, is off again."
         await view.show_history(entries_from_history(session.history))
         view.put_in_input(point.text)  # back in the input, to edit and send again
     await view.note(NoticeEntry(said))
