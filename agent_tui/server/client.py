@@ -98,7 +98,15 @@ class AgentClient:
 
     async def submit(self, session_id: str, op: Op) -> int:
         """Submit an operation; returns the id of the last event before it (follow from there)."""
-        return int((await self._call("POST", f"/v1/sessions/{session_id}/operations", op.to_json()))["after"])
+        return int((await self.operate(session_id, op))["after"])
+
+    async def operate(self, session_id: str, op: Op) -> dict[str, Any]:
+        """Submit an operation: `after` (the last event id before it) and `refused` (why it was
+        not taken — busy, … — or None)."""
+        result: dict[str, Any] = await self._call(
+            "POST", f"/v1/sessions/{session_id}/operations", op.to_json()
+        )
+        return result
 
     async def approvals(self, session_id: str) -> list[dict[str, Any]]:
         """The approvals waiting for an answer (each an `approval_requested` event's body)."""

@@ -5,7 +5,8 @@ bodies are bounded; a malformed request gets a 4xx with a one-line `error` and t
     GET  /v1/sessions                                   open and stored sessions of the folder
     POST /v1/sessions            {"resume"?: id, "title"?: str}
     POST /v1/sessions/{id}/fork  {"before"?: n, "title"?: str}
-    POST /v1/sessions/{id}/operations   an operation (core/ops.py), e.g. {"type": "send", …}
+    POST /v1/sessions/{id}/operations   an operation (core/ops.py), e.g. {"type": "send", …};
+                                        `refused`: why it was not taken (busy, …), else null
     GET  /v1/sessions/{id}/events?after=N   Server-Sent Events; `Last-Event-ID` works too
 
 and what an attached front end reads beside the events (server/reads.py): the /context report,
@@ -26,6 +27,7 @@ from starlette.routing import Route
 
 from agent_tui.config import ConfigError
 from agent_tui.core.ops import BadOperation, op_from_json
+from agent_tui.core.protocol_events import OperationRefused
 from agent_tui.core.protocol_schema import events_schema, operations_schema
 from agent_tui.server.bodies import Refused, optional, read_body
 from agent_tui.server.hub import Hub, UnknownSession
@@ -124,7 +126,16 @@ async def submit(request: Request, hub: Hub) -> Response:
         raise Refused(400, str(exc)) from None
     before = driver.log.last_id
     await driver.submit(op)
-    return JSONResponse({"accepted": op.type, "after": before}, status_code=202)
+    # A refusal is published within submit: the first of this type since `before` is this one's.
+    refused = next(
+        (
+            e.message
+            for _, e in driver.log.after(before)
+            if isinstance(e, OperationRefused) and e.operation == op.type
+        ),
+        None,
+    )
+    return JSONResponse({"accepted": op.type, "after": before, "refused": refused}, status_code=202)
 
 
 def _sse(event_id: int, kind: str, data: dict[str, Any]) -> bytes:

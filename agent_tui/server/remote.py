@@ -114,8 +114,10 @@ class RemoteDriver:
             log.warning("an event this client cannot read: %.200r", data)
         return True
 
-    async def submit(self, op: ops.Op) -> None:
-        await self.client.submit(self.session_id, op)
+    async def submit(self, op: ops.Op) -> str | None:
+        """Submit `op`; why the server would not take it (busy, …), or None when it did."""
+        refused = (await self.client.operate(self.session_id, op)).get("refused")
+        return str(refused) if refused is not None else None
 
     async def drive(self, op: ops.Op) -> AsyncIterator[AgentEvent]:
         """Submit `op` and yield the events from then on until its work is finished."""

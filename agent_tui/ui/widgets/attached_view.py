@@ -32,6 +32,7 @@ from agent_tui.ui.transcript import NoticeEntry
 from agent_tui.ui.widgets.chat import ChatPane
 from agent_tui.ui.widgets.meter import ContextMeter
 from agent_tui.ui.widgets.prompt import PromptArea, PromptInput
+from agent_tui.ui.widgets.session_view import OUTCOMES, WORK_NAMES  # a local tab's, the same rules
 from agent_tui.ui.widgets.status import QueuePanel, WorkingLine
 from agent_tui.ui.widgets.status_line import StatusLineBar
 from agent_tui.ui.widgets.tab_render import TabRenderer
@@ -43,9 +44,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-WORKER_NAMES = {"send": "run_turn", "compact": "run_compact", "shell": "run_command"}
-"""The local worker whose end a served operation's `work_finished` stands for."""
-OUTCOMES = {"done": "success", "failed": "error", "interrupted": "cancelled"}
 LOCAL_COMMANDS = ("/context", "/blobs")
 """Slash commands the attached TUI opens itself (as screens over the server's reads)."""
 
@@ -143,13 +141,15 @@ class AttachedView(Vertical):
         from agent_tui.server.client import ServerError
 
         try:
-            await self.driver.submit(operation)
+            refused = await self.driver.submit(operation)
         except (ServerError, httpx.HTTPError) as exc:
-            message = f"the server did not take {operation.type}: {exc}"
-            if work_name is None:
-                self.app.notify(message, severity="error")
-            else:
-                await self.apply(self.controller.worker_finished(WorkerEnd(work_name, "error", message)))
+            refused = f"the server did not take {operation.type}: {exc}"
+        if refused is None:
+            return
+        if work_name is None:
+            self.app.notify(f"{operation.type}: {refused}", severity="warning")
+        else:  # e.g. another client's turn runs: the text goes back to the input, as in a local tab
+            await self.apply(self.controller.worker_finished(WorkerEnd(work_name, "error", refused)))
 
     # -- events → the chat -------------------------------------------------------------------
 
@@ -187,16 +187,16 @@ class AttachedView(Vertical):
                     self.app.notify(f"Approval {event.action.replace('_', ' ')}: {why}.", severity="warning")
                 await self.apply(self.controller.awaiting(None))
             case pe.WorkFinished():
-                name = WORKER_NAMES.get(event.operation, event.operation)
+                name = WORK_NAMES.get(event.operation, event.operation)
                 if self.controller.busy:
-                    end = WorkerEnd(name, OUTCOMES[event.state], event.message or "")  # type: ignore[arg-type]
+                    end = WorkerEnd(name, OUTCOMES[event.state], event.message or "")
                     await self.apply(self.controller.worker_finished(end))
             case pe.CommandReplied():
                 await self.renderer.apply(
                     op.AddEntry(NoticeEntry(f"{event.title}: {event.text}", event.level))
                 )
             case pe.OperationRefused():
-                self.app.notify(f"{event.operation}: {event.message}", severity="warning")
+                pass  # told to the client that submitted it, in the answer (`_submit`)
             case pe.SessionReplaced() | pe.SessionForked():
                 self.app.notify(f"{event.type.replace('_', ' ')}: {event.session_id}")
             case ev.TurnStarted():
