@@ -6,6 +6,8 @@ loses and doubles no event in the chat."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from agent_tui.server.client import AgentClient
@@ -38,6 +40,15 @@ async def attached(served: Served, session: str | None = None) -> AttachApp:
         return driver
 
     return AttachApp(opener, where=served.url)
+
+
+async def until_type(stream, kind: str) -> list:
+    seen = []
+    async for event in stream:
+        seen.append(event)
+        if event.type == kind:
+            return seen
+    raise AssertionError(f"no {kind}")
 
 
 async def type_and_send(pilot, text: str) -> None:
@@ -93,6 +104,26 @@ class TestAttachedTui:
             await until(pilot, lambda: isinstance(app.screen, RemoteContextScreen), WAIT, "/context")
             text = screen_text(app)
             assert "bash seq 1 3000" in text and "If you compact now" in text
+
+    async def test_escape_interrupts_the_served_work(self, server, served: Served, workspace):
+        server.enqueue(Reply(tool_calls=[("bash", {"command": "sleep 60 && touch late.txt"})]))
+        app = await attached(served)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await until(pilot, lambda: app.view is not None, WAIT, "attached")
+            await type_and_send(pilot, "wait a minute")
+            await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), WAIT, "the approval dialog")
+            await until_armed(pilot)
+            await pilot.press("1", "enter")
+            await until(pilot, lambda: "running bash" in screen_text(app), WAIT, "the command running")
+            app.view.prompt.focus()
+            await pilot.press("escape")
+            await until(pilot, lambda: not app.view.busy, WAIT, "the interrupt")
+            assert "Cancelled." in screen_text(app)
+        async with AgentClient(served.url, served.token) as client:
+            stream = client.events(app.driver.session_id)
+            finished = (await asyncio.wait_for(until_type(stream, "work_finished"), WAIT))[-1]
+            await stream.aclose()
+        assert finished.data["state"] == "interrupted"
 
     async def test_a_server_that_cannot_be_reached_is_one_line_and_the_app_stays(self):
         async def opener() -> RemoteDriver:
