@@ -10,6 +10,7 @@ import asyncio
 
 import pytest
 
+from agent_tui.core import ops
 from agent_tui.server.client import AgentClient
 from agent_tui.server.remote import RemoteDriver
 from agent_tui.ui.attach_app import AttachApp
@@ -191,6 +192,37 @@ class TestLive:
             gone = ("The server ended the event stream", "Lost the connection to the server")
             await until(pilot, lambda: any(g in notices(app) for g in gone), WAIT, "the loss said")
             assert [e.text for e in entries(app, AgentEntry)] == ["before the stop"]
+
+    async def test_attaching_mid_turn_replays_it_and_asks_the_waiting_approval(self, server, served: Served):
+        """A script's turn waits for an approval; a TUI attached then shows the turn so far (its
+        prompt, the answered approval of an earlier call not asked again) and the waiting one."""
+        server.enqueue(
+            Reply(tool_calls=[("bash", {"command": "echo first"})]),
+            Reply(tool_calls=[("bash", {"command": "echo second"})]),
+            Reply(text="both ran"),
+        )
+        async with AgentClient(served.url, served.token) as client:
+            session = await client.create_session()
+            stream = client.events(session)
+            await client.submit(session, ops.Send("run two commands"))
+            first = (await asyncio.wait_for(until_type(stream, "approval_requested"), WAIT))[-1]
+            await client.answer(session, first.data["request_id"], "allow_once")
+            await asyncio.wait_for(until_type(stream, "approval_requested"), WAIT)
+            await stream.aclose()
+            app = await attached(served, session)
+            async with app.run_test(size=(120, 36)) as pilot:
+                await until(
+                    pilot, lambda: isinstance(app.screen, ApprovalScreen), WAIT, "the waiting approval"
+                )
+                await until_armed(pilot)
+                await until(pilot, lambda: "echo second" in screen_text(app), WAIT, "the dialog drawn")
+                assert "echo first" not in app.screen.request.preview
+                await pilot.press("1", "enter")
+                await until(pilot, lambda: entries(app, AgentEntry), WAIT, "the answer")
+                await until(pilot, lambda: not app.view.busy, WAIT, "the turn's end")
+                assert [e.text for e in entries(app, UserEntry)] == ["run two commands"]
+                assert [e.text for e in entries(app, AgentEntry)] == ["both ran"]
+                assert len(entries(app, ToolEntry)) == 2
 
     async def test_two_attached_tuis_see_one_session_live(self, server, served: Served):
         server.enqueue(

@@ -20,7 +20,7 @@ import logging
 from typing import TYPE_CHECKING, assert_never
 
 from textual import work
-from textual.app import ComposeResult
+from textual.app import ComposeResult, ScreenStackError
 from textual.containers import Vertical
 
 from agent_tui.agent import events as ev
@@ -59,6 +59,11 @@ class AttachedView(Vertical):
         self._observed = False
         """The controller's send being applied is a turn another client started."""
         self._asking: dict[str, ApprovalScreen] = {}
+        """The dialogs asking now, by request id."""
+        self._open: set[str] = set()
+        """Of those, the ones mounted (a dialog still opening is closed once it is)."""
+        self._resolved: set[str] = set()
+        """Approvals answered (by anyone): never asked again."""
 
     def compose(self) -> ComposeResult:
         yield ChatPane(id="chat")
@@ -179,9 +184,11 @@ class AttachedView(Vertical):
                 if not self._resolved_later(event.request_id):
                     self.ask(event)
             case pe.ApprovalResolved():
+                self._resolved.add(event.request_id)
                 screen = self._asking.pop(event.request_id, None)
-                if screen is not None and screen.is_attached:
-                    screen.dismiss(None)
+                if screen is not None:  # shown here, answered elsewhere (or timed out)
+                    if event.request_id in self._open:
+                        self._close(event.request_id, screen)
                     said = {"timeout": "nobody answered in time", "interrupt": "the work was interrupted"}
                     why = said.get(event.by, "answered by another client")
                     self.app.notify(f"Approval {event.action.replace('_', ' ')}: {why}.", severity="warning")
@@ -206,6 +213,14 @@ class AttachedView(Vertical):
             case _:
                 log.warning("no view for event %s", type(event).__name__)
 
+    def _close(self, request_id: str, screen: ApprovalScreen) -> None:
+        """Take an open dialog away (its question was answered elsewhere)."""
+        self._open.discard(request_id)
+        try:
+            screen.dismiss(None)
+        except ScreenStackError:  # not on top (a screen opened over it): it goes when they close
+            log.info("approval %s answered elsewhere; its dialog is not on top", request_id)
+
     def _resolved_later(self, request_id: str) -> bool:
         """Replaying history: an approval answered further on is not asked again."""
         return any(
@@ -228,10 +243,15 @@ class AttachedView(Vertical):
             asked.once_only,
             asked.protected,
         )
+        if asked.request_id in self._resolved:
+            return  # answered while this worker started
         screen = ApprovalScreen(request, where=f"served session {self.driver.session_id}")
         self._asking[asked.request_id] = screen
         answered: asyncio.Future[object] = asyncio.get_running_loop().create_future()
-        self.app.push_screen(screen, callback=lambda result: answered.set_result(result))
+        await self.app.push_screen(screen, callback=lambda result: answered.set_result(result))
+        self._open.add(asked.request_id)
+        if asked.request_id not in self._asking:  # answered elsewhere while the dialog opened
+            self._close(asked.request_id, screen)
         decision = await answered
         if self._asking.pop(asked.request_id, None) is None:
             return  # answered elsewhere: the dialog was closed for it
