@@ -23,7 +23,7 @@ from acp import schema as s
 from acp.helpers import update_agent_message_text
 
 from agent_tui.acp import slash
-from agent_tui.acp.permission import editor_approver, request_of
+from agent_tui.acp.permission import editor_approver
 from agent_tui.acp.translate import TurnUpdates, notice
 from agent_tui.agent import events as ev
 from agent_tui.core import ops
@@ -154,8 +154,9 @@ class LiveSession:
                 self.workspace,
                 lambda: self.updates.current_call if self.updates else None,
             )
-            decision = await ask_editor(request_of(event))  # about the call the editor was last told of
-            await self.driver.submit(ops.Approve(event.request_id, decision.action, decision.prefix))
+            decision = await ask_editor(event.question())  # about the call the editor was last told of
+            answer = ops.Approve(event.request_id, decision.action, decision.prefix, decision.reason)
+            await self.driver.submit(answer)
         elif isinstance(event, ev.TurnEvent) and self.updates is not None:
             for update in self.updates.updates(event):
                 await self.send(update)

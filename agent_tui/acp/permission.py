@@ -21,7 +21,6 @@ from agent_tui.tools.permissions import ApprovalDecision, ApprovalRequest
 from agent_tui.tools.run_mode import background_notice
 
 if TYPE_CHECKING:
-    from agent_tui.core.protocol_events import ApprovalRequested
     from agent_tui.messages import ToolCall
     from agent_tui.tools.permissions import Approver
 
@@ -65,19 +64,6 @@ def decision_for(option_id: str | None, request: ApprovalRequest) -> ApprovalDec
         return ApprovalDecision("deny")
     prefix = request.suggested_prefix if option_id != "allow_once" else None
     return ApprovalDecision(option_id, prefix)  # type: ignore[arg-type]  # one of the three literals
-
-
-def request_of(event: ApprovalRequested) -> ApprovalRequest:
-    """The question an `approval_requested` event carries, as the approver is asked it."""
-    return ApprovalRequest(
-        event.tool,
-        event.arguments,
-        event.preview,
-        event.suggested_prefix,
-        event.sandbox,
-        event.once_only,
-        event.protected,
-    )
 
 
 def editor_approver(

@@ -220,7 +220,7 @@ async def _approve(driver: SessionDriver, op: ops.Approve) -> None:
     if answer is None or answer.done():
         await driver.publish(pe.OperationRefused(op.type, f"no approval {op.request_id!r} is waiting"))
         return
-    answer.set_result(ApprovalDecision(op.action, prefix=op.prefix))
+    answer.set_result(ApprovalDecision(op.action, prefix=op.prefix, reason=op.reason))
     driver.asked.pop(op.request_id, None)
     await driver.publish(pe.ApprovalResolved(op.request_id, op.action, "client"))
 

@@ -214,7 +214,7 @@ class SessionView(TabOpening, TabKeys, TabHost, Vertical):
         tool: str | None
 
     async def approve(self, request: ApprovalRequest) -> ApprovalDecision:
-        """The approver this tab's session was built with: the App shows the modal. Meanwhile
+        """An `approval_requested` event's question: the App shows the modal. Meanwhile
         the tool line and the working line say "awaiting approval"; an allowed call's clock
         starts when the user answers, so their think time is not the tool's run time."""
         from agent_tui.agent.subagents import CURRENT_AGENT
@@ -261,14 +261,16 @@ class SessionView(TabOpening, TabKeys, TabHost, Vertical):
         if self._driver is None:
             # The tab renders through the sink; the log only serves a follower that keeps up.
             log_ = EventLog(keep=TAB_EVENTS_KEPT)
-            self._driver = SessionDriver(
-                self.services, self.session, approver=self.approve, sink=self._deliver, events=log_
-            )
+            self._driver = SessionDriver(self.services, self.session, sink=self._deliver, events=log_)
         self._driver.services, self._driver.session = self.services, self.session  # after /model, /new
         return self._driver
 
     async def _deliver(self, event_id: int, event: ev.AgentEvent) -> None:
-        self.post_message(AgentEventMessage(event))  # in order with the Awaiting messages
+        if isinstance(event, pe.ApprovalRequested):  # asked in the asking call's task (a child's too)
+            decision = await self.approve(event.question())
+            await self.driver.submit(ops.Approve(event.request_id, decision.action, decision.prefix))
+        else:
+            self.post_message(AgentEventMessage(event))  # in order with the Awaiting messages
 
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def run_review(self, base: str | None) -> None:
