@@ -230,19 +230,10 @@ class AttachedView(Vertical):
 
     @work(group="approval", exit_on_error=False)
     async def ask(self, asked: pe.ApprovalRequested) -> None:
-        from agent_tui.tools.approval_request import ApprovalRequest
         from agent_tui.ui.screens.approval import ApprovalScreen
 
         await self.apply(self.controller.awaiting(asked.tool))
-        request = ApprovalRequest(
-            asked.tool,
-            asked.arguments,
-            asked.preview,
-            asked.suggested_prefix,
-            asked.sandbox,
-            asked.once_only,
-            asked.protected,
-        )
+        request = asked.question()  # the dialog a local tab shows for the same event
         if asked.request_id in self._resolved:
             return  # answered while this worker started
         screen = ApprovalScreen(request, where=f"served session {self.driver.session_id}")
