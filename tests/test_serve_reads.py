@@ -35,6 +35,8 @@ class TestApprovalsShortcut:
             async with raw:
                 pending = (await raw.get(f"/v1/sessions/{session}/approvals")).json()["pending"]
                 assert [p["request_id"] for p in pending] == [asked.data["request_id"]]
+                mid_turn = await client.context(session, savings=False)  # the last measurement, unchanged
+                assert mid_turn["savings"] is None and mid_turn["report"]["budget"]["conversation"] > 0
                 busy = await client.operate(session, ops.Send("another prompt"))
                 assert "busy" in busy["refused"]  # told to the one who sent it, in the answer
                 assert pending[0]["tool"] == "bash" and "made.txt" in pending[0]["preview"]

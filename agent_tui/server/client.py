@@ -117,9 +117,11 @@ class AgentClient:
         body = {"action": action, **({"prefix": prefix} if prefix is not None else {})}
         await self._call("POST", f"/v1/sessions/{session_id}/approvals/{request_id}", body)
 
-    async def context(self, session_id: str) -> dict[str, Any]:
-        """/context's figures: `report`, `target_ratio`, `savings`, `recoverable`."""
-        result: dict[str, Any] = await self._call("GET", f"/v1/sessions/{session_id}/context")
+    async def context(self, session_id: str, *, savings: bool = True) -> dict[str, Any]:
+        """/context's figures: `report`, `target_ratio`, `savings` (None unless asked: they
+        run the compaction strategies on a copy), `recoverable`."""
+        params = None if savings else {"savings": 0}
+        result: dict[str, Any] = await self._call("GET", f"/v1/sessions/{session_id}/context", params=params)
         return result
 
     async def blobs(

@@ -1,7 +1,7 @@
 """What an attached front end reads besides the event stream, and the approvals shortcut: the
 /context report, the stored outputs the blob browser lists and reads, the approvals waiting.
 
-    GET  /v1/sessions/{id}/context                  the /context report, savings, what is recoverable
+    GET  /v1/sessions/{id}/context?savings=0        the /context report, savings (unless 0), what is recoverable
     GET  /v1/sessions/{id}/approvals                the approvals waiting for a client
     POST /v1/sessions/{id}/approvals/{request_id}   {"action": "allow_once", "prefix"?: str}
     GET  /v1/blobs?session_id=|project=&q=&limit=   stored outputs (newest first), or recall hits for q
@@ -45,14 +45,17 @@ def _int(request: Request, name: str, default: int, most: int, least: int = 0) -
 async def context(request: Request, hub: Hub) -> Response:
     from agent_tui.core.context_report import build_report, compaction_savings, recoverable
 
-    session = hub.get(request.path_params["session_id"]).require()
-    budget = session.measure()
+    driver = hub.get(request.path_params["session_id"])
+    session = driver.require()
+    # Mid-turn, measuring would change the request being sent: the last measurement then (as the TUI).
+    budget = session.last_budget if driver.busy and session.last_budget else session.measure()
     found = await recoverable(session)
+    with_savings = request.query_params.get("savings", "1") != "0"
     return JSONResponse(
         {
             "report": _jsonable(build_report(session, budget)),
             "target_ratio": session.config.compaction.target_ratio,
-            "savings": await compaction_savings(session, budget),
+            "savings": await compaction_savings(session, budget) if with_savings else None,
             "recoverable": found.describe() if found is not None else None,
         }
     )

@@ -84,6 +84,7 @@ class AttachedView(Vertical):
     def on_mount(self) -> None:
         self.driver.on_connection = lambda text: self.app.notify(text, severity="warning", timeout=10)
         self.query_one(ContextMeter).placeholder = "attaching…"
+        self.first_budget()
         self.follow()
         self.prompt.focus()
 
@@ -158,16 +159,17 @@ class AttachedView(Vertical):
 
     # -- events → the chat -------------------------------------------------------------------
 
+    @work(group="first-budget", exit_on_error=False)
+    async def first_budget(self) -> None:
+        """The meter at once, before the session's next measurement reaches the stream."""
+        remote = await self.driver.context(savings=False)
+        if self.controller.budget is None:  # a streamed measurement came first: it is newer
+            self.controller.budget = remote.report.budget
+            self.query_one(ContextMeter).show(remote.report.budget)
+
     @work(group="follow", exclusive=True, exit_on_error=False)
     async def follow(self) -> None:
         """Render the driver's log as it grows (the whole session's events first, on attach)."""
-        try:
-            remote = await self.driver.context()
-        except Exception:
-            log.exception("reading the served session's budget failed")
-        else:
-            self.controller.budget = remote.report.budget
-            self.query_one(ContextMeter).show(remote.report.budget)
         async for event_id, event in self.driver.log.follow(self.seen):
             self.seen = event_id
             await self.render_event(event)
