@@ -106,6 +106,18 @@ def launch(
 
     first = message(ctx)
     session = session or resume
+    if attach is not None:
+        from agent_tui.commands.attach_cmd import launch_attached, refuse_local_options
+        from agent_tui.logs import setup_logging
+
+        local = {"--model": model, "--api-base": api_base, "--context-window": context_window}
+        local |= {"--max-output-tokens": max_output_tokens, "--sandbox": sandbox, "a message": first}
+        refuse_local_options({**local, "--continue": continue_, "--trust": trust, "--print": print_})
+        setup_logging()
+        code = launch_attached(attach, token=token, session_id=session, db=db)
+        if code:
+            raise typer.Exit(code)
+        return
     if print_:
         from agent_tui.commands.group_default import run_with
 
@@ -127,15 +139,6 @@ def launch(
             max_turns=max_turns,
             max_budget_usd=max_budget_usd,
         )
-        return
-    if attach is not None:
-        from agent_tui.commands.attach_cmd import launch_attached
-        from agent_tui.logs import setup_logging
-
-        setup_logging()
-        code = launch_attached(attach, token=token, session_id=session, db=db)
-        if code:
-            raise typer.Exit(code)
         return
     if yes or output_format != "text" or max_turns is not None or max_budget_usd is not None:
         from agent_tui.commands.common import fail

@@ -283,6 +283,8 @@ class TestImports:
         no_token = run_cli(["--attach", "http://127.0.0.1:9", "--db", str(tmp_path / "none.db")], workspace)
         assert no_token.returncode == 2 and "no token for --attach" in no_token.stderr
         assert "Traceback" not in no_token.stderr
+        local = run_cli(["--attach", "http://127.0.0.1:9", "--model", "gpt-x", "-c"], workspace)
+        assert local.returncode == 2 and "--model, --continue cannot go with --attach" in local.stderr
 
 
 async def test_a_sub_agent_line_streams_and_folds_in_the_attached_tui(tmp_path, workspace):

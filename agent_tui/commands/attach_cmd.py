@@ -13,6 +13,17 @@ from agent_tui.commands.common import fail
 TOKEN_ENV = "AGENT_TUI_TOKEN"
 
 
+def refuse_local_options(given: dict[str, object]) -> None:
+    """The options that shape a local session mean nothing attached: the server's apply."""
+    named = [name for name, value in given.items() if value not in (None, False)]
+    if named:
+        fail(
+            f"{', '.join(named)} cannot go with --attach: the server's model, sandbox and folder apply "
+            "(--attach takes -s/--session, --token and --db)",
+            2,
+        )
+
+
 def find_token(token: str | None, db: Path | None) -> str:
     """The token to attach with; exits with what to do when there is none."""
     if token:
