@@ -258,6 +258,14 @@ class TestLive:
 
 
 class TestImports:
+    def test_the_commands_the_attached_tui_opens_itself_are_registry_commands(self):
+        from agent_tui.core.commands import BY_NAME
+        from agent_tui.ui.attach_app import AttachApp
+        from agent_tui.ui.widgets.attached_view import LOCAL_COMMANDS
+
+        for name in LOCAL_COMMANDS:
+            assert name[1:] in BY_NAME and hasattr(AttachApp, f"action_{name[1:]}"), name
+
     def test_attaching_loads_no_server_library_and_the_tui_no_attach_code(self):
         """--attach is a client: starlette and uvicorn stay out; the plain TUI's start-up loads
         neither the attached app nor the server package."""
