@@ -26,7 +26,7 @@ OWNED: dict[str, type[ops.Operation]] = {
 }
 """AgentSession methods an operation carries out (by the driver, or the effect it runs)."""
 
-OWNED_FUNCTIONS: dict[str, type[ops.Operation]] = {"turn_events": ops.Send}
+OWNED_FUNCTIONS: dict[str, type[ops.Operation]] = {"turn_events": ops.Send, "fork_session": ops.Fork}
 """Functions that drive a session the way an operation does (a prompt with custom commands)."""
 
 

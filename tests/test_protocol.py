@@ -5,6 +5,7 @@ A session driven in process by operations against a real local model server."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import typing
 from pathlib import Path
@@ -123,6 +124,14 @@ class TestDriver:
         )
         assert (workspace / "made.txt").read_text() == "made\n"
         assert seen[-1] == pe.WorkFinished("send", "done")
+
+    async def test_a_fork_ends_its_operation_with_the_copy(self, server, driver):
+        """`drive(fork)` returns (it waited forever when the fork's event did not end it)."""
+        server.enqueue(Reply(text="hi"))
+        await drive(driver, ops.Send("hello"))
+        events = await asyncio.wait_for(drive(driver, ops.Fork(title="copy")), 30)
+        assert isinstance(events[-1], pe.SessionForked) and events[-1].title == "copy"
+        assert events[-1].session_id != driver.require().session_id
 
     async def test_the_sink_has_each_event_before_the_session_goes_on(self, server, driver, workspace):
         """What an editor needs: a tool call shown (and answered, from the sink) before it runs;

@@ -48,9 +48,15 @@ APPROVAL_TIMEOUT = 300.0
 Sink = Callable[[int, AgentEvent], Awaitable[None]]
 """Awaited with each event (and its id) as it is logged; the work goes on when it returns."""
 
-FINAL_EVENTS = (pe.WorkFinished, pe.OperationRefused, pe.CommandReplied, pe.SessionReplaced)
-"""The events that end an operation: its work finished, it was refused or answered, or (a model
-switch) the conversation went on in a rebuilt session."""
+FINAL_EVENTS = (
+    pe.WorkFinished,
+    pe.OperationRefused,
+    pe.CommandReplied,
+    pe.SessionReplaced,
+    pe.SessionForked,
+)
+"""The events that end an operation: its work finished, it was refused or answered, (a model
+switch) the conversation went on in a rebuilt session, or (a fork) the copy was stored."""
 
 
 class SessionDriver:

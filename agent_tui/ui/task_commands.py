@@ -52,18 +52,14 @@ async def _pick_fork(view: TabCommandHost) -> None:
 
 async def open_fork(view: TabCommandHost, at: int | None, title: str | None = None) -> None:
     """A fork of the tab's session (before message `at`, or from now) in a new tab."""
-    from agent_tui.store import StoreError
-    from agent_tui.store.forks import fork_session
-
     session = view.session
-    assert session is not None and session.store is not None
-    try:
-        info = await fork_session(session.store.sessions, session.session_id, at, title)
-    except StoreError as exc:
-        view.notify(f"Not forked: {exc}", severity="error")
+    assert session is not None
+    end = await view.run_operation(ops.Fork(at, title))
+    if not isinstance(end, pe.SessionForked):  # refused: a store error, said in one line
+        view.notify(f"Not forked: {getattr(end, 'message', 'no answer')}", severity="error")
         return
-    await view.actions.add_tab(session_id=info.id)
-    view.notify(f"Forked {session.session_id} into {info.id} ({info.title}).")
+    await view.actions.add_tab(session_id=end.session_id)
+    view.notify(f"Forked {session.session_id} into {end.session_id} ({end.title}).")
 
 
 async def handoff(view: TabCommandHost, argument: str) -> None:
