@@ -327,6 +327,9 @@ async def test_a_sub_agent_line_streams_and_folds_in_the_attached_tui(tmp_path, 
                     pilot, lambda: isinstance(app.screen, ApprovalScreen), WAIT, "the child's approval"
                 )
                 await until_armed(pilot)
+                await until(
+                    pilot, lambda: "sub-agent: make a file" in screen_text(app), WAIT, "the child named"
+                )
                 await pilot.press("1", "enter")
                 await until(pilot, lambda: not app.view.busy, WAIT, "the turn's end")
                 (line,) = app.query(ChildLine)

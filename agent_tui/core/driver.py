@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent.events import AgentEvent
+from agent_tui.agent.subagents import CURRENT_AGENT
 from agent_tui.core import ops
 from agent_tui.core import protocol_events as pe
 from agent_tui.core.event_log import EventLog
@@ -149,6 +150,7 @@ class SessionDriver:
             request.once_only,
             request.protected,
             self.approval_timeout,
+            CURRENT_AGENT.get(),  # set in a sub-agent's task: the question names the child
         )
         await self.publish(asked)
         try:

@@ -30,6 +30,8 @@ class ApprovalRequested(AgentEvent):
     once_only: bool
     protected: bool
     timeout: float
+    agent: str | None = None
+    """The sub-agent that asks (what its parent's task call said it is for); None: the session."""
 
     def question(self) -> ApprovalRequest:
         """What the approver is asked, as a front end that answers in process shows it."""

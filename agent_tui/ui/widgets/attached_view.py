@@ -238,7 +238,9 @@ class AttachedView(Vertical):
         request = asked.question()  # the dialog a local tab shows for the same event
         if asked.request_id in self._resolved:
             return  # answered while this worker started
-        screen = ApprovalScreen(request, where=f"served session {self.driver.session_id}")
+        where = f"served session {self.driver.session_id}"
+        where += f" · sub-agent: {asked.agent}" if asked.agent else ""  # as a local tab names it
+        screen = ApprovalScreen(request, where=where)
         self._asking[asked.request_id] = screen
         answered: asyncio.Future[object] = asyncio.get_running_loop().create_future()
         await self.app.push_screen(screen, callback=lambda result: answered.set_result(result))
