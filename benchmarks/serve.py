@@ -6,7 +6,7 @@ Run: .venv/bin/python benchmarks/serve.py [--turns 20] [--repeat 5]
    process by a `SessionDriver` (core/driver.py) and through a real `agent-tui serve`
    subprocess with the typed client (submit over HTTP, events over SSE). Measured from the
    submit to the `work_finished` event in the consumer's hands; the ratio is server / in-process.
-   A third row drives the same turn through a `RemoteDriver` (server/remote.py), what
+   A third row drives the same turn through a `RemoteDriver` (frontends/server/remote.py), what
    `agent-tui --attach` uses: the same HTTP path plus decoding every event back into its class.
 2. Start-up: launch → the URL printed and the socket listening, beside `agent-tui --version`
    (the CLI's own start-up) and the import of starlette + uvicorn alone.
@@ -39,10 +39,10 @@ def write_config(home: Path, server: FakeOpenAI, db: Path) -> None:
 
 
 async def in_process(server: FakeOpenAI, turns: int, workspace: Path) -> list[float]:
+    from agent_tui.compose.factory import build_services
     from agent_tui.config import load_config
     from agent_tui.core import ops
     from agent_tui.core.driver import SessionDriver
-    from agent_tui.factory import build_services
 
     services = await build_services(load_config(cwd=workspace).config, workspace=workspace)
     driver = SessionDriver(services)
@@ -77,7 +77,7 @@ def launch(env: dict[str, str], workspace: Path) -> tuple[subprocess.Popen[str],
 
 async def through_server(url: str, token: str, server: FakeOpenAI, turns: int) -> list[float]:
     from agent_tui.core import ops
-    from agent_tui.server.client import AgentClient
+    from agent_tui.frontends.server.client import AgentClient
 
     times = []
     async with AgentClient(url, token) as client:
@@ -97,8 +97,8 @@ async def through_server(url: str, token: str, server: FakeOpenAI, turns: int) -
 
 async def through_remote_driver(url: str, token: str, server: FakeOpenAI, turns: int) -> list[float]:
     from agent_tui.core import ops
-    from agent_tui.server.client import AgentClient
-    from agent_tui.server.remote import RemoteDriver
+    from agent_tui.frontends.server.client import AgentClient
+    from agent_tui.frontends.server.remote import RemoteDriver
 
     times = []
     async with AgentClient(url, token) as client:

@@ -11,14 +11,14 @@ import asyncio
 import pytest
 
 from agent_tui.core import ops
-from agent_tui.server.client import AgentClient
-from agent_tui.server.remote import RemoteDriver
-from agent_tui.ui.attach_app import AttachApp
-from agent_tui.ui.screens.approval import ApprovalScreen
-from agent_tui.ui.screens.blobs import BlobsScreen
-from agent_tui.ui.screens.remote_context import RemoteContextScreen
-from agent_tui.ui.transcript import AgentEntry, ToolEntry, UserEntry
-from agent_tui.ui.widgets.meter import ContextMeter
+from agent_tui.frontends.server.client import AgentClient
+from agent_tui.frontends.server.remote import RemoteDriver
+from agent_tui.frontends.tui.attach_app import AttachApp
+from agent_tui.frontends.tui.screens.approval import ApprovalScreen
+from agent_tui.frontends.tui.screens.blobs import BlobsScreen
+from agent_tui.frontends.tui.screens.remote_context import RemoteContextScreen
+from agent_tui.frontends.tui.transcript import AgentEntry, ToolEntry, UserEntry
+from agent_tui.frontends.tui.widgets.meter import ContextMeter
 from testkit.fake_openai import Reply
 from tests.support.serve import Served, start_serve
 from tests.support.ui_helpers import notices, screen_text, until, until_armed
@@ -260,8 +260,8 @@ class TestLive:
 class TestImports:
     def test_the_commands_the_attached_tui_opens_itself_are_registry_commands(self):
         from agent_tui.core.commands import BY_NAME
-        from agent_tui.ui.attach_app import AttachApp
-        from agent_tui.ui.widgets.attached_view import LOCAL_COMMANDS
+        from agent_tui.frontends.tui.attach_app import AttachApp
+        from agent_tui.frontends.tui.widgets.attached_view import LOCAL_COMMANDS
 
         for name in LOCAL_COMMANDS:
             assert name[1:] in BY_NAME and hasattr(AttachApp, f"action_{name[1:]}"), name
@@ -274,9 +274,9 @@ class TestImports:
 
         probe = (
             "import sys\n"
-            "import agent_tui.ui.app, agent_tui.cli\n"
-            "plain = sorted(m for m in sys.modules if m.startswith(('agent_tui.server', 'agent_tui.ui.attach')))\n"
-            "import agent_tui.commands.attach_cmd, agent_tui.ui.attach_app, agent_tui.server.remote\n"
+            "import agent_tui.frontends.tui.app, agent_tui.frontends.cli.main\n"
+            "plain = sorted(m for m in sys.modules if m.startswith(('agent_tui.frontends.server', 'agent_tui.frontends.tui.attach')))\n"
+            "import agent_tui.frontends.cli.attach_cmd, agent_tui.frontends.tui.attach_app, agent_tui.frontends.server.remote\n"
             "print(plain, sorted(m for m in ('starlette', 'uvicorn') if m in sys.modules))"
         )
         done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
@@ -298,7 +298,7 @@ class TestImports:
 async def test_a_sub_agent_line_streams_and_folds_in_the_attached_tui(tmp_path, workspace):
     """A served turn's `task` call: its child's line appears under it and folds to its state and
     transcript ref, as in a local tab; the child's approval is answered in the attached TUI."""
-    from agent_tui.ui.widgets.child_lines import ChildLine
+    from agent_tui.frontends.tui.widgets.child_lines import ChildLine
     from testkit.fake_openai import FakeOpenAI
     from tests.support.subagent_model import Model, after_tool
 

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from agent_tui.core import ops
-from agent_tui.server.client import AgentClient, ServerError
+from agent_tui.frontends.server.client import AgentClient, ServerError
 from testkit.fake_openai import Reply
 from tests.support.serve import Served, start_serve
 from tests.test_serve import WAIT, until
