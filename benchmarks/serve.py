@@ -6,6 +6,8 @@ Run: .venv/bin/python benchmarks/serve.py [--turns 20] [--repeat 5]
    process by a `SessionDriver` (core/driver.py) and through a real `agent-tui serve`
    subprocess with the typed client (submit over HTTP, events over SSE). Measured from the
    submit to the `work_finished` event in the consumer's hands; the ratio is server / in-process.
+   A third row drives the same turn through a `RemoteDriver` (frontends/server/remote.py), what
+   `agent-tui --attach` uses: the same HTTP path plus decoding every event back into its class.
 2. Start-up: launch → the URL printed and the socket listening, beside `agent-tui --version`
    (the CLI's own start-up) and the import of starlette + uvicorn alone.
 """
@@ -93,6 +95,24 @@ async def through_server(url: str, token: str, server: FakeOpenAI, turns: int) -
     return times
 
 
+async def through_remote_driver(url: str, token: str, server: FakeOpenAI, turns: int) -> list[float]:
+    from agent_tui.core import ops
+    from agent_tui.frontends.server.client import AgentClient
+    from agent_tui.frontends.server.remote import RemoteDriver
+
+    times = []
+    async with AgentClient(url, token) as client:
+        driver = await RemoteDriver.attach(client)
+        for _ in range(turns):
+            server.enqueue(Reply(text="ok"))
+            start = time.perf_counter()
+            async for event in driver.drive(ops.Send("hi")):
+                if event.type == "work_finished":
+                    times.append(time.perf_counter() - start)
+        await driver.close()
+    return times
+
+
 def timed(command: list[str], env: dict[str, str], repeat: int) -> float:
     runs = []
     for _ in range(repeat):
@@ -114,12 +134,13 @@ def main() -> None:
         os.environ["AGENT_TUI_HOME"] = str(home)
         env = {**os.environ, "PYTHONPATH": str(ROOT), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
         local = asyncio.run(in_process(server, args.turns, workspace))
-        starts, remote = [], []
+        starts, remote, attached = [], [], []
         for i in range(args.repeat):
             process, url, token, took = launch(env, workspace)
             starts.append(took)
             if i == 0:
                 remote = asyncio.run(through_server(url, token, server, args.turns))
+                attached = asyncio.run(through_remote_driver(url, token, server, args.turns))
             process.terminate()
             process.wait(timeout=30)
         version = timed([sys.executable, "-m", "agent_tui", "--version"], env, args.repeat)
@@ -129,6 +150,9 @@ def main() -> None:
     print(f"{'turn submit → work_finished, in process':<46} {lo * 1000:>8.1f} ms")
     print(f"{'turn submit → work_finished, through serve':<46} {re_ * 1000:>8.1f} ms")
     print(f"{'ratio server / in process':<46} {re_ / lo:>9.2f}x")
+    at = statistics.median(attached)
+    print(f"{'same, typed events (RemoteDriver, --attach)':<46} {at * 1000:>8.1f} ms")
+    print(f"{'ratio RemoteDriver / in process':<46} {at / lo:>9.2f}x")
     print(f"{'serve launch → listening, URL printed':<46} {statistics.median(starts) * 1000:>8.0f} ms")
     print(f"{'agent-tui --version (baseline)':<46} {version * 1000:>8.0f} ms")
     print(f"{'import starlette + uvicorn alone':<46} {imports * 1000:>8.0f} ms")

@@ -5,6 +5,7 @@ A session driven in process by operations against a real local model server."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import typing
 from pathlib import Path
@@ -123,6 +124,35 @@ class TestDriver:
         )
         assert (workspace / "made.txt").read_text() == "made\n"
         assert seen[-1] == pe.WorkFinished("send", "done")
+
+    async def test_a_fork_ends_its_operation_with_the_copy(self, server, driver):
+        """`drive(fork)` returns (it waited forever when the fork's event did not end it)."""
+        server.enqueue(Reply(text="hi"))
+        await drive(driver, ops.Send("hello"))
+        events = await asyncio.wait_for(drive(driver, ops.Fork(title="copy")), 30)
+        assert isinstance(events[-1], pe.SessionForked) and events[-1].title == "copy"
+        assert events[-1].session_id != driver.require().session_id
+
+    async def test_the_sink_has_each_event_before_the_session_goes_on(self, server, driver, workspace):
+        """What an editor needs: a tool call shown (and answered, from the sink) before it runs;
+        every event reaches the sink once, in log order."""
+        server.enqueue(Reply(tool_calls=[("bash", {"command": "echo made > made.txt"})]), Reply(text="done"))
+        seen: list[tuple[int, str, bool]] = []
+
+        async def sink(event_id: int, event: ev.AgentEvent) -> None:
+            seen.append((event_id, event.type, (workspace / "made.txt").exists()))
+            if isinstance(event, pe.ApprovalRequested):
+                await driver.submit(ops.Approve(event.request_id, "allow_once"))
+
+        driver.sink = sink
+        start = driver.log.last_id
+        events = await drive(driver, ops.Send("make a file"))
+        assert [t for _, t, _ in seen] == [e.type for e in events]
+        assert [i for i, _, _ in seen] == list(range(start + 1, start + 1 + len(events)))
+        made = {t: exists for _, t, exists in seen}
+        assert made["tool_call_started"] is False and made["approval_requested"] is False
+        assert made["tool_call_finished"] is True
+        assert events[-1] == pe.WorkFinished("send", "done")
 
     async def test_an_unanswered_approval_is_denied_visibly_after_its_timeout(
         self, server, driver, workspace

@@ -112,6 +112,10 @@ class ContextBudget:
             "cached": self.cached,
             "thinking_reserve": self.thinking_reserve,
             "reasoning": self.reasoning,
+            "pin_budget": self.pin_budget,
+            "warn_at": self.warn_at,
+            "compact_trigger": self.compact_trigger,
+            "hard_block": self.hard_block,
         }
 
 

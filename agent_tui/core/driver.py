@@ -8,6 +8,11 @@ appended to the log as they come and a `work_finished` event closes it. While it
 `operation_refused` event saying why. An approval the session asks for becomes an
 `approval_requested` event; it waits for an `approve` operation and is denied, visibly, after
 `approval_timeout` seconds: the driver never grants one by itself.
+
+A front end that must act on an event before the session goes on gives a `sink`: it is awaited
+with each event as it is logged, and the work waits for it before taking the next event. So an
+editor is shown a tool call (and for bash has its terminal made) before the tool runs, and a
+screen posts each event in order, exactly as when it iterated the session itself.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent.events import AgentEvent
+from agent_tui.agent.subagents import CURRENT_AGENT
 from agent_tui.base.errors_text import one_line
 from agent_tui.core import ops
 from agent_tui.core import protocol_events as pe
@@ -40,9 +46,18 @@ APPROVAL_TIMEOUT = 300.0
 """Seconds an approval waits for a client before it is denied."""
 
 
-FINAL_EVENTS = (pe.WorkFinished, pe.OperationRefused, pe.CommandReplied, pe.SessionReplaced)
-"""The events that end an operation: its work finished, it was refused or answered, or (a model
-switch) the conversation went on in a rebuilt session."""
+Sink = Callable[[int, AgentEvent], Awaitable[None]]
+"""Awaited with each event (and its id) as it is logged; the work goes on when it returns."""
+
+FINAL_EVENTS = (
+    pe.WorkFinished,
+    pe.OperationRefused,
+    pe.CommandReplied,
+    pe.SessionReplaced,
+    pe.SessionForked,
+)
+"""The events that end an operation: its work finished, it was refused or answered, (a model
+switch) the conversation went on in a rebuilt session, or (a fork) the copy was stored."""
 
 
 class SessionDriver:
@@ -54,6 +69,7 @@ class SessionDriver:
         approval_timeout: float = APPROVAL_TIMEOUT,
         events: EventLog | None = None,
         approver: Approver | None = None,
+        sink: Sink | None = None,
     ) -> None:
         self.services = services
         self.session = session
@@ -61,9 +77,12 @@ class SessionDriver:
         self.log = events or EventLog()
         self._task: asyncio.Task[None] | None = None
         self._pending: dict[str, asyncio.Future[ApprovalDecision]] = {}
+        self.asked: dict[str, pe.ApprovalRequested] = {}
+        """The approvals waiting for an answer, by request id (a client that attaches late asks)."""
         self._ids = itertools.count(1)
         self.approver: Approver = approver or self.ask
         """What a session this driver opens asks (`ask`, unless the front end answers itself)."""
+        self.sink = sink
 
     # -- what a command's effect may use (core/command_host.py) --------------------------------
 
@@ -86,14 +105,18 @@ class SessionDriver:
     def busy(self) -> bool:
         return self._task is not None and not self._task.done()
 
-    def publish(self, event: AgentEvent) -> int:
-        return self.log.append(event)
+    async def publish(self, event: AgentEvent) -> int:
+        """Log `event` and hand it to the sink before anything else happens."""
+        event_id = self.log.append(event)
+        if self.sink is not None:
+            await self.sink(event_id, event)
+        return event_id
 
     async def submit(self, op: ops.Op) -> None:
         """Carry out `op`; what it did (or why it could not) arrives as events."""
         handler = HANDLERS[type(op)]
         if self.busy and type(op) not in WHILE_BUSY:
-            self.publish(
+            await self.publish(
                 pe.OperationRefused(op.type, "busy: work is running (interrupt it or wait for work_finished)")
             )
             return
@@ -101,7 +124,7 @@ class SessionDriver:
             await handler(self, op)
         except Exception as exc:  # a failed operation is one event, the session goes on
             log.exception("operation %s failed", op.type)
-            self.publish(pe.OperationRefused(op.type, one_line(exc, 300)))
+            await self.publish(pe.OperationRefused(op.type, one_line(exc, 300)))
 
     async def drive(self, op: ops.Op) -> AsyncIterator[AgentEvent]:
         """Submit `op` and yield its events until its work is finished (or it was refused)."""
@@ -117,43 +140,44 @@ class SessionDriver:
         request_id = f"a{next(self._ids)}"
         answer: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = answer
-        self.publish(
-            pe.ApprovalRequested(
-                request_id,
-                request.tool,
-                request.arguments,
-                request.preview,
-                request.suggested_prefix,
-                request.sandbox,
-                request.once_only,
-                request.protected,
-                self.approval_timeout,
-            )
+        asked = self.asked[request_id] = pe.ApprovalRequested(
+            request_id,
+            request.tool,
+            request.arguments,
+            request.preview,
+            request.suggested_prefix,
+            request.sandbox,
+            request.once_only,
+            request.protected,
+            self.approval_timeout,
+            CURRENT_AGENT.get(),  # set in a sub-agent's task: the question names the child
         )
+        await self.publish(asked)
         try:
             return await asyncio.wait_for(asyncio.shield(answer), self.approval_timeout)
         except TimeoutError:
-            self.publish(pe.ApprovalResolved(request_id, "deny", "timeout"))
+            await self.publish(pe.ApprovalResolved(request_id, "deny", "timeout"))
             return ApprovalDecision(
                 "deny", reason=f"No one answered the approval within {self.approval_timeout:g} s; denied."
             )
         finally:
             self._pending.pop(request_id, None)
+            self.asked.pop(request_id, None)
 
     def _start(self, name: str, events: Callable[[], AsyncIterator[AgentEvent]]) -> None:
         async def work() -> None:
             state, message = "done", None
             try:
                 async for event in events():
-                    self.publish(event)
+                    await self.publish(event)
             except asyncio.CancelledError:
                 state = "interrupted"
                 raise
             except Exception as exc:
                 log.exception("%s failed", name)
-                state, message = "failed", one_line(exc, 300)
+                state, message = "failed", one_line(exc, 300) or type(exc).__name__
             finally:
-                self.publish(pe.WorkFinished(name, state, message))  # type: ignore[arg-type]
+                await self.publish(pe.WorkFinished(name, state, message))  # type: ignore[arg-type]
 
         self._task = asyncio.create_task(work(), name=f"driver-{name}")
 
@@ -195,20 +219,22 @@ async def _interrupt(driver: SessionDriver, op: ops.Interrupt) -> None:
     for request_id, answer in waiting:
         if not answer.done():
             answer.set_result(ApprovalDecision("deny"))
-        driver.publish(pe.ApprovalResolved(request_id, "deny", "interrupt"))
+        driver.asked.pop(request_id, None)
+        await driver.publish(pe.ApprovalResolved(request_id, "deny", "interrupt"))
 
 
 async def _approve(driver: SessionDriver, op: ops.Approve) -> None:
     answer = driver._pending.get(op.request_id)
     if answer is None or answer.done():
-        driver.publish(pe.OperationRefused(op.type, f"no approval {op.request_id!r} is waiting"))
+        await driver.publish(pe.OperationRefused(op.type, f"no approval {op.request_id!r} is waiting"))
         return
-    answer.set_result(ApprovalDecision(op.action, prefix=op.prefix))
-    driver.publish(pe.ApprovalResolved(op.request_id, op.action, "client"))
+    answer.set_result(ApprovalDecision(op.action, prefix=op.prefix, reason=op.reason))
+    driver.asked.pop(op.request_id, None)
+    await driver.publish(pe.ApprovalResolved(op.request_id, op.action, "client"))
 
 
-def _reply(driver: SessionDriver, reply: Reply) -> None:
-    driver.publish(pe.CommandReplied(reply.title, reply.plain(), reply.level))
+async def _reply(driver: SessionDriver, reply: Reply) -> None:
+    await driver.publish(pe.CommandReplied(reply.title, reply.plain(), reply.level))
 
 
 async def _effect(driver: SessionDriver, name: str, argument: str) -> None:
@@ -218,9 +244,9 @@ async def _effect(driver: SessionDriver, name: str, argument: str) -> None:
     effect = BY_NAME[name].effect
     assert effect is not None
     try:
-        _reply(driver, await effect(driver, argument))
+        await _reply(driver, await effect(driver, argument))
     except Unavailable as exc:
-        _reply(driver, Reply(f"/{name}", text=str(exc), level="warning"))
+        await _reply(driver, Reply(f"/{name}", text=str(exc), level="warning"))
 
 
 async def _command(driver: SessionDriver, op: ops.RunCommand) -> None:
@@ -228,9 +254,9 @@ async def _command(driver: SessionDriver, op: ops.RunCommand) -> None:
 
     found = parse(op.text, Front.RUN)
     if found is None:
-        driver.publish(pe.OperationRefused(op.type, f"not a command offered here: {op.text[:80]!r}"))
+        await driver.publish(pe.OperationRefused(op.type, f"not a command offered here: {op.text[:80]!r}"))
     elif driver.busy and found[0].runs is not Runs.NOW:
-        driver.publish(pe.OperationRefused(op.type, f"/{found[0].name} waits for the running work"))
+        await driver.publish(pe.OperationRefused(op.type, f"/{found[0].name} waits for the running work"))
     else:
         await _effect(driver, found[0].name, found[1])
 
@@ -257,10 +283,16 @@ async def _rewind(driver: SessionDriver, op: ops.Rewind) -> None:
     session = driver.require()
     point = next((p for p in await rewind_points(session) if p.seq == op.seq), None)
     if point is None:
-        driver.publish(pe.OperationRefused(op.type, f"no user message numbered {op.seq} to rewind to"))
+        await driver.publish(pe.OperationRefused(op.type, f"no user message numbered {op.seq} to rewind to"))
         return
     report = await session.rewind(point, op.scope)
-    driver.publish(pe.CommandReplied("/rewind", report.describe(), "info"))
+    said = report.describe()
+    if op.scope != "files":
+        from agent_tui.extensions.skill_resume import realign_after_rewind
+
+        if off := await realign_after_rewind(session):  # a skill loaded after the point is off again
+            said += f" Skill {', '.join(off)}, loaded after that point, is off again."
+    await driver.publish(pe.CommandReplied("/rewind", said, "info"))
 
 
 async def _fork(driver: SessionDriver, op: ops.Fork) -> None:
@@ -268,7 +300,7 @@ async def _fork(driver: SessionDriver, op: ops.Fork) -> None:
 
     session = driver.require()
     info = await fork_session(driver.services.store.sessions, session.session_id, op.before, op.title)
-    driver.publish(pe.SessionForked(info.id, info.title))
+    await driver.publish(pe.SessionForked(info.id, info.title))
 
 
 async def _set_model(driver: SessionDriver, op: ops.SetModel) -> None:
@@ -283,7 +315,7 @@ async def _set_model(driver: SessionDriver, op: ops.SetModel) -> None:
     await old.close()
     await services.store.leases.acquire(session.session_id)  # closing the old one gave it back
     driver.session, driver.services = session, services
-    driver.publish(pe.SessionReplaced(session.session_id, session.model))
+    await driver.publish(pe.SessionReplaced(session.session_id, session.model))
 
 
 Handler = Callable[[SessionDriver, Any], Awaitable[None]]

@@ -133,6 +133,8 @@ class Approve(Operation):
     action: ApprovalAction
     prefix: str | None = None
     """For allow_session / allow_always on bash: the command prefix to allow."""
+    reason: str | None = None
+    """For deny: what the model is told besides "the user said no" (an editor that went away)."""
 
 
 Op = (

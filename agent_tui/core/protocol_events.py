@@ -12,6 +12,9 @@ from typing import Any, ClassVar, Literal
 
 from agent_tui.agent.events import AgentEvent, TurnEvent
 
+if typing.TYPE_CHECKING:
+    from agent_tui.tools.approval_request import ApprovalRequest
+
 
 @dataclass(frozen=True)
 class ApprovalRequested(AgentEvent):
@@ -27,6 +30,22 @@ class ApprovalRequested(AgentEvent):
     once_only: bool
     protected: bool
     timeout: float
+    agent: str | None = None
+    """The sub-agent that asks (what its parent's task call said it is for); None: the session."""
+
+    def question(self) -> ApprovalRequest:
+        """What the approver is asked, as a front end that answers in process shows it."""
+        from agent_tui.tools.approval_request import ApprovalRequest
+
+        return ApprovalRequest(
+            self.tool,
+            self.arguments,
+            self.preview,
+            self.suggested_prefix,
+            self.sandbox,
+            self.once_only,
+            self.protected,
+        )
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,8 @@ def _type_checking_names(*modules: types.ModuleType) -> dict[str, Any]:
             if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
                 for stmt in node.body:
                     if isinstance(stmt, ast.ImportFrom) and stmt.module:
-                        source = importlib.import_module(stmt.module)
+                        relative = "." * stmt.level + stmt.module  # `from .record import …` too
+                        source = importlib.import_module(relative, module.__package__)
                         for alias in stmt.names:
                             found[alias.asname or alias.name] = getattr(source, alias.name)
     return found

@@ -200,6 +200,7 @@ class CompactResult:
             "messages_before": self.messages_before,
             "messages_after": self.messages_after,
             "strategies": list(self.strategies),
+            "labels": list(self.labels),
             "duration": round(self.duration, 3),
             "summary_model": self.summary_model,
             "reached_target": self.reached_target,

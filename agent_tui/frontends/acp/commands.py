@@ -1,16 +1,18 @@
 """The editor's own form of the registry commands that act on the editor session itself
-(frontends/acp/slash.py binds them by name): /compact plays the compaction as updates, /clear and /model
+(frontends/acp/slash.py binds them by name): /compact runs the `compact` operation, its events the updates, /clear and /model
 put another session behind the editor's, /context sends the meter before its report. Every
 other command runs its shared effect (core/command_effects.py) and is sent as Markdown.
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_tui.core import command_effects as fx
+from agent_tui.core import ops
 from agent_tui.core.command_host import CommandHost
 
 if TYPE_CHECKING:
@@ -32,8 +34,8 @@ class EditorHost(CommandHost, Protocol):
 
     async def send_usage(self, budget: ContextBudget | None = None, *, force: bool = True) -> None: ...
 
-    async def play(self, events: AsyncIterator[Any]) -> None:
-        """Send our events as the editor's updates."""
+    async def run(self, operation: ops.Op) -> Any:
+        """Carry out `operation` on the session; its events go out as the editor's updates."""
         ...
 
     async def replace(self, opening: Awaitable[AgentSession]) -> AgentSession:
@@ -42,8 +44,9 @@ class EditorHost(CommandHost, Protocol):
 
 
 async def compact(live: EditorHost, argument: str) -> str | None:
-    session = live.require()
-    await live.play(session.compact(argument or None, reason="forced"))
+    end = await live.run(ops.Compact(argument or None))
+    if end is not None and end.state == "interrupted":
+        raise asyncio.CancelledError  # the prompt answers `cancelled`, as for a cancelled turn
     return None
 
 

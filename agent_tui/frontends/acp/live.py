@@ -1,9 +1,13 @@
 """One editor session: our AgentSession, its services, its running turn and its updates.
 
 Built like the TUI's and `run`'s sessions (factory.build_services on the client's cwd, config
-loaded for that folder with its trust), with the editor as the approver. A turn runs as a task
-the session owns, so `session/cancel` cancels exactly it: the loop's cancellation path saves the
-partial reply and the running command's process group is killed, as on Ctrl-C in the TUI.
+loaded for that folder with its trust), with the editor as the approver. The editor's requests
+become operations (core/ops.py) on the session's own `SessionDriver`: a prompt is `send`,
+`session/cancel` is `interrupt` (the loop's cancellation path saves the partial reply and the
+running command's process group is killed, as on Esc in the TUI), the editor's answer to a
+permission request is `approve`. The driver awaits this session's sink with each event before
+the session goes on, so the editor is shown a tool call (and for bash has its terminal) before
+the tool runs, and is asked about a call it already shows.
 """
 
 from __future__ import annotations
@@ -18,13 +22,17 @@ from typing import TYPE_CHECKING, Any
 from acp import schema as s
 from acp.helpers import update_agent_message_text
 
+from agent_tui.agent import events as ev
 from agent_tui.base.errors_text import one_line
+from agent_tui.core import ops
+from agent_tui.core import protocol_events as pe
+from agent_tui.core.driver import FINAL_EVENTS, SessionDriver
 from agent_tui.frontends.acp import slash
 from agent_tui.frontends.acp.permission import editor_approver
 from agent_tui.frontends.acp.translate import TurnUpdates, notice
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Awaitable
+    from collections.abc import Awaitable
 
     from agent_tui.agent.session import AgentSession
     from agent_tui.compose.factory import AppServices
@@ -73,7 +81,8 @@ class LiveSession:
     ) -> None:
         from agent_tui.frontends.acp.terminal import EditorTerminals
 
-        self.services = services
+        self.driver = SessionDriver(services, sink=self._deliver)
+        """Where the editor's requests go as operations; its approver asks through events."""
         self.client = client
         self.capabilities = capabilities
         self.session: AgentSession | None = None
@@ -104,7 +113,7 @@ class LiveSession:
     def attach(self, session: AgentSession) -> None:
         """Take `session` as this editor session's, with the editor's buffers and terminal used
         where the client offers them."""
-        self.session = session
+        self.session = self.driver.session = session
         if self.acp_id is None:
             self.acp_id = session.session_id
         self.updates = TurnUpdates(session, self.terminals.by_call)
@@ -123,14 +132,34 @@ class LiveSession:
 
             use_editor_terminal(session.runner.registry, self.terminals)
 
+    @property
+    def services(self) -> AppServices:
+        return self.driver.services
+
+    @services.setter
+    def services(self, services: AppServices) -> None:
+        self.driver.services = services
+
     def approver(self) -> Any:
-        """The editor as approver; it asks about the call the editor was last told of."""
-        return editor_approver(
-            self.client,
-            lambda: self.session_id,
-            self.workspace,
-            lambda: self.updates.current_call if self.updates else None,
-        )
+        """What this session's calls ask: the driver, whose `approval_requested` event the sink
+        answers with the editor's choice."""
+        return self.driver.ask
+
+    async def _deliver(self, event_id: int, event: ev.AgentEvent) -> None:
+        """Each event as the editor's updates, sent before the session goes on."""
+        if isinstance(event, pe.ApprovalRequested):
+            ask_editor = editor_approver(
+                self.client,
+                lambda: self.session_id,
+                self.workspace,
+                lambda: self.updates.current_call if self.updates else None,
+            )
+            decision = await ask_editor(event.question())  # about the call the editor was last told of
+            answer = ops.Approve(event.request_id, decision.action, decision.prefix, decision.reason)
+            await self.driver.submit(answer)
+        elif isinstance(event, ev.TurnEvent) and self.updates is not None:
+            for update in self.updates.updates(event):
+                await self.send(update)
 
     # -- modes -------------------------------------------------------------------------------
 
@@ -175,12 +204,23 @@ class LiveSession:
         for update in self.updates.usage(budget, force=force):
             await self.send(update)
 
-    async def play(self, events: AsyncIterator[Any]) -> None:
-        """Send a stream of our events as the updates the editor shows."""
-        assert self.updates is not None
-        async for event in events:
-            for update in self.updates.updates(event):
-                await self.send(update)
+    async def run(self, operation: ops.Op) -> pe.WorkFinished | None:
+        """Submit `operation` and wait for its end (its updates went out through the sink); the
+        work's end, or None when it was answered without work. A cancelled wait interrupts it."""
+        try:
+            async for event in self.driver.drive(operation):
+                if isinstance(event, pe.WorkFinished):
+                    if event.state == "failed":
+                        raise RuntimeError(event.message or f"{operation.type} failed")
+                    return event
+                if isinstance(event, pe.OperationRefused):
+                    raise RuntimeError(event.message)
+                if isinstance(event, FINAL_EVENTS):
+                    return None
+        except asyncio.CancelledError:  # the connection is closing: the work ends with it
+            await self.driver.submit(ops.Interrupt())
+            raise
+        return None
 
     def use_config(self, config: Config) -> None:
         self.services = replace(self.services, config=config)
@@ -213,8 +253,11 @@ class LiveSession:
         self.task = asyncio.create_task(self._run(text), name=f"acp-turn-{self.session_id}")
         return self.task
 
-    def cancel(self) -> None:
-        if self.busy:
+    async def cancel(self) -> None:
+        """`session/cancel`: the running work is interrupted (a command without work is cancelled)."""
+        if self.driver.busy:
+            await self.driver.submit(ops.Interrupt())
+        elif self.busy:
             assert self.task is not None
             self.task.cancel()
 
@@ -233,19 +276,21 @@ class LiveSession:
             if reply:
                 await self.send(update_agent_message_text(reply.rstrip() + "\n"))
             return "end_turn"
-        from agent_tui.extensions.invoke import turn_events
-
         # The first request offers the MCP servers' tools (the editor's and the config's):
         # wait for them once, bounded by [mcp] startup_timeout, as headless mode does.
         await self.services.mcp_ready()
-        await self.play(turn_events(self.require(), text))  # a custom /command expands first
+        end = await self.run(ops.Send(text))  # a custom /command expands first
+        if end is not None and end.state == "interrupted":
+            return "cancelled"
         return self.updates.stop_reason
 
     async def close(self, grace: float = 1.0) -> None:
         """End the running turn (its commands with it), then the session's services."""
         if self.task is not None and not self.task.done():
-            self.task.cancel()
+            self.task.cancel()  # a running operation is interrupted by its wait (`run`)
             await asyncio.wait([self.task], timeout=grace)
+        if self.driver.busy:
+            await asyncio.wait([asyncio.create_task(self.driver.submit(ops.Interrupt()))], timeout=grace)
         try:
             await self.services.close()
         except Exception:

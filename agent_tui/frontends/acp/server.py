@@ -207,7 +207,7 @@ class AgentTuiAgent:
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         live = self.sessions.get(session_id)
         if live is not None:
-            live.cancel()
+            await live.cancel()
 
     async def shutdown(self) -> None:
         """Every session's turn ended and its services closed, together, within the grace."""

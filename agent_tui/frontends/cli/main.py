@@ -83,6 +83,12 @@ def launch(
     max_budget_usd: float | None = typer.Option(
         None, "--max-budget-usd", min=0.0, help="With -p: stop once the session cost reaches X USD."
     ),
+    attach: str | None = typer.Option(
+        None, "--attach", help="Open the TUI over a session `agent-tui serve` holds (its URL)."
+    ),
+    token: str | None = typer.Option(
+        None, "--token", help="With --attach: the server's bearer token (else AGENT_TUI_TOKEN or its file)."
+    ),
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
     ),
@@ -100,6 +106,18 @@ def launch(
 
     first = message(ctx)
     session = session or resume
+    if attach is not None:
+        from agent_tui.frontends.cli.attach_cmd import launch_attached, refuse_local_options
+        from agent_tui.runtime.logs import setup_logging
+
+        local = {"--model": model, "--api-base": api_base, "--context-window": context_window}
+        local |= {"--max-output-tokens": max_output_tokens, "--sandbox": sandbox, "a message": first}
+        refuse_local_options({**local, "--continue": continue_, "--trust": trust, "--print": print_})
+        setup_logging()
+        code = launch_attached(attach, token=token, session_id=session, db=db)
+        if code:
+            raise typer.Exit(code)
+        return
     if print_:
         from agent_tui.frontends.cli.group_default import run_with
 

@@ -67,8 +67,11 @@ class AgentClient:
     async def close(self) -> None:
         await self._http.aclose()
 
-    async def _call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
-        response = await self._http.request(method, path, json=body)
+    async def _call(
+        self, method: str, path: str, body: dict[str, Any] | None = None, params: dict[str, Any] | None = None
+    ) -> Any:
+        query = {k: v for k, v in (params or {}).items() if v is not None}
+        response = await self._http.request(method, path, json=body, params=query)
         if response.status_code >= 400:
             try:
                 message = response.json().get("error", response.text)
@@ -95,7 +98,55 @@ class AgentClient:
 
     async def submit(self, session_id: str, op: Op) -> int:
         """Submit an operation; returns the id of the last event before it (follow from there)."""
-        return int((await self._call("POST", f"/v1/sessions/{session_id}/operations", op.to_json()))["after"])
+        return int((await self.operate(session_id, op))["after"])
+
+    async def operate(self, session_id: str, op: Op) -> dict[str, Any]:
+        """Submit an operation: `after` (the last event id before it) and `refused` (why it was
+        not taken — busy, … — or None)."""
+        result: dict[str, Any] = await self._call(
+            "POST", f"/v1/sessions/{session_id}/operations", op.to_json()
+        )
+        return result
+
+    async def approvals(self, session_id: str) -> list[dict[str, Any]]:
+        """The approvals waiting for an answer (each an `approval_requested` event's body)."""
+        return list((await self._call("GET", f"/v1/sessions/{session_id}/approvals"))["pending"])
+
+    async def answer(self, session_id: str, request_id: str, action: str, prefix: str | None = None) -> None:
+        """Answer a waiting approval (ServerError 409: nothing of that id waits any more)."""
+        body = {"action": action, **({"prefix": prefix} if prefix is not None else {})}
+        await self._call("POST", f"/v1/sessions/{session_id}/approvals/{request_id}", body)
+
+    async def context(self, session_id: str, *, savings: bool = True) -> dict[str, Any]:
+        """/context's figures: `report`, `target_ratio`, `savings` (None unless asked: they
+        run the compaction strategies on a copy), `recoverable`."""
+        params = None if savings else {"savings": 0}
+        result: dict[str, Any] = await self._call("GET", f"/v1/sessions/{session_id}/context", params=params)
+        return result
+
+    async def blobs(
+        self, session_id: str | None = None, query: str = "", limit: int = 200
+    ) -> dict[str, list[dict[str, Any]]]:
+        """The served folder's stored outputs (`blobs`, newest first; one session's with
+        `session_id`), or recall's `hits` for `query`."""
+        params = {"session_id": session_id, "q": query or None, "limit": limit}
+        result: dict[str, list[dict[str, Any]]] = await self._call("GET", "/v1/blobs", params=params)
+        return result
+
+    async def blob(
+        self, ref: str, start: int = 1, count: int = 0, max_line_length: int | None = None
+    ) -> dict[str, Any]:
+        """A ref resolved (`resolved`), with `count` of its lines from `start` (`lines`)."""
+        params = {"start": start, "count": count, "max_line_length": max_line_length}
+        result: dict[str, Any] = await self._call("GET", f"/v1/blobs/{ref}", params=params)
+        return result
+
+    async def grep(self, ref: str, pattern: str, **limits: int) -> dict[str, Any]:
+        """A stored output's lines matching `pattern` (`text`, as read_result's grep prints)."""
+        result: dict[str, Any] = await self._call(
+            "GET", f"/v1/blobs/{ref}/grep", params={"pattern": pattern, **limits}
+        )
+        return result
 
     async def schema(self, which: str) -> dict[str, Any]:
         result: dict[str, Any] = await self._call("GET", f"/v1/schema/{which}")

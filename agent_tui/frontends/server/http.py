@@ -5,8 +5,12 @@ bodies are bounded; a malformed request gets a 4xx with a one-line `error` and t
     GET  /v1/sessions                                   open and stored sessions of the folder
     POST /v1/sessions            {"resume"?: id, "title"?: str}
     POST /v1/sessions/{id}/fork  {"before"?: n, "title"?: str}
-    POST /v1/sessions/{id}/operations   an operation (core/ops.py), e.g. {"type": "send", …}
+    POST /v1/sessions/{id}/operations   an operation (core/ops.py), e.g. {"type": "send", …};
+                                        `refused`: why it was not taken (busy, …), else null
     GET  /v1/sessions/{id}/events?after=N   Server-Sent Events; `Last-Event-ID` works too
+
+and what an attached front end reads beside the events (frontends/server/reads.py): the /context report,
+the approvals waiting (and a shortcut to answer one), the stored outputs and their lines.
 """
 
 from __future__ import annotations
@@ -23,7 +27,9 @@ from starlette.routing import Route
 
 from agent_tui.config import ConfigError
 from agent_tui.core.ops import BadOperation, op_from_json
+from agent_tui.core.protocol_events import OperationRefused
 from agent_tui.core.protocol_schema import events_schema, operations_schema
+from agent_tui.frontends.server.bodies import Refused, optional, read_body
 from agent_tui.frontends.server.hub import Hub, UnknownSession
 from agent_tui.frontends.server.token import matches
 from agent_tui.store import StoreError
@@ -32,15 +38,6 @@ if TYPE_CHECKING:
     from starlette.types import ASGIApp, Receive, Scope, Send
 
 log = logging.getLogger(__name__)
-
-MAX_BODY = 256 * 1024
-"""Bytes a request body may hold (a prompt with pasted logs fits; a flood does not)."""
-
-
-class Refused(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 def _error(status: int, message: str) -> JSONResponse:
@@ -62,33 +59,6 @@ class RequireToken:
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)
-
-
-async def _body(request: Request, limit: int = MAX_BODY) -> dict[str, Any]:
-    declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > limit):
-        raise Refused(413, f"request body over {limit} bytes")
-    data = bytearray()
-    async for chunk in request.stream():
-        data += chunk
-        if len(data) > limit:
-            raise Refused(413, f"request body over {limit} bytes")
-    if not data.strip():
-        return {}
-    try:
-        parsed = json.loads(data)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise Refused(400, f"request body is not JSON: {exc}") from None
-    if not isinstance(parsed, dict):
-        raise Refused(400, "request body must be a JSON object")
-    return parsed
-
-
-def _optional(body: dict[str, Any], key: str, kind: type) -> Any:
-    value = body.get(key)
-    if value is not None and (not isinstance(value, kind) or isinstance(value, bool) and kind is int):
-        raise Refused(400, f"`{key}` must be a {kind.__name__}")
-    return value
 
 
 Endpoint = Callable[[Request, Hub], Awaitable[Response]]
@@ -135,28 +105,37 @@ async def list_sessions(request: Request, hub: Hub) -> Response:
 
 
 async def open_session(request: Request, hub: Hub) -> Response:
-    body = await _body(request)
-    resume = _optional(body, "resume", str)
-    driver = await hub.resume(resume) if resume else await hub.create(_optional(body, "title", str))
+    body = await read_body(request)
+    resume = optional(body, "resume", str)
+    driver = await hub.resume(resume) if resume else await hub.create(optional(body, "title", str))
     return JSONResponse(_session_json(hub, driver.require().session_id), status_code=201)
 
 
 async def fork(request: Request, hub: Hub) -> Response:
-    body = await _body(request)
+    body = await read_body(request)
     source = hub.get(request.path_params["session_id"]).require().session_id
-    driver = await hub.fork(source, _optional(body, "before", int), _optional(body, "title", str))
+    driver = await hub.fork(source, optional(body, "before", int), optional(body, "title", str))
     return JSONResponse(_session_json(hub, driver.require().session_id), status_code=201)
 
 
 async def submit(request: Request, hub: Hub) -> Response:
     driver = hub.get(request.path_params["session_id"])
     try:
-        op = op_from_json(await _body(request))
+        op = op_from_json(await read_body(request))
     except BadOperation as exc:
         raise Refused(400, str(exc)) from None
     before = driver.log.last_id
     await driver.submit(op)
-    return JSONResponse({"accepted": op.type, "after": before}, status_code=202)
+    # A refusal is published within submit: the first of this type since `before` is this one's.
+    refused = next(
+        (
+            e.message
+            for _, e in driver.log.after(before)
+            if isinstance(e, OperationRefused) and e.operation == op.type
+        ),
+        None,
+    )
+    return JSONResponse({"accepted": op.type, "after": before, "refused": refused}, status_code=202)
 
 
 def _sse(event_id: int, kind: str, data: dict[str, Any]) -> bytes:
@@ -185,6 +164,8 @@ async def schema(request: Request, hub: Hub) -> Response:
 
 
 def build_app(hub: Hub, token: str, lifespan: Any = None) -> ASGIApp:
+    from agent_tui.frontends.server import reads
+
     def route(path: str, endpoint: Endpoint, method: str) -> Route:
         return Route(path, _handled(endpoint, hub), methods=[method])
 
@@ -196,6 +177,12 @@ def build_app(hub: Hub, token: str, lifespan: Any = None) -> ASGIApp:
             route("/v1/sessions/{session_id}/fork", fork, "POST"),
             route("/v1/sessions/{session_id}/operations", submit, "POST"),
             route("/v1/sessions/{session_id}/events", events, "GET"),
+            route("/v1/sessions/{session_id}/context", reads.context, "GET"),
+            route("/v1/sessions/{session_id}/approvals", reads.approvals, "GET"),
+            route("/v1/sessions/{session_id}/approvals/{request_id}", reads.answer, "POST"),
+            route("/v1/blobs", reads.blobs, "GET"),
+            route("/v1/blobs/{ref:path}/grep", reads.grep, "GET"),  # before: a ref may hold slashes
+            route("/v1/blobs/{ref:path}", reads.blob, "GET"),
         ],
         lifespan=lifespan,
     )

@@ -23,7 +23,9 @@ if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
     from textual.screen import Screen
 
+    from agent_tui.agent.events import AgentEvent
     from agent_tui.context.budget import ContextBudget
+    from agent_tui.core.ops import Op
     from agent_tui.frontends.tui.transcript import Entry, Level
 
 T = TypeVar("T")
@@ -92,6 +94,10 @@ class TabCommandHost(CommandHost, Protocol):
         """Run `work` beside the tab's turn (one at a time per group)."""
 
     async def send(self, text: str) -> None: ...
+    async def run_operation(self, operation: Op) -> AgentEvent | None:
+        """Submit `operation` to the tab's driver; the event that ended it (core/driver.py's
+        FINAL_EVENTS: a reply, a refusal, the work's end)."""
+
     async def start_compact(self, instructions: str | None) -> None: ...
 
     async def start_review(self, base: str | None) -> None: ...

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agent_tui.core import ops
+from agent_tui.core import protocol_events as pe
+
 if TYPE_CHECKING:
     from agent_tui.frontends.tui.command_host import TabCommandHost
 
@@ -49,18 +52,14 @@ async def _pick_fork(view: TabCommandHost) -> None:
 
 async def open_fork(view: TabCommandHost, at: int | None, title: str | None = None) -> None:
     """A fork of the tab's session (before message `at`, or from now) in a new tab."""
-    from agent_tui.store import StoreError
-    from agent_tui.store.forks import fork_session
-
     session = view.session
-    assert session is not None and session.store is not None
-    try:
-        info = await fork_session(session.store.sessions, session.session_id, at, title)
-    except StoreError as exc:
-        view.notify(f"Not forked: {exc}", severity="error")
+    assert session is not None
+    end = await view.run_operation(ops.Fork(at, title))
+    if not isinstance(end, pe.SessionForked):  # refused: a store error, said in one line
+        view.notify(f"Not forked: {getattr(end, 'message', 'no answer')}", severity="error")
         return
-    await view.actions.add_tab(session_id=info.id)
-    view.notify(f"Forked {session.session_id} into {info.id} ({info.title}).")
+    await view.actions.add_tab(session_id=end.session_id)
+    view.notify(f"Forked {session.session_id} into {end.session_id} ({end.title}).")
 
 
 async def handoff(view: TabCommandHost, argument: str) -> None:
@@ -116,15 +115,17 @@ async def _rewind(view: TabCommandHost) -> None:
     if view.busy:  # a prompt was sent meanwhile
         view.notify("A turn started meanwhile: rewind again once it ends.", severity="warning")
         return
-    report = await session.rewind(
-        point, "both" if scope == "both" else "files" if scope == "files" else "conversation"
+    if point.seq is None:  # the operation names a point by its number in the transcript
+        view.notify("That message was never stored: there is nothing to rewind to.", severity="warning")
+        return
+    end = await view.run_operation(
+        ops.Rewind(point.seq, "both" if scope == "both" else "files" if scope == "files" else "conversation")
     )
-    said = report.describe()
+    if not isinstance(end, pe.CommandReplied):  # refused: nothing was changed
+        view.notify(f"Rewind failed: {getattr(end, 'message', 'no answer')}", severity="warning")
+        return
+    said = end.text
     if scope != "files":
-        from agent_tui.extensions.skill_resume import realign_after_rewind
-
-        if off := await realign_after_rewind(session):
-            said += f" Skill {', '.join(off)}, loaded after that point, is off again."
         await view.show_history(entries_from_history(session.history))
         view.put_in_input(point.text)  # back in the input, to edit and send again
     await view.note(NoticeEntry(said))

@@ -160,6 +160,7 @@ class ContextScreen(Dialog):
         super().__init__()
         self.session = session
         self.report = build_report(session, budget or session.measure())
+        self.target_ratio = session.config.compaction.target_ratio
         self.savings: dict[str, int] | None = None
 
     def compose(self) -> ComposeResult:
@@ -182,7 +183,7 @@ class ContextScreen(Dialog):
                 yield Static(largest_table(report), id="context-largest")
             with Vertical(id="context-savings-box"):
                 yield Label(
-                    f"If you compact now (target {self.session.config.compaction.target_ratio:.0%})",
+                    f"If you compact now (target {self.target_ratio:.0%})",
                     classes="context-heading",
                 )
                 yield Static(savings_table(report, None), id="context-savings")
@@ -199,14 +200,23 @@ class ContextScreen(Dialog):
     async def count_recoverable(self) -> None:
         """How many earlier messages compaction moved out of the window (a store read)."""
         try:
-            found = await recoverable(self.session)
+            found = await self.recoverable_text()
         except Exception:
             log.exception("counting the messages outside the window failed")
             return
         if found is not None:
             line = self.query_one("#context-recall", Static)
-            line.update(Text(found.describe()))
+            line.update(Text(found))
             line.add_class("-shown")
+
+    async def recoverable_text(self) -> str | None:
+        """The line about earlier messages outside the window (None: there are none)."""
+        found = await recoverable(self.session)
+        return found.describe() if found is not None else None
+
+    async def compaction_savings(self) -> dict[str, int]:
+        """Tokens each strategy would free now (a served session's screen reads them)."""
+        return await compaction_savings(self.session, self.report.budget)
 
     def on_resize(self) -> None:
         self._fit()
@@ -217,7 +227,7 @@ class ContextScreen(Dialog):
     @work(exclusive=True, group="context-savings", exit_on_error=False)
     async def compute_savings(self) -> None:
         try:
-            self.savings = await compaction_savings(self.session, self.report.budget)
+            self.savings = await self.compaction_savings()
         except Exception as exc:
             log.exception("estimating compaction savings failed")
             self.query_one("#context-savings", Static).update(

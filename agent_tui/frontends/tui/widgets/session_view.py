@@ -1,16 +1,17 @@
 """One tab: a session with its chat, meter, queue and input, running its own turns.
 
-The turn worker lives here, not on the App: exclusive worker groups are per node, so two tabs'
-turns run side by side and one never cancels the other. The worker only relays the session's
-events as messages. What a send, an event or a finished worker means — the queue of sends made
-while busy, a failed prompt put back, tool lines, the spinner — is decided by the tab's
-`TabController` (frontends/tui/tab_controller.py); this view applies the operations it returns, in order
-(its widgets through `TabRenderer`), and runs the workers it asks for. Keys are in tab_keys.py,
-what slash commands may ask of the tab in tab_host.py, opening its session in tab_opening.py.
-"""
+The tab drives its session as every front end does: a send, /compact, `!command` and Esc become
+operations (core/ops.py) submitted to the tab's own `SessionDriver`, so two tabs' turns run side
+by side. The driver hands the tab each event, which it posts to itself (in order, before the
+session goes on) and renders. What a send, an event or finished work means — the queue, a failed
+prompt put back, tool lines, the spinner — is decided by the tab's `TabController`
+(frontends/tui/tab_controller.py); this view applies the operations it returns, in order (its widgets
+through `TabRenderer`). Keys are in tab_keys.py, what slash commands may ask of the tab in
+tab_host.py, opening its session in tab_opening.py."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 from collections import deque
@@ -26,6 +27,8 @@ from textual.worker import Worker, WorkerState
 
 from agent_tui.agent import events as ev
 from agent_tui.agent.attachments import image_chips
+from agent_tui.core import ops
+from agent_tui.core import protocol_events as pe
 from agent_tui.frontends.tui import slash
 from agent_tui.frontends.tui import tab_ops as op
 from agent_tui.frontends.tui.events import AgentEventMessage
@@ -48,11 +51,18 @@ if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
     from agent_tui.compose.factory import AppServices
     from agent_tui.context.budget import ContextBudget
+    from agent_tui.core.driver import SessionDriver
     from agent_tui.frontends.tui.command_host import AppActions
     from agent_tui.frontends.tui.widgets.chat_items import AgentItem
     from agent_tui.tools.permissions import ApprovalDecision, ApprovalRequest
 
 log = logging.getLogger(__name__)
+
+TAB_EVENTS_KEPT = 1_000  # for a follower beside the screen: the screen renders through the sink
+
+WORK_NAMES = {ops.Send.type: "run_turn", ops.Shell.type: "run_command", ops.Compact.type: "run_compact"}
+"""The operations whose work the tab shows as running, by the name its failures are told with."""
+OUTCOMES: dict[str, Outcome] = {"done": "success", "failed": "error", "interrupted": "cancelled"}
 
 ServicesSource = Callable[[], Awaitable["AppServices | None"]]
 Approve = Callable[["ApprovalRequest", str], Awaitable["ApprovalDecision"]]
@@ -108,6 +118,9 @@ class SessionView(TabOpening, TabKeys, TabHost, Vertical):
         operations and runs the workers it asks for."""
         self.renderer = TabRenderer(self, lambda: self.session.session_id if self.session else None)
         self._worker: Worker[None] | None = None
+        """The tab's own worker (opening a session, /review); the session's work runs in the driver."""
+        self._driver: SessionDriver | None = None
+        self._interrupting: asyncio.Task[None] | None = None
 
     def compose(self) -> ComposeResult:
         yield ChatPane(id="chat")
@@ -201,7 +214,7 @@ class SessionView(TabOpening, TabKeys, TabHost, Vertical):
         tool: str | None
 
     async def approve(self, request: ApprovalRequest) -> ApprovalDecision:
-        """The approver this tab's session was built with: the App shows the modal. Meanwhile
+        """An `approval_requested` event's question: the App shows the modal. Meanwhile
         the tool line and the working line say "awaiting approval"; an allowed call's clock
         starts when the user answers, so their think time is not the tool's run time."""
         from agent_tui.agent.subagents import CURRENT_AGENT
@@ -236,22 +249,28 @@ class SessionView(TabOpening, TabKeys, TabHost, Vertical):
         """/compact: condense this tab's conversation now."""
         await self.apply(self.controller.compact(instructions, has_session=self.session is not None))
 
-    # -- workers -----------------------------------------------------------------------------
+    # -- operations and workers ------------------------------------------------------------------
 
-    @work(exclusive=True, group="agent", exit_on_error=False)
-    async def run_turn(self, text: str) -> None:
-        assert self.session is not None
-        from agent_tui.extensions.invoke import turn_events
+    @property
+    def driver(self) -> SessionDriver:
+        """What this tab's operations are submitted to; it drives the tab's current session."""
+        from agent_tui.core.driver import SessionDriver
+        from agent_tui.core.event_log import EventLog
 
-        self.session.record.pending_images = self.prompt.images.in_text(text)  # pasted pictures
-        async for event in turn_events(self.session, text):  # a custom /command expands first
-            self.post_message(AgentEventMessage(event))
+        assert self.services is not None
+        if self._driver is None:
+            # The tab renders through the sink; the log only serves a follower that keeps up.
+            log_ = EventLog(keep=TAB_EVENTS_KEPT)
+            self._driver = SessionDriver(self.services, self.session, sink=self._deliver, events=log_)
+        self._driver.services, self._driver.session = self.services, self.session  # after /model, /new
+        return self._driver
 
-    @work(exclusive=True, group="agent", exit_on_error=False)
-    async def run_command(self, command: str) -> None:
-        assert self.session is not None
-        async for event in self.session.run_user_command(command):
-            self.post_message(AgentEventMessage(event))
+    async def _deliver(self, event_id: int, event: ev.AgentEvent) -> None:
+        if isinstance(event, pe.ApprovalRequested):  # asked in the asking call's task (a child's too)
+            decision = await self.approve(event.question())
+            await self.driver.submit(ops.Approve(event.request_id, decision.action, decision.prefix))
+        else:
+            self.post_message(AgentEventMessage(event))  # in order with the Awaiting messages
 
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def run_review(self, base: str | None) -> None:
@@ -265,20 +284,24 @@ class SessionView(TabOpening, TabKeys, TabHost, Vertical):
         """/review [base]: the diff reviewed by a sub-agent."""
         await self.apply(self.controller.review(base, has_session=self.session is not None))
 
-    @work(exclusive=True, group="agent", exit_on_error=False)
-    async def run_compact(self, instructions: str | None) -> None:
-        assert self.session is not None
-        async for event in self.session.compact(instructions):  # busy while it runs
-            self.post_message(AgentEventMessage(event))
-
     def cancel(self) -> bool:
-        """Cancel the running turn or compaction; False when there is none."""
+        """Cancel the running turn, compaction or opening; False when there is none."""
+        if not self.busy:
+            return False
+        if self._driver is not None and self._driver.busy:
+            self.controller.cancelling()
+            # Interrupt is awaited by a task of its own: Esc and closing a tab do not wait for it.
+            self._interrupting = asyncio.get_running_loop().create_task(self._driver.submit(ops.Interrupt()))
+            return True
         worker = self._worker
-        if worker is None or worker.is_finished or not self.busy:
+        if worker is None or worker.is_finished:
             return False
         self.controller.cancelling()
         worker.cancel()
         return True
+
+    def on_unmount(self) -> None:
+        self.cancel()  # the driver's work is no worker of this node: it ends with the tab itself
 
     @on(Worker.StateChanged)
     async def _worker_changed(self, event: Worker.StateChanged) -> None:
@@ -296,13 +319,18 @@ class SessionView(TabOpening, TabKeys, TabHost, Vertical):
             "cancelled" if event.state == WorkerState.CANCELLED else "error" if error else "success"
         )
         self._worker = None
-        if self.session is not None and worker.name == "run_turn":
+        end = WorkerEnd(worker.name, outcome, opening.error_line(error), has_session=self.session is not None)
+        await self.apply(self.controller.worker_finished(end))
+
+    async def _work_finished(self, name: str, outcome: Outcome, error: str) -> None:
+        """The driver's work (or an operation it refused) ended: as a worker's end."""
+        if self.session is not None and name == "run_turn":
             # The user reads the first reply now: tiktoken loads for exact counts from here.
             # Not at start-up: its ~0.3 s of GIL-holding load would slow the first frame and send.
             self.session.meter.counter.load_soon()
             if outcome == "success":
                 self.app.attention.ping("agent-tui", f"{self.title}: turn finished")  # type: ignore[attr-defined]
-        end = WorkerEnd(worker.name, outcome, opening.error_line(error), has_session=self.session is not None)
+        end = WorkerEnd(name, outcome, error, has_session=self.session is not None)
         await self.apply(self.controller.worker_finished(end))
 
     # -- applying the controller's operations ----------------------------------------------------
@@ -312,7 +340,13 @@ class SessionView(TabOpening, TabKeys, TabHost, Vertical):
         event = message.event
         if isinstance(event, ev.TurnEvent):
             await self.render_event(event)
-        else:
+        elif isinstance(event, pe.WorkFinished):
+            name = WORK_NAMES.get(event.operation, event.operation)
+            await self._work_finished(name, OUTCOMES[event.state], event.message or "")
+        elif isinstance(event, pe.OperationRefused) and event.operation in WORK_NAMES:
+            # A send the driver would not take fails like one that broke: the text goes back.
+            await self._work_finished(WORK_NAMES[event.operation], "error", event.message)
+        elif not isinstance(event, pe.ProtocolEvent):  # the rest: rendered by the op's caller
             log.warning("no view for event %s", type(event).__name__)
 
     async def render_event(self, event: ev.TurnEvent) -> None:
@@ -351,13 +385,15 @@ class SessionView(TabOpening, TabKeys, TabHost, Vertical):
             case op.RunCommand(parsed):
                 await slash.run(self, parsed)
             case op.StartWorker("turn", argument):
-                self._worker = self.run_turn(argument or "")
+                assert self.session is not None
+                self.session.record.pending_images = self.prompt.images.in_text(argument or "")
+                await self.driver.submit(ops.Send(argument or ""))  # a custom /command expands first
             case op.StartWorker("command", argument):
-                self._worker = self.run_command(argument or "")
+                await self.driver.submit(ops.Shell(argument or ""))
             case op.StartWorker("review", argument):
                 self._worker = self.run_review(argument)
             case op.StartWorker(_, argument):
-                self._worker = self.run_compact(argument)
+                await self.driver.submit(ops.Compact(argument))
             case op.Remeasure():
                 self.remeasure()
             case _:

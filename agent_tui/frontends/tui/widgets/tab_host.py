@@ -19,9 +19,12 @@ if TYPE_CHECKING:
     from textual.screen import Screen
     from textual.widget import Widget
 
+    from agent_tui.agent.events import AgentEvent
     from agent_tui.compose.factory import AppServices
     from agent_tui.config import Config
     from agent_tui.context.budget import ContextBudget
+    from agent_tui.core.driver import SessionDriver
+    from agent_tui.core.ops import Op
     from agent_tui.extensions.commands import CustomCommand
     from agent_tui.frontends.tui.command_host import TabCommandHost
     from agent_tui.frontends.tui.transcript import Entry, Level
@@ -34,6 +37,8 @@ if TYPE_CHECKING:
 
         services: AppServices | None
 
+        @property
+        def driver(self) -> SessionDriver: ...
         @property
         def chat(self) -> ChatPane: ...
         @property
@@ -51,6 +56,14 @@ T = TypeVar("T")
 
 
 class TabHost(_Tab):
+    async def run_operation(self, operation: Op) -> AgentEvent | None:
+        from agent_tui.core.driver import FINAL_EVENTS
+
+        async for event in self.driver.drive(operation):  # the sink renders its turn events
+            if isinstance(event, FINAL_EVENTS):
+                return event
+        return None
+
     def notify(
         self,
         message: str,

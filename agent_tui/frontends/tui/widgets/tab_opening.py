@@ -74,9 +74,9 @@ class TabOpening(_Tab):
             nothing_to_continue = session_id is None
         try:
             if session_id:
-                session = await services.resume_session(session_id, approver=self.approve)
+                session = await services.resume_session(session_id, approver=self.driver.ask)
             else:
-                session = await services.new_session(approver=self.approve)
+                session = await services.new_session(approver=self.driver.ask)
         except ConfigError as exc:
             await self._without_model(str(exc), session_id)
             return

@@ -1,0 +1,89 @@
+"""Front ends only map input to operations: the TUI (ui/) and the editor protocol (acp/) never
+start a turn, a compaction, a `!command` or a rewind on a session themselves — they submit the
+operation (core/ops.py) to a `SessionDriver`, whose handlers are the one place each is carried
+out. This reads their source and fails on a direct call, naming the file, line and operation.
+
+Narrow on purpose: it knows the session methods an operation owns and the receivers a session
+is reached by in these packages (`session`, `self.session`, `view.session`, `live.require()`).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from agent_tui.core import ops
+
+PACKAGE = Path(__file__).resolve().parent.parent / "agent_tui"
+FRONT_ENDS = ("ui", "acp")
+
+OWNED: dict[str, type[ops.Operation]] = {
+    "run_turn": ops.Send,
+    "compact": ops.Compact,
+    "run_user_command": ops.Shell,
+    "rewind": ops.Rewind,
+    "set_reasoning": ops.SetEffort,
+}
+"""AgentSession methods an operation carries out (by the driver, or the effect it runs)."""
+
+OWNED_FUNCTIONS: dict[str, type[ops.Operation]] = {"turn_events": ops.Send, "fork_session": ops.Fork}
+"""Functions that drive a session the way an operation does (a prompt with custom commands)."""
+
+
+def _is_session(node: ast.expr) -> bool:
+    text = ast.unparse(node)
+    return text == "session" or text.endswith((".session", "require()"))
+
+
+def direct_calls(source: str) -> list[tuple[int, str]]:
+    """(line, what) for each call in `source` that bypasses an operation."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in OWNED and _is_session(func.value):
+            found.append((node.lineno, f"{ast.unparse(func)}(…) is the `{OWNED[func.attr].type}` operation"))
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        if name in OWNED_FUNCTIONS:
+            found.append((node.lineno, f"{name}(…) is the `{OWNED_FUNCTIONS[name].type}` operation"))
+    return found
+
+
+def test_the_check_finds_what_the_front_ends_used_to_do():
+    """The calls the TUI and ACP made before they submitted operations are each found."""
+    before = """
+async def run_turn(self, text):
+    async for event in turn_events(self.session, text):
+        self.post_message(event)
+    async for event in self.session.compact(instructions):
+        pass
+    async for event in self.session.run_user_command(command):
+        pass
+    report = await session.rewind(point, "both")
+    await live.play(live.require().compact(argument or None, reason="forced"))
+"""
+    assert [line for line, _ in direct_calls(before)] == [3, 5, 7, 9, 10]
+    assert "`compact` operation" in direct_calls(before)[1][1]
+
+
+def test_the_check_leaves_other_calls_alone():
+    """Reading a session, and a driver's or a screen's methods of the same names, are fine."""
+    fine = """
+budget = self.session.measure()
+await driver.compact(text)
+self.chat.compact()
+session.set_mode(mode)
+"""
+    assert direct_calls(fine) == []
+
+
+def test_the_tui_and_acp_submit_operations_instead_of_calling_the_session():
+    offenders = []
+    for front_end in FRONT_ENDS:
+        for path in sorted((PACKAGE / front_end).rglob("*.py")):
+            for line, what in direct_calls(path.read_text(encoding="utf-8")):
+                offenders.append(f"{path.relative_to(PACKAGE.parent)}:{line}: {what}")
+    assert not offenders, "submit the operation to the tab's or session's driver instead:\n" + "\n".join(
+        offenders
+    )

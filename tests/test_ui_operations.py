@@ -1,0 +1,80 @@
+"""The TUI is a front end of the typed protocol: a tab maps a send, Esc and /compact to operations
+on its own `SessionDriver` and renders the events the driver hands it. Driven by Pilot against the
+local model server; what the tab did is read back from the driver's event log."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from agent_tui.core import ops
+from agent_tui.core import protocol_events as pe
+from agent_tui.frontends.tui.textual_compat import notifications
+from agent_tui.frontends.tui.widgets.chat_items import AgentItem, NoticeItem, UserItem
+from testkit.fake_openai import Reply
+from tests.support.agent_fixtures import make_config
+from tests.support.ui_helpers import make_app, send, settle, until
+
+
+@pytest.fixture
+def config(server, tmp_path):
+    return make_config(server, tmp_path / "ui.db")
+
+
+def finished(view) -> list[pe.WorkFinished]:
+    return [e for _, e in view.driver.log.after(0) if isinstance(e, pe.WorkFinished)]
+
+
+class TestOperations:
+    async def test_a_send_and_a_compact_are_operations_on_the_tabs_driver(self, server, config, workspace):
+        server.enqueue(Reply(text="hello back"))
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await send(pilot, "hello")
+            await settle(pilot)
+            assert [i.entry.text for i in app.query(AgentItem)] == ["hello back"]
+            await send(pilot, "/compact")
+            await settle(pilot)
+            assert finished(app.view) == [pe.WorkFinished("send", "done"), pe.WorkFinished("compact", "done")]
+
+    async def test_esc_interrupts_the_drivers_work(self, server, config, workspace):
+        rest = threading.Event()  # the reply stalls mid-stream: Esc lands mid-turn
+        server.enqueue(Reply(text=" ".join(f"w{i}" for i in range(200)), hold=rest))
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await send(pilot, "talk a lot")
+            try:
+                await until(pilot, lambda: len(app.query(AgentItem)) == 1, what="streaming")
+                await pilot.press("escape")
+                await settle(pilot)
+            finally:
+                rest.set()
+            assert finished(app.view) == [pe.WorkFinished("send", "interrupted")]
+            assert "Cancelled." in [n.entry.text for n in app.query(NoticeItem)]
+            assert not app.view.driver.busy
+
+    async def test_a_send_the_driver_refuses_goes_back_to_the_input(self, server, config, workspace):
+        """Another client of the same driver (an attached front end) is running a turn the tab did
+        not start: the tab's send is refused, said in one line, and the typed text is kept."""
+        rest = threading.Event()
+        server.enqueue(Reply(text="theirs " * 50, hold=rest), Reply(text="mine"))
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            view = app.view
+            try:
+                await view.driver.submit(ops.Send("from elsewhere"))
+                await until(pilot, lambda: view.driver.busy, what="the other client's turn")
+                await send(pilot, "please keep this")
+                await until(pilot, lambda: view.prompt.text == "please keep this", what="the text back")
+                assert any("busy" in n.message and n.severity == "error" for n in notifications(app))
+            finally:
+                rest.set()
+            await until(pilot, lambda: not view.driver.busy, what="the other turn's end")
+            await settle(pilot)
+            await pilot.press("enter")  # sent again once the session is free: it goes through
+            await until(pilot, lambda: "mine" in [i.entry.text for i in app.query(AgentItem)], what="reply")
+            assert "please keep this" in [i.entry.text for i in app.query(UserItem)]
