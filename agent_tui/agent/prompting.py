@@ -13,6 +13,7 @@ offers all tools, and either says so once through `Request.notices`.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -258,7 +259,11 @@ class PromptAssembler:
     def wire(self, message: Message) -> dict[str, Any]:
         data = self._wire.get(message)
         if data is None:
-            data = self._wire[message] = WireDict(message.to_openai())
+            wire = message.to_openai()
+            if message.server_blocks and self.cache_control:
+                # Anthropic's API, whose replies hold them, wants its searches back as they came.
+                wire["server_blocks"] = [json.loads(block) for block in message.server_blocks]
+            data = self._wire[message] = WireDict(wire)
         return data
 
     def _conversation(self, history: Sequence[Message]) -> list[dict[str, Any]]:
@@ -301,14 +306,14 @@ class PromptAssembler:
         conversation = self._conversation(history)
         if self.send_thinking:
             with_thinking(history, conversation)
+        # A paused reply is continued: it must stay last, so this request carries no status note.
+        note = "" if history and history[-1].role == "assistant" else built.dynamic_text
         if self.cache_control and not built.warning:
-            messages = cache.cached_request(
-                built.cached_blocks, conversation, self._anchors(history), built.dynamic_text
-            )
+            messages = cache.cached_request(built.cached_blocks, conversation, self._anchors(history), note)
         else:
             messages = [{"role": "system", "content": _static_text(built)}, *conversation]
-            if built.dynamic_text and not built.warning:
-                _append_to_newest(messages, built.dynamic_text)
+            if note and not built.warning:
+                _append_to_newest(messages, note)
         return Request(messages, list(tools), self._take_notices())
 
     def _anchors(self, history: Sequence[Message]) -> list[int]:

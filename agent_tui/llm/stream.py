@@ -60,6 +60,15 @@ class ServerSearch:
 
 
 @dataclass(frozen=True)
+class ServerBlocksReady:
+    """The blocks of every tool the provider ran itself in this reply (`server_tool_use`,
+    `web_search_tool_result`), in order, each as the JSON text of the block whole: the reply's
+    message keeps them to send back (sent once, before the calls)."""
+
+    blocks: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class UsageChunk:
     """The provider's usage report for this call."""
 
@@ -98,6 +107,7 @@ StreamEvent = (
     | ThinkingReady
     | ToolCallsReady
     | ServerSearch
+    | ServerBlocksReady
     | UsageChunk
     | StreamDone
     | RetryWait
