@@ -112,3 +112,16 @@ def test_a_paused_reply_is_sent_back_for_the_server_to_finish(server, tmp_path):
     assert "Textual 1.0 is out." in texts
     finished = [e for e in events if e["type"] == "turn_finished"]
     assert finished and finished[-1]["stop_reason"] == "done"
+
+
+def test_the_searches_a_message_sends_back_are_on_the_meter():
+    from dataclasses import replace
+
+    from agent_tui.messages import assistant
+    from agent_tui.tokens import TokenCounter
+
+    counter = TokenCounter()
+    plain = assistant("Textual 1.0 is out.")
+    result = {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": "page " * 400}
+    searched = replace(plain, server_blocks=(json.dumps(result),))
+    assert counter.count_message(searched) >= counter.count_message(plain) + 400
