@@ -56,7 +56,7 @@ def test_a_server_side_search_is_shown_as_a_tool_call_with_its_sources_and_a_ref
     assert [e["call"]["name"] for e in started] == ["web_search"]
     assert json.loads(started[0]["call"]["arguments"]) == {"query": "textual release"}
     done = finished[0]
-    assert "2 sources" in done["summary"] and "cost unknown" in done["summary"]
+    assert "2 sources" in done["summary"] and "$0.01 a search" in done["summary"]
     assert "https://textual.example/blog/1-0" in done["view"]
     ref = done["ref"]["id"]
 

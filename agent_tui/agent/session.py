@@ -30,7 +30,7 @@ from agent_tui.agent.tool_runner import ToolRunner
 from agent_tui.agent.turn import NextStep, RetryStep, StepOutcome, TurnOver, TurnState
 from agent_tui.agent.window import keep_calibration, preflight, reserve_thinking
 from agent_tui.context.budget import BudgetMeter, ContextBudget
-from agent_tui.llm.cost import cost_of, declared_prices, prices_for
+from agent_tui.llm.cost import cost_of, declared_prices, prices_for, search_price
 from agent_tui.llm.stream import UsageChunk
 from agent_tui.messages import Message, TokenUsage, assistant, tool_result, user
 
@@ -158,7 +158,8 @@ class AgentSession:
         """A reply's usage: counted, priced, recorded; the event that reports it."""
         declared = self.config.model
         prices = declared_prices(declared.input_price_per_mtok, declared.output_price_per_mtok)
-        cost = cost_of(usage, prices or prices_for(self.model, self.config.model.api_base))
+        tokens = prices or prices_for(self.model, self.config.model.api_base)
+        cost = cost_of(usage, tokens, search_price(self.model))
         self.cost_total = None if cost is None or self.cost_total is None else (self.cost_total + cost)
         if self.store is not None:
             try:

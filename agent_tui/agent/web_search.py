@@ -48,6 +48,14 @@ def why_not(config: Config, provider: Provider | None) -> str:
     return "web search: not offered (server search is Anthropic's API only)"
 
 
+def _price(model: str) -> str:
+    """The provider bills each search apart from tokens (the reply's usage counts them)."""
+    from agent_tui.llm.cost import format_cost, search_price
+
+    price = search_price(model)
+    return "search cost unknown" if price is None else f"{format_cost(price).rstrip('0')} a search"
+
+
 def _text(search: ServerSearch) -> str:
     head = f"web search: {search.query}"
     if search.error is not None:
@@ -68,8 +76,7 @@ async def events(runner: ToolRunner, search: ServerSearch) -> AsyncIterator[ev.A
         except Exception:  # noqa: BLE001 - a full disk: the sources still show, without a ref
             ref = None
     found = f"{len(search.sources)} sources" if search.error is None else f"error {search.error}"
-    # The provider bills searches apart from tokens; no price list here has a per-search figure.
-    summary = f"{found} · search cost unknown"
+    summary = f"{found} · {_price(runner.config.model.name or '')}"
     yield ev.ToolCallFinished(
         call,
         ref,

@@ -1,7 +1,8 @@
 """What a reply cost, from litellm's price data. Cached and uncached input are priced apart.
 
 A model litellm has no prices for (a local server, a new model) costs "unknown" — never 0, which
-would read as free.
+would read as free. Searches a provider runs itself are billed per search, on top of tokens: the
+price is declared once here, and a search without one makes the reply's cost unknown too.
 """
 
 from __future__ import annotations
@@ -32,6 +33,25 @@ def declared_prices(input_per_mtok: float | None, output_per_mtok: float | None)
     return Prices(input=given, output=made, cache_read=given, cache_creation=given)
 
 
+SEARCH_PRICES_USD: dict[str, float] = {"anthropic": 0.01}
+"""USD per search a provider's own web search tool runs, by provider: Anthropic bills $10 per
+1 000 searches. A provider not named here: unknown."""
+
+
+def search_price(model: str) -> float | None:
+    """What one of the provider's own searches costs for `model`; None when unknown."""
+    from agent_tui.llm.catalog import provider_of
+
+    return SEARCH_PRICES_USD.get(provider_of(model) or "")
+
+
+def why_unknown(model: str, searches: int) -> str:
+    """What has no price when a session's cost is unknown: its searches, or the model's tokens."""
+    if searches and search_price(model) is None:
+        return "its web searches have no known price"
+    return "this model's prices are unknown"
+
+
 @lru_cache(maxsize=64)
 def prices_for(model: str, api_base: str | None = None) -> Prices | None:
     """litellm's prices for `model`; None when unknown or served from a custom api_base."""
@@ -54,14 +74,17 @@ def prices_for(model: str, api_base: str | None = None) -> Prices | None:
     )
 
 
-def cost_of(usage: TokenUsage, prices: Prices | None) -> float | None:
-    if prices is None:
+def cost_of(usage: TokenUsage, prices: Prices | None, per_search: float | None = None) -> float | None:
+    """The tokens at `prices` plus the provider's searches at `per_search`; None when either
+    price that is needed is unknown."""
+    if prices is None or (usage.web_searches and per_search is None):
         return None
     return (
         usage.input * prices.input
         + usage.output * prices.output
         + usage.cache_read * prices.cache_read
         + usage.cache_creation * prices.cache_creation
+        + usage.web_searches * (per_search or 0.0)
     )
 
 
