@@ -222,6 +222,9 @@ class AppServices:
             transport=p.transport,
         )
         provider.reasoning = cfg.model.reasoning
+        from agent_tui.agent.web_search import request_keys
+
+        provider.extra.update(request_keys(cfg, provider))  # an OpenAI search model's own search
         registry = ToolRegistry()
         from agent_tui.tools.background import BackgroundShells
         from agent_tui.tools.background_tools import background_tools

@@ -1,6 +1,6 @@
 """What the provider's searches cost (issue 45, web search): each search Anthropic runs is billed
-apart from tokens (`usage.server_tool_use.web_search_requests` × its per-search price, declared
-once in llm/cost.py). The reply's and the session's cost include it, `/cost` shows it, and
+apart from tokens (`usage.server_tool_use.web_search_requests` × its per-search price, read
+from litellm's price map by llm/cost.py). The reply's and the session's cost include it, `/cost` shows it, and
 `--max-budget-usd` counts it; a search whose price is not known makes the cost unknown, never 0.
 Through the real headless `run` against the local Anthropic server, with token prices the user
 declared ($1 / $2 per million)."""

@@ -1,8 +1,8 @@
 """What a reply cost, from litellm's price data. Cached and uncached input are priced apart.
 
 A model litellm has no prices for (a local server, a new model) costs "unknown" — never 0, which
-would read as free. Searches a provider runs itself are billed per search, on top of tokens: the
-price is declared once here, and a search without one makes the reply's cost unknown too.
+would read as free. Searches a provider runs itself are billed per search, on top of tokens, at the
+map's per-search price; a search without one makes the reply's cost unknown too.
 """
 
 from __future__ import annotations
@@ -33,16 +33,16 @@ def declared_prices(input_per_mtok: float | None, output_per_mtok: float | None)
     return Prices(input=given, output=made, cache_read=given, cache_creation=given)
 
 
-SEARCH_PRICES_USD: dict[str, float] = {"anthropic": 0.01}
-"""USD per search a provider's own web search tool runs, by provider: Anthropic bills $10 per
-1 000 searches. A provider not named here: unknown."""
-
-
 def search_price(model: str) -> float | None:
-    """What one of the provider's own searches costs for `model`; None when unknown."""
-    from agent_tui.llm.catalog import provider_of
+    """USD per search the provider's own web search runs for `model` (Anthropic's web_search
+    tool, an OpenAI search model), from litellm's price map — the one place it is declared, at
+    the default search context size; None when the map has none (unknown, never 0)."""
+    from agent_tui.llm.catalog import entry
 
-    return SEARCH_PRICES_USD.get(provider_of(model) or "")
+    found = entry(model) or {}
+    per_query = found.get("search_context_cost_per_query")
+    price = per_query.get("search_context_size_medium") if isinstance(per_query, dict) else None
+    return float(price) if isinstance(price, int | float) else None
 
 
 def why_unknown(model: str, searches: int) -> str:
