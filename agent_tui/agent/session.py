@@ -304,8 +304,6 @@ class AgentSession:
         await self.end_hooks()
         if self.background is not None:
             await self.background.end_all()
-        if (servers := self.runner.services.diagnostics) is not None:
-            await servers.close()  # the language servers end with the session
         if self.store is None:
             return
         try:
