@@ -83,3 +83,42 @@ def test_a_search_without_a_known_price_makes_the_cost_unknown():
     assert cost_of(searched, prices, search_price("openai/fake-model")) is None
     assert cost_of(TokenUsage(input=10, output=5), prices, None) is not None  # no search, no price needed
     assert cost_of(searched, prices, 0.01) == pytest.approx(10e-6 + 10e-6 + 0.01)
+
+
+async def test_cost_shows_the_searches_of_this_run(server, tmp_path, monkeypatch):
+    """`/cost` in the app that ran them: a Searches row with their count and price beside the
+    session's cost, which includes them."""
+    from agent_tui.config import load_config
+    from agent_tui.core.command_effects import cost
+    from agent_tui.factory import build_services
+
+    overrides = {
+        "model": {
+            "name": "anthropic/claude-sonnet-4-5",
+            "api_base": server.base_url,
+            "input_price_per_mtok": 1.0,
+            "output_price_per_mtok": 2.0,
+        },
+        "store": {"db": str(tmp_path / "c.db")},
+        "web": {"search": True},
+        "sandbox": {"mode": "off"},
+    }
+    config = load_config(overrides=overrides, cwd=tmp_path, env={"ANTHROPIC_API_KEY": KEY}).config
+    services = await build_services(config, workspace=tmp_path)
+    try:
+        session = await services.new_session()
+        server.enqueue(Reply(text="Textual 1.0 is out.", web_searches=TWO))
+        async for _event in session.run_turn("what is new?"):
+            pass
+
+        class Host:
+            pass
+
+        host = Host()
+        host.session = session  # type: ignore[attr-defined]
+        rows = dict((await cost(host, "")).rows)  # type: ignore[arg-type]
+        assert rows["Searches"] == "2 web searches by the provider · $0.0200"
+        assert rows["Cost"].startswith("$0.02") and rows["Cost"].endswith("for the whole session")
+        await session.close()
+    finally:
+        await services.close()
