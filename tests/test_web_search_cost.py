@@ -122,3 +122,12 @@ async def test_cost_shows_the_searches_of_this_run(server, tmp_path, monkeypatch
         await session.close()
     finally:
         await services.close()
+
+
+def test_claude_codes_result_counts_the_searches(server, tmp_path):
+    server.enqueue(Reply(text="Textual 1.0 is out.", web_searches=TWO))
+    code, lines, out = run(server, tmp_path, "what is new?", "--output-format", "json")
+    assert code == 0, out
+    result = lines[-1]
+    assert result["usage"]["server_tool_use"] == {"web_search_requests": 2}
+    assert result["total_cost_usd"] >= 0.02
