@@ -116,10 +116,13 @@ def conversation_error(messages: list[dict]) -> str | None:
     return None
 
 
-def search_error(messages: list[dict]) -> str | None:
-    """Server tool blocks sent back: each `web_search_tool_result` follows, in the same assistant
-    message, the `server_tool_use` it answers, and each result's `encrypted_content` is the one
-    the server sealed (the API decrypts it to show the model the page again)."""
+def search_error(body: dict[str, Any]) -> str | None:
+    """Server tool blocks sent back: only in a request that offers the search tool (as a
+    tool_use needs its tool defined); each `web_search_tool_result` follows, in the same
+    assistant message, the `server_tool_use` it answers, and each result's `encrypted_content` is
+    the one the server sealed (the API decrypts it to show the model the page again)."""
+    messages = body["messages"]
+    offered = any(str(t.get("type", "")).startswith("web_search_") for t in body.get("tools") or ())
     for index, message in enumerate(messages):
         used: set[str] = set()
         for position, part in enumerate(_parts(message)):
@@ -127,6 +130,8 @@ def search_error(messages: list[dict]) -> str | None:
             if kind in ("server_tool_use", "web_search_tool_result") and message.get("role") != "assistant":
                 return f"messages.{index}.content.{position}: {kind} blocks belong to assistant messages"
             if kind == "server_tool_use":
+                if not offered:
+                    return f"messages.{index}.content.{position}: server_tool_use without the web_search tool in tools"
                 used.add(str(part.get("id")))
             elif kind == "web_search_tool_result":
                 if part.get("tool_use_id") not in used:

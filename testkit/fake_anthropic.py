@@ -149,9 +149,7 @@ class FakeAnthropic:
             return 400, "invalid_request_error", "max_tokens: Field required"
         if body.get("model") != self.model_name:
             return 404, "not_found_error", f"model: {body.get('model')}"
-        problem = (
-            conversation_error(body["messages"]) or thinking_error(body) or search_error(body["messages"])
-        )
+        problem = conversation_error(body["messages"]) or thinking_error(body) or search_error(body)
         if problem:
             return 400, "invalid_request_error", problem
         marks = sum(marked for _, marked in canonical_blocks(body))

@@ -125,3 +125,14 @@ def test_the_searches_a_message_sends_back_are_on_the_meter():
     result = {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": "page " * 400}
     searched = replace(plain, server_blocks=(json.dumps(result),))
     assert counter.count_message(searched) >= counter.count_message(plain) + 400
+
+
+def test_with_the_search_turned_off_the_old_searches_stay_home(server, tmp_path):
+    server.enqueue(Reply(text="Textual 1.0 is out.", web_searches=[("textual release", SOURCES)]))
+    run(server, tmp_path, "what is new in textual?")
+    paths.user_config_file().write_text("[web]\nsearch = false\n")
+    server.enqueue(Reply(text="It was released in December."))
+    run(server, tmp_path, "when?", "--continue")  # the API refuses search blocks without the tool
+    assert sent_back(server.requests[1]) == []
+    assistant = [m for m in server.requests[1]["messages"] if m["role"] == "assistant"]
+    assert assistant[0]["content"][0]["text"] == "Textual 1.0 is out."

@@ -105,6 +105,7 @@ class PromptAssembler:
         """Place Anthropic cache breakpoints (only for providers that take them)."""
         self.send_thinking = False
         """Anthropic: the turn in progress carries its thinking blocks (set per request)."""
+        self._server_blocks = False
         self.user_prompts = user_prompts or UserPrompts()
         self.notice_feed = notice_feed
         """A list others append warnings to (the MCP manager's); read from where we left off."""
@@ -260,11 +261,18 @@ class PromptAssembler:
         data = self._wire.get(message)
         if data is None:
             wire = message.to_openai()
-            if message.server_blocks and self.cache_control:
-                # Anthropic's API, whose replies hold them, wants its searches back as they came.
+            if message.server_blocks and self._server_blocks:
                 wire["server_blocks"] = [json.loads(block) for block in message.server_blocks]
             data = self._wire[message] = WireDict(wire)
         return data
+
+    def send_server_blocks(self, on: bool) -> None:
+        """Whether messages carry the provider's own search blocks: Anthropic's API wants them back
+        as they came while its search tool is offered, and a request without the tool may not
+        hold them. A change rebuilds the wire forms."""
+        if on != self._server_blocks:
+            self._server_blocks = on
+            self._wire, self._wire_seen, self._wire_built = {}, [], []
 
     def _conversation(self, history: Sequence[Message]) -> list[dict[str, Any]]:
         """The wire dicts of `history`: past the longest prefix of the very same messages as last

@@ -68,6 +68,7 @@ async def request_stream(
     """The provider's stream for `messages` (already wire-valid), with every notice on the way."""
     sections, tools = request_parts
     prompts.send_thinking = provider.takes_thinking_blocks
+    prompts.send_server_blocks(bool(server_tools))  # only where the provider's search is offered
     request = prompts.request(messages, sections, tools)
     for notice in request.notices:  # a degraded prompt part, an MCP server gone
         yield ev.Notice(notice)
