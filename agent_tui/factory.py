@@ -270,7 +270,9 @@ class AppServices:
         from agent_tui.tools.env import SessionEnv
 
         if self.language_servers is None:
-            self.language_servers = language_servers(self.workspace, cfg.diagnostics, self.sandbox)
+            self.language_servers = language_servers(
+                self.workspace, cfg.diagnostics, self.sandbox, tuple(cfg.tools.env_passthrough)
+            )
 
         shells = BackgroundShells(session_id, self.store, cfg.tools.max_background)
         prompts.status_sources.append(shells)

@@ -110,3 +110,24 @@ async def test_a_sub_agent_gets_diagnostics_after_its_edits(ruff_on_path, tmp_pa
         child_results = [r for body in server.requests if is_child(body) for r in tool_results(body)]
     assert any(UNDEFINED in r for r in child_results), child_results
     assert shared is not None and not shared.clients  # the app's end stops the shared servers
+
+
+async def test_the_language_server_gets_no_secrets(ruff_on_path, monkeypatch, server, workspace, tmp_path):
+    """Like bash, the server gets the user's environment without what looks like a key."""
+    monkeypatch.setenv("SHOP_API_KEY", "sk-live-secret")
+    monkeypatch.setenv("SHOP_COLOUR", "teal")
+    server.enqueue(Reply(tool_calls=[("edit_file", BREAK)]), Reply(text="renamed"))
+    config = make_config(
+        server, tmp_path / "e.db", cwd=workspace, tools={"allow": ["edit_file"]}, sandbox={"mode": "off"}
+    )
+    services = await build_services(config, workspace=workspace)
+    try:
+        session = await services.new_session()
+        await collect(session.run_turn("rename it"))
+        client = session.runner.services.diagnostics.clients["python"]
+        environ = Path(f"/proc/{client.proc.pid}/environ").read_bytes().split(b"\0")
+        assert b"SHOP_COLOUR=teal" in environ
+        assert not [v for v in environ if v.startswith(b"SHOP_API_KEY=")]
+        await session.close()
+    finally:
+        await services.close()

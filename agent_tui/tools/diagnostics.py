@@ -3,8 +3,8 @@ installed, reports what the new text breaks, and the edit's result says so.
 
 Servers are found on PATH, never installed by us: `ruff server` or pyright for Python,
 typescript-language-server for TypeScript and JavaScript, gopls for Go, rust-analyzer for Rust.
-Each starts on the first edit of its language, in the workspace and — when the sandbox is on —
-under the same bubblewrap wrapping as bash (read-only system, writable workspace, no network):
+Each starts on the first edit of its language, in the workspace, with bash's environment (no
+secrets) and — when the sandbox is on — under the same bubblewrap wrapping as bash (read-only system, writable workspace, no network):
 a server runs the project's plugins and configuration, so it is walled in as any command is. The
 servers are the workspace's: every session of the app and every sub-agent shares them (a child's
 edits get the same diagnostics), and they stop when the app's services close. One that cannot start, or does not answer within `[diagnostics] timeout`, is named once
@@ -39,12 +39,15 @@ SERVERS: dict[str, tuple[str, tuple[str, ...], tuple[tuple[str, ...], ...]]] = {
 MAX_SHOWN = 20
 
 
-def language_servers(workspace: Path, settings: Any, sandbox: Any = None) -> LanguageServers | None:
+def language_servers(
+    workspace: Path, settings: Any, sandbox: Any = None, passthrough: tuple[str, ...] = ()
+) -> LanguageServers | None:
     """The workspace's servers as `[diagnostics]` says (None when turned off), walled in by
-    `sandbox` (tools/sandbox.py Sandbox) while it is on."""
+    `sandbox` (tools/sandbox.py Sandbox) while it is on, with bash's environment: the user's
+    without its secrets but for `passthrough` ([tools] env_passthrough)."""
     if not settings.enabled:
         return None
-    return LanguageServers(Path(workspace), timeout=settings.timeout, sandbox=sandbox)
+    return LanguageServers(Path(workspace), settings.timeout, sandbox=sandbox, passthrough=tuple(passthrough))
 
 
 def language_of(path: Path) -> str | None:
@@ -61,6 +64,8 @@ class LanguageServers:
     enabled: bool = True
     sandbox: Any = None
     """The app's command sandbox: a server starts inside it while it is on."""
+    passthrough: tuple[str, ...] = ()
+    """Secret-looking variables the user lets commands have (tools/env.py)."""
     clients: dict[str, LspClient] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)
     """Languages whose server could not start or answer, with why (said once, not retried)."""
@@ -112,7 +117,10 @@ class LanguageServers:
         walled = self.sandbox is not None and self.sandbox.active
         if walled:
             argv = await asyncio.to_thread(self.sandbox.wrap, argv, cwd=self.root, network=False)
-        client = LspClient(argv, self.root, language_id, watch_parent=not walled)
+        from agent_tui.tools.env import scrubbed
+
+        env = scrubbed(self.passthrough)[0]  # a command like bash: no keys of the user's
+        client = LspClient(argv, self.root, language_id, watch_parent=not walled, env=env)
         self.clients[language] = client
         try:
             await client.start(self.timeout)

@@ -43,8 +43,18 @@ class Diagnostic:
 class LspClient:
     """One running language server for one workspace."""
 
-    def __init__(self, command: list[str], root: Path, language: str, *, watch_parent: bool = True) -> None:
+    def __init__(
+        self,
+        command: list[str],
+        root: Path,
+        language: str,
+        *,
+        watch_parent: bool = True,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.command = command
+        self.env = env
+        """The server's environment (None: ours)."""
         self.root = root
         self.language = language
         self.watch_parent = watch_parent
@@ -66,6 +76,7 @@ class LspClient:
         self.proc = await asyncio.create_subprocess_exec(
             *self.command,
             cwd=self.root,
+            env=self.env,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,
