@@ -46,10 +46,6 @@ def is_search_model(model: str) -> bool:
     return bool(found.get("supports_web_search")) and "-search-" in model.rsplit("/", 1)[-1]
 
 
-def offered(provider: Provider) -> bool:
-    return shape(provider) is not None
-
-
 def server_tools(config: Config, provider: Provider) -> list[dict[str, Any]]:
     """The server tools a request carries: the search when it is on and the route has one."""
     if not config.web.search or shape(provider) != "anthropic":
