@@ -3,7 +3,8 @@
 (gpt-4o-search-preview, gpt-4o-mini-search-preview, gpt-5-search-api) search, asked with
 `web_search_options`; their sources come back as `url_citation` annotations on the text. With
 `[web] search` on, such a model is asked, its sources show as a web_search line with a ref, and
-each reply that searched is priced at litellm's per-search figure for the model. Other models are
+each request is priced as one search (the model searches before every answer) at litellm's
+per-search figure for the model. Other models are
 not asked (OpenAI refuses the key there) and `/tools` says why. Through the real headless `run`
 against the local OpenAI server, which refuses `web_search_options` for a model that is not a
 search model, as OpenAI does."""
@@ -94,3 +95,12 @@ def test_tools_says_which_models_search():
     assert why_not(on, searcher) == "web search: the provider's own (the search model searches as it answers)"
     assert why_not(on, plain).startswith("web search: not offered (")
     assert "OpenAI search models" in why_not(on, plain)
+
+
+def test_a_search_model_is_billed_a_search_even_when_it_cites_nothing(search_server, tmp_path):
+    config(tmp_path, search=True)
+    search_server.enqueue(Reply(text="It is sunny."))
+    code, events, err = run(search_server, tmp_path, SEARCH_MODEL)
+    assert code == 0, err
+    usage = [e for e in events if e["type"] == "usage"][0]
+    assert usage["usage"]["web_searches"] == 1 and usage["cost"] >= 0.025
