@@ -4,10 +4,9 @@
 `web_search_options`; their sources come back as `url_citation` annotations on the text. With
 `[web] search` on, such a model is asked, its sources show as a web_search line with a ref, and
 each request is priced as one search (the model searches before every answer) at litellm's
-per-search figure for the model. Other models are
-not asked (OpenAI refuses the key there) and `/tools` says why. Through the real headless `run`
-against the local OpenAI server, which refuses `web_search_options` for a model that is not a
-search model, as OpenAI does."""
+per-search figure for the model. Other models are not asked (OpenAI refuses the key there) and
+`/tools` says why. Through the real headless `run` against the local OpenAI server, which refuses
+`web_search_options` for a model that is not a search model, as OpenAI does."""
 
 from __future__ import annotations
 
