@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui import paths
+from agent_tui.base.messages import TokenUsage
 from agent_tui.llm.cost import Prices, cost_of, search_price
-from agent_tui.messages import TokenUsage
+from agent_tui.runtime import paths
 from testkit.fake_anthropic import FakeAnthropic
 from testkit.fake_openai import Reply
 from tests.support.cli import run_cli
@@ -88,9 +88,9 @@ def test_a_search_without_a_known_price_makes_the_cost_unknown():
 async def test_cost_shows_the_searches_of_this_run(server, tmp_path, monkeypatch):
     """`/cost` in the app that ran them: a Searches row with their count and price beside the
     session's cost, which includes them."""
+    from agent_tui.compose.factory import build_services
     from agent_tui.config import load_config
     from agent_tui.core.command_effects import cost
-    from agent_tui.factory import build_services
 
     overrides = {
         "model": {

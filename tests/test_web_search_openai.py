@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui import paths
+from agent_tui.runtime import paths
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.support.cli import run_cli
 

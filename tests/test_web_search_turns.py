@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui import paths
+from agent_tui.runtime import paths
 from testkit.anthropic_rules import seal
 from testkit.fake_anthropic import FakeAnthropic
 from testkit.fake_openai import Reply
@@ -117,8 +117,8 @@ def test_a_paused_reply_is_sent_back_for_the_server_to_finish(server, tmp_path):
 def test_the_searches_a_message_sends_back_are_on_the_meter():
     from dataclasses import replace
 
-    from agent_tui.messages import assistant
-    from agent_tui.tokens import TokenCounter
+    from agent_tui.base.messages import assistant
+    from agent_tui.base.tokens import TokenCounter
 
     counter = TokenCounter()
     plain = assistant("Textual 1.0 is out.")
