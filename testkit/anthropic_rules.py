@@ -6,6 +6,8 @@ real API checks, and this server checks the same way with the same wording:
 - with `thinking` enabled: `budget_tokens` ≥ 1 024 and below `max_tokens`; a request continuing
   a tool-use turn must send that turn's first assistant message starting with its thinking (or
   redacted thinking) block — the turn runs from the last user message that is not tool results;
+- server tool blocks sent back pair up (a search's result after its use) with their sealed
+  `encrypted_content` unchanged;
 - every thinking block sent back carries the signature the server gave it: the signature is an
   HMAC of the text with the server's secret, so an altered text or signature is caught (a
   redacted block's opaque data is sealed the same way).
@@ -111,6 +113,36 @@ def conversation_error(messages: list[dict]) -> str | None:
             )
         pending = {p.get("id") for p in parts if p.get("type") == "tool_use"}
         expected = "assistant" if role == "user" else "user"
+    return None
+
+
+def search_error(body: dict[str, Any]) -> str | None:
+    """Server tool blocks sent back: only in a request that offers the search tool (as a
+    tool_use needs its tool defined); each `web_search_tool_result` follows, in the same
+    assistant message, the `server_tool_use` it answers, and each result's `encrypted_content` is
+    the one the server sealed (the API decrypts it to show the model the page again)."""
+    messages = body["messages"]
+    offered = any(str(t.get("type", "")).startswith("web_search_") for t in body.get("tools") or ())
+    for index, message in enumerate(messages):
+        used: set[str] = set()
+        for position, part in enumerate(_parts(message)):
+            kind = part.get("type")
+            if kind in ("server_tool_use", "web_search_tool_result") and message.get("role") != "assistant":
+                return f"messages.{index}.content.{position}: {kind} blocks belong to assistant messages"
+            if kind == "server_tool_use":
+                if not offered:
+                    return f"messages.{index}.content.{position}: server_tool_use without the web_search tool in tools"
+                used.add(str(part.get("id")))
+            elif kind == "web_search_tool_result":
+                if part.get("tool_use_id") not in used:
+                    return (
+                        f"messages.{index}.content.{position}: web_search_tool_result block(s) "
+                        f"without a preceding server_tool_use block: {part.get('tool_use_id')}"
+                    )
+                content = part.get("content")
+                for result in content if isinstance(content, list) else ():
+                    if not _unsealed(result.get("encrypted_content")):
+                        return f"messages.{index}.content.{position}: invalid encrypted_content"
     return None
 
 

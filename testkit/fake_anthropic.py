@@ -25,6 +25,8 @@ from typing import Any
 
 from testkit.anthropic_rules import (
     conversation_error,
+    seal,
+    search_error,
     thinking_enabled,
     thinking_error,
     thinking_events,
@@ -147,7 +149,7 @@ class FakeAnthropic:
             return 400, "invalid_request_error", "max_tokens: Field required"
         if body.get("model") != self.model_name:
             return 404, "not_found_error", f"model: {body.get('model')}"
-        problem = conversation_error(body["messages"]) or thinking_error(body)
+        problem = conversation_error(body["messages"]) or thinking_error(body) or search_error(body)
         if problem:
             return 400, "invalid_request_error", problem
         marks = sum(marked for _, marked in canonical_blocks(body))
@@ -357,7 +359,7 @@ def _events(model: str, reply: Reply, report: CacheReport, *, thinking: bool = F
         events.append({"type": "content_block_stop", "index": index})
         output += count_claude(arguments) + 8
         index += 1
-    stop = "tool_use" if reply.tool_calls else "end_turn"
+    stop = reply.finish_reason or ("tool_use" if reply.tool_calls else "end_turn")
     events.append(
         {
             "type": "message_delta",
@@ -396,7 +398,12 @@ def _with_searches(events: list[dict], reply: Reply) -> list[dict]:
                     "type": "web_search_tool_result",
                     "tool_use_id": use_id,
                     "content": [
-                        {"type": "web_search_result", "title": title, "url": url, "encrypted_content": "x"}
+                        {
+                            "type": "web_search_result",
+                            "title": title,
+                            "url": url,
+                            "encrypted_content": seal(url),
+                        }
                         for title, url in results
                     ],
                 },

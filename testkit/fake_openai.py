@@ -31,6 +31,7 @@ from testkit.openai_shapes import (
     pairing_error,
     shape_error,
     window_error,
+    with_citations,
 )
 
 log = logging.getLogger(__name__)
@@ -92,8 +93,10 @@ class Reply:
     hold_after: int = 2
     """Chunks sent before holding (0: hold before the first; the client is still waiting)."""
     web_searches: list[tuple[str, list[tuple[str, str]]]] = field(default_factory=list)
-    """Anthropic only: (query, [(title, url)]) searches run by the server's own web_search tool
-    before the text, when the request offered it (server_tool_use + web_search_tool_result)."""
+    """(query, [(title, url)]) searches the server runs itself, when the request asked for them.
+    Anthropic: its web_search tool's server_tool_use + web_search_tool_result blocks before the
+    text. OpenAI (a request with `web_search_options`): the sources as the text's `url_citation`
+    annotations (the query is not reported in that shape)."""
 
 
 @dataclass(frozen=True)
@@ -262,6 +265,16 @@ class FakeOpenAI:
             return 400, problem
         if body["model"] != self.model_name and body["model"] not in self.also_serves:
             return 404, error_body(404, model=body["model"])
+        if "web_search_options" in body and "search" not in body["model"]:
+            # As OpenAI: only its dedicated search models (gpt-4o-search-preview, …) take it.
+            return 400, {
+                "error": {
+                    "message": "web_search_options is not supported with this model.",
+                    "type": "invalid_request_error",
+                    "param": "web_search_options",
+                    "code": None,
+                }
+            }
         problem = pairing_error(body["messages"])
         if problem:
             return 400, problem
@@ -314,6 +327,8 @@ class FakeOpenAI:
         if body.get("stream"):
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
             chunks = build_chunks(self.model_name, reply, calls, prompt, include_usage)
+            if reply.web_searches and "web_search_options" in body:
+                chunks = with_citations(chunks, reply)
             self._stream(h, chunks, reply)
         else:
             h.send_json(200, build_completion(self.model_name, reply, calls, prompt))

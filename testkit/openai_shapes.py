@@ -320,3 +320,21 @@ def build_completion(model: str, reply: Reply, calls: list[tuple[str, str, dict]
         ]
     choice = {"index": 0, "message": message, "logprobs": None, "finish_reason": _finish(reply, calls)}
     return {**_envelope(model, "chat.completion"), "choices": [choice], "usage": _usage(reply, calls, prompt)}
+
+
+def with_citations(chunks: list[dict], reply: Any) -> list[dict]:
+    """The chunks with the sources of `reply.web_searches` as OpenAI's search models stream them:
+    one delta of `url_citation` annotations over the text, before the finishing chunk."""
+    sources = [source for _, found in reply.web_searches for source in found]
+    end = len(reply.text)
+    notes = [
+        {"type": "url_citation", "url_citation": {"start_index": 0, "end_index": end, "title": t, "url": u}}
+        for t, u in sources
+    ]
+    at = next(i for i, c in enumerate(chunks) if c["choices"] and c["choices"][0]["finish_reason"])
+    head = chunks[at]
+    note = {
+        **head,
+        "choices": [{"index": 0, "delta": {"annotations": notes}, "logprobs": None, "finish_reason": None}],
+    }
+    return [*chunks[:at], note, *chunks[at:]]

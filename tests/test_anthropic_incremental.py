@@ -41,7 +41,8 @@ texts = st.sampled_from(["", "hi", "a longer text", "ünïcode"])
 
 @st.composite
 def wire_messages(draw: st.DrawFn) -> WireDict:
-    kind = draw(st.sampled_from(("user", "user_parts", "assistant", "calls", "result", "system", "thinking")))
+    kinds = ("user", "user_parts", "assistant", "calls", "result", "system", "thinking", "searched")
+    kind = draw(st.sampled_from(kinds))
     if kind == "user":
         return WireDict(role="user", content=draw(texts))
     if kind == "user_parts":
@@ -72,6 +73,10 @@ def wire_messages(draw: st.DrawFn) -> WireDict:
     if kind == "thinking":
         blocks = [{"type": "thinking", "thinking": "plan", "signature": "sig"}]
         return WireDict(role="assistant", content="done", thinking_blocks=blocks)
+    if kind == "searched":  # the provider's own search, sent back before the text
+        use = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "q"}}
+        found = {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []}
+        return WireDict(role="assistant", content=draw(texts), server_blocks=[use, found])
     return WireDict(role="system", content=draw(texts))
 
 

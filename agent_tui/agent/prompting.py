@@ -13,6 +13,7 @@ offers all tools, and either says so once through `Request.notices`.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -104,6 +105,7 @@ class PromptAssembler:
         """Place Anthropic cache breakpoints (only for providers that take them)."""
         self.send_thinking = False
         """Anthropic: the turn in progress carries its thinking blocks (set per request)."""
+        self._server_blocks = False
         self.user_prompts = user_prompts or UserPrompts()
         self.notice_feed = notice_feed
         """A list others append warnings to (the MCP manager's); read from where we left off."""
@@ -258,8 +260,19 @@ class PromptAssembler:
     def wire(self, message: Message) -> dict[str, Any]:
         data = self._wire.get(message)
         if data is None:
-            data = self._wire[message] = WireDict(message.to_openai())
+            wire = message.to_openai()
+            if message.server_blocks and self._server_blocks:
+                wire["server_blocks"] = [json.loads(block) for block in message.server_blocks]
+            data = self._wire[message] = WireDict(wire)
         return data
+
+    def send_server_blocks(self, on: bool) -> None:
+        """Whether messages carry the provider's own search blocks: Anthropic's API wants them back
+        as they came while its search tool is offered, and a request without the tool may not
+        hold them. A change rebuilds the wire forms."""
+        if on != self._server_blocks:
+            self._server_blocks = on
+            self._wire, self._wire_seen, self._wire_built = {}, [], []
 
     def _conversation(self, history: Sequence[Message]) -> list[dict[str, Any]]:
         """The wire dicts of `history`: past the longest prefix of the very same messages as last
@@ -301,14 +314,14 @@ class PromptAssembler:
         conversation = self._conversation(history)
         if self.send_thinking:
             with_thinking(history, conversation)
+        # A paused reply is continued: it must stay last, so this request carries no status note.
+        note = "" if history and history[-1].role == "assistant" else built.dynamic_text
         if self.cache_control and not built.warning:
-            messages = cache.cached_request(
-                built.cached_blocks, conversation, self._anchors(history), built.dynamic_text
-            )
+            messages = cache.cached_request(built.cached_blocks, conversation, self._anchors(history), note)
         else:
             messages = [{"role": "system", "content": _static_text(built)}, *conversation]
-            if built.dynamic_text and not built.warning:
-                _append_to_newest(messages, built.dynamic_text)
+            if note and not built.warning:
+                _append_to_newest(messages, note)
         return Request(messages, list(tools), self._take_notices())
 
     def _anchors(self, history: Sequence[Message]) -> list[int]:

@@ -18,6 +18,7 @@ from agent_tui.base.messages import Message, TokenUsage, ToolCall, assistant
 from agent_tui.llm.stream import (
     ReasoningChunk,
     RetryWait,
+    ServerBlocksReady,
     ServerSearch,
     StreamDone,
     TextChunk,
@@ -40,6 +41,8 @@ class StreamedReply:
     finish: str | None = None
     """The provider's finish reason (`length`: cut off at the output limit)."""
     thinking: ThinkingTrace = field(default_factory=ThinkingTrace)
+    server_blocks: tuple[str, ...] = ()
+    """The provider's own tool blocks (its searches), for the message to send back."""
 
     @property
     def text(self) -> str:
@@ -47,7 +50,7 @@ class StreamedReply:
 
     def message(self, count_text: Callable[[str], int]) -> tuple[Message, ev.ReasoningFinished | None]:
         """The assistant message it makes, and the reasoning's end to report (None without)."""
-        reply = assistant(self.text or None, self.calls)
+        reply = replace(assistant(self.text or None, self.calls), server_blocks=self.server_blocks)
         reasoning = self.thinking.result(count_text)
         if reasoning is None:
             return reply, None
@@ -65,6 +68,7 @@ async def request_stream(
     """The provider's stream for `messages` (already wire-valid), with every notice on the way."""
     sections, tools = request_parts
     prompts.send_thinking = provider.takes_thinking_blocks
+    prompts.send_server_blocks(bool(server_tools))  # only where the provider's search is offered
     request = prompts.request(messages, sections, tools)
     for notice in request.notices:  # a degraded prompt part, an MCP server gone
         yield ev.Notice(notice)
@@ -95,6 +99,8 @@ async def follow(
                 yield ev.ReasoningDelta(text)
             case ThinkingReady(blocks=blocks):
                 thinking.blocks_ready(blocks)
+            case ServerBlocksReady(blocks=server_blocks):
+                reply.server_blocks = server_blocks
             case ToolCallsReady(calls=ready):
                 thinking.answered()
                 reply.calls = ready

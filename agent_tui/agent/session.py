@@ -31,7 +31,7 @@ from agent_tui.agent.turn import NextStep, RetryStep, StepOutcome, TurnOver, Tur
 from agent_tui.agent.window import keep_calibration, preflight, reserve_thinking
 from agent_tui.base.messages import Message, TokenUsage, assistant, tool_result, user
 from agent_tui.context.budget import BudgetMeter, ContextBudget
-from agent_tui.llm.cost import cost_of, declared_prices, prices_for
+from agent_tui.llm.cost import cost_of, declared_prices, prices_for, search_price
 from agent_tui.llm.stream import UsageChunk
 
 if TYPE_CHECKING:
@@ -158,7 +158,8 @@ class AgentSession:
         """A reply's usage: counted, priced, recorded; the event that reports it."""
         declared = self.config.model
         prices = declared_prices(declared.input_price_per_mtok, declared.output_price_per_mtok)
-        cost = cost_of(usage, prices or prices_for(self.model, self.config.model.api_base))
+        tokens = prices or prices_for(self.model, self.config.model.api_base)
+        cost = cost_of(usage, tokens, search_price(self.model))
         self.cost_total = None if cost is None or self.cost_total is None else (self.cost_total + cost)
         if self.store is not None:
             try:
@@ -303,8 +304,6 @@ class AgentSession:
         await self.end_hooks()
         if self.background is not None:
             await self.background.end_all()
-        if (servers := self.runner.services.diagnostics) is not None:
-            await servers.close()  # the language servers end with the session
         if self.store is None:
             return
         try:

@@ -24,6 +24,9 @@ from agent_tui.agent.window import after_refusal
 from agent_tui.base.messages import assistant, user
 from agent_tui.llm.errors import LLMError
 
+PAUSED = "pause_turn"
+"""Anthropic's stop reason for a reply its server-side tools have not finished."""
+
 if TYPE_CHECKING:
     from agent_tui.agent.history import SessionHistory
     from agent_tui.agent.session_compaction import SessionCompaction
@@ -100,6 +103,12 @@ async def step(host: StepHost, turn: TurnState, number: int) -> AsyncIterator[ev
     if reasoning is not None:
         yield reasoning
     turn.replied = True
+    if reply.finish == PAUSED and not reply.calls:
+        # The provider paused its own long-running work (searches): the reply goes back as it
+        # is, last in the next request, and the provider finishes it there.
+        await host.record.add(message if message.content else replace(message, content=""))
+        yield NextStep()
+        return
     if not reply.calls:
         await host.record.add(message if message.content else replace(message, content=""))
         if host.hooks is not None:

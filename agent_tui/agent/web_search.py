@@ -1,9 +1,10 @@
 """The provider's own web search, offered and shown like a tool call.
 
-A model on Anthropic's direct API can run `web_search` on the provider's side: nothing runs here,
-but the user sees each search as a call with its query and sources, and its output — the sources —
-is stored whole with a ref like any tool output. Where the route cannot carry a server tool
-(OpenAI's chat format, litellm), nothing is offered and `/tools` says why.
+A model on Anthropic's direct API can run `web_search` on the provider's side, and OpenAI's
+dedicated search models search as they answer: nothing runs here, but the user sees each search
+as a call with its query (where the provider reports it) and sources, and its output — the
+sources — is stored whole with a ref like any tool output. Elsewhere nothing is offered and
+`/tools` says why.
 """
 
 from __future__ import annotations
@@ -25,31 +26,62 @@ if TYPE_CHECKING:
 TOOL_TYPE = "web_search_20250305"
 
 
-def offered(provider: Provider) -> bool:
-    """The route speaks Anthropic's Messages API itself, where server tools go in `tools`."""
+def shape(provider: Provider) -> str | None:
+    """Which shape of the provider's own search the route speaks: `anthropic` (the web_search
+    server tool in `tools`), `openai` (a dedicated search model on chat completions, asked with
+    `web_search_options`), or None."""
     from agent_tui.llm.wire_format import ANTHROPIC
 
-    return provider.format is ANTHROPIC
+    if provider.format is ANTHROPIC:
+        return "anthropic"
+    return "openai" if is_search_model(provider.model) else None
+
+
+def is_search_model(model: str) -> bool:
+    """OpenAI's dedicated search models (gpt-4o-search-preview, gpt-5-search-api, …): the only
+    chat-completions models that take `web_search_options` (OpenAI refuses it elsewhere)."""
+    from agent_tui.llm.catalog import entry
+
+    found = entry(model) or {}
+    return bool(found.get("supports_web_search")) and "-search-" in model.rsplit("/", 1)[-1]
 
 
 def server_tools(config: Config, provider: Provider) -> list[dict[str, Any]]:
     """The server tools a request carries: the search when it is on and the route has one."""
-    if not config.web.search or not offered(provider):
+    if not config.web.search or shape(provider) != "anthropic":
         return []
     return [{"type": TOOL_TYPE, "name": "web_search", "max_uses": config.web.search_max_uses}]
 
 
+def request_keys(config: Config, provider: Provider) -> dict[str, Any]:
+    """The body keys every request of a search model carries when the search is on."""
+    if not config.web.search or shape(provider) != "openai":
+        return {}
+    return {"web_search_options": {}}  # the provider's default search context size
+
+
 def why_not(config: Config, provider: Provider | None) -> str:
     """`/tools`' line about web search."""
-    if provider is not None and offered(provider):
-        if config.web.search:
-            return f"web search: the provider's own (up to {config.web.search_max_uses} per reply)"
+    found = shape(provider) if provider is not None else None
+    if found is None:
+        return "web search: not offered (Anthropic's API or OpenAI search models only)"
+    if not config.web.search:
         return "web search: off ([web] search = true offers the provider's own)"
-    return "web search: not offered (server search is Anthropic's API only)"
+    if found == "openai":
+        return "web search: the provider's own (the search model searches as it answers)"
+    return f"web search: the provider's own (up to {config.web.search_max_uses} per reply)"
+
+
+def _price(model: str) -> str:
+    """The provider bills each search apart from tokens (the reply's usage counts them)."""
+    from agent_tui.llm.cost import format_cost, search_price
+
+    price = search_price(model)
+    return "search cost unknown" if price is None else f"{format_cost(price).rstrip('0')} a search"
 
 
 def _text(search: ServerSearch) -> str:
-    head = f"web search: {search.query}"
+    head = f"web search: {search.query}" if search.query else "web search (the query is not reported)"
     if search.error is not None:
         return f"{head}\nerror: {search.error}"
     lines = [f"{n}. {title}\n   {url}" for n, (title, url) in enumerate(search.sources, 1)]
@@ -68,8 +100,7 @@ async def events(runner: ToolRunner, search: ServerSearch) -> AsyncIterator[ev.A
         except Exception:  # noqa: BLE001 - a full disk: the sources still show, without a ref
             ref = None
     found = f"{len(search.sources)} sources" if search.error is None else f"error {search.error}"
-    # The provider bills searches apart from tokens; no price list here has a per-search figure.
-    summary = f"{found} · search cost unknown"
+    summary = f"{found} · {_price(runner.config.model.name or '')}"
     yield ev.ToolCallFinished(
         call,
         ref,

@@ -216,13 +216,15 @@ class WireView:
         return list(out)
 
     def _merge(self, previous: Message, m: Message) -> Message:
-        """One turn of two: the texts joined, the later one's calls kept."""
+        """One turn of two: the texts joined, the later one's calls kept, the provider's searches
+        of both."""
         text = "\n\n".join(t for t in (previous.content, m.content) if t)
         merged = replace(
             m,
             content=text or ("" if not m.tool_calls else None),
             id=f"{previous.id}+{m.id}",
             images=previous.images + m.images,
+            server_blocks=previous.server_blocks + m.server_blocks,  # a paused reply, then its rest
         )
         return self._remember(("merge", previous.id, m.id), merged)
 

@@ -130,6 +130,11 @@ class Message:
     outcome: Outcome | None = None
     """For a tool message: how its call ended. None in rows stored before agent-tui kept it
     (agent_tui/base/tool_outcome.py reads those by their text)."""
+    server_blocks: tuple[str, ...] = ()
+    """For an assistant message: the blocks of tools the provider ran itself (Anthropic's
+    `server_tool_use` and `web_search_tool_result`), each as the JSON text it came in. Never
+    part of `to_openai()`; sent back verbatim to the provider that made them, whose results'
+    encrypted content is how the model sees those pages again."""
 
     def __hash__(self) -> int:
         # Messages key every per-message cache (token counts, wire dicts) and are looked up on
@@ -149,6 +154,7 @@ class Message:
                     self.reasoning,
                     self.images,
                     self.outcome,
+                    self.server_blocks,
                 )
             )
             object.__setattr__(self, "_hash", cached)
@@ -203,6 +209,7 @@ class Message:
             **({"reasoning": self.reasoning.to_json()} if self.reasoning is not None else {}),
             **({"images": [image.to_json() for image in self.images]} if self.images else {}),
             **({"outcome": self.outcome} if self.outcome is not None else {}),
+            **({"server_blocks": list(self.server_blocks)} if self.server_blocks else {}),
         }
 
     @classmethod
@@ -221,6 +228,7 @@ class Message:
             reasoning=Reasoning.from_json(reasoning) if isinstance(reasoning, Mapping) else None,
             images=tuple(ImageAttachment.from_json(item) for item in data.get("images") or ()),
             outcome=_outcome(data.get("outcome")),
+            server_blocks=tuple(str(b) for b in data.get("server_blocks") or () if isinstance(b, str)),
         )
 
     def dumps(self) -> str:
@@ -277,6 +285,8 @@ class TokenUsage:
     """Prompt tokens served from the provider's cache."""
     reasoning: int = 0
     """Of `output`, the tokens spent reasoning (as the provider reported them)."""
+    web_searches: int = 0
+    """Searches the provider ran itself for the reply, billed apart from tokens (llm/cost.py)."""
 
     @property
     def total(self) -> int:
@@ -294,6 +304,7 @@ class TokenUsage:
             self.cache_creation + other.cache_creation,
             self.cache_read + other.cache_read,
             self.reasoning + other.reasoning,
+            self.web_searches + other.web_searches,
         )
 
     @classmethod
@@ -328,4 +339,5 @@ class TokenUsage:
             "cache_read": self.cache_read,
             "reasoning": self.reasoning,
             "total": self.total,
+            **({"web_searches": self.web_searches} if self.web_searches else {}),
         }

@@ -191,6 +191,8 @@ class TokenCounter:
                 n += self.count_text(call.arguments)
             if message.name:
                 n += 1 + self.count_text(message.name)
+            for block in message.server_blocks:  # the provider's searches go back with it
+                n += self.count_text(block)
             if message.images:
                 rule = provider_rule(self.model)
                 n += sum(image_tokens(image, rule) for image in message.images)

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from agent_tui.llm.models import ModelLimits
     from agent_tui.store import Store
     from agent_tui.tools.base import Tool
+    from agent_tui.tools.diagnostics import LanguageServers
     from agent_tui.tools.mcp import McpManager
     from agent_tui.tools.permissions import Approver, PermissionPolicy
     from agent_tui.tools.registry import ToolRegistry
@@ -65,6 +66,9 @@ class AppServices:
     by every session, so /sandbox switches it for all tabs at once."""
     definitions: Definitions | None = None
     """The sub-agent definitions (agent/definitions.py Definitions), read at the first session."""
+    language_servers: LanguageServers | None = None
+    """The workspace's language servers (tools/diagnostics.py), made at the first session and
+    shared by every session and sub-agent: a child's edits get diagnostics too."""
 
     def start_mcp(self) -> McpManager | None:
         """Launch the configured MCP servers in the background (idempotent, returns at once).
@@ -124,6 +128,8 @@ class AppServices:
     async def close(self) -> None:
         if self.mcp is not None:
             await self.mcp.stop()
+        if self.language_servers is not None:
+            await self.language_servers.close()
         try:
             await self.store.leases.release_all()
         except Exception:
@@ -222,6 +228,9 @@ class AppServices:
             transport=p.transport,
         )
         provider.reasoning = cfg.model.reasoning
+        from agent_tui.agent.web_search import request_keys
+
+        provider.extra.update(request_keys(cfg, provider))  # an OpenAI search model's own search
         registry = ToolRegistry()
         from agent_tui.tools.background import BackgroundShells
         from agent_tui.tools.background_tools import background_tools
@@ -260,6 +269,11 @@ class AppServices:
         from agent_tui.tools.diagnostics import language_servers
         from agent_tui.tools.env import SessionEnv
 
+        if self.language_servers is None:
+            self.language_servers = language_servers(
+                self.workspace, cfg.diagnostics, self.sandbox, tuple(cfg.tools.env_passthrough)
+            )
+
         shells = BackgroundShells(session_id, self.store, cfg.tools.max_background)
         prompts.status_sources.append(shells)
         chat_summarizer = ProviderSummarizer(provider)
@@ -268,7 +282,7 @@ class AppServices:
         )
         services = ToolServices(
             web=cfg.web,
-            diagnostics=language_servers(self.workspace, cfg.diagnostics) if depth == 0 else None,
+            diagnostics=self.language_servers,
             page_reader=summarizer or chat_summarizer,
             store=self.store,
             tools=prompts,  # tool_search ranks and promotes through it: it owns deferral

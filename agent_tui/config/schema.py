@@ -577,8 +577,9 @@ class WebSettings:
         default=False,
         metadata=spec(
             "Offer the provider's own server-side web search to a model that has one (Anthropic's "
-            "web_search tool over its direct API); its queries and sources show as web_search calls.",
-            "Each search is billed by the provider on top of tokens.",
+            "web_search tool over its direct API; an OpenAI search model such as gpt-4o-search-preview, "
+            "asked with web_search_options); its queries and sources show as web_search calls.",
+            "Each search is billed by the provider on top of tokens, and counted in the cost.",
         ),
     )
     search_max_uses: int = field(

@@ -72,13 +72,16 @@ async def context(host: CommandHost, argument: str) -> Reply:
 async def cost(host: CommandHost, argument: str) -> Reply:
     """The session's cost as stored (every run of it, also before a resume) and this run's tokens.
     A model without prices says `unknown`, never `$0.0000`; no call yet says so, not `0 tokens`."""
-    from agent_tui.llm.cost import format_cost, prices_for
+    from agent_tui.llm.cost import format_cost, search_price
 
     session = require(host)
     usage = session.usage_total
     info = await session.store.sessions.get(session.session_id) if session.store is not None else None
     stored = info.cost if info is not None else session.cost_total
-    if prices_for(session.model, session.config.model.api_base) is None or stored is None:
+    per_search = search_price(session.model)
+    if stored is None and usage.web_searches and per_search is None:
+        spent = f"unknown (no price for {session.model}'s web searches)"
+    elif stored is None:
         spent = f"unknown (no prices for {session.model})"
     else:
         spent = format_cost(stored) + " for the whole session"
@@ -88,6 +91,9 @@ async def cost(host: CommandHost, argument: str) -> Reply:
         ("Cached", f"{grouped(usage.cache_read)} read · {grouped(usage.cache_creation)} written"),
         ("Output", f"{grouped(usage.output)} tokens"),
     ]
+    if usage.web_searches:  # billed per search, on top of the tokens
+        each = "price unknown" if per_search is None else f"{format_cost(per_search * usage.web_searches)}"
+        rows.append(("Searches", f"{usage.web_searches} web searches by the provider · {each}"))
     if not usage.total:
         rows.append(("Calls", "none since it was opened here (the tokens count from then)"))
     return Reply("/cost", rows=tuple(rows))

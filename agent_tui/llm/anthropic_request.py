@@ -83,9 +83,11 @@ def _turn(message: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
         return "user", blocks
     blocks = _text_blocks(message.get("content"))
     if role == "assistant":
-        # Thinking first, as received: the API checks the blocks and their signatures.
+        # Thinking first, as received: the API checks the blocks and their signatures. Then the
+        # provider's own searches, whole: their results' encrypted content is what the model read.
         thinking = [dict(b) for b in message.get("thinking_blocks") or () if isinstance(b, dict)]
-        blocks = thinking + blocks
+        server = [dict(b) for b in message.get("server_blocks") or () if isinstance(b, dict)]
+        blocks = thinking + server + blocks
         for call in message.get("tool_calls") or ():
             fn = call.get("function") or {}
             use = {

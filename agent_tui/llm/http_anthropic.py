@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import Any
 
 from agent_tui.base.messages import TokenUsage, ToolCall
@@ -15,6 +16,7 @@ from agent_tui.base.reasoning import ThinkingBlock
 from agent_tui.llm.http_common import Clock, bad_response, incomplete, sse_data, status_error
 from agent_tui.llm.stream import (
     ReasoningChunk,
+    ServerBlocksReady,
     ServerSearch,
     StreamDone,
     StreamEvent,
@@ -42,7 +44,7 @@ def _usage(report: dict[str, Any]) -> TokenUsage:
     read = int(report.get("cache_read_input_tokens") or 0)
     written = int(report.get("cache_creation_input_tokens") or 0)
     prompt = int(report.get("input_tokens") or 0) + read + written
-    return TokenUsage.from_litellm(
+    usage = TokenUsage.from_litellm(
         {
             "prompt_tokens": prompt,
             "completion_tokens": int(report.get("output_tokens") or 0),
@@ -50,6 +52,23 @@ def _usage(report: dict[str, Any]) -> TokenUsage:
             "cache_creation_input_tokens": written,
         }
     )
+    server = report.get("server_tool_use")
+    searches = int(server.get("web_search_requests") or 0) if isinstance(server, dict) else 0
+    return replace(usage, web_searches=searches) if searches else usage
+
+
+def _server_blocks(blocks: dict[int, dict[str, Any]]) -> tuple[str, ...]:
+    """The reply's server tool blocks in order, whole: a use's input as its deltas built it."""
+    out = []
+    for _, block in sorted(blocks.items()):
+        if block.get("type") == "server_tool_use":
+            given = block.pop("args", [])
+            try:
+                block["input"] = json.loads("".join(given)) if given else block.get("input") or {}
+            except ValueError:
+                block["input"] = {}
+        out.append(json.dumps(block, ensure_ascii=False, separators=(",", ":")))
+    return tuple(out)
 
 
 def _search(block: dict[str, Any], asked: list[str] | None) -> ServerSearch:
@@ -79,6 +98,8 @@ async def events(response: Any, clock: Clock) -> AsyncIterator[StreamEvent]:
     searches: dict[str, list[str]] = {}
     """The provider's own tool calls' input by call id: it comes in deltas, the result whole."""
     search_at: dict[int, list[str]] = {}
+    server: dict[int, dict[str, Any]] = {}
+    """The provider's own tool blocks by index, kept whole to go back in later requests."""
     stop: str | None = None
     started = finished = False
     async for _, data in sse_data(response, clock):
@@ -101,8 +122,10 @@ async def events(response: Any, clock: Clock) -> AsyncIterator[StreamEvent]:
             elif block.get("type") == "server_tool_use":
                 given = [json.dumps(block["input"])] if block.get("input") else []
                 searches[str(block.get("id"))] = search_at[event.get("index", -1)] = given
+                server[event.get("index", -1 - len(server))] = {**block, "args": given}
             elif block.get("type") == "web_search_tool_result":
                 asked = searches.pop(str(block.get("tool_use_id")), None)
+                server[event.get("index", -1 - len(server))] = dict(block)
                 yield _search(block, asked)
             elif block.get("type") == "text" and block.get("text"):
                 yield TextChunk(block["text"])
@@ -149,6 +172,8 @@ async def events(response: Any, clock: Clock) -> AsyncIterator[StreamEvent]:
     blocks = tuple(b for b in signed if b is not None)
     if blocks:
         yield ThinkingReady(blocks)
+    if server:
+        yield ServerBlocksReady(_server_blocks(server))
     ready = tuple(
         ToolCall(id=str(c["id"]), name=str(c["name"]), arguments="".join(c["args"]) or "{}")
         for _, c in sorted(calls.items())

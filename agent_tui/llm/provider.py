@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import os
 import random
@@ -291,6 +292,10 @@ class Provider:
                 async with contextlib.aclosing(attempt_events) as events:
                     async for event in events:
                         yielded = yielded or isinstance(event, TextChunk)
+                        if isinstance(event, UsageChunk) and "web_search_options" in self.extra:
+                            # A search model searches before every answer; its usage does not say.
+                            searched = max(event.usage.web_searches, 1)
+                            event = UsageChunk(dataclasses.replace(event.usage, web_searches=searched))
                         yield event
                 return
             except Exception as exc:  # noqa: BLE001 - every failure is classified below

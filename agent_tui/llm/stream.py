@@ -9,7 +9,7 @@ frozen values.
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent_tui.base.messages import TokenUsage, ToolCall
@@ -60,6 +60,15 @@ class ServerSearch:
 
 
 @dataclass(frozen=True)
+class ServerBlocksReady:
+    """The blocks of every tool the provider ran itself in this reply (`server_tool_use`,
+    `web_search_tool_result`), in order, each as the JSON text of the block whole: the reply's
+    message keeps them to send back (sent once, before the calls)."""
+
+    blocks: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class UsageChunk:
     """The provider's usage report for this call."""
 
@@ -98,6 +107,7 @@ StreamEvent = (
     | ThinkingReady
     | ToolCallsReady
     | ServerSearch
+    | ServerBlocksReady
     | UsageChunk
     | StreamDone
     | RetryWait
@@ -128,6 +138,8 @@ class ChunkAssembler:
         self.usage: TokenUsage | None = None
         self.text_parts: list[str] = []
         self.blocks: list[ThinkingBlock] = []
+        self.sources: dict[str, str] = {}
+        """The web pages the reply cites (url → title), in order: the model searched."""
 
     def feed(self, chunk: Any) -> list[StreamEvent]:
         events: list[StreamEvent] = []
@@ -148,6 +160,10 @@ class ChunkAssembler:
                 events.append(TextChunk(text))
             for call in _get(delta, "tool_calls") or ():
                 self._feed_call(call)
+            for note in _get(delta, "annotations") or ():  # an OpenAI search model's sources
+                cited = _get(note, "url_citation") if _get(note, "type") == "url_citation" else None
+                if cited is not None and _get(cited, "url"):
+                    self.sources.setdefault(str(_get(cited, "url")), str(_get(cited, "title") or ""))
             reason = _get(choice, "finish_reason")
             if reason:
                 self.finish_reason = reason
@@ -202,7 +218,12 @@ class ChunkAssembler:
         calls = self.calls()
         if calls:
             events.append(ToolCallsReady(calls))
-        if self.usage is not None:
-            events.append(UsageChunk(self.usage))
+        usage = self.usage
+        if self.sources:  # the search's query is not reported in this shape: the sources are
+            found = tuple((title, url) for url, title in self.sources.items())
+            events.append(ServerSearch(f"ws_{uuid.uuid4().hex[:12]}", "", found))
+            usage = replace(usage, web_searches=1) if usage is not None else None  # billed per reply
+        if usage is not None:
+            events.append(UsageChunk(usage))
         events.append(StreamDone(self.finish_reason))
         return events

@@ -3,9 +3,11 @@ installed, reports what the new text breaks, and the edit's result says so.
 
 Servers are found on PATH, never installed by us: `ruff server` or pyright for Python,
 typescript-language-server for TypeScript and JavaScript, gopls for Go, rust-analyzer for Rust.
-Each starts on the first edit of its language (in the workspace, outside the command sandbox:
-like a hook, it is the user's own tool and only reads), is reused for the session and stopped
-with it. One that cannot start, or does not answer within `[diagnostics] timeout`, is named once
+Each starts on the first edit of its language, in the workspace, with bash's environment (no
+secrets) and — when the sandbox is on — under the same bubblewrap wrapping as bash (read-only system, writable workspace, no network):
+a server runs the project's plugins and configuration, so it is walled in as any command is. The
+servers are the workspace's: every session of the app and every sub-agent shares them (a child's
+edits get the same diagnostics), and they stop when the app's services close. One that cannot start, or does not answer within `[diagnostics] timeout`, is named once
 and the edit's result simply has no diagnostics. `/tools` lists which servers run.
 """
 
@@ -37,11 +39,15 @@ SERVERS: dict[str, tuple[str, tuple[str, ...], tuple[tuple[str, ...], ...]]] = {
 MAX_SHOWN = 20
 
 
-def language_servers(workspace: Path, settings: Any) -> LanguageServers | None:
-    """The session's servers as `[diagnostics]` says (None when turned off)."""
+def language_servers(
+    workspace: Path, settings: Any, sandbox: Any = None, passthrough: tuple[str, ...] = ()
+) -> LanguageServers | None:
+    """The workspace's servers as `[diagnostics]` says (None when turned off), walled in by
+    `sandbox` (tools/sandbox.py Sandbox) while it is on, with bash's environment: the user's
+    without its secrets but for `passthrough` ([tools] env_passthrough)."""
     if not settings.enabled:
         return None
-    return LanguageServers(Path(workspace), timeout=settings.timeout)
+    return LanguageServers(Path(workspace), settings.timeout, sandbox=sandbox, passthrough=tuple(passthrough))
 
 
 def language_of(path: Path) -> str | None:
@@ -51,11 +57,15 @@ def language_of(path: Path) -> str | None:
 
 @dataclass
 class LanguageServers:
-    """The session's language servers, started on demand."""
+    """The workspace's language servers, started on demand."""
 
     root: Path
     timeout: float = 5.0
     enabled: bool = True
+    sandbox: Any = None
+    """The app's command sandbox: a server starts inside it while it is on."""
+    passthrough: tuple[str, ...] = ()
+    """Secret-looking variables the user lets commands have (tools/env.py)."""
     clients: dict[str, LspClient] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)
     """Languages whose server could not start or answer, with why (said once, not retried)."""
@@ -69,11 +79,10 @@ class LanguageServers:
             if found is None:
                 continue
             client = self.clients.get(language)
-            state = (
-                "running"
-                if client and client.running
-                else self.failed.get(language, "starts on the first edit")
-            )
+            if client and client.running:
+                state = "running" if client.watch_parent else "running in the sandbox"
+            else:
+                state = self.failed.get(language, "starts on the first edit")
             out.append(f"{' '.join(found)} ({language}): {state}")
         return out
 
@@ -104,7 +113,14 @@ class LanguageServers:
         command = next((c for c in commands if shutil.which(c[0])), None)
         if command is None:
             return None
-        client = LspClient([shutil.which(command[0]) or command[0], *command[1:]], self.root, language_id)
+        argv = [shutil.which(command[0]) or command[0], *command[1:]]
+        walled = self.sandbox is not None and self.sandbox.active
+        if walled:
+            argv = await asyncio.to_thread(self.sandbox.wrap, argv, cwd=self.root, network=False)
+        from agent_tui.tools.env import scrubbed
+
+        env = scrubbed(self.passthrough)[0]  # a command like bash: no keys of the user's
+        client = LspClient(argv, self.root, language_id, watch_parent=not walled, env=env)
         self.clients[language] = client
         try:
             await client.start(self.timeout)

@@ -43,10 +43,23 @@ class Diagnostic:
 class LspClient:
     """One running language server for one workspace."""
 
-    def __init__(self, command: list[str], root: Path, language: str) -> None:
+    def __init__(
+        self,
+        command: list[str],
+        root: Path,
+        language: str,
+        *,
+        watch_parent: bool = True,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.command = command
+        self.env = env
+        """The server's environment (None: ours)."""
         self.root = root
         self.language = language
+        self.watch_parent = watch_parent
+        """Tell the server our pid to watch; not from inside a sandbox's own pid namespace,
+        where that pid is nobody's and a server would take us for gone."""
         self.proc: asyncio.subprocess.Process | None = None
         self._next_id = 0
         self._pending: dict[int, asyncio.Future[Any]] = {}
@@ -63,6 +76,7 @@ class LspClient:
         self.proc = await asyncio.create_subprocess_exec(
             *self.command,
             cwd=self.root,
+            env=self.env,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,
@@ -71,7 +85,7 @@ class LspClient:
         self._reader = asyncio.create_task(self._read(), name=f"lsp-{self.language}")
         root = self.root.as_uri()
         params = {
-            "processId": os.getpid(),
+            "processId": os.getpid() if self.watch_parent else None,
             "rootUri": root,
             "workspaceFolders": [{"uri": root, "name": self.root.name}],
             "capabilities": {"textDocument": {"publishDiagnostics": {"versionSupport": True}}},

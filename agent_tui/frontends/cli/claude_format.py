@@ -165,6 +165,7 @@ class ClaudeStream:
                     "output_tokens": usage.output,
                     "cache_creation_input_tokens": usage.cache_creation,
                     "cache_read_input_tokens": usage.cache_read,
+                    "server_tool_use": {"web_search_requests": usage.web_searches},
                 },
                 "permission_denials": self.denials,
                 "uuid": str(uuid.uuid4()),

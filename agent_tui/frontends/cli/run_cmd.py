@@ -183,7 +183,10 @@ async def _run(
             limit = "max_turns"
         if limit is not None:
             stop_reason = limit
-            _stderr(f"agent-tui: {_limit_text(limit, max_turns, max_budget, session.cost_total)}")
+            from agent_tui.llm.cost import why_unknown
+
+            why = why_unknown(session.model, session.usage_total.web_searches)
+            _stderr(f"agent-tui: {_limit_text(limit, max_turns, max_budget, session.cost_total, why)}")
             _stderr(f"agent-tui: the session is saved (resume with --session {session.session_id})")
         for event in await session.end_hooks():  # SessionEnd, reported like the turn's hooks
             if as_json:
@@ -236,13 +239,15 @@ def _over_budget(session_cost: float | None, max_budget: float) -> str | None:
     return "max_budget" if session_cost >= max_budget else None
 
 
-def _limit_text(limit: str, max_turns: int | None, max_budget: float | None, cost: float | None) -> str:
+def _limit_text(
+    limit: str, max_turns: int | None, max_budget: float | None, cost: float | None, why: str
+) -> str:
     """The one line that says which limit stopped the run."""
     if limit == "max_turns":
         return f"stopped: --max-turns {max_turns} reached ({max_turns} model calls in the turn)"
     if limit == "budget_unknown":
         return (
-            f"stopped: --max-budget-usd {max_budget:g} cannot be kept: this model's prices are unknown, "
+            f"stopped: --max-budget-usd {max_budget:g} cannot be kept: {why}, "
             "so its cost is unknown (not 0); stopped after the first model call"
         )
     return f"stopped: --max-budget-usd {max_budget:g} reached (spent ${cost or 0:.4f})"
