@@ -138,6 +138,15 @@ def discover(workspace: Path, trusted: bool) -> Catalog:
     return Catalog(found, tuple(notices))
 
 
+def withheld(workspace: Path, trusted: bool) -> dict[str, CustomCommand]:
+    """The folder's own commands that trust holds back (none when `trusted`): every front end
+    names them when typed rather than running a built-in or sending the text as a prompt."""
+    if trusted:
+        return {}
+    offered = discover(workspace, False).commands
+    return {n: c for n, c in discover(workspace, True).commands.items() if n not in offered}
+
+
 def split_invocation(text: str) -> tuple[str, str] | None:
     """`/name args…` → (name, args); None when `text` is not a slash invocation."""
     stripped = text.strip()
