@@ -268,7 +268,10 @@ class TabController:
                 loud = event.outcome in ("blocked", "error", "timeout")
                 if not loud and not event.message:
                     return []  # a hook that passed silently: a line per run buried the chat (/hooks lists them)
-                return [op.AddEntry(NoticeEntry(describe(event), "warning" if loud else "info"))]
+                entry = NoticeEntry(describe(event), "warning" if loud else "info")
+                # A PreToolUse hook ran before the call it checked: the newest open tool line.
+                above = next(reversed(self.tools), None) if event.event == "PreToolUse" else None
+                return [op.AddEntry(entry, above)]
             case ev.SubagentEvent():
                 return [op.ChildEvent(event)]
             case ev.SubagentFinished():

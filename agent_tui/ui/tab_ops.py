@@ -106,6 +106,9 @@ class AddEntry:
     """A line at the bottom of the chat (a notice, a tool call that finished unseen)."""
 
     entry: Entry
+    above: str | None = None
+    """The call id of an open tool line this one goes above (a PreToolUse hook's line: the
+    hook ran before the call it checked), else the bottom."""
 
 
 @dataclass(frozen=True)
