@@ -101,10 +101,7 @@ class TabController:
             return [op.RunCommand(parsed)]
         unknown = slash.unknown_command(text)
         if unknown is not None:
-            return [
-                op.Notify(slash.unknown_message(unknown), "warning"),
-                op.RestorePrompt(text),
-            ]
+            return [op.Notify(slash.unknown_message(unknown), "warning"), op.RestorePrompt(text)]
         if self.busy:
             self.queue.append(text)
             return [op.QueuePush(text)]
@@ -228,18 +225,16 @@ class TabController:
                 return self._tool_started(event)
             case ev.ToolCallFinished():
                 return self._tool_finished(event)
+            case ev.ToolOutputDelta():
+                return [op.ToolOutput(event.call_id, event.text)] if event.call_id in self.tools else []
             case ev.Notice():
                 return self._notice(event)
             case ev.ErrorEvent():
                 self.failed = True
                 return [op.AddEntry(NoticeEntry(event.message, "error")), op.Notify(event.message, "error")]
             case ev.Blocked():
-                return [
-                    *self._set_working("compacting"),
-                    *self._set_activity(
-                        "context full · compacting before your message… (or /handoff [goal])"
-                    ),
-                ]
+                full = "context full · compacting before your message… (or /handoff [goal])"
+                return [*self._set_working("compacting"), *self._set_activity(full)]
             case ev.CompactionStarted():
                 self.compaction_steps, self.compaction_reason = [], event.reason
                 return [
@@ -263,15 +258,7 @@ class TabController:
             case ev.TurnFinished():
                 return self._turn_finished(event)
             case ev.HookRan():
-                from agent_tui.hooks.runner import describe
-
-                loud = event.outcome in ("blocked", "error", "timeout")
-                if not loud and not event.message:
-                    return []  # a hook that passed silently: a line per run buried the chat (/hooks lists them)
-                entry = NoticeEntry(describe(event), "warning" if loud else "info")
-                # A PreToolUse hook ran before the call it checked: the newest open tool line.
-                above = next(reversed(self.tools), None) if event.event == "PreToolUse" else None
-                return [op.AddEntry(entry, above)]
+                return self._hook_ran(event)
             case ev.SubagentEvent():
                 return [op.ChildEvent(event)]
             case ev.SubagentFinished():
@@ -333,6 +320,16 @@ class TabController:
         if self.tools.pop(event.call.id, None) is None:
             return [op.AddEntry(entry)]
         return [op.CloseTool(event.call.id, entry)]
+
+    def _hook_ran(self, event: ev.HookRan) -> list[op.ViewOp]:
+        from agent_tui.hooks.runner import describe
+
+        loud = event.outcome in ("blocked", "error", "timeout")
+        if not loud and not event.message:
+            return []  # a hook that passed silently: a line per run buried the chat (/hooks lists them)
+        entry = NoticeEntry(describe(event), "warning" if loud else "info")
+        # A PreToolUse hook ran before the call it checked (the newest open tool line): above it.
+        return [op.AddEntry(entry, next(reversed(self.tools), None) if event.event == "PreToolUse" else None)]
 
     def _notice(self, event: ev.Notice) -> list[op.ViewOp]:
         still_over = "still over" in self.compaction_line.lower()

@@ -159,6 +159,14 @@ class OpenTool:
 
 
 @dataclass(frozen=True)
+class ToolOutput:
+    """More output of a running call: its line shows the newest lines until it finishes."""
+
+    call_id: str
+    text: str
+
+
+@dataclass(frozen=True)
 class UpdateTool:
     """An open tool line changes state (awaiting approval, running again); it stays open."""
 
@@ -275,6 +283,7 @@ RenderOp = (
     | AddThinkingBlock
     | OpenTool
     | UpdateTool
+    | ToolOutput
     | CloseTool
     | ChildEvent
     | StopChildren

@@ -100,6 +100,9 @@ class TabRenderer:
             case op.UpdateTool(call_id, entry):
                 if (line := self.tools.get(call_id)) is not None:
                     line.set_entry(entry)
+            case op.ToolOutput(call_id, text):
+                if (line := self.tools.get(call_id)) is not None:
+                    line.add_output(text)
             case op.CloseTool(call_id, entry):
                 if (line := self.tools.pop(call_id, None)) is not None:
                     self.chat.replace(line, entry)
