@@ -52,6 +52,16 @@ class TestRows:
         assert scope_filter("all", "s_1", "/p") == {"session_id": None, "project": None}
         assert terms_pattern("deadline OR timeout") == "(?i)(?:deadline|timeout)"
 
+    def test_a_several_word_search_marks_the_lines_holding_every_word(self):
+        """Issue 43 low 18: "step 17 inspect" marked every `step`, `17` and `inspect` alone
+        (`match 708/5 849`); recall matched lines holding all three, so only those are marked."""
+        import regex
+
+        pattern = regex.compile(terms_pattern("step 17 inspect"))
+        lines = ["Step 17: inspect the logs", "step 18 and 17 only", "inspect nothing", "17"]
+        marked = [[m.group() for m in pattern.finditer(line)] for line in lines]
+        assert marked == [["Step", "17", "inspect"], [], [], []]
+
     def test_syntax_hints_from_file_reads(self):
         """A read_file output is highlighted by the path it read."""
         call = ToolCall("c1", "read_file", '{"path": "src/cart.py"}')
@@ -279,3 +289,12 @@ class TestCancelledReads:
             assert (await store.sessions.get(info.id)).project == "/p"
         finally:
             await store.close()
+
+
+async def test_the_transcript_view_finds_the_lines_holding_every_word():
+    """The transcript's own grep takes the several-word pattern (its lookbehind needs `regex`)."""
+    from agent_tui.ui.widgets.transcript_source import TranscriptSource
+
+    source = TranscriptSource("s_1", ["#1 user", "step 17 inspect the cart", "step 18", "17 inspect"])
+    numbers, cut = await source.grep(terms_pattern("step 17 inspect"))
+    assert numbers == [2] and not cut

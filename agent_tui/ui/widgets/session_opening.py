@@ -27,17 +27,21 @@ log = logging.getLogger(__name__)
 async def entries_to_show(services: AppServices, session: AgentSession) -> list[Entry]:
     """The whole transcript (what the user saw), not the compacted history the model gets; a
     notice at the end says when the two differ."""
+    from agent_tui.ui.resumed_diffs import with_diffs
+
     history = session.history
     said = compacted_notice(history)
-    if said is None:
-        return transcript.entries_from_history(history)
-    try:
-        whole = await services.store.sessions.transcript(session.session_id)
-    except Exception:
-        log.warning("could not read the transcript of %s", session.session_id, exc_info=True)
-        return transcript.entries_from_history(history)
-    entries = transcript.entries_from_history(whole)
-    entries.append(NoticeEntry(said))
+    shown: Sequence[Message] = history
+    if said is not None:
+        try:
+            shown = await services.store.sessions.transcript(session.session_id)
+        except Exception:
+            log.warning("could not read the transcript of %s", session.session_id, exc_info=True)
+            said = None
+    entries = transcript.entries_from_history(shown)
+    entries = await with_diffs(entries, shown, services.store, session.session_id, session.workspace)
+    if said is not None:
+        entries.append(NoticeEntry(said))
     return entries
 
 
