@@ -185,6 +185,13 @@ class SessionStore:
         )
         return [Message.loads(text) for (text,) in rows]
 
+    async def times(self, session_id: str) -> builtins.list[float]:
+        """When each message of the transcript was stored, in transcript order."""
+        rows = await self.db.fetchall(
+            "SELECT created FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
+        )
+        return [float(created) for (created,) in rows]
+
     async def numbered(self, session_id: str) -> builtins.list[tuple[int, Message]]:
         """Every message with its transcript number (a fork's numbers skip a discarded branch)."""
         await self.get(session_id)
