@@ -98,7 +98,7 @@ def rendered(effect: Effect) -> Handler:
             view.notify(str(exc), severity="warning")
             return
         if reply.renamed is not None:
-            view.rename(reply.renamed)
+            view.rename(reply.renamed, named=True)
         view.show_output(reply.title, reply.plain(), reply.level)
         if not view.busy:  # a pin (or a model) changed what the next request holds: the meter follows
             view.remeasure()

@@ -67,7 +67,7 @@ class TabController:
     """The rules of one tab. Inputs are methods; each returns the operations to apply."""
 
     def __init__(self) -> None:
-        self.title = "new"
+        self.title, self.named = "new", False  # named: the user's /rename, kept through sends
         self.busy = False
         self.queue: deque[str] = deque()
         self.budget: ContextBudget | None = None
@@ -117,7 +117,7 @@ class TabController:
             return [op.ShowUser(text), *self._start("running"), op.StartWorker("command", command)]
         self.prompt, self.failed, self.replied, self.streamed = text, False, False, 0
         ops: list[op.ViewOp] = [op.ShowUser(text)]
-        if self.title == "new":
+        if not self.named:  # the tab names the request at hand, not the session's first one
             ops += self.retitle(text)
         return [*ops, *self._start("thinking"), op.StartWorker("turn", text)]
 
@@ -139,8 +139,8 @@ class TabController:
         """The view started a worker of its own (opening a session)."""
         return self._set_busy(True)
 
-    def retitle(self, title: str) -> list[op.ViewOp]:
-        self.title = tab_label(title)
+    def retitle(self, title: str, *, named: bool = False) -> list[op.ViewOp]:
+        self.title, self.named = tab_label(title), self.named or named
         return [op.Retitle(self.title)]
 
     def cancelling(self) -> None:

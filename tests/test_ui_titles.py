@@ -1,0 +1,30 @@
+"""Dialog and tab titles name the request at hand (issue 43 low 17): after "show me markdown
+please" and then "edit mul please", the approval said `Allow edit_file? · tab 1 · show me
+markdown please` and the tab kept the first message's name."""
+
+from __future__ import annotations
+
+from agent_tui.ui.screens.approval import ApprovalScreen
+from testkit.fake_openai import Reply
+from tests.support.agent_fixtures import make_config
+from tests.support.ui_helpers import make_app, send, settle, until, until_armed
+
+
+async def test_the_approval_and_the_tab_name_the_current_request(server, tmp_path, workspace):
+    (workspace / "mul.py").write_text("def mul(a, b):\n    return a + b\n")
+    edit = {"path": "mul.py", "old_string": "a + b", "new_string": "a * b"}
+    server.enqueue(Reply(text="# Markdown"), Reply(tool_calls=[("edit_file", edit)]), Reply(text="fixed"))
+    app = make_app(make_config(server, tmp_path / "t.db", cwd=workspace), workspace)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await send(pilot, "show me markdown please")
+        await until(pilot, lambda: not app.view.busy, what="the first reply")
+        await send(pilot, "edit mul please")
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the approval")
+        await until_armed(pilot)
+        where = app.screen.where
+        label = app.view.title
+        await pilot.press("1", "enter")
+        await until(pilot, lambda: not app.view.busy, what="the edit")
+    assert where == "tab 1 · edit mul please"
+    assert label == "edit mul please"
