@@ -28,3 +28,29 @@ async def test_the_approval_and_the_tab_name_the_current_request(server, tmp_pat
         await until(pilot, lambda: not app.view.busy, what="the edit")
     assert where == "tab 1 · edit mul please"
     assert label == "edit mul please"
+
+
+async def test_the_resume_picker_tells_two_sessions_of_one_title_apart(server, tmp_path, workspace):
+    """`/resume` listed two sessions by one title (their first message): each row also says
+    the session's latest request when it is another."""
+    from agent_tui.factory import build_services
+    from agent_tui.messages import assistant, user
+    from agent_tui.ui.screens.resume import ResumeScreen
+
+    config = make_config(server, tmp_path / "r.db", cwd=workspace)
+    services = await build_services(config, workspace=workspace)
+    try:
+        for last in ("edit mul please", "show me markdown please"):
+            info = await services.store.sessions.create(str(workspace), config.model.name)
+            first = [user("show me markdown please"), assistant("# Markdown")]
+            more = [user(last), assistant("done")] if last != "show me markdown please" else []
+            await services.store.sessions.append(info.id, [*first, *more])
+    finally:
+        await services.close()
+    app = make_app(config, workspace, session_id="")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, ResumeScreen), what="the picker")
+        titles = sorted(r.title for r in app.screen.rows)
+        await pilot.press("enter")
+        await settle(pilot)
+    assert titles == ["show me markdown please", "show me markdown please · now: edit mul please"]
