@@ -63,16 +63,11 @@ async def command_reply(services: AppServices, session: AgentSession, prompt: st
     held = host.withheld_commands() if slashed else {}
     found = registry.parse(prompt, registry.Front.RUN, custom, held.keys())
     if found is None:
-        word = prompt.strip()[1:].partition(" ")[0].lower()
-        if word in held:
-            path = held[word].path
-            source = (
-                str(path.relative_to(host.workspace)) if path.is_relative_to(host.workspace) else str(path)
-            )
-            text = registry.withheld_text(
-                held[word].name, source, trust_with="`agent-tui trust add` (or --trust for one run)"
-            )
-            return Reply(f"/{held[word].name}", text=text, level="warning")
+        from agent_tui.extensions.commands import withheld_invoked
+
+        if held and (named := withheld_invoked(prompt, host.workspace, host.trusted)) is not None:
+            text = registry.withheld_text(*named, trust_with="`agent-tui trust add` (or --trust for one run)")
+            return Reply(f"/{named[0]}", text=text, level="warning")
         return None
     command, argument = found
     assert command.effect is not None, f"/{command.name} is offered to run without an effect"

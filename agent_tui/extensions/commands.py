@@ -147,6 +147,16 @@ def withheld(workspace: Path, trusted: bool) -> dict[str, CustomCommand]:
     return {n: c for n, c in discover(workspace, True).commands.items() if n not in offered}
 
 
+def withheld_invoked(text: str, workspace: Path, trusted: bool) -> tuple[str, str] | None:
+    """(name, file as shown) when `text` invokes one of the folder's withheld commands."""
+    invoked = split_invocation(text)
+    command = withheld(workspace, trusted).get(invoked[0].lower()) if invoked else None
+    if command is None:
+        return None
+    path = command.path
+    return command.name, str(path.relative_to(workspace) if path.is_relative_to(workspace) else path)
+
+
 def split_invocation(text: str) -> tuple[str, str] | None:
     """`/name args…` → (name, args); None when `text` is not a slash invocation."""
     stripped = text.strip()
