@@ -89,8 +89,15 @@ async def test_trust_applies_the_project_files_keys_now(server, tmp_path, worksp
         said = printed(app)
         await until(pilot, lambda: app.view.session is not None and not app.view.busy, what="the reopen")
         await send(pilot, "run it")
-        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen) or "ran" in printed(app) or (
-            len(server.requests) >= 2 and not app.view.busy), what="the turn")
+        await until(
+            pilot,
+            lambda: (
+                isinstance(app.screen, ApprovalScreen)
+                or "ran" in printed(app)
+                or (len(server.requests) >= 2 and not app.view.busy)
+            ),
+            what="the turn",
+        )
         asked = isinstance(app.screen, ApprovalScreen)
     assert not asked  # the project's allow rule applies now
     assert "settings apply now" in said
