@@ -6,7 +6,7 @@ it takes to draw it again: the call's arguments (in the transcript) and the file
 the call (the checkpoint /undo saved under the call's id). Replaying the edit on that content
 gives the same diff with the same line numbers; a write of a new file needs no checkpoint. A call
 whose checkpoint is gone (collected, or a session from before the store) keeps its line without
-a diff, as before.
+a diff, as before; so do edits older than the newest MAX_REDRAWN.
 """
 
 from __future__ import annotations
@@ -34,10 +34,12 @@ async def with_diffs(
 ) -> list[Entry]:
     """`entries` with each finished edit or write line given its diff again."""
     calls = {c.id: c for m in messages if m.role == "assistant" for c in m.tool_calls}
+    wanted = [i for i, e in enumerate(entries) if isinstance(e, ToolEntry) and _wants_diff(e)]
+    newest = set(wanted[-MAX_REDRAWN:])
     out: list[Entry] = []
-    for entry in entries:
+    for index, entry in enumerate(entries):
         call = calls.get(entry.call_id or "") if isinstance(entry, ToolEntry) else None
-        if isinstance(entry, ToolEntry) and call is not None and _wants_diff(entry):
+        if isinstance(entry, ToolEntry) and call is not None and index in newest:
             try:
                 diff = await _diff_of(call, entry, store, session_id, workspace)
             except Exception:
@@ -47,6 +49,11 @@ async def with_diffs(
                 entry = dataclasses.replace(entry, display=diff)
         out.append(entry)
     return out
+
+
+MAX_REDRAWN = 100
+"""The newest edits whose diffs are drawn again (two reads each): a session of thousands of
+edits still opens at once, and the older ones keep their line without the diff."""
 
 
 def _wants_diff(entry: ToolEntry) -> bool:
