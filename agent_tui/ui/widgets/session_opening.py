@@ -92,7 +92,10 @@ async def read_only(services: AppServices, session_id: str) -> tuple[list[Entry]
     history = await services.store.sessions.transcript(session_id)
     info = await services.store.sessions.get(session_id)
     title = (info.title if info else None) or title_from(history) or "session"
-    return transcript.entries_from_history(history), title
+    from agent_tui.ui.resumed_diffs import with_diffs
+
+    entries = transcript.entries_from_history(history, await compaction_lines(services, session_id))
+    return await with_diffs(entries, history, services.store, session_id, services.workspace), title
 
 
 def title_from(history: Sequence[Message]) -> str | None:
