@@ -84,3 +84,24 @@ def test_run_json_streams_the_output_before_the_call_finishes(server, tmp_path, 
     assert kinds.index("tool_output") < kinds.index("tool_call_finished")
     said = "".join(e["text"] for e in events if e["type"] == "tool_output")
     assert said == "a\nb\n"
+
+
+class TestLiveOutputBuffer:
+    def test_pieces_between_two_looks_are_one_bounded_event(self):
+        """A burst becomes one event holding its newest KEEP_BYTES and how much was left out;
+        a character split between two pieces arrives whole."""
+        from agent_tui.agent.live_output import KEEP_BYTES, LiveOutput
+
+        live = LiveOutput()
+        feed = live.feeder("c1")
+        for _ in range(100):
+            feed(b"x" * 200 + b"\n")
+        (event,) = live.take()
+        assert len(event.text.encode()) == KEEP_BYTES and event.skipped == 100 * 201 - KEEP_BYTES
+        assert live.take() == [] and not live.ready.is_set()
+        euro = "€".encode()
+        feed(euro[:1])
+        first = live.take()
+        feed(euro[1:] + b"\n")
+        second = live.take()
+        assert "".join(e.text for e in first + second) == "€\n"
