@@ -7,19 +7,19 @@ import os
 import time
 from pathlib import Path
 
-from agent_tui.messages import ResultRef, ToolCall, assistant, tool_result
-from agent_tui.ui.screens import blobs
-from agent_tui.ui.screens.blob_rows import (
+from agent_tui.base.messages import ResultRef, ToolCall, assistant, tool_result
+from agent_tui.frontends.tui.screens import blobs
+from agent_tui.frontends.tui.screens.blob_rows import (
     BlobRow,
     scope_filter,
     snippet_text,
     syntax_hints,
     terms_pattern,
 )
-from agent_tui.ui.screens.blobs import BlobsScreen
-from agent_tui.ui.textual_compat import notifications
-from agent_tui.ui.widgets.blob_viewer import CACHE_WINDOWS, WINDOW, BlobViewer
-from agent_tui.ui.widgets.chat_items import ToolLine
+from agent_tui.frontends.tui.screens.blobs import BlobsScreen
+from agent_tui.frontends.tui.textual_compat import notifications
+from agent_tui.frontends.tui.widgets.blob_viewer import CACHE_WINDOWS, WINDOW, BlobViewer
+from agent_tui.frontends.tui.widgets.chat_items import ToolLine
 from tests.support.ui_blobs import SIZE, open_blobs, ready
 from tests.support.ui_helpers import screen_text, settle, until
 from tests.support.ui_session_fixtures import loop_app, run_turns
@@ -295,7 +295,7 @@ class TestCancelledReads:
 
 async def test_the_transcript_view_finds_the_lines_holding_every_word():
     """The transcript's own grep takes the several-word pattern (its lookbehind needs `regex`)."""
-    from agent_tui.ui.widgets.transcript_source import TranscriptSource
+    from agent_tui.frontends.tui.widgets.transcript_source import TranscriptSource
 
     source = TranscriptSource("s_1", ["#1 user", "step 17 inspect the cart", "step 18", "17 inspect"])
     numbers, cut = await source.grep(terms_pattern("step 17 inspect"))

@@ -9,8 +9,8 @@ import json
 
 import pytest
 
-from agent_tui.ui.widgets.chat_items import ToolLine
-from agent_tui.ui.widgets.live_tail import LiveTail
+from agent_tui.frontends.tui.widgets.chat_items import ToolLine
+from agent_tui.frontends.tui.widgets.live_tail import LiveTail
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import make_app, screen_text, send, settle, until

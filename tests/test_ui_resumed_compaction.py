@@ -4,7 +4,7 @@ the compaction, nor open its record."""
 
 from __future__ import annotations
 
-from agent_tui.ui.widgets.chat_items import NoticeItem, UserItem
+from agent_tui.frontends.tui.widgets.chat_items import NoticeItem, UserItem
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import make_app, send, settle

@@ -4,7 +4,7 @@ markdown please` and the tab kept the first message's name."""
 
 from __future__ import annotations
 
-from agent_tui.ui.screens.approval import ApprovalScreen
+from agent_tui.frontends.tui.screens.approval import ApprovalScreen
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import make_app, send, settle, until, until_armed
@@ -33,9 +33,9 @@ async def test_the_approval_and_the_tab_name_the_current_request(server, tmp_pat
 async def test_the_resume_picker_tells_two_sessions_of_one_title_apart(server, tmp_path, workspace):
     """`/resume` listed two sessions by one title (their first message): each row also says
     the session's latest request when it is another."""
-    from agent_tui.factory import build_services
-    from agent_tui.messages import assistant, user
-    from agent_tui.ui.screens.resume import ResumeScreen
+    from agent_tui.base.messages import assistant, user
+    from agent_tui.compose.factory import build_services
+    from agent_tui.frontends.tui.screens.resume import ResumeScreen
 
     config = make_config(server, tmp_path / "r.db", cwd=workspace)
     services = await build_services(config, workspace=workspace)

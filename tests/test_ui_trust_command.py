@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent_tui import trust
-from agent_tui.ui import slash
+from agent_tui.frontends.tui import slash
+from agent_tui.policy import trust
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.hooks import claude_settings, group
@@ -73,7 +73,7 @@ async def test_trust_applies_the_project_files_keys_now(server, tmp_path, worksp
     """Issue 43 part 3 item 7: after /trust, `.agent-tui.toml`'s keys waited for the next start
     (its `[tools] allow = ["bash"]` still asked); they apply to this tab at once, and what
     cannot (MCP servers, the sandbox) is named."""
-    from agent_tui.ui.screens.approval import ApprovalScreen
+    from agent_tui.frontends.tui.screens.approval import ApprovalScreen
     from tests.support.ui_helpers import until
 
     (workspace / ".agent-tui.toml").write_text(

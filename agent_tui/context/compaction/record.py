@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agent_tui.messages import Message
+from agent_tui.base.messages import Message
 
 from .ref_labels import labels_of
 from .shape import TRIMMED_PREFIX
