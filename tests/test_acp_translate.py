@@ -35,6 +35,7 @@ def samples(budget) -> list[ev.AgentEvent]:
         ev.ReasoningFinished(3, 0.1),
         ev.ToolCallStarted(call),
         ev.ToolCallFinished(call, None, False, "wrote 3 bytes", "wrote a.txt", 0.01, "ok"),
+        ev.ToolOutputDelta(call.id, "partial output\n"),
         ev.UsageReported(TokenUsage(input=10, output=2), "openai/fake-model"),
         ev.Notice("a notice"),
         ev.ErrorEvent("boom", "provider"),

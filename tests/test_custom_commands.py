@@ -102,7 +102,7 @@ class TestHeadless:
             "/frontend:test login page", "Run the login UI tests."
         )
 
-    def test_untrusted_project_commands_are_sent_as_typed(self, server, repo, tmp_path):
+    def test_untrusted_project_commands_are_named_not_replaced(self, server, repo, tmp_path):
         """In an untrusted folder `.claude/commands` are project settings left out; a user-dir
         command still applies."""
         user_config(server, tmp_path / "u.db")
@@ -110,9 +110,12 @@ class TestHeadless:
         mine.mkdir(parents=True)
         (mine / "hello.md").write_text("Say hello to $ARGUMENTS.\n")
         server.enqueue(Reply(text="ok"))
-        # The project's review.md is left out, so the built-in /review runs (`auth` is no revision).
+        # The project's review.md is withheld: named, as the TUI names it, never replaced by
+        # the built-in review (which would fail on `auth`, no revision) nor sent to the model.
         out = cli(["run", "/review auth"], repo)
-        assert out.returncode == 1 and "auth" in out.stdout
+        assert out.returncode == 1
+        assert "/review is this folder's command (.claude/commands/review.md)" in out.stdout
+        assert "trust" in out.stdout and "no revision" not in out.stdout.lower()
         assert server.requests == []
         assert cli(["run", "/hello the team"], repo).returncode == 0
         assert server.requests[0]["messages"][-1]["content"] == custom_command_text(

@@ -56,6 +56,28 @@ class TestTui:
         finally:
             slash.set_custom([])
 
+    async def test_a_pre_tool_use_line_stands_above_the_call_it_checked(self, server, workspace, tmp_path):
+        """Issue 43 low 13: the hook runs before the tool, so its line comes before the tool line
+        (it came after: the hook's event reaches the chat once the call is already on screen)."""
+        from agent_tui.frontends.tui.widgets.chat_items import ToolLine
+
+        claude_settings(workspace, {"PreToolUse": [group("Bash", script(workspace, "no-rm.sh", NO_RM))]})
+        (workspace / "keep.txt").write_text("x\n")
+        trust.add(workspace)
+        config = make_config(server, tmp_path / "o.db", cwd=workspace, tools={"allow": ["bash"]})
+        server.enqueue(Reply(tool_calls=[("bash", {"command": "rm keep.txt"})]), Reply(text="could not"))
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await until(pilot, lambda: app.view.session is not None, what="the session")
+            await send(pilot, "clean up")
+            await until(pilot, lambda: not app.view.busy, what="the turn")
+            order = [
+                "hook" if isinstance(i, NoticeItem) and i.entry.text.startswith("hook PreToolUse") else "tool"
+                for i in app.view.chat.children
+                if isinstance(i, ToolLine) or (isinstance(i, NoticeItem) and i.entry.text.startswith("hook "))
+            ]
+        assert order == ["hook", "tool"]
+
 
 class TestTrustAndConfig:
     def test_untrusted_folder_lists_each_claude_hook_for_the_trust_question(self, workspace):

@@ -167,3 +167,27 @@ async def test_an_editor_review_answers_with_the_findings(workspace, tmp_path):
             assert done.stop_reason == "end_turn"
             assert FINDING in client.text()
         assert "CHANGED-LINE" in json.dumps(server.requests[-1])
+
+
+async def test_an_editor_names_an_untrusted_folders_own_review(server, workspace, tmp_path):
+    """The editor (ACP) does as the TUI and `run` do with a withheld `.claude/commands/review.md`:
+    it names it, never runs the built-in review in its place nor sends `/review` to the model."""
+    import asyncio
+
+    from acp import text_block
+
+    from tests.support.acp_client import WAIT, open_agent
+
+    repo(workspace)
+    (workspace / ".claude" / "commands").mkdir(parents=True)
+    (workspace / ".claude" / "commands" / "review.md").write_text("---\ndescription: ours\n---\nOURS.\n")
+    async with open_agent(server, tmp_path / "u.db", workspace) as (conn, _proc, client):
+        new = await asyncio.wait_for(conn.new_session(cwd=str(workspace), mcp_servers=[]), WAIT)
+        await client.wait_for(lambda: bool(client.of("available_commands_update")))
+        client.clear()
+        done = await asyncio.wait_for(
+            conn.prompt(session_id=new.session_id, prompt=[text_block("/review")]), WAIT
+        )
+        assert done.stop_reason == "end_turn"
+        assert "/review is this folder's command (.claude/commands/review.md)" in client.text()
+    assert server.requests == []

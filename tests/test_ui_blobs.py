@@ -3,7 +3,9 @@ lines), grep with n/N, copying refs — over outputs the real agent loop stored,
 
 from __future__ import annotations
 
+import os
 import time
+from pathlib import Path
 
 from agent_tui.base.messages import ResultRef, ToolCall, assistant, tool_result
 from agent_tui.frontends.tui.screens import blobs
@@ -51,6 +53,16 @@ class TestRows:
         assert scope_filter("project", "s_1", "/p") == {"session_id": None, "project": "/p"}
         assert scope_filter("all", "s_1", "/p") == {"session_id": None, "project": None}
         assert terms_pattern("deadline OR timeout") == "(?i)(?:deadline|timeout)"
+
+    def test_a_several_word_search_marks_the_lines_holding_every_word(self):
+        """Issue 43 low 18: "step 17 inspect" marked every `step`, `17` and `inspect` alone
+        (`match 708/5 849`); recall matched lines holding all three, so only those are marked."""
+        import regex
+
+        pattern = regex.compile(terms_pattern("step 17 inspect"))
+        lines = ["Step 17: inspect the logs", "step 18 and 17 only", "inspect nothing", "17"]
+        marked = [[m.group() for m in pattern.finditer(line)] for line in lines]
+        assert marked == [["Step", "17", "inspect"], [], [], []]
 
     def test_syntax_hints_from_file_reads(self):
         """A read_file output is highlighted by the path it read."""
@@ -279,3 +291,45 @@ class TestCancelledReads:
             assert (await store.sessions.get(info.id)).project == "/p"
         finally:
             await store.close()
+
+
+async def test_the_transcript_view_finds_the_lines_holding_every_word():
+    """The transcript's own grep takes the several-word pattern (its lookbehind needs `regex`)."""
+    from agent_tui.frontends.tui.widgets.transcript_source import TranscriptSource
+
+    source = TranscriptSource("s_1", ["#1 user", "step 17 inspect the cart", "step 18", "17 inspect"])
+    numbers, cut = await source.grep(terms_pattern("step 17 inspect"))
+    assert numbers == [2] and not cut
+
+
+class TestPicture:
+    async def test_a_stored_picture_is_described_and_opens_outside(
+        self, loop_config, loop_workspace, tmp_path, monkeypatch
+    ):
+        """Issue 43 low 11: a picture showed as binary lines (`1 �PNG`, `3 ␀␀␀␍IHDR…`); it is
+        described (type, dimensions, size) and `o` hands a saved copy to the image viewer."""
+        from tests.support.images import png
+
+        viewer_bin = tmp_path / "bin"
+        viewer_bin.mkdir()
+        opened = tmp_path / "opened.txt"
+        script = viewer_bin / "xdg-open"
+        script.write_text(f'#!/bin/sh\nprintf %s "$1" > {opened}\n')
+        script.chmod(0o755)
+        monkeypatch.setenv("PATH", f"{viewer_bin}:{os.environ['PATH']}")
+        picture = png(64, 48)
+        app = loop_app(loop_config, loop_workspace)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            store = (await app.services()).store
+            ref = await store.results.offload(app.view.session.session_id, "image:shot.png", None, picture)
+            screen = await open_blobs(pilot, f"/blobs {ref.id}")
+            await until(pilot, lambda: "PNG image, 64×48 pixels" in screen_text(app), what="the description")
+            text = screen_text(app)
+            assert "IHDR" not in text and "PNG\n" not in text
+            screen.viewer.focus()
+            await pilot.press("o")
+            await until(pilot, opened.exists, what="the viewer started")
+        saved = opened.read_text()
+        assert saved.endswith(f"{ref.id}.png")
+        assert Path(saved).read_bytes() == picture

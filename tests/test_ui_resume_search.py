@@ -25,10 +25,14 @@ class TestResumePicker:
         async with app.run_test(size=(80, 24)) as pilot:
             await until(pilot, lambda: isinstance(app.screen, ResumeScreen), what="the picker")
             screen = app.screen
-            assert {r.title for r in screen.rows} >= {"fix the cart total", "refactor the login page"}
+            # Each row also says the session's latest request (tests/test_ui_titles.py).
+            assert {r.title for r in screen.rows} >= {
+                "fix the cart total · now: question 1",
+                "refactor the login page · now: question 1",
+            }
             await pilot.press(*"cart")
             await pilot.pause()
-            assert [r.title for r in screen.matching("cart")] == ["fix the cart total"]
+            assert [r.title for r in screen.matching("cart")] == ["fix the cart total · now: question 1"]
             await pilot.press("enter")
             await settle(pilot)
             assert app.view.session.session_id == cart

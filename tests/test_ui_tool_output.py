@@ -188,3 +188,38 @@ class TestBlobRowsNameTheCall:
             await settle(pilot)
             resumed = lines_of(again)[-1].entry.detail
         assert resumed.startswith("lines 1-50 of 300 · ")
+
+
+class TestResumedDiff:
+    async def test_a_resumed_edit_and_write_show_their_numbered_diffs(self, server, tmp_path, workspace):
+        """Issue 43 part 3 item 2: a resumed chat showed an edit's line without the diff the live
+        one had (the diff was not stored); it is rebuilt from the stored call and the file's
+        checkpoint, with the same line numbers."""
+        body = "".join(f"line {i}\n" for i in range(1, 60))
+        (workspace / "notes.txt").write_text(body)
+        edit = {"path": "notes.txt", "old_string": "line 48\n", "new_string": "line 48 changed\n"}
+        write = {"path": "new.txt", "content": "one\ntwo\n"}
+        server.enqueue(
+            Reply(tool_calls=[("edit_file", edit)]),
+            Reply(tool_calls=[("write_file", write)]),
+            Reply(text="both"),
+        )
+        config = make_config(
+            server, tmp_path / "d.db", cwd=workspace, tools={"allow": ["edit_file", "write_file"]}
+        )
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await send(pilot, "edit")
+            await until(pilot, lambda: "both" in screen_text(app), what="the reply")
+            await settle(pilot)
+            live = [line.entry.display for line in lines_of(app)]
+            session_id = app.view.session.session_id
+        again = make_app(config, workspace, session_id=session_id)
+        async with again.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            resumed = [line.entry.display for line in lines_of(again)]
+            text = screen_text(again)
+        assert resumed == live
+        assert "48 - line 48" in text and "48 + line 48 changed" in text
+        assert "1 + one" in text and "2 + two" in text

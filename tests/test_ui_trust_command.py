@@ -67,3 +67,38 @@ class TestTrustInTheTui:
             await settle(pilot)
             assert "no longer trusted" in printed(app)
         assert trust.state(project) == "untrusted"
+
+
+async def test_trust_applies_the_project_files_keys_now(server, tmp_path, workspace):
+    """Issue 43 part 3 item 7: after /trust, `.agent-tui.toml`'s keys waited for the next start
+    (its `[tools] allow = ["bash"]` still asked); they apply to this tab at once, and what
+    cannot (MCP servers, the sandbox) is named."""
+    from agent_tui.frontends.tui.screens.approval import ApprovalScreen
+    from tests.support.ui_helpers import until
+
+    (workspace / ".agent-tui.toml").write_text(
+        '[tools]\nallow = ["bash"]\n\n[mcp.servers.docs]\ncommand = "docs-server"\n'
+    )
+    config = make_config(server, tmp_path / "k.db", cwd=workspace, sandbox={"mode": "off"})
+    server.enqueue(Reply(tool_calls=[("bash", {"command": "echo trusted-now"})]), Reply(text="ran"))
+    app = make_app(config, workspace)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await not_now(pilot)
+        await send(pilot, "/trust")
+        await until(pilot, lambda: "Trusted " in printed(app), what="the /trust block")
+        said = printed(app)
+        await until(pilot, lambda: app.view.session is not None and not app.view.busy, what="the reopen")
+        await send(pilot, "run it")
+        await until(
+            pilot,
+            lambda: (
+                isinstance(app.screen, ApprovalScreen)
+                or "ran" in printed(app)
+                or (len(server.requests) >= 2 and not app.view.busy)
+            ),
+            what="the turn",
+        )
+        asked = isinstance(app.screen, ApprovalScreen)
+    assert not asked  # the project's allow rule applies now
+    assert "settings apply now" in said
+    assert "MCP servers (docs) start at the next start" in said

@@ -131,6 +131,18 @@ class ToolCallFinished(AgentEvent):
 
 
 @dataclass(frozen=True)
+class ToolOutputDelta(AgentEvent):
+    """Output a running call produced since the last such event (bash and `!cmd` stream theirs):
+    the chat shows its newest lines under the call until ToolCallFinished brings the final view."""
+
+    type: ClassVar[str] = "tool_output"
+    call_id: str
+    text: str
+    skipped: int = 0
+    """Bytes left out before `text` (only the newest few KB of a burst are passed on)."""
+
+
+@dataclass(frozen=True)
 class UsageReported(AgentEvent):
     type: ClassVar[str] = "usage"
     usage: TokenUsage
@@ -309,6 +321,7 @@ TurnEvent = (
     | ReasoningFinished
     | ToolCallStarted
     | ToolCallFinished
+    | ToolOutputDelta
     | UsageReported
     | Notice
     | ErrorEvent

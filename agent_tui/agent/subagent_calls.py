@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
 from agent_tui.agent import events as ev
+from agent_tui.agent.live_output import while_running
 from agent_tui.agent.subagent_turn import TASK
 from agent_tui.agent.subagents import Subagents
 
@@ -39,33 +40,36 @@ async def run_streaming(
     """Run one call (or collect the one `start_parallel` started) and, while it runs, pass the
     children's events up; the ToolRun comes last. Cancelling cancels the call and its child."""
     agents = manager_of(runner)
-    if agents is None:
-        yield await runner.run(call, room_tokens=room)
-        return
-    task = agents._started.pop(call.id, None)
+    live = runner.live  # a running command's output, passed on while it runs
+    task = agents._started.pop(call.id, None) if agents is not None else None
     if task is None:
-        if call.name != TASK and not agents._started:
-            yield await runner.run(call, room_tokens=room)
-            for event in agents.drain():
+        if agents is None or (call.name != TASK and not agents._started):
+            async for item in while_running(live, runner.run(call, room_tokens=room), call.id):
+                yield item[0] if isinstance(item, tuple) else item
+            for event in agents.drain() if agents is not None else ():
                 yield event
             return
         task = asyncio.create_task(runner.run(call, room_tokens=room), name=f"agent-tui-call-{call.id}")
+    assert agents is not None  # a started task is the manager's
     try:
         while True:
-            for event in agents.drain():
+            for event in [*agents.drain(), *live.take()]:
                 yield event
             if task.done():
                 break
             getter = asyncio.ensure_future(agents.events.get())
+            output = asyncio.ensure_future(live.ready.wait())
             try:
-                await asyncio.wait({task, getter}, return_when=asyncio.FIRST_COMPLETED)
+                await asyncio.wait({task, getter, output}, return_when=asyncio.FIRST_COMPLETED)
             finally:
+                output.cancel()
                 if not getter.done():
                     getter.cancel()
             if getter.done() and not getter.cancelled():
                 yield getter.result()  # the oldest: the queue was empty when it was asked for
-        for event in agents.drain():
+        for event in [*agents.drain(), *live.take()]:
             yield event
+        live.forget(call.id)
         yield task.result()
     except BaseException:
         if not task.done():

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_tui.agent.live_output import LiveOutput
 from agent_tui.agent.lost_writes import InlineFallback
 from agent_tui.agent.undo import Checkpointer
 from agent_tui.base import tool_decl
@@ -111,6 +112,8 @@ class ToolRunner:
         self._fallbacks: dict[str, InlineFallback] = {}
         self.hooks = hooks
         """PreToolUse / PostToolUse around each call (agent_tui/hooks/tool_hooks.py)."""
+        self.live = LiveOutput()
+        """Running calls' output on its way to the chat while they run."""
 
     def take_lost_writes(self) -> list[str]:
         """Outputs the store failed to save since last asked (agent/lost_writes.py)."""
@@ -143,6 +146,7 @@ class ToolRunner:
             search_timeout=self.config.tools.search_timeout,
             max_output_bytes=self.config.tools.max_output_bytes,
             services=self.services,
+            on_output=self.live.feeder(call.id),
         )
 
     def page_bytes(self, room_tokens: int | None = None) -> int:

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
 from agent_tui.agent import events as ev
+from agent_tui.agent.live_output import while_running
 from agent_tui.base.messages import ToolCall
 from agent_tui.base.user_command_text import user_command_text
 
@@ -47,7 +48,12 @@ async def run_user_command(session: CommandHost, command: str) -> AsyncIterator[
     session.busy = True
     try:
         yield ev.ToolCallStarted(call)
-        run = await session.runner.run(call, ask=False)
+        live = session.runner.live
+        async for item in while_running(live, session.runner.run(call, ask=False), call.id):
+            if not isinstance(item, tuple):
+                yield item  # the command's output while it runs
+                continue
+            (run,) = item
         await session.add_user_command(as_message_text(command, run))
         yield ev.ToolCallFinished(
             call,

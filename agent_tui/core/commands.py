@@ -133,10 +133,13 @@ def offered(front: Front) -> tuple[Command, ...]:
     return tuple(command for command in COMMANDS if command.fronts & front)
 
 
-def parse(text: str, front: Front, custom: Collection[str] = ()) -> tuple[Command, str] | None:
+def parse(
+    text: str, front: Front, custom: Collection[str] = (), withheld: Collection[str] = ()
+) -> tuple[Command, str] | None:
     """(command, argument) when `text` invokes a command `front` offers, else None (a prompt,
     an unknown `/word`, a path like /etc/hosts, `//` escaping a slash, or a YIELDING built-in
-    whose name is among the `custom` command names in use)."""
+    whose name is among the `custom` command names in use or the `withheld` ones: a folder's own
+    /review that trust holds back is named (`withheld_text`), never replaced by the built-in)."""
     stripped = text.strip()
     if not stripped.startswith("/") or stripped.startswith("//"):
         return None
@@ -144,9 +147,18 @@ def parse(text: str, front: Front, custom: Collection[str] = ()) -> tuple[Comman
     command = BY_NAME.get(name.strip().lower())
     if command is None or not command.fronts & front:
         return None
-    if command.name in YIELDING and command.name in {c.lower() for c in custom}:
+    if command.name in YIELDING and command.name in {c.lower() for c in (*custom, *withheld)}:
         return None
     return command, argument.strip()
+
+
+def withheld_text(name: str, source: str, *, trust_with: str = "/trust") -> str:
+    """What every front end says of `/name`, a command of the untrusted folder (`source`, its
+    file) that trust holds back: why it is missing and how to turn it on."""
+    return (
+        f"/{name} is this folder's command ({source}), off until you trust the folder: "
+        f"{trust_with} turns its commands, hooks and settings on."
+    )
 
 
 def readme_table() -> list[str]:

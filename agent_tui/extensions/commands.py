@@ -140,6 +140,25 @@ def discover(workspace: Path, trusted: bool) -> Catalog:
     return Catalog(found, tuple(notices))
 
 
+def withheld(workspace: Path, trusted: bool) -> dict[str, CustomCommand]:
+    """The folder's own commands that trust holds back (none when `trusted`): every front end
+    names them when typed rather than running a built-in or sending the text as a prompt."""
+    if trusted:
+        return {}
+    offered = discover(workspace, False).commands
+    return {n: c for n, c in discover(workspace, True).commands.items() if n not in offered}
+
+
+def withheld_invoked(text: str, workspace: Path, trusted: bool) -> tuple[str, str] | None:
+    """(name, file as shown) when `text` invokes one of the folder's withheld commands."""
+    invoked = split_invocation(text)
+    command = withheld(workspace, trusted).get(invoked[0].lower()) if invoked else None
+    if command is None:
+        return None
+    path = command.path
+    return command.name, str(path.relative_to(workspace) if path.is_relative_to(workspace) else path)
+
+
 def split_invocation(text: str) -> tuple[str, str] | None:
     """`/name args…` → (name, args); None when `text` is not a slash invocation."""
     stripped = text.strip()

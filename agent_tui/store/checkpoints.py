@@ -63,3 +63,13 @@ class CheckpointStore:
             return
         async with self.db.write() as conn:
             await conn.executemany("UPDATE file_checkpoints SET undone = 1 WHERE id = ?", [(i,) for i in ids])
+
+    async def previous_of_call(self, session_id: str, call_id: str) -> str | None:
+        """The blob holding what a file held before the call `call_id` changed it (None when
+        the call saved none: a new file, or no store then)."""
+        row = await self.db.fetchone(
+            "SELECT id FROM tool_result_blobs WHERE session_id = ? AND tool_call_id = ? "
+            "AND tool_name LIKE 'checkpoint:%' LIMIT 1",
+            (session_id, call_id),
+        )
+        return str(row[0]) if row else None

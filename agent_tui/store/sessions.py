@@ -185,6 +185,27 @@ class SessionStore:
         )
         return [Message.loads(text) for (text,) in rows]
 
+    async def latest_prompts(self, session_ids: Sequence[str]) -> dict[str, str]:
+        """Each session's newest typed request, first line (the picker tells apart sessions
+        that began alike)."""
+        if not session_ids:
+            return {}
+        marks = ", ".join("?" * len(session_ids))
+        rows = await self.db.fetchall(
+            "SELECT m.session_id, m.json FROM messages m JOIN (SELECT session_id, MAX(seq) AS seq "
+            f"FROM messages WHERE role = 'user' AND kind = 'chat' AND session_id IN ({marks}) "
+            "GROUP BY session_id) newest ON m.session_id = newest.session_id AND m.seq = newest.seq",
+            tuple(session_ids),
+        )
+        return {sid: title for sid, text in rows if (title := _title_from([Message.loads(text)]))}
+
+    async def times(self, session_id: str) -> builtins.list[float]:
+        """When each message of the transcript was stored, in transcript order."""
+        rows = await self.db.fetchall(
+            "SELECT created FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
+        )
+        return [float(created) for (created,) in rows]
+
     async def numbered(self, session_id: str) -> builtins.list[tuple[int, Message]]:
         """Every message with its transcript number (a fork's numbers skip a discarded branch)."""
         await self.get(session_id)

@@ -219,6 +219,9 @@ class ToolContext:
     max_output_bytes: int = 256 << 20
     """Bytes one command may print before its process group is killed ([tools] max_output_bytes)."""
     services: ToolServices = field(default_factory=ToolServices)
+    on_output: Callable[[bytes], None] | None = None
+    """Each piece of a streaming tool's output as it arrives, for the chat's live view
+    (agent/live_output.py); it only buffers, so it never slows the tool."""
     """The shared parts the context tools use (store, tool search)."""
 
 

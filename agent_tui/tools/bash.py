@@ -267,6 +267,8 @@ class BashTool:
                 if scan is not None:
                     scan.feed(chunk)
                 if chunk:
+                    if ctx.on_output is not None:
+                        ctx.on_output(chunk)
                     yield chunk
                 if cap is not None and cap.hit:
                     return

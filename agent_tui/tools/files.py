@@ -94,13 +94,22 @@ def plan_edit(workspace: Path, args: dict[str, Any]) -> tuple[Path, str, str, in
     if not target.is_file():
         raise EditError(f"file not found: '{args['path']}' (use write_file to create a file)")
     text = _read_text(target)
+    new_text, count = edited_text(text, args, relative(workspace, target))
+    return target, text, new_text, count
+
+
+def edited_text(text: str, args: dict[str, Any], rel: str) -> tuple[str, int]:
+    """`text` after the edit `args` asks for, and how many places changed (EditError if it
+    cannot apply); a resumed chat replays it on the stored previous content to draw the diff."""
+    old_string, new_string = args.get("old_string"), args.get("new_string")
+    if not isinstance(old_string, str) or not isinstance(new_string, str) or not old_string:
+        raise EditError("old_string and new_string must be strings")
     count = text.count(old_string)
     if count == 0 and "\r\n" in text and "\n" in old_string:
         # The model writes \n; the file uses CRLF: match and replace in the file's own style.
         old_string = old_string.replace("\r\n", "\n").replace("\n", "\r\n")
         new_string = new_string.replace("\r\n", "\n").replace("\n", "\r\n")
         count = text.count(old_string)
-    rel = relative(workspace, target)
     if count == 0:
         raise EditError(
             f"old_string was not found in {rel}. It must match the file exactly, including "
@@ -115,7 +124,7 @@ def plan_edit(workspace: Path, args: dict[str, Any]) -> tuple[Path, str, str, in
     new_text = (
         text.replace(old_string, new_string) if replace_all else text.replace(old_string, new_string, 1)
     )
-    return target, text, new_text, count if replace_all else 1
+    return new_text, count if replace_all else 1
 
 
 def cannot_apply(tool: str, args: dict[str, Any], workspace: Path) -> str | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from agent_tui.base.messages import Message
 
@@ -52,6 +53,19 @@ class StrategyRecord:
             "tokens_after": self.tokens_after,
         }
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> StrategyRecord:
+        return cls(
+            str(data.get("name", "")),
+            tuple(data.get("cleared") or ()),
+            tuple(data.get("condensed") or ()),
+            data.get("replaced"),
+            int(data.get("dropped") or 0),
+            int(data.get("tokens_before") or 0),
+            int(data.get("tokens_after") or 0),
+            tuple((str(a), str(b)) for a, b in data.get("labels") or ()),
+        )
+
     def refs(self) -> list[str]:
         """Every ref this strategy's items can be read back by."""
         return [*self.cleared, *self.condensed, *([self.replaced] if self.replaced else [])]
@@ -73,6 +87,12 @@ class CompactionRecord:
             "kept": self.kept,
             "summary": self.summary,
         }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> CompactionRecord:
+        """A stored record (the store keeps `to_json`'s form)."""
+        strategies = tuple(StrategyRecord.from_json(s) for s in data.get("strategies") or ())
+        return cls(strategies, int(data.get("kept") or 0), str(data.get("summary") or ""))
 
     def refs(self) -> list[str]:
         return [ref for s in self.strategies for ref in s.refs()]

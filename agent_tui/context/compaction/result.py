@@ -7,7 +7,7 @@ without pulling in any strategy code.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent_tui.base.units import short_tokens
 
@@ -213,3 +213,29 @@ class CompactResult:
             "instructions_unused": self.unused,
             "record": self.record.to_json() if self.record is not None else None,
         }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> CompactResult:
+        """A stored result (compaction_records keeps `to_json`'s form): a resumed chat's line."""
+        from .record import CompactionRecord
+
+        replaced = data.get("replaced")
+        record = data.get("record")
+        return cls(
+            int(data["tokens_before"]),
+            int(data["tokens_after"]),
+            int(data["messages_before"]),
+            int(data["messages_after"]),
+            tuple(data.get("strategies") or ()),
+            float(data.get("duration") or 0.0),
+            data.get("summary_model"),
+            bool(data.get("reached_target", True)),
+            str(data.get("reason") or ""),
+            bool(data.get("applied", True)),
+            int(data.get("target_tokens") or 0),
+            int(data.get("fixed_tokens") or 0),
+            (int(replaced[0]), int(replaced[1])) if replaced else None,
+            instructions=str(data.get("instructions") or ""),
+            unused=str(data.get("instructions_unused") or ""),
+            record=CompactionRecord.from_json(record) if isinstance(record, dict) else None,
+        )

@@ -199,6 +199,14 @@ class LiveSession:
         session = self.require()
         return list(discover(session.workspace, session.config.provenance.folder_trusted).commands.values())
 
+    def withheld_command(self, text: str) -> tuple[str, str] | None:
+        """The untrusted folder's own command `text` invokes (name, file), as every front end
+        names it rather than running a built-in in its place or sending it to the model."""
+        from agent_tui.extensions.commands import withheld_invoked
+
+        session = self.require()
+        return withheld_invoked(text, session.workspace, session.config.provenance.folder_trusted)
+
     async def send_usage(self, budget: ContextBudget | None = None, *, force: bool = True) -> None:
         assert self.updates is not None
         for update in self.updates.usage(budget, force=force):
@@ -263,9 +271,17 @@ class LiveSession:
 
     async def _run(self, text: str) -> s.StopReason:
         assert self.updates is not None
-        custom = [c.name for c in self.custom_commands()] if text.lstrip().startswith("/") else []
-        command = slash.parse(text, custom)
+        slashed = text.lstrip().startswith("/")
+        custom = [c.name for c in self.custom_commands()] if slashed else []
+        held = self.withheld_command(text) if slashed else None
+        command = slash.parse(text, custom, [held[0].lower()] if held else [])
         self.updates.stop_reason = "end_turn"
+        if command is None and held is not None:  # the folder's own, off until trusted: named
+            from agent_tui.core.commands import withheld_text
+
+            said = withheld_text(*held, trust_with="`agent-tui trust add`")
+            await self.send(update_agent_message_text(said + "\n"))
+            return "end_turn"
         if command is not None:
             found, argument = command
             try:

@@ -92,7 +92,9 @@ async def answer(host: EditorHost, command: registry.Command, argument: str) -> 
         return str(exc)
 
 
-def parse(text: str, custom: Iterable[str] = ()) -> tuple[registry.Command, str] | None:
+def parse(
+    text: str, custom: Iterable[str] = (), withheld: Iterable[str] = ()
+) -> tuple[registry.Command, str] | None:
     """(command, argument) when `text` is one of the commands editors get, else None (also for
-    a built-in that yields to a custom command of that name)."""
-    return registry.parse(text, registry.Front.EDITOR, tuple(custom))
+    a built-in that yields to a custom command of that name, trusted or withheld)."""
+    return registry.parse(text, registry.Front.EDITOR, tuple(custom), tuple(withheld))

@@ -171,6 +171,8 @@ class TurnUpdates:
             case ev.TurnFinished(stop_reason=reason):
                 self.stop_reason = STOP_REASONS.get(reason, "end_turn")
                 return []
+            case ev.ToolOutputDelta():
+                return []  # the card gets the output when the call finishes (or the editor's terminal shows it)
             case ev.HookRan():
                 from agent_tui.hooks.runner import describe
 

@@ -37,21 +37,37 @@ class HeadlessHost:
         if self.services is not None:
             self.services = replace(self.services, config=config)
 
+    @property
+    def trusted(self) -> bool:
+        return self.session is not None and self.session.config.provenance.folder_trusted
+
     def custom_commands(self) -> list[CustomCommand]:
         from agent_tui.extensions.commands import discover
 
         if self.session is None:
             return []
-        trusted = self.session.config.provenance.folder_trusted
-        return list(discover(self.workspace, trusted).commands.values())
+        return list(discover(self.workspace, self.trusted).commands.values())
+
+    def withheld_commands(self) -> dict[str, CustomCommand]:
+        from agent_tui.extensions.commands import withheld
+
+        return {} if self.session is None else withheld(self.workspace, self.trusted)
 
 
 async def command_reply(services: AppServices, session: AgentSession, prompt: str) -> Reply | None:
-    """The reply of the command `prompt` invokes, or None when it is a prompt for the model."""
+    """The reply of the command `prompt` invokes, or None when it is a prompt for the model.
+    A command of the untrusted folder is named as the TUI names it (core/commands.py)."""
     host = HeadlessHost(session, services)
-    custom = [c.name for c in host.custom_commands()] if prompt.lstrip().startswith("/") else []
-    found = registry.parse(prompt, registry.Front.RUN, custom)
+    slashed = prompt.lstrip().startswith("/") and not prompt.lstrip().startswith("//")
+    custom = [c.name for c in host.custom_commands()] if slashed else []
+    held = host.withheld_commands() if slashed else {}
+    found = registry.parse(prompt, registry.Front.RUN, custom, held.keys())
     if found is None:
+        from agent_tui.extensions.commands import withheld_invoked
+
+        if held and (named := withheld_invoked(prompt, host.workspace, host.trusted)) is not None:
+            text = registry.withheld_text(*named, trust_with="`agent-tui trust add` (or --trust for one run)")
+            return Reply(f"/{named[0]}", text=text, level="warning")
         return None
     command, argument = found
     assert command.effect is not None, f"/{command.name} is offered to run without an effect"

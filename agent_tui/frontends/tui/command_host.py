@@ -82,8 +82,9 @@ class TabCommandHost(CommandHost, Protocol):
     async def note(self, entry: Entry) -> None:
         """A line at the bottom of the tab's chat."""
 
-    def rename(self, title: str) -> None:
-        """The tab's label (the session's own title is `AgentSession.rename`)."""
+    def rename(self, title: str, *, named: bool = False) -> None:
+        """The tab's label (the session's own title is `AgentSession.rename`); `named`: the
+        user's, kept through later sends (which otherwise name the request at hand)."""
 
     def open_screen(self, screen: Screen[Any]) -> None: ...
 

@@ -33,14 +33,11 @@ def _shown(path: Path, workspace: Path) -> str:
 def install(workspace: Path, trusted: bool) -> list[str]:
     """Read the workspace's custom commands into the registry; the notices to show (malformed
     files, names a built-in shadows)."""
-    from agent_tui.extensions.commands import discover
+    from agent_tui.extensions.commands import discover, withheld
 
     catalog = discover(workspace, trusted)
     found = list(catalog.commands.values())
-    withheld = {} if trusted else discover(workspace, True).commands
-    slash.set_withheld(
-        {c.name: _shown(c.path, workspace) for n, c in withheld.items() if n not in catalog.commands}
-    )
+    slash.set_withheld({c.name: _shown(c.path, workspace) for c in withheld(workspace, trusted).values()})
     shadowed = slash.set_custom([_entry(c) for c in found], found)
     notices = list(catalog.notices)
     if shadowed:

@@ -20,11 +20,13 @@ async def session_rows(services: AppServices, limit: int = LIMIT) -> list[Sessio
     infos = sorted(infos, key=lambda info: (info.project != here, -info.updated))
     from agent_tui.frontends.session_tree import indented, tree_order
 
+    latest = await services.store.sessions.latest_prompts([info.id for info in infos])
     return [
         SessionRow(
             id=info.id,
             title=indented(info.title or "(untitled)", depth)  # sub-agents under their parent
-            + (f" ⑂ {info.forked_from}" if info.forked_from else ""),
+            + (f" ⑂ {info.forked_from}" if info.forked_from else "")
+            + _now(info.title, latest.get(info.id)),
             updated_at=info.updated,
             messages=info.message_count,
             tokens=info.tokens,
@@ -32,3 +34,9 @@ async def session_rows(services: AppServices, limit: int = LIMIT) -> list[Sessio
         )
         for info, depth in tree_order(infos)
     ]
+
+
+def _now(title: str | None, latest: str | None) -> str:
+    """The session's latest request beside its title when it is another one: two sessions
+    that began with the same words are told apart by where they went."""
+    return f" · now: {latest}" if latest and latest != title else ""

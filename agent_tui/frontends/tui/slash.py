@@ -98,7 +98,7 @@ def rendered(effect: Effect) -> Handler:
             view.notify(str(exc), severity="warning")
             return
         if reply.renamed is not None:
-            view.rename(reply.renamed)
+            view.rename(reply.renamed, named=True)
         view.show_output(reply.title, reply.plain(), reply.level)
         if not view.busy:  # a pin (or a model) changed what the next request holds: the meter follows
             view.remeasure()
@@ -154,10 +154,7 @@ def unknown_message(word: str) -> str:
     """What to say of an unknown `/word`: why a folder's own command is missing, else /help."""
     source = _withheld.get(word.lower())
     if source is not None:
-        return (
-            f"/{word} is this folder's command ({source}), off until you trust the folder: "
-            "/trust turns its commands, hooks and settings on."
-        )
+        return registry.withheld_text(word, source)
     return f"Unknown command /{word}: /help lists the commands."
 
 
@@ -186,14 +183,11 @@ class ParsedCommand:
 
 def parse(text: str) -> ParsedCommand | None:
     """The command `text` invokes, or None when it is a prompt (or an unknown `/word`)."""
-    found = registry.parse(text, registry.Front.TUI)
+    # A project's own command replaces a YIELDING built-in; withheld, it is named instead.
+    found = registry.parse(text, registry.Front.TUI, _custom.keys(), _withheld.keys())
     if found is None:
         return None
     command, argument = found
-    if command.name in _custom:  # a project's own command replaced this built-in (YIELDING)
-        return None
-    if command.name in YIELDING and command.name in _withheld:
-        return None  # the folder's own /review, off until trusted: say so, never run ours instead
     return ParsedCommand(BY_NAME[command.name], argument)
 
 

@@ -67,7 +67,7 @@ class TabController:
     """The rules of one tab. Inputs are methods; each returns the operations to apply."""
 
     def __init__(self) -> None:
-        self.title = "new"
+        self.title, self.named = "new", False  # named: the user's /rename, kept through sends
         self.busy = False
         self.queue: deque[str] = deque()
         self.budget: ContextBudget | None = None
@@ -101,10 +101,7 @@ class TabController:
             return [op.RunCommand(parsed)]
         unknown = slash.unknown_command(text)
         if unknown is not None:
-            return [
-                op.Notify(slash.unknown_message(unknown), "warning"),
-                op.RestorePrompt(text),
-            ]
+            return [op.Notify(slash.unknown_message(unknown), "warning"), op.RestorePrompt(text)]
         if self.busy:
             self.queue.append(text)
             return [op.QueuePush(text)]
@@ -120,7 +117,7 @@ class TabController:
             return [op.ShowUser(text), *self._start("running"), op.StartWorker("command", command)]
         self.prompt, self.failed, self.replied, self.streamed = text, False, False, 0
         ops: list[op.ViewOp] = [op.ShowUser(text)]
-        if self.title == "new":
+        if not self.named:  # the tab names the request at hand, not the session's first one
             ops += self.retitle(text)
         return [*ops, *self._start("thinking"), op.StartWorker("turn", text)]
 
@@ -142,8 +139,8 @@ class TabController:
         """The view started a worker of its own (opening a session)."""
         return self._set_busy(True)
 
-    def retitle(self, title: str) -> list[op.ViewOp]:
-        self.title = tab_label(title)
+    def retitle(self, title: str, *, named: bool = False) -> list[op.ViewOp]:
+        self.title, self.named = tab_label(title), self.named or named
         return [op.Retitle(self.title)]
 
     def cancelling(self) -> None:
@@ -228,18 +225,16 @@ class TabController:
                 return self._tool_started(event)
             case ev.ToolCallFinished():
                 return self._tool_finished(event)
+            case ev.ToolOutputDelta():
+                return [op.ToolOutput(event.call_id, event.text)] if event.call_id in self.tools else []
             case ev.Notice():
                 return self._notice(event)
             case ev.ErrorEvent():
                 self.failed = True
                 return [op.AddEntry(NoticeEntry(event.message, "error")), op.Notify(event.message, "error")]
             case ev.Blocked():
-                return [
-                    *self._set_working("compacting"),
-                    *self._set_activity(
-                        "context full · compacting before your message… (or /handoff [goal])"
-                    ),
-                ]
+                full = "context full · compacting before your message… (or /handoff [goal])"
+                return [*self._set_working("compacting"), *self._set_activity(full)]
             case ev.CompactionStarted():
                 self.compaction_steps, self.compaction_reason = [], event.reason
                 return [
@@ -263,12 +258,7 @@ class TabController:
             case ev.TurnFinished():
                 return self._turn_finished(event)
             case ev.HookRan():
-                from agent_tui.hooks.runner import describe
-
-                loud = event.outcome in ("blocked", "error", "timeout")
-                if not loud and not event.message:
-                    return []  # a hook that passed silently: a line per run buried the chat (/hooks lists them)
-                return [op.AddEntry(NoticeEntry(describe(event), "warning" if loud else "info"))]
+                return self._hook_ran(event)
             case ev.SubagentEvent():
                 return [op.ChildEvent(event)]
             case ev.SubagentFinished():
@@ -330,6 +320,16 @@ class TabController:
         if self.tools.pop(event.call.id, None) is None:
             return [op.AddEntry(entry)]
         return [op.CloseTool(event.call.id, entry)]
+
+    def _hook_ran(self, event: ev.HookRan) -> list[op.ViewOp]:
+        from agent_tui.hooks.runner import describe
+
+        loud = event.outcome in ("blocked", "error", "timeout")
+        if not loud and not event.message:
+            return []  # a hook that passed silently: a line per run buried the chat (/hooks lists them)
+        entry = NoticeEntry(describe(event), "warning" if loud else "info")
+        # A PreToolUse hook ran before the call it checked (the newest open tool line): above it.
+        return [op.AddEntry(entry, next(reversed(self.tools), None) if event.event == "PreToolUse" else None)]
 
     def _notice(self, event: ev.Notice) -> list[op.ViewOp]:
         still_over = "still over" in self.compaction_line.lower()

@@ -106,6 +106,9 @@ class AddEntry:
     """A line at the bottom of the chat (a notice, a tool call that finished unseen)."""
 
     entry: Entry
+    above: str | None = None
+    """The call id of an open tool line this one goes above (a PreToolUse hook's line: the
+    hook ran before the call it checked), else the bottom."""
 
 
 @dataclass(frozen=True)
@@ -153,6 +156,14 @@ class OpenTool:
 
     call_id: str
     entry: ToolEntry
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    """More output of a running call: its line shows the newest lines until it finishes."""
+
+    call_id: str
+    text: str
 
 
 @dataclass(frozen=True)
@@ -272,6 +283,7 @@ RenderOp = (
     | AddThinkingBlock
     | OpenTool
     | UpdateTool
+    | ToolOutput
     | CloseTool
     | ChildEvent
     | StopChildren

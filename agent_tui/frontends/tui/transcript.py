@@ -7,7 +7,7 @@ turning a 2 000-message history into entries must not touch Textual at all.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -170,11 +170,16 @@ def _history_detail(
     return _STATES[outcome], " · ".join(parts), content, ref.id if ref else None
 
 
-def entries_from_history(messages: Sequence[Message]) -> list[Entry]:
-    """The chat entries of a stored conversation (tool results joined to their calls)."""
+def entries_from_history(
+    messages: Sequence[Message], after: Mapping[int, Sequence[Entry]] | None = None
+) -> list[Entry]:
+    """The chat entries of a stored conversation (tool results joined to their calls); `after`
+    puts lines shown live between messages (a compaction's) after the message of that index."""
     results = {m.tool_call_id: m for m in messages if m.role == "tool" and m.tool_call_id}
-    entries: list[Entry] = []
-    for message in messages:
+    entries: list[Entry] = [*(after or {}).get(-1, ())]
+    for index, message in enumerate(messages):
+        if index > 0 and after and index - 1 in after:
+            entries += after[index - 1]
         if message.role == "user":
             if message.kind == "note":
                 entries.append(NoticeEntry(message.content or "", "warning"))
@@ -209,6 +214,8 @@ def entries_from_history(messages: Sequence[Message]) -> list[Entry]:
                 )
         elif message.role == "system" and message.kind in ("summary", "retain"):
             entries.append(_summary_entry(message))
+    if messages and after and len(messages) - 1 in after:
+        entries += after[len(messages) - 1]
     return entries
 
 

@@ -4,8 +4,12 @@ Claude Code users answer the folder question once and expect a command for it la
 *Not now*, or after editing `.claude/`). Trusting records the folder (trust.py, as
 `agent-tui trust add` does), puts the project's commands in the menu and reopens this tab's
 session as trusted, so its `.claude/` and `.agent-tui/` hooks, commands and skills apply from the
-next message; the conversation stays. The `.agent-tui.toml` keys (model, rules, MCP servers) are
-read at start-up with the command line's options, so they apply from the next start.
+next message; the conversation stays. The `.agent-tui.toml` keys the project sets (model, rules,
+tool settings…) are read again with trust and laid over this tab's configuration, so the command
+line's options still win; they apply from the next message too. Two kinds wait for the next start
+and the block says so: MCP servers (the running ones belong to the whole app, which starts and
+stops them; a second set started from one tab would have no owner to stop it) and the sandbox
+(built once at start-up, shared by every tab's commands).
 """
 
 from __future__ import annotations
@@ -16,6 +20,9 @@ from typing import TYPE_CHECKING
 from agent_tui.runtime import paths
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from agent_tui.config import Config
     from agent_tui.frontends.tui.command_host import TabCommandHost
 
 
@@ -43,10 +50,8 @@ async def trust_folder(view: TabCommandHost, argument: str) -> None:
         view.show_output("/trust", f"{paths.shown(folder)} is trusted already.")
         return
     trust.add(folder)
-    config = services.config
-    view.use_config(
-        dataclasses.replace(config, provenance=dataclasses.replace(config.provenance, folder_trusted=True))
-    )
+    config, waiting = with_project_keys(services.config, folder)
+    view.use_config(config)
     trusted = view.services
     if trusted is not None:  # what build_services reads with the folder's trust (factory.py)
         from agent_tui.extensions.skills import discover_skills
@@ -57,8 +62,47 @@ async def trust_folder(view: TabCommandHost, argument: str) -> None:
     notices = view.actions.install_commands(True)
     session = view.session
     lines = [f"Trusted {paths.shown(folder)}: its hooks, commands and skills apply from now on.", *notices]
-    if paths.project_config_file(folder).is_file() or paths.local_config_file(folder).is_file():
-        lines.append("Its .agent-tui.toml settings apply from the next start (agent-tui -c continues here).")
+    if config.provenance.project_keys:
+        lines.append("Its .agent-tui.toml settings apply now, in this tab.")
+    lines += waiting
     view.show_output("/trust", "\n".join(lines))
     if session is not None and not view.busy:
-        await view.switch_model(session.model)  # the same session, reopened on the trusted config
+        # The same session, reopened on the trusted config (on the project's model if it names one).
+        project_model = "model.name" in config.provenance.project_keys
+        await view.switch_model((project_model and config.model.name) or session.model)
+
+
+def with_project_keys(current: Config, folder: Path) -> tuple[Config, list[str]]:
+    """`current` trusted, with every key the folder's project files set read again with trust
+    (the command line's options win there, so they stay), and what of them waits for a restart."""
+    from agent_tui.config import ConfigError, load_config
+
+    trusted = dataclasses.replace(current.provenance, folder_trusted=True)
+    try:
+        loaded = load_config(cwd=folder, trusted=True).config
+    except ConfigError as exc:
+        return dataclasses.replace(current, provenance=trusted), [f"Its .agent-tui.toml was not read: {exc}"]
+    sections: dict[str, dict[str, object]] = {}
+    restart: set[str] = set()
+    for key in sorted(loaded.provenance.project_keys):
+        section, name = key.split(".", 1)[0], key.split(".", 1)[-1].split(".", 1)[0]
+        if section in RESTART_SECTIONS:
+            restart.add(section)
+            continue
+        sections.setdefault(section, {})[name] = getattr(getattr(loaded, section), name)
+    changed = {s: dataclasses.replace(getattr(current, s), **keys) for s, keys in sections.items()}
+    provenance = dataclasses.replace(
+        loaded.provenance,
+        project_keys=frozenset(k for k in loaded.provenance.project_keys if k.split(".")[0] not in restart),
+    )
+    waiting = []
+    if "mcp" in restart:
+        names = ", ".join(loaded.mcp.servers) or "none"
+        waiting.append(f"Its MCP servers ({names}) start at the next start (agent-tui -c continues here).")
+    if "sandbox" in restart:
+        waiting.append("Its [sandbox] settings apply from the next start (agent-tui -c continues here).")
+    return dataclasses.replace(current, **changed, provenance=provenance), waiting
+
+
+RESTART_SECTIONS = frozenset({"mcp", "sandbox"})
+"""Sections built once for the whole app at start-up (see the module doc)."""

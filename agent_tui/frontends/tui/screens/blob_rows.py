@@ -181,11 +181,18 @@ def scope_filter(scope: Scope, session_id: str | None, project: str | None) -> d
 
 
 def terms_pattern(query: str) -> str | None:
-    """A case-insensitive regex of a recall query's words, to mark them in the viewer."""
+    """A case-insensitive regex of a recall query's words, to mark them in the viewer. Recall
+    matches every word of a query (an OR query, any of them): so are the marks, each word on a
+    line that holds all of them (a line with only `17` is no match of "step 17 inspect")."""
     words = [w for w in re.findall(r"\w+", query) if w.upper() not in ("AND", "OR", "NOT")]
     if not words:
         return None
-    return "(?i)(?:" + "|".join(re.escape(w) for w in words) + ")"
+    any_word = "(?:" + "|".join(re.escape(w) for w in words) + ")"
+    if len(set(words)) == 1 or re.search(r"\bOR\b", query):
+        return "(?i)" + any_word
+    # The `regex` module's variable-length lookbehind: the line, from its start, holds each word.
+    every = "".join(f"(?=.*{re.escape(w)})" for w in dict.fromkeys(words))
+    return f"(?i)(?<=^{every}.*){any_word}"
 
 
 def syntax_hints(history: Sequence[Message]) -> dict[str, str]:

@@ -117,6 +117,7 @@ class BlobViewer(ScrollView, can_focus=True):
         Binding("pagedown,space", "page(1)", "Page down", show=False),
         Binding("n", "next_match(1)", "Next match"),
         Binding("N", "next_match(-1)", "Previous match"),
+        Binding("o", "open_picture", "Open picture", show=False),
     ]
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "viewer--gutter",
@@ -184,6 +185,23 @@ class BlobViewer(ScrollView, can_focus=True):
         if line is not None:
             self.goto(line)
         self.refresh()
+        if isinstance(source, StoreBlob):  # a stored picture is described, not drawn as bytes
+            self.run_worker(
+                self._picture(source, self._generation), group="blob-picture", exit_on_error=False
+            )
+
+    async def _picture(self, source: StoreBlob, generation: int) -> None:
+        from agent_tui.frontends.tui.widgets.picture_blob import picture_of
+
+        picture = await picture_of(source.results, source.ref)
+        if picture is not None and generation == self._generation:
+            self.open(picture)
+
+    async def action_open_picture(self) -> None:
+        from agent_tui.frontends.tui.widgets.picture_blob import PictureBlob
+
+        if isinstance(self.source, PictureBlob):
+            self.notify(await self.source.open_outside())
 
     def on_mount(self) -> None:
         # Highlight colours follow the theme: drop the windows rendered with the old one.

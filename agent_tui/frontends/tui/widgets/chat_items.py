@@ -31,6 +31,7 @@ from agent_tui.frontends.tui.transcript import (
     ToolEntry,
     UserEntry,
 )
+from agent_tui.frontends.tui.widgets.live_tail import LiveTail
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -247,10 +248,19 @@ class ToolLine(ChatItem[ToolEntry]):
         self.expanded = False
         self._started = time.monotonic()
         self._ticker: Timer | None = None
+        self.live: LiveTail | None = None
+        """A running command's newest lines (None until some output came)."""
+        self._rows = 1
 
     def on_mount(self) -> None:
         super().on_mount()
         self._sync_ticker()
+
+    def add_output(self, text: str) -> None:
+        """More output of the running call: painted on the next tick, not now."""
+        if self.live is None:
+            self.live = LiveTail()
+        self.live.add(text)
 
     def set_entry(self, entry: ToolEntry) -> None:
         if entry.state == "running" and self.entry.state == "awaiting":
@@ -269,8 +279,14 @@ class ToolLine(ChatItem[ToolEntry]):
 
     def _tick(self) -> None:
         # Folded, the line is one row whatever its clock says: laying out the screen again ten
-        # times a second would lay out every mounted chat item with it.
-        self.update(self.build(), layout=self.expanded)
+        # times a second would lay out every mounted chat item with it. Live output lays out only
+        # when its number of rows changes (up to LIVE_LINES, then it stays).
+        rows = 1 + (len(self.live.shown()) if self.live is not None else 0)
+        layout = self.expanded or rows != self._rows
+        self._rows = rows
+        if self.live is not None:
+            self.live.changed = False
+        self.update(self.build(), layout=layout)
 
     def action_toggle_output(self) -> None:
         self.expanded = not self.expanded
@@ -320,6 +336,20 @@ class ToolLine(ChatItem[ToolEntry]):
             if 8 < room < detail.cell_len:
                 detail.truncate(room, overflow="ellipsis")
         head.add_row(marker, title, detail)
+        if entry.state == "running" and self.live is not None and (shown := self.live.shown()):
+            style = self.get_component_rich_style("chat--body")
+            return Group(
+                head,
+                *(
+                    Text(
+                        ("  ⎿ " if i == 0 else "    ") + visible(row, one_line=True),
+                        style=style,
+                        no_wrap=True,
+                        overflow="ellipsis",
+                    )
+                    for i, row in enumerate(shown)
+                ),
+            )
         if entry.display and entry.state in ("ok", "error"):
             return Group(head, *self._shown_output())
         if not self.expanded:

@@ -27,18 +27,45 @@ log = logging.getLogger(__name__)
 async def entries_to_show(services: AppServices, session: AgentSession) -> list[Entry]:
     """The whole transcript (what the user saw), not the compacted history the model gets; a
     notice at the end says when the two differ."""
+    from agent_tui.frontends.tui.resumed_diffs import with_diffs
+
     history = session.history
     said = compacted_notice(history)
-    if said is None:
-        return transcript.entries_from_history(history)
-    try:
-        whole = await services.store.sessions.transcript(session.session_id)
-    except Exception:
-        log.warning("could not read the transcript of %s", session.session_id, exc_info=True)
-        return transcript.entries_from_history(history)
-    entries = transcript.entries_from_history(whole)
-    entries.append(NoticeEntry(said))
+    shown: Sequence[Message] = history
+    lines: dict[int, list[Entry]] = {}
+    if said is not None or session.side.earlier_compactions:
+        try:
+            shown = await services.store.sessions.transcript(session.session_id)
+            lines = await compaction_lines(services, session.session_id)
+        except Exception:
+            log.warning("could not read the transcript of %s", session.session_id, exc_info=True)
+            said, shown = None, history
+    entries = transcript.entries_from_history(shown, lines)
+    entries = await with_diffs(entries, shown, services.store, session.session_id, session.workspace)
+    if said is not None:
+        entries.append(NoticeEntry(said))
     return entries
+
+
+async def compaction_lines(services: AppServices, session_id: str) -> dict[int, list[Entry]]:
+    """The chat line of each stored compaction, by the index of the transcript message it came
+    after (when it was stored: a compaction adds no message of its own to the transcript)."""
+    import bisect
+    import json
+
+    from agent_tui.context.compaction.result import CompactResult
+    from agent_tui.frontends.tui.compaction_line import compaction_line
+
+    stored = await services.store.side.compactions(session_id)
+    if not stored:
+        return {}
+    times = await services.store.sessions.times(session_id)
+    lines: dict[int, list[Entry]] = {}
+    for created, record in stored:
+        result = CompactResult.from_json(json.loads(record))
+        line = NoticeEntry(compaction_line(result, None), compaction=result)
+        lines.setdefault(bisect.bisect_right(times, created) - 1, []).append(line)
+    return lines
 
 
 def compacted_notice(history: Sequence[Message]) -> str | None:
@@ -65,7 +92,10 @@ async def read_only(services: AppServices, session_id: str) -> tuple[list[Entry]
     history = await services.store.sessions.transcript(session_id)
     info = await services.store.sessions.get(session_id)
     title = (info.title if info else None) or title_from(history) or "session"
-    return transcript.entries_from_history(history), title
+    from agent_tui.frontends.tui.resumed_diffs import with_diffs
+
+    entries = transcript.entries_from_history(history, await compaction_lines(services, session_id))
+    return await with_diffs(entries, history, services.store, session_id, services.workspace), title
 
 
 def title_from(history: Sequence[Message]) -> str | None:

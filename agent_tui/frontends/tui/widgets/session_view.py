@@ -203,8 +203,8 @@ class SessionView(TabOpening, TabKeys, TabHost, Vertical):
 
     # -- the tab's label (the rest of what slash commands may ask is in tab_host.py) ----------
 
-    def rename(self, title: str) -> None:
-        self._apply_now(self.controller.retitle(title))
+    def rename(self, title: str, *, named: bool = False) -> None:
+        self._apply_now(self.controller.retitle(title, named=named))
 
     @dataclasses.dataclass
     class Awaiting(Message):
@@ -220,7 +220,7 @@ class SessionView(TabOpening, TabKeys, TabHost, Vertical):
         from agent_tui.agent.subagents import CURRENT_AGENT
 
         self.post_message(self.Awaiting(request.tool))
-        where = f"tab {self.number} · {self.title}"
+        where = f"tab {self.number} · {tab_label(self.controller.prompt or self.title)}"  # the request asking
         if (child := CURRENT_AGENT.get()) is not None:
             where += f" · sub-agent: {child}"  # a child of this tab's session asks
         try:

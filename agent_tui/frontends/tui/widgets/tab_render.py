@@ -66,8 +66,11 @@ class TabRenderer:
             case op.ShowUser(text, chips):
                 await self.chat.add(UserEntry(text, chips))
                 self.chat.anchor()
-            case op.AddEntry(entry):
-                await self.chat.add(entry)
+            case op.AddEntry(entry, above):
+                if above is not None and (line := self.tools.get(above)) is not None:
+                    await self.chat.add_before(line, entry)
+                else:
+                    await self.chat.add(entry)
             case op.AppendAnswer(text):
                 if self.live is None:
                     self.live = await self.chat.add(AgentEntry(""))
@@ -97,6 +100,9 @@ class TabRenderer:
             case op.UpdateTool(call_id, entry):
                 if (line := self.tools.get(call_id)) is not None:
                     line.set_entry(entry)
+            case op.ToolOutput(call_id, text):
+                if (line := self.tools.get(call_id)) is not None:
+                    line.add_output(text)
             case op.CloseTool(call_id, entry):
                 if (line := self.tools.pop(call_id, None)) is not None:
                     self.chat.replace(line, entry)

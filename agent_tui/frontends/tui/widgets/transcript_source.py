@@ -8,11 +8,12 @@ Reading it writes nothing: browsing is not a model read.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    import regex
+
     from agent_tui.store.conversation import TranscriptStore
 
 
@@ -44,6 +45,21 @@ class TranscriptSource:
         return self.rendered[start - 1 : start - 1 + count]
 
     async def grep(self, pattern: str) -> tuple[list[int], bool]:
-        regex = re.compile(pattern)
-        numbers = [i for i, line in enumerate(self.rendered, start=1) if regex.search(line)]
+        # The `regex` module, as the stored outputs' grep: a search's marks need its
+        # variable-length lookbehind (blob_rows.terms_pattern), and a line gets a time budget.
+        import regex
+
+        compiled = regex.compile(pattern)
+        numbers = [i for i, line in enumerate(self.rendered, start=1) if _found(compiled, line)]
         return numbers[:10_000], len(numbers) > 10_000
+
+
+def _found(compiled: regex.Pattern[str], line: str) -> bool:
+    try:
+        return compiled.search(line, timeout=LINE_BUDGET) is not None
+    except TimeoutError:
+        return False  # a pattern that backtracks without end on this line: no match, no freeze
+
+
+LINE_BUDGET = 0.02
+"""Seconds one line may take to search."""
