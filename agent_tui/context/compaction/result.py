@@ -178,7 +178,8 @@ class CompactResult:
         labels = ", ".join(self.labels or self.strategies)
         before, after = _distinct(self.tokens_before, self.tokens_after)
         messages = f"; {self.messages_before} → {self.messages_after} messages"
-        line = f"Compacted {before} → {after} tokens ({labels}{messages}) in {self.duration:.1f} s"
+        took = f"{self.duration:.1f} s" if self.duration >= 1 else "under a second"
+        line = f"Compacted {before} → {after} tokens ({labels}{messages}) in {took}"
         if not self.reached_target:
             line += f"; still over the {format_tokens(self.target_tokens)} target"
             if self.reason:
