@@ -31,7 +31,6 @@ if TYPE_CHECKING:
 
     from agent_tui.agent.session import AgentSession
     from agent_tui.factory import AppServices
-    from agent_tui.tools.permissions import ApprovalDecision, ApprovalRequest
     from agent_tui.ui.widgets.tab_host import TabHost
 
     class _Tab(TabHost):
@@ -44,7 +43,6 @@ if TYPE_CHECKING:
         def rename(self, title: str) -> None: ...
         def _begin(self, worker: Worker[None]) -> None: ...
         def _tasks_changed(self) -> None: ...
-        async def approve(self, request: ApprovalRequest) -> ApprovalDecision: ...
 else:
     _Tab = object
 
