@@ -10,8 +10,8 @@ import pytest
 
 from agent_tui.core import ops
 from agent_tui.core import protocol_events as pe
-from agent_tui.ui.textual_compat import notifications
-from agent_tui.ui.widgets.chat_items import AgentItem, NoticeItem, UserItem
+from agent_tui.frontends.tui.textual_compat import notifications
+from agent_tui.frontends.tui.widgets.chat_items import AgentItem, NoticeItem, UserItem
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import make_app, send, settle, until
