@@ -1,13 +1,13 @@
 """The editor's own form of the registry commands that act on the editor session itself
-(frontends/acp/slash.py binds them by name): /compact runs the `compact` operation, its events the updates, /clear and /model
-put another session behind the editor's, /context sends the meter before its report. Every
-other command runs its shared effect (core/command_effects.py) and is sent as Markdown.
+(frontends/acp/slash.py binds them by name): /compact and /model run their operations (`compact`,
+`set_model`), /clear puts another session behind the editor's, /context sends the meter before
+its report. Every other command runs its shared effect (core/command_effects.py) and is sent as
+Markdown.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -72,11 +72,9 @@ async def model(live: EditorHost, argument: str) -> str | None:
     name = argument.strip()
     if not name:
         return f"Model: {session.model}\n\n/model NAME switches this session to another model."
-    config = live.services.config
-    settings, left = switched_model(config.model, name)
-    services = dataclasses.replace(live.services, config=dataclasses.replace(config, model=settings))
-    session = await live.replace(services.resume_session(session.session_id, live.approver()))
-    live.services = services  # only once the session opened: a refused model changes nothing
+    _settings, left = switched_model(live.services.config.model, name)
+    await live.run(ops.SetModel(name))  # a refused model changes nothing (the driver's handler)
+    session = live.require()  # the rebuilt session, attached when its session_replaced came
     note = (
         f"\n\n{name} is not on the configured server: {', '.join(left)} from [model] stay behind."
         if left

@@ -157,6 +157,9 @@ class LiveSession:
             decision = await ask_editor(event.question())  # about the call the editor was last told of
             answer = ops.Approve(event.request_id, decision.action, decision.prefix, decision.reason)
             await self.driver.submit(answer)
+        elif isinstance(event, pe.SessionReplaced):  # set_model: the same conversation, rebuilt
+            assert self.driver.session is not None
+            self.attach(self.driver.session)
         elif isinstance(event, ev.TurnEvent) and self.updates is not None:
             for update in self.updates.updates(event):
                 await self.send(update)

@@ -209,7 +209,7 @@ class SessionView(TabOpening, TabKeys, TabHost, Vertical):
     @dataclasses.dataclass
     class Awaiting(Message):
         """An approval is asked (`tool`) or answered (None). A message, so it is shown after the
-        ToolCallStarted the worker posted before asking."""
+        ToolCallStarted the driver handed over before asking."""
 
         tool: str | None
 

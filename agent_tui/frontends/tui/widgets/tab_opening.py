@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
     from agent_tui.compose.factory import AppServices
     from agent_tui.frontends.tui.widgets.tab_host import TabHost
-    from agent_tui.tools.permissions import ApprovalDecision, ApprovalRequest
 
     class _Tab(TabHost):
         """What opening uses of `SessionView` besides what its commands see (tab_host.py), so
@@ -44,7 +43,6 @@ if TYPE_CHECKING:
         def rename(self, title: str, *, named: bool = False) -> None: ...
         def _begin(self, worker: Worker[None]) -> None: ...
         def _tasks_changed(self) -> None: ...
-        async def approve(self, request: ApprovalRequest) -> ApprovalDecision: ...
 else:
     _Tab = object
 
