@@ -172,6 +172,7 @@ class Calibrated(Protocol):
 
     config: Config
     model: str
+    provider: Provider
     meter: BudgetMeter
     prompts: PromptAssembler
     record: SessionHistory
@@ -190,10 +191,11 @@ it (a 1.6% miss sent 7 825 tokens past a 7 767 trigger at 8 192): the server cou
 
 async def preflight(session: Calibrated) -> int | None:
     """Before a session's first request, and before any turn whose estimate is near the
-    compaction trigger: where the server can count (llama.cpp), the request is counted by the
+    compaction trigger: where the server can count (llama.cpp, Anthropic), the request is counted by the
     server's own tokenizer and the meter calibrated by it, so the thresholds that run next see
     what the server will see. Skipped otherwise (calibrated by a report or the cache)."""
-    if session.prompts.cache_control or not session.config.model.api_base:
+    anthropic = session.provider.route.wire == "anthropic"
+    if not anthropic and (session.prompts.cache_control or not session.config.model.api_base):
         return None
     # No wait for tiktoken here: the meter loads it itself when the count is past half the window
     # (below that the heuristic's ratio is good enough), and a small first request stays fast.
@@ -201,13 +203,16 @@ async def preflight(session: Calibrated) -> int | None:
     near = budget.used_fraction >= budget.compact_trigger - NEAR_TRIGGER
     if session.meter.calibration.calls and not near:
         return None
-    from agent_tui.llm.preflight import count_request
+    from agent_tui.llm.preflight import count_anthropic, count_request
 
     sections, tools = session.request_parts
     built = session.prompts.builder.build(sections)
     history = session.record.messages
     messages = [{"role": "system", "content": built.text}, *map(session.prompts.wire, session.wire(history))]
-    count = await count_request(session.config.model.api_base, messages, tools)
+    if anthropic:
+        count = await count_anthropic(session.provider, messages, tools)
+    else:
+        count = await count_request(session.config.model.api_base, messages, tools)
     if count:
         session.meter.record_usage(count, history)
     return count
