@@ -112,6 +112,9 @@ class AppServices:
 
         await restore(session)  # the skills it had loaded are back in its system prompt
         await session.side.restore()  # and its pins and task list
+        from agent_tui.agent.window import resume_calibration
+
+        await resume_calibration(session)  # and what it learned of the provider's tokenizer
         if session.background is not None:
             await session.background.load_lost()  # the model hears which commands ended with it
         await session.repair()  # said to the user at the start of the next turn

@@ -285,7 +285,7 @@ class AgentSession:
             async for event in self._thresholds():
                 yield event
             self.last_budget = self.measure()
-            keep_calibration(self)
+            await keep_calibration(self)
             self.compactor.record_turn(self.turns, self.last_budget)
             yield ev.BudgetMeasured(self.last_budget)
             for lost in self.take_lost_writes():  # a full disk is an error the user sees
