@@ -5,6 +5,7 @@ nothing can fit one clear error names the part that is too big and what to set."
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -168,6 +169,11 @@ async def test_a_step_whose_outputs_pass_the_window_is_cut_to_fit(tmp_path, work
         assert server.prompt_tokens_of(body) + body["max_tokens"] <= 8192
     results = [m for m in session.history if m.role == "tool"]
     assert len(results) == 28 and all("ref=" in (m.content or "") for m in results)
+    said = [n.message for n in of_type(events, ev.Notice) if "tool outputs took" in n.message]
+    assert said and "passed the window" not in said[0], [n.message for n in of_type(events, ev.Notice)]
+    assert re.search(
+        r"took [\d ]+ tokens, \d+% of the window, and the next request would have filled \d+%", said[0]
+    )
 
 
 async def test_a_resumed_session_starts_from_its_own_calibration(tmp_path, workspace):
