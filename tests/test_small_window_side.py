@@ -1,0 +1,63 @@
+"""At 4 096 tokens what is sent in every request besides the conversation holds its share: the
+pins are held to a tenth of the window (the configured 2 000 tokens alone would leave the
+conversation nothing) and say so when full; a long task list shows its open tasks first and
+counts the rest in a line that says why. Both against the fake server, through the loop."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from agent_tui.commands.run_slash import command_reply
+from agent_tui.context.side_state import PIN_SHARE, TODO_SHARE
+from agent_tui.factory import build_services
+from testkit.fake_openai import FakeOpenAI, Reply
+from tests.support.agent_fixtures import collect, make_config
+
+WINDOW = 4096
+
+
+async def test_pins_are_held_to_their_share_of_a_small_window(tmp_path, workspace):
+    with FakeOpenAI(window=WINDOW) as server:
+        services = await build_services(make_config(server, tmp_path / "p.db", WINDOW), workspace=workspace)
+        try:
+            session = await services.new_session(yes=True)
+            effective = session.measure().effective_window
+            words = " ".join(f"step{i}" for i in range(200))  # ~400 tokens: under 2 000, over a tenth
+            reply = await command_reply(services, session, "/pin " + words)
+            small = await command_reply(services, session, "/pin keep the request ids")
+            context = await command_reply(services, session, "/context")
+            budget = session.measure()
+        finally:
+            await services.close()
+    assert reply.level == "warning" and "Pins are full" in reply.text, reply.text
+    assert f"held to 10% of the {effective:,}-token window".replace(",", " ") in reply.text, reply.text
+    assert "Pinned p1" in small.plain()
+    assert budget.pin_budget == int(PIN_SHARE * effective) < 2000
+    assert "held to 10%" in context.plain(), context.plain()
+
+
+async def test_a_long_task_list_shows_open_tasks_first_within_its_share(tmp_path, workspace):
+    todos = [
+        {"content": f"Check request batch {i} for failed ids", "status": "completed" if i < 30 else "pending",
+         "activeForm": f"Checking batch {i}"}
+        for i in range(40)
+    ]  # fmt: skip
+    with FakeOpenAI(window=WINDOW) as server:
+        services = await build_services(make_config(server, tmp_path / "t.db", WINDOW), workspace=workspace)
+        try:
+            session = await services.new_session(yes=True)
+            server.enqueue(Reply(tool_calls=[("todo", {"todos": todos})]), Reply(text="listed"))
+            await collect(session.run_turn("plan the checks"))
+            section = session.side.state.todo_text()
+            budget = session.measure()
+        finally:
+            await services.close()
+    last = json.dumps(server.requests[-1])
+    assert "Check request batch 39" in last  # an open task is sent
+    assert all(f"Check request batch {i} " in section for i in range(30, 40)), section  # open first
+    assert re.search(
+        r"\[… \d+ more tasks \(\d+ completed\) not shown: the list is held to 5% of this small window\]",
+        section,
+    ), section
+    assert session.meter.counter.count_text(section) <= TODO_SHARE * budget.effective_window
