@@ -61,3 +61,35 @@ async def test_a_long_task_list_shows_open_tasks_first_within_its_share(tmp_path
         section,
     ), section
     assert session.meter.counter.count_text(section) <= TODO_SHARE * budget.effective_window
+
+
+async def test_a_sub_agent_at_4096_has_its_own_budgeted_window(tmp_path, workspace):
+    """`task` waits behind tool_search at 4 096; found and called, the child runs in its own
+    window of the same size: its tools are brief and within their share, and no request of the
+    parent or the child passes the window (the server counts 1.3× our estimate)."""
+    from agent_tui.context.deferral import TOOL_SHARE
+    from tests.support.subagent_model import Model
+
+    def parent(body: dict) -> Reply:
+        answered = sum(1 for m in body["messages"] if m["role"] == "tool")
+        if answered == 0:
+            return Reply(tool_calls=[("tool_search", {"query": "delegate work to a sub-agent"})])
+        if answered == 1:
+            return Reply(tool_calls=[("task", {"description": "ids", "prompt": "list the failed ids"})])
+        return Reply(text="the child answered")
+
+    model = Model(parent, lambda body: Reply(text="ids 3f2a and 9c01"))
+    with FakeOpenAI(window=WINDOW, token_scale=1.3, responder=model) as server:
+        services = await build_services(make_config(server, tmp_path / "c.db", WINDOW), workspace=workspace)
+        try:
+            session = await services.new_session(yes=True)
+            events = await collect(session.run_turn("find the failed ids"))
+        finally:
+            await services.close()
+    assert model.child_requests, [e for e in events if type(e).__name__ == "ErrorEvent"]
+    for body in server.requests:
+        assert server.prompt_tokens_of(body) + body["max_tokens"] <= WINDOW
+    child = model.child_requests[0]
+    tools = FakeOpenAI(window=WINDOW).prompt_tokens_of({"messages": [], "tools": child["tools"]})
+    assert tools <= TOOL_SHARE * (WINDOW - child["max_tokens"]) * 1.3, tools
+    assert events[-1].stop_reason == "done" and events[-1].text == "the child answered"
