@@ -248,7 +248,7 @@ class AppServices:
 
             # Hooks' permissionDecision and custom commands' allowed-tools answer through it.
             policy.approver = hooked_approver(policy.approver, hooks)
-        user_prompts = self._user_prompts(registry)
+        user_prompts = self._user_prompts(registry, limits.context_window - limits.max_output_tokens)
         prompts = PromptAssembler(
             self.workspace,
             registry,
@@ -314,7 +314,7 @@ class AppServices:
         session.background = shells
         return session
 
-    def _user_prompts(self, registry: ToolRegistry) -> UserPrompts:
+    def _user_prompts(self, registry: ToolRegistry, window: int) -> UserPrompts:
         """Memories and skills; with skills the model may choose, their index and the `skill`
         tool (extensions/skills.py)."""
         from agent_tui.context.memory import UserPrompts
@@ -326,7 +326,7 @@ class AppServices:
         from agent_tui.extensions.skills import index_text
 
         prompts = UserPrompts(
-            folder_skills={s.name: s.path for s in catalog.skills.values()}, index=index_text(catalog)
+            folder_skills={s.name: s.path for s in catalog.skills.values()}, index=index_text(catalog, window)
         )
         registry.register(SkillTool(prompts))
         return prompts

@@ -93,3 +93,31 @@ async def test_a_sub_agent_at_4096_has_its_own_budgeted_window(tmp_path, workspa
     tools = FakeOpenAI(window=WINDOW).prompt_tokens_of({"messages": [], "tools": child["tools"]})
     assert tools <= TOOL_SHARE * (WINDOW - child["max_tokens"]) * 1.3, tools
     assert events[-1].stop_reason == "done" and events[-1].text == "the child answered"
+
+
+async def test_many_skills_at_4096_keep_their_index_within_its_share(tmp_path, workspace):
+    """Sixty skills with long descriptions: at 4 096 their index is held to its share and says
+    so, and a skill left out of it still loads by name through the `skill` tool."""
+    from agent_tui import paths
+    from agent_tui.extensions.skills import INDEX_SHARE
+    from tests.support.skills import write_skill
+
+    for i in range(60):
+        text = f"---\nname: skill{i}\ndescription: {'Checks request batches for failed ids and latencies ' * 5}\n---\nStep {i}.\n"
+        write_skill(paths.config_dir() / "skills", f"skill{i}", text)
+    with FakeOpenAI(window=WINDOW) as server:
+        config = make_config(server, tmp_path / "k.db", WINDOW, cwd=workspace)
+        services = await build_services(config, workspace=workspace)
+        try:
+            session = await services.new_session(yes=True)
+            budget = session.measure()
+            index = session.prompts.user_prompts._index.text
+            server.enqueue(Reply(tool_calls=[("skill", {"name": "skill59"})]), Reply(text="loaded"))
+            events = await collect(session.run_turn("use skill59"))
+        finally:
+            await services.close()
+    assert session.meter.counter.count_text(index) <= INDEX_SHARE * budget.effective_window, index
+    assert "held to 5% of this small window" in index and "more not listed" in index, index
+    assert budget.fixed <= 0.5 * budget.effective_window, budget.to_json()
+    assert "Step 59." in json.dumps(server.requests[-1])  # loaded by name though not listed
+    assert events[-1].stop_reason == "done"
