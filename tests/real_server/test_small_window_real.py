@@ -161,7 +161,9 @@ def test_sixteen_turns_at_4096_never_overflow(llama_4k, tmp_path):
     summaries on: no request is refused (the summary requests included), every turn is answered,
     and the history is compacted — by a summary — on the way. (Before the tools were budgeted:
     32 refusals of 32 requests — 4 223 tokens and more. The summaries are short at this window,
-    the summariser's reply limit being sized by the room left after compaction.)"""
+    the summariser's reply limit being sized by the room left after compaction. Measured: 773 s on
+    two busy cores, 0 refused, 2 compactions both by summary (~186 tokens each), the largest
+    request 3 763 tokens by the server's count against a 3 876 trigger.)"""
     before = llama_4k.overflows()
     started = time.monotonic()
     runs = soak(llama_4k, 4096, tmp_path, 16, 350, SHORT_SUMMARIES)
@@ -174,7 +176,10 @@ def test_sixteen_turns_at_4096_never_overflow(llama_4k, tmp_path):
 
 def test_8192_never_accepts_a_request_past_the_compaction_trigger(llama_8k, tmp_path):
     """16 turns of ~600-token log pastes: by the server's own count no accepted request passes
-    95% of the effective window, none is refused, and the history is compacted on the way."""
+    95% of the effective window, none is refused, and the history is compacted on the way.
+    (Measured: 596 s, 0 refused, 2 compactions, the largest request 7 742 against a 7 767
+    trigger — close by design: near the trigger the server counts the request itself, so the
+    figure compared is exact, not an estimate.)"""
     started = time.monotonic()
     runs = soak(llama_8k, 8192, tmp_path, 16, 600, WITHOUT_SUMMARIES)
     trigger = 0.95 * (8192 - REPLY)
