@@ -164,7 +164,11 @@ class SideState:
         left = self.pin_budget - self.pin_tokens()
         if tokens > left:
             why = f" ({self.window_note})" if self.window_note else ""
-            advice = "a larger window" if self.window_note else "raise [compaction] pin_budget_tokens"
+            advice = (
+                "give the model a larger window"
+                if self.window_note
+                else "raise [compaction] pin_budget_tokens"
+            )
             raise PinBudgetFull(
                 f"Pins are full: this pin takes {tokens} tokens, {max(left, 0)} of the "
                 f"{self.pin_budget}-token pin budget{why} are left. /unpin one (/context lists them) "
