@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from agent_tui.agent import events as ev
+from agent_tui.compose.factory import build_services
 from agent_tui.config import load_config
-from agent_tui.factory import build_services
 from agent_tui.llm.preflight import cached_ratio
 from testkit.fake_anthropic import FakeAnthropic, Reply
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 import re
 
-from agent_tui.commands.run_slash import command_reply
+from agent_tui.compose.factory import build_services
 from agent_tui.context.side_state import PIN_SHARE, TODO_SHARE
-from agent_tui.factory import build_services
+from agent_tui.frontends.cli.run_slash import command_reply
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.support.agent_fixtures import collect, make_config
 
@@ -98,8 +98,8 @@ async def test_a_sub_agent_at_4096_has_its_own_budgeted_window(tmp_path, workspa
 async def test_many_skills_at_4096_keep_their_index_within_its_share(tmp_path, workspace):
     """Sixty skills with long descriptions: at 4 096 their index is held to its share and says
     so, and a skill left out of it still loads by name through the `skill` tool."""
-    from agent_tui import paths
     from agent_tui.extensions.skills import INDEX_SHARE
+    from agent_tui.runtime import paths
     from tests.support.skills import write_skill
 
     for i in range(60):

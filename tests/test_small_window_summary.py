@@ -5,7 +5,7 @@ compaction with summaries on never has its summary refused and lost at 4 096 tok
 from __future__ import annotations
 
 from agent_tui.agent import events as ev
-from agent_tui.factory import build_services
+from agent_tui.compose.factory import build_services
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.support.agent_fixtures import collect, make_config, of_type
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent import events as ev
 from agent_tui.agent.compactor import CompactionInput, CompactionOutcome, Compactor
-from agent_tui.units import grouped
+from agent_tui.base.units import grouped
 
 if TYPE_CHECKING:
     from agent_tui.agent.history import SessionHistory

@@ -96,7 +96,7 @@ async def count_anthropic(
 
 
 def _cache_file() -> Path:
-    from agent_tui.paths import state_dir
+    from agent_tui.runtime.paths import state_dir
 
     return state_dir() / "calibration.json"
 

@@ -124,7 +124,7 @@ def soak(
 
 
 def test_log_paste_is_what_tiktoken_undercounts(llama):
-    from agent_tui.tokens import TokenCounter
+    from agent_tui.base.tokens import TokenCounter
 
     text = log_paste(1200)
     real, ours = gemma_tokens(llama, text), TokenCounter(MODEL).count_text(text)
