@@ -10,6 +10,8 @@ skill and `task` tools deferred), got by lifting the share out of reach. Counts 
 With --server (needs the llm-test extra): the cost of the pre-flight count (llama.cpp's
 /apply-template + /tokenize, llm/preflight.py) of a first request with the tools and a pasted log,
 against the baseline of sending that request with max_tokens=1 (what the server spends reading it).
+Always: Anthropic's pre-flight (`/v1/messages/count_tokens`) against the local fake server, with
+the same baseline.
 """
 
 from __future__ import annotations
@@ -118,7 +120,52 @@ def preflight_cost() -> None:
     print(f"median: count {med[0]:.0f} ms, send {med[1]:.0f} ms ({med[0] / med[1]:.1%} of a send)")
 
 
+def anthropic_cost() -> None:
+    """Anthropic's pre-flight (`POST /v1/messages/count_tokens`) against the local fake server,
+    baseline in the same run: the same first request sent with max_tokens=1. Both are local, so
+    this is the client's own cost (body built and parsed); on the real API each adds a network
+    round trip, and count_tokens is free while the request is billed."""
+    from agent_tui.llm.preflight import count_anthropic
+    from agent_tui.llm.provider import Provider
+    from testkit.fake_anthropic import FakeAnthropic
+
+    os.environ.setdefault("ANTHROPIC_API_KEY", "sk-ant-bench")
+    counter = TokenCounter("claude-sonnet-4-5")
+    registry = ToolRegistry([*builtin_tools(), *context_tools(), *background_tools()])
+    meter = BudgetMeter(counter, 8192, 2048)
+    tools = PromptAssembler(ROOT, registry, counter=counter, meter=meter).tool_schemas([])
+    messages = [
+        {"role": "system", "content": base_prompt(ROOT)},
+        {
+            "role": "user",
+            "content": "Log:\n" + "\n".join(f"req={i * 2654435761 % 16**8:08x} ms={i}" for i in range(200)),
+        },
+    ]
+
+    async def measure(server: FakeAnthropic) -> list[tuple[int | None, float, float]]:
+        provider = Provider("anthropic/claude-sonnet-4-5", server.base_url)
+        rows = []
+        for _ in range(7):
+            started = time.perf_counter()
+            counted = await count_anthropic(provider, messages, tools)
+            count_ms = (time.perf_counter() - started) * 1000
+            started = time.perf_counter()
+            await provider.complete(messages, max_tokens=1)
+            rows.append((counted, count_ms, (time.perf_counter() - started) * 1000))
+        return rows
+
+    with FakeAnthropic() as server:
+        rows = asyncio.run(measure(server))
+    counted = rows[-1][0]
+    med = statistics.median(r[1] for r in rows[1:]), statistics.median(r[2] for r in rows[1:])
+    print(
+        f"\nAnthropic count_tokens ({counted} tokens counted) vs sending it (max_tokens=1), local fake, 6 runs:"
+    )
+    print(f"median: count {med[0]:.1f} ms, send {med[1]:.1f} ms ({med[0] / med[1]:.1%} of a send)")
+
+
 if __name__ == "__main__":
     main()
+    anthropic_cost()
     if "--server" in sys.argv:
         preflight_cost()

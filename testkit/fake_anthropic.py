@@ -10,6 +10,7 @@ It also models the prompt cache, so usage reports what a real request would cost
 reads from cache the longest prefix (tools → system → messages, `cache_control` ignored) that an
 earlier request marked, looked up at most `lookback` blocks before one of its own marks; it
 writes the rest up to its last mark. Prefixes shorter than `min_cache_tokens` are not cached.
+`POST /v1/messages/count_tokens` answers the input tokens a request would be charged.
 """
 
 from __future__ import annotations
@@ -90,8 +91,11 @@ class FakeAnthropic:
         min_cache_tokens: int = 1024,
         lookback: int = 20,
         responder: Callable[[dict], Reply] | None = None,
+        counts_tokens: bool = True,
     ) -> None:
         self.window = window
+        self.counts_tokens = counts_tokens
+        """False: /v1/messages/count_tokens answers 404, like a proxy that does not know it."""
         self.model_name = model_name
         self.api_key = api_key
         """When set, a request whose x-api-key differs gets a 401."""
@@ -101,6 +105,8 @@ class FakeAnthropic:
         self.requests: list[dict] = []
         """Every /v1/messages body received, in order (rejected ones included)."""
         self.recorded: list[Recorded] = []
+        self.counted: list[dict] = []
+        """Every body /v1/messages/count_tokens counted, in order."""
         self.reports: list[CacheReport] = []
         """The cache model's verdict for each accepted request."""
         self._cache: dict[str, int] = {}
@@ -209,6 +215,10 @@ class FakeAnthropic:
         return self.responder(body)
 
 
+COUNT_FIELDS = frozenset({"model", "messages", "system", "tools", "tool_choice", "thinking", "mcp_servers"})
+"""What a count_tokens body may hold."""
+
+
 def _tokens(block_json: str) -> int:
     return max(1, count_claude(block_json))
 
@@ -251,6 +261,9 @@ class _Handler(BaseHTTPRequestHandler):
             )
             if self.path.rstrip("/") == "/v1/messages" and isinstance(body, dict):
                 fake.requests.append(body)
+        if self.path.rstrip("/") == "/v1/messages/count_tokens" and fake.counts_tokens:
+            self._count(headers, body)
+            return
         if self.path.rstrip("/") != "/v1/messages":
             self._error(404, "not_found_error", f"Not found: {self.path}")
             return
@@ -267,6 +280,24 @@ class _Handler(BaseHTTPRequestHandler):
                 self._error(reply.status, "api_error", "scripted error")
             return
         self._stream(reply, report, body)
+
+    def _count(self, headers: dict[str, str], body: Any) -> None:
+        """`POST /v1/messages/count_tokens`: the input tokens the same request would be charged,
+        by the same count as /v1/messages. Like the API it refuses the fields only a message
+        request takes (max_tokens, stream)."""
+        fake = self.fake
+        extra = sorted(set(body) - COUNT_FIELDS) if isinstance(body, dict) else []
+        if extra:
+            self._error(400, "invalid_request_error", f"{extra[0]}: Extra inputs are not permitted")
+            return
+        problem = fake.validate(headers, {**body, "max_tokens": 1} if isinstance(body, dict) else body)
+        if problem and "prompt is too long" not in problem[2]:  # counting a long one is the point
+            self._error(*problem)
+            return
+        assert isinstance(body, dict)
+        with fake._lock:
+            fake.counted.append(body)
+        self._json(200, {"input_tokens": sum(_tokens(block) for block, _ in canonical_blocks(body))})
 
     def _stream(self, reply: Reply, report: CacheReport, body: dict) -> None:
         self.send_response(200)

@@ -17,6 +17,7 @@ import pytest
 
 from agent_tui.agent import events as ev
 from agent_tui.compose.factory import build_services
+from agent_tui.context.deferral import TOOL_SHARE
 from agent_tui.tools.mcp import parse_servers, tool_name
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.support.agent_fixtures import collect, make_config, of_type
@@ -179,12 +180,14 @@ class TestServers:
                 await services.close()
         assert children_running("mcp-server-time") == []
 
+    @pytest.mark.parametrize("window", [8192, 4096])
     async def test_deferred_under_a_small_window_and_found_with_tool_search(
-        self, tmp_path, workspace, git_repo
+        self, tmp_path, workspace, git_repo, window
     ):
-        """At 8192 tokens the MCP tools are deferred; tool_search brings one back for the turn."""
-        with FakeOpenAI(window=8192) as server:
-            services = await mcp_services(server, tmp_path, workspace, servers(git_repo), window=8192)
+        """At 8 192 tokens and at 4 096 the MCP tools are deferred, each with its reason, the
+        offered descriptions within their share; tool_search brings one back for the turn."""
+        with FakeOpenAI(window=window) as server:
+            services = await mcp_services(server, tmp_path, workspace, servers(git_repo), window=window)
             try:
                 session = await services.new_session(yes=True)
                 server.enqueue(
@@ -209,8 +212,10 @@ class TestServers:
                 assert "time__get_current_time" not in tool_names(server.requests[-1])
                 assert "tool_search" in tool_names(server.requests[-1])
                 rows = {row.name: row for row in session.prompts.tool_table()}
-                assert rows["git__git_commit"].state == "deferred"
-                assert rows["read_file"].state == "brief"  # offered, briefly: 8 192 is a small window
+                assert rows["git__git_commit"].state == "deferred" and rows["git__git_commit"].why
+                assert rows["read_file"].state == "brief"  # offered, briefly: a small window
+                budget = session.measure()
+                assert budget.tool_descriptions <= TOOL_SHARE * budget.effective_window, budget.to_json()
             finally:
                 await services.close()
 

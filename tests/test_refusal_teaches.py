@@ -5,6 +5,7 @@ nothing can fit one clear error names the part that is too big and what to set."
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -168,3 +169,36 @@ async def test_a_step_whose_outputs_pass_the_window_is_cut_to_fit(tmp_path, work
         assert server.prompt_tokens_of(body) + body["max_tokens"] <= 8192
     results = [m for m in session.history if m.role == "tool"]
     assert len(results) == 28 and all("ref=" in (m.content or "") for m in results)
+    said = [n.message for n in of_type(events, ev.Notice) if "tool outputs took" in n.message]
+    assert said and "passed the window" not in said[0], [n.message for n in of_type(events, ev.Notice)]
+    assert re.search(
+        r"took [\d ]+ tokens, \d+% of the window, and the next request would have filled \d+%", said[0]
+    )
+
+
+async def test_a_resumed_session_starts_from_its_own_calibration(tmp_path, workspace):
+    """The calibration is kept with the session as well as per model: a session of pasted logs
+    (1.6× our count) resumed after a session of plain text (1.0×) of the same model starts from
+    its own ratio, not the model's last one."""
+    with FakeOpenAI(window=32_000, token_scale=1.6) as server:
+        config = make_config(server, tmp_path / "c.db", 32_000)
+        services = await build_services(config, workspace=workspace)
+        try:
+            logs = await services.new_session(yes=True)
+            server.enqueue(Reply(text="noted"), Reply(text="hello"))
+            await collect(logs.run_turn("the log:\n" + log_lines(40)))
+            server.token_scale = 1.0
+            plain = await services.new_session(yes=True)
+            await collect(plain.run_turn("say hello"))
+        finally:
+            await services.close()
+        services = await build_services(config, workspace=workspace)
+        try:
+            resumed = await services.resume_session(logs.session_id, yes=True)
+            resumed.meter.counter.wait_exact()
+            resumed.measure()
+        finally:
+            await services.close()
+    own, model = logs.meter.calibration.ratio, plain.meter.calibration.ratio
+    assert own > 1.4 and model < own - 0.2, (own, model)
+    assert abs(resumed.meter.calibration.ratio - own) < 0.01, (resumed.meter.calibration.ratio, own, model)

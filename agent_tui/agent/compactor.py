@@ -22,7 +22,7 @@ from agent_tui.base.units import grouped
 from agent_tui.context import compaction
 
 if TYPE_CHECKING:
-    from agent_tui.base.tokens import TokenCounter
+    from agent_tui.base.tokens import Calibration, TokenCounter
     from agent_tui.config import CompactionSettings
     from agent_tui.context.budget import BudgetMeter, ContextBudget
     from agent_tui.context.compaction import CompactResult, Summarizer
@@ -114,6 +114,17 @@ class Compactor:
         """(turn, used_fraction, compacted): one entry at the end of every turn and one after
         every compaction, for the /context sparkline."""
 
+    def summary_window(self, effective_window: int, calibration: Calibration) -> int | None:
+        """The summariser's window in the counter's units: its input and its reply limit must fit
+        the effective window as the server counts. A part sized by tiktoken against the server's
+        window was refused by a tokenizer that counts 1.5× more (the summary was lost), and the
+        history's text (logs, ids) counts more than the whole request's average, which the tool
+        schemas pull down: the larger of the two ratios sizes it."""
+        if not self.summarizer_window:
+            return None
+        window = min(self.summarizer_window, effective_window)
+        return int(window / max(calibration.ratio, calibration.marginal or 0.0, 1.0))
+
     def record_turn(self, turn: int, budget: ContextBudget, *, compacted: bool = False) -> None:
         """Log how full the window was at the end of a turn (or after a compaction)."""
         self.history_log.append((turn, budget.used_fraction, compacted))
@@ -180,11 +191,7 @@ class Compactor:
                 summarizer=self.summarizer,
                 fallback_summarizer=self.fallback,
                 instructions=instructions,
-                # In the counter's units too: a part sized by tiktoken against the server's
-                # window was refused by a tokenizer that counts 1.5× more (the summary was lost).
-                summarizer_window=(
-                    int(self.summarizer_window / max(ratio, 1.0)) if self.summarizer_window else None
-                ),
+                summarizer_window=self.summary_window(before.effective_window, meter.calibration),
                 on_progress=progress.put_nowait,
                 force=force,
                 transcript=transcript,

@@ -85,7 +85,10 @@ async def _summary(session: AgentSession, history: list[Message], goal: str) -> 
                 history,
                 instructions=instructions,
                 max_tokens=SUMMARY_TOKENS,
-                window=compactor.summarizer_window,
+                window=compactor.summary_window(
+                    session.limits.context_window - session.limits.max_output_tokens,
+                    session.meter.calibration,
+                ),
                 counter=session.meter.counter,
                 progress=lambda _label: None,
             )

@@ -111,7 +111,7 @@ class AgentSession:
         self._hooks_started = False  # SessionStart fires before the first prompt
         self.background: BackgroundShells | None = None
         """Its background commands (tools/background.py); they end with the session."""
-        self.side = SideKeeper(runner.services.side, store, session_id, meter.counter, config, runner.policy)
+        self.side = SideKeeper(runner.services.side, store, session_id, meter, config, runner.policy)
         """The task list and pins, beside the history (agent/side_keeper.py)."""
         prompts.side = self.side.state
 
@@ -145,7 +145,7 @@ class AgentSession:
             sections = self.prompts.sections(budget)
             budget = self.meter.measure(self.history, sections, tools)
         self._request_parts = (sections, tools)
-        budget = replace(budget, pin_budget=self.side.state.pin_budget)
+        budget = replace(budget, pin_budget=self.side.fit_window(budget.effective_window))
         self.last_budget = budget
         return budget
 
@@ -286,7 +286,7 @@ class AgentSession:
             async for event in self._thresholds():
                 yield event
             self.last_budget = self.measure()
-            keep_calibration(self)
+            await keep_calibration(self)
             self.compactor.record_turn(self.turns, self.last_budget)
             yield ev.BudgetMeasured(self.last_budget)
             for lost in self.take_lost_writes():  # a full disk is an error the user sees

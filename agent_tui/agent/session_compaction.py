@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent import events as ev
 from agent_tui.agent.compactor import CompactionInput, CompactionOutcome, Compactor
+from agent_tui.base.units import grouped
 
 if TYPE_CHECKING:
     from agent_tui.agent.history import SessionHistory
@@ -31,6 +32,19 @@ STEP_SHARE = 0.25
 """The newest step's outputs are cut to fit only when they hold at least this share of the window."""
 Measure = Callable[..., "ContextBudget"]
 """The session's `measure(with_status=…)`: it also sets the request parts of the next request."""
+
+
+def step_cut_notice(cut: int, outputs: int, tokens: float, budget: ContextBudget) -> str:
+    """What cutting the newest step's views did, in the figures that made it necessary: the
+    outputs' share of the window (a quarter or more) and how full the next request would have
+    been — not that they "passed the window", which they need not have."""
+    share = tokens / max(budget.effective_window, 1)
+    cutting = f"{cut} of its {outputs} tool outputs" if cut < outputs else f"its {cut} tool outputs"
+    return (
+        f"The last step's tool outputs took {grouped(int(tokens))} tokens, {share:.0%} of the window, "
+        f"and the next request would have filled {budget.used_fraction:.0%} of it; {cutting} now show their head "
+        "and the ref that reads the rest."
+    )
 
 
 class SessionCompaction:
@@ -157,7 +171,4 @@ class SessionCompaction:
         fitted, cut = fit_step_outputs(messages, counter=meter.counter, room_tokens=room)
         if cut:
             await self.record.adopt(fitted)
-            yield ev.Notice(
-                f"The last step's {cut} tool outputs together passed the window; each now shows its "
-                "head and the ref that reads the rest."
-            )
+            yield ev.Notice(step_cut_notice(cut, len(step_results(messages)), step * scale, budget))

@@ -15,8 +15,8 @@ from agent_tui.agent import events as ev
 from agent_tui.policy.permission_modes import parse_mode
 
 if TYPE_CHECKING:
-    from agent_tui.base.tokens import TokenCounter
     from agent_tui.config import Config
+    from agent_tui.context.budget import BudgetMeter
     from agent_tui.context.side_state import Pin, PinAuthor, SideState
     from agent_tui.policy.permission_modes import PermissionMode
     from agent_tui.store import Store
@@ -31,7 +31,7 @@ class SideKeeper:
         state: SideState,
         store: Store | None,
         session_id: str,
-        counter: TokenCounter,
+        meter: BudgetMeter,
         config: Config,
         policy: PermissionPolicy,
     ) -> None:
@@ -39,10 +39,16 @@ class SideKeeper:
         self.policy = policy
         self.store = store
         self.session_id = session_id
-        state.pin_budget = config.compaction.pin_budget_tokens
-        state.count = counter.count_text
+        self.configured_pins = config.compaction.pin_budget_tokens
+        state.count = meter.counter.count_text
+        self.fit_window(meter.total - meter.max_output_tokens)  # measuring keeps it in step after
         self.earlier_compactions: list[dict[str, Any]] = []
         """The stored records of compactions from earlier runs of the session (/context lists them)."""
+
+    def fit_window(self, effective_window: int) -> int:
+        """The pins' budget for this window (the task list's too); what the meter shows."""
+        self.state.fit_window(effective_window, self.configured_pins)
+        return self.state.pin_budget
 
     async def restore(self) -> None:
         """What the stored session had (a resume, a fork, a hand-off); nothing when it had none."""

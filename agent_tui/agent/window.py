@@ -10,6 +10,7 @@ can shrink enough one error says which part is too big and what to set.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
@@ -19,6 +20,8 @@ from agent_tui.agent.turn import RetryStep, TurnState
 from agent_tui.base.units import grouped
 from agent_tui.llm.errors import LLMError
 from agent_tui.llm.models import reply_reserve
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from agent_tui.agent.history import SessionHistory
@@ -30,6 +33,7 @@ if TYPE_CHECKING:
     from agent_tui.context.budget import BudgetMeter, ContextBudget
     from agent_tui.llm.models import ModelLimits
     from agent_tui.llm.provider import Provider
+    from agent_tui.store import Store
 
 
 def reserve_thinking(limits: ModelLimits, provider: Provider, meter: BudgetMeter) -> None:
@@ -172,6 +176,9 @@ class Calibrated(Protocol):
 
     config: Config
     model: str
+    session_id: str
+    store: Store | None
+    provider: Provider
     meter: BudgetMeter
     prompts: PromptAssembler
     record: SessionHistory
@@ -190,10 +197,11 @@ it (a 1.6% miss sent 7 825 tokens past a 7 767 trigger at 8 192): the server cou
 
 async def preflight(session: Calibrated) -> int | None:
     """Before a session's first request, and before any turn whose estimate is near the
-    compaction trigger: where the server can count (llama.cpp), the request is counted by the
+    compaction trigger: where the server can count (llama.cpp, Anthropic), the request is counted by the
     server's own tokenizer and the meter calibrated by it, so the thresholds that run next see
     what the server will see. Skipped otherwise (calibrated by a report or the cache)."""
-    if session.prompts.cache_control or not session.config.model.api_base:
+    anthropic = session.provider.route.wire == "anthropic"
+    if not anthropic and (session.prompts.cache_control or not session.config.model.api_base):
         return None
     # No wait for tiktoken here: the meter loads it itself when the count is past half the window
     # (below that the heuristic's ratio is good enough), and a small first request stays fast.
@@ -201,22 +209,64 @@ async def preflight(session: Calibrated) -> int | None:
     near = budget.used_fraction >= budget.compact_trigger - NEAR_TRIGGER
     if session.meter.calibration.calls and not near:
         return None
-    from agent_tui.llm.preflight import count_request
+    from agent_tui.llm.preflight import count_anthropic, count_request
 
     sections, tools = session.request_parts
     built = session.prompts.builder.build(sections)
     history = session.record.messages
     messages = [{"role": "system", "content": built.text}, *map(session.prompts.wire, session.wire(history))]
-    count = await count_request(session.config.model.api_base, messages, tools)
+    if anthropic:
+        count = await count_anthropic(session.provider, messages, tools)
+    else:
+        count = await count_request(session.config.model.api_base, messages, tools)
     if count:
         session.meter.record_usage(count, history)
     return count
 
 
-def keep_calibration(session: Calibrated) -> None:
-    """After a turn: the ratio learned, for the next session of this model on this server."""
-    calibration = session.meter.calibration
-    if calibration.calls and not session.meter.counter.provisional:  # kept in tiktoken's units
-        from agent_tui.llm.preflight import remember_ratio
+_kept: dict[str, float] = {}
+"""The ratio last saved with each session of this process (a turn that learned nothing new
+writes nothing)."""
 
-        remember_ratio(session.model, session.config.model.api_base, calibration.ratio)
+
+async def keep_calibration(session: Calibrated) -> None:
+    """After a turn: the ratio learned, kept twice. In the state folder per model and server, for
+    the next new session of the model (it has no history of its own to calibrate by); and with
+    the session, for its resume (`-c`, /resume): its own history's mix of text — a log full of
+    ids counts 1.5× tiktoken for Gemma, code barely more — is what the ratio multiplies, so the
+    session's own ratio is the better start than the model's last session's."""
+    calibration = session.meter.calibration
+    if not calibration.calls or session.meter.counter.provisional:  # kept in tiktoken's units
+        return
+    from agent_tui.llm.preflight import remember_ratio
+
+    ratio = round(calibration.ratio, 4)
+    remember_ratio(session.model, session.config.model.api_base, ratio)
+    if session.store is None or _kept.get(session.session_id) == ratio:
+        return
+    try:
+        await session.store.sessions.keep_calibration(
+            session.session_id, {"model": session.model, "ratio": ratio}
+        )
+        _kept[session.session_id] = ratio
+    except Exception as exc:  # noqa: BLE001 - the calibration is a convenience, never a failure
+        log.info("could not keep the session's calibration: %s", exc)
+
+
+async def resume_calibration(session: Calibrated) -> None:
+    """A resumed session starts from the ratio it learned itself, when it was learned for the
+    model it uses now (the model's cached ratio, seeded at build, stays otherwise)."""
+    if session.store is None:
+        return
+    try:
+        saved = await session.store.sessions.calibration(session.session_id)
+    except Exception:  # noqa: BLE001 - an older file, a locked one: the cached ratio serves
+        return
+    ratio = saved.get("ratio") if saved else None
+    if (
+        saved
+        and saved.get("model") == session.model
+        and isinstance(ratio, int | float)
+        and 0.25 <= ratio <= 4
+    ):
+        session.meter.restart_from(float(ratio))

@@ -116,6 +116,9 @@ class AppServices:
 
         await restore(session)  # the skills it had loaded are back in its system prompt
         await session.side.restore()  # and its pins and task list
+        from agent_tui.agent.window import resume_calibration
+
+        await resume_calibration(session)  # and what it learned of the provider's tokenizer
         if session.background is not None:
             await session.background.load_lost()  # the model hears which commands ended with it
         await session.repair()  # said to the user at the start of the next turn
@@ -254,7 +257,7 @@ class AppServices:
 
             # Hooks' permissionDecision and custom commands' allowed-tools answer through it.
             policy.approver = hooked_approver(policy.approver, hooks)
-        user_prompts = self._user_prompts(registry)
+        user_prompts = self._user_prompts(registry, limits.context_window - limits.max_output_tokens)
         prompts = PromptAssembler(
             self.workspace,
             registry,
@@ -325,7 +328,7 @@ class AppServices:
         session.background = shells
         return session
 
-    def _user_prompts(self, registry: ToolRegistry) -> UserPrompts:
+    def _user_prompts(self, registry: ToolRegistry, window: int) -> UserPrompts:
         """Memories and skills; with skills the model may choose, their index and the `skill`
         tool (extensions/skills.py)."""
         from agent_tui.context.memory import UserPrompts
@@ -337,7 +340,7 @@ class AppServices:
         from agent_tui.extensions.skills import index_text
 
         prompts = UserPrompts(
-            folder_skills={s.name: s.path for s in catalog.skills.values()}, index=index_text(catalog)
+            folder_skills={s.name: s.path for s in catalog.skills.values()}, index=index_text(catalog, window)
         )
         registry.register(SkillTool(prompts))
         return prompts

@@ -186,6 +186,7 @@ class CompactionSettings:
         default=2000,
         metadata=spec(
             "Tokens all pins together may take (/pin, the pin tool); sent in every request.",
+            "Held to a tenth of the effective window in a small one (307 tokens at 4 096 with the default reply reserve).",
             range=Range(0, 100_000_000, unit="tokens"),
         ),
     )

@@ -163,6 +163,12 @@ class BudgetMeter:
         self.seed_ratio = ratio
         self._reseed()
 
+    def restart_from(self, ratio: float) -> None:
+        """Before any call of this meter: start from `ratio` instead (a resumed session's own,
+        which replaces the model's cached ratio the meter was seeded with)."""
+        self.calibration = Calibration()
+        self.seed(ratio)
+
     def _reseed(self) -> None:
         if self.seed_ratio is not None and not self.counter.provisional:
             self.calibration.seed(self.seed_ratio)

@@ -24,6 +24,10 @@ MARKS: dict[str, str] = {"pending": "[ ]", "in_progress": "[~]", "completed": "[
 """How each status reads in the prompt section and the TUI's task line."""
 
 PinAuthor = Literal["user", "model"]
+PIN_SHARE = 0.10
+"""Of the effective window, the most the pins may take together (below pin_budget_tokens)."""
+TODO_SHARE = 0.05
+"""Of the effective window, the most the task list's section may take (open tasks first)."""
 
 
 class PinBudgetFull(ValueError):
@@ -91,7 +95,12 @@ class SideState:
     todos: list[TodoItem] = field(default_factory=list)
     pins: list[Pin] = field(default_factory=list)
     pin_budget: int = 2000
-    """Tokens all pins together may take ([compaction] pin_budget_tokens)."""
+    """Tokens all pins together may take ([compaction] pin_budget_tokens, held to PIN_SHARE of
+    the window by `fit_window`)."""
+    todo_budget: int | None = None
+    """Tokens the task list's section may take (TODO_SHARE of the window); None: no limit."""
+    window_note: str = ""
+    """Why the budgets are smaller than configured (a small window), for the messages that say so."""
     changed: bool = False
     """Set on every change; the loop reports it once as an event and clears it."""
     mode: str = "default"
@@ -101,13 +110,46 @@ class SideState:
     count: Callable[[str], int] = field(default=lambda text: len(text) // 4 + 1, repr=False)
     """Tokens of a text (the session gives its counter; a rough estimate until then)."""
 
+    def fit_window(self, effective_window: int, configured_pins: int) -> None:
+        """Hold the pins and the task list to their share of the window: at 4 096 tokens the
+        configured 2 000 pin tokens alone would leave the conversation nothing."""
+        share = int(PIN_SHARE * effective_window)
+        self.pin_budget = min(configured_pins, share)
+        self.todo_budget = int(TODO_SHARE * effective_window)
+        self.window_note = (
+            f"held to {PIN_SHARE:.0%} of the {effective_window:,}-token window (pin_budget_tokens is "
+            f"{configured_pins:,})".replace(",", " ")
+            if share < configured_pins
+            else ""
+        )
+
     # -- the task list -----------------------------------------------------------------------
     def set_todos(self, items: Iterable[TodoItem]) -> None:
         self.todos = list(items)
         self.changed = True
 
     def todo_text(self) -> str:
-        return "\n".join(item.line() for item in self.todos)
+        """The list, one line a task; past its budget the open tasks come first and what does
+        not fit is counted in a last line that says why (the model still has the todo tool)."""
+        lines = [item.line() for item in self.todos]
+        if self.todo_budget is None or self.count("\n".join(lines)) <= self.todo_budget:
+            return "\n".join(lines)
+        order = sorted(range(len(self.todos)), key=lambda i: self.todos[i].status == "completed")
+        kept: list[int] = []
+        used = 0
+        for i in order:
+            cost = self.count(lines[i]) + 1
+            if used + cost > self.todo_budget - 30:  # room for the line that counts the rest
+                break
+            kept.append(i)
+            used += cost
+        left = [self.todos[i] for i in range(len(self.todos)) if i not in kept]
+        done = sum(1 for t in left if t.status == "completed")
+        note = (
+            f"[… {len(left)} more tasks ({done} completed) not shown: the list is held to "
+            f"{TODO_SHARE:.0%} of this small window]"
+        )
+        return "\n".join([*(lines[i] for i in sorted(kept)), note])
 
     # -- pins --------------------------------------------------------------------------------
     def pin_tokens(self) -> int:
@@ -121,10 +163,16 @@ class SideState:
         tokens = self.count(text)
         left = self.pin_budget - self.pin_tokens()
         if tokens > left:
+            why = f" ({self.window_note})" if self.window_note else ""
+            advice = (
+                "give the model a larger window"
+                if self.window_note
+                else "raise [compaction] pin_budget_tokens"
+            )
             raise PinBudgetFull(
                 f"Pins are full: this pin takes {tokens} tokens, {max(left, 0)} of the "
-                f"{self.pin_budget}-token pin budget are left. /unpin one (/context lists them) "
-                "or raise [compaction] pin_budget_tokens."
+                f"{self.pin_budget}-token pin budget{why} are left. /unpin one (/context lists them) "
+                f"or {advice}."
             )
         number = 1 + max((int(p.id[1:]) for p in self.pins if p.id[1:].isdigit()), default=0)
         pin = Pin(f"p{number}", text, by, source, tokens)
@@ -174,7 +222,10 @@ class SideState:
         """What /context lists: each pin with its tokens and author, then the task list."""
         lines = []
         if self.pins:
-            lines.append(f"Pins ({self.pin_tokens()} of {self.pin_budget} tokens; sent in every request):")
+            why = f", {self.window_note}" if self.window_note else ""
+            lines.append(
+                f"Pins ({self.pin_tokens()} of {self.pin_budget} tokens{why}; sent in every request):"
+            )
             for p in self.pins:
                 first = p.text.split("\n", 1)[0]
                 shown = first if len(first) <= 60 and "\n" not in p.text else first[:59] + "…"

@@ -77,12 +77,38 @@ def discover_skills(workspace: Path, trusted: bool) -> SkillCatalog:
     return SkillCatalog(found, tuple(notices))
 
 
-def index_text(catalog: SkillCatalog) -> str:
-    """The prompt section listing the skills: names and descriptions only."""
+INDEX_SHARE = 0.05
+"""Of the effective window, the most the skills' index may take (it is sent in every request)."""
+CHARS_PER_TOKEN = 3
+"""Low on purpose: short names and numbers tokenise densely."""
+
+
+def index_text(catalog: SkillCatalog, window: int | None = None) -> str:
+    """The prompt section listing the skills: names and descriptions only. In a small window
+    (`window`: the effective window) it is held to INDEX_SHARE: the descriptions are shortened
+    to an equal share, then names alone, and a last line says why and what was left out (the
+    `skill` tool still loads any of them by name)."""
     lines = [
         "# Skills",
         "Skills hold instructions for particular tasks. When a task matches a skill's description, "
         "load its full instructions with the `skill` tool (name) before you start.",
     ]
-    lines += [f"- {s.name}: {s.description}" for s in catalog.skills.values()]
-    return "\n".join(lines)
+    skills = list(catalog.skills.values())
+    full = [f"- {s.name}: {s.description}" for s in skills]
+    room = None if window is None else int(INDEX_SHARE * window * CHARS_PER_TOKEN) - sum(map(len, lines))
+    if room is None or sum(len(line) + 1 for line in full) <= room:
+        return "\n".join([*lines, *full])
+    share = room // max(len(skills), 1) - 4
+    listed = [
+        f"- {s.name}: {s.description[: share - len(s.name)]}…" if share - len(s.name) > 20 else f"- {s.name}"
+        for s in skills
+    ]
+    kept: list[str] = []
+    for line in listed:
+        if sum(len(k) + 1 for k in kept) + len(line) > room - 120:
+            break
+        kept.append(line)
+    left = len(skills) - len(kept)
+    more = f"{left} more not listed; " if left else ""
+    note = f"[Index held to {INDEX_SHARE:.0%} of this small window: descriptions shortened; {more}the skill tool loads any by name]"
+    return "\n".join([*lines, *kept, note])

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import bisect
 import itertools
+import json
 import os
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
 from typing import Any, TypeVar
@@ -175,6 +176,29 @@ class DirectCall:
                 yield event
         finally:
             await response.aclose()
+
+    async def count_tokens(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> int:
+        """Anthropic's count of the request's input tokens (`POST …/messages/count_tokens`): the
+        same body as a message request without the fields only that takes. Raises like a call."""
+        body = json.loads(b"".join(await self._body(messages, tools, None, stream=False)))
+        for name in ("max_tokens", "stream", "temperature", "top_p", "top_k", "metadata", "stop_sequences"):
+            body.pop(name, None)
+        pool = await client()
+        request = pool.build_request(
+            "POST",
+            self.route.url.rstrip("/") + "/count_tokens",
+            content=json.dumps(body).encode(),
+            headers=self.headers,
+            timeout=timeout_config(self.clock.limits),
+        )
+        response = await self.clock.send(request)
+        try:
+            raw = await self.clock.read(response, 1 << 16)
+        finally:
+            await response.aclose()
+        if response.status_code >= 400:
+            raise status_error(response.status_code, raw, response)
+        return int(json.loads(raw)["input_tokens"])
 
     async def complete(
         self, messages: list[dict[str, Any]], max_tokens: int | None

@@ -4,8 +4,9 @@ A budget counted with tiktoken meets its first correction only in the first repl
 late when that first request is already over a small window (Gemma and Llama split digits one by
 one, so a pasted log is ~1.5× tiktoken's count). llama.cpp's server renders a chat request with
 the model's template (`/apply-template`) and tokenizes it (`/tokenize`): two cheap local calls
-give the exact figure the request would be charged. Other servers answer 404; they are asked
-once per process and then left alone (their first usage calibrates as before).
+give the exact figure the request would be charged. Anthropic counts a Messages request at
+`/v1/messages/count_tokens` (free). Other servers answer 404; they are asked once per process
+and then left alone (their first usage calibrates as before).
 
 The ratio learned (the server's count over the estimate) is kept per model and server in the
 state folder, so the next session — a new one, or one resumed with `-c` — starts calibrated.
@@ -16,7 +17,10 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agent_tui.llm.provider import Provider
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +73,25 @@ async def count_request(
     except (httpx.HTTPError, OSError, ValueError, KeyError, TypeError) as exc:  # never fail the turn
         log.info("pre-flight count at %s failed: %s", root, exc)
         _cannot_count.add(root)
+        return None
+
+
+async def count_anthropic(
+    provider: Provider, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+) -> int | None:
+    """Anthropic's own count of the request (`POST /v1/messages/count_tokens`, free and not
+    billed), or None when the route is not Anthropic's or the endpoint cannot say. Never raises.
+    A proxy that does not know the endpoint (4xx) is not asked again; a busy one (429, 5xx) is."""
+    route = provider.route
+    if route.wire != "anthropic" or route.url in _cannot_count:
+        return None
+    try:
+        return await provider.direct_call(streamed=False).count_tokens(messages, tools)
+    except Exception as exc:  # noqa: BLE001 - never fail the turn
+        status = getattr(exc, "status_code", None) or getattr(exc, "status", None)
+        if isinstance(status, int) and 400 <= status < 500 and status != 429:
+            _cannot_count.add(route.url)
+        log.info("count_tokens at %s failed: %s", route.url, exc)
         return None
 
 

@@ -313,7 +313,7 @@ class Provider:
         reasoning: dict[str, Any],
     ) -> AsyncGenerator[StreamEvent, None]:
         if self.route.direct:
-            return self._direct_call(extra=reasoning).stream(messages, tools, max_tokens)
+            return self.direct_call(extra=reasoning).stream(messages, tools, max_tokens)
         model, params = self._params()
         if reasoning:
             # drop_params: a provider litellm knows cannot take the key gets the request without it.
@@ -321,7 +321,7 @@ class Provider:
         clock = Clock(self.limits, self.where)
         return via_litellm.stream(model, params, messages, tools, max_tokens, clock)
 
-    def _direct_call(self, streamed: bool = True, extra: dict[str, Any] | None = None) -> direct.DirectCall:
+    def direct_call(self, streamed: bool = True, extra: dict[str, Any] | None = None) -> direct.DirectCall:
         if self.api_base and not self.env_key_for_api_base:
             key = PLACEHOLDER_KEY  # a project file's api_base: no key of the user's goes there
         else:
@@ -345,7 +345,7 @@ class Provider:
                 if self.route.direct:
                     # Anthropic's complete() streams: the usual limits hold; OpenAI's does not.
                     streamed = self.format.streams_completions
-                    return await self._direct_call(streamed).complete(messages, max_tokens)
+                    return await self.direct_call(streamed).complete(messages, max_tokens)
                 model, params = self._params()
                 clock = Clock(self.limits.unstreamed(), self.where)
                 return await via_litellm.complete(model, params, messages, max_tokens, clock)

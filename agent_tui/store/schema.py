@@ -214,6 +214,16 @@ async def side_state(conn: aiosqlite.Connection) -> None:
         record TEXT NOT NULL)""")
 
 
+async def session_calibration(conn: aiosqlite.Connection) -> None:
+    """What the session learned of its provider's tokenizer (agent/window.py), so a resumed
+    session measures its own history as the provider counts it from the first figure. Checked
+    first: a test re-runs the migrations from recall_stemming on on an older file."""
+    async with conn.execute("PRAGMA table_info(sessions)") as cur:
+        columns = {row[1] for row in await cur.fetchall()}
+    if "calibration" not in columns:
+        await conn.execute("ALTER TABLE sessions ADD COLUMN calibration TEXT")
+
+
 Migration = tuple[str, Callable[[aiosqlite.Connection], Awaitable[None]]]
 MIGRATIONS: list[Migration] = [
     ("initial_schema", initial_schema),
@@ -226,6 +236,7 @@ MIGRATIONS: list[Migration] = [
     ("forked_from", forked_from),
     ("recall_stemming", recall_stemming),  # a test re-runs the list from here on an older file
     ("side_state", side_state),
+    ("session_calibration", session_calibration),
 ]
 
 

@@ -282,6 +282,21 @@ class SessionStore:
                 (cost or 0.0, 1 if cost is None else 0, session_id),
             )
 
+    async def calibration(self, session_id: str) -> dict[str, object] | None:
+        """What `keep_calibration` saved for the session (model and ratio), if anything."""
+        row = await self.db.fetchone("SELECT calibration FROM sessions WHERE id = ?", (session_id,))
+        try:
+            value = json.loads(row[0]) if row and row[0] else None
+        except ValueError:
+            return None
+        return value if isinstance(value, dict) else None
+
+    async def keep_calibration(self, session_id: str, calibration: dict[str, object]) -> None:
+        async with self.db.write() as conn:
+            await conn.execute(
+                "UPDATE sessions SET calibration = ? WHERE id = ?", (json.dumps(calibration), session_id)
+            )
+
     async def rename(self, session_id: str, title: str) -> None:
         async with self.db.write() as conn:
             cur = await conn.execute(

@@ -191,6 +191,8 @@ async def summarise_history(
 ) -> tuple[str, str]:
     """Summarise in one call when it fits the summariser's window, else part by part and then
     merge the parts' summaries (recursively, each level about a third the size of the last)."""
+    if window is not None:  # a reply limit that leaves the window no room for the history
+        max_tokens = min(max_tokens, max(window // 4, 64))
     prepared = prepare(messages) if depth == 0 else messages
     if prepared and prepared[0].role != "user":
         prepared = [Message(role="user", content="[the history to compact follows]"), *prepared]
