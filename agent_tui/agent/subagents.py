@@ -309,10 +309,6 @@ class Subagents:
         return self._cancelled.pop(call_id, None)
 
 
-ALWAYS = ("read_result", "grep_result", "recall", "tool_search")
-"""Tools a narrowed agent keeps: they read its own stored outputs and change nothing."""
-
-
 def for_session(
     services: ChildHost,
     config: Config,
@@ -337,9 +333,11 @@ def for_session(
     if agents.may_spawn:
         registry.register(TaskTool(agents))
     if tool_names is not None:
-        keep = set(tool_names) | set(ALWAYS)
         for name in registry.names():
-            if name not in keep:
+            # The declared lookups of its own outputs change nothing: a narrowed agent keeps them.
+            tool = registry.get(name)
+            declared = tool.spec.capabilities if tool is not None else None
+            if name not in tool_names and not (declared is not None and declared.reads_session):
                 registry.unregister(name)
     return agents
 

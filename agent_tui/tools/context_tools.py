@@ -90,7 +90,7 @@ class ReadResult:
         },
         paged=True,
         source="context",
-        capabilities=Capabilities(kind="read", stored=False),
+        capabilities=Capabilities(kind="read", stored=False, reads_session=True),
     )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
@@ -154,7 +154,7 @@ class GrepResult:
             "required": ["ref_id", "pattern"],
         },
         source="context",
-        capabilities=Capabilities(kind="search", stored=False),
+        capabilities=Capabilities(kind="search", stored=False, reads_session=True),
     )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
@@ -224,7 +224,7 @@ class Recall:
             },
         },
         source="context",
-        capabilities=Capabilities(kind="search", stored=False),
+        capabilities=Capabilities(kind="search", stored=False, reads_session=True),
     )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
