@@ -37,6 +37,7 @@ from agent_tui.messages import Message, TokenUsage, assistant, tool_result, user
 if TYPE_CHECKING:
     from agent_tui.agent.prompting import PromptAssembler
     from agent_tui.agent.rewind import RewindPoint, RewindReport, Scope
+    from agent_tui.agent.subagents import Subagents
     from agent_tui.config import Config
     from agent_tui.hooks.runner import HookRunner
     from agent_tui.llm.provider import Provider
@@ -71,6 +72,8 @@ class AgentSession:
         history: list[Message],
         workspace: Path,
         hooks: HookRunner | None = None,
+        background: BackgroundShells | None = None,
+        subagents: Subagents | None = None,
     ) -> None:
         self.session_id = session_id
         self.title = title
@@ -109,11 +112,15 @@ class AgentSession:
         self.hooks = hooks
         """The configured hooks (agent_tui/hooks/); None when there are none."""
         self._hooks_started = False  # SessionStart fires before the first prompt
-        self.background: BackgroundShells | None = None
+        self.background = background
         """Its background commands (tools/background.py); they end with the session."""
         self.side = SideKeeper(runner.services.side, store, session_id, meter.counter, config, runner.policy)
         """The task list and pins, beside the history (agent/side_keeper.py)."""
         prompts.side = self.side.state
+        self.subagents = subagents
+        """Its sub-agent manager (agent/subagents.py), whose children it is the parent of."""
+        if subagents is not None:
+            subagents.adopt(self)
 
     @property
     def mode(self) -> PermissionMode:

@@ -93,7 +93,7 @@ class Subagents:
         self.definitions = definitions
         self.depth = depth
         self.parent: AgentSession | None = None
-        """The session this manager belongs to (set by the factory once it is built)."""
+        """The session this manager belongs to (it adopts the manager as it is built)."""
         self.semaphore = asyncio.Semaphore(config.agents.max_parallel)
         self.events: asyncio.Queue[ev.AgentEvent] = asyncio.Queue()
         """Children's events waiting to be passed up the parent's stream."""
@@ -109,9 +109,10 @@ class Subagents:
         self.notices: tuple[str, ...] = ()
         """Definition files that could not be loaded (said once, by the app's first session)."""
 
-    def bind(self, session: AgentSession) -> None:
-        """The session is built: it is the parent of this manager's children. The first session
-        of the app says which definition files could not be loaded."""
+    def adopt(self, session: AgentSession) -> None:
+        """Called by the session that owns this manager, as it is built: it is the parent of the
+        manager's children. The first session of the app says which definition files could not
+        be loaded."""
         self.parent = session
         session.tell_later(self.notices)
 

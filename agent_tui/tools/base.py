@@ -21,7 +21,7 @@ from agent_tui.tool_decl import Capabilities, declare
 from agent_tui.visible_text import visible
 
 if TYPE_CHECKING:
-    from agent_tui.messages import ResultRef
+    from agent_tui.messages import ResultRef, TokenUsage
     from agent_tui.store import Store
     from agent_tui.tools.process_group import Launch
     from agent_tui.tools.sandbox import Sandbox
@@ -169,6 +169,15 @@ class Shells(Protocol):
     async def kill(self, shell_id: str) -> ToolOutput: ...
 
 
+class Delegation(Protocol):
+    """The session's sub-agent manager (agent/subagents.py Subagents) as its services carry it:
+    the children it started and what they spent (a headless run reports both)."""
+
+    children: list[str]
+    usage: TokenUsage
+    cost: float | None
+
+
 @dataclass(frozen=True)
 class ToolServices:
     """The session's shared parts the context tools use; None where the session has none."""
@@ -186,7 +195,7 @@ class ToolServices:
     """`all` (the user's config): other projects' outputs without asking."""
     env: CommandEnv | None = None
     """The session's scrubbed environment for bash; None = scrub without a note."""
-    agents: Any = None
+    agents: Delegation | None = None
     """The session's sub-agent manager (agent/subagents.py Subagents); None = no `task` tool."""
     shells: Shells | None = None
     """The session's background commands (tools/background.py); None = none can start."""
