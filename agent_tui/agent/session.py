@@ -109,17 +109,13 @@ class AgentSession:
         self._request_parts: tuple[list[Any], list[dict[str, Any]]] = ([], [])
         self.wire = wire.WireView()
         """What the provider gets: the history made wire-valid (agent/wire.py)."""
-        self.hooks = hooks
-        """The configured hooks (agent_tui/hooks/); None when there are none."""
+        self.hooks = hooks  # the configured hooks (agent_tui/hooks/); None when there are none
         self._hooks_started = False  # SessionStart fires before the first prompt
-        self.background = background
-        """Its background commands (tools/background.py); they end with the session."""
+        self.background = background  # its commands (tools/background.py) end with the session
         self.side = SideKeeper(runner.services.side, store, session_id, meter.counter, config, runner.policy)
         """The task list and pins, beside the history (agent/side_keeper.py)."""
         prompts.side = self.side.state
-        self.subagents = subagents
-        """Its sub-agent manager (agent/subagents.py), whose children it is the parent of."""
-        if subagents is not None:
+        if subagents is not None:  # the manager's children are this session's
             subagents.adopt(self)
 
     @property
