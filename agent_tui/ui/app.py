@@ -12,13 +12,13 @@ import asyncio
 import logging
 import signal
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from rich.text import Text
 from textual import events, on, work
-from textual.app import ComposeResult
+from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.widgets import Static, TabbedContent
@@ -32,6 +32,8 @@ from agent_tui.ui.app_tabs import AppTabs
 from agent_tui.ui.textual_compat import OneLineCrashes, SteadyFooter
 from agent_tui.ui.type_ahead import TypeAhead
 from agent_tui.ui.warmup import Warmup
+from agent_tui.ui.widgets.chat_items import ToolLine
+from agent_tui.ui.widgets.compaction_item import CompactionItem
 from agent_tui.ui.widgets.prompt import PromptInput
 from agent_tui.ui.widgets.session_view import SessionView
 from agent_tui.visible_text import visible
@@ -47,12 +49,10 @@ log = logging.getLogger(__name__)
 
 ServicesFactory = Callable[[], Awaitable["AppServices"]]
 QUIT_WINDOW = 2.0
-
-
 T = TypeVar("T")
 
 
-class AgentApp(AppTabs, AppCommands, OneLineCrashes[None]):
+class AgentApp(AppTabs, OneLineCrashes[None]):
     CSS_PATH = Path(__file__).parent / "app.tcss"  # absolute: subclasses live elsewhere
     TITLE = "agent-tui"
     COMMAND_PALETTE_DISPLAY = "^P"
@@ -93,13 +93,15 @@ class AgentApp(AppTabs, AppCommands, OneLineCrashes[None]):
         self._first_message = first_message
         self._type_ahead = TypeAhead()
         """Sent in the first tab once its session is open (`agent-tui "fix the bug"`)."""
-        self._theme_name = theme_name or themes.DEFAULT_DARK
         self.views: list[SessionView] = []
         """Every open tab's view, in the order they were opened."""
         self.tabs_opened = 0
         self._last_interrupt = 0.0
         self.workspace = workspace or Path.cwd()
-        self._register_themes()
+        # Before the first mount: switching themes afterwards would style every widget twice.
+        self.file_themes, self._theme_problems = themes.register_all(self, theme_name or themes.DEFAULT_DARK)
+        self.commands = AppCommands(self)
+        """The App's own slash commands and the palette; the `AppActions` every tab reaches."""
         from agent_tui.ui.attention import Attention
         from agent_tui.ui.textual_compat import write_to_terminal
 
@@ -107,7 +109,7 @@ class AgentApp(AppTabs, AppCommands, OneLineCrashes[None]):
         """Notifies when a turn ends or an approval waits while the terminal is not focused."""
 
     def _notify_method(self) -> str:
-        services = self._services.result() if self._services is not None and self._services.done() else None
+        services = self.services_now()
         return services.config.ui.notify if services is not None else "off"
 
     def on_app_focus(self, _event: events.AppFocus) -> None:
@@ -148,7 +150,7 @@ class AgentApp(AppTabs, AppCommands, OneLineCrashes[None]):
         session_id, continue_ = self._start
         view = await self.add_tab(session_id=session_id, continue_=continue_)
         if session_id == "":  # `agent-tui -r` without an id: pick one (the new session stays if none)
-            self.action_resume()  # a worker of its own
+            self.commands.action_resume()  # a worker of its own
         if self._first_message and self._first_message.strip():
             await view.send(self._first_message)  # queued behind the opening, then sent
         self.call_after_refresh(self._type_ahead.shown)
@@ -193,22 +195,6 @@ class AgentApp(AppTabs, AppCommands, OneLineCrashes[None]):
             shutdown.end_now(shutdown.exit_code(signum))
         self.exit(return_code=shutdown.exit_code(signum))
 
-    def _register_themes(self) -> None:
-        """Register the theme files and pick the configured theme. Done before the first
-        mount: switching themes afterwards would style every widget twice."""
-        loaded = themes.load_themes()
-        for theme in loaded.themes:
-            self.register_theme(theme)
-        self.file_themes = list(dict.fromkeys(theme.name for theme in loaded.themes))
-        """Themes from files (built-in and the user's), for /theme and the palette."""
-        self._theme_problems = list(loaded.problems)
-        self._theme_name, problem = themes.pick_theme(
-            self._theme_name, self.available_themes, listed=self.file_themes
-        )
-        if problem:
-            self._theme_problems.append(problem)
-        self.theme = self._theme_name
-
     # -- services ----------------------------------------------------------------------------
 
     @work(group="services", exit_on_error=False)
@@ -242,7 +228,7 @@ class AgentApp(AppTabs, AppCommands, OneLineCrashes[None]):
         sandbox = services.sandbox if services is not None else None
         if sandbox is not None and sandbox.notice:
             self.notify(sandbox.notice, severity="warning", timeout=30)
-        self._update_topbar()
+        self.refresh_topbar()
 
     async def warmed(self) -> None:
         """Wait for the warm-up: a factory does before importing the agent stack itself."""
@@ -252,6 +238,9 @@ class AgentApp(AppTabs, AppCommands, OneLineCrashes[None]):
         """The shared services once built (None when the store could not be opened)."""
         assert self._services is not None
         return await asyncio.shield(self._services)
+
+    def services_now(self) -> AppServices | None:  # without waiting: None until built
+        return self._services.result() if self._services is not None and self._services.done() else None
 
     @on(Worker.StateChanged)
     def _app_worker_changed(self, event: Worker.StateChanged) -> None:
@@ -281,13 +270,13 @@ class AgentApp(AppTabs, AppCommands, OneLineCrashes[None]):
 
     # -- the top bar -------------------------------------------------------------------------
 
-    def _update_topbar(self) -> None:
+    def refresh_topbar(self) -> None:
         view = self.view
         model = view.session.model if view and view.session else "no model"
         if view is not None and view.session is None and view.busy:
             model = "opening…"  # not "no model": the one configured is still loading
         where = paths.shown(self.workspace)
-        services = self._services.result() if self._services is not None and self._services.done() else None
+        services = self.services_now()
         sandbox = services.sandbox.topbar() if services is not None and services.sandbox else None
         # The sandbox state before the folder: at 80 columns the end of the bar is cut, and what
         # commands may do matters more than a path the user already knows.
@@ -323,7 +312,23 @@ class AgentApp(AppTabs, AppCommands, OneLineCrashes[None]):
         # A modal closed without an answer (the app shutting down) refuses, never allows.
         return decision if decision is not None else ApprovalDecision("deny")
 
-    # -- keys and commands -------------------------------------------------------------------
+    # -- keys and commands (the commands' substance is in `self.commands`) ----------------------
+
+    def action_help(self) -> None:
+        self.commands.action_help()
+
+    def action_blobs(self, ref: str = "") -> None:  # a screen's `o` runs it by name
+        self.commands.action_blobs(ref)
+
+    def on_tool_line_open_output(self, event: ToolLine.OpenOutput) -> None:
+        self.commands.open_output(event)
+
+    def on_compaction_item_open_record(self, event: CompactionItem.OpenRecord) -> None:
+        self.commands.open_record(event)
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield from self.commands.palette()
 
     def action_interrupt(self) -> None:
         """Ctrl+C: cancel the running turn; a second press within 2 s quits."""
@@ -387,8 +392,7 @@ class AgentApp(AppTabs, AppCommands, OneLineCrashes[None]):
             return None
         return view.prompt if view is not None and view.is_mounted else None
 
-    def crash_line(self) -> str:
-        # The traceback is in the log file; the terminal gets one line.
+    def crash_line(self) -> str:  # the traceback is in the log file; the terminal gets one line
         return (
             f"agent-tui stopped on an unexpected error; details in {paths.log_file()}. "
             "Your session is saved: agent-tui --continue resumes it."

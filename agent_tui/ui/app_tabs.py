@@ -20,18 +20,19 @@ if TYPE_CHECKING:
 
     from agent_tui.factory import AppServices
     from agent_tui.tools.permissions import ApprovalDecision, ApprovalRequest
-    from agent_tui.ui.command_host import AppActions
+    from agent_tui.ui.app_commands import AppCommands
 
-    class _AppHost(App[None], AppActions):
+    class _AppHost(App[None]):
         """What the mixin uses of `AgentApp`, so mypy checks it against the real App API."""
 
         views: list[SessionView]
         tabs_opened: int
+        commands: AppCommands
 
         async def services(self) -> AppServices | None: ...
         async def ask_approval(self, request: ApprovalRequest, where: str) -> ApprovalDecision: ...
         async def push_screen_wait_safe(self, screen: Screen[Any]) -> Any: ...
-        def _update_topbar(self) -> None: ...
+        def refresh_topbar(self) -> None: ...
 else:
     _AppHost = object
 
@@ -52,7 +53,7 @@ class AppTabs(_AppHost):
             self.services,
             self.ask_approval,
             number=number,
-            actions=self,
+            actions=self.commands,
             session_id=session_id,
             continue_=continue_,
         )
@@ -75,25 +76,25 @@ class AppTabs(_AppHost):
         return False
 
     def on_session_view_tasks_changed(self, event: SessionView.TasksChanged) -> None:
-        self._update_topbar()
+        self.refresh_topbar()
 
     def on_session_view_title_changed(self, event: SessionView.TitleChanged) -> None:
         tabs = self.query_one(TabbedContent)
         tab = tabs.get_tab(f"tab-{event.view.number}")
         tab.label = tab_title(event.view, event.title)
-        self._update_topbar()
+        self.refresh_topbar()
 
     def on_session_view_busy_changed(self, event: SessionView.BusyChanged) -> None:
         """A tab working in the background says so on its label (`2 ⋯ refactor`)."""
         tab = self.query_one(TabbedContent).get_tab(f"tab-{event.view.number}")
         tab.label = tab_title(event.view, event.view.title)
-        self._update_topbar()  # a custom command's `model:` served the turn that just ended
+        self.refresh_topbar()  # a custom command's `model:` served the turn that just ended
 
     def on_tabbed_content_tab_activated(self) -> None:
         view = self.view
         if view is not None:
             view.prompt.focus()
-        self._update_topbar()
+        self.refresh_topbar()
 
     async def action_new_tab(self) -> None:
         await self.add_tab()
