@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import signal
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
@@ -21,14 +20,15 @@ from textual import events, on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.css.query import NoMatches
-from textual.widgets import Static, TabbedContent
+from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
-from agent_tui import instrument, paths, shutdown
+from agent_tui import instrument, paths
 from agent_tui.errors_text import one_line
 from agent_tui.ui import themes
 from agent_tui.ui.app_commands import AppCommands
-from agent_tui.ui.app_tabs import AppTabs
+from agent_tui.ui.app_signals import SignalExit
+from agent_tui.ui.app_tabs import SessionTabs
 from agent_tui.ui.textual_compat import OneLineCrashes, SteadyFooter
 from agent_tui.ui.type_ahead import TypeAhead
 from agent_tui.ui.warmup import Warmup
@@ -52,7 +52,7 @@ QUIT_WINDOW = 2.0
 T = TypeVar("T")
 
 
-class AgentApp(AppTabs, OneLineCrashes[None]):
+class AgentApp(OneLineCrashes[None]):
     CSS_PATH = Path(__file__).parent / "app.tcss"  # absolute: subclasses live elsewhere
     TITLE = "agent-tui"
     COMMAND_PALETTE_DISPLAY = "^P"
@@ -93,15 +93,15 @@ class AgentApp(AppTabs, OneLineCrashes[None]):
         self._first_message = first_message
         self._type_ahead = TypeAhead()
         """Sent in the first tab once its session is open (`agent-tui "fix the bug"`)."""
-        self.views: list[SessionView] = []
-        """Every open tab's view, in the order they were opened."""
-        self.tabs_opened = 0
         self._last_interrupt = 0.0
         self.workspace = workspace or Path.cwd()
         # Before the first mount: switching themes afterwards would style every widget twice.
         self.file_themes, self._theme_problems = themes.register_all(self, theme_name or themes.DEFAULT_DARK)
         self.commands = AppCommands(self)
         """The App's own slash commands and the palette; the `AppActions` every tab reaches."""
+        self.tabs = SessionTabs(self)
+        """The tabs of sessions (composed below the top bar)."""
+        self.signals = SignalExit(self)
         from agent_tui.ui.attention import Attention
         from agent_tui.ui.textual_compat import write_to_terminal
 
@@ -137,11 +137,11 @@ class AgentApp(AppTabs, OneLineCrashes[None]):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="topbar")
-        yield TabbedContent(id="tabs")
+        yield self.tabs
         yield SteadyFooter()
 
     async def on_mount(self) -> None:
-        self._exit_on_signals()
+        self.signals.install()
         for problem in self._theme_problems:
             self.notify(problem, severity="warning")
         self._services = asyncio.get_running_loop().create_future()
@@ -155,45 +155,6 @@ class AgentApp(AppTabs, OneLineCrashes[None]):
             await view.send(self._first_message)  # queued behind the opening, then sent
         self.call_after_refresh(self._type_ahead.shown)
         self.call_after_refresh(instrument.mark, "first_frame")
-
-    def _exit_on_signals(self) -> None:
-        """SIGTERM and SIGHUP (terminal closed) exit cleanly, so the terminal is restored."""
-        loop = asyncio.get_running_loop()
-        guard = shutdown.current()
-        if guard is not None:  # the CLI installed it: seen even if this thread is stuck
-            guard.attach(loop, self._shutdown_signal)
-            return
-        for name in ("SIGTERM", "SIGHUP"):
-            number = getattr(signal, name, None)
-            if number is None:
-                continue
-            try:
-                loop.add_signal_handler(number, self._shutdown_signal, number)
-            except (NotImplementedError, RuntimeError, ValueError):
-                pass  # not the main thread (tests) or not supported on this platform
-
-    def _shutdown_signal(self, signum: int) -> None:
-        """Like Ctrl+C twice: cancel every running turn (their commands' groups are killed and
-        the interruption saved), then exit 128 + signum, even with a modal open."""
-        self._stopping = asyncio.ensure_future(self.stop_for_signal(signum))
-
-    async def stop_for_signal(self, signum: int, wait: float = shutdown.GRACE - 2) -> None:
-        log.info("signal %d: cancelling running turns and exiting", signum)
-        views = list(self.views)
-        for view in views:
-            view.cancel()
-        deadline = time.monotonic() + wait
-        while any(view.busy for view in views) and time.monotonic() < deadline:
-            await asyncio.sleep(0.05)  # the turns' own clean-up signals nothing we can await
-        if signum == getattr(signal, "SIGHUP", None):
-            # The terminal is gone: Textual's own shutdown would block for ever writing to it
-            # (its writer queue fills). The sessions are saved; close the store and end here.
-            try:
-                await asyncio.wait_for(self.close_services(), 2)
-            except Exception:
-                log.exception("closing the services after SIGHUP failed")
-            shutdown.end_now(shutdown.exit_code(signum))
-        self.exit(return_code=shutdown.exit_code(signum))
 
     # -- services ----------------------------------------------------------------------------
 
@@ -257,7 +218,7 @@ class AgentApp(AppTabs, OneLineCrashes[None]):
     async def close_services(self) -> None:
         """Close the sessions and (when the app made them) the services; safe to call twice."""
         # The screens may be gone by now: close the sessions the views left behind by reference.
-        for view in self.views:
+        for view in self.tabs.views:
             if view.session is not None:
                 await view.session.close()
         if self._owns_services and self._services is not None and self._services.done():
@@ -311,6 +272,32 @@ class AgentApp(AppTabs, OneLineCrashes[None]):
         decision = await self.push_screen_wait_safe(ApprovalScreen(request, where=where))
         # A modal closed without an answer (the app shutting down) refuses, never allows.
         return decision if decision is not None else ApprovalDecision("deny")
+
+    # -- tabs (`self.tabs`) -------------------------------------------------------------------
+
+    @property
+    def view(self) -> SessionView | None:
+        """The session view of the active tab."""
+        return self.tabs.view
+
+    @property
+    def open_views(self) -> list[SessionView]:
+        return self.tabs.views
+
+    async def add_tab(self, *, session_id: str | None = None, continue_: bool = False) -> SessionView:
+        return await self.tabs.add(session_id=session_id, continue_=continue_)
+
+    def show_session(self, session_id: str) -> bool:
+        return self.tabs.show_session(session_id)
+
+    async def action_new_tab(self) -> None:
+        await self.tabs.add()
+
+    def action_close_tab(self) -> None:
+        self.tabs.close_active()
+
+    def action_switch_tab(self, step: int) -> None:
+        self.tabs.switch(step)
 
     # -- keys and commands (the commands' substance is in `self.commands`) ----------------------
 
