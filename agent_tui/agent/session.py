@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, assert_never
 
 from agent_tui.agent import events as ev
-from agent_tui.agent import image_attach, subagent_calls, web_search, wire
+from agent_tui.agent import image_attach, rewind, subagent_calls, user_command, web_search, wire
 from agent_tui.agent import reply as model_call
 from agent_tui.agent.compactor import Compactor
 from agent_tui.agent.history import SessionHistory
@@ -30,6 +30,7 @@ from agent_tui.agent.tool_runner import ToolRunner
 from agent_tui.agent.turn import NextStep, RetryStep, StepOutcome, TurnOver, TurnState
 from agent_tui.agent.window import keep_calibration, preflight, reserve_thinking
 from agent_tui.context.budget import BudgetMeter, ContextBudget
+from agent_tui.hooks import turn_hooks
 from agent_tui.llm.cost import cost_of, declared_prices, prices_for
 from agent_tui.llm.stream import UsageChunk
 from agent_tui.messages import Message, TokenUsage, assistant, tool_result, user
@@ -235,8 +236,6 @@ class AgentSession:
                 yield ev.Notice(note)
             hook_context = ""
             if self.hooks is not None:
-                from agent_tui.hooks import turn_hooks
-
                 gate = await turn_hooks.before_prompt(
                     self.hooks, prompt, first=not self._hooks_started, resumed=bool(self.history)
                 )
@@ -325,15 +324,11 @@ class AgentSession:
 
     def run_user_command(self, command: str) -> AsyncIterator[ev.AgentEvent]:
         """`!command`: run it for the user, unasked, and let the next turn's model see it."""
-        from agent_tui.agent.user_command import run_user_command
-
-        return run_user_command(self, command)
+        return user_command.run_user_command(self, command)
 
     async def rewind(self, point: RewindPoint, scope: Scope) -> RewindReport:
         """Back to just before an earlier user message (agent/rewind.py)."""
-        from agent_tui.agent.rewind import rewind
-
-        return await rewind(self, point, scope)
+        return await rewind.rewind(self, point, scope)
 
     def keep_background_of(self, old: AgentSession) -> None:
         """The same session under another model (/model): its background commands go on here

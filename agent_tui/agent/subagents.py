@@ -31,10 +31,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from agent_tui.agent import events as ev
+from agent_tui.agent.definitions import load_definitions
 from agent_tui.agent.envelope import Envelope, cut_answer
 from agent_tui.agent.subagent_turn import TASK, ChildTurn, envelope_for
 from agent_tui.messages import TokenUsage
 from agent_tui.tools.base import ToolOutput
+from agent_tui.tools.task import TaskTool, describe
 
 if TYPE_CHECKING:
     from agent_tui.agent.definitions import AgentDefinition, Definitions
@@ -123,8 +125,6 @@ class Subagents:
     # -- the tool ------------------------------------------------------------------------
 
     def tool_description(self) -> str:
-        from agent_tui.tools.task import describe
-
         return describe(self.definitions, self.config)
 
     async def run_task(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
@@ -320,9 +320,6 @@ def for_session(
 ) -> Subagents:
     """The session's manager; registers `task` when this depth may start children, and narrows
     the registry to `tool_names` (a definition's list can only take tools away)."""
-    from agent_tui.agent.definitions import load_definitions
-    from agent_tui.tools.task import TaskTool
-
     definitions = services.definitions
     first = definitions is None
     if definitions is None:

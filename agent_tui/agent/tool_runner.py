@@ -18,8 +18,13 @@ from agent_tui import tool_decl
 from agent_tui.agent.lost_writes import InlineFallback
 from agent_tui.agent.undo import Checkpointer
 from agent_tui.context.views import inline_view
+from agent_tui.hooks import tool_hooks
+from agent_tui.hooks.approval import deciding
+from agent_tui.hooks.tool_hooks import post_tool_use
 from agent_tui.messages import Message, Outcome, ResultRef, ToolCall, tool_result
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolServices
+from agent_tui.tools.files import cannot_apply
+from agent_tui.tools.workspace import confine, resolve_path
 from agent_tui.units import human_size, lines
 from agent_tui.utf8 import clean_text
 
@@ -71,8 +76,6 @@ async def _cannot_apply(tool: str, args: dict[str, Any], workspace: Path) -> str
     if not tool_decl.checkpointed(tool):
         return None
     import asyncio
-
-    from agent_tui.tools.files import cannot_apply
 
     return await asyncio.to_thread(cannot_apply, tool, args, workspace)
 
@@ -166,8 +169,6 @@ class ToolRunner:
         tool, args = prepared
         permission = None
         if self.hooks is not None:
-            from agent_tui.hooks import tool_hooks
-
             hooked, pre = await tool_hooks.pre_tool_use(self.hooks, call, tool.spec)
             if pre.blocked:  # never runs; the model reads why, the user sees the hook's line
                 text = tool_hooks.BLOCKED.format(reason=pre.reason)
@@ -186,8 +187,6 @@ class ToolRunner:
             return self._finish(call, ToolOutput.error(failure), started)  # nothing to approve
         checked = ask and self.policy.may_ask(tool.spec.mutates)  # deny/ask rules cover reads too
         if checked or permission == "ask":  # ask=False: the user's own `!cmd`
-            from agent_tui.hooks.approval import deciding
-
             with deciding(permission) as decided:
                 allowed, message, planning, by_rule = True, "", False, False
                 if checked:
@@ -196,8 +195,6 @@ class ToolRunner:
                     planning = verdict.reason == "plan_mode"
                     by_rule = verdict.reason == "denied_by_rule"
                 if allowed and permission == "ask" and not decided.asked:
-                    from agent_tui.hooks import tool_hooks
-
                     allowed, message = await tool_hooks.ask_anyway(self.policy, call, self.workspace)
             # The tool's time starts once it may run: the user's think time is not its time.
             started = time.monotonic()
@@ -234,8 +231,6 @@ class ToolRunner:
                 log.exception("could not record the checkpoint of %s", target)
         run = await self._store_and_view(call, output, started)
         if self.hooks is not None:
-            from agent_tui.hooks.tool_hooks import post_tool_use
-
             content, post = await post_tool_use(self.hooks, call, run.message.content or "", run.is_error)
             if post.ran:
                 run = replace(run, message=replace(run.message, content=content), stop=post.stop)
@@ -245,8 +240,6 @@ class ToolRunner:
         self, call: ToolCall, args: dict[str, Any], output: ToolOutput, target: Path | None
     ) -> ToolOutput:
         """The edited file's language server says what the new text breaks (tools/diagnostics.py)."""
-        from agent_tui.tools.workspace import resolve_path
-
         try:
             edited = target or resolve_path(self.workspace, tool_decl.path_of(call.name, args))
         except Exception:  # noqa: BLE001 - the edit succeeded; only its diagnostics are skipped
@@ -260,8 +253,6 @@ class ToolRunner:
         """For an edit: the file it targets and the blob of its content before the edit."""
         if self.checkpointer is None or not tool_decl.checkpointed(call.name):
             return None, None
-        from agent_tui.tools.workspace import confine
-
         try:
             target = confine(self.workspace, tool_decl.path_of(call.name, args))
             return target, await self.checkpointer.before(call.name, target, call.id)
