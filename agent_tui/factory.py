@@ -116,7 +116,6 @@ class AppServices:
     ) -> AgentSession:
         """A stored session, from its newest snapshot plus the transcript after it, repaired so
         that it can be sent (agent/wire.py). SessionBusy when another live process has it open."""
-
         limits = self._limits()
         try:
             info = await self.store.sessions.get(session_id)
@@ -166,7 +165,6 @@ class AppServices:
     ) -> AgentSession:
         """A sub-agent's session (agent/subagents.py): stored with its parent's id, sharing the
         parent's permission policy, with the definition's tools, model, turn limit and prompt."""
-
         config = child_config(parent.config, definition)
         info = await self.store.sessions.create(
             str(self.workspace), config.model.name, title=title, parent_id=parent.session_id
@@ -306,7 +304,6 @@ class AppServices:
     def _user_prompts(self, registry: ToolRegistry) -> UserPrompts:
         """Memories and skills; with skills the model may choose, their index and the `skill`
         tool (extensions/skills.py)."""
-
         catalog = self.skills
         if catalog is None or not catalog.skills:
             return UserPrompts()
@@ -336,18 +333,22 @@ async def build_services(
     """Open the store and return the shared services. Store errors surface as StoreError.
     Configured MCP servers start in the background (`await services.mcp_ready()` to wait).
     `warm_http=False` leaves the HTTP client's loading to the caller (the TUI: ui/warmup.py)."""
-
     preload(http=warm_http)  # loads while the store opens (llm/startup.py)
     store = await open_store(db_path_for(config, db_path))
     store.results.search_timeout = store.transcript.search_timeout = config.tools.search_timeout
-    services = AppServices(config=config, store=store, workspace=(workspace or Path.cwd()).resolve())
-
-    services.sandbox = await make_sandbox(config, services.workspace)
-
-    services.hooks = load_hooks(services.workspace, trusted=config.provenance.folder_trusted)
-
-    services.skills = discover_skills(services.workspace, config.provenance.folder_trusted)
-    services.notices += [*services.hooks.notices, *services.skills.notices]
+    where = (workspace or Path.cwd()).resolve()
+    trusted = config.provenance.folder_trusted
+    hooks = load_hooks(where, trusted=trusted)
+    skills = discover_skills(where, trusted)
+    services = AppServices(
+        config=config,
+        store=store,
+        workspace=where,
+        sandbox=await make_sandbox(config, where),
+        hooks=hooks,
+        skills=skills,
+        notices=[*hooks.notices, *skills.notices],
+    )
     if start_mcp:
         services.start_mcp()
     return services
