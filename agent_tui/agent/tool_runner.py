@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from agent_tui.config import Config
     from agent_tui.hooks.runner import HookRunner
     from agent_tui.store import Store
+    from agent_tui.tools.diagnostics import LanguageServers
     from agent_tui.tools.permissions import PermissionPolicy
     from agent_tui.tools.registry import ToolRegistry
 
@@ -218,12 +219,9 @@ class ToolRunner:
             output = replace(output, ref=None, text=fallback.text)
             self._lost_writes.append(fallback.problem or "a tool output could not be saved")
         output = _clean_output(output)
-        if (
-            not output.is_error
-            and self.services.diagnostics is not None
-            and tool_decl.checkpointed(call.name)
-        ):
-            output = await self._with_diagnostics(call, args, output, target)
+        servers = self.services.diagnostics
+        if servers is not None and not output.is_error and tool_decl.checkpointed(call.name):
+            output = await self._with_diagnostics(servers, call, args, output, target)
         if target is not None and not output.is_error and self.checkpointer is not None:
             try:
                 await self.checkpointer.after(target, before_ref)
@@ -237,14 +235,19 @@ class ToolRunner:
         return run
 
     async def _with_diagnostics(
-        self, call: ToolCall, args: dict[str, Any], output: ToolOutput, target: Path | None
+        self,
+        servers: LanguageServers,
+        call: ToolCall,
+        args: dict[str, Any],
+        output: ToolOutput,
+        target: Path | None,
     ) -> ToolOutput:
         """The edited file's language server says what the new text breaks (tools/diagnostics.py)."""
         try:
             edited = target or resolve_path(self.workspace, tool_decl.path_of(call.name, args))
         except Exception:  # noqa: BLE001 - the edit succeeded; only its diagnostics are skipped
             return output
-        found = await self.services.diagnostics.after_edit(edited)
+        found = await servers.after_edit(edited)
         return replace(output, text=f"{output.text.rstrip()}\n{found}") if found else output
 
     async def _checkpoint_before(
