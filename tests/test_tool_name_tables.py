@@ -19,7 +19,7 @@ ALLOWED = {
     "the declared lookups in tests/test_tool_declarations.py",
     "context/compaction/calls.py": "the words other agents' and MCP servers' tools are called by, "
     "for tools that declare nothing (ours are sorted by their declared kind)",
-    "commands/mcp_serve.py": "the tools of agent-tui's own MCP server (store/archive.py), not the "
+    "frontends/cli/mcp_serve.py": "the tools of agent-tui's own MCP server (store/archive.py), not the "
     "agent's tools",
 }
 """Module (relative to agent_tui/) -> why a literal naming several tools stays there."""

@@ -4,7 +4,7 @@ streaming reply grows); the entries stay and scrolling up mounts them again."""
 
 from __future__ import annotations
 
-from agent_tui.ui.widgets.chat import MAX_MOUNTED, WINDOW, ChatPane
+from agent_tui.frontends.tui.widgets.chat import MAX_MOUNTED, WINDOW, ChatPane
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import make_app, send, settle, until

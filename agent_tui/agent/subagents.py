@@ -34,16 +34,16 @@ from agent_tui.agent import events as ev
 from agent_tui.agent.definitions import load_definitions
 from agent_tui.agent.envelope import Envelope, cut_answer
 from agent_tui.agent.subagent_turn import TASK, ChildTurn, envelope_for
-from agent_tui.messages import TokenUsage
+from agent_tui.agent.task_tool import TaskTool, describe
+from agent_tui.base.messages import TokenUsage
 from agent_tui.tools.base import ToolOutput
-from agent_tui.tools.task import TaskTool, describe
 
 if TYPE_CHECKING:
     from agent_tui.agent.definitions import AgentDefinition, Definitions
     from agent_tui.agent.session_port import SubagentSession as AgentSession  # not the class: no cycle
     from agent_tui.agent.tool_runner import ToolRun, ToolRunner
+    from agent_tui.base.messages import Message, ToolCall
     from agent_tui.config import Config
-    from agent_tui.messages import Message, ToolCall
     from agent_tui.tools.base import ToolContext
     from agent_tui.tools.registry import ToolRegistry
 
