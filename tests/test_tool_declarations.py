@@ -12,8 +12,10 @@ from typing import Any
 import pytest
 
 from agent_tui.agent.base_prompt import base_prompt
+from agent_tui.agent.subagents import for_session
 from agent_tui.agent.task_tool import TaskTool
 from agent_tui.agent.undo import undo
+from agent_tui.base import tool_decl
 from agent_tui.base.messages import Message, ToolCall
 from agent_tui.base.tool_decl import Capabilities, ToolKind
 from agent_tui.compose.factory import build_services
@@ -22,6 +24,8 @@ from agent_tui.context.memory import UserPrompts
 from agent_tui.extensions.skill_tool import SkillTool
 from agent_tui.frontends.acp.translate import kind_of, title_of
 from agent_tui.hooks.spec import HookSpec
+from agent_tui.policy import claude_rules
+from agent_tui.store.conversation_index import LOOKUP_TOOLS, message_text
 from agent_tui.tools.approval_preview import build_preview, describe_call
 from agent_tui.tools.background_tools import background_tools
 from agent_tui.tools.base import Tool, ToolContext, ToolOutput, ToolSpec
@@ -67,6 +71,20 @@ class Undeclared:
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         return ToolOutput(text="poked")
+
+
+class PeekTool:
+    """Looks up something the session already holds: a lookup nothing in agent-tui has heard of."""
+
+    spec = ToolSpec(
+        "peek_outputs",
+        "Peek at a stored output.",
+        {"type": "object", "properties": {"query": {"type": "string"}}},
+        capabilities=Capabilities(kind="search", stored=False, reads_session=True),
+    )
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        return ToolOutput(text="peeked")
 
 
 class _Agents:
@@ -173,3 +191,70 @@ class TestANewToolFromItsDeclaration:
             assert (workspace / "notes.txt").read_text() == "mine\n"
         finally:
             await services.close()
+
+    async def test_a_narrowed_sub_agent_keeps_its_declared_lookups(self, server, workspace, tmp_path):
+        """A definition's `tools: [read_file]` keeps read_file plus every tool declared to only look
+        up the session's own state (the new one included); everything else goes."""
+        services = await build_services(make_config(server, tmp_path / "n.db"), workspace=workspace)
+        try:
+            registry = ToolRegistry([*builtin_tools(), *context_tools(), PeekTool(), StampTool()])
+            for_session(services, services.config, registry, depth=5, tool_names=("read_file",))
+            assert set(registry.names()) == {
+                "read_file",
+                "read_result",
+                "grep_result",
+                "recall",
+                "peek_outputs",
+            }
+        finally:
+            await services.close()
+
+
+BUILTIN_NAMES = {tool.spec.name for tool in every_builtin()}
+
+
+def builtin_rule_tools() -> dict[str, tuple[str, ...]]:
+    """The Claude rule table the built-ins' declarations give (other tests declare throwaways)."""
+    derived = tool_decl.claude_rule_tools()
+    kept = {alias: tuple(t for t in tools if t in BUILTIN_NAMES) for alias, tools in derived.items()}
+    return {alias: tools for alias, tools in kept.items() if tools}
+
+
+SERVER_TOOL_RULES = {"WebSearch": ("web_search",)}
+"""Claude's rule for the provider's own search (agent/web_search.py): it has no spec to declare it."""
+
+
+class TestTablesKnownBeforeAnyToolLoads:
+    """Config checks and the store's index run before any tool module is imported (a plain module
+    may import no layer, tests/test_import_graph.py), so they keep their own small table; each is
+    checked here against what the declarations say, so a tool that declares a Claude name, a path
+    argument or a lookup and is missing from the table fails by name."""
+
+    def test_claude_rules_cover_what_the_tools_declare(self):
+        """`Read(...)`, `Edit(...)`, `Grep`…: each Claude rule name covers the tools whose
+        declarations carry it, Read every file reader and Edit every checkpointed tool."""
+        assert claude_rules.CLAUDE_RULE_TOOLS == {**builtin_rule_tools(), **SERVER_TOOL_RULES}
+
+    def test_path_and_domain_rules_follow_the_declarations(self):
+        """A rule takes a path glob for every tool with a declared path argument, a domain for
+        every fetching tool."""
+        declared = [tool.spec for tool in every_builtin()]
+        assert claude_rules.PATH_RULE_TOOLS == {s.name for s in declared if s.capabilities.path_args}
+        assert claude_rules.DOMAIN_RULE_TOOLS == {s.name for s in declared if s.capabilities.kind == "fetch"}
+
+    def test_recall_skips_the_calls_declared_as_lookups(self):
+        """The index leaves out exactly the calls of tools declared to look up the session."""
+        declared = {tool.spec.name for tool in every_builtin() if tool.spec.capabilities.reads_session}
+        assert set(LOOKUP_TOOLS) == declared
+        asked = Message(
+            role="assistant", content="", tool_calls=[ToolCall("c", "recall", '{"query": "zebra"}')]
+        )
+        assert "zebra" not in message_text(asked)
+
+    def test_a_new_tool_s_declaration_shows_in_the_derived_rules(self):
+        """The throwaway editing tool's Claude name becomes a rule and joins Edit: the comparison
+        above would fail for a built-in declared like it until the table names it."""
+        ToolRegistry([StampTool()])
+        derived = tool_decl.claude_rule_tools()
+        assert derived["Stamp"] == ("stamp_file",) and "stamp_file" in derived["Edit"]
+        assert "stamp_file" not in claude_rules.CLAUDE_RULE_TOOLS["Edit"]

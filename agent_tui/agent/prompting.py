@@ -92,6 +92,7 @@ class PromptAssembler:
         deferral_threshold: float = 0.10,
         user_prompts: UserPrompts | None = None,
         notice_feed: Sequence[str] | None = None,
+        status_sources: Sequence[StatusSource] = (),
     ) -> None:
         from agent_tui.base.tokens import TokenCounter
 
@@ -119,7 +120,7 @@ class PromptAssembler:
         self._anchor: str | None = None
         self._said: set[str] = set()
         self._pending_notices: list[str] = []
-        self.status_sources: list[StatusSource] = []
+        self.status_sources: list[StatusSource] = list(status_sources)
         """Parts of the per-turn status note kept by others (the background commands)."""
         self.side: SideState | None = None
         """The pins and the task list, each sent in its own section every step."""

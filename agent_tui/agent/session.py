@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, assert_never
 
 from agent_tui.agent import events as ev
-from agent_tui.agent import image_attach, subagent_calls, web_search, wire
+from agent_tui.agent import image_attach, rewind, subagent_calls, user_command, web_search, wire
 from agent_tui.agent import reply as model_call
 from agent_tui.agent.compactor import Compactor
 from agent_tui.agent.history import SessionHistory
@@ -31,12 +31,14 @@ from agent_tui.agent.turn import NextStep, RetryStep, StepOutcome, TurnOver, Tur
 from agent_tui.agent.window import keep_calibration, preflight, reserve_thinking
 from agent_tui.base.messages import Message, TokenUsage, assistant, tool_result, user
 from agent_tui.context.budget import BudgetMeter, ContextBudget
+from agent_tui.hooks import turn_hooks
 from agent_tui.llm.cost import cost_of, declared_prices, prices_for, search_price
 from agent_tui.llm.stream import UsageChunk
 
 if TYPE_CHECKING:
     from agent_tui.agent.prompting import PromptAssembler
     from agent_tui.agent.rewind import RewindPoint, RewindReport, Scope
+    from agent_tui.agent.subagents import Subagents
     from agent_tui.base.reasoning import ReasoningSettings
     from agent_tui.config import Config
     from agent_tui.hooks.runner import HookRunner
@@ -71,6 +73,8 @@ class AgentSession:
         history: list[Message],
         workspace: Path,
         hooks: HookRunner | None = None,
+        background: BackgroundShells | None = None,
+        subagents: Subagents | None = None,
     ) -> None:
         self.session_id = session_id
         self.title = title
@@ -106,14 +110,14 @@ class AgentSession:
         self._request_parts: tuple[list[Any], list[dict[str, Any]]] = ([], [])
         self.wire = wire.WireView()
         """What the provider gets: the history made wire-valid (agent/wire.py)."""
-        self.hooks = hooks
-        """The configured hooks (agent_tui/hooks/); None when there are none."""
+        self.hooks = hooks  # the configured hooks (agent_tui/hooks/); None when there are none
         self._hooks_started = False  # SessionStart fires before the first prompt
-        self.background: BackgroundShells | None = None
-        """Its background commands (tools/background.py); they end with the session."""
+        self.background = background  # its commands (tools/background.py) end with the session
         self.side = SideKeeper(runner.services.side, store, session_id, meter, config, runner.policy)
         """The task list and pins, beside the history (agent/side_keeper.py)."""
         prompts.side = self.side.state
+        if subagents is not None:  # the manager's children are this session's
+            subagents.adopt(self)
 
     @property
     def mode(self) -> PermissionMode:
@@ -233,8 +237,6 @@ class AgentSession:
                 yield ev.Notice(note)
             hook_context = ""
             if self.hooks is not None:
-                from agent_tui.hooks import turn_hooks
-
                 gate = await turn_hooks.before_prompt(
                     self.hooks, prompt, first=not self._hooks_started, resumed=bool(self.history)
                 )
@@ -321,15 +323,11 @@ class AgentSession:
 
     def run_user_command(self, command: str) -> AsyncIterator[ev.AgentEvent]:
         """`!command`: run it for the user, unasked, and let the next turn's model see it."""
-        from agent_tui.agent.user_command import run_user_command
-
-        return run_user_command(self, command)
+        return user_command.run_user_command(self, command)
 
     async def rewind(self, point: RewindPoint, scope: Scope) -> RewindReport:
         """Back to just before an earlier user message (agent/rewind.py)."""
-        from agent_tui.agent.rewind import rewind
-
-        return await rewind(self, point, scope)
+        return await rewind.rewind(self, point, scope)
 
     def keep_background_of(self, old: AgentSession) -> None:
         """The same session under another model (/model): its background commands go on here

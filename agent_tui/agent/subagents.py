@@ -31,8 +31,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from agent_tui.agent import events as ev
+from agent_tui.agent.definitions import load_definitions
 from agent_tui.agent.envelope import Envelope, cut_answer
 from agent_tui.agent.subagent_turn import TASK, ChildTurn, envelope_for
+from agent_tui.agent.task_tool import TaskTool, describe
 from agent_tui.base.messages import TokenUsage
 from agent_tui.tools.base import ToolOutput
 
@@ -93,7 +95,7 @@ class Subagents:
         self.definitions = definitions
         self.depth = depth
         self.parent: AgentSession | None = None
-        """The session this manager belongs to (set by the factory once it is built)."""
+        """The session this manager belongs to (it adopts the manager as it is built)."""
         self.semaphore = asyncio.Semaphore(config.agents.max_parallel)
         self.events: asyncio.Queue[ev.AgentEvent] = asyncio.Queue()
         """Children's events waiting to be passed up the parent's stream."""
@@ -109,9 +111,10 @@ class Subagents:
         self.notices: tuple[str, ...] = ()
         """Definition files that could not be loaded (said once, by the app's first session)."""
 
-    def bind(self, session: AgentSession) -> None:
-        """The session is built: it is the parent of this manager's children. The first session
-        of the app says which definition files could not be loaded."""
+    def adopt(self, session: AgentSession) -> None:
+        """Called by the session that owns this manager, as it is built: it is the parent of the
+        manager's children. The first session of the app says which definition files could not
+        be loaded."""
         self.parent = session
         session.tell_later(self.notices)
 
@@ -122,8 +125,6 @@ class Subagents:
     # -- the tool ------------------------------------------------------------------------
 
     def tool_description(self) -> str:
-        from agent_tui.agent.task_tool import describe
-
         return describe(self.definitions, self.config)
 
     async def run_task(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
@@ -309,10 +310,6 @@ class Subagents:
         return self._cancelled.pop(call_id, None)
 
 
-ALWAYS = ("read_result", "grep_result", "recall", "tool_search")
-"""Tools a narrowed agent keeps: they read its own stored outputs and change nothing."""
-
-
 def for_session(
     services: ChildHost,
     config: Config,
@@ -323,9 +320,6 @@ def for_session(
 ) -> Subagents:
     """The session's manager; registers `task` when this depth may start children, and narrows
     the registry to `tool_names` (a definition's list can only take tools away)."""
-    from agent_tui.agent.definitions import load_definitions
-    from agent_tui.agent.task_tool import TaskTool
-
     definitions = services.definitions
     first = definitions is None
     if definitions is None:
@@ -337,9 +331,11 @@ def for_session(
     if agents.may_spawn:
         registry.register(TaskTool(agents))
     if tool_names is not None:
-        keep = set(tool_names) | set(ALWAYS)
         for name in registry.names():
-            if name not in keep:
+            # The declared lookups of its own outputs change nothing: a narrowed agent keeps them.
+            tool = registry.get(name)
+            declared = tool.spec.capabilities if tool is not None else None
+            if name not in tool_names and not (declared is not None and declared.reads_session):
                 registry.unregister(name)
     return agents
 

@@ -22,12 +22,18 @@ from agent_tui.base.messages import Message, Outcome, ResultRef, ToolCall, tool_
 from agent_tui.base.units import human_size, lines
 from agent_tui.base.utf8 import clean_text
 from agent_tui.context.views import inline_view
+from agent_tui.hooks import tool_hooks
+from agent_tui.hooks.approval import deciding
+from agent_tui.hooks.tool_hooks import post_tool_use
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolServices
+from agent_tui.tools.files import cannot_apply
+from agent_tui.tools.workspace import confine, resolve_path
 
 if TYPE_CHECKING:
     from agent_tui.config import Config
     from agent_tui.hooks.runner import HookRunner
     from agent_tui.store import Store
+    from agent_tui.tools.diagnostics import LanguageServers
     from agent_tui.tools.permissions import PermissionPolicy
     from agent_tui.tools.registry import ToolRegistry
 
@@ -72,8 +78,6 @@ async def _cannot_apply(tool: str, args: dict[str, Any], workspace: Path) -> str
     if not tool_decl.checkpointed(tool):
         return None
     import asyncio
-
-    from agent_tui.tools.files import cannot_apply
 
     return await asyncio.to_thread(cannot_apply, tool, args, workspace)
 
@@ -170,8 +174,6 @@ class ToolRunner:
         tool, args = prepared
         permission = None
         if self.hooks is not None:
-            from agent_tui.hooks import tool_hooks
-
             hooked, pre = await tool_hooks.pre_tool_use(self.hooks, call, tool.spec)
             if pre.blocked:  # never runs; the model reads why, the user sees the hook's line
                 text = tool_hooks.BLOCKED.format(reason=pre.reason)
@@ -190,8 +192,6 @@ class ToolRunner:
             return self._finish(call, ToolOutput.error(failure), started)  # nothing to approve
         checked = ask and self.policy.may_ask(tool.spec.mutates)  # deny/ask rules cover reads too
         if checked or permission == "ask":  # ask=False: the user's own `!cmd`
-            from agent_tui.hooks.approval import deciding
-
             with deciding(permission) as decided:
                 allowed, message, planning, by_rule = True, "", False, False
                 if checked:
@@ -200,8 +200,6 @@ class ToolRunner:
                     planning = verdict.reason == "plan_mode"
                     by_rule = verdict.reason == "denied_by_rule"
                 if allowed and permission == "ask" and not decided.asked:
-                    from agent_tui.hooks import tool_hooks
-
                     allowed, message = await tool_hooks.ask_anyway(self.policy, call, self.workspace)
             # The tool's time starts once it may run: the user's think time is not its time.
             started = time.monotonic()
@@ -225,12 +223,9 @@ class ToolRunner:
             output = replace(output, ref=None, text=fallback.text)
             self._lost_writes.append(fallback.problem or "a tool output could not be saved")
         output = _clean_output(output)
-        if (
-            not output.is_error
-            and self.services.diagnostics is not None
-            and tool_decl.checkpointed(call.name)
-        ):
-            output = await self._with_diagnostics(call, args, output, target)
+        servers = self.services.diagnostics
+        if servers is not None and not output.is_error and tool_decl.checkpointed(call.name):
+            output = await self._with_diagnostics(servers, call, args, output, target)
         if target is not None and not output.is_error and self.checkpointer is not None:
             try:
                 await self.checkpointer.after(target, before_ref)
@@ -238,24 +233,25 @@ class ToolRunner:
                 log.exception("could not record the checkpoint of %s", target)
         run = await self._store_and_view(call, output, started)
         if self.hooks is not None:
-            from agent_tui.hooks.tool_hooks import post_tool_use
-
             content, post = await post_tool_use(self.hooks, call, run.message.content or "", run.is_error)
             if post.ran:
                 run = replace(run, message=replace(run.message, content=content), stop=post.stop)
         return run
 
     async def _with_diagnostics(
-        self, call: ToolCall, args: dict[str, Any], output: ToolOutput, target: Path | None
+        self,
+        servers: LanguageServers,
+        call: ToolCall,
+        args: dict[str, Any],
+        output: ToolOutput,
+        target: Path | None,
     ) -> ToolOutput:
         """The edited file's language server says what the new text breaks (tools/diagnostics.py)."""
-        from agent_tui.tools.workspace import resolve_path
-
         try:
             edited = target or resolve_path(self.workspace, tool_decl.path_of(call.name, args))
         except Exception:  # noqa: BLE001 - the edit succeeded; only its diagnostics are skipped
             return output
-        found = await self.services.diagnostics.after_edit(edited)
+        found = await servers.after_edit(edited)
         return replace(output, text=f"{output.text.rstrip()}\n{found}") if found else output
 
     async def _checkpoint_before(
@@ -264,8 +260,6 @@ class ToolRunner:
         """For an edit: the file it targets and the blob of its content before the edit."""
         if self.checkpointer is None or not tool_decl.checkpointed(call.name):
             return None, None
-        from agent_tui.tools.workspace import confine
-
         try:
             target = confine(self.workspace, tool_decl.path_of(call.name, args))
             return target, await self.checkpointer.before(call.name, target, call.id)

@@ -8,30 +8,53 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_tui.agent.compactor import Compactor
+from agent_tui.agent.image_attach import reload_images, takes_images
+from agent_tui.agent.prompting import PromptAssembler
+from agent_tui.agent.session import AgentSession
+from agent_tui.agent.subagents import child_config, for_session
+from agent_tui.agent.summarizer import ProviderSummarizer, summary_provider
+from agent_tui.agent.tool_runner import ToolRunner
+from agent_tui.agent.web_search import request_keys
+from agent_tui.base.tokens import TokenCounter
 from agent_tui.config import Config, ConfigError
+from agent_tui.context.budget import BudgetMeter
+from agent_tui.context.memory import UserPrompts
+from agent_tui.context.prompt_sections import PromptSection
+from agent_tui.extensions.skill_resume import restore
+from agent_tui.extensions.skill_tool import SkillTool
+from agent_tui.extensions.skills import SkillCatalog, discover_skills, index_text
+from agent_tui.hooks.approval import hooked_approver
+from agent_tui.hooks.runner import HookRunner
+from agent_tui.hooks.sources import HookSet, load_hooks
+from agent_tui.hooks.transcript import TranscriptExport
+from agent_tui.llm.http_common import TimeLimits
+from agent_tui.llm.models import ModelLimits, resolve_limits
+from agent_tui.llm.preflight import cached_ratio
+from agent_tui.llm.provider import Provider, provider_of
+from agent_tui.llm.startup import preload
 from agent_tui.runtime import paths
+from agent_tui.store import SessionNotFound, Store, open_store
+from agent_tui.tools.background import BackgroundShells
+from agent_tui.tools.background_tools import background_tools
+from agent_tui.tools.base import Tool, ToolServices
+from agent_tui.tools.context_tools import context_tools
+from agent_tui.tools.diagnostics import LanguageServers, language_servers
+from agent_tui.tools.env import SessionEnv
+from agent_tui.tools.mcp import McpManager
+from agent_tui.tools.permissions import Approver, PermissionPolicy
+from agent_tui.tools.registry import ToolRegistry, builtin_tools
+from agent_tui.tools.sandbox import Sandbox
+from agent_tui.tools.sandbox_setup import make_sandbox
 
 if TYPE_CHECKING:
     from agent_tui.agent.definitions import AgentDefinition, Definitions
-    from agent_tui.agent.session import AgentSession
     from agent_tui.agent.session_port import SubagentSession
     from agent_tui.base.messages import Message
-    from agent_tui.context.memory import UserPrompts
-    from agent_tui.context.prompt_sections import PromptSection
-    from agent_tui.extensions.skills import SkillCatalog
-    from agent_tui.hooks.runner import HookRunner
-    from agent_tui.hooks.sources import HookSet
-    from agent_tui.llm.models import ModelLimits
-    from agent_tui.store import Store
-    from agent_tui.tools.base import Tool
-    from agent_tui.tools.diagnostics import LanguageServers
-    from agent_tui.tools.mcp import McpManager
-    from agent_tui.tools.permissions import Approver, PermissionPolicy
-    from agent_tui.tools.registry import ToolRegistry
-    from agent_tui.tools.sandbox import Sandbox
 
 log = logging.getLogger(__name__)
 
@@ -74,8 +97,6 @@ class AppServices:
         """Launch the configured MCP servers in the background (idempotent, returns at once).
         Their tools join every session as they come up and leave when a server dies."""
         if self.mcp is None and self.config.mcp.servers:
-            from agent_tui.tools.mcp import McpManager
-
             self.mcp = McpManager.from_config(self.config, self.workspace, sandbox=self.sandbox)
             self.mcp.start()
         return self.mcp
@@ -99,9 +120,6 @@ class AppServices:
     ) -> AgentSession:
         """A stored session, from its newest snapshot plus the transcript after it, repaired so
         that it can be sent (agent/wire.py). SessionBusy when another live process has it open."""
-        from agent_tui.agent.image_attach import reload_images, takes_images
-        from agent_tui.store import SessionNotFound
-
         limits = self._limits()
         try:
             info = await self.store.sessions.get(session_id)
@@ -112,7 +130,6 @@ class AppServices:
         if takes_images(self.config.model.name):  # sent again on resume; a placeholder otherwise
             history = await reload_images(self.store, history, info.id)
         session = self._session(info.id, info.title, history, limits, approver, yes)
-        from agent_tui.extensions.skill_resume import restore
 
         await restore(session)  # the skills it had loaded are back in its system prompt
         await session.side.restore()  # and its pins and task list
@@ -142,7 +159,6 @@ class AppServices:
         await self.store.close()
 
     def _limits(self) -> ModelLimits:
-        from agent_tui.llm.models import resolve_limits
 
         return resolve_limits(self.config)
 
@@ -158,10 +174,6 @@ class AppServices:
     ) -> AgentSession:
         """A sub-agent's session (agent/subagents.py): stored with its parent's id, sharing the
         parent's permission policy, with the definition's tools, model, turn limit and prompt."""
-        from agent_tui.agent.subagents import child_config
-        from agent_tui.context.prompt_sections import PromptSection
-        from agent_tui.llm.models import resolve_limits
-
         config = child_config(parent.config, definition)
         info = await self.store.sessions.create(
             str(self.workspace), config.model.name, title=title, parent_id=parent.session_id
@@ -199,20 +211,6 @@ class AppServices:
         sections: list[PromptSection] | None = None,
         depth: int = 0,
     ) -> AgentSession:
-        from agent_tui.agent.compactor import Compactor
-        from agent_tui.agent.prompting import PromptAssembler
-        from agent_tui.agent.session import AgentSession
-        from agent_tui.agent.summarizer import ProviderSummarizer, summary_provider
-        from agent_tui.agent.tool_runner import ToolRunner
-        from agent_tui.base.tokens import TokenCounter
-        from agent_tui.context.budget import BudgetMeter
-        from agent_tui.llm.http_common import TimeLimits
-        from agent_tui.llm.preflight import cached_ratio
-        from agent_tui.llm.provider import Provider, provider_of
-        from agent_tui.tools.base import ToolServices
-        from agent_tui.tools.context_tools import context_tools
-        from agent_tui.tools.permissions import PermissionPolicy
-        from agent_tui.tools.registry import ToolRegistry, builtin_tools
 
         cfg = config or self.config
         model = cfg.model.name
@@ -229,21 +227,12 @@ class AppServices:
             env_key_for_api_base=keyed,
             limits=timing,
             transport=p.transport,
+            reasoning=cfg.model.reasoning,
         )
-        provider.reasoning = cfg.model.reasoning
-        from agent_tui.agent.web_search import request_keys
-
         provider.extra.update(request_keys(cfg, provider))  # an OpenAI search model's own search
-        registry = ToolRegistry()
-        from agent_tui.tools.background import BackgroundShells
-        from agent_tui.tools.background_tools import background_tools
-
-        for tool in [*builtin_tools(), *context_tools(), *background_tools(), *self.extra_tools]:
-            registry.register(tool)
+        registry = ToolRegistry([*builtin_tools(), *context_tools(), *background_tools(), *self.extra_tools])
         if self.mcp is not None and tool_names is None:
             self.mcp.attach(registry)
-        from agent_tui.agent.subagents import for_session
-
         agents = for_session(self, cfg, registry, depth=depth, tool_names=tool_names)
         counter = TokenCounter(model, lazy=True)  # tiktoken loads when a count must be exact
         a = cfg.agent
@@ -252,12 +241,16 @@ class AppServices:
         meter.seed(cached_ratio(model, cfg.model.api_base))  # what this model's last session learned
         hooks = self._hook_runner(session_id)
         if policy is None:  # a child shares its parent's policy, already answering for hooks
-            policy = PermissionPolicy.of_config(cfg, approver=approver, yes=yes, sandbox=self.sandbox)
-            from agent_tui.hooks.approval import hooked_approver
-
             # Hooks' permissionDecision and custom commands' allowed-tools answer through it.
-            policy.approver = hooked_approver(policy.approver, hooks)
+            policy = PermissionPolicy.of_config(
+                cfg,
+                approver=approver,
+                yes=yes,
+                sandbox=self.sandbox,
+                relay=partial(hooked_approver, runner=hooks),
+            )
         user_prompts = self._user_prompts(registry, limits.context_window - limits.max_output_tokens)
+        shells = BackgroundShells(session_id, self.store, cfg.tools.max_background)
         prompts = PromptAssembler(
             self.workspace,
             registry,
@@ -268,17 +261,12 @@ class AppServices:
             deferral_threshold=a.tool_deferral_threshold,
             notice_feed=self.mcp.notices if self.mcp is not None else None,
             extra_sections=sections or (),
+            status_sources=[shells],
         )
-        from agent_tui.tools.diagnostics import language_servers
-        from agent_tui.tools.env import SessionEnv
-
-        if self.language_servers is None:
+        if self.language_servers is None:  # one set per app, shared by every session and sub-agent
             self.language_servers = language_servers(
                 self.workspace, cfg.diagnostics, self.sandbox, tuple(cfg.tools.env_passthrough)
             )
-
-        shells = BackgroundShells(session_id, self.store, cfg.tools.max_background)
-        prompts.status_sources.append(shells)
         chat_summarizer = ProviderSummarizer(provider)
         summarizer = summary_provider(
             cfg, chat_summarizer, provider_of(model), key_env, keyed, timing, p.transport
@@ -309,7 +297,7 @@ class AppServices:
         compactor = Compactor(
             summarizer, chat_summarizer if summarizer is not chat_summarizer else None, limits.context_window
         )
-        session = AgentSession(
+        return AgentSession(
             session_id=session_id,
             title=title,
             config=cfg,
@@ -323,21 +311,16 @@ class AppServices:
             history=history,
             workspace=self.workspace,
             hooks=hooks,
+            background=shells,
+            subagents=agents,
         )
-        agents.bind(session)
-        session.background = shells
-        return session
 
     def _user_prompts(self, registry: ToolRegistry, window: int) -> UserPrompts:
         """Memories and skills; with skills the model may choose, their index and the `skill`
         tool (extensions/skills.py)."""
-        from agent_tui.context.memory import UserPrompts
-
         catalog = self.skills
         if catalog is None or not catalog.skills:
             return UserPrompts()
-        from agent_tui.extensions.skill_tool import SkillTool
-        from agent_tui.extensions.skills import index_text
 
         prompts = UserPrompts(
             folder_skills={s.name: s.path for s in catalog.skills.values()}, index=index_text(catalog, window)
@@ -349,8 +332,6 @@ class AppServices:
         """The session's hooks, or None when no hook is configured (nothing runs, nothing costs)."""
         if not self.hooks:
             return None
-        from agent_tui.hooks.runner import HookRunner
-        from agent_tui.hooks.transcript import TranscriptExport
 
         return HookRunner(self.hooks, self.workspace, session_id, TranscriptExport(self.store, session_id))
 
@@ -366,23 +347,22 @@ async def build_services(
     """Open the store and return the shared services. Store errors surface as StoreError.
     Configured MCP servers start in the background (`await services.mcp_ready()` to wait).
     `warm_http=False` leaves the HTTP client's loading to the caller (the TUI: frontends/tui/warmup.py)."""
-    from agent_tui.llm.startup import preload
-    from agent_tui.store import open_store
-
     preload(http=warm_http)  # loads while the store opens (llm/startup.py)
     store = await open_store(db_path_for(config, db_path))
     store.results.search_timeout = store.transcript.search_timeout = config.tools.search_timeout
-    services = AppServices(config=config, store=store, workspace=(workspace or Path.cwd()).resolve())
-    from agent_tui.tools.sandbox_setup import make_sandbox  # lazy: start-up budget (test_startup_imports)
-
-    services.sandbox = await make_sandbox(config, services.workspace)
-    from agent_tui.hooks.sources import load_hooks
-
-    services.hooks = load_hooks(services.workspace, trusted=config.provenance.folder_trusted)
-    from agent_tui.extensions.skills import discover_skills
-
-    services.skills = discover_skills(services.workspace, config.provenance.folder_trusted)
-    services.notices += [*services.hooks.notices, *services.skills.notices]
+    where = (workspace or Path.cwd()).resolve()
+    trusted = config.provenance.folder_trusted
+    hooks = load_hooks(where, trusted=trusted)
+    skills = discover_skills(where, trusted)
+    services = AppServices(
+        config=config,
+        store=store,
+        workspace=where,
+        sandbox=await make_sandbox(config, where),
+        hooks=hooks,
+        skills=skills,
+        notices=[*hooks.notices, *skills.notices],
+    )
     if start_mcp:
         services.start_mcp()
     return services

@@ -96,6 +96,7 @@ class Provider:
         limits: TimeLimits | None = None,
         transport: str = "auto",
         env_key_for_api_base: bool = True,
+        reasoning: ReasoningSettings | None = None,
     ) -> None:
         self.model = model
         """The model name as configured (what messages show the user)."""
@@ -120,7 +121,7 @@ class Provider:
         self.format: WireFormat = format_of(self.route)
         """Encoding, decoding, cache marks and reasoning parameters of the route's format."""
         self._encoded: Memo | None = self.format.memo() if isinstance(self.format, DirectFormat) else None
-        self.reasoning = ReasoningSettings()
+        self.reasoning = reasoning or ReasoningSettings()
         """`[model] reasoning_effort` / `thinking_budget_tokens`; `/effort` changes it for the session."""
         self.max_thinking: int | None = None
         """The most a thinking budget may take (the session sets it from the window)."""

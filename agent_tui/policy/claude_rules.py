@@ -24,9 +24,12 @@ CLAUDE_RULE_TOOLS: dict[str, tuple[str, ...]] = {
     "WebFetch": ("web_fetch",),
     "WebSearch": ("web_search",),
     "Task": ("task",),
+    "TodoWrite": ("todo",),
 }
 """Claude Code's rule names and the agent-tui tools each covers (Read covers every tool that
-only reads files, Edit every tool that edits them, as Claude Code documents)."""
+only reads files, Edit every tool that edits them, as Claude Code documents). What the tools'
+declarations give (`tool_decl.claude_rule_tools`), spelled here because config checks read it
+before any tool is loaded; tests/test_tool_declarations.py fails when the two disagree."""
 
 PATH_RULE_TOOLS = frozenset(CLAUDE_RULE_TOOLS["Read"] + CLAUDE_RULE_TOOLS["Edit"])
 """Tools whose rule takes a path glob (`edit_file:src/**`)."""

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agent_tui.context.compaction.ref_labels import extent
+from agent_tui.store.conversation import is_range
+from agent_tui.store.errors import StoreError
 
 if TYPE_CHECKING:
     from agent_tui.store import Store
@@ -50,9 +52,6 @@ class Archive:
 
     async def _project_of(self, ref: str) -> str:
         """The project `ref` belongs to; out-of-scope refs read as unknown."""
-        from agent_tui.store import StoreError
-        from agent_tui.store.conversation import is_range
-
         try:
             if is_range(ref):
                 project = (await self.store.transcript.resolve(ref)).project
@@ -69,9 +68,6 @@ class Archive:
 
     async def read(self, ref: str, offset: int | None = None, limit: int | None = None) -> str:
         """Numbered lines of a stored output, or numbered messages of a transcript range."""
-        from agent_tui.store import StoreError
-        from agent_tui.store.conversation import is_range
-
         await self._project_of(ref)
         limit = None if limit is None else max(1, min(limit, 5000))
         try:
@@ -83,9 +79,6 @@ class Archive:
 
     async def grep(self, ref: str, pattern: str, context: int = 0) -> str:
         """Lines of a stored output (or a transcript range) matching a regular expression."""
-        from agent_tui.store import StoreError
-        from agent_tui.store.conversation import is_range
-
         await self._project_of(ref)
         context = max(0, min(context, 20))
         try:
@@ -97,8 +90,6 @@ class Archive:
 
     async def recall(self, queries: list[str], source: str = "all", limit: int = 10) -> str:
         """Ranked matches in what was said and what tools returned, within the scope."""
-        from agent_tui.store import StoreError
-
         asked = list(dict.fromkeys(q.strip() for q in queries if q and q.strip()))
         if not asked:
             raise ArchiveError('recall needs words to search for: query="…" or queries=["…", "…"]')

@@ -17,9 +17,11 @@ from agent_tui.base.messages import Message
 INDEXED_KINDS = ("chat", "attachment")
 """What recall searches: what the user typed or pasted and what the assistant wrote, not the
 notes agent-tui adds."""
-LOOKUP_TOOLS = ("recall", "read_result", "grep_result")
+LOOKUP_TOOLS = ("recall", "read_result", "grep_result", "tool_search")
 """Calls whose arguments only repeat a search: indexing them would make every later recall find
-its own earlier queries."""
+its own earlier queries. The tools declared `reads_session` (tool_decl.py); spelled here because
+the index is also filled where no tool is loaded (an import, a rebuild), and checked against the
+declarations by tests/test_tool_declarations.py."""
 
 
 def message_text(message: Message) -> str:

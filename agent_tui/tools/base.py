@@ -21,8 +21,10 @@ from agent_tui.base.visible_text import visible
 from agent_tui.context.side_state import SideState
 
 if TYPE_CHECKING:
-    from agent_tui.base.messages import ResultRef
+    from agent_tui.base.messages import ResultRef, TokenUsage
+    from agent_tui.config.schema import WebSettings
     from agent_tui.store import Store
+    from agent_tui.tools.diagnostics import LanguageServers
     from agent_tui.tools.process_group import Launch
     from agent_tui.tools.sandbox import Sandbox
 
@@ -169,6 +171,29 @@ class Shells(Protocol):
     async def kill(self, shell_id: str) -> ToolOutput: ...
 
 
+class Delegation(Protocol):
+    """The session's sub-agent manager (agent/subagents.py Subagents) as its services carry it:
+    the children it started and what they spent (a headless run reports both)."""
+
+    children: list[str]
+    usage: TokenUsage
+    cost: float | None
+
+
+class Completer(Protocol):
+    async def complete(
+        self, messages: list[dict[str, Any]], max_tokens: int | None = None
+    ) -> tuple[str, TokenUsage]: ...
+
+
+class PageReader(Protocol):
+    """The summary model web_fetch asks a question of a large page (agent/summarizer.py
+    ProviderSummarizer, whose provider answers)."""
+
+    @property
+    def provider(self) -> Completer: ...
+
+
 @dataclass(frozen=True)
 class ToolServices:
     """The session's shared parts the context tools use; None where the session has none."""
@@ -186,17 +211,17 @@ class ToolServices:
     """`all` (the user's config): other projects' outputs without asking."""
     env: CommandEnv | None = None
     """The session's scrubbed environment for bash; None = scrub without a note."""
-    agents: Any = None
+    agents: Delegation | None = None
     """The session's sub-agent manager (agent/subagents.py Subagents); None = no `task` tool."""
     shells: Shells | None = None
     """The session's background commands (tools/background.py); None = none can start."""
     side: SideState = field(default_factory=SideState)
     """The session's task list and pins, kept beside the conversation (context/side_state.py)."""
-    web: Any = None
+    web: WebSettings | None = None
     """`[web]` settings for web_fetch (config WebSettings); None = the defaults."""
-    diagnostics: Any = None
+    diagnostics: LanguageServers | None = None
     """The session's language servers (tools/diagnostics.py LanguageServers); None = none."""
-    page_reader: Any = None
+    page_reader: PageReader | None = None
     """The summary model (agent/summarizer.py ProviderSummarizer) web_fetch asks a question of a
     large page; None = the page alone is returned."""
 

@@ -17,8 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 from agent_tui.base.tool_decl import Capabilities
 from agent_tui.context.compaction.ref_labels import extent
+from agent_tui.store import StoreError
+from agent_tui.store.conversation import is_range
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 from agent_tui.tools.picture_refs import picture_text
+from agent_tui.tools.side_tools import side_tools
 
 if TYPE_CHECKING:
     from agent_tui.store import Store
@@ -51,9 +54,6 @@ async def _may_read(ctx: ToolContext, project: str | None, tool_name: str) -> bo
 
 async def _check_ref(ctx: ToolContext, store: Any, ref: str, tool_name: str) -> ToolOutput | None:
     """An error output when `ref` is another project's and reading it is not allowed."""
-    from agent_tui.store import StoreError
-    from agent_tui.store.conversation import is_range
-
     resolver = store.transcript.resolve if is_range(ref) else store.results.resolve
     try:
         resolved = await resolver(ref, ctx.session_id)
@@ -90,7 +90,7 @@ class ReadResult:
         },
         paged=True,
         source="context",
-        capabilities=Capabilities(kind="read", stored=False),
+        capabilities=Capabilities(kind="read", stored=False, reads_session=True),
     )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
@@ -100,9 +100,6 @@ class ReadResult:
         # No offset given: let a `ctx://…:L<start>-<end>` URI choose the lines.
         offset = int(args["offset"]) if args.get("offset") else None
         limit = max(1, min(int(args["limit"]), 5000)) if args.get("limit") else None
-        from agent_tui.store import StoreError
-        from agent_tui.store.conversation import is_range
-
         if (refused := await _check_ref(ctx, store, str(args["ref_id"]), "read_result")) is not None:
             return refused
         if not is_range(args["ref_id"]) and (
@@ -154,16 +151,13 @@ class GrepResult:
             "required": ["ref_id", "pattern"],
         },
         source="context",
-        capabilities=Capabilities(kind="search", stored=False),
+        capabilities=Capabilities(kind="search", stored=False, reads_session=True),
     )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         store = _store(ctx)
         if store is None:
             return ToolOutput.error("the result store is unavailable in this session")
-        from agent_tui.store import StoreError
-        from agent_tui.store.conversation import is_range
-
         if (refused := await _check_ref(ctx, store, str(args["ref_id"]), "grep_result")) is not None:
             return refused
         if not is_range(args["ref_id"]) and (
@@ -224,7 +218,7 @@ class Recall:
             },
         },
         source="context",
-        capabilities=Capabilities(kind="search", stored=False),
+        capabilities=Capabilities(kind="search", stored=False, reads_session=True),
     )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
@@ -243,8 +237,6 @@ class Recall:
             kwargs["session_id"] = ctx.session_id
         elif scope == "project":
             kwargs["project"] = str(ctx.workspace)
-        from agent_tui.store import StoreError
-
         query: str | list[str] = asked[0] if len(asked) == 1 else asked
         shown = " | ".join(asked)
         try:
@@ -347,6 +339,4 @@ class CompactContext:
 
 
 def context_tools() -> list[Any]:
-    from agent_tui.tools.side_tools import side_tools
-
     return [ReadResult(), GrepResult(), Recall(), CompactContext(), *side_tools()]

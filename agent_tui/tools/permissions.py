@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import typing
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -79,11 +79,15 @@ class PermissionPolicy:
         ask_rules: Iterable[str | tuple[str, Tier]] = (),
         deny_rules: Iterable[str | tuple[str, Tier]] = (),
         claude_hints: bool = False,
+        relay: Callable[[Approver], Approver] | None = None,
     ) -> None:
+        """`relay` wraps whichever approver answers (the hooks' Notification and
+        permissionDecision, hooks/approval.py)."""
         self.yes = yes
         self.interactive = approver is not None
         """A person answers (the TUI); headless runs have nobody to ask about an unsandboxed rerun."""
-        self.approver = approver or headless_approver(yes, claude_hints=claude_hints)
+        answering = approver or headless_approver(yes, claude_hints=claude_hints)
+        self.approver = relay(answering) if relay is not None else answering
         self.sandbox = sandbox
         self.rules = _rule_set(allow_rules, "allow")
         self.ask_rules = _rule_set(ask_rules, "ask")
@@ -98,7 +102,13 @@ class PermissionPolicy:
 
     @classmethod
     def of_config(
-        cls, cfg: Config, *, approver: Approver | None, yes: bool, sandbox: Sandbox | None
+        cls,
+        cfg: Config,
+        *,
+        approver: Approver | None,
+        yes: bool,
+        sandbox: Sandbox | None,
+        relay: Callable[[Approver], Approver] | None = None,
     ) -> PermissionPolicy:
         """The policy a session's config asks for: every tier's allow, ask and deny rules, in
         either syntax, and hints in Claude Code's syntax when its settings hold rules."""
@@ -110,6 +120,7 @@ class PermissionPolicy:
             ask_rules=cfg.rules_of("ask"),
             deny_rules=cfg.rules_of("deny"),
             claude_hints=cfg.provenance.claude_rules,
+            relay=relay,
         )
 
     def may_ask(self, mutates: bool) -> bool:

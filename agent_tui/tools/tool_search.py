@@ -44,7 +44,7 @@ class ToolSearchTool:
         },
         paged=True,  # it returns at most max_message_bytes itself: never cut its schemas
         source="context",
-        capabilities=Capabilities(kind="search", stored=False),
+        capabilities=Capabilities(kind="search", stored=False, reads_session=True),
     )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:

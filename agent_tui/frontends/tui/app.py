@@ -10,31 +10,33 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import signal
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from rich.text import Text
 from textual import events, on, work
-from textual.app import ComposeResult
+from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.css.query import NoMatches
-from textual.widgets import Static, TabbedContent
+from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from agent_tui.base.errors_text import one_line
 from agent_tui.base.visible_text import visible
 from agent_tui.frontends.tui import themes
 from agent_tui.frontends.tui.app_commands import AppCommands
-from agent_tui.frontends.tui.app_tabs import AppTabs
+from agent_tui.frontends.tui.app_signals import SignalExit
+from agent_tui.frontends.tui.app_tabs import SessionTabs
 from agent_tui.frontends.tui.textual_compat import OneLineCrashes, SteadyFooter
 from agent_tui.frontends.tui.type_ahead import TypeAhead
 from agent_tui.frontends.tui.warmup import Warmup
+from agent_tui.frontends.tui.widgets.chat_items import ToolLine
+from agent_tui.frontends.tui.widgets.compaction_item import CompactionItem
 from agent_tui.frontends.tui.widgets.prompt import PromptInput
 from agent_tui.frontends.tui.widgets.session_view import SessionView
-from agent_tui.runtime import instrument, paths, shutdown
+from agent_tui.runtime import instrument, paths
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
@@ -47,12 +49,10 @@ log = logging.getLogger(__name__)
 
 ServicesFactory = Callable[[], Awaitable["AppServices"]]
 QUIT_WINDOW = 2.0
-
-
 T = TypeVar("T")
 
 
-class AgentApp(AppTabs, AppCommands, OneLineCrashes[None]):
+class AgentApp(OneLineCrashes[None]):
     CSS_PATH = Path(__file__).parent / "app.tcss"  # absolute: subclasses live elsewhere
     TITLE = "agent-tui"
     COMMAND_PALETTE_DISPLAY = "^P"
@@ -93,13 +93,15 @@ class AgentApp(AppTabs, AppCommands, OneLineCrashes[None]):
         self._first_message = first_message
         self._type_ahead = TypeAhead()
         """Sent in the first tab once its session is open (`agent-tui "fix the bug"`)."""
-        self._theme_name = theme_name or themes.DEFAULT_DARK
-        self.views: list[SessionView] = []
-        """Every open tab's view, in the order they were opened."""
-        self.tabs_opened = 0
         self._last_interrupt = 0.0
         self.workspace = workspace or Path.cwd()
-        self._register_themes()
+        # Before the first mount: switching themes afterwards would style every widget twice.
+        self.file_themes, self._theme_problems = themes.register_all(self, theme_name or themes.DEFAULT_DARK)
+        self.commands = AppCommands(self)
+        """The App's own slash commands and the palette; the `AppActions` every tab reaches."""
+        self.tabs = SessionTabs(self)
+        """The tabs of sessions (composed below the top bar)."""
+        self.signals = SignalExit(self)
         from agent_tui.frontends.tui.attention import Attention
         from agent_tui.frontends.tui.textual_compat import write_to_terminal
 
@@ -107,7 +109,7 @@ class AgentApp(AppTabs, AppCommands, OneLineCrashes[None]):
         """Notifies when a turn ends or an approval waits while the terminal is not focused."""
 
     def _notify_method(self) -> str:
-        services = self._services.result() if self._services is not None and self._services.done() else None
+        services = self.services_now()
         return services.config.ui.notify if services is not None else "off"
 
     def on_app_focus(self, _event: events.AppFocus) -> None:
@@ -135,11 +137,11 @@ class AgentApp(AppTabs, AppCommands, OneLineCrashes[None]):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="topbar")
-        yield TabbedContent(id="tabs")
+        yield self.tabs
         yield SteadyFooter()
 
     async def on_mount(self) -> None:
-        self._exit_on_signals()
+        self.signals.install()
         for problem in self._theme_problems:
             self.notify(problem, severity="warning")
         self._services = asyncio.get_running_loop().create_future()
@@ -148,66 +150,11 @@ class AgentApp(AppTabs, AppCommands, OneLineCrashes[None]):
         session_id, continue_ = self._start
         view = await self.add_tab(session_id=session_id, continue_=continue_)
         if session_id == "":  # `agent-tui -r` without an id: pick one (the new session stays if none)
-            self.action_resume()  # a worker of its own
+            self.commands.action_resume()  # a worker of its own
         if self._first_message and self._first_message.strip():
             await view.send(self._first_message)  # queued behind the opening, then sent
         self.call_after_refresh(self._type_ahead.shown)
         self.call_after_refresh(instrument.mark, "first_frame")
-
-    def _exit_on_signals(self) -> None:
-        """SIGTERM and SIGHUP (terminal closed) exit cleanly, so the terminal is restored."""
-        loop = asyncio.get_running_loop()
-        guard = shutdown.current()
-        if guard is not None:  # the CLI installed it: seen even if this thread is stuck
-            guard.attach(loop, self._shutdown_signal)
-            return
-        for name in ("SIGTERM", "SIGHUP"):
-            number = getattr(signal, name, None)
-            if number is None:
-                continue
-            try:
-                loop.add_signal_handler(number, self._shutdown_signal, number)
-            except (NotImplementedError, RuntimeError, ValueError):
-                pass  # not the main thread (tests) or not supported on this platform
-
-    def _shutdown_signal(self, signum: int) -> None:
-        """Like Ctrl+C twice: cancel every running turn (their commands' groups are killed and
-        the interruption saved), then exit 128 + signum, even with a modal open."""
-        self._stopping = asyncio.ensure_future(self.stop_for_signal(signum))
-
-    async def stop_for_signal(self, signum: int, wait: float = shutdown.GRACE - 2) -> None:
-        log.info("signal %d: cancelling running turns and exiting", signum)
-        views = list(self.views)
-        for view in views:
-            view.cancel()
-        deadline = time.monotonic() + wait
-        while any(view.busy for view in views) and time.monotonic() < deadline:
-            await asyncio.sleep(0.05)  # the turns' own clean-up signals nothing we can await
-        if signum == getattr(signal, "SIGHUP", None):
-            # The terminal is gone: Textual's own shutdown would block for ever writing to it
-            # (its writer queue fills). The sessions are saved; close the store and end here.
-            try:
-                await asyncio.wait_for(self.close_services(), 2)
-            except Exception:
-                log.exception("closing the services after SIGHUP failed")
-            shutdown.end_now(shutdown.exit_code(signum))
-        self.exit(return_code=shutdown.exit_code(signum))
-
-    def _register_themes(self) -> None:
-        """Register the theme files and pick the configured theme. Done before the first
-        mount: switching themes afterwards would style every widget twice."""
-        loaded = themes.load_themes()
-        for theme in loaded.themes:
-            self.register_theme(theme)
-        self.file_themes = list(dict.fromkeys(theme.name for theme in loaded.themes))
-        """Themes from files (built-in and the user's), for /theme and the palette."""
-        self._theme_problems = list(loaded.problems)
-        self._theme_name, problem = themes.pick_theme(
-            self._theme_name, self.available_themes, listed=self.file_themes
-        )
-        if problem:
-            self._theme_problems.append(problem)
-        self.theme = self._theme_name
 
     # -- services ----------------------------------------------------------------------------
 
@@ -242,7 +189,7 @@ class AgentApp(AppTabs, AppCommands, OneLineCrashes[None]):
         sandbox = services.sandbox if services is not None else None
         if sandbox is not None and sandbox.notice:
             self.notify(sandbox.notice, severity="warning", timeout=30)
-        self._update_topbar()
+        self.refresh_topbar()
 
     async def warmed(self) -> None:
         """Wait for the warm-up: a factory does before importing the agent stack itself."""
@@ -252,6 +199,9 @@ class AgentApp(AppTabs, AppCommands, OneLineCrashes[None]):
         """The shared services once built (None when the store could not be opened)."""
         assert self._services is not None
         return await asyncio.shield(self._services)
+
+    def services_now(self) -> AppServices | None:  # without waiting: None until built
+        return self._services.result() if self._services is not None and self._services.done() else None
 
     @on(Worker.StateChanged)
     def _app_worker_changed(self, event: Worker.StateChanged) -> None:
@@ -268,7 +218,7 @@ class AgentApp(AppTabs, AppCommands, OneLineCrashes[None]):
     async def close_services(self) -> None:
         """Close the sessions and (when the app made them) the services; safe to call twice."""
         # The screens may be gone by now: close the sessions the views left behind by reference.
-        for view in self.views:
+        for view in self.tabs.views:
             if view.session is not None:
                 await view.session.close()
         if self._owns_services and self._services is not None and self._services.done():
@@ -281,13 +231,13 @@ class AgentApp(AppTabs, AppCommands, OneLineCrashes[None]):
 
     # -- the top bar -------------------------------------------------------------------------
 
-    def _update_topbar(self) -> None:
+    def refresh_topbar(self) -> None:
         view = self.view
         model = view.session.model if view and view.session else "no model"
         if view is not None and view.session is None and view.busy:
             model = "opening…"  # not "no model": the one configured is still loading
         where = paths.shown(self.workspace)
-        services = self._services.result() if self._services is not None and self._services.done() else None
+        services = self.services_now()
         sandbox = services.sandbox.topbar() if services is not None and services.sandbox else None
         # The sandbox state before the folder: at 80 columns the end of the bar is cut, and what
         # commands may do matters more than a path the user already knows.
@@ -323,7 +273,49 @@ class AgentApp(AppTabs, AppCommands, OneLineCrashes[None]):
         # A modal closed without an answer (the app shutting down) refuses, never allows.
         return decision if decision is not None else ApprovalDecision("deny")
 
-    # -- keys and commands -------------------------------------------------------------------
+    # -- tabs (`self.tabs`) -------------------------------------------------------------------
+
+    @property
+    def view(self) -> SessionView | None:
+        """The session view of the active tab."""
+        return self.tabs.view
+
+    @property
+    def open_views(self) -> list[SessionView]:
+        return self.tabs.views
+
+    async def add_tab(self, *, session_id: str | None = None, continue_: bool = False) -> SessionView:
+        return await self.tabs.add(session_id=session_id, continue_=continue_)
+
+    def show_session(self, session_id: str) -> bool:
+        return self.tabs.show_session(session_id)
+
+    async def action_new_tab(self) -> None:
+        await self.tabs.add()
+
+    def action_close_tab(self) -> None:
+        self.tabs.close_active()
+
+    def action_switch_tab(self, step: int) -> None:
+        self.tabs.switch(step)
+
+    # -- keys and commands (the commands' substance is in `self.commands`) ----------------------
+
+    def action_help(self) -> None:
+        self.commands.action_help()
+
+    def action_blobs(self, ref: str = "") -> None:  # a screen's `o` runs it by name
+        self.commands.action_blobs(ref)
+
+    def on_tool_line_open_output(self, event: ToolLine.OpenOutput) -> None:
+        self.commands.open_output(event)
+
+    def on_compaction_item_open_record(self, event: CompactionItem.OpenRecord) -> None:
+        self.commands.open_record(event)
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield from self.commands.palette()
 
     def action_interrupt(self) -> None:
         """Ctrl+C: cancel the running turn; a second press within 2 s quits."""
@@ -387,8 +379,7 @@ class AgentApp(AppTabs, AppCommands, OneLineCrashes[None]):
             return None
         return view.prompt if view is not None and view.is_mounted else None
 
-    def crash_line(self) -> str:
-        # The traceback is in the log file; the terminal gets one line.
+    def crash_line(self) -> str:  # the traceback is in the log file; the terminal gets one line
         return (
             f"agent-tui stopped on an unexpected error; details in {paths.log_file()}. "
             "Your session is saved: agent-tui --continue resumes it."

@@ -1,13 +1,15 @@
 """The App's tabs: opening, switching, closing, and their labels (a number, `⋯` while busy, the
 session's title).
 
-A mixin of `AgentApp`, like app_commands.py; the tab list is public state of the App (`views`),
-which the signal handling and the shutdown also walk.
+A widget the App owns and composes (`AgentApp.tabs`): the tab strip is where the session views'
+messages pass on their way up, so it handles their label changes itself, and the tab list
+(`views`) is its state, which the App's signal handling and shutdown also walk. It sees the App
+through `TabsHost`, so it imports neither the App nor its commands.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from textual import work
 from textual.widgets import TabbedContent, TabPane
@@ -15,52 +17,58 @@ from textual.widgets import TabbedContent, TabPane
 from agent_tui.frontends.tui.widgets.session_view import SessionView
 
 if TYPE_CHECKING:
-    from textual.app import App
+    from textual.notifications import SeverityLevel
     from textual.screen import Screen
 
     from agent_tui.compose.factory import AppServices
     from agent_tui.frontends.tui.command_host import AppActions
     from agent_tui.tools.permissions import ApprovalDecision, ApprovalRequest
 
-    class _AppHost(App[None], AppActions):
-        """What the mixin uses of `AgentApp`, so mypy checks it against the real App API."""
 
-        views: list[SessionView]
-        tabs_opened: int
+class TabsHost(Protocol):
+    """What the tabs use of `AgentApp`: its services, its approver, the actions a tab's commands
+    reach, the top bar and its notices."""
 
-        async def services(self) -> AppServices | None: ...
-        async def ask_approval(self, request: ApprovalRequest, where: str) -> ApprovalDecision: ...
-        async def push_screen_wait_safe(self, screen: Screen[Any]) -> Any: ...
-        def _update_topbar(self) -> None: ...
-else:
-    _AppHost = object
+    @property
+    def commands(self) -> AppActions: ...
+    async def services(self) -> AppServices | None: ...
+    async def ask_approval(self, request: ApprovalRequest, where: str) -> ApprovalDecision: ...
+    async def push_screen_wait_safe(self, screen: Screen[Any]) -> Any: ...
+    def refresh_topbar(self) -> None: ...
+    def notify(self, message: str, *, severity: SeverityLevel = "information") -> None: ...
 
 
-class AppTabs(_AppHost):
-    """Tabs of sessions (mixed into `AgentApp`)."""
+class SessionTabs(TabbedContent):
+    """Tabs of sessions, one `SessionView` each."""
+
+    def __init__(self, host: TabsHost) -> None:
+        super().__init__(id="tabs")
+        self.host = host
+        self.views: list[SessionView] = []
+        """Every open tab's view, in the order they were opened."""
+        self.opened = 0
 
     @property
     def view(self) -> SessionView | None:
         """The session view of the active tab."""
-        pane = self.query_one(TabbedContent).active_pane
+        pane = self.active_pane
         return pane.query_one(SessionView) if pane is not None else None
 
-    async def add_tab(self, *, session_id: str | None = None, continue_: bool = False) -> SessionView:
-        self.tabs_opened += 1
-        number = self.tabs_opened
+    async def add(self, *, session_id: str | None = None, continue_: bool = False) -> SessionView:
+        self.opened += 1
+        number = self.opened
         view = SessionView(
-            self.services,
-            self.ask_approval,
+            self.host.services,
+            self.host.ask_approval,
             number=number,
-            actions=self,
+            actions=self.host.commands,
             session_id=session_id,
             continue_=continue_,
         )
         self.views.append(view)
-        tabs = self.query_one(TabbedContent)
         pane_id = f"tab-{number}"
-        await tabs.add_pane(TabPane(f"{number} new", view, id=pane_id))
-        tabs.active = pane_id
+        await self.add_pane(TabPane(f"{number} new", view, id=pane_id))
+        self.active = pane_id
         view.prompt.focus()
         return view
 
@@ -68,38 +76,34 @@ class AppTabs(_AppHost):
         """Switch to the tab that has this session open; False when none has."""
         for view in self.views:
             if view.session is not None and view.session.session_id == session_id:
-                self.query_one(TabbedContent).active = f"tab-{view.number}"
+                self.active = f"tab-{view.number}"
                 view.prompt.focus()
-                self.notify(f"Session already open in tab {view.number}: switched to it.")
+                self.host.notify(f"Session already open in tab {view.number}: switched to it.")
                 return True
         return False
 
     def on_session_view_tasks_changed(self, event: SessionView.TasksChanged) -> None:
-        self._update_topbar()
+        self.host.refresh_topbar()
 
     def on_session_view_title_changed(self, event: SessionView.TitleChanged) -> None:
-        tabs = self.query_one(TabbedContent)
-        tab = tabs.get_tab(f"tab-{event.view.number}")
+        tab = self.get_tab(f"tab-{event.view.number}")
         tab.label = tab_title(event.view, event.title)
-        self._update_topbar()
+        self.host.refresh_topbar()
 
     def on_session_view_busy_changed(self, event: SessionView.BusyChanged) -> None:
         """A tab working in the background says so on its label (`2 ⋯ refactor`)."""
-        tab = self.query_one(TabbedContent).get_tab(f"tab-{event.view.number}")
+        tab = self.get_tab(f"tab-{event.view.number}")
         tab.label = tab_title(event.view, event.view.title)
-        self._update_topbar()  # a custom command's `model:` served the turn that just ended
+        self.host.refresh_topbar()  # a custom command's `model:` served the turn that just ended
 
     def on_tabbed_content_tab_activated(self) -> None:
         view = self.view
         if view is not None:
             view.prompt.focus()
-        self._update_topbar()
-
-    async def action_new_tab(self) -> None:
-        await self.add_tab()
+        self.host.refresh_topbar()
 
     @work(group="close-tab", exclusive=True, exit_on_error=False)
-    async def action_close_tab(self) -> None:
+    async def close_active(self) -> None:
         # A worker: awaiting the confirmation inside a plain handler would block the very
         # message loop that has to process the answer.
         view = self.view
@@ -108,7 +112,7 @@ class AppTabs(_AppHost):
         if view.busy and view.session is not None and view.session.busy:
             from agent_tui.frontends.tui.screens.dialogs import ConfirmScreen
 
-            if not await self.push_screen_wait_safe(
+            if not await self.host.push_screen_wait_safe(
                 ConfirmScreen(f"A turn is running in tab {view.number}. Close it anyway?")
             ):
                 return
@@ -120,16 +124,14 @@ class AppTabs(_AppHost):
             self.views.remove(view)
         if view.session is not None:
             await view.session.close()
-        tabs = self.query_one(TabbedContent)
-        await tabs.remove_pane(f"tab-{view.number}")
-        if not tabs.tab_count:
-            await self.add_tab()
+        await self.remove_pane(f"tab-{view.number}")
+        if not self.tab_count:
+            await self.add()
 
-    def action_switch_tab(self, step: int) -> None:
-        tabs = self.query_one(TabbedContent)
-        panes = [pane.id for pane in tabs.query(TabPane) if pane.id is not None]
-        if tabs.active in panes:
-            tabs.active = panes[(panes.index(tabs.active) + step) % len(panes)]
+    def switch(self, step: int) -> None:
+        panes = [pane.id for pane in self.query(TabPane) if pane.id is not None]
+        if self.active in panes:
+            self.active = panes[(panes.index(self.active) + step) % len(panes)]
 
 
 def tab_title(view: SessionView, title: str) -> str:

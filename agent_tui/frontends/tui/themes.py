@@ -12,7 +12,9 @@ import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any
 
+from textual.app import App
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
@@ -173,3 +175,18 @@ def legibility_problems(theme: Theme) -> list[str]:
                     f"{ratio:.1f}:1 (under {floor}:1), which is hard to read."
                 )
     return problems
+
+
+def register_all(app: App[Any], wanted: str) -> tuple[list[str], list[str]]:
+    """Register the theme files on `app` and switch it to `wanted` (or the fallback): the file
+    themes' names (for /theme and the palette) and the problems to tell the user."""
+    loaded = load_themes()
+    for theme in loaded.themes:
+        app.register_theme(theme)
+    names = list(dict.fromkeys(theme.name for theme in loaded.themes))
+    problems = list(loaded.problems)
+    chosen, problem = pick_theme(wanted, app.available_themes, listed=names)
+    if problem:
+        problems.append(problem)
+    app.theme = chosen
+    return names, problems
