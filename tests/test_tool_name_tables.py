@@ -13,7 +13,7 @@ from tests.test_tool_declarations import BUILTIN_NAMES
 PACKAGE = Path(__file__).resolve().parent.parent / "agent_tui"
 
 ALLOWED = {
-    "claude_rules.py": "Claude Code's rule names, read by config checks before any tool loads; "
+    "policy/claude_rules.py": "Claude Code's rule names, read by config checks before any tool loads; "
     "compared with the declarations in tests/test_tool_declarations.py",
     "store/conversation_index.py": "recall's index is filled where no tool is loaded; compared with "
     "the declared lookups in tests/test_tool_declarations.py",
