@@ -402,7 +402,9 @@ class SandboxSettings:
 
     mode: str = field(
         default="workspace-write",
-        metadata=spec('Where bash commands and MCP servers run (README "Sandbox").', choices=SANDBOX_MODES),
+        metadata=spec(
+            "Where bash commands and MCP servers run (docs/trust-and-sandbox.md).", choices=SANDBOX_MODES
+        ),
     )
     network: bool = field(default=False, metadata=spec("Sandboxed commands may use the network."))
     auto_approve: bool = field(
@@ -464,7 +466,7 @@ class ProviderSettings:
     )
 
 
-_HOOK = spec('`[[hooks.EVENT]]` tables: matcher, command, timeout (README "Hooks").', commented=True)
+_HOOK = spec("`[[hooks.EVENT]]` tables: matcher, command, timeout (docs/extending.md).", commented=True)
 
 
 @dataclass(frozen=True)
@@ -476,8 +478,8 @@ class HooksSettings:
         "exit 0 goes on, exit 2 blocks (stderr is the reason), JSON on stdout for finer answers. "
         "Hooks from your user config always run; a project's (here, or in .claude/settings.json "
         "and .claude/settings.local.json) only in a trusted folder. They run in the project "
-        'folder, outside the command sandbox, with CLAUDE_PROJECT_DIR set. README "Extending '
-        'agent-tui". One [[hooks.EVENT]] table per hook; every event is a list, empty by default.'
+        "folder, outside the command sandbox, with CLAUDE_PROJECT_DIR set. See docs/extending.md. "
+        "One [[hooks.EVENT]] table per hook; every event is a list, empty by default."
     )
 
     EXAMPLE_TAIL: ClassVar[str] = (

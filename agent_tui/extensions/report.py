@@ -14,13 +14,13 @@ if TYPE_CHECKING:
 
 def hook_lines(hooks: HookSet | None) -> list[str]:
     if hooks is None:
-        return ["no hooks configured (README: Extending agent-tui)"]
+        return ["no hooks configured (docs/extending.md)"]
     lines = []
     for h in hooks.hooks:
         matcher = f" [{h.matcher}]" if h.matcher not in ("", "*") else ""
         lines.append(f"{h.event}{matcher}: {h.command}  (timeout {h.timeout:g} s; {h.source})")
     lines += [f"not run (folder not trusted): {w}" for w in hooks.withheld]
-    return lines or ["no hooks configured (README: Extending agent-tui)"]
+    return lines or ["no hooks configured (docs/extending.md)"]
 
 
 def skill_lines(skills: SkillCatalog) -> list[str]:

@@ -30,7 +30,7 @@ def serve(
         300.0, "--approval-timeout", help="Seconds an approval waits for a client before it is denied."
     ),
 ) -> None:
-    """Serve sessions over HTTP: operations in, a resumable event stream out (see README)."""
+    """Serve sessions over HTTP: operations in, a resumable event stream out (see docs/server.md)."""
     import asyncio
 
     from agent_tui.runtime.logs import setup_logging
