@@ -12,19 +12,24 @@ path and whether it carried a tool result, so the benchmark can tell the first r
 one after the tool; and when its answer was sent (`replied`) and whether that answer called the
 tool, for "reply → command". A user message `turnN go` (a chat turn typed in a TUI) is answered
 with text naming N (`zqNx`), never a tool call, and its stamp carries `turn`: N, so the screen
-can be polled for that turn's reply. The server is lenient on purpose: it measures, it does not
-validate.
+can be polled for that turn's reply. With `BENCH_CPU_PID_FILE` set to a file holding a process
+id, each stamp also carries `cpu`: that process's own CPU seconds (its threads' time on a core,
+its children not counted) at the request's arrival, so a benchmark can tell the agent's work per step from
+the time other processes took the cores. The server is lenient on purpose: it measures, it does
+not validate.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 import threading
 import time
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 COMMAND = "true"
@@ -68,6 +73,27 @@ def _results_this_turn(body: dict[str, Any]) -> int:
     messages = body.get("messages") or []
     last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
     return sum(1 for m in messages[last_user + 1 :] if m.get("role") == "tool")
+
+
+def watched_cpu() -> float | None:
+    """CPU seconds of the process named in `BENCH_CPU_PID_FILE` (None without one): the sum of
+    its live threads' time on a core, in nanoseconds (/proc/PID/stat counts 10 ms ticks, as
+    much as a whole step takes). A thread that ended is not counted: the agent's threads live as
+    long as it does, but for asyncio's short waiter per child process, which only waits."""
+    name = os.environ.get("BENCH_CPU_PID_FILE")
+    if not name:
+        return None
+    try:
+        tasks = Path(f"/proc/{int(Path(name).read_text())}/task")
+        total = 0
+        for task in tasks.iterdir():
+            try:
+                total += int((task / "schedstat").read_text().split()[0])
+            except (OSError, IndexError, ValueError):
+                continue  # the thread ended while we read
+    except (OSError, ValueError):
+        return None
+    return total / 1e9
 
 
 _TURN = re.compile(r"turn(\d+) go")
@@ -131,6 +157,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         arrived = time.time()
+        cpu = watched_cpu()
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         try:
@@ -147,6 +174,7 @@ class _Handler(BaseHTTPRequestHandler):
             "bytes": len(raw),
             "turn": chat_turn(body),
             "calls_tool": _plan(body) is not None and not path.endswith("/count_tokens"),
+            "cpu": cpu,
         }
         with _lock:
             _stamps.append(stamp)
