@@ -130,6 +130,7 @@ class ChatPane(VerticalScroll):
         await self.remove_children([w for w in self.children if w not in (self._hint, self.welcome)])
         release_render_caches()
         self.entries = list(entries)
+        self._unfolded.clear()  # ids of entries gone: a new entry may reuse one
         self._first = max(0, len(self.entries) - WINDOW)
         self._items = [item_for(entry) for entry in self.entries[self._first :]]
         if self._items:
