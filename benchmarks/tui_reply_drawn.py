@@ -1,6 +1,6 @@
 """Reply answered → reply drawn, turn after turn, in one process (no tmux, no polling).
 
-Run: .venv/bin/python benchmarks/tui_reply_drawn.py [--turns 300]
+Run: .venv/bin/python benchmarks/tui_reply_drawn.py [--turns 300] [--repeat 1]
 
 `tui_tmux_turns.py` measures this in a real terminal, where tmux and the 5 ms polling add their
 own noise; `tui_step.py` starts its clock only once the session yields the finished turn, after
@@ -50,6 +50,7 @@ async def bench(turns: int) -> tuple[dict[int, float], dict[int, float]]:
     drawn: dict[int, float] = {}
     cpu_answered: dict[int, float] = {}
     cpu_drawn: dict[int, float] = {}
+    mounted: list[int] = []
     main_thread = threading.main_thread().ident
     assert main_thread is not None
     app_cpu = time.pthread_getcpuclockid(main_thread)
@@ -104,8 +105,10 @@ async def bench(turns: int) -> tuple[dict[int, float], dict[int, float]]:
                 await _idle(pilot)
                 while n not in drawn:
                     await pilot.pause()
+            mounted.append(app.view.chat.mounted_count)
     chat_items.AgentItem.set_entry = original  # type: ignore[method-assign]
     wall = {n: drawn[n] - answered[n] for n in drawn if n in answered}
+    print(f"chat items mounted after turn {turns}: {mounted[0]}")
     return wall, {n: cpu_drawn[n] - cpu_answered[n] for n in wall}
 
 
@@ -116,10 +119,16 @@ def _median_ms(seen: dict[int, float], first: int, last: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--turns", type=int, default=300)
-    turns = max(parser.parse_args().turns, 40)
-    wall, cpu = asyncio.run(bench(turns))
+    parser.add_argument("--repeat", type=int, default=1, help="runs; each turn's figure the median over them")
+    args = parser.parse_args()
+    turns = max(args.turns, 40)
+    runs = [asyncio.run(bench(turns)) for _ in range(max(1, args.repeat))]
+    wall, cpu = (
+        {n: statistics.median(run[i][n] for run in runs if n in run[i]) for n in runs[0][i]} for i in (0, 1)
+    )
     print(
-        f"reply answered → drawn (Pilot 120×36, one process), medians · load {os.getloadavg()[0]:.1f}"
+        f"reply answered → drawn (Pilot 120×36, one process), medians of {len(runs)} run(s) per turn,"
+        f" then over the turns · load {os.getloadavg()[0]:.1f}"
         f" · {time.strftime('%Y-%m-%d %H:%M')}"
     )
     print(f"{'':10}{'turns 2-6':>12}{'turns 26-35':>14}{f'last 10 (to {turns})':>20}{'÷ turns 2-6':>14}")
