@@ -38,7 +38,7 @@ CHILD = r"""
 import asyncio, json, os, sys, time
 from pathlib import Path
 from agent_tui.config import load_config
-from agent_tui.factory import build_services
+from agent_tui.compose.factory import build_services
 
 base, work, prompt, turns, db = sys.argv[1], Path(sys.argv[2]), sys.argv[3], int(sys.argv[4]), sys.argv[5]
 

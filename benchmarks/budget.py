@@ -21,9 +21,9 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from agent_tui.base.messages import ToolCall, assistant, tool_result, user  # noqa: E402 - imported after the sys.path set-up above
+from agent_tui.base.tokens import MESSAGE_OVERHEAD, REPLY_PRIMING, TOOL_CALL_OVERHEAD, TokenCounter  # noqa: E402 - imported after the sys.path set-up above
 from agent_tui.context.budget import BudgetMeter  # noqa: E402 - imported after the sys.path set-up above
-from agent_tui.messages import ToolCall, assistant, tool_result, user  # noqa: E402 - imported after the sys.path set-up above
-from agent_tui.tokens import MESSAGE_OVERHEAD, REPLY_PRIMING, TOOL_CALL_OVERHEAD, TokenCounter  # noqa: E402 - imported after the sys.path set-up above
 
 MODEL = "gpt-4o"
 WORDS = (

@@ -43,6 +43,8 @@ import time
 import uuid
 from pathlib import Path
 
+from agent_tui.base.messages import Message, ResultRef, ToolCall
+from agent_tui.base.tokens import TokenCounter
 from agent_tui.config import CompactionSettings
 from agent_tui.context.compaction import (
     TranscriptIndex,
@@ -52,9 +54,7 @@ from agent_tui.context.compaction import (
     estimate_savings,
 )
 from agent_tui.context.views import inline_view
-from agent_tui.messages import Message, ResultRef, ToolCall
 from agent_tui.store import Store, open_store
-from agent_tui.tokens import TokenCounter
 
 PYTHON = f"python{sys.version_info.major}.{sys.version_info.minor}"
 SITE = Path(sys.prefix) / "lib" / PYTHON / "site-packages"

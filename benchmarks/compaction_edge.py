@@ -19,12 +19,12 @@ import json
 import statistics
 import time
 
+from agent_tui.base.messages import Message, ResultRef, ToolCall
+from agent_tui.base.tokens import TokenCounter
 from agent_tui.config import CompactionSettings
 from agent_tui.context.compaction import TranscriptIndex, compact
 from agent_tui.context.compaction import chain as chain_module
 from agent_tui.context.side_state import SideState, TodoItem
-from agent_tui.messages import Message, ResultRef, ToolCall
-from agent_tui.tokens import TokenCounter
 
 STEPS = 600
 TARGET = 16_000

@@ -22,10 +22,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from agent_tui.agent.prompting import PromptAssembler  # noqa: E402 - imported after the sys.path set-up above
+from agent_tui.base.messages import ToolCall, assistant, tool_result, user  # noqa: E402 - imported after the sys.path set-up above
+from agent_tui.base.tokens import TokenCounter  # noqa: E402 - imported after the sys.path set-up above
 from agent_tui.context.budget import BudgetMeter  # noqa: E402 - imported after the sys.path set-up above
 from agent_tui.context.deferral import rank  # noqa: E402 - imported after the sys.path set-up above
-from agent_tui.messages import ToolCall, assistant, tool_result, user  # noqa: E402 - imported after the sys.path set-up above
-from agent_tui.tokens import TokenCounter  # noqa: E402 - imported after the sys.path set-up above
 from agent_tui.tools.base import ToolOutput, ToolSpec  # noqa: E402 - imported after the sys.path set-up above
 from agent_tui.tools.context_tools import context_tools  # noqa: E402 - imported after the sys.path set-up above
 from agent_tui.tools.registry import ToolRegistry, builtin_tools  # noqa: E402 - imported after the sys.path set-up above

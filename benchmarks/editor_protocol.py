@@ -24,8 +24,8 @@ sys.path.insert(0, str(ROOT))
 from acp import text_block  # noqa: E402 - imported after the sys.path set-up above
 from acp.stdio import spawn_agent_process  # noqa: E402 - imported after the sys.path set-up above
 
+from agent_tui.compose.factory import build_services  # noqa: E402 - imported after the sys.path set-up above
 from agent_tui.config import load_config  # noqa: E402 - imported after the sys.path set-up above
-from agent_tui.factory import build_services  # noqa: E402 - imported after the sys.path set-up above
 from testkit.fake_openai import FakeOpenAI, Reply  # noqa: E402 - imported after the sys.path set-up above
 
 

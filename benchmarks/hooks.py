@@ -26,9 +26,9 @@ JQ_HOOK = """jq -n --arg c "$(jq -r .tool_input.path)" '{hookSpecificOutput: {ho
 
 
 async def per_call(hooks: object, tmp: Path, label: str) -> tuple[str, float]:
+    from agent_tui.base.messages import ToolCall
+    from agent_tui.compose.factory import build_services
     from agent_tui.config import load_config
-    from agent_tui.factory import build_services
-    from agent_tui.messages import ToolCall
 
     overrides = {
         "model": {"name": "openai/fake-model", "api_base": "http://127.0.0.1:9", "context_window": 32000}

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from agent_tui.agent import events as ev  # noqa: E402 - imported after the sys.path set-up above
-from agent_tui.factory import build_services  # noqa: E402 - imported after the sys.path set-up above
+from agent_tui.compose.factory import build_services  # noqa: E402 - imported after the sys.path set-up above
 from testkit.llama_server import start_test_server  # noqa: E402 - imported after the sys.path set-up above
 from tests.support.real_server import (  # noqa: E402 - imported after the sys.path set-up above
     QUIET,

@@ -41,7 +41,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agent_tui.messages import Message, ResultRef, ToolCall
+from agent_tui.base.messages import Message, ResultRef, ToolCall
 from agent_tui.store import open_store
 from agent_tui.store.recall import fts_match
 

@@ -39,8 +39,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from startup import Server  # noqa: E402
 from turn_overhead import history  # noqa: E402
 
+from agent_tui.compose.factory import build_services  # noqa: E402
 from agent_tui.config import load_config  # noqa: E402
-from agent_tui.factory import build_services  # noqa: E402
 
 SIZES = (10, 1_500, 3_000)
 PERIOD = 0.002

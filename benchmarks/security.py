@@ -4,7 +4,7 @@ Run: .venv/bin/python benchmarks/security.py [N]
 One table. The sandbox rows run `true` and `echo hello` N times (default 30) as bash does —
 `bash -c …` — unsandboxed and wrapped by the public sandbox API (`probe()`, `Sandbox(...)`,
 `Sandbox.wrap`) in workspace-write mode, and give the median and the ratio sandboxed /
-unsandboxed. The filter rows time `visible()` (agent_tui/visible_text.py) on 8 MB of typical
+unsandboxed. The filter rows time `visible()` (agent_tui/base/visible_text.py) on 8 MB of typical
 text (ASCII log lines; accented and CJK text; text with typographic punctuation, whose UTF-8 lead
 byte E2 it shares with the bidi and zero-width characters) and of escape-heavy text (coloured
 test output: an ESC every ~12 characters), per MB, against a baseline measured in the same run: `str.encode("utf-8")` of the
@@ -26,8 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from agent_tui.base.visible_text import visible  # noqa: E402 - imported after the sys.path set-up above
 from agent_tui.tools.sandbox import Sandbox, probe  # noqa: E402 - imported after the sys.path set-up above
-from agent_tui.visible_text import visible  # noqa: E402 - imported after the sys.path set-up above
 
 MB = 1 << 20
 

@@ -37,10 +37,10 @@ def write_config(home: Path, server: FakeOpenAI, db: Path) -> None:
 
 
 async def in_process(server: FakeOpenAI, turns: int, workspace: Path) -> list[float]:
+    from agent_tui.compose.factory import build_services
     from agent_tui.config import load_config
     from agent_tui.core import ops
     from agent_tui.core.driver import SessionDriver
-    from agent_tui.factory import build_services
 
     services = await build_services(load_config(cwd=workspace).config, workspace=workspace)
     driver = SessionDriver(services)
@@ -75,7 +75,7 @@ def launch(env: dict[str, str], workspace: Path) -> tuple[subprocess.Popen[str],
 
 async def through_server(url: str, token: str, server: FakeOpenAI, turns: int) -> list[float]:
     from agent_tui.core import ops
-    from agent_tui.server.client import AgentClient
+    from agent_tui.frontends.server.client import AgentClient
 
     times = []
     async with AgentClient(url, token) as client:

@@ -33,16 +33,16 @@ AGENT = str(Path(PYTHON).parent / "agent-tui")
 TUI_DRIVER = r"""
 import asyncio, json, os, sys, time
 T0 = float(os.environ["BENCH_T0"])
-from agent_tui.commands.tui import launch_tui  # what `agent-tui` imports first
+from agent_tui.frontends.cli.tui import launch_tui  # what `agent-tui` imports first
 from agent_tui.config import load_config
-from agent_tui.ui.app import AgentApp
-from agent_tui.ui.widgets.meter import ContextMeter
-from agent_tui.ui.widgets.prompt import PromptInput
+from agent_tui.frontends.tui.app import AgentApp
+from agent_tui.frontends.tui.widgets.meter import ContextMeter
+from agent_tui.frontends.tui.widgets.prompt import PromptInput
 
 async def main():
     config = load_config().config
     async def services():
-        from agent_tui.factory import build_services
+        from agent_tui.compose.factory import build_services
         return await build_services(config)
     app = AgentApp(services, theme_name=config.ui.theme)
     out = {}

@@ -236,7 +236,7 @@ def chat_text(rng: random.Random, n: int) -> str:
 async def bench_conversation(store: Store, rows: list[Row]) -> None:
     """Recall over 100 000 messages (500 sessions × 200) plus the 10 000 outputs of
     bench_recall, both indexes searched per query as the recall tool does."""
-    from agent_tui.messages import Message, ToolCall
+    from agent_tui.base.messages import Message, ToolCall
 
     rng = random.Random(6)
     start = time.perf_counter()

@@ -28,8 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agent_tui.agent import events as ev
 from agent_tui.agent.subagents import CHILD_PROMPT
+from agent_tui.compose.factory import build_services
 from agent_tui.config import load_config
-from agent_tui.factory import build_services
 from testkit.fake_openai import FakeOpenAI, Reply
 
 WINDOW = 200_000

@@ -29,10 +29,10 @@ sys.path.insert(0, str(ROOT))
 
 from agent_tui.agent.base_prompt import base_prompt  # noqa: E402 - imported after the sys.path set-up above
 from agent_tui.agent.prompting import PromptAssembler  # noqa: E402 - imported after the sys.path set-up above
+from agent_tui.base.tokens import TokenCounter  # noqa: E402 - imported after the sys.path set-up above
 from agent_tui.context import deferral  # noqa: E402 - imported after the sys.path set-up above
 from agent_tui.context.budget import BudgetMeter  # noqa: E402 - imported after the sys.path set-up above
-from agent_tui.models import reply_reserve  # noqa: E402 - imported after the sys.path set-up above
-from agent_tui.tokens import TokenCounter  # noqa: E402 - imported after the sys.path set-up above
+from agent_tui.llm.models import reply_reserve  # noqa: E402 - imported after the sys.path set-up above
 from agent_tui.tools.background_tools import background_tools  # noqa: E402 - imported after the sys.path set-up above
 from agent_tui.tools.context_tools import context_tools  # noqa: E402 - imported after the sys.path set-up above
 from agent_tui.tools.registry import ToolRegistry, builtin_tools  # noqa: E402 - imported after the sys.path set-up above

@@ -46,8 +46,8 @@ def vendored(folder: Path) -> None:
 
 def median_ms(folder: Path) -> tuple[float, float]:
     """Medians of one `trust.state` and of one whole config load (what a start pays)."""
-    from agent_tui import trust
     from agent_tui.config import load_config
+    from agent_tui.policy import trust
 
     trust.add(folder)
     times, loads = [], []

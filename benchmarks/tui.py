@@ -5,7 +5,7 @@ the last rows from benchmarks/tui_step.py; each also runs alone. tui_step.py tim
 step runs on 1 500 messages and reply → screen at turns 2, 30, 300)
 Targets (issue 7): `agent-tui` to its first frame ≤ 1.0 s (measured in a subprocess on a real
 pseudo-terminal, from just before the process starts to the app's first refresh, which it
-marks through `agent_tui.instrument` when AGENT_TUI_INSTRUMENT names a file), beside a bare Textual app started the same way;
+marks through `agent_tui.runtime.instrument` when AGENT_TUI_INSTRUMENT names a file), beside a bare Textual app started the same way;
 opening a 2 000-message session ≤ 0.5 s (to its chat drawn; the meter's first full count
 follows off the UI loop and is shown too), beside a 20-message one; a key with that session loaded
 handled and drawn ≤ 50 ms (timed inside the app from the key event to the next refresh), beside
@@ -33,7 +33,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-INSTRUMENT_ENV = "AGENT_TUI_INSTRUMENT"  # agent_tui.instrument.ENV, without importing the package
+INSTRUMENT_ENV = "AGENT_TUI_INSTRUMENT"  # agent_tui.runtime.instrument.ENV, without importing the package
 BARE_APP = f"""
 import json, os, time
 from pathlib import Path
@@ -46,7 +46,7 @@ class Bare(App):
     def on_mount(self):
         self.call_after_refresh(self.done)
     def done(self):
-        # The line agent_tui.instrument writes for a mark.
+        # The line agent_tui.runtime.instrument writes for a mark.
         line = json.dumps({{"name": "first_frame", "at": time.time(), "seconds": None}})
         Path(os.environ["{INSTRUMENT_ENV}"]).write_text(line + "\\n")
 Bare().run()
@@ -82,7 +82,7 @@ def first_frame(argv: list[str], env: dict[str, str], timeout: float = 20.0) -> 
 
 def _wait_for_mark(path: Path, name: str, proc: subprocess.Popen[bytes], timeout: float) -> float | None:
     """The wall-clock time of the child's first `name` mark, once it has written it."""
-    from agent_tui.instrument import read_file
+    from agent_tui.runtime.instrument import read_file
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -130,8 +130,8 @@ async def make_db(config, workspace: Path, sizes: tuple[int, ...]) -> dict[int, 
     """Sessions of `sizes` messages (questions, Markdown answers, tool calls) in the database."""
     import json
 
-    from agent_tui.factory import build_services
-    from agent_tui.messages import ToolCall, assistant, tool_result, user
+    from agent_tui.base.messages import ToolCall, assistant, tool_result, user
+    from agent_tui.compose.factory import build_services
 
     services = await build_services(config, workspace=workspace)
     ids = {}
@@ -162,11 +162,11 @@ async def make_db(config, workspace: Path, sizes: tuple[int, ...]) -> dict[int, 
 
 
 async def bench_open_and_keys(repeat: int = 5) -> dict[str, dict[int, list[float]]]:
-    from agent_tui import instrument
+    from agent_tui.compose.factory import build_services
     from agent_tui.config import load_config
-    from agent_tui.factory import build_services
-    from agent_tui.ui.app import AgentApp
-    from agent_tui.ui.widgets.chat import ChatPane
+    from agent_tui.frontends.tui.app import AgentApp
+    from agent_tui.frontends.tui.widgets.chat import ChatPane
+    from agent_tui.runtime import instrument
     from testkit.fake_openai import FakeOpenAI
 
     results: dict[str, dict[int, list[float]]] = {"open": {}, "measured": {}, "keys": {}}

@@ -36,7 +36,7 @@ def _blob_text(i: int) -> str:
 async def _blob_db(path: Path, workspace: Path, config, *, blobs: int, big: bool) -> dict:
     """A database with `blobs` small outputs (and, when `big`, a 1 000 000-line and a
     1 000-line one); returns the refs and the session id."""
-    from agent_tui.factory import build_services
+    from agent_tui.compose.factory import build_services
 
     config = _with_db(config, path)
     services = await build_services(config, workspace=workspace)
@@ -78,8 +78,8 @@ async def _drawn(widget) -> None:
 
 
 async def _blob_app(config, workspace: Path, session_id: str, work) -> dict:
-    from agent_tui.factory import build_services
-    from agent_tui.ui.app import AgentApp
+    from agent_tui.compose.factory import build_services
+    from agent_tui.frontends.tui.app import AgentApp
 
     app = AgentApp(
         lambda: build_services(config, workspace=workspace), workspace=workspace, session_id=session_id
@@ -93,7 +93,7 @@ async def bench_blobs(repeat: int = 5) -> dict[str, dict]:
     """Open a blob and jump to its end (1 000 000 lines vs 1 000), and recall searches from the
     browser's box (10 000 blobs vs 100), timed to the frame that shows the result."""
     from agent_tui.config import load_config
-    from agent_tui.ui.screens.blobs import BlobsScreen
+    from agent_tui.frontends.tui.screens.blobs import BlobsScreen
     from testkit.fake_openai import FakeOpenAI
 
     out: dict[str, dict] = {"open_end": {}, "search": {}, "setup": {}}

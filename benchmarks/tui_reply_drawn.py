@@ -40,10 +40,10 @@ async def bench(turns: int) -> tuple[dict[int, float], dict[int, float]]:
 
     from tui import _idle
 
+    from agent_tui.compose.factory import build_services
     from agent_tui.config import load_config
-    from agent_tui.factory import build_services
-    from agent_tui.ui.app import AgentApp
-    from agent_tui.ui.widgets import chat_items
+    from agent_tui.frontends.tui.app import AgentApp
+    from agent_tui.frontends.tui.widgets import chat_items
     from testkit.fake_openai import FakeOpenAI, Reply
 
     answered: dict[int, float] = {}

@@ -43,8 +43,8 @@ def _config(server, tmp: Path, workspace: Path, window: int = 400_000):
 
 
 async def _type(pilot, app) -> list[float]:
-    """Key → next refresh for each key typed, as the app records it (agent_tui.instrument)."""
-    from agent_tui import instrument
+    """Key → next refresh for each key typed, as the app records it (agent_tui.runtime.instrument)."""
+    from agent_tui.runtime import instrument
 
     app.view.prompt.focus()
     with instrument.recording() as rec:
@@ -59,8 +59,8 @@ async def bench_keys_during_step() -> dict[str, list[float]]:
     """Keys while idle, then while a slowly streamed reply arrives, on 1 500 messages."""
     from tui import _idle, make_db
 
-    from agent_tui.factory import build_services
-    from agent_tui.ui.app import AgentApp
+    from agent_tui.compose.factory import build_services
+    from agent_tui.frontends.tui.app import AgentApp
     from testkit.fake_openai import FakeOpenAI, Reply
 
     def responder(body: dict) -> Reply:
@@ -95,8 +95,8 @@ async def bench_reply_to_screen(turns: int = 300) -> dict[int, float]:
     from tui import _idle
 
     from agent_tui.agent import events as ev
-    from agent_tui.factory import build_services
-    from agent_tui.ui.app import AgentApp
+    from agent_tui.compose.factory import build_services
+    from agent_tui.frontends.tui.app import AgentApp
     from testkit.fake_openai import FakeOpenAI, Reply
 
     received: dict[int, float] = {}

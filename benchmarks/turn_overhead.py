@@ -20,9 +20,9 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from agent_tui.base.messages import ToolCall, assistant, tool_result, user  # noqa: E402 - imported after the sys.path set-up above
+from agent_tui.compose.factory import build_services  # noqa: E402 - imported after the sys.path set-up above
 from agent_tui.config import load_config  # noqa: E402 - imported after the sys.path set-up above
-from agent_tui.factory import build_services  # noqa: E402 - imported after the sys.path set-up above
-from agent_tui.messages import ToolCall, assistant, tool_result, user  # noqa: E402 - imported after the sys.path set-up above
 from testkit.fake_openai import FakeOpenAI, Reply  # noqa: E402 - imported after the sys.path set-up above
 
 

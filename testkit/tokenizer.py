@@ -1,4 +1,4 @@
-"""The fake servers' own token counting — deliberately not agent_tui.tokens.
+"""The fake servers' own token counting — deliberately not agent_tui.base.tokens.
 
 A real provider counts with its own tokenizer and its own per-message framing, and the client
 only estimates. If the fake servers counted with the project's `TokenCounter`, every budget test

@@ -24,7 +24,7 @@ def exact_token_counts():
     one test process whether it is loaded would depend on which tests ran first, so figures a
     test shows (the meter in a snapshot) would too. Loaded up front, every in-process count is
     tiktoken's; tests/test_tokens_lazy.py empties the loaded set to test the estimating path."""
-    from agent_tui import tokens
+    from agent_tui.base import tokens
 
     for name in ("cl100k_base", "o200k_base"):
         tokens._load_encoder(name)

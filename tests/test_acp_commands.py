@@ -10,7 +10,7 @@ import json
 
 from acp import text_block
 
-from agent_tui import paths
+from agent_tui.runtime import paths
 from testkit.fake_openai import Reply
 from tests.support.acp_client import WAIT, open_agent, sessions_list
 

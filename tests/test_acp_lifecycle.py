@@ -212,7 +212,7 @@ class TestProtocol:
 
         script = (
             "import os, subprocess, sys\n"
-            "from agent_tui.acp.stdio import claim_stdio\n"
+            "from agent_tui.frontends.acp.stdio import claim_stdio\n"
             "fds = claim_stdio()\n"
             "print('stray print')\n"
             "subprocess.run(['sh', '-c', 'echo from a child; cat'])\n"

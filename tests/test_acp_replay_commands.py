@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from agent_tui.acp.replay import replay
+from agent_tui.frontends.acp.replay import replay
 from testkit.fake_openai import Reply
 from tests.support.cli import flags, run_cli, stored_transcript
 

@@ -195,7 +195,7 @@ class TestEditorTerminal:
     async def test_a_custom_commands_inline_line_runs_ours(self, server, workspace, tmp_path):
         """A custom command's inline `!` line is not a call the editor has a card for: it runs in
         our bash (no terminal is created) and its output lands in the expanded prompt."""
-        from agent_tui import paths
+        from agent_tui.runtime import paths
 
         folder = paths.config_dir() / "commands"
         folder.mkdir(parents=True, exist_ok=True)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import logging
 
-from agent_tui.acp.permission import decision_for, options_for
-from agent_tui.acp.translate import TurnUpdates
 from agent_tui.agent import events as ev
+from agent_tui.base.messages import TokenUsage, ToolCall
+from agent_tui.compose.factory import build_services
 from agent_tui.context.compaction.result import CompactResult
 from agent_tui.context.side_state import Pin, TodoItem
-from agent_tui.factory import build_services
-from agent_tui.messages import TokenUsage, ToolCall
+from agent_tui.frontends.acp.permission import decision_for, options_for
+from agent_tui.frontends.acp.translate import TurnUpdates
 from agent_tui.tools.permissions import ApprovalRequest
 from tests.support.agent_fixtures import make_config
 
@@ -76,7 +76,7 @@ class TestTranslate:
             events = samples(updates.session.measure())
             assert {type(e) for e in events} == set(ev.TURN_EVENT_TYPES)
             (workspace / "a.txt").write_text("old")
-            with caplog.at_level(logging.WARNING, logger="agent_tui.acp"):
+            with caplog.at_level(logging.WARNING, logger="agent_tui.frontends.acp"):
                 sent = [u for e in events for u in updates.updates(e)]
             assert "no ACP update" not in caplog.text
             kinds = [u.session_update for u in sent]
@@ -120,10 +120,10 @@ class TestPermissionChoices:
 class TestPromptContent:
     def test_links_become_attachments_embedded_text_is_quoted_images_go_apart(self, tmp_path):
         """A linked workspace file becomes `@path` (our attachment), a file elsewhere its path,
-        an embedded buffer is quoted with its uri, and an image is left to acp/images.py."""
+        an embedded buffer is quoted with its uri, and an image is left to frontends/acp/images.py."""
         from acp import schema as s
 
-        from agent_tui.acp.live import prompt_text
+        from agent_tui.frontends.acp.live import prompt_text
 
         (tmp_path / "src").mkdir()
         blocks = [
@@ -140,6 +140,6 @@ class TestPromptContent:
         assert text.startswith("look at @src/a.py /etc/hosts")
         assert "file:///x/draft.md:\n```\nunsaved words\n```" in text
         assert skipped == []
-        from agent_tui.acp.images import editor_images
+        from agent_tui.frontends.acp.images import editor_images
 
         assert editor_images(blocks) == ([("image-1.png", b"\0\0\0")], [])

@@ -5,8 +5,8 @@ from __future__ import annotations
 import tomllib
 
 from agent_tui.agent import events as ev
-from agent_tui.allow_rules import add_rule, project_rules, remove_rule
-from agent_tui.factory import build_services
+from agent_tui.compose.factory import build_services
+from agent_tui.policy.allow_rules import add_rule, project_rules, remove_rule
 from agent_tui.tools.permissions import ApprovalDecision
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import collect, make_config, of_type

@@ -15,9 +15,9 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agent_tui.base.messages import assistant, user
+from agent_tui.base.wire_dict import WireDict
 from agent_tui.llm import anthropic_request, cache
-from agent_tui.messages import assistant, user
-from agent_tui.wire_dict import WireDict
 from testkit.fake_anthropic import Reply
 from tests.support.agent_fixtures import collect
 from tests.support.anthropic_fixtures import thinking_services

@@ -13,8 +13,8 @@ from typing import Any
 
 from agent_tui.autoloop import LoopRunner
 from agent_tui.autoloop import events as lev
-from agent_tui.factory import build_services
-from agent_tui.tokens import TokenCounter
+from agent_tui.base.tokens import TokenCounter
+from agent_tui.compose.factory import build_services
 from testkit.fake_openai import FakeOpenAI
 from tests.support.agent_fixtures import make_config
 from tests.support.autoloop import Logged, LoopModel

@@ -14,9 +14,9 @@ from agent_tui.autoloop import allocation, gitstate, progress
 from agent_tui.autoloop.prompt import LoopFacts, build_prompt
 from agent_tui.autoloop.records import IterationRecord, LoopSummary, keep
 from agent_tui.autoloop.summary import LoopMemory
+from agent_tui.base.messages import ResultRef
+from agent_tui.base.tokens import TokenCounter
 from agent_tui.config import LoopSettings
-from agent_tui.messages import ResultRef
-from agent_tui.tokens import TokenCounter
 
 COUNTER = TokenCounter("openai/fake-model")
 

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from agent_tui.agent import events as ev
-from agent_tui.factory import build_services
+from agent_tui.compose.factory import build_services
 from agent_tui.store.background_log import ENDED_WITH_SESSION
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import collect, make_config, of_type

@@ -9,7 +9,7 @@ import asyncio
 
 from acp import text_block
 
-from agent_tui.ui.screens.approval import ApprovalScreen
+from agent_tui.frontends.tui.screens.approval import ApprovalScreen
 from testkit.fake_openai import Reply
 from tests.support.acp_client import WAIT, open_agent
 from tests.support.agent_fixtures import make_config

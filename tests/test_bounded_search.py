@@ -15,10 +15,10 @@ import threading
 
 import pytest
 
+from agent_tui.frontends.tui.textual_compat import notifications
 from agent_tui.tools.base import ToolContext, ToolServices
 from agent_tui.tools.context_tools import GrepResult
 from agent_tui.tools.search import GrepTool
-from agent_tui.ui.textual_compat import notifications
 
 EVIL = "(a|aa)+$"
 """Exponential backtracking in `re` and in `regex` alike (the engine's timeout is what ends it)."""
@@ -142,7 +142,7 @@ class TestBlobsGrepCommand:
             [
                 sys.executable,
                 "-m",
-                "agent_tui.cli",
+                "agent_tui.frontends.cli.main",
                 "blobs",
                 "grep",
                 ref,
@@ -194,8 +194,8 @@ class TestBlobBrowser:
     def test_match_marks_stop_on_a_catastrophic_pattern(self):
         """Marking matches while drawing a line gives up within its budget (Rich's
         highlight_regex with `re` would hang the render for hours on this line)."""
-        from agent_tui.bounded_regex import compile_regex
-        from agent_tui.ui.widgets.blob_viewer import HighlightPattern
+        from agent_tui.base.bounded_regex import compile_regex
+        from agent_tui.frontends.tui.widgets.blob_viewer import HighlightPattern
 
         assert list(HighlightPattern(compile_regex(EVIL)).finditer(LINE * 40)) == []
         marks = HighlightPattern(compile_regex("b+")).finditer("aabba")

@@ -24,8 +24,8 @@ def config(server, tmp_path):
 
 async def long_session(config, workspace, turns: int = 30, words: int = 60):
     """A stored session whose long replies change height with the width, opened in the app."""
-    from agent_tui.factory import build_services
-    from agent_tui.messages import assistant, user
+    from agent_tui.base.messages import assistant, user
+    from agent_tui.compose.factory import build_services
 
     services = await build_services(config, workspace=workspace)
     info = await services.store.sessions.create(str(workspace), config.model.name, title="long")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 
-from agent_tui import children
+from agent_tui.runtime import children
 
 
 class TestSweep:

@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui import paths, trust
-from agent_tui.claude_permissions import user_settings_file
 from agent_tui.config import load_config
 from agent_tui.hooks.sources import load_hooks
-from agent_tui.permission_rules import AllowRule
+from agent_tui.policy import trust
+from agent_tui.policy.claude_permissions import user_settings_file
+from agent_tui.policy.permission_rules import AllowRule
+from agent_tui.runtime import paths
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import make_app, send, settle, until, until_approval
@@ -230,7 +231,7 @@ class TestApp:
 def test_an_always_answer_does_not_trust_claude_allow_rules_added_since(workspace):
     """agent-tui writing an "Always allow" rule keeps the folder trusted, but a `.claude/` allow
     rule added after the folder was trusted still waits for the user to trust it."""
-    from agent_tui.allow_rules import add_rule
+    from agent_tui.policy.allow_rules import add_rule
 
     path = claude_project(workspace)
     trust.add(workspace)

@@ -174,7 +174,7 @@ class TestTrustFlagInTheTui:
     def test_trust_for_one_run_skips_the_question(self, server, workspace, tmp_path, isolated_home):
         """The untrusted-folder notice offers `--trust` "for one run": the TUI takes it too, and
         the project's rule applies without the question (nothing is recorded as trusted)."""
-        from agent_tui import trust
+        from agent_tui.policy import trust
 
         (workspace / ".agent-tui.toml").write_text('[tools]\nallow = ["bash:echo"]\n')
         db = tmp_path / "trust.db"

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from agent_tui.messages import user
+from agent_tui.base.messages import user
 from agent_tui.store import open_store
 from tests.support.pty_run import on_a_pty
 
@@ -75,7 +75,7 @@ class TestGroupAlone:
     def test_sessions_alone_lists(self, seeded_db, tmp_path):
         """`agent-tui sessions` alone printed help and exited 2; it lists, as `trust` does."""
         db, session_id = seeded_db
-        from agent_tui import paths
+        from agent_tui.runtime import paths
 
         paths.user_config_file().parent.mkdir(parents=True, exist_ok=True)
         paths.user_config_file().write_text(f'[store]\ndb = "{db}"\n')

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.ui.widgets.chat_items import UserItem
+from agent_tui.frontends.tui.widgets.chat_items import UserItem
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.images import image_urls, png
@@ -124,7 +124,7 @@ class TestClipboardPicture:
 class TestWhatTheToolsSay:
     async def test_a_bmp_only_clipboard_names_what_it_holds(self, tmp_path, bin_dir, monkeypatch):
         """A clipboard offering only image/bmp: the line says so and which formats are taken."""
-        from agent_tui.clipboard_image import read_picture
+        from agent_tui.frontends.tui.clipboard_image import read_picture
 
         wl_paste(bin_dir, "image/bmp\\n")
         monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-0")
@@ -140,7 +140,7 @@ class TestWhatTheToolsSay:
     ):
         """On Wayland, wl-paste's "Nothing is copied" does not stop an installed xclip that holds
         a JPEG (an X11 app's clipboard under XWayland); the JPEG is named as such."""
-        from agent_tui.clipboard_image import read_picture
+        from agent_tui.frontends.tui.clipboard_image import read_picture
         from tests.support.images import jpeg
 
         (tmp_path / "c.jpg").write_bytes(jpeg(10, 10))
@@ -160,7 +160,7 @@ class TestWhatTheToolsSay:
     async def test_macos_osascript_prints_the_png_as_applescript_data(self, tmp_path, bin_dir):
         """Without wl-paste or xclip, the built-in osascript's `«data PNGf…»` print is the PNG;
         its failure (no picture: error -1700) reads as no picture on the clipboard."""
-        from agent_tui.clipboard_image import read_picture
+        from agent_tui.frontends.tui.clipboard_image import read_picture
 
         data = png(6, 6)
         tool(bin_dir, "osascript", f'printf "«data PNGf{data.hex().upper()}»\\n"\n')
@@ -179,7 +179,7 @@ async def test_ctrl_v_on_a_focused_tool_line_reaches_the_input(
     server, config, workspace, tmp_path, bin_dir, monkeypatch
 ):
     """Ctrl+V while a tool line has focus attaches the clipboard's picture to the input."""
-    from agent_tui.ui.widgets.prompt import PromptInput
+    from agent_tui.frontends.tui.widgets.prompt import PromptInput
     from tests.support.focus import focus_a_tool_line
 
     (tmp_path / "clip.png").write_bytes(png(4, 4))

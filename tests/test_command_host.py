@@ -1,4 +1,4 @@
-"""Slash commands reach their tab through the `CommandHost` protocol (ui/command_host.py) and the
+"""Slash commands reach their tab through the `CommandHost` protocol (frontends/tui/command_host.py) and the
 session's public methods: read from the source, like the import contract."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 from testkit.import_graph import edges
 
 ROOT = Path(__file__).resolve().parent.parent
-UI = ROOT / "agent_tui" / "ui"
+UI = ROOT / "agent_tui" / "frontends" / "tui"
 COMMAND_MODULES = (
     "slash",
     "session_commands",
@@ -25,8 +25,8 @@ COMMAND_MODULES = (
 def test_command_modules_import_no_widget_and_not_the_app():
     """No command module imports the App, its mixins or a widget (TYPE_CHECKING and lazy
     imports included): they see the tab as a CommandHost."""
-    sources = {f"agent_tui.ui.{name}" for name in COMMAND_MODULES}
-    above = ("agent_tui.ui.app", "agent_tui.ui.widgets")
+    sources = {f"agent_tui.frontends.tui.{name}" for name in COMMAND_MODULES}
+    above = ("agent_tui.frontends.tui.app", "agent_tui.frontends.tui.widgets")
     found = [
         f"{e.source}:{e.line} imports {e.target}"
         for e in edges(ROOT, "agent_tui")

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from agent_tui import trust
-from agent_tui.ui import slash
-from agent_tui.ui.transcript import NoticeEntry
-from agent_tui.user_command_text import custom_command_text
+from agent_tui.base.user_command_text import custom_command_text
+from agent_tui.frontends.tui import slash
+from agent_tui.frontends.tui.transcript import NoticeEntry
+from agent_tui.policy import trust
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.extend import cli, commands_ready, write, write_user_config

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from agent_tui import trust
 from agent_tui.agent import events as ev
+from agent_tui.compose.factory import build_services
 from agent_tui.extensions.invoke import turn_events
-from agent_tui.factory import build_services
+from agent_tui.policy import trust
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.support.agent_fixtures import collect, make_config
 from tests.support.extend import write

@@ -8,10 +8,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent_tui.acp import slash as editor
 from agent_tui.core import commands as registry
 from agent_tui.core.commands import Front
-from agent_tui.ui import slash as tui
+from agent_tui.frontends.acp import slash as editor
+from agent_tui.frontends.tui import slash as tui
 from testkit.fake_openai import Reply
 from testkit.import_graph import edges
 from tests.support.extend import cli, write_user_config
@@ -56,11 +56,12 @@ class TestOneRegistry:
 
 class TestLayering:
     def test_the_editor_protocol_imports_nothing_of_the_tui(self):
-        """acp/ (lazy and TYPE_CHECKING imports included) reaches no agent_tui.ui module."""
+        """frontends/acp/ (lazy and TYPE_CHECKING imports included) reaches no agent_tui.frontends.tui module."""
         upward = [
             f"{e.source}:{e.line} imports {e.target}"
             for e in edges(ROOT, "agent_tui")
-            if e.source.startswith("agent_tui.acp") and e.target.startswith("agent_tui.ui")
+            if e.source.startswith("agent_tui.frontends.acp")
+            and e.target.startswith("agent_tui.frontends.tui")
         ]
         assert upward == []
 
@@ -68,8 +69,7 @@ class TestLayering:
         reached = [
             f"{e.source}:{e.line} imports {e.target}"
             for e in edges(ROOT, "agent_tui")
-            if e.source.startswith("agent_tui.core")
-            and e.target.split(".")[1] in {"ui", "acp", "commands", "cli", "server"}
+            if e.source.startswith("agent_tui.core") and e.target.split(".")[1] == "frontends"
         ]
         assert reached == []
 

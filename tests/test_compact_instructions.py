@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from agent_tui.agent import events as ev
-from agent_tui.factory import build_services
+from agent_tui.compose.factory import build_services
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.support.agent_fixtures import collect, make_config, of_type
 
@@ -72,8 +72,8 @@ class TestCompactInstructions:
 class TestResumeNote:
     def test_the_note_names_a_summary_only_when_one_exists(self):
         """Outputs cleared and no summary: the resumed chat's note says so, never 'a summary'."""
-        from agent_tui.messages import Message
-        from agent_tui.ui.widgets.session_opening import compacted_notice
+        from agent_tui.base.messages import Message
+        from agent_tui.frontends.tui.widgets.session_opening import compacted_notice
 
         cleared = [
             Message(role="user", content="list"),

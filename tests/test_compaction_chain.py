@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agent_tui.base.messages import Message
 from agent_tui.context.compaction import (
     CompactionPlan,
     CompactResult,
@@ -10,7 +11,6 @@ from agent_tui.context.compaction import (
     compact,
     estimate_savings,
 )
-from agent_tui.messages import Message
 from tests.support.compaction import COUNTER, Convo, long_session, settings, tokens
 
 

@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from agent_tui.agent import events as ev
-from agent_tui.factory import build_services
+from agent_tui.compose.factory import build_services
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.support.agent_fixtures import collect, make_config, of_type
 
@@ -210,7 +210,7 @@ class TestForcedCompaction:
         session = await small_services.new_session(yes=True)
         small_server.enqueue(Reply(text="ok"))
         await collect(session.run_turn(filler(1000), as_is=True))
-        from agent_tui.messages import assistant, user
+        from agent_tui.base.messages import assistant, user
 
         session.history += [user(filler(900)), assistant("noted")] * 2
         assert session.measure().used_fraction >= 1.0

@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
+from agent_tui.base.messages import Message
 from agent_tui.context.compaction import (
     CompactionPlan,
     check_invariants,
@@ -27,7 +28,6 @@ from agent_tui.context.compaction import (
 )
 from agent_tui.context.compaction.shape import inflight_start
 from agent_tui.context.compaction.tool_budget import tool_output_tokens
-from agent_tui.messages import Message
 from tests.support.compaction import COUNTER, Convo, settings, tokens
 
 TOOLS = ("read_file", "edit_file", "bash", "grep", "recall", "mcp__fetch")

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from agent_tui.agent import events as ev
-from agent_tui.factory import build_services
+from agent_tui.compose.factory import build_services
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import collect, of_type
 from tests.support.wires import KEY, WIRES, answers_a_tool
@@ -64,7 +64,7 @@ async def test_records_name_every_item_and_each_resolves(wire, monkeypatch, tmp_
             stored = await store.side.compactions(session.session_id)
             assert len(stored) == len(results)
             assert json.loads(stored[-1][1])["record"] == results[-1].record.to_json()
-            from agent_tui.commands.run_slash import command_reply
+            from agent_tui.frontends.cli.run_slash import command_reply
 
             listed = (await command_reply(services, session, "/context")).plain()
             assert f"Compactions this run ({len(results)}" in listed

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from agent_tui.base.messages import Message, ResultRef
 from agent_tui.context.compaction import (
     CompactionPlan,
     check_invariants,
@@ -13,7 +14,6 @@ from agent_tui.context.compaction import (
     trim_tool_outputs,
     truncate,
 )
-from agent_tui.messages import Message, ResultRef
 from tests.support.compaction import COUNTER, Convo, big, long_session, settings, tokens
 
 

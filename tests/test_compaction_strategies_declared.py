@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import dataclasses
 
-from agent_tui import trust
+from agent_tui.base.messages import assistant, user
+from agent_tui.base.tokens import TokenCounter
 from agent_tui.config import CompactionSettings
 from agent_tui.context.compaction import STRATEGIES, compact, estimate_savings
-from agent_tui.messages import assistant, user
-from agent_tui.tokens import TokenCounter
+from agent_tui.policy import trust
 
 
 def test_every_strategy_has_its_switch_and_every_switch_its_strategy():

@@ -10,6 +10,7 @@ import asyncio
 
 import pytest
 
+from agent_tui.base.messages import Message
 from agent_tui.context.compaction import (
     CompactionPlan,
     SummaryFailed,
@@ -20,7 +21,6 @@ from agent_tui.context.compaction import (
     summarize,
 )
 from agent_tui.context.compaction.summary_prompt import build_instructions
-from agent_tui.messages import Message
 from tests.support.compaction import COUNTER, Convo, big, long_session, settings, tokens
 
 TAGGED = (

@@ -4,9 +4,9 @@ ride along verbatim in the retain block."""
 
 from __future__ import annotations
 
+from agent_tui.base.messages import Message
 from agent_tui.context.compaction import TranscriptIndex, check_invariants, compact, range_line
 from agent_tui.context.compaction.user_words import carried, newest_user_messages, render
-from agent_tui.messages import Message
 from tests.support.compaction import COUNTER, long_session, settings, tokens
 
 FACT = "the deploy code is ZEBRA-7431"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent_tui import paths
 from agent_tui.config import Config, ConfigError, load_config
+from agent_tui.runtime import paths
 
 
 def write(path, text):

@@ -14,7 +14,7 @@ import pytest
 from agent_tui.config import ConfigError, load_config
 from agent_tui.config.checks import SPECS
 from agent_tui.config.coerce import HINTS
-from agent_tui.permission_rules import AllowRule
+from agent_tui.policy.permission_rules import AllowRule
 
 allow_rule_problem = AllowRule.problem_any
 
@@ -34,7 +34,7 @@ def cli(*args, home, cwd) -> subprocess.CompletedProcess:
     env = {**os.environ, "AGENT_TUI_HOME": str(home)}
     env.pop("AGENT_TUI_MODEL", None)
     return subprocess.run(
-        [sys.executable, "-m", "agent_tui.cli", *args],
+        [sys.executable, "-m", "agent_tui.frontends.cli.main", *args],
         capture_output=True,
         text=True,
         env=env,

@@ -41,7 +41,7 @@ def test_run_continue_skips_an_empty_launch(server, workspace, tmp_path):
     `run -c` continues the conversation, as /resume lists only sessions with messages."""
     import asyncio
 
-    from agent_tui.messages import assistant, user
+    from agent_tui.base.messages import assistant, user
     from agent_tui.store import open_store
 
     db = tmp_path / "k.db"

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from agent_tui.agent import events as ev
-from agent_tui.factory import build_services
+from agent_tui.base.messages import TokenUsage
+from agent_tui.compose.factory import build_services
 from agent_tui.llm.cost import cost_of, format_cost, prices_for
 from agent_tui.llm.model_info import lookup
-from agent_tui.messages import TokenUsage
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import collect, make_config, of_type
 

@@ -9,9 +9,10 @@ import subprocess
 
 import pytest
 
-from agent_tui import paths, trust
-from agent_tui.ui import slash
-from agent_tui.user_command_text import custom_command_text
+from agent_tui.base.user_command_text import custom_command_text
+from agent_tui.frontends.tui import slash
+from agent_tui.policy import trust
+from agent_tui.runtime import paths
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.cli import run_cli as cli

@@ -3,8 +3,8 @@ their source file, and a file named like a built-in is one notice while the buil
 
 from __future__ import annotations
 
-from agent_tui import trust
-from agent_tui.ui import slash
+from agent_tui.frontends.tui import slash
+from agent_tui.policy import trust
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.extend import commands_ready, write

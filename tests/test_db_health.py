@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.messages import assistant, user
+from agent_tui.base.messages import assistant, user
 from agent_tui.store import CorruptDatabase, open_store
 
 SESSIONS = 6

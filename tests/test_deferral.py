@@ -7,10 +7,10 @@ import json
 from typing import Any
 
 from agent_tui.agent import events as ev
+from agent_tui.base.messages import ToolCall, assistant, user
+from agent_tui.base.tokens import TokenCounter
+from agent_tui.compose.factory import build_services
 from agent_tui.context.deferral import NOTE, ToolSelector, rank
-from agent_tui.factory import build_services
-from agent_tui.messages import ToolCall, assistant, user
-from agent_tui.tokens import TokenCounter
 from agent_tui.tools.base import Source, ToolContext, ToolOutput, ToolSpec
 from agent_tui.tools.tool_search import ToolSearchTool
 from testkit.fake_openai import FakeOpenAI, Reply

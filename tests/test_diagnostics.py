@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.factory import build_services
+from agent_tui.compose.factory import build_services
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_tui.errors_text import one_line
+from agent_tui.base.errors_text import one_line
 
 
 def test_folds_newlines_and_runs_of_spaces():

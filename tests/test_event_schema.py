@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from agent_tui.agent import events as ev
-from agent_tui.messages import Outcome
+from agent_tui.base.messages import Outcome
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -43,7 +43,7 @@ class TestEventSet:
 
     def test_every_event_has_a_handler_case(self):
         """The tab's dispatch names every event type (mypy's assert_never checks the same)."""
-        from agent_tui.ui.tab_controller import TabController
+        from agent_tui.frontends.tui.tab_controller import TabController
 
         source = inspect.getsource(TabController.event)
         for cls in ev.TURN_EVENT_TYPES:

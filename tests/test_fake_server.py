@@ -145,8 +145,8 @@ class TestIndependentCount:
     def test_server_counts_differently_from_the_client(self, server):
         """The server's tokenizer configuration is its own: for the same request it disagrees
         with the project's TokenCounter, so budget tests cannot pass by construction."""
-        from agent_tui.messages import ToolCall, assistant, tool_result, user
-        from agent_tui.tokens import TokenCounter
+        from agent_tui.base.messages import ToolCall, assistant, tool_result, user
+        from agent_tui.base.tokens import TokenCounter
 
         call = ToolCall("call_1", "read_file", '{"path": "src/naïve_módulo.py"}')
         history = [
@@ -160,7 +160,7 @@ class TestIndependentCount:
         assert server.prompt_tokens_of(body) != client
 
     def test_fake_servers_do_not_import_the_project_counter(self):
-        """testkit's servers load without agent_tui.tokens."""
+        """testkit's servers load without agent_tui.base.tokens."""
         import subprocess
         import sys
 

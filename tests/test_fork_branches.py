@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from agent_tui.agent.rewind import rewind_points
-from agent_tui.factory import build_services
+from agent_tui.compose.factory import build_services
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import collect, make_config
 

@@ -68,7 +68,7 @@ def test_a_bad_line_is_named_the_same_way_by_each_reader(workspace):
 def test_the_yaml_forms_such_files_use():
     """A value on the lines under its key, a `|` block kept line by line, a `>` block folded, a
     block list, an inline list and a hint in brackets kept as written."""
-    from agent_tui.frontmatter import read
+    from agent_tui.base.frontmatter import read
 
     doc = read(
         "---\ndescription:\n  first part\n  second part\nnotes: |\n  line one\n  line two\n"

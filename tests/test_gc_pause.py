@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from agent_tui import gc_pause
+from agent_tui.runtime import gc_pause
 from tests.support.cli import ROOT
 from tests.support.ui_helpers import make_app, settle
 

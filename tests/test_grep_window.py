@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from agent_tui.messages import user
+from agent_tui.base.messages import user
 from agent_tui.store import open_store
 from agent_tui.store.grep import ContextWindow
 

@@ -7,7 +7,7 @@ import json
 import re
 
 from agent_tui.agent.handoff import hand_off
-from agent_tui.factory import build_services
+from agent_tui.compose.factory import build_services
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.support.agent_fixtures import collect, make_config, run_agent_tui, server_flags
 

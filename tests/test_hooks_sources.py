@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from agent_tui import paths
 from agent_tui.hooks.answer import read_answer
 from agent_tui.hooks.process import ProcessResult
 from agent_tui.hooks.sources import load_hooks
+from agent_tui.runtime import paths
 from agent_tui.tools.registry import ToolRegistry, builtin_tools
 
 

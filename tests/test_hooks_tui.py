@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 
-from agent_tui import trust
 from agent_tui.config import load_config
-from agent_tui.ui import slash
-from agent_tui.ui.widgets.chat_items import NoticeItem
+from agent_tui.frontends.tui import slash
+from agent_tui.frontends.tui.widgets.chat_items import NoticeItem
+from agent_tui.policy import trust
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.cli import run_cli as cli
@@ -90,12 +90,12 @@ class TestContextScreen:
     async def test_a_loaded_skill_is_named_in_context(self, server, workspace, tmp_path):
         """/context names the skills loaded in the session under memories + skills."""
         from agent_tui.core.context_report import build_report
-        from agent_tui.ui.screens.context_screen import footer_lines
+        from agent_tui.frontends.tui.screens.context_screen import footer_lines
 
         write_skill(workspace / ".claude" / "skills")
         trust.add(workspace)
         config = make_config(server, tmp_path / "x.db", cwd=workspace)
-        from agent_tui.factory import build_services
+        from agent_tui.compose.factory import build_services
 
         services = await build_services(config, workspace=workspace)
         try:
@@ -116,9 +116,9 @@ class TestTrustQuestion:
     ):
         """A folder with only .claude/settings.json hooks asks first, listing each command;
         `t` trusts it and the hook runs on the first prompt."""
-        from agent_tui.commands.tui import trusting_services
-        from agent_tui.ui.app import AgentApp
-        from agent_tui.ui.screens.trust import TrustScreen
+        from agent_tui.frontends.cli.tui import trusting_services
+        from agent_tui.frontends.tui.app import AgentApp
+        from agent_tui.frontends.tui.screens.trust import TrustScreen
 
         user_config(server, tmp_path / "q.db")
         marker = workspace / "prompted.txt"

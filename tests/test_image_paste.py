@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from textual import events
 
-from agent_tui.ui.image_paste import pasted_paths
-from agent_tui.ui.widgets.chat_items import UserItem
+from agent_tui.frontends.tui.image_paste import pasted_paths
+from agent_tui.frontends.tui.widgets.chat_items import UserItem
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.images import image_urls, png
@@ -190,7 +190,7 @@ class TestDropWhileTheChatHasFocus:
     ):
         """A file dropped while a tool line had focus went to the tool line and was lost: the
         paste (a picture's path here) lands in the input as a chip, and the input has focus."""
-        from agent_tui.ui.widgets.prompt import PromptInput
+        from agent_tui.frontends.tui.widgets.prompt import PromptInput
         from tests.support.focus import focus_a_tool_line
 
         (elsewhere / "d.png").write_bytes(png(8, 8))

@@ -12,11 +12,11 @@ import pytest
 from rich.console import Console
 
 from agent_tui.agent import events as ev
+from agent_tui.base.images import ImageAttachment, dimensions, image_tokens, sniff
+from agent_tui.compose.factory import build_services
 from agent_tui.core.context_report import build_report
-from agent_tui.factory import build_services
-from agent_tui.images import ImageAttachment, dimensions, image_tokens, sniff
-from agent_tui.ui.screens.context_screen import footer_lines
-from agent_tui.ui.screens.dialogs import component_table
+from agent_tui.frontends.tui.screens.context_screen import footer_lines
+from agent_tui.frontends.tui.screens.dialogs import component_table
 from testkit.fake_anthropic import Reply as AnthropicReply
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import collect, make_config, of_type
@@ -57,7 +57,7 @@ class TestRecognition:
     def test_summary_input_names_the_picture(self):
         """The compaction summary's transcript says a picture was attached (its bytes are not text)."""
         from agent_tui.agent.summarizer import render_transcript
-        from agent_tui.messages import user
+        from agent_tui.base.messages import user
 
         image = ImageAttachment("shot.png", "image/png", 64, 32, 500, "r_1", b"\x89PNG")
         text = render_transcript([user("look", images=(image,))])

@@ -46,8 +46,11 @@ def build_wheel(out: Path) -> Path:
 def test_wheel_installs_a_working_agent_tui(tmp_path):
     wheel = build_wheel(tmp_path / "dist")
     names = zipfile.ZipFile(wheel).namelist()
-    assert "agent_tui/ui/app.tcss" in names
-    assert {"agent_tui/ui/themes/agent-dark.toml", "agent_tui/ui/themes/agent-light.toml"} <= set(names)
+    assert "agent_tui/frontends/tui/app.tcss" in names
+    assert {
+        "agent_tui/frontends/tui/themes/agent-dark.toml",
+        "agent_tui/frontends/tui/themes/agent-light.toml",
+    } <= set(names)
     assert not [n for n in names if n.startswith(("testkit/", "tests/", "benchmarks/"))]
 
     env_dir = tmp_path / "venv"

@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-from agent_tui import instrument
+from agent_tui.runtime import instrument
 from tests.support.ui_helpers import make_app, settle, until
 
 
@@ -36,9 +36,7 @@ class TestInstrument:
     def test_child_process_writes_json_lines(self, tmp_path):
         """A process started with AGENT_TUI_INSTRUMENT appends its marks to that file."""
         out = tmp_path / "marks.jsonl"
-        code = (
-            "from agent_tui import instrument; instrument.mark('first_frame'); instrument.record('key', 1.5)"
-        )
+        code = "from agent_tui.runtime import instrument; instrument.mark('first_frame'); instrument.record('key', 1.5)"
         env = {**os.environ, instrument.ENV: str(out)}
         subprocess.run([sys.executable, "-c", code], env=env, check=True, cwd=os.getcwd())
         events = instrument.read_file(out)

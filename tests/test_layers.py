@@ -32,7 +32,7 @@ class TestLayers:
     def test_cli_help_is_light(self):
         """`agent-tui --help` imports neither litellm nor tiktoken."""
         code = (
-            "import sys; sys.argv=['agent-tui','--help']\nfrom agent_tui.cli import app\n"
+            "import sys; sys.argv=['agent-tui','--help']\nfrom agent_tui.frontends.cli.main import app\n"
             "try:\n    app()\nexcept SystemExit:\n    pass"
         )
         loaded = imported_after(code)

@@ -4,9 +4,9 @@ session obeys is as strong as the project file)."""
 
 from __future__ import annotations
 
-from agent_tui import paths
+from agent_tui.frontends.tui.screens.approval import ApprovalScreen
+from agent_tui.runtime import paths
 from agent_tui.tools.permissions import ApprovalRequest
-from agent_tui.ui.screens.approval import ApprovalScreen
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import run_agent_tui
 from tests.support.ui_helpers import Host, screen_text

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from agent_tui.agent import events as ev
-from agent_tui.factory import build_services
+from agent_tui.compose.factory import build_services
 from agent_tui.tools.mcp import parse_servers, tool_name
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.support.agent_fixtures import collect, make_config, of_type

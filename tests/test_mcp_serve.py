@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.commands.mcp_serve import SERVED_TOOLS
-from agent_tui.messages import user
+from agent_tui.base.messages import user
+from agent_tui.frontends.cli.mcp_serve import SERVED_TOOLS
 from agent_tui.store import open_store
 
 SECRET_LINE = "deploy token rotated at step 4711 for cluster ORCA-9"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from agent_tui.compose.factory import build_services
 from agent_tui.context.memory import (
     UserPrompts,
     discover_skills,
@@ -12,7 +13,6 @@ from agent_tui.context.memory import (
     remember,
     skills_dir,
 )
-from agent_tui.factory import build_services
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.support.agent_fixtures import collect, make_config
 

@@ -10,7 +10,7 @@ import stat
 import pytest
 
 from agent_tui.context.memory import memories_file
-from agent_tui.ui.screens.memory_picker import MemoryPicker
+from agent_tui.frontends.tui.screens.memory_picker import MemoryPicker
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import make_app, printed, settle, until

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_tui.messages import Message, ResultRef, TokenUsage, ToolCall
+from agent_tui.base.messages import Message, ResultRef, TokenUsage, ToolCall
 
 text = st.text(max_size=200)
 ident = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789_", min_size=1, max_size=12)

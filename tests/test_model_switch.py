@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent_tui.config import ModelSettings
-from agent_tui.models import switched_model
+from agent_tui.llm.models import switched_model
 
 LOCAL = ModelSettings(
     name="openai/qwen3",

@@ -12,8 +12,8 @@ import pytest
 
 from agent_tui.agent import events as ev
 from agent_tui.agent.wire import INTERRUPTED_TOOL
-from agent_tui.factory import build_services
-from agent_tui.messages import Message, ToolCall, assistant, tool_result, user
+from agent_tui.base.messages import Message, ToolCall, assistant, tool_result, user
+from agent_tui.compose.factory import build_services
 from agent_tui.store import SessionBusy
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.support.agent_fixtures import collect, make_config, of_type

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from textual import events
 
-from agent_tui.ui.attention import chosen, sequence
+from agent_tui.frontends.tui.attention import chosen, sequence
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import make_app, send, settle, until, until_approval

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from agent_tui.agent import events as ev
+from agent_tui.compose.factory import build_services
 from agent_tui.context.views import inline_view
-from agent_tui.factory import build_services
 from agent_tui.store import open_store
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config, of_type

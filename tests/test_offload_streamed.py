@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from agent_tui.agent import events as ev
-from agent_tui.factory import build_services
+from agent_tui.compose.factory import build_services
 from agent_tui.store import open_store
 from agent_tui.store.kept import KeptEnds
 from testkit.fake_openai import Reply

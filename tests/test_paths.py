@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_tui import paths
+from agent_tui.runtime import paths
 
 
 class TestShown:

@@ -9,7 +9,7 @@ import typing
 import pytest
 
 from agent_tui.config import load_config
-from agent_tui.permission_rules import AllowRule, RuleError, RuleSet
+from agent_tui.policy.permission_rules import AllowRule, RuleError, RuleSet
 from agent_tui.tools.bash import BashTool
 from agent_tui.tools.files import EditFileTool, ReadFileTool
 from agent_tui.tools.permissions import ApprovalDecision, ApprovalRequest, PermissionPolicy
@@ -103,7 +103,7 @@ class TestSavedRules:
     def test_a_rule_is_removed_as_listed_whatever_its_spelling_in_the_file(self, tmp_path):
         """/permissions lists a saved ` bash: git status` as `bash:git status`; removing it by
         that name edits the file that holds it."""
-        from agent_tui.allow_rules import project_rules, remove_rule
+        from agent_tui.policy.allow_rules import project_rules, remove_rule
 
         (tmp_path / ".agent-tui.toml").write_text('[tools]\nallow = [" bash: git status", "edit_file"]\n')
         assert remove_rule("bash:git status", tmp_path)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 
+from agent_tui.compose.factory import build_services
 from agent_tui.core.commands import Front, parse
-from agent_tui.factory import build_services
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.support.agent_fixtures import collect, make_config, run_agent_tui, server_flags
 
@@ -40,7 +40,7 @@ async def session_on(srv: FakeOpenAI, tmp_path, workspace, **sections):
 
 
 async def run(session, services, text: str):
-    from agent_tui.commands.run_slash import command_reply
+    from agent_tui.frontends.cli.run_slash import command_reply
 
     return await command_reply(services, session, text)
 
@@ -115,9 +115,9 @@ class TestPinsTravel:
 
     async def test_an_editor_is_told_of_a_pin_the_model_set(self, tmp_path, workspace):
         """ACP: the model's pin comes as a message once, the task list as plan entries."""
-        from agent_tui.acp.translate import TurnUpdates
         from agent_tui.agent import events as ev
         from agent_tui.context.side_state import Pin, TodoItem
+        from agent_tui.frontends.acp.translate import TurnUpdates
 
         with FakeOpenAI() as srv:
             services, session = await session_on(srv, tmp_path, workspace)

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 
 from agent_tui.agent import events as ev
-from agent_tui.factory import build_services
-from agent_tui.permission_modes import MODES, next_mode
+from agent_tui.compose.factory import build_services
+from agent_tui.policy.permission_modes import MODES, next_mode
 from agent_tui.tools.approval_request import ApprovalDecision
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.support.agent_fixtures import collect, make_config, of_type, run_agent_tui, server_flags

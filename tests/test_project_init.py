@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent_tui.factory import build_services
-from agent_tui.project_init import AlreadyExists, write_agents_md
+from agent_tui.agent.project_init import AlreadyExists, write_agents_md
+from agent_tui.compose.factory import build_services
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import collect, make_config
 

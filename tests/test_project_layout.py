@@ -1,5 +1,5 @@
 """A project's own folders and files (`.agent-tui.toml`, `.agent-tui.local.toml`, `.agent-tui/`,
-`.claude/` and what lies in them) are declared once, in agent_tui/project_layout.py; every reader
+`.claude/` and what lies in them) are declared once, in agent_tui/policy/project_layout.py; every reader
 (config, trust, hooks, commands, skills, agents, protected paths, the sandbox) takes them from
 there, so a folder added or renamed cannot be read in one place and missed by the trust hash."""
 
@@ -8,10 +8,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from agent_tui import extension_files, project_layout
 from agent_tui.agent.definitions import PROJECT_DIRS
 from agent_tui.extensions.commands import command_dirs
 from agent_tui.extensions.skills import skill_dirs
+from agent_tui.policy import extension_files, project_layout
 
 PACKAGE = Path(__file__).parents[1] / "agent_tui"
 
@@ -55,7 +55,7 @@ class TestOneDeclaration:
         found = []
         for path in sorted(PACKAGE.rglob("*.py")):
             rel = path.relative_to(PACKAGE).as_posix()
-            if rel == "project_layout.py":
+            if rel == "policy/project_layout.py":
                 continue
             found += [
                 f"{rel}:{line} {name!r}" for name, line in spelled(path) if (rel, name) not in ELSEWHERE

@@ -13,11 +13,11 @@ import json
 import pytest
 
 from agent_tui.agent import events as ev
+from agent_tui.compose.factory import build_services
 from agent_tui.config import load_config
 from agent_tui.context.memory import remember
 from agent_tui.context.prompt import PromptBuilder
 from agent_tui.context.prompt_sections import PromptSection
-from agent_tui.factory import build_services
 from agent_tui.llm import cache
 from testkit.fake_anthropic import FakeAnthropic, Reply, strip_cache_control
 from testkit.fake_openai import FakeOpenAI

@@ -13,11 +13,11 @@ import jsonschema
 import pytest
 
 from agent_tui.agent import events as ev
+from agent_tui.compose.factory import build_services
 from agent_tui.core import ops
 from agent_tui.core import protocol_events as pe
 from agent_tui.core.driver import HANDLERS, SessionDriver
 from agent_tui.core.protocol_schema import events_schema, operations_schema
-from agent_tui.factory import build_services
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from agent_tui.agent import events as ev
-from agent_tui.factory import build_services
+from agent_tui.compose.factory import build_services
 from agent_tui.llm.errors import LLMError
 from agent_tui.llm.http_common import TimeLimits
 from agent_tui.llm.provider import Provider, TextChunk

@@ -14,9 +14,9 @@ import threading
 
 import pytest
 
+from agent_tui.base.wire_dict import WireDict
 from agent_tui.llm import anthropic_request, direct, http_openai
 from agent_tui.llm.provider import Provider, StreamDone
-from agent_tui.wire_dict import WireDict
 from testkit.fake_anthropic import FakeAnthropic
 from testkit.fake_openai import FakeOpenAI, Reply
 

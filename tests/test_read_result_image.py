@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_tui.factory import build_services
+from agent_tui.compose.factory import build_services
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import collect, make_config
 from tests.support.images import png

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from agent_tui import paths
+from agent_tui.runtime import paths
 from testkit.fake_openai import Reply
 from tests.support.cli import flags, run_cli
 
@@ -69,8 +69,8 @@ def seed_session(db) -> str:
     import asyncio
     import dataclasses
 
-    from agent_tui.messages import ToolCall, assistant, tool_result, user
-    from agent_tui.reasoning import Reasoning
+    from agent_tui.base.messages import ToolCall, assistant, tool_result, user
+    from agent_tui.base.reasoning import Reasoning
     from agent_tui.store import open_store
 
     async def seed() -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from agent_tui.agent import events as ev
-from agent_tui.factory import build_services
+from agent_tui.compose.factory import build_services
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import collect, make_config, of_type
 

@@ -4,8 +4,8 @@ and tool messages are one user turn, and a turn holding tool results continues t
 
 from __future__ import annotations
 
+from agent_tui.base.reasoning import tool_turn
 from agent_tui.llm.reasoning_params import continues_without_thinking
-from agent_tui.reasoning import tool_turn
 
 
 def turn(*roles: str) -> list[int]:

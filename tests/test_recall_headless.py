@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from agent_tui import paths
+from agent_tui.runtime import paths
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.support.cli import flags, run_cli
 

@@ -9,7 +9,7 @@ import sqlite3
 
 import pytest
 
-from agent_tui.messages import ResultRef, ToolCall, assistant, tool_result, user
+from agent_tui.base.messages import ResultRef, ToolCall, assistant, tool_result, user
 from agent_tui.store import open_store
 from agent_tui.store.schema import MIGRATIONS
 from agent_tui.tools.base import ToolContext, ToolServices

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from agent_tui import paths
+from agent_tui.runtime import paths
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.support.cli import flags
 
@@ -124,7 +124,7 @@ def run(prompt: str, server: FakeOpenAI, db: Path, *extra: str) -> list[dict]:
 
 
 def _app():
-    from agent_tui.cli import app
+    from agent_tui.frontends.cli.main import app
 
     return app
 

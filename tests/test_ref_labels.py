@@ -3,11 +3,11 @@ newest kept, carried through later compactions; the truncation note as a retain 
 
 from __future__ import annotations
 
+from agent_tui.base.messages import Message, ToolCall
 from agent_tui.context.compaction import check_invariants, truncate
 from agent_tui.context.compaction.clearing import trimmed_placeholder
 from agent_tui.context.compaction.ref_labels import call_words
 from agent_tui.context.compaction.result import CompactionPlan
-from agent_tui.messages import Message, ToolCall
 from tests.support.compaction import COUNTER, Convo, big, settings, tokens
 
 

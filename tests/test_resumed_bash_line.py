@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from agent_tui.ui.transcript import ToolEntry, entries_from_history
+from agent_tui.frontends.tui.transcript import ToolEntry, entries_from_history
 from testkit.fake_openai import Reply
 from tests.support.cli import flags, run_cli, stored_transcript
 

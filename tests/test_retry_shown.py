@@ -11,10 +11,10 @@ import threading
 import pytest
 
 from agent_tui.agent import events as ev
-from agent_tui.factory import build_services
+from agent_tui.compose.factory import build_services
+from agent_tui.frontends.tui.widgets.status import WorkingLine
 from agent_tui.llm.provider import Provider
 from agent_tui.llm.stream import RetryWait, TextChunk
-from agent_tui.ui.widgets.status import WorkingLine
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import collect, make_config, of_type, run_agent_tui, server_flags
 from tests.support.ui_helpers import make_app, screen_text, settle, until

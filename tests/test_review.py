@@ -80,8 +80,8 @@ def _chat_has(app) -> bool:
 
 async def test_a_projects_own_review_command_replaces_the_builtin(server, workspace, tmp_path):
     """A Claude Code user's `.claude/commands/review.md` stays theirs: /review sends its prompt."""
-    from agent_tui import trust
-    from agent_tui.ui import slash
+    from agent_tui.frontends.tui import slash
+    from agent_tui.policy import trust
 
     repo(workspace)
     (workspace / ".claude" / "commands").mkdir(parents=True)
@@ -129,7 +129,7 @@ def test_run_review_says_when_there_is_nothing_to_review(server, workspace, tmp_
 
 
 def test_run_review_yields_to_a_projects_own_review_command(server, workspace, tmp_path):
-    from agent_tui import trust
+    from agent_tui.policy import trust
     from tests.support.cli import flags, run_cli
 
     repo(workspace)

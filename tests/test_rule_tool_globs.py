@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from agent_tui.agent import events as ev
-from agent_tui.factory import build_services
-from agent_tui.permission_rules import AllowRule
+from agent_tui.compose.factory import build_services
+from agent_tui.policy.permission_rules import AllowRule
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.support.agent_fixtures import collect, make_config, of_type
 from tests.support.mcp import installed

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.factory import build_services
+from agent_tui.compose.factory import build_services
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.support.agent_fixtures import collect, make_config
 from tests.support.bash import alive, running_with

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from agent_tui.agent import events as ev
-from agent_tui.factory import build_services
+from agent_tui.compose.factory import build_services
 from agent_tui.tools.permissions import ApprovalDecision, PermissionPolicy
 from agent_tui.tools.registry import builtin_tools
 from agent_tui.tools.sandbox import Sandbox, probe
@@ -219,8 +219,8 @@ def test_json_schema_of_bash_offers_unsandboxed():
 
 class TestProjectConfig:
     def test_a_project_file_may_tighten_but_not_loosen(self, tmp_path):
-        from agent_tui import paths
         from agent_tui.config import load_config
+        from agent_tui.runtime import paths
 
         project = tmp_path / "repo"
         project.mkdir()
@@ -243,8 +243,8 @@ class TestProjectConfig:
     def test_a_trusted_project_cannot_open_hidden_paths_or_sockets(self, tmp_path):
         """wall: sandbox — even a trusted project's `.agent-tui.toml` cannot set `allow_read` or
         `unix_sockets`: only the user's own config lets secrets or sockets in."""
-        from agent_tui import paths
         from agent_tui.config import load_config
+        from agent_tui.runtime import paths
 
         project = tmp_path / "repo"
         project.mkdir()

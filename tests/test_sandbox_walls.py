@@ -196,7 +196,7 @@ class TestSecrets:
         secrets = fake_home(home)
         monkeypatch.setenv("HOME", str(home))
         monkeypatch.setenv("AGENT_TUI_HOME", str(home / ".agent-tui-home"))
-        from agent_tui import paths
+        from agent_tui.runtime import paths
 
         stores = [fake_store(paths.default_db_path()), fake_store(home / "elsewhere" / "my.db")]
         for workspace in (home, (tmp_path / "ws").resolve()):
@@ -212,7 +212,7 @@ class TestSecrets:
         """wall: sandbox — end to end: a project's turn stores a tool output in the real
         database (here inside the workspace, `[store] db`), and the next sandboxed command of the
         session cannot read it back from the file (the finding: `grep -a` over the database)."""
-        from agent_tui.factory import build_services
+        from agent_tui.compose.factory import build_services
         from testkit.fake_openai import FakeOpenAI, Reply
         from tests.support.agent_fixtures import collect, make_config
 

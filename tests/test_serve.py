@@ -1,5 +1,5 @@
 """`agent-tui serve` as a subprocess, driven over real HTTP by the typed client
-(agent_tui/server/client.py) and by a raw HTTP client: a turn whose tool call waits for a
+(agent_tui/frontends/server/client.py) and by a raw HTTP client: a turn whose tool call waits for a
 client's approval, a reconnect mid-turn that loses no event, a request without the token
 refused, two clients on one session, bad input answered while the server keeps serving, and
 SIGTERM ending the server with every command it started."""
@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from agent_tui.core import ops
-from agent_tui.server.client import AgentClient, ServerError, ServerEvent
+from agent_tui.frontends.server.client import AgentClient, ServerError, ServerEvent
 from testkit.fake_openai import Reply
 from tests.support.serve import Served, start_serve
 

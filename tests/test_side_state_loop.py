@@ -9,7 +9,7 @@ import json
 import pytest
 
 from agent_tui.agent import events as ev
-from agent_tui.factory import build_services
+from agent_tui.compose.factory import build_services
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import collect, of_type
 from tests.support.wires import KEY, WIRES, answers_a_tool

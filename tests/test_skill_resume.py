@@ -4,7 +4,8 @@ summarised the loading call away — and `/context` names it (real `run`, real s
 
 from __future__ import annotations
 
-from agent_tui import paths, trust
+from agent_tui.policy import trust
+from agent_tui.runtime import paths
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.extend import cli, write, write_user_config
@@ -72,8 +73,8 @@ async def test_a_skill_gone_since_is_said_once_and_the_rest_come_back(server, wo
     """Two skills loaded by hand; one file deleted before resume: the other is back on, and the
     first turn of the resumed session says the missing one is not in the prompt."""
     from agent_tui.agent import events as ev
+    from agent_tui.compose.factory import build_services
     from agent_tui.extensions.skill_resume import load_by_hand
-    from agent_tui.factory import build_services
     from tests.support.agent_fixtures import collect, of_type
 
     write(paths.config_dir() / "skills/db-migrations/SKILL.md", SKILL)

@@ -3,10 +3,10 @@ after resume (real store, real provider over HTTP)."""
 
 from __future__ import annotations
 
-from agent_tui import paths
 from agent_tui.agent.rewind import rewind_points
+from agent_tui.compose.factory import build_services
 from agent_tui.extensions.skill_resume import load_by_hand, realign_after_rewind
-from agent_tui.factory import build_services
+from agent_tui.runtime import paths
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import collect, make_config
 from tests.support.extend import write
@@ -51,7 +51,7 @@ async def test_a_skill_loaded_after_the_rewind_point_is_off_live_and_after_resum
 async def test_the_tui_rewind_says_which_skill_is_off(server, workspace, tmp_path):
     """/skill, a message, /skill again, /rewind to that message: the chat says the second skill
     is off again and the next request's system prompt no longer holds it."""
-    from agent_tui.ui.screens.rewind import RewindScreen
+    from agent_tui.frontends.tui.screens.rewind import RewindScreen
     from tests.support.ui_helpers import make_app, screen_text, send, settle, until, until_armed
 
     write(paths.config_dir() / "skills/db-migrations/SKILL.md", SKILL)

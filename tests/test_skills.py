@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 
-from agent_tui import trust
 from agent_tui.agent import events as ev
-from agent_tui.factory import build_services
+from agent_tui.compose.factory import build_services
+from agent_tui.policy import trust
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import collect, make_config, of_type
 from tests.support.cli import run_cli as cli
@@ -62,7 +62,7 @@ class TestSkills:
     ):
         """A user-dir folder skill loaded by hand (`/skill` goes through activate_skill) is
         still in the system prompt after a forced compaction."""
-        from agent_tui import paths
+        from agent_tui.runtime import paths
 
         write_skill(paths.config_dir() / "skills")
         config = make_config(server, tmp_path / "c.db", window=12_000, cwd=workspace)

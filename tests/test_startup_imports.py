@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agent_tui import instrument
+from agent_tui.runtime import instrument
 from testkit.fake_openai import FakeOpenAI, Reply
 
 ROOT = Path(__file__).resolve().parent.parent

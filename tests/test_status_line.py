@@ -8,10 +8,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent_tui import trust
-from agent_tui.claude_permissions import user_settings_file
+from agent_tui.frontends.tui.widgets.status_line import StatusLineBar
 from agent_tui.hooks.status_line import find_command
-from agent_tui.ui.widgets.status_line import StatusLineBar
+from agent_tui.policy import trust
+from agent_tui.policy.claude_permissions import user_settings_file
 from tests.support import snapshots
 from tests.support.agent_fixtures import make_config
 from tests.support.snapshots import ready, resumed_app

@@ -8,7 +8,7 @@ from textual.binding import Binding
 from textual.widgets import Button, Input
 from textual.widgets._footer import FooterKey
 
-from agent_tui.ui.textual_compat import SteadyFooter, screen_text
+from agent_tui.frontends.tui.textual_compat import SteadyFooter, screen_text
 
 
 class Searchable(Input):

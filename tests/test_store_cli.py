@@ -15,8 +15,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from agent_tui.commands import blobs_cmd, sessions_cmd
-from agent_tui.messages import ToolCall, assistant, tool_result, user
+from agent_tui.base.messages import ToolCall, assistant, tool_result, user
+from agent_tui.frontends.cli import blobs_cmd, sessions_cmd
 from agent_tui.store import open_store
 from tests.support.pty_run import on_a_pty
 
@@ -177,7 +177,7 @@ class TestTerminalOutput:
         db, session_id, _ = seeded
         script = textwrap.dedent(f"""
             import typer
-            from agent_tui.commands import sessions_cmd
+            from agent_tui.frontends.cli import sessions_cmd
             app = typer.Typer()
             app.add_typer(sessions_cmd.app, name="sessions")
             app(["sessions", "list", "--db", {str(db)!r}])
@@ -192,7 +192,7 @@ class TestStartup:
     def test_commands_import_no_store_or_rich(self):
         """Importing the command modules loads neither the store nor rich (fast --help)."""
         code = (
-            "import sys, agent_tui.commands.sessions_cmd, agent_tui.commands.blobs_cmd;"
+            "import sys, agent_tui.frontends.cli.sessions_cmd, agent_tui.frontends.cli.blobs_cmd;"
             "print(sorted(m for m in ('agent_tui.store', 'rich.console', 'aiosqlite') "
             "if m in sys.modules))"
         )

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 APPENDER = textwrap.dedent("""
     import asyncio, sys
-    from agent_tui.messages import user
+    from agent_tui.base.messages import user
     from agent_tui.store import open_store
 
     async def endless():

@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 
-from agent_tui.messages import ToolCall, assistant, tool_result, user
+from agent_tui.base.messages import ToolCall, assistant, tool_result, user
 from agent_tui.store import open_store
 
 

@@ -7,7 +7,7 @@ import stat
 
 import pytest
 
-from agent_tui import paths
+from agent_tui.runtime import paths
 from agent_tui.store import CorruptDatabase, NewerSchema, open_store
 from agent_tui.store.schema import MIGRATIONS
 

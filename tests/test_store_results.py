@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_tui.messages import ResultRef
+from agent_tui.base.messages import ResultRef
 from agent_tui.store import (
     BadPattern,
     BadRef,

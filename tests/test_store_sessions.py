@@ -9,7 +9,7 @@ import sqlite3
 
 import pytest
 
-from agent_tui.messages import Message, ToolCall, assistant, tool_result, user
+from agent_tui.base.messages import Message, ToolCall, assistant, tool_result, user
 from agent_tui.store import SessionNotFound, StoreError, open_store
 
 

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from agent_tui.messages import Message, ResultRef, ToolCall, assistant, tool_result, user
+from agent_tui.base.messages import Message, ResultRef, ToolCall, assistant, tool_result, user
 from agent_tui.store import BadRef, LineRangeError, RefNotFound, StoreError, open_store, parse_ref, schema
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from agent_tui.agent import events as ev
 from agent_tui.agent.subagents import CURRENT_AGENT
-from agent_tui.factory import build_services
+from agent_tui.compose.factory import build_services
 from agent_tui.tools.permissions import ApprovalDecision, ApprovalRequest
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.support.agent_fixtures import collect, make_config
@@ -172,8 +172,8 @@ async def test_recall_in_session_scope_searches_the_children(tmp_path, workspace
 async def test_sessions_list_and_resume_picker_show_the_tree(tmp_path, workspace):
     """A child is listed right under its parent, indented with ↳, in `sessions list` and in
     the /resume picker; an unrelated newer session stays a root."""
-    from agent_tui.messages import user
-    from agent_tui.ui.session_list import session_rows
+    from agent_tui.base.messages import user
+    from agent_tui.frontends.tui.session_list import session_rows
     from tests.support.cli import run_cli
 
     with FakeOpenAI(window=64_000) as server:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent_tui.agent.definitions import load_definitions, read_definition
-from agent_tui.frontmatter import FrontMatterError, parse
+from agent_tui.base.frontmatter import FrontMatterError, parse
 from agent_tui.tools.registry import ToolRegistry, builtin_tools
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.support.cli import flags, run_cli
@@ -117,8 +117,8 @@ def test_untrusted_folder_does_not_load_project_agents_and_trusted_does(workspac
 def test_trust_question_lists_the_project_agents(workspace):
     """An untrusted folder's agent files are among what trusting would enable (the TUI's trust
     question lists `loaded.ignored`); trusted, they load and nothing is withheld."""
-    from agent_tui import trust
     from agent_tui.config import load_config
+    from agent_tui.policy import trust
 
     project_agents(workspace)
     loaded = load_config(cwd=workspace, env={})

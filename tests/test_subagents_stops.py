@@ -13,7 +13,7 @@ import threading
 import time
 from pathlib import Path
 
-from agent_tui import paths
+from agent_tui.runtime import paths
 from agent_tui.store import open_store
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.support.cli import flags, run_cli

@@ -6,8 +6,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+from agent_tui.frontends.tui.widgets.child_lines import ChildLine
 from agent_tui.store import open_store
-from agent_tui.ui.widgets.child_lines import ChildLine
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.subagent_model import Model, after_tool, first_user_text

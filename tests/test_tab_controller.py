@@ -1,4 +1,4 @@
-"""The tab controller's rules, driven without a screen (ui/tab_controller.py).
+"""The tab controller's rules, driven without a screen (frontends/tui/tab_controller.py).
 
 A `Tab` below plays the view: it keeps what the operations leave on a screen (the spinner, the
 open tool lines, the live blocks, the input, the queue) and feeds `SendNext` and `/compact` back
@@ -17,9 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_tui.agent import events as ev
-from agent_tui.messages import ToolCall
-from agent_tui.ui import tab_ops as op
-from agent_tui.ui.tab_controller import TabController, WorkerEnd, tab_label
+from agent_tui.base.messages import ToolCall
+from agent_tui.frontends.tui import tab_ops as op
+from agent_tui.frontends.tui.tab_controller import TabController, WorkerEnd, tab_label
 
 QUEUEABLE = ("p0", "p1", "p2", "p3", "p4", "!ls", "/compact")
 """Sends that wait behind running work (prompts, the user's own command, an idle command)."""
@@ -304,6 +304,6 @@ def test_the_view_s_two_sets_of_operations_cover_every_operation_once():
 
 def test_the_controller_imports_no_textual():
     """The controller and its operations load without Textual (a headless seam)."""
-    code = "import sys, agent_tui.ui.tab_controller; print('textual' in sys.modules)"
+    code = "import sys, agent_tui.frontends.tui.tab_controller; print('textual' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -17,7 +17,7 @@ from textual.app import App
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from agent_tui.ui.textual_compat import PRIVATE_API, notifications, screen_text
+from agent_tui.frontends.tui.textual_compat import PRIVATE_API, notifications, screen_text
 
 
 class TestPrivateTextualApi:
@@ -40,7 +40,7 @@ class TestPrivateTextualApi:
         a Textual that moves or fixes it fails here, and the workaround can go."""
         from textual._styles_cache import StylesCache
 
-        from agent_tui.ui.textual_compat import release_render_caches
+        from agent_tui.frontends.tui.textual_compat import release_render_caches
 
         assert callable(getattr(StylesCache.get_inner_outer, "cache_clear", None))
         release_render_caches()
@@ -70,7 +70,7 @@ class TestPrivateTextualApi:
 CRASHING_APP = textwrap.dedent(
     """
     import logging, sys
-    from agent_tui.ui.textual_compat import OneLineCrashes
+    from agent_tui.frontends.tui.textual_compat import OneLineCrashes
     logging.basicConfig(filename=sys.argv[1], level=logging.ERROR)
 
     class Crashes(OneLineCrashes[None]):

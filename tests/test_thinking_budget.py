@@ -8,11 +8,11 @@ from __future__ import annotations
 import pytest
 
 from agent_tui.agent import events as ev
+from agent_tui.base.messages import TokenUsage
+from agent_tui.compose.factory import build_services
 from agent_tui.core.context_report import build_report
-from agent_tui.factory import build_services
+from agent_tui.frontends.tui.screens.context_screen import footer_lines
 from agent_tui.llm.cost import Prices, cost_of
-from agent_tui.messages import TokenUsage
-from agent_tui.ui.screens.context_screen import footer_lines
 from testkit.fake_anthropic import FakeAnthropic, Reply
 from testkit.fake_openai import Reply as OpenAIReply
 from tests.support.agent_fixtures import collect, make_config, of_type

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 from agent_tui.agent import events as ev
-from agent_tui.factory import build_services
+from agent_tui.compose.factory import build_services
 from testkit.anthropic_rules import sign
 from testkit.fake_anthropic import Reply
 from testkit.fake_openai import Reply as OpenAIReply

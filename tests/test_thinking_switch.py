@@ -4,7 +4,7 @@
 carry only what its own provider takes.
 
 `/model NAME` reopens the tab's session from the store under a config naming the new model
-(ui/widgets/session_view.py switch_model); `switched` does the same, with the new server's
+(frontends/tui/widgets/session_view.py switch_model); `switched` does the same, with the new server's
 api_base (the app keeps the configured one, which would point at the other fake).
 """
 
@@ -16,7 +16,7 @@ import json
 import pytest
 
 from agent_tui.agent import events as ev
-from agent_tui.factory import AppServices
+from agent_tui.compose.factory import AppServices
 from testkit.fake_anthropic import Reply
 from testkit.fake_openai import Reply as OpenAIReply
 from tests.support.agent_fixtures import collect, make_config, of_type
@@ -84,7 +84,7 @@ class TestAcrossProviders:
         tool-use turn begun there continues without thinking (one notice), and the next turn
         thinks again."""
         config = make_config(server, tmp_path / "t.db", model={"thinking_budget_tokens": 2048})
-        from agent_tui.factory import build_services
+        from agent_tui.compose.factory import build_services
 
         services = await build_services(config, workspace=workspace)
         try:

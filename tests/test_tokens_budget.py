@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from agent_tui.config import Config, ConfigError, load_config
-from agent_tui.context.budget import BudgetMeter, ContextBudget
-from agent_tui.context.prompt_sections import PromptSection
-from agent_tui.messages import ToolCall, assistant, user
-from agent_tui.models import ModelLimits, UnknownModelError, reply_reserve, resolve_limits
-from agent_tui.tokens import (
+from agent_tui.base.messages import ToolCall, assistant, user
+from agent_tui.base.tokens import (
     MESSAGE_OVERHEAD,
     ConversationTally,
     TokenCounter,
     encoding_name_for,
     heuristic_count,
 )
+from agent_tui.config import Config, ConfigError, load_config
+from agent_tui.context.budget import BudgetMeter, ContextBudget
+from agent_tui.context.prompt_sections import PromptSection
+from agent_tui.llm.models import ModelLimits, UnknownModelError, reply_reserve, resolve_limits
 
 
 class TestCounting:

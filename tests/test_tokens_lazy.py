@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from agent_tui import tokens
+from agent_tui.base import tokens
+from agent_tui.base.messages import user
+from agent_tui.base.tokens import ConversationTally, TokenCounter, heuristic_count
 from agent_tui.context.budget import EXACT_FROM, BudgetMeter
-from agent_tui.messages import user
-from agent_tui.tokens import ConversationTally, TokenCounter, heuristic_count
 
 CODE = "def f(x):\n    return {k: v for k, v in x.items() if k != '_'}\n" * 40
 

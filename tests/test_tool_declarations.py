@@ -11,22 +11,22 @@ from typing import Any
 
 import pytest
 
-from agent_tui.acp.translate import kind_of, title_of
 from agent_tui.agent.base_prompt import base_prompt
+from agent_tui.agent.task_tool import TaskTool
 from agent_tui.agent.undo import undo
+from agent_tui.base.messages import Message, ToolCall
+from agent_tui.base.tool_decl import Capabilities, ToolKind
+from agent_tui.compose.factory import build_services
 from agent_tui.context.compaction.calls import condensed_line, tool_kind
 from agent_tui.context.memory import UserPrompts
 from agent_tui.extensions.skill_tool import SkillTool
-from agent_tui.factory import build_services
+from agent_tui.frontends.acp.translate import kind_of, title_of
 from agent_tui.hooks.spec import HookSpec
-from agent_tui.messages import Message, ToolCall
-from agent_tui.tool_decl import Capabilities, ToolKind
 from agent_tui.tools.approval_preview import build_preview, describe_call
 from agent_tui.tools.background_tools import background_tools
 from agent_tui.tools.base import Tool, ToolContext, ToolOutput, ToolSpec
 from agent_tui.tools.context_tools import context_tools
 from agent_tui.tools.registry import ToolRegistry, builtin_tools
-from agent_tui.tools.task import TaskTool
 from agent_tui.tools.tool_search import ToolSearchTool
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import collect, make_config

@@ -7,10 +7,10 @@ import asyncio
 import json
 import sqlite3
 
-from agent_tui.acp.replay import replay
-from agent_tui.messages import Message, ToolCall, tool_result
+from agent_tui.base.messages import Message, ToolCall, tool_result
+from agent_tui.frontends.acp.replay import replay
+from agent_tui.frontends.tui.transcript import ToolEntry, entries_from_history
 from agent_tui.store import open_store
-from agent_tui.ui.transcript import ToolEntry, entries_from_history
 from testkit.fake_openai import Reply
 from tests.support.cli import flags, run_cli, stored_transcript
 

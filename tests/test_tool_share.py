@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from agent_tui.agent import events as ev
+from agent_tui.compose.factory import build_services
 from agent_tui.context.deferral import TOOL_SHARE
-from agent_tui.factory import build_services
 from agent_tui.tools.registry import builtin_tools
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.support.agent_fixtures import collect, make_config, of_type

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.messages import ResultRef
+from agent_tui.base.messages import ResultRef
 from agent_tui.tools.base import ToolContext
 from agent_tui.tools.bash import BashTool
 from tests.support.bash import alive, file_offload, running_with

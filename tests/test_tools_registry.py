@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from agent_tui.messages import ToolCall
-from agent_tui.tokens import TokenCounter
+from agent_tui.base.messages import ToolCall
+from agent_tui.base.tokens import TokenCounter
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 from agent_tui.tools.registry import ToolRegistry, builtin_tools
 

@@ -4,7 +4,7 @@ lists as a fork and, resumed, is told which commands ended with it — over real
 
 from __future__ import annotations
 
-from agent_tui.messages import Message
+from agent_tui.base.messages import Message
 from agent_tui.store import open_store
 from agent_tui.store.forks import fork_session
 

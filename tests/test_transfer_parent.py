@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from agent_tui.messages import Message
-from agent_tui.session_tree import tree_order
+from agent_tui.base.messages import Message
+from agent_tui.frontends.session_tree import tree_order
 from agent_tui.store import open_store
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent_tui import trust
-from agent_tui.user_command_text import custom_command_text
+from agent_tui.base.user_command_text import custom_command_text
+from agent_tui.policy import trust
 from testkit.fake_openai import Reply
 from tests.support.extend import cli, trusting_app, write, write_user_config
 from tests.support.ui_helpers import screen_text, until
@@ -72,7 +72,7 @@ def test_an_edited_command_is_not_applied_until_trusted_again(server, workspace,
 async def test_the_tui_asks_again_naming_the_edited_command(server, workspace, tmp_path):
     """The TUI in a folder whose command changed since it was trusted: the trust question comes
     back and lists the command file."""
-    from agent_tui.ui.screens.trust import TrustScreen
+    from agent_tui.frontends.tui.screens.trust import TrustScreen
 
     command = write(workspace / ".claude/commands/review.md", REVIEW)
     write(
@@ -105,7 +105,7 @@ def test_trust_add_says_which_commands_skills_and_agents_it_enables(workspace):
 def test_past_the_files_read_an_edit_still_asks_again(workspace, monkeypatch):
     """A skill vendoring many files: past the ones whose contents are hashed, a file counts by
     name, size and time, so editing it still moves the folder to changed."""
-    from agent_tui import extension_files
+    from agent_tui.policy import extension_files
 
     monkeypatch.setattr(extension_files, "MAX_READ", 2)
     for n in range(4):

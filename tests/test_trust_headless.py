@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui import paths
+from agent_tui.runtime import paths
 from testkit.fake_openai import FakeOpenAI, Reply
 
 ROOT = Path(__file__).parent.parent

@@ -21,7 +21,7 @@ opened = collections.Counter()
 def audit(event, args):
     if event == "open" and isinstance(args[0], str) and "/.claude/skills/" in args[0]:
         opened[args[0]] += 1
-from agent_tui import trust
+from agent_tui.policy import trust
 from agent_tui.config import load_config
 if sys.argv[2] == "trust":
     trust.add(folder)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_tui import paths
+from agent_tui.runtime import paths
 from agent_tui.tools.files import EditFileTool, WriteFileTool
 from agent_tui.tools.permissions import (
     ApprovalDecision,

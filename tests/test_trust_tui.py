@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui import trust
-from agent_tui.commands.tui import trusting_services
 from agent_tui.config import load_config
-from agent_tui.ui.app import AgentApp
-from agent_tui.ui.widgets.prompt import PromptInput
+from agent_tui.frontends.cli.tui import trusting_services
+from agent_tui.frontends.tui.app import AgentApp
+from agent_tui.frontends.tui.widgets.prompt import PromptInput
+from agent_tui.policy import trust
 from testkit.fake_openai import Reply
 from tests.support.ui_helpers import notices, screen_text, settle, until, until_approval, until_armed
 
@@ -57,7 +57,7 @@ async def send(pilot, text: str) -> None:
 
 
 async def until_trust_question(pilot) -> None:
-    from agent_tui.ui.screens.trust import TrustScreen
+    from agent_tui.frontends.tui.screens.trust import TrustScreen
 
     await until(
         pilot, lambda: isinstance(pilot.app.screen, TrustScreen), timeout=60, what="the trust question"
@@ -112,8 +112,8 @@ class TestTrustQuestion:
     async def test_the_question_does_not_wait_for_the_warm_up(self, server, workspace, tmp_path, monkeypatch):
         """On a busy machine the agent stack's imports took ~10 s, and the question waited for
         them: it comes at once, the imports go on behind it, and the services follow both."""
-        from agent_tui.ui import warmup
-        from agent_tui.ui.screens.trust import TrustScreen
+        from agent_tui.frontends.tui import warmup
+        from agent_tui.frontends.tui.screens.trust import TrustScreen
 
         imports_may_finish = threading.Event()
         real_warm_up = warmup.warm_imports

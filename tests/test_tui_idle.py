@@ -4,7 +4,7 @@ prompt sat idle)."""
 
 from __future__ import annotations
 
-from agent_tui.ui.widgets.prompt import PromptInput
+from agent_tui.frontends.tui.widgets.prompt import PromptInput
 from tests.support.ui_helpers import make_app, settle
 
 

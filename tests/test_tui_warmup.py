@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-from agent_tui import instrument
+from agent_tui.runtime import instrument
 from tests.support.cli import flags
 from tests.support.signals import Terminal
 

@@ -8,11 +8,17 @@ from __future__ import annotations
 import pytest
 from textual.widgets import DataTable
 
-from agent_tui import paths, trust
-from agent_tui.ui import slash
-from agent_tui.ui.screens.rewind import RewindScreen
-from agent_tui.ui.transcript import UserEntry
-from agent_tui.user_command_text import attachment_block, custom_command_text, hook_context_block, typed_text
+from agent_tui.base.user_command_text import (
+    attachment_block,
+    custom_command_text,
+    hook_context_block,
+    typed_text,
+)
+from agent_tui.frontends.tui import slash
+from agent_tui.frontends.tui.screens.rewind import RewindScreen
+from agent_tui.frontends.tui.transcript import UserEntry
+from agent_tui.policy import trust
+from agent_tui.runtime import paths
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import make_app, screen_text, send, settle, until, until_armed

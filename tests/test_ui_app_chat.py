@@ -11,12 +11,12 @@ import threading
 
 import pytest
 
-from agent_tui.ui.textual_compat import notifications
-from agent_tui.ui.widgets.chat_items import AgentItem, NoticeItem, ToolLine, UserItem
-from agent_tui.ui.widgets.meter import ContextMeter
-from agent_tui.ui.widgets.prompt import PromptInput
-from agent_tui.ui.widgets.session_view import SessionView
-from agent_tui.ui.widgets.status import QueuePanel, WorkingLine
+from agent_tui.frontends.tui.textual_compat import notifications
+from agent_tui.frontends.tui.widgets.chat_items import AgentItem, NoticeItem, ToolLine, UserItem
+from agent_tui.frontends.tui.widgets.meter import ContextMeter
+from agent_tui.frontends.tui.widgets.prompt import PromptInput
+from agent_tui.frontends.tui.widgets.session_view import SessionView
+from agent_tui.frontends.tui.widgets.status import QueuePanel, WorkingLine
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import make_app, screen_text, send, settle, until, until_approval
@@ -31,8 +31,8 @@ class TestLaunch:
     async def test_prompt_before_services(self, config, workspace):
         """The prompt is on screen and focused while the services are still being built."""
         gate = asyncio.Event()
-        from agent_tui.factory import build_services
-        from agent_tui.ui.app import AgentApp
+        from agent_tui.compose.factory import build_services
+        from agent_tui.frontends.tui.app import AgentApp
 
         async def slow_services():
             await gate.wait()
@@ -50,8 +50,8 @@ class TestLaunch:
 
     async def test_ready_services_can_be_injected(self, server, config, workspace):
         """Services built by the caller drive the app and stay open for their owner after."""
-        from agent_tui.factory import build_services
-        from agent_tui.ui.app import AgentApp
+        from agent_tui.compose.factory import build_services
+        from agent_tui.frontends.tui.app import AgentApp
 
         services = await build_services(config, workspace=workspace)
         server.enqueue(Reply(text="hello from the injected services"))
@@ -244,7 +244,7 @@ class TestApproval:
 
     async def test_allow_for_session_with_prefix(self, server, config, workspace):
         """`s` with the suggested prefix lets the next matching command run without asking."""
-        from agent_tui.ui.screens.approval import ApprovalScreen
+        from agent_tui.frontends.tui.screens.approval import ApprovalScreen
 
         server.enqueue(
             Reply(tool_calls=[("bash", {"command": "git status"})]),
@@ -266,7 +266,7 @@ class TestApproval:
 
     async def test_cancel_takes_the_modal_away(self, server, config, workspace):
         """Ctrl+C while the approval modal is open cancels the turn and closes the modal."""
-        from agent_tui.ui.screens.approval import ApprovalScreen
+        from agent_tui.frontends.tui.screens.approval import ApprovalScreen
 
         server.enqueue(Reply(tool_calls=[("bash", {"command": "touch x"})]))
         app = make_app(config, workspace)

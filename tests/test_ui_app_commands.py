@@ -7,13 +7,13 @@ import threading
 import pytest
 from textual.widgets import DataTable
 
-from agent_tui.ui.screens.context_screen import ContextScreen
-from agent_tui.ui.screens.dialogs import HelpScreen
-from agent_tui.ui.screens.resume import ResumeScreen
-from agent_tui.ui.textual_compat import notifications
-from agent_tui.ui.widgets.chat import WINDOW, ChatPane
-from agent_tui.ui.widgets.chat_items import AgentItem, NoticeItem, UserItem
-from agent_tui.ui.widgets.meter import ContextMeter
+from agent_tui.frontends.tui.screens.context_screen import ContextScreen
+from agent_tui.frontends.tui.screens.dialogs import HelpScreen
+from agent_tui.frontends.tui.screens.resume import ResumeScreen
+from agent_tui.frontends.tui.textual_compat import notifications
+from agent_tui.frontends.tui.widgets.chat import WINDOW, ChatPane
+from agent_tui.frontends.tui.widgets.chat_items import AgentItem, NoticeItem, UserItem
+from agent_tui.frontends.tui.widgets.meter import ContextMeter
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import make_app, notices, screen_text, send, settle, until

@@ -6,16 +6,16 @@ import threading
 
 import pytest
 
+from agent_tui.base.messages import assistant, user
+from agent_tui.compose.factory import build_services
 from agent_tui.config import load_config
-from agent_tui.factory import build_services
-from agent_tui.messages import assistant, user
-from agent_tui.ui.app import AgentApp
-from agent_tui.ui.screens.dialogs import ConfirmScreen
-from agent_tui.ui.screens.resume import ResumeScreen
-from agent_tui.ui.textual_compat import notifications
-from agent_tui.ui.widgets.chat_items import AgentItem, UserItem
-from agent_tui.ui.widgets.session_view import SessionView
-from agent_tui.ui.widgets.status import NoModelPanel
+from agent_tui.frontends.tui.app import AgentApp
+from agent_tui.frontends.tui.screens.dialogs import ConfirmScreen
+from agent_tui.frontends.tui.screens.resume import ResumeScreen
+from agent_tui.frontends.tui.textual_compat import notifications
+from agent_tui.frontends.tui.widgets.chat_items import AgentItem, UserItem
+from agent_tui.frontends.tui.widgets.session_view import SessionView
+from agent_tui.frontends.tui.widgets.status import NoModelPanel
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import make_app, screen_text, send, settle, until

@@ -5,19 +5,19 @@ from __future__ import annotations
 
 import time
 
-from agent_tui.messages import ResultRef, ToolCall, assistant, tool_result
-from agent_tui.ui.screens import blobs
-from agent_tui.ui.screens.blob_rows import (
+from agent_tui.base.messages import ResultRef, ToolCall, assistant, tool_result
+from agent_tui.frontends.tui.screens import blobs
+from agent_tui.frontends.tui.screens.blob_rows import (
     BlobRow,
     scope_filter,
     snippet_text,
     syntax_hints,
     terms_pattern,
 )
-from agent_tui.ui.screens.blobs import BlobsScreen
-from agent_tui.ui.textual_compat import notifications
-from agent_tui.ui.widgets.blob_viewer import CACHE_WINDOWS, WINDOW, BlobViewer
-from agent_tui.ui.widgets.chat_items import ToolLine
+from agent_tui.frontends.tui.screens.blobs import BlobsScreen
+from agent_tui.frontends.tui.textual_compat import notifications
+from agent_tui.frontends.tui.widgets.blob_viewer import CACHE_WINDOWS, WINDOW, BlobViewer
+from agent_tui.frontends.tui.widgets.chat_items import ToolLine
 from tests.support.ui_blobs import SIZE, open_blobs, ready
 from tests.support.ui_helpers import screen_text, settle, until
 from tests.support.ui_session_fixtures import loop_app, run_turns

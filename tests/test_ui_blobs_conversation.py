@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from agent_tui.ui.screens.blobs import BlobsScreen
+from agent_tui.frontends.tui.screens.blobs import BlobsScreen
 from tests.support.ui_blobs import open_blobs, ready
 from tests.support.ui_helpers import screen_text, settle, until
 from tests.support.ui_session_fixtures import loop_app, run_turns, send

@@ -11,9 +11,9 @@ import threading
 
 import pytest
 
-from agent_tui import trust
 from agent_tui.context.memory import memories_file
-from agent_tui.ui import slash
+from agent_tui.frontends.tui import slash
+from agent_tui.policy import trust
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import make_app, printed, screen_text, send, settle, until
@@ -213,6 +213,6 @@ class TestPasteChipComesBack:
 
 def test_a_blocked_compaction_does_not_say_automatically():
     """With `[compaction] auto = false` the 98 % block's compaction still said `automatically`."""
-    from agent_tui.ui.compaction_line import WHY
+    from agent_tui.frontends.tui.compaction_line import WHY
 
     assert "automatically" not in WHY["blocked"] and "even with auto compaction off" in WHY["blocked"]

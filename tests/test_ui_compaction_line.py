@@ -5,7 +5,7 @@ summarised or trimmed…)" — no turn was summarised; the line must say what th
 from __future__ import annotations
 
 from agent_tui.context.compaction.result import CompactResult
-from agent_tui.ui.compaction_line import compaction_line
+from agent_tui.frontends.tui.compaction_line import compaction_line
 
 
 def result(messages_before: int, messages_after: int, strategies: tuple[str, ...]) -> CompactResult:

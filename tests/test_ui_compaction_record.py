@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from agent_tui.context.compaction.record import CompactionRecord, StrategyRecord
 from agent_tui.context.compaction.result import CompactResult
-from agent_tui.ui.screens.blobs import BlobsScreen
-from agent_tui.ui.screens.compaction_record import RecordScreen
-from agent_tui.ui.widgets.compaction_item import CompactionItem
+from agent_tui.frontends.tui.screens.blobs import BlobsScreen
+from agent_tui.frontends.tui.screens.compaction_record import RecordScreen
+from agent_tui.frontends.tui.widgets.compaction_item import CompactionItem
 from tests.support import snapshots as part1
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import screen_text, settle, until

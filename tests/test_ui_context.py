@@ -4,6 +4,7 @@ the real agent loop in the real app."""
 
 from __future__ import annotations
 
+from agent_tui.base.tokens import Calibration
 from agent_tui.context.compaction import estimate_savings
 from agent_tui.core.context_report import (
     CalibrationState,
@@ -11,9 +12,8 @@ from agent_tui.core.context_report import (
     compaction_savings,
     largest_items,
 )
-from agent_tui.tokens import Calibration
-from agent_tui.ui.screens.context_screen import ContextScreen
-from agent_tui.ui.widgets.usage_chart import DASH, MARK, usage_chart
+from agent_tui.frontends.tui.screens.context_screen import ContextScreen
+from agent_tui.frontends.tui.widgets.usage_chart import DASH, MARK, usage_chart
 from tests.support.ui_helpers import screen_text, settle
 from tests.support.ui_session_fixtures import loop_app, run_turns, send
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_tui.ui.widgets.prompt import model_completions
+from agent_tui.frontends.tui.widgets.prompt import model_completions
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import make_app, settle, until

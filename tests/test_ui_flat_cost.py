@@ -5,7 +5,7 @@ again as they were."""
 
 from __future__ import annotations
 
-from agent_tui.ui.widgets.chat import KEEP_SCREENS, TRIM_STEP, WINDOW, ChatPane
+from agent_tui.frontends.tui.widgets.chat import KEEP_SCREENS, TRIM_STEP, WINDOW, ChatPane
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import make_app, screen_text, send, settle, until
@@ -129,7 +129,7 @@ class TestCollapsedEntriesComeBack:
             assert len(first_drawn) > 6 and drawn_lines(app)[: len(first_drawn)] == first_drawn
 
     async def test_find_reaches_an_entry_trimmed_while_following(self, server, tmp_path, workspace):
-        from agent_tui.ui.widgets.find_bar import FindBar
+        from agent_tui.frontends.tui.widgets.find_bar import FindBar
 
         server.responder = lambda body: Reply(text="Noted.\n\n- one\n- two")
         app = make_app(make_config(server, tmp_path / "f.db"), workspace)
@@ -149,8 +149,8 @@ class TestCollapsedEntriesComeBack:
             assert app.query_one(FindBar).border_subtitle == "1/1"
 
     async def test_an_unfolded_tool_line_is_unfolded_when_it_comes_back(self):
-        from agent_tui.ui.transcript import ToolEntry
-        from agent_tui.ui.widgets.chat_items import ToolLine
+        from agent_tui.frontends.tui.transcript import ToolEntry
+        from agent_tui.frontends.tui.widgets.chat_items import ToolLine
         from tests.support.ui_widgets import many
 
         app = ChatApp()

@@ -9,9 +9,9 @@ from textual.app import App
 
 from agent_tui.agent import events as ev
 from agent_tui.context.budget import ContextBudget
-from agent_tui.ui import tab_ops as op
-from agent_tui.ui.tab_controller import TabController
-from agent_tui.ui.widgets.meter import ContextMeter
+from agent_tui.frontends.tui import tab_ops as op
+from agent_tui.frontends.tui.tab_controller import TabController
+from agent_tui.frontends.tui.widgets.meter import ContextMeter
 
 
 def budget(used_fraction: float) -> ContextBudget:

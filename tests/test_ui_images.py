@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_tui.ui.widgets.chat_items import UserItem
+from agent_tui.frontends.tui.widgets.chat_items import UserItem
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.images import png

@@ -10,10 +10,10 @@ import pytest
 from textual import events
 
 from agent_tui.config import load_config
-from agent_tui.ui.screens.context_screen import ContextScreen
-from agent_tui.ui.widgets.chat_items import ToolLine
-from agent_tui.ui.widgets.meter import ContextMeter
-from agent_tui.ui.widgets.prompt import PromptInput
+from agent_tui.frontends.tui.screens.context_screen import ContextScreen
+from agent_tui.frontends.tui.widgets.chat_items import ToolLine
+from agent_tui.frontends.tui.widgets.meter import ContextMeter
+from agent_tui.frontends.tui.widgets.prompt import PromptInput
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import make_app, notices, screen_text, send, settle, until
@@ -100,7 +100,7 @@ class TestTypingOnAToolLine:
 
     async def test_ctrl_o_opens_the_output(self, tool_app):
         """The tool line's output opens with Ctrl+O, a key no one types into a message."""
-        from agent_tui.ui.screens.blobs import BlobsScreen
+        from agent_tui.frontends.tui.screens.blobs import BlobsScreen
 
         app = tool_app
         async with app.run_test(size=(120, 36)) as pilot:
@@ -128,7 +128,7 @@ class TestNoModelAt80x24:
 
 def outputs(app) -> list[str]:
     """The slash-command blocks in the active tab's chat: head and text."""
-    from agent_tui.ui.transcript import OutputEntry
+    from agent_tui.frontends.tui.transcript import OutputEntry
 
     return [f"{e.command}\n{e.text}" for e in app.view.chat.entries if isinstance(e, OutputEntry)]
 
@@ -230,8 +230,8 @@ class TestAlwaysWritesTheLocalFile:
         rules already in `.agent-tui.toml` still apply."""
         import subprocess
 
-        from agent_tui import paths
-        from agent_tui.allow_rules import project_rules
+        from agent_tui.policy.allow_rules import project_rules
+        from agent_tui.runtime import paths
         from tests.support.ui_helpers import until_approval
 
         repo = tmp_path / "repo"
@@ -244,7 +244,7 @@ class TestAlwaysWritesTheLocalFile:
         git("init", "-q")
         git("add", ".agent-tui.toml")
         git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "config")
-        from agent_tui import trust
+        from agent_tui.policy import trust
 
         trust.add(repo)  # trusted with its shared rules: our own edit keeps it trusted
         config = make_config(server, tmp_path / "db" / "a.db", cwd=repo)
@@ -280,7 +280,7 @@ class TestLongPaste:
     async def test_a_300_line_paste_is_a_chip_then_a_folded_block(self, server, config, workspace):
         """A 300-line paste filled the screen until sent and the chat echoed all 300 lines: the
         input shows `[pasted 300 lines #1]`, the model gets every line, the chat folds it."""
-        from agent_tui.ui.widgets.chat_items import UserItem
+        from agent_tui.frontends.tui.widgets.chat_items import UserItem
 
         server.enqueue(Reply(text="read it"))
         log = "".join(f"log line {i}\n" for i in range(1, 301))
@@ -322,7 +322,7 @@ class TestCompactionLine:
     async def test_says_who_asked_and_what_the_model_now_sees(self, server, config, workspace):
         """`Compacted … 230 → 4 messages in 0.0 s` never said why, read `0.0 s`, and alarmed:
         the line says it ran as asked, what the model now works from, and that the chat keeps all."""
-        from agent_tui.ui.widgets.chat_items import NoticeItem
+        from agent_tui.frontends.tui.widgets.chat_items import NoticeItem
 
         server.enqueue(Reply(text="one " * 300), Reply(text="two " * 300), Reply(text="<summary>s</summary>"))
         app = make_app(config, workspace)
@@ -343,8 +343,8 @@ class TestCompactionLine:
 class TestFindInChat:
     async def _long_session(self, server, config, workspace, turns=30, words=0):
         """A stored session of `turns` exchanges, opened in the app (most entries not mounted)."""
-        from agent_tui.factory import build_services
-        from agent_tui.messages import assistant, user
+        from agent_tui.base.messages import assistant, user
+        from agent_tui.compose.factory import build_services
 
         services = await build_services(config, workspace=workspace)
         info = await services.store.sessions.create(str(workspace), config.model.name, title="long")
@@ -361,7 +361,7 @@ class TestFindInChat:
 
     async def test_ctrl_f_finds_an_old_message_and_esc_returns(self, server, config, workspace):
         """No search in the chat: Ctrl+F finds a message far above (mounting it) and marks it."""
-        from agent_tui.ui.widgets.find_bar import FindBar
+        from agent_tui.frontends.tui.widgets.find_bar import FindBar
 
         app = await self._long_session(server, config, workspace)
         async with app.run_test(size=SMALL) as pilot:

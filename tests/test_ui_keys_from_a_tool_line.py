@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from textual import events
 
-from agent_tui.ui.widgets.chat_items import ToolLine
-from agent_tui.ui.widgets.prompt import PromptInput
+from agent_tui.frontends.tui.widgets.chat_items import ToolLine
+from agent_tui.frontends.tui.widgets.prompt import PromptInput
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import make_app, send, settle, until

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.app import App
 
 from agent_tui.context.budget import ContextBudget
-from agent_tui.ui.widgets.meter import ContextMeter, bar_cells, figures, level
+from agent_tui.frontends.tui.widgets.meter import ContextMeter, bar_cells, figures, level
 
 
 def budget(conversation: int, **kw) -> ContextBudget:

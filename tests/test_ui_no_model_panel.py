@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from agent_tui.config import load_config
-from agent_tui.ui.widgets.meter import ContextMeter
-from agent_tui.ui.widgets.status import LOCAL_EXAMPLE
+from agent_tui.frontends.tui.widgets.meter import ContextMeter
+from agent_tui.frontends.tui.widgets.status import LOCAL_EXAMPLE
 from tests.support.ui_helpers import make_app, screen_text, settle
 
 

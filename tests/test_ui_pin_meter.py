@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from agent_tui.context.budget import ContextBudget
-from agent_tui.ui.screens.context_screen import ContextScreen
-from agent_tui.ui.widgets.meter import ContextMeter, bar_cells
+from agent_tui.frontends.tui.screens.context_screen import ContextScreen
+from agent_tui.frontends.tui.widgets.meter import ContextMeter, bar_cells
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import make_app, screen_text, send, settle, until
 

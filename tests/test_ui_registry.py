@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.allow_rules import add_rule
 from agent_tui.config import load_config
-from agent_tui.ui import slash
+from agent_tui.frontends.tui import slash
+from agent_tui.policy.allow_rules import add_rule
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import make_app, printed, send, settle, until, until_approval

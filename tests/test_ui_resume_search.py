@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent_tui.cli import bare_resume
-from agent_tui.ui.screens.resume import ResumeScreen
+from agent_tui.frontends.cli.main import bare_resume
+from agent_tui.frontends.tui.screens.resume import ResumeScreen
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import make_app, settle, until
 from tests.support.ui_session_fixtures import stored_chat

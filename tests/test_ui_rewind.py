@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from agent_tui.ui.screens.rewind import RewindScreen
-from agent_tui.ui.widgets.meter import ContextMeter
+from agent_tui.frontends.tui.screens.rewind import RewindScreen
+from agent_tui.frontends.tui.widgets.meter import ContextMeter
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import make_app, notices, screen_text, send, settle, until, until_armed
@@ -134,7 +134,7 @@ class TestFork:
     ):
         """/fork NAME continues a copy of the session (from now) in a new tab under that title;
         the /resume list marks it with its source."""
-        from agent_tui.ui.session_list import session_rows
+        from agent_tui.frontends.tui.session_list import session_rows
 
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:
@@ -183,7 +183,7 @@ class TestFork:
     async def test_fork_alone_opens_a_picker_of_messages_and_now(self, server, config, workspace):
         """/fork alone lists your messages and "now"; Enter on "now" copies everything, a chosen
         message copies what came before it."""
-        from agent_tui.ui.screens.rewind import ForkScreen
+        from agent_tui.frontends.tui.screens.rewind import ForkScreen
 
         (workspace / "a.txt").write_text("one\n")
         app = make_app(config, workspace)

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Static
 
-from agent_tui.ui.screens.approval import ApprovalScreen
-from agent_tui.ui.screens.dialogs import HelpScreen
-from agent_tui.ui.textual_compat import notifications
+from agent_tui.frontends.tui.screens.approval import ApprovalScreen
+from agent_tui.frontends.tui.screens.dialogs import HelpScreen
+from agent_tui.frontends.tui.textual_compat import notifications
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import make_app, printed, send, settle, until, until_approval, until_armed

@@ -6,12 +6,12 @@ import time
 
 from textual.widgets import DataTable, Input, Static
 
-from agent_tui import paths
 from agent_tui.context.budget import ContextBudget
+from agent_tui.frontends.tui.screens.approval import ApprovalScreen
+from agent_tui.frontends.tui.screens.dialogs import ConfirmScreen, HelpScreen, component_table
+from agent_tui.frontends.tui.screens.resume import ResumeScreen, SessionRow
+from agent_tui.runtime import paths
 from agent_tui.tools.permissions import ApprovalDecision, ApprovalRequest
-from agent_tui.ui.screens.approval import ApprovalScreen
-from agent_tui.ui.screens.dialogs import ConfirmScreen, HelpScreen, component_table
-from agent_tui.ui.screens.resume import ResumeScreen, SessionRow
 from tests.support.ui_helpers import Host, screen_text, until_armed
 
 BASH = ApprovalRequest("bash", {"command": "git status --short"}, "git status --short", "git status")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_tui.allow_rules import project_rules
+from agent_tui.policy.allow_rules import project_rules
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import make_app, notices, printed, send, settle, until, until_approval
@@ -114,7 +114,7 @@ class TestMeterTooltip:
         config,
         workspace,
     ):
-        from agent_tui.ui.widgets.meter import ContextMeter
+        from agent_tui.frontends.tui.widgets.meter import ContextMeter
 
         server.enqueue(Reply(text="hello"))
         app = make_app(config, workspace)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from agent_tui.ui.screens.context_screen import ContextScreen
-from agent_tui.ui.widgets.chat_items import NoticeItem
-from agent_tui.ui.widgets.mode_line import ModeLine
+from agent_tui.frontends.tui.screens.context_screen import ContextScreen
+from agent_tui.frontends.tui.widgets.chat_items import NoticeItem
+from agent_tui.frontends.tui.widgets.mode_line import ModeLine
 from testkit.fake_openai import Reply
 from tests.support import snapshots as part1
 from tests.support.agent_fixtures import make_config
@@ -91,7 +91,7 @@ class TestSnapshots:
         event posted directly: a real call's tool line shows its duration, which varies)."""
         from agent_tui.agent import events as ev
         from agent_tui.context.side_state import parse_todos
-        from agent_tui.ui.events import AgentEventMessage
+        from agent_tui.frontends.tui.events import AgentEventMessage
 
         app = part1.resumed_app(make_config(server, tmp_path / "s.db"), fixed_workspace)
 

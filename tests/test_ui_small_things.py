@@ -8,14 +8,14 @@ import pytest
 from textual.widgets import Button, Input
 from typer.testing import CliRunner
 
-from agent_tui.ui.screens.approval import ApprovalScreen
-from agent_tui.ui.screens.blob_rows import tool_cell
-from agent_tui.ui.screens.blobs import BlobsScreen
-from agent_tui.ui.screens.context_screen import ContextScreen
-from agent_tui.ui.widgets.blob_viewer import BlobViewer
-from agent_tui.ui.widgets.chat_items import NoticeItem
-from agent_tui.ui.widgets.meter import ContextMeter
-from agent_tui.ui.widgets.session_view import tab_label
+from agent_tui.frontends.tui.screens.approval import ApprovalScreen
+from agent_tui.frontends.tui.screens.blob_rows import tool_cell
+from agent_tui.frontends.tui.screens.blobs import BlobsScreen
+from agent_tui.frontends.tui.screens.context_screen import ContextScreen
+from agent_tui.frontends.tui.widgets.blob_viewer import BlobViewer
+from agent_tui.frontends.tui.widgets.chat_items import NoticeItem
+from agent_tui.frontends.tui.widgets.meter import ContextMeter
+from agent_tui.frontends.tui.widgets.session_view import tab_label
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import make_app, notices, screen_text, send, settle, until, until_approval
@@ -161,7 +161,7 @@ class TestLabels:
         assert str(cell) == "edit snapshot" and tool_cell("bash") == "bash"
 
     def test_help_prints_config_tables(self):
-        from agent_tui.cli import app
+        from agent_tui.frontends.cli.main import app
 
         runner = CliRunner()
         out = runner.invoke(app, ["--help"]).output

@@ -10,9 +10,9 @@ change.
 from __future__ import annotations
 
 from agent_tui.config import load_config
+from agent_tui.frontends.tui.screens.approval import ApprovalScreen
+from agent_tui.frontends.tui.widgets.chat_items import ToolLine
 from agent_tui.tools.permissions import ApprovalRequest
-from agent_tui.ui.screens.approval import ApprovalScreen
-from agent_tui.ui.widgets.chat_items import ToolLine
 from tests.support import snapshots
 from tests.support.agent_fixtures import make_config
 from tests.support.snapshots import ready, resumed_app

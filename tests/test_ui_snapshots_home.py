@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 
+from agent_tui.frontends.tui.transcript import AgentEntry, Entry, ToolEntry, UserEntry
+from agent_tui.frontends.tui.widgets.chat import ChatPane
 from agent_tui.tools.files import unified_diff
-from agent_tui.ui.transcript import AgentEntry, Entry, ToolEntry, UserEntry
-from agent_tui.ui.widgets.chat import ChatPane
 from tests.support import snapshots
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import Host, make_app

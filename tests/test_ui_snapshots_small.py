@@ -12,10 +12,10 @@ from __future__ import annotations
 import pytest
 
 from agent_tui.agent import events as ev
+from agent_tui.frontends.tui.events import AgentEventMessage
+from agent_tui.frontends.tui.screens.approval import ApprovalScreen
+from agent_tui.frontends.tui.widgets.status import WorkingLine
 from agent_tui.tools.permissions import ApprovalRequest
-from agent_tui.ui.events import AgentEventMessage
-from agent_tui.ui.screens.approval import ApprovalScreen
-from agent_tui.ui.widgets.status import WorkingLine
 from tests.support import snapshot_session as part2
 from tests.support import snapshots as part1
 from tests.support.agent_fixtures import make_config

@@ -5,8 +5,8 @@ deliberate change."""
 
 from __future__ import annotations
 
+from agent_tui.frontends.tui.screens.approval import ApprovalScreen
 from agent_tui.tools.permissions import ApprovalRequest
-from agent_tui.ui.screens.approval import ApprovalScreen
 from tests.support.ui_helpers import Host
 from tests.support.walls import EDIT_DIFF, ESCAPED, NEWLINES
 

@@ -9,10 +9,10 @@ import re
 
 import pytest
 
-from agent_tui.messages import ToolCall
+from agent_tui.base.messages import ToolCall
+from agent_tui.frontends.tui.screens.tasks import TaskOutputScreen, TasksScreen
+from agent_tui.frontends.tui.widgets.chat_items import ToolLine
 from agent_tui.tools.background import Shell
-from agent_tui.ui.screens.tasks import TaskOutputScreen, TasksScreen
-from agent_tui.ui.widgets.chat_items import ToolLine
 from testkit.fake_openai import Reply
 from tests.support import snapshots as part1
 from tests.support.agent_fixtures import make_config

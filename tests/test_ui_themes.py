@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from textual.color import Color
 
-from agent_tui import paths
-from agent_tui.ui import themes
-from agent_tui.ui.textual_compat import notifications
+from agent_tui.frontends.tui import themes
+from agent_tui.frontends.tui.textual_compat import notifications
+from agent_tui.runtime import paths
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import make_app, printed, settle, until
 

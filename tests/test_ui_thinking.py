@@ -10,12 +10,12 @@ import threading
 
 import pytest
 
-from agent_tui.factory import build_services
-from agent_tui.messages import ToolCall, assistant, tool_result, user
-from agent_tui.reasoning import Reasoning
-from agent_tui.ui.widgets.chat_items import AgentItem, ChatItem, ToolLine
-from agent_tui.ui.widgets.status import WorkingLine
-from agent_tui.ui.widgets.thinking import ThinkingItem
+from agent_tui.base.messages import ToolCall, assistant, tool_result, user
+from agent_tui.base.reasoning import Reasoning
+from agent_tui.compose.factory import build_services
+from agent_tui.frontends.tui.widgets.chat_items import AgentItem, ChatItem, ToolLine
+from agent_tui.frontends.tui.widgets.status import WorkingLine
+from agent_tui.frontends.tui.widgets.thinking import ThinkingItem
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import make_app, printed, screen_text, send, settle, until
@@ -188,7 +188,7 @@ class TestResumed:
 
 
 def notices(app) -> str:
-    from agent_tui.ui.textual_compat import notifications
+    from agent_tui.frontends.tui.textual_compat import notifications
 
     return "\n".join(str(n.message) for n in notifications(app))
 
@@ -202,7 +202,7 @@ class TestEffortCommand:
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
             await send(pilot, "/effort")
-            # Command output is a block in the chat (ui/command_output.py), not a toast.
+            # Command output is a block in the chat (frontends/tui/command_output.py), not a toast.
             await until(pilot, lambda: "Reasoning: off" in printed(app), what="the setting")
             await send(pilot, "/effort high")
             await until(pilot, lambda: "effort high" in printed(app) + notices(app), what="the change")
@@ -260,9 +260,9 @@ class TestInThePane:
     async def test_a_long_thinking_shows_only_its_last_lines(self):
         """Thousands of words stream in: the block stays a header and TAIL_LINES lines, the
         newest words last, marked as going on above."""
-        from agent_tui.ui.transcript import ThinkingEntry
-        from agent_tui.ui.widgets.chat import ChatPane
-        from agent_tui.ui.widgets.thinking import TAIL_LINES
+        from agent_tui.frontends.tui.transcript import ThinkingEntry
+        from agent_tui.frontends.tui.widgets.chat import ChatPane
+        from agent_tui.frontends.tui.widgets.thinking import TAIL_LINES
         from tests.support.ui_widgets import ChatApp
 
         app = ChatApp()
@@ -280,8 +280,8 @@ class TestInThePane:
     async def test_finished_blocks_do_not_tick_and_survive_unmounting(self):
         """Stored thinking in a long session: no block ticks; one scrolled out and back is
         mounted again folded, with its totals."""
-        from agent_tui.ui.transcript import ThinkingEntry
-        from agent_tui.ui.widgets.chat import KEEP_SCREENS, TRIM_STEP, ChatPane
+        from agent_tui.frontends.tui.transcript import ThinkingEntry
+        from agent_tui.frontends.tui.widgets.chat import KEEP_SCREENS, TRIM_STEP, ChatPane
         from tests.support.ui_widgets import ChatApp, many
 
         entries = [e for i, a in enumerate(many(200)) for e in (ThinkingEntry(f"thought {i}", 7, 1.5), a)]
@@ -307,7 +307,7 @@ class TestRedacted:
         """Anthropic may send only redacted blocks: no delta streams, the step's answer does, and
         the finished event puts the block above it; unfolded it says it was redacted."""
         from agent_tui.agent import events as ev
-        from agent_tui.ui.events import AgentEventMessage
+        from agent_tui.frontends.tui.events import AgentEventMessage
 
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_tui.ui.widgets.chat_items import ToolLine
+from agent_tui.frontends.tui.widgets.chat_items import ToolLine
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import make_app, screen_text, send, settle, until
@@ -148,7 +148,7 @@ class TestBlobRowsNameTheCall:
         """Thirty `bash 236 KB 3 000` rows could not be told apart: each names its command."""
         from textual.widgets import DataTable
 
-        from agent_tui.ui.screens.blobs import BlobsScreen
+        from agent_tui.frontends.tui.screens.blobs import BlobsScreen
 
         server.enqueue(
             Reply(tool_calls=[("bash", {"command": "seq 1 3"})]),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from agent_tui.ui.app import AgentApp
+from agent_tui.frontends.tui.app import AgentApp
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import screen_text, settle, until
 
@@ -13,7 +13,7 @@ from tests.support.ui_helpers import screen_text, settle, until
 class TestTopBarWhileOpening:
     async def test_the_bar_says_opening_until_the_session_is_open(self, server, tmp_path, workspace):
         """While the store and session load the bar says `opening…`; then the model's name."""
-        from agent_tui.factory import build_services
+        from agent_tui.compose.factory import build_services
 
         config = make_config(server, tmp_path / "ui.db")
         release = asyncio.Event()

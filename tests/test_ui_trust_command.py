@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent_tui import trust
-from agent_tui.ui import slash
+from agent_tui.frontends.tui import slash
+from agent_tui.policy import trust
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.hooks import claude_settings, group

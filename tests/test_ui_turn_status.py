@@ -11,9 +11,9 @@ import time
 import pytest
 from textual.widgets import Tabs
 
-from agent_tui.ui.widgets.chat_items import AgentItem, NoticeItem, ToolLine
-from agent_tui.ui.widgets.prompt import PromptInput
-from agent_tui.ui.widgets.status import WorkingLine
+from agent_tui.frontends.tui.widgets.chat_items import AgentItem, NoticeItem, ToolLine
+from agent_tui.frontends.tui.widgets.prompt import PromptInput
+from agent_tui.frontends.tui.widgets.status import WorkingLine
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import make_app, screen_text, send, settle, until, until_approval

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from agent_tui.messages import Message, ResultRef, ToolCall, assistant, tool_result, user
-from agent_tui.ui import formatting, slash, themes
-from agent_tui.ui.transcript import (
+from agent_tui.base.messages import Message, ResultRef, ToolCall, assistant, tool_result, user
+from agent_tui.frontends.tui import formatting, slash, themes
+from agent_tui.frontends.tui.transcript import (
     AgentEntry,
     NoticeEntry,
     ToolEntry,

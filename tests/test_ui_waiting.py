@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from agent_tui.ui.widgets.status import WorkingLine
+from agent_tui.frontends.tui.widgets.status import WorkingLine
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import make_app, screen_text, send, settle, until

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from agent_tui.ui.transcript import AgentEntry, ToolEntry
-from agent_tui.ui.widgets.chat import CHUNK, WINDOW, ChatPane
-from agent_tui.ui.widgets.chat_items import AgentItem, ToolLine
-from agent_tui.ui.widgets.prompt import CommandMenu, PromptInput
+from agent_tui.frontends.tui.transcript import AgentEntry, ToolEntry
+from agent_tui.frontends.tui.widgets.chat import CHUNK, WINDOW, ChatPane
+from agent_tui.frontends.tui.widgets.chat_items import AgentItem, ToolLine
+from agent_tui.frontends.tui.widgets.prompt import CommandMenu, PromptInput
 from tests.support.ui_helpers import screen_text, until
 from tests.support.ui_widgets import ChatApp, PromptApp, many
 
@@ -169,7 +169,7 @@ class TestChatPane:
     async def test_first_text_after_a_quiet_spell_is_drawn_at_once(self, monkeypatch):
         """A short reply arriving in one burst shows without waiting out the stream throttle;
         text that follows within the interval waits for it (or for the commit)."""
-        from agent_tui.ui.widgets import chat_items
+        from agent_tui.frontends.tui.widgets import chat_items
 
         monkeypatch.setattr(chat_items, "STREAM_INTERVAL", 600.0)  # the throttle never fires here
         app = ChatApp()
@@ -216,7 +216,7 @@ class TestWorkingLine:
         awaited must not lay out every mounted chat item again."""
         from textual.app import App
 
-        from agent_tui.ui.widgets.status import WorkingLine
+        from agent_tui.frontends.tui.widgets.status import WorkingLine
 
         class LineApp(App):
             CSS = "WorkingLine { height: 1; }"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from agent_tui import units
+from agent_tui.base import units
 from agent_tui.context import compaction, views
-from agent_tui.ui import formatting
+from agent_tui.frontends.tui import formatting
 
 
 class TestUnits:

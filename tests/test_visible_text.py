@@ -7,7 +7,7 @@ import unicodedata
 
 import pytest
 
-from agent_tui.visible_text import visible
+from agent_tui.base.visible_text import visible
 
 
 def test_escape_sequences_are_shown_not_acted_on():

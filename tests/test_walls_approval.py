@@ -7,9 +7,9 @@ from __future__ import annotations
 from textual.containers import VerticalScroll
 from textual.widgets import Button, Input
 
+from agent_tui.frontends.tui.screens.approval import ApprovalScreen
 from agent_tui.tools.base import short_arguments
 from agent_tui.tools.permissions import ApprovalDecision, ApprovalRequest
-from agent_tui.ui.screens.approval import ApprovalScreen
 from tests.support.ui_helpers import Host, screen_text, until_armed
 from tests.support.walls import EDIT_DIFF, ESCAPED, NEWLINES
 

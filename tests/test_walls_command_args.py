@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent_tui import trust
 from agent_tui.extensions.commands import CustomCommand
+from agent_tui.policy import trust
 from testkit.fake_openai import Reply
 from tests.support.cli import run_cli as cli
 from tests.support.hooks import user_config

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 
-from agent_tui import trust
-from agent_tui.allow_rules import add_rule, remove_rule
+from agent_tui.compose.factory import build_services
 from agent_tui.config import load_config
-from agent_tui.factory import build_services
+from agent_tui.policy import trust
+from agent_tui.policy.allow_rules import add_rule, remove_rule
 from agent_tui.tools.permissions import ApprovalDecision
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import collect, make_config

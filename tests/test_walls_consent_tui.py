@@ -5,9 +5,9 @@ screen at 80×24, and *Not now* leaves one short line, not a notice over the met
 
 from __future__ import annotations
 
-from agent_tui import trust
-from agent_tui.ui.screens.approval import ApprovalScreen
-from agent_tui.ui.screens.trust import TrustScreen
+from agent_tui.frontends.tui.screens.approval import ApprovalScreen
+from agent_tui.frontends.tui.screens.trust import TrustScreen
+from agent_tui.policy import trust
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.extend import trusting_app

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import stat
 
-from agent_tui import clipboard_image
+from agent_tui.frontends.tui import clipboard_image
 from agent_tui.store import open_store
 
 
@@ -73,7 +73,7 @@ class TestHostileImport:
     async def test_an_import_never_becomes_what_continue_picks(self, tmp_path):
         import json
 
-        from agent_tui.messages import Message
+        from agent_tui.base.messages import Message
 
         ws = tmp_path / "ws"
         ws.mkdir()
@@ -97,7 +97,7 @@ class TestKillShellBoundaries:
     """`kill_shell` with another session's id, or a process id: it reaches only its own."""
 
     async def test_another_sessions_shell_and_a_pid_are_out_of_reach(self, server, workspace, tmp_path):
-        from agent_tui.factory import build_services
+        from agent_tui.compose.factory import build_services
         from testkit.fake_openai import Reply
         from tests.support.agent_fixtures import collect, make_config
 
@@ -164,8 +164,8 @@ class TestMcpGlobRulesFromAProject:
 
     def test_a_users_always_answer_does_not_bless_a_planted_glob(self, workspace):
         """The local file held `mcp__*` before the user's own answer was added beside it."""
-        from agent_tui.allow_rules import add_rule
         from agent_tui.config import load_config
+        from agent_tui.policy.allow_rules import add_rule
 
         (workspace / ".agent-tui.local.toml").write_text('[tools]\nallow = ["mcp__*"]\n')
         add_rule("mcp__docs__search", workspace)
@@ -178,8 +178,8 @@ class TestChildGrants:
     tests/test_subagents.py); the dialog now says so before the answer."""
 
     async def test_a_childs_dialog_says_its_grant_is_the_whole_sessions(self):
+        from agent_tui.frontends.tui.screens.approval import ApprovalScreen
         from agent_tui.tools.permissions import ApprovalRequest
-        from agent_tui.ui.screens.approval import ApprovalScreen
         from tests.support.ui_helpers import Host, screen_text, until
 
         request = ApprovalRequest("bash", {"command": "echo hi"}, "echo hi", "echo")

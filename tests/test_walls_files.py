@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.messages import ToolCall
-from agent_tui.tool_decl import Capabilities
+from agent_tui.base.messages import ToolCall
+from agent_tui.base.tool_decl import Capabilities
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 from agent_tui.tools.registry import ToolRegistry, builtin_tools
 
@@ -100,7 +100,7 @@ async def test_non_bash_tools_run_under_a_time_limit(workspace):
 PEAK = """
 import asyncio, json, resource, sys
 from pathlib import Path
-from agent_tui.messages import ToolCall
+from agent_tui.base.messages import ToolCall
 from agent_tui.tools.base import ToolContext
 from agent_tui.tools.registry import ToolRegistry, builtin_tools
 

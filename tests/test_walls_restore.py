@@ -10,7 +10,7 @@ import os
 import pytest
 
 from agent_tui.agent.undo import undo
-from agent_tui.factory import build_services
+from agent_tui.compose.factory import build_services
 from agent_tui.tools.permissions import ApprovalDecision
 from agent_tui.tools.workspace import OutsideWorkspace, write_confined
 from testkit.fake_openai import Reply

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_tui.ui.widgets.chat_items import ToolLine
+from agent_tui.frontends.tui.widgets.chat_items import ToolLine
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import make_app, notices, screen_text, send, settle, until_approval
@@ -61,7 +61,7 @@ class TestNewScreensShowControls:
 
     def test_a_child_line_shows_escapes_in_the_models_description(self):
         """A sub-agent's description comes from the model: its ESC and newline are made visible."""
-        from agent_tui.ui.widgets.child_lines import ChildState
+        from agent_tui.frontends.tui.widgets.child_lines import ChildState
 
         child = ChildState("s_1", "look\x1b[2J\x1b[1Ginto\nit", started=0.0)
         running = child.line().plain

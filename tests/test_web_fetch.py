@@ -123,7 +123,7 @@ class TestPermission:
 
 class TestInTheLoop:
     async def test_a_large_page_is_offloaded_with_a_ref(self, pages: Pages, server, workspace, tmp_path):
-        from agent_tui.factory import build_services
+        from agent_tui.compose.factory import build_services
 
         server.enqueue(Reply(tool_calls=[("web_fetch", {"url": f"{pages.base}/big"})]), Reply(text="read"))
         config = make_config(
@@ -164,8 +164,8 @@ def test_fetch_call_inline_snapshot(snap_compare, server, tmp_path, monkeypatch)
     """80×24: a web_fetch call as a tool line in the chat, with its ref, and the answer."""
     import asyncio
 
-    from agent_tui.factory import build_services
-    from agent_tui.messages import ResultRef, ToolCall, assistant, tool_result, user
+    from agent_tui.base.messages import ResultRef, ToolCall, assistant, tool_result, user
+    from agent_tui.compose.factory import build_services
     from tests.support.snapshots import fixed_home, ready
     from tests.support.ui_helpers import make_app
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui import paths
+from agent_tui.runtime import paths
 from agent_tui.store import open_store
 from testkit.fake_anthropic import FakeAnthropic
 from testkit.fake_openai import Reply

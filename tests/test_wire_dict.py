@@ -10,9 +10,9 @@ import pickle
 import pytest
 
 from agent_tui.agent.prompting import PromptAssembler
-from agent_tui.messages import assistant, user
+from agent_tui.base.messages import assistant, user
+from agent_tui.base.wire_dict import WireDict
 from agent_tui.tools.registry import ToolRegistry
-from agent_tui.wire_dict import WireDict
 
 
 def test_every_in_place_change_is_refused():

@@ -26,11 +26,11 @@ from agent_tui.agent.wire import (
     unsent_marker,
     without_unsent,
 )
-from agent_tui.factory import build_services
+from agent_tui.base.messages import Message, ToolCall, assistant, tool_result, user
+from agent_tui.base.wire_dict import WireDict
+from agent_tui.compose.factory import build_services
 from agent_tui.llm import http_openai
-from agent_tui.messages import Message, ToolCall, assistant, tool_result, user
 from agent_tui.tools.registry import ToolRegistry
-from agent_tui.wire_dict import WireDict
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.support.agent_fixtures import collect, make_config
 from tests.support.wire import damaged_histories
@@ -254,8 +254,8 @@ def test_a_replacement_follows_a_change_of_reasoning_under_the_same_id():
     from dataclasses import replace
 
     from agent_tui.agent.wire import WireView
-    from agent_tui.messages import Message
-    from agent_tui.reasoning import Reasoning, ThinkingBlock
+    from agent_tui.base.messages import Message
+    from agent_tui.base.reasoning import Reasoning, ThinkingBlock
 
     thought = Reasoning("plan", (ThinkingBlock("thinking", "plan", "sig"),))
     first = Message(role="assistant", content=None, reasoning=thought)

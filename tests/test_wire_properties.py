@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from agent_tui.agent import events as ev
 from agent_tui.agent.wire import WireView, repairs, without_unsent
-from agent_tui.factory import build_services
-from agent_tui.messages import ToolCall, assistant, user
+from agent_tui.base.messages import ToolCall, assistant, user
+from agent_tui.compose.factory import build_services
 from testkit.fake_openai import FakeOpenAI, Reply
 from testkit.openai_shapes import alternation_error, invalid_arguments_error, pairing_error, shape_error
 from tests.support.agent_fixtures import make_config

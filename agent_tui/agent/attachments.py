@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_tui.agent.image_attach import ImageIntake, take_image, takes_images
+from agent_tui.base.images import MAX_IMAGE_BYTES, ImageAttachment, sniff
+from agent_tui.base.user_command_text import attachment_block
 from agent_tui.context.views import inline_view
-from agent_tui.images import MAX_IMAGE_BYTES, ImageAttachment, sniff
-from agent_tui.user_command_text import attachment_block
 
 if TYPE_CHECKING:
-    from agent_tui.messages import ResultRef
+    from agent_tui.base.messages import ResultRef
     from agent_tui.store import Store
 
 log = logging.getLogger(__name__)

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent_tui.tool_decl import in_words
+from agent_tui.base.tool_decl import in_words
 
 if TYPE_CHECKING:
     from agent_tui.tools.base import ToolSpec

@@ -16,18 +16,18 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent import events as ev
+from agent_tui.base.messages import Message, ToolCall
+from agent_tui.base.tokens import ConversationTally
+from agent_tui.base.units import grouped
 from agent_tui.context import compaction
-from agent_tui.messages import Message, ToolCall
-from agent_tui.tokens import ConversationTally
-from agent_tui.units import grouped
 
 if TYPE_CHECKING:
+    from agent_tui.base.tokens import TokenCounter
     from agent_tui.config import CompactionSettings
     from agent_tui.context.budget import BudgetMeter, ContextBudget
     from agent_tui.context.compaction import CompactResult, Summarizer
     from agent_tui.hooks.runner import HookRunner
     from agent_tui.store import Store
-    from agent_tui.tokens import TokenCounter
 
 log = logging.getLogger(__name__)
 

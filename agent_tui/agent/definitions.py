@@ -14,8 +14,10 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_tui import paths, project_layout, tool_decl
-from agent_tui.frontmatter import FrontMatterError, parse
+from agent_tui.base import tool_decl
+from agent_tui.base.frontmatter import FrontMatterError, parse
+from agent_tui.policy import project_layout
+from agent_tui.runtime import paths
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +64,7 @@ class Definitions:
 
 def project_files(folder: Path) -> list[Path]:
     """The project's definition files (what an untrusted folder does not load)."""
-    from agent_tui.extension_files import walk
+    from agent_tui.policy.extension_files import walk
 
     found: list[Path] = []
     for sub in PROJECT_DIRS:

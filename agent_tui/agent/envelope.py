@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agent_tui.messages import Message, ResultRef, TokenUsage
+    from agent_tui.base.messages import Message, ResultRef, TokenUsage
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from agent_tui.llm.errors import Kind as ProviderErrorKind
 
 if TYPE_CHECKING:
+    from agent_tui.base.messages import Outcome, ResultRef, TokenUsage, ToolCall
     from agent_tui.context.budget import ContextBudget
     from agent_tui.context.compaction import CompactResult
     from agent_tui.context.side_state import Pin, SideState, TodoItem
-    from agent_tui.messages import Outcome, ResultRef, TokenUsage, ToolCall
 
 __all__ = ["CompactionReason", "ErrorKind", "StopReason"]
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from agent_tui.base.messages import Message
 from agent_tui.context.compaction import build_instructions
 from agent_tui.context.compaction.ref_labels import labels_of, listing_cap, omitted_count, ref_listing
 from agent_tui.context.compaction.shape import collect_refs
 from agent_tui.context.compaction.summary_prompt import SummaryFailed, summarise_history
-from agent_tui.messages import Message
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession

@@ -20,8 +20,8 @@ from agent_tui.agent import wire
 from agent_tui.agent.attachments import PreparedPrompt, fit_prompt, paste_threshold, prepare_prompt
 from agent_tui.agent.image_attach import takes_images
 from agent_tui.agent.lost_writes import describe_lost
-from agent_tui.messages import Message, user
-from agent_tui.utf8 import clean_text
+from agent_tui.base.messages import Message, user
+from agent_tui.base.utf8 import clean_text
 
 if TYPE_CHECKING:
     from agent_tui.config import Config
@@ -50,7 +50,7 @@ class SessionHistory:
         self.workspace = workspace
         self.pending_images: list[tuple[str, bytes]] = []
         """Pictures the next user message carries besides its `@` mentions (an editor's image
-        blocks, acp/images.py): (name, bytes) each, taken by `prepare`."""
+        blocks, frontends/acp/images.py): (name, bytes) each, taken by `prepare`."""
         self.scan = wire.Scan()
         """What `repair` asks before every request, kept up to date as the history grows."""
         self.unsaid: list[str] = []

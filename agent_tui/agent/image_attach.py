@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from agent_tui.images import MAX_IMAGE_BYTES, ImageAttachment, dimensions, sniff
+from agent_tui.base.images import MAX_IMAGE_BYTES, ImageAttachment, dimensions, sniff
 
 if TYPE_CHECKING:
-    from agent_tui.messages import Message
+    from agent_tui.base.messages import Message
     from agent_tui.store import Store
 
 log = logging.getLogger(__name__)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Final
 
-from agent_tui.messages import Message, ResultRef
+from agent_tui.base.messages import Message, ResultRef
 from agent_tui.tools.head_tail import HeadTail
 
 STORAGE: Final = "storage"

@@ -20,21 +20,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_tui.agent.base_prompt import base_prompt
+from agent_tui.base.reasoning import tool_turn
+from agent_tui.base.same_prefix import same_prefix
+from agent_tui.base.units import grouped
+from agent_tui.base.wire_dict import WireDict
 from agent_tui.context.deferral import DEFERRAL_ORDER, TOOL_SHARE, Selection, ToolSelector, rank
 from agent_tui.context.memory import UserPrompts
 from agent_tui.context.prompt import PromptBuilder, load_rules, status_note
 from agent_tui.context.prompt_sections import PromptSection
 from agent_tui.llm import cache
-from agent_tui.reasoning import tool_turn
-from agent_tui.same_prefix import same_prefix
-from agent_tui.units import grouped
-from agent_tui.wire_dict import WireDict
 
 if TYPE_CHECKING:
+    from agent_tui.base.messages import Message
+    from agent_tui.base.tokens import TokenCounter
     from agent_tui.context.budget import BudgetMeter, ContextBudget
     from agent_tui.context.side_state import SideState
-    from agent_tui.messages import Message
-    from agent_tui.tokens import TokenCounter
     from agent_tui.tools.base import ToolSpec
     from agent_tui.tools.registry import ToolRegistry
 
@@ -92,7 +92,7 @@ class PromptAssembler:
         user_prompts: UserPrompts | None = None,
         notice_feed: Sequence[str] | None = None,
     ) -> None:
-        from agent_tui.tokens import TokenCounter
+        from agent_tui.base.tokens import TokenCounter
 
         self.workspace = workspace
         self.registry = registry

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent import events as ev
 from agent_tui.agent.thinking import ThinkingTrace
+from agent_tui.base.messages import Message, TokenUsage, ToolCall, assistant
 from agent_tui.llm.stream import (
     ReasoningChunk,
     RetryWait,
@@ -24,7 +25,6 @@ from agent_tui.llm.stream import (
     ToolCallsReady,
     UsageChunk,
 )
-from agent_tui.messages import Message, TokenUsage, ToolCall, assistant
 
 if TYPE_CHECKING:
     from agent_tui.agent.prompting import PromptAssembler

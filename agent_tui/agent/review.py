@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_tui.agent import events as ev
-from agent_tui.messages import ToolCall
+from agent_tui.base.messages import ToolCall
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession

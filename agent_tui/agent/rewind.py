@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from agent_tui.agent.undo import UndoReport, undo
-from agent_tui.messages import Message
+from agent_tui.base.messages import Message
+from agent_tui.base.user_command_text import typed_text
 from agent_tui.store.branches import rewind_note
-from agent_tui.user_command_text import typed_text
 
 if TYPE_CHECKING:
     from agent_tui.agent.session_port import HistoryOwner

@@ -29,21 +29,21 @@ from agent_tui.agent.step import step
 from agent_tui.agent.tool_runner import ToolRunner
 from agent_tui.agent.turn import NextStep, RetryStep, StepOutcome, TurnOver, TurnState
 from agent_tui.agent.window import keep_calibration, preflight, reserve_thinking
+from agent_tui.base.messages import Message, TokenUsage, assistant, tool_result, user
 from agent_tui.context.budget import BudgetMeter, ContextBudget
 from agent_tui.llm.cost import cost_of, declared_prices, prices_for
 from agent_tui.llm.stream import UsageChunk
-from agent_tui.messages import Message, TokenUsage, assistant, tool_result, user
 
 if TYPE_CHECKING:
     from agent_tui.agent.prompting import PromptAssembler
     from agent_tui.agent.rewind import RewindPoint, RewindReport, Scope
+    from agent_tui.base.reasoning import ReasoningSettings
     from agent_tui.config import Config
     from agent_tui.hooks.runner import HookRunner
+    from agent_tui.llm.models import ModelLimits
     from agent_tui.llm.provider import Provider
-    from agent_tui.models import ModelLimits
-    from agent_tui.permission_modes import PermissionMode
-    from agent_tui.permission_rules import AllowRule, Tier
-    from agent_tui.reasoning import ReasoningSettings
+    from agent_tui.policy.permission_modes import PermissionMode
+    from agent_tui.policy.permission_rules import AllowRule, Tier
     from agent_tui.store import Store
     from agent_tui.tools.background import BackgroundShells
 
@@ -53,7 +53,7 @@ INTERRUPTED = "[interrupted by the user]"
 
 
 class AgentSession:
-    """A session's history, budget and loop. Create through `agent_tui.factory`."""
+    """A session's history, budget and loop. Create through `agent_tui.compose.factory`."""
 
     def __init__(
         self,

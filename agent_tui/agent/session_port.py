@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from agent_tui.agent import events as ev
     from agent_tui.agent.tool_runner import ToolRunner
+    from agent_tui.base.messages import Message, TokenUsage
     from agent_tui.config import Config
     from agent_tui.context.budget import BudgetMeter, ContextBudget
     from agent_tui.hooks.runner import HookRunner
-    from agent_tui.messages import Message, TokenUsage
     from agent_tui.store import Store
 
 

@@ -12,14 +12,14 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent import events as ev
-from agent_tui.permission_modes import parse_mode
+from agent_tui.policy.permission_modes import parse_mode
 
 if TYPE_CHECKING:
+    from agent_tui.base.tokens import TokenCounter
     from agent_tui.config import Config
     from agent_tui.context.side_state import Pin, PinAuthor, SideState
-    from agent_tui.permission_modes import PermissionMode
+    from agent_tui.policy.permission_modes import PermissionMode
     from agent_tui.store import Store
-    from agent_tui.tokens import TokenCounter
     from agent_tui.tools.permissions import PermissionPolicy
 
 log = logging.getLogger(__name__)
@@ -81,7 +81,7 @@ class SideKeeper:
     def set_mode(self, mode: PermissionMode) -> None:
         """Switch the permission mode: the policy enforces it, plan mode's note rides along,
         and the next save stores it (`save()`)."""
-        from agent_tui.permission_modes import PLAN_NOTE
+        from agent_tui.policy.permission_modes import PLAN_NOTE
 
         self.policy.mode = mode
         self.state.mode = mode

@@ -21,18 +21,18 @@ from agent_tui.agent.reply import StreamedReply
 from agent_tui.agent.step_calls import run_calls
 from agent_tui.agent.turn import NextStep, RetryStep, StepOutcome, TurnOver, TurnState
 from agent_tui.agent.window import after_refusal
+from agent_tui.base.messages import assistant, user
 from agent_tui.llm.errors import LLMError
-from agent_tui.messages import assistant, user
 
 if TYPE_CHECKING:
     from agent_tui.agent.history import SessionHistory
     from agent_tui.agent.session_compaction import SessionCompaction
     from agent_tui.agent.tool_runner import ToolRunner
+    from agent_tui.base.messages import TokenUsage
     from agent_tui.config import Config
     from agent_tui.context.budget import BudgetMeter, ContextBudget
     from agent_tui.hooks.runner import HookRunner
-    from agent_tui.messages import TokenUsage
-    from agent_tui.models import ModelLimits
+    from agent_tui.llm.models import ModelLimits
 
 
 class StepHost(Protocol):

@@ -17,7 +17,7 @@ from agent_tui.agent import events as ev
 from agent_tui.agent import subagent_calls, wire
 from agent_tui.agent.compactor import tool_instructions, tool_text
 from agent_tui.agent.turn import NextStep, StepOutcome, TurnOver, TurnState, truncated_call
-from agent_tui.messages import ToolCall, tool_result
+from agent_tui.base.messages import ToolCall, tool_result
 
 if TYPE_CHECKING:
     from agent_tui.agent.history import SessionHistory

@@ -17,7 +17,7 @@ from agent_tui.agent.subagents import Subagents
 if TYPE_CHECKING:
     from agent_tui.agent.session_port import WindowOwner
     from agent_tui.agent.tool_runner import ToolRun, ToolRunner
-    from agent_tui.messages import ToolCall
+    from agent_tui.base.messages import ToolCall
 
 
 def manager_of(runner: ToolRunner) -> Subagents | None:

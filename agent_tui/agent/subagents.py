@@ -33,15 +33,15 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 from agent_tui.agent import events as ev
 from agent_tui.agent.envelope import Envelope, cut_answer
 from agent_tui.agent.subagent_turn import TASK, ChildTurn, envelope_for
-from agent_tui.messages import TokenUsage
+from agent_tui.base.messages import TokenUsage
 from agent_tui.tools.base import ToolOutput
 
 if TYPE_CHECKING:
     from agent_tui.agent.definitions import AgentDefinition, Definitions
     from agent_tui.agent.session_port import SubagentSession as AgentSession  # not the class: no cycle
     from agent_tui.agent.tool_runner import ToolRun, ToolRunner
+    from agent_tui.base.messages import Message, ToolCall
     from agent_tui.config import Config
-    from agent_tui.messages import Message, ToolCall
     from agent_tui.tools.base import ToolContext
     from agent_tui.tools.registry import ToolRegistry
 
@@ -122,7 +122,7 @@ class Subagents:
     # -- the tool ------------------------------------------------------------------------
 
     def tool_description(self) -> str:
-        from agent_tui.tools.task import describe
+        from agent_tui.agent.task_tool import describe
 
         return describe(self.definitions, self.config)
 
@@ -324,7 +324,7 @@ def for_session(
     """The session's manager; registers `task` when this depth may start children, and narrows
     the registry to `tool_names` (a definition's list can only take tools away)."""
     from agent_tui.agent.definitions import load_definitions
-    from agent_tui.tools.task import TaskTool
+    from agent_tui.agent.task_tool import TaskTool
 
     definitions = services.definitions
     first = definitions is None

@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from agent_tui.base.messages import Message
     from agent_tui.config import Config
     from agent_tui.llm.http_common import TimeLimits
     from agent_tui.llm.provider import Provider
-    from agent_tui.messages import Message
 
 # Cheaper models of the same provider, used when their key is present and no api_base is set.
 CHEAP_MODELS = {

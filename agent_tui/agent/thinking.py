@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from agent_tui.reasoning import Reasoning, ThinkingBlock
+from agent_tui.base.reasoning import Reasoning, ThinkingBlock
 
 
 class ThinkingTrace:

@@ -14,14 +14,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_tui import tool_decl
 from agent_tui.agent.lost_writes import InlineFallback
 from agent_tui.agent.undo import Checkpointer
+from agent_tui.base import tool_decl
+from agent_tui.base.messages import Message, Outcome, ResultRef, ToolCall, tool_result
+from agent_tui.base.units import human_size, lines
+from agent_tui.base.utf8 import clean_text
 from agent_tui.context.views import inline_view
-from agent_tui.messages import Message, Outcome, ResultRef, ToolCall, tool_result
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolServices
-from agent_tui.units import human_size, lines
-from agent_tui.utf8 import clean_text
 
 if TYPE_CHECKING:
     from agent_tui.config import Config

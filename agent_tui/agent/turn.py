@@ -14,7 +14,7 @@ from typing import Any
 
 from agent_tui.agent import events as ev
 from agent_tui.agent.reply import StreamedReply
-from agent_tui.messages import Message, ToolCall, tool_result
+from agent_tui.base.messages import Message, ToolCall, tool_result
 
 TRUNCATED_CALL = (
     "[not run: the reply was cut off at the output limit ({limit} tokens) while writing this "

@@ -16,8 +16,8 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
 from agent_tui.agent import events as ev
-from agent_tui.messages import ToolCall
-from agent_tui.user_command_text import user_command_text
+from agent_tui.base.messages import ToolCall
+from agent_tui.base.user_command_text import user_command_text
 
 if TYPE_CHECKING:
     from agent_tui.agent.session_port import CommandHost
@@ -35,7 +35,7 @@ def user_command(text: str) -> str | None:
 
 
 def as_message_text(command: str, run: ToolRun) -> str:
-    """What the model reads (agent_tui/user_command_text.py)."""
+    """What the model reads (agent_tui/base/user_command_text.py)."""
     return user_command_text(command, run.ref.id if run.ref is not None else None, run.message.content or "")
 
 

@@ -12,7 +12,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent import events as ev
-from agent_tui.messages import ToolCall
+from agent_tui.base.messages import ToolCall
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator

@@ -16,20 +16,20 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_tui.agent import events as ev
 from agent_tui.agent.turn import RetryStep, TurnState
+from agent_tui.base.units import grouped
 from agent_tui.llm.errors import LLMError
-from agent_tui.models import reply_reserve
-from agent_tui.units import grouped
+from agent_tui.llm.models import reply_reserve
 
 if TYPE_CHECKING:
     from agent_tui.agent.history import SessionHistory
     from agent_tui.agent.prompting import PromptAssembler
     from agent_tui.agent.session_compaction import SessionCompaction
     from agent_tui.agent.wire import WireView
+    from agent_tui.base.messages import Message
     from agent_tui.config import Config
     from agent_tui.context.budget import BudgetMeter, ContextBudget
+    from agent_tui.llm.models import ModelLimits
     from agent_tui.llm.provider import Provider
-    from agent_tui.messages import Message
-    from agent_tui.models import ModelLimits
 
 
 def reserve_thinking(limits: ModelLimits, provider: Provider, meter: BudgetMeter) -> None:

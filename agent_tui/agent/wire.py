@@ -25,10 +25,10 @@ import json
 from collections.abc import Sequence
 from dataclasses import replace
 
-from agent_tui.errors_text import one_line
-from agent_tui.messages import Message, ToolCall, tool_result
-from agent_tui.same_prefix import same_prefix
-from agent_tui.utf8 import clean_text
+from agent_tui.base.errors_text import one_line
+from agent_tui.base.messages import Message, ToolCall, tool_result
+from agent_tui.base.same_prefix import same_prefix
+from agent_tui.base.utf8 import clean_text
 
 INTERRUPTED_TOOL = "[interrupted: agent-tui stopped before this tool finished]"
 """The result a call gets when agent-tui stopped (was killed) before the tool finished."""

@@ -5,7 +5,7 @@
         ...
     runner.records, runner.memory.summary, runner.reason
 
-The package holds no UI: the `loop` command renders its events (agent_tui.commands.loop_cmd).
+The package holds no UI: the `loop` command renders its events (agent_tui.frontends.cli.loop_cmd).
 """
 
 from __future__ import annotations

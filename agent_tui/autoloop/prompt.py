@@ -16,8 +16,8 @@ from agent_tui.autoloop.allocation import Allocation, clip_tokens
 
 if TYPE_CHECKING:
     from agent_tui.autoloop.records import IterationRecord, LoopSummary
-    from agent_tui.messages import ResultRef
-    from agent_tui.tokens import TokenCounter
+    from agent_tui.base.messages import ResultRef
+    from agent_tui.base.tokens import TokenCounter
 
 EXCERPT_STEPS = (1000, 600, 300, 120, 0)
 """Characters of each raw iteration's output shown, tried in order until the window fits."""

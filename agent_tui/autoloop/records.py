@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from agent_tui.messages import ResultRef
+    from agent_tui.base.messages import ResultRef
 
 PROMPT_KEEP = 500
 """Characters of the iteration's prompt kept in the record (the transcript has the whole)."""

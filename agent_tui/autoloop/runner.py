@@ -16,7 +16,6 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent_tui import paths
 from agent_tui.agent import events as ev
 from agent_tui.autoloop import events as lev
 from agent_tui.autoloop import gitstate, progress
@@ -25,12 +24,13 @@ from agent_tui.autoloop.prompt import IterationPrompt, LoopFacts, build_prompt
 from agent_tui.autoloop.records import OUTPUT_KEEP, PROMPT_KEEP, IterationRecord, keep
 from agent_tui.autoloop.summary import LoopMemory
 from agent_tui.autoloop.turn import TurnOutput
+from agent_tui.runtime import paths
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
+    from agent_tui.base.messages import ResultRef
     from agent_tui.config import LoopSettings
     from agent_tui.context.compaction.summary_prompt import Summarizer
-    from agent_tui.messages import ResultRef
 
 log = logging.getLogger(__name__)
 

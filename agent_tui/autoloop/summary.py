@@ -17,13 +17,13 @@ from agent_tui.autoloop import events as lev
 from agent_tui.autoloop.allocation import clip_tokens
 from agent_tui.autoloop.prompt import render_record
 from agent_tui.autoloop.records import OUTPUT_KEEP, IterationRecord, LoopSummary
-from agent_tui.messages import Message, ResultRef
+from agent_tui.base.messages import Message, ResultRef
 
 if TYPE_CHECKING:
+    from agent_tui.base.tokens import TokenCounter
     from agent_tui.config import LoopSettings
     from agent_tui.context.compaction import Summarizer
     from agent_tui.store import Store
-    from agent_tui.tokens import TokenCounter
 
 log = logging.getLogger(__name__)
 

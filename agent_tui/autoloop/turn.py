@@ -12,7 +12,7 @@ import re
 
 from agent_tui.agent import events as ev
 from agent_tui.autoloop.progress import error_signature
-from agent_tui.messages import ToolCall
+from agent_tui.base.messages import ToolCall
 
 _EXIT = re.compile(r"^exit (-?\d+)")
 ARGS_CHARS = 200

@@ -14,6 +14,9 @@ rest of the program imports from `agent_tui.config`.
 
 from __future__ import annotations
 
+# Defined apart so hooks/sources.py can use them without this package; most callers know them as config's.
+from agent_tui.base.toml_files import ConfigError as ConfigError
+from agent_tui.base.toml_files import read_toml as read_toml
 from agent_tui.config.coerce import flatten as flatten
 from agent_tui.config.layers import LoadedConfig as LoadedConfig
 from agent_tui.config.layers import config_files as config_files
@@ -33,7 +36,3 @@ from agent_tui.config.schema import StoreSettings as StoreSettings
 from agent_tui.config.schema import ToolOutputSettings as ToolOutputSettings
 from agent_tui.config.schema import ToolsSettings as ToolsSettings
 from agent_tui.config.schema import UISettings as UISettings
-
-# Defined apart so hooks/sources.py can use them without this package; most callers know them as config's.
-from agent_tui.toml_files import ConfigError as ConfigError
-from agent_tui.toml_files import read_toml as read_toml

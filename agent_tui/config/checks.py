@@ -17,7 +17,7 @@ from typing import Any
 
 from agent_tui.config.coerce import SECTION_TYPES
 from agent_tui.config.spec import Spec, spec_of
-from agent_tui.permission_rules import AllowRule
+from agent_tui.policy.permission_rules import AllowRule
 
 
 def declared() -> Iterator[tuple[str, type, dataclasses.Field[Any], Spec]]:

@@ -13,8 +13,8 @@ import typing
 from collections.abc import Mapping
 from typing import Any
 
+from agent_tui.base.toml_files import ConfigError
 from agent_tui.config.schema import Config
-from agent_tui.toml_files import ConfigError
 
 # Each section's field is built by its class, so the factory *is* the section type.
 SECTION_TYPES: dict[str, type] = {

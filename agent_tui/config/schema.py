@@ -11,16 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from agent_tui.base.reasoning import EFFORTS, ReasoningSettings
 from agent_tui.config.spec import COUNT, FRACTION, SECONDS, Range, spec
-from agent_tui.permission_rules import Tier
-from agent_tui.reasoning import EFFORTS, ReasoningSettings
+from agent_tui.policy.permission_rules import Tier
 
 SANDBOX_MODES = ("workspace-write", "read-only", "off")
 """tools/sandbox.py's MODES; not imported from there: config loads before any tool, at start-up."""
 
 
 NOTIFY_METHODS = ("auto", "osc9", "osc777", "bell", "off")
-"""`[ui] notify` values (ui/attention.py sends them)."""
+"""`[ui] notify` values (frontends/tui/attention.py sends them)."""
 
 
 @dataclass(frozen=True)

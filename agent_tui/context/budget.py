@@ -11,12 +11,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agent_tui.reasoning import tool_turn
-from agent_tui.tokens import REPLY_PRIMING, Calibration, ConversationTally, TokenCounter
+from agent_tui.base.reasoning import tool_turn
+from agent_tui.base.tokens import REPLY_PRIMING, Calibration, ConversationTally, TokenCounter
 
 if TYPE_CHECKING:
+    from agent_tui.base.messages import Message
     from agent_tui.context.prompt_sections import PromptSection
-    from agent_tui.messages import Message
 
 THINKING_BLOCK_OVERHEAD = 4
 """A thinking block's type and field names."""

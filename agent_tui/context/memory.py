@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from agent_tui import paths
 from agent_tui.context.prompt_sections import PromptSection
+from agent_tui.runtime import paths
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +85,7 @@ class Skill:
 def parse_skill(path: Path) -> Skill:
     """Read one skill file; optional `---` front matter with `description: …` (read as every
     front matter is, frontmatter.py; a line it cannot read is skipped)."""
-    from agent_tui.frontmatter import read
+    from agent_tui.base.frontmatter import read
 
     doc = read(read_limited(path, MAX_SKILL_BYTES))
     text = doc.body

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agent_tui.units import grouped
+from agent_tui.base.units import grouped
 
 CUT_MARK = " …[line cut]"
 READ_LIMIT = 200

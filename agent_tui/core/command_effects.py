@@ -10,15 +10,15 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from agent_tui import paths
+from agent_tui.base.units import grouped
 from agent_tui.core.replies import Reply, Unavailable
-from agent_tui.units import grouped
+from agent_tui.runtime import paths
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
+    from agent_tui.compose.factory import AppServices
     from agent_tui.core.command_host import CommandHost
     from agent_tui.extensions.commands import CustomCommand
-    from agent_tui.factory import AppServices
 
 DIFF_LINES = 400
 """Lines of `/diff` shown; the rest is counted (the files are on disk)."""
@@ -129,7 +129,7 @@ async def status(host: CommandHost, argument: str) -> Reply:
 
 
 async def tools(host: CommandHost, argument: str) -> Reply:
-    from agent_tui.claude_rules import rule_syntax
+    from agent_tui.policy.claude_rules import rule_syntax
 
     session = require(host)
     rows = session.prompts.tool_table()
@@ -292,7 +292,7 @@ async def skill(host: CommandHost, argument: str) -> Reply:
 
 
 async def init(host: CommandHost, argument: str) -> Reply:
-    from agent_tui.project_init import AlreadyExists, write_agents_md
+    from agent_tui.agent.project_init import AlreadyExists, write_agents_md
 
     session = require(host)
     try:
@@ -305,7 +305,7 @@ async def init(host: CommandHost, argument: str) -> Reply:
 
 async def effort(host: CommandHost, argument: str) -> Reply:
     """How hard a reasoning model thinks, for this session: from its next request on."""
-    from agent_tui.reasoning import EFFORTS, ReasoningSettings
+    from agent_tui.base.reasoning import EFFORTS, ReasoningSettings
 
     session = require(host)
     provider = session.provider
@@ -333,7 +333,7 @@ async def effort(host: CommandHost, argument: str) -> Reply:
 
 
 def _size(path: Any) -> str:
-    from agent_tui.units import human_size
+    from agent_tui.base.units import human_size
 
     try:
         return human_size(path.stat().st_size)

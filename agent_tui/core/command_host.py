@@ -1,7 +1,7 @@
 """What a slash command's effect may use of the front end it runs in: one narrow protocol.
 
-A TUI tab (ui/widgets/session_view.py), an editor session (acp/live.py) and headless `run`
-(commands/run_cmd.py) each are one. The effects (core/command_effects.py) read the session and
+A TUI tab (frontends/tui/widgets/session_view.py), an editor session (frontends/acp/live.py) and headless `run`
+(frontends/cli/run_cmd.py) each are one. The effects (core/command_effects.py) read the session and
 the services and return a `Reply`; nothing here knows a widget, an editor or a terminal.
 """
 
@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
+    from agent_tui.compose.factory import AppServices
     from agent_tui.config import Config
     from agent_tui.extensions.commands import CustomCommand
-    from agent_tui.factory import AppServices
 
 
 class CommandHost(Protocol):

@@ -5,7 +5,7 @@ Each entry says what a command is called, what it takes, what it does, when it r
 ends offer it and — when it has one — its effect (core/command_effects.py), which returns a
 `Reply` each front end renders. A command without an effect is an action of the front end itself
 (open a screen, replace the tab's session, quit); each front end that offers it binds a handler by
-name (ui/slash.py `TUI_ACTIONS`, acp/slash.py `EDITOR_ACTIONS`), and tests/test_command_registry.py
+name (frontends/tui/slash.py `TUI_ACTIONS`, frontends/acp/slash.py `EDITOR_ACTIONS`), and tests/test_command_registry.py
 fails when a front end offers a name that is not here or leaves an offered one unbound. The
 README's command table is generated from here (docs_gen.py).
 """

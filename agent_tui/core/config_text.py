@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agent_tui import paths
+from agent_tui.runtime import paths
 
 
 def toml_value(value: Any) -> str:

@@ -14,15 +14,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent.subagent_calls import window_share
+from agent_tui.base.units import grouped as count
 from agent_tui.context.compaction.strategies import STRATEGIES
 from agent_tui.tools.base import short_arguments
-from agent_tui.units import grouped as count
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
+    from agent_tui.base.messages import Message
+    from agent_tui.base.tokens import Calibration, TokenCounter
     from agent_tui.context.budget import ContextBudget
-    from agent_tui.messages import Message
-    from agent_tui.tokens import Calibration, TokenCounter
 
 RULES = {
     "anthropic": "Anthropic's rule: width×height/750",
@@ -109,7 +109,7 @@ class ContextReport:
     """How the tools were held to their share of a small window (brief, what was deferred)."""
     images: tuple[int, int, str | None] = (0, 0, None)
     """Pictures in the conversation: how many, their estimated tokens (part of `conversation`),
-    and which provider's rule counted them (agent_tui/images.py)."""
+    and which provider's rule counted them (agent_tui/base/images.py)."""
     side: tuple[str, ...] = ()
     """The pins with their tokens and the task list (kept beside the conversation)."""
     compactions: tuple[str, ...] = ()
@@ -252,7 +252,7 @@ def tools_line(session: AgentSession) -> str:
 
 def images_in(history: Sequence[Message], model: str | None) -> tuple[int, int, str | None]:
     """How many pictures `history` sends, their estimated tokens, and the rule that counted them."""
-    from agent_tui.images import image_tokens, provider_rule
+    from agent_tui.base.images import image_tokens, provider_rule
 
     rule = provider_rule(model)
     images = [image for m in history for image in m.images]

@@ -21,18 +21,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent.events import AgentEvent
+from agent_tui.base.errors_text import one_line
 from agent_tui.core import ops
 from agent_tui.core import protocol_events as pe
 from agent_tui.core.event_log import EventLog
-from agent_tui.errors_text import one_line
 from agent_tui.tools.approval_request import ApprovalDecision, ApprovalRequest, Approver
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
+    from agent_tui.compose.factory import AppServices
     from agent_tui.config import Config
     from agent_tui.core.replies import Reply
     from agent_tui.extensions.commands import CustomCommand
-    from agent_tui.factory import AppServices
 
 log = logging.getLogger(__name__)
 
@@ -272,7 +272,7 @@ async def _fork(driver: SessionDriver, op: ops.Fork) -> None:
 
 
 async def _set_model(driver: SessionDriver, op: ops.SetModel) -> None:
-    from agent_tui.models import switched_model
+    from agent_tui.llm.models import switched_model
 
     old = driver.require()
     config = driver.services.config

@@ -11,8 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent_tui import paths, project_layout
-from agent_tui.units import human_size
+from agent_tui.base.units import human_size
+from agent_tui.policy import project_layout
+from agent_tui.runtime import paths
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
@@ -29,7 +30,7 @@ KEY_HINTS = "/ commands · !cmd shell · # note saves a memory · Esc Esc rewind
 
 def trust_line(workspace: Path, trusted: bool) -> str:
     """The folder's trust in words, with what to do about it."""
-    from agent_tui import trust
+    from agent_tui.policy import trust
 
     if trusted:
         return "trusted: its hooks, commands and settings apply"

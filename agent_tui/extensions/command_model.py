@@ -32,9 +32,9 @@ def _same(session: AgentSession, name: str) -> bool:
 def use_model(session: AgentSession, command: str, name: str) -> tuple[str, Restore | None]:
     """Put `session` on model `name` for one turn: (the line to tell the user, the call that
     puts it back, or None when the session stays on its own model)."""
+    from agent_tui.base.toml_files import ConfigError
+    from agent_tui.llm.models import resolve_limits, switched_model
     from agent_tui.llm.provider import Provider
-    from agent_tui.models import resolve_limits, switched_model
-    from agent_tui.toml_files import ConfigError
 
     own = session.model
     if name.lower() in CLAUDE_ALIASES:

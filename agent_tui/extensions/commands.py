@@ -1,6 +1,6 @@
 """Custom slash commands: Markdown files that become `/NAME` (sub-folders give `/folder:name`).
 
-Read from `commands/` in the user config dir always, and — in a trusted folder — from
+Read from `frontends/cli/` in the user config dir always, and — in a trusted folder — from
 `.claude/commands/` and `.agent-tui/commands/` (a later folder's command wins over an earlier
 one of the same name). Front matter: `description`, `argument-hint`, `model`, `allowed-tools`.
 The body is the prompt: `$ARGUMENTS` and `$1`…`$9` are replaced, `` !`command` `` is replaced by
@@ -16,8 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_tui import frontmatter, paths, project_layout
-from agent_tui.permission_rules import bash_prefix_matches, normalize_command
+from agent_tui.base import frontmatter
+from agent_tui.policy import project_layout
+from agent_tui.policy.permission_rules import bash_prefix_matches, normalize_command
+from agent_tui.runtime import paths
 
 log = logging.getLogger(__name__)
 
@@ -120,7 +122,7 @@ def read_command(path: Path, name: str) -> tuple[CustomCommand | None, list[str]
 def discover(workspace: Path, trusted: bool) -> Catalog:
     found: dict[str, CustomCommand] = {}
     notices: list[str] = []
-    from agent_tui.extension_files import walk
+    from agent_tui.policy.extension_files import walk
 
     user_dir = paths.config_dir() / "commands"
     for folder in command_dirs(workspace, trusted):

@@ -24,7 +24,7 @@ def hook_lines(hooks: HookSet | None) -> list[str]:
 
 
 def skill_lines(skills: SkillCatalog) -> list[str]:
-    from agent_tui import paths
+    from agent_tui.runtime import paths
 
     return [f"{s.name}: {s.description}  ({paths.shown(s.path)})" for s in skills.skills.values()]
 

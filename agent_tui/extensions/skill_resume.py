@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from agent_tui.messages import Message
+from agent_tui.base.messages import Message
 from agent_tui.store.branches import discarded_branches
 
 if TYPE_CHECKING:

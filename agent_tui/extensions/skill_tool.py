@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from agent_tui.base.tool_decl import Capabilities
 from agent_tui.extensions.skill_resume import loaded_line
-from agent_tui.tool_decl import Capabilities
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 
 if TYPE_CHECKING:

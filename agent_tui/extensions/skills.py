@@ -12,7 +12,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_tui import frontmatter, paths, project_layout
+from agent_tui.base import frontmatter
+from agent_tui.policy import project_layout
+from agent_tui.runtime import paths
 
 MAX_SKILL_BYTES = 32_768
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
@@ -44,7 +46,7 @@ def discover_skills(workspace: Path, trusted: bool) -> SkillCatalog:
 
     found: dict[str, SkillInfo] = {}
     notices: list[str] = []
-    from agent_tui.extension_files import walk
+    from agent_tui.policy.extension_files import walk
 
     user_dir = paths.config_dir() / "skills"
     for folder in skill_dirs(workspace, trusted):

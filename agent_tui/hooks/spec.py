@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from agent_tui import tool_decl
-from agent_tui.tool_decl import claude_names
+from agent_tui.base import tool_decl
+from agent_tui.base.tool_decl import claude_names
 
 EVENTS: tuple[str, ...] = (
     "PreToolUse",

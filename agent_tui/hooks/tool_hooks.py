@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 from agent_tui.hooks.runner import NOTHING, HookOutcome
 
 if TYPE_CHECKING:
+    from agent_tui.base.messages import ToolCall
     from agent_tui.hooks.runner import HookRunner
-    from agent_tui.messages import ToolCall
     from agent_tui.tools.base import ToolSpec
     from agent_tui.tools.permissions import PermissionPolicy
 

@@ -14,7 +14,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent_tui import paths
+from agent_tui.runtime import paths
 
 if TYPE_CHECKING:
     from agent_tui.store import Store

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from agent_tui.user_command_text import hook_context_block
+from agent_tui.base.user_command_text import hook_context_block
 
 if TYPE_CHECKING:
     from agent_tui.hooks.runner import HookOutcome, HookRunner

@@ -8,7 +8,7 @@ stays on the block it was on.
 
 A step's request is the last one's messages plus a few, so `EncodedTurns` keeps each translated
 turn's JSON and redoes only the turns from the first message that is not the very same
-read-only wire dict as last time (agent_tui/wire_dict.py) — and the turn before it, which a new
+read-only wire dict as last time (agent_tui/base/wire_dict.py) — and the turn before it, which a new
 message of its role would still merge into. A 3 000-message request costs what its new messages
 cost, not a whole translation (9-12 ms) every step.
 """
@@ -20,7 +20,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_tui.wire_dict import as_sent, same_as_sent
+from agent_tui.base.wire_dict import as_sent, same_as_sent
 
 DEFAULT_MAX_TOKENS = 4096
 _PLACEHOLDER_TURN: dict[str, Any] = {"role": "user", "content": [{"type": "text", "text": "."}]}

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from agent_tui.messages import TokenUsage
+from agent_tui.base.messages import TokenUsage
 
 
 @dataclass(frozen=True)

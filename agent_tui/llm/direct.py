@@ -16,12 +16,12 @@ import os
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
 from typing import Any, TypeVar
 
+from agent_tui.base.messages import TokenUsage
 from agent_tui.llm.errors import LLMError
 from agent_tui.llm.http_common import Clock, client, status_error, timeout_config
 from agent_tui.llm.routes import Route
 from agent_tui.llm.stream import StreamEvent, TextChunk, UsageChunk
 from agent_tui.llm.wire_format import DirectFormat, Memo
-from agent_tui.messages import TokenUsage
 
 PLACEHOLDER_KEY = "sk-no-key-required"
 """Sent to an api_base when no key is configured: local servers ignore it, some need one."""

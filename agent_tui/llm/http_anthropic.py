@@ -10,6 +10,8 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
+from agent_tui.base.messages import TokenUsage, ToolCall
+from agent_tui.base.reasoning import ThinkingBlock
 from agent_tui.llm.http_common import Clock, bad_response, incomplete, sse_data, status_error
 from agent_tui.llm.stream import (
     ReasoningChunk,
@@ -21,8 +23,6 @@ from agent_tui.llm.stream import (
     ToolCallsReady,
     UsageChunk,
 )
-from agent_tui.messages import TokenUsage, ToolCall
-from agent_tui.reasoning import ThinkingBlock
 
 VERSION = "2023-06-01"
 _STOP = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls", "max_tokens": "length"}

@@ -13,6 +13,8 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
+from agent_tui.base.messages import TokenUsage
+from agent_tui.base.wire_dict import as_sent, same_as_sent
 from agent_tui.llm.http_common import (
     Clock,
     bad_response,
@@ -22,8 +24,6 @@ from agent_tui.llm.http_common import (
     status_error,
 )
 from agent_tui.llm.stream import ChunkAssembler, ReasoningChunk, StreamEvent, TextChunk
-from agent_tui.messages import TokenUsage
-from agent_tui.wire_dict import as_sent, same_as_sent
 
 _COMPLETION_TOKENS_FAMILIES = ("o1", "o3", "o4", "gpt-5")
 """OpenAI's reasoning families take max_completion_tokens and reject max_tokens."""

@@ -28,7 +28,7 @@ def _import() -> Any:
     global _litellm
     if _litellm is None:
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-        from agent_tui.tokens import _point_tiktoken_at_litellm_files
+        from agent_tui.base.tokens import _point_tiktoken_at_litellm_files
 
         _point_tiktoken_at_litellm_files()
         import litellm as module

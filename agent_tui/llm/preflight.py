@@ -73,7 +73,7 @@ async def count_request(
 
 
 def _cache_file() -> Path:
-    from agent_tui.paths import state_dir
+    from agent_tui.runtime.paths import state_dir
 
     return state_dir() / "calibration.json"
 

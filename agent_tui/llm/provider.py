@@ -19,8 +19,9 @@ import random
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
-from agent_tui import instrument
-from agent_tui.errors_text import one_line
+from agent_tui.base.errors_text import one_line
+from agent_tui.base.messages import TokenUsage
+from agent_tui.base.reasoning import ReasoningSettings
 from agent_tui.llm import catalog, direct, via_litellm
 from agent_tui.llm.errors import LLMError, classify
 from agent_tui.llm.http_common import Clock, TimeLimits
@@ -36,8 +37,7 @@ from agent_tui.llm.stream import (
     UsageChunk,
 )
 from agent_tui.llm.wire_format import DirectFormat, Memo, WireFormat, format_of
-from agent_tui.messages import TokenUsage
-from agent_tui.reasoning import ReasoningSettings
+from agent_tui.runtime import instrument
 
 _first_request_marked = False
 

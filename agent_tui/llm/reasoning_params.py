@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from agent_tui.base.reasoning import ReasoningSettings, tool_turn
 from agent_tui.llm import catalog
-from agent_tui.reasoning import ReasoningSettings, tool_turn
 
 MIN_BUDGET = 1024
 """Anthropic's smallest thinking budget."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 def preload(*, http: bool = True) -> None:
     """Start loading the price map and (unless `http` is False) httpx, each in its own thread.
     The TUI leaves httpx for later: its idle prompt needs the window, and the HTTP client only
-    once the user starts typing (ui/warmup.py)."""
+    once the user starts typing (frontends/tui/warmup.py)."""
     from agent_tui.llm import catalog, http_common
 
     catalog.preload()

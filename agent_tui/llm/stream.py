@@ -12,9 +12,9 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_tui.base.messages import TokenUsage, ToolCall
+from agent_tui.base.reasoning import ThinkingBlock
 from agent_tui.llm.errors import Kind
-from agent_tui.messages import TokenUsage, ToolCall
-from agent_tui.reasoning import ThinkingBlock
 
 
 @dataclass(frozen=True)

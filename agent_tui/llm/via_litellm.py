@@ -10,10 +10,10 @@ import logging
 from collections.abc import AsyncGenerator
 from typing import Any
 
+from agent_tui.base.messages import TokenUsage
 from agent_tui.llm.http_common import Clock, incomplete
 from agent_tui.llm.lazy import litellm
 from agent_tui.llm.stream import ChunkAssembler, StreamEvent
-from agent_tui.messages import TokenUsage
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +81,7 @@ async def complete(
 
 def _changeable(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Copies for litellm, which rewrites messages in place for some providers: the session's
-    wire dicts are shared by every request and read-only (agent_tui/wire_dict.py)."""
+    wire dicts are shared by every request and read-only (agent_tui/base/wire_dict.py)."""
     return [dict(message) for message in messages]
 
 

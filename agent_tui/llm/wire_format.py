@@ -18,11 +18,11 @@ from agent_tui.llm import anthropic_request, http_anthropic, http_openai
 from agent_tui.llm.reasoning_params import ReasoningRequest, reasoning_request
 
 if TYPE_CHECKING:
+    from agent_tui.base.messages import TokenUsage
+    from agent_tui.base.reasoning import ReasoningSettings
     from agent_tui.llm.http_common import Clock
     from agent_tui.llm.routes import Route
     from agent_tui.llm.stream import StreamEvent
-    from agent_tui.messages import TokenUsage
-    from agent_tui.reasoning import ReasoningSettings
 
 Memo = http_openai.EncodedMessages | anthropic_request.EncodedTurns
 """The encoded form of the messages the last request sent, reused by the next (one per format)."""

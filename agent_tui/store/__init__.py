@@ -17,7 +17,7 @@ import logging
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from agent_tui import paths
+from agent_tui.runtime import paths
 from agent_tui.store.background_log import BackgroundLog
 from agent_tui.store.checkpoints import CheckpointStore
 from agent_tui.store.conversation import TranscriptStore

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 
-from agent_tui.bounded_regex import (
+from agent_tui.base.bounded_regex import (
     DEFAULT_BUDGET,
     Deadline,
     Pattern,
@@ -23,9 +23,9 @@ from agent_tui.bounded_regex import (
     in_daemon_thread,
     stopped_message,
 )
+from agent_tui.base.messages import Message
 from agent_tui.context import views
 from agent_tui.context.compaction.ref_labels import extent
-from agent_tui.messages import Message
 from agent_tui.store.db import Database
 from agent_tui.store.errors import BadRef, LineRangeError, RefNotFound, StoreError
 from agent_tui.store.grep import ContextWindow, compile_pattern

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 import aiosqlite
 
-from agent_tui.messages import Message
+from agent_tui.base.messages import Message
 
 INDEXED_KINDS = ("chat", "attachment")
 """What recall searches: what the user typed or pasted and what the assistant wrote, not the

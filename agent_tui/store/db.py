@@ -27,7 +27,7 @@ from typing import Any
 
 import aiosqlite
 
-from agent_tui import paths
+from agent_tui.runtime import paths
 from agent_tui.store.chunks import inflate_text
 from agent_tui.store.errors import CorruptDatabase, StoreError
 from agent_tui.store.health import quick_check

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 
-from agent_tui.messages import Message
+from agent_tui.base.messages import Message
 from agent_tui.store.branches import discarded_branches
 from agent_tui.store.db import Database
 from agent_tui.store.errors import StoreError

@@ -19,7 +19,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from functools import partial
 
-from agent_tui.bounded_regex import (
+from agent_tui.base.bounded_regex import (
     DEFAULT_BUDGET,
     MULTILINE,
     Deadline,

@@ -20,7 +20,7 @@ import asyncio
 import logging
 import sqlite3
 
-from agent_tui.messages import ResultRef
+from agent_tui.base.messages import ResultRef
 from agent_tui.store.chunks import FTS_LIMIT, Chunker, compress, preview, to_bytes
 from agent_tui.store.db import Database
 from agent_tui.store.writer import INSERT_CHUNK, insert_blob

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from agent_tui.base.messages import Message
 from agent_tui.context.compaction.ref_labels import call_words, extent
-from agent_tui.messages import Message
 from agent_tui.store.db import Database
 from agent_tui.store.models import MessageHit, RecallHit
 from agent_tui.store.refs import range_id

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent_tui.messages import ResultRef
+from agent_tui.base.messages import ResultRef
 from agent_tui.store.refs import build_range_uri, build_uri, range_id
 
 

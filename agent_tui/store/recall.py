@@ -18,7 +18,7 @@ import re
 import sqlite3
 from collections.abc import Sequence
 
-from agent_tui.messages import ResultRef
+from agent_tui.base.messages import ResultRef
 from agent_tui.store.db import Database
 from agent_tui.store.errors import StoreError
 from agent_tui.store.hit_links import link_calls

@@ -18,9 +18,9 @@ from concurrent.futures import Executor
 from contextlib import aclosing
 from datetime import timedelta
 
-from agent_tui.bounded_regex import DEFAULT_BUDGET, stopped_message
+from agent_tui.base.bounded_regex import DEFAULT_BUDGET, stopped_message
+from agent_tui.base.messages import ResultRef
 from agent_tui.context import views
-from agent_tui.messages import ResultRef
 from agent_tui.store import lines as L
 from agent_tui.store.chunks import CHUNK_SIZE, decompress, to_bytes
 from agent_tui.store.db import Database

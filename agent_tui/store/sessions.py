@@ -15,7 +15,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from agent_tui.messages import Message
+from agent_tui.base.messages import Message
+from agent_tui.base.user_command_text import typed_text
 from agent_tui.store.conversation_index import index_messages
 from agent_tui.store.db import Database
 from agent_tui.store.errors import SessionNotFound, StoreError
@@ -24,7 +25,6 @@ from agent_tui.store.recall import Indexer
 from agent_tui.store.refs import new_session_id
 from agent_tui.store.spool import Spool
 from agent_tui.store.transfer import export_session, import_session
-from agent_tui.user_command_text import typed_text
 
 log = logging.getLogger(__name__)
 

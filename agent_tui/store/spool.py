@@ -30,7 +30,7 @@ from collections.abc import AsyncIterator
 from concurrent.futures import Executor
 from pathlib import Path
 
-from agent_tui.messages import ResultRef
+from agent_tui.base.messages import ResultRef
 from agent_tui.store.chunks import preview, to_bytes
 from agent_tui.store.db import Database
 from agent_tui.store.errors import SessionNotFound

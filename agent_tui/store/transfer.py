@@ -18,7 +18,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, TextIO
 
-from agent_tui.messages import Message
+from agent_tui.base.messages import Message
 from agent_tui.store.chunks import CHUNK_SIZE, decompress
 from agent_tui.store.conversation_index import index_messages
 from agent_tui.store.db import Database

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import aiosqlite
 
-from agent_tui.messages import ResultRef
+from agent_tui.base.messages import ResultRef
 from agent_tui.store.chunks import FTS_LIMIT, Chunker, compress, preview, to_bytes
 from agent_tui.store.db import Database
 from agent_tui.store.errors import SessionNotFound

@@ -9,7 +9,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_tui import tool_decl
+from agent_tui.base import tool_decl
 
 if TYPE_CHECKING:
     from agent_tui.tools.sandbox import Sandbox

@@ -55,7 +55,7 @@ Approver = Callable[[ApprovalRequest], Awaitable[ApprovalDecision]]
 def claude_hint(request: ApprovalRequest) -> str:
     """The headless hint for a user whose rules live in Claude Code's settings.json: the rule
     that would allow this call, in that syntax."""
-    from agent_tui.claude_rules import format_claude
+    from agent_tui.policy.claude_rules import format_claude
 
     command = request.arguments.get("command") if request.tool == "bash" else None
     rule = format_claude(

@@ -19,8 +19,9 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from agent_tui import children
+from agent_tui.base.units import human_size
 from agent_tui.context.prompt_sections import PromptSection
+from agent_tui.runtime import children
 from agent_tui.store.background_log import ENDED_WITH_SESSION, LostCommand
 from agent_tui.tools.background_note import status_note
 from agent_tui.tools.background_shell import CAPPED, EXITED, KILLED, RUNNING, UNREAD_BYTES, Shell
@@ -36,7 +37,6 @@ from agent_tui.tools.process_group import (
     group_alive,
     terminate_group,
 )
-from agent_tui.units import human_size
 
 if TYPE_CHECKING:
     from agent_tui.store import Store

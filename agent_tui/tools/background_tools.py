@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_tui.tool_decl import Capabilities
+from agent_tui.base.tool_decl import Capabilities
 from agent_tui.tools.base import Shells, ToolContext, ToolOutput, ToolSpec
 
 MAX_WAIT = 60.0

@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from agent_tui.base.tool_decl import Capabilities, declare
+from agent_tui.base.visible_text import visible
 from agent_tui.context.side_state import SideState
-from agent_tui.tool_decl import Capabilities, declare
-from agent_tui.visible_text import visible
 
 if TYPE_CHECKING:
-    from agent_tui.messages import ResultRef
+    from agent_tui.base.messages import ResultRef
     from agent_tui.store import Store
     from agent_tui.tools.process_group import Launch
     from agent_tui.tools.sandbox import Sandbox

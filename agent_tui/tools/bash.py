@@ -19,8 +19,8 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import replace
 from typing import Any
 
-from agent_tui import children
-from agent_tui.tool_decl import Capabilities, in_words
+from agent_tui.base.tool_decl import Capabilities, in_words
+from agent_tui.runtime import children
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 from agent_tui.tools.head_tail import HeadTail
 from agent_tui.tools.process_group import (

@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from agent_tui.base.tool_decl import Capabilities
 from agent_tui.context.compaction.ref_labels import extent
-from agent_tui.tool_decl import Capabilities
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 from agent_tui.tools.picture_refs import picture_text
 

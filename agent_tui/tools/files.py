@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from agent_tui.tool_decl import Capabilities, preview_of
+from agent_tui.base.tool_decl import Capabilities, preview_of
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 from agent_tui.tools.file_status import edit_report, page_footer, write_report
 from agent_tui.tools.regular import NotRegular, capped_lines, open_regular

@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_tui import paths
+from agent_tui.runtime import paths
 from agent_tui.tools.mcp_config import MAX_TOOL_NAME, ServerConfig, parse_servers, tool_name
 from agent_tui.tools.mcp_server import (
     McpServer,
@@ -36,7 +36,7 @@ from agent_tui.tools.mcp_server import (
 )
 
 if TYPE_CHECKING:
-    from agent_tui.tokens import TokenCounter
+    from agent_tui.base.tokens import TokenCounter
     from agent_tui.tools.registry import ToolRegistry
     from agent_tui.tools.sandbox import Sandbox
 

@@ -17,7 +17,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from agent_tui.errors_text import one_line
+from agent_tui.base.errors_text import one_line
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 from agent_tui.tools.mcp_config import ServerConfig, tool_name
 

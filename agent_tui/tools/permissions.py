@@ -17,10 +17,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_tui import tool_decl
-from agent_tui.claude_rules import DOMAIN_RULE_TOOLS
-from agent_tui.permission_modes import PermissionMode, plan_refusal
-from agent_tui.permission_rules import (
+from agent_tui.base import tool_decl
+from agent_tui.policy.claude_rules import DOMAIN_RULE_TOOLS
+from agent_tui.policy.permission_modes import PermissionMode, plan_refusal
+from agent_tui.policy.permission_rules import (
     AllowRule,
     RuleError,
     RuleSet,
@@ -28,7 +28,7 @@ from agent_tui.permission_rules import (
     bash_prefix_matches,
     normalize_command,
 )
-from agent_tui.rule_targets import host_of
+from agent_tui.policy.rule_targets import host_of
 from agent_tui.tools.approval_preview import build_preview, describe_call, sandbox_refusal, where
 from agent_tui.tools.approval_request import (
     HEADLESS_HINT,
@@ -228,7 +228,7 @@ class PermissionPolicy:
                 rule = AllowRule("bash", prefix=(decision.prefix or command).strip())
             self.rules.add(rule, "local")
             try:
-                from agent_tui.allow_rules import add_rule
+                from agent_tui.policy.allow_rules import add_rule
 
                 written = await asyncio.to_thread(add_rule, rule.format(), workspace)
                 log.info("allow rule %r written to %s", rule.format(), written)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agent_tui.images import describe
+from agent_tui.base.images import describe
 
 if TYPE_CHECKING:
     from agent_tui.store import Store

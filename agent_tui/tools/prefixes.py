@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 # What may not follow a prefix: defined with the rule type that matches prefixes.
-from agent_tui.permission_rules import SHELL_META as SHELL_META
+from agent_tui.policy.permission_rules import SHELL_META as SHELL_META
 
 RUNNERS: tuple[str, ...] = (
     "uv run",

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_tui import children
+from agent_tui.runtime import children
 from agent_tui.tools.sandbox import BlockScan, Sandbox
 
 log = logging.getLogger(__name__)

@@ -17,7 +17,7 @@ import re
 import stat
 from pathlib import Path
 
-from agent_tui import paths
+from agent_tui.runtime import paths
 from agent_tui.tools.workspace import within
 
 RULES_FILES = frozenset({"agents.md", "agent.md", "claude.md"})

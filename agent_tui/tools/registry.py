@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from agent_tui.tools.base import Tool, ToolContext, ToolOutput, ToolSpec
 
 if TYPE_CHECKING:
-    from agent_tui.messages import ToolCall
+    from agent_tui.base.messages import ToolCall
 
 log = logging.getLogger(__name__)
 

@@ -25,7 +25,8 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from agent_tui import paths, project_layout
+from agent_tui.policy import project_layout
+from agent_tui.runtime import paths
 from agent_tui.tools import gitmeta, seccomp
 from agent_tui.tools import sandbox_view as view
 from agent_tui.tools.sandbox_probe import Probe, base_flags, probe, probe_async

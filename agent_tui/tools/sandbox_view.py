@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_tui import paths
+from agent_tui.runtime import paths
 
 SECRET_HOME = (
     # keys, cloud and registry credentials

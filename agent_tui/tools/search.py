@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from agent_tui.bounded_regex import (
+from agent_tui.base.bounded_regex import (
     IGNORECASE,
     MULTILINE,
     Deadline,
@@ -26,12 +26,12 @@ from agent_tui.bounded_regex import (
     in_daemon_thread,
     stopped_message,
 )
-from agent_tui.tool_decl import Capabilities
+from agent_tui.base.tool_decl import Capabilities
+from agent_tui.base.units import human_size
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 from agent_tui.tools.gitignore import IgnoreRules, glob_regex, walk_files
 from agent_tui.tools.regular import capped_lines, open_regular
 from agent_tui.tools.workspace import PathError, looks_binary, relative, resolve_path
-from agent_tui.units import human_size
 
 Searcher = Callable[[Pattern, str, int], Any]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from agent_tui.base.tool_decl import Capabilities
 from agent_tui.context.side_state import PinBudgetFull, parse_todos
-from agent_tui.tool_decl import Capabilities
 from agent_tui.tools.base import ToolOutput, ToolSpec
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent_tui.tool_decl import Capabilities
+from agent_tui.base.tool_decl import Capabilities
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 
 DEFAULT_LIMIT = 5

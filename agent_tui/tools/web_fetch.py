@@ -21,9 +21,9 @@ import time
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
-from agent_tui.tool_decl import Capabilities
+from agent_tui.base.tool_decl import Capabilities
+from agent_tui.base.units import human_size
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
-from agent_tui.units import human_size
 
 if TYPE_CHECKING:
     from agent_tui.config.schema import WebSettings

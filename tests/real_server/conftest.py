@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from agent_tui.factory import build_services
+from agent_tui.compose.factory import build_services
 from testkit.llama_server import LlamaServer, start_test_server
 from tests.support.real_server import SERVER_SETTINGS, TEMPLATE, WINDOW, real_config
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agent_tui.agent import events as ev
-from agent_tui.tokens import TokenCounter
+from agent_tui.base.tokens import TokenCounter
 from tests.support.real_server import MODEL, QUIET, WINDOW, gemma_tokens, paste
 
 

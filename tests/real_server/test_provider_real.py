@@ -7,9 +7,9 @@ import asyncio
 
 import pytest
 
+from agent_tui.base.tokens import TokenCounter
 from agent_tui.llm.errors import LLMError
 from agent_tui.llm.provider import Provider, StreamDone, TextChunk, UsageChunk
-from agent_tui.tokens import TokenCounter
 from tests.support.real_server import (
     MODEL,
     WINDOW,

@@ -86,7 +86,7 @@ def soak(server: LlamaServer, window: int, tmp_path: Path, turns: int, paste_tok
 
 
 def test_log_paste_is_what_tiktoken_undercounts(llama):
-    from agent_tui.tokens import TokenCounter
+    from agent_tui.base.tokens import TokenCounter
 
     text = log_paste(1200)
     real, ours = gemma_tokens(llama, text), TokenCounter(MODEL).count_text(text)

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from agent_tui.compose.factory import AppServices, build_services
 from agent_tui.config import load_config
-from agent_tui.factory import AppServices, build_services
 from testkit.fake_anthropic import FakeAnthropic
 
 MODEL = "anthropic/claude-sonnet-4-5"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from agent_tui.messages import ResultRef
+from agent_tui.base.messages import ResultRef
 
 
 def alive(pid: int) -> bool:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from testkit.fake_openai import FakeOpenAI
 
 if TYPE_CHECKING:
-    from agent_tui.messages import Message
+    from agent_tui.base.messages import Message
 
 ROOT = Path(__file__).parents[2]
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from agent_tui.base.messages import Message, ResultRef, ToolCall
+from agent_tui.base.tokens import TokenCounter
 from agent_tui.config import CompactionSettings
-from agent_tui.messages import Message, ResultRef, ToolCall
-from agent_tui.tokens import TokenCounter
 
 COUNTER = TokenCounter("gpt-4o")
 

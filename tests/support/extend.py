@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agent_tui import paths
+from agent_tui.runtime import paths
 from testkit.fake_openai import FakeOpenAI
 
 
@@ -52,9 +52,9 @@ def write(path: Path, text: str) -> Path:
 def trusting_app(server: FakeOpenAI, workspace: Path, db: Path) -> Any:
     """The app as `agent-tui` builds it in `workspace`: it asks the trust question when the
     folder holds settings that wait for trust."""
-    from agent_tui.commands.tui import trusting_services
     from agent_tui.config import load_config
-    from agent_tui.ui.app import AgentApp
+    from agent_tui.frontends.cli.tui import trusting_services
+    from agent_tui.frontends.tui.app import AgentApp
 
     flags = {
         "model": {"name": "openai/fake-model", "api_base": server.base_url, "context_window": 32_000},
@@ -73,7 +73,7 @@ def trusting_app(server: FakeOpenAI, workspace: Path, db: Path) -> Any:
 
 async def commands_ready(pilot: Any, name: str) -> None:
     """Wait until the app's session is open and the custom command `name` is installed."""
-    from agent_tui.ui import slash
+    from agent_tui.frontends.tui import slash
     from tests.support.ui_helpers import until
 
     app = pilot.app

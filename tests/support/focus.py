@@ -8,7 +8,7 @@ from tests.support.ui_helpers import send, settle
 
 async def focus_a_tool_line(pilot, server, workspace) -> None:
     """One turn with one read_file call, then its line focused."""
-    from agent_tui.ui.widgets.chat_items import ToolLine
+    from agent_tui.frontends.tui.widgets.chat_items import ToolLine
 
     (workspace / "a.txt").write_text("x\n")
     server.enqueue(Reply(tool_calls=[("read_file", {"path": "a.txt"})]), Reply(text="done"))

@@ -7,7 +7,7 @@ import stat
 import subprocess
 from pathlib import Path
 
-from agent_tui import paths
+from agent_tui.runtime import paths
 from testkit.fake_openai import FakeOpenAI
 
 NO_RM = """#!/bin/bash

@@ -94,7 +94,7 @@ def thai_paste(tokens: int) -> str:
 
 def code_paste(tokens: int) -> str:
     """About `tokens` Gemma tokens of this repository's Python (tiktoken is close on code)."""
-    source = (Path(__file__).resolve().parents[2] / "agent_tui" / "tokens.py").read_text()
+    source = (Path(__file__).resolve().parents[2] / "agent_tui" / "base" / "tokens.py").read_text()
     chars = tokens * 24 // 7  # ≈ 3.4 characters per Gemma token on this file
     return (source * (chars // len(source) + 1))[:chars]
 

@@ -8,11 +8,11 @@ import json
 
 import pytest
 
-from agent_tui.messages import ToolCall, assistant, tool_result, user
-from agent_tui.ui.screens import blobs
-from agent_tui.ui.screens.blobs import BlobsScreen
-from agent_tui.ui.screens.context_screen import ContextScreen
-from agent_tui.ui.widgets.prompt import PromptInput
+from agent_tui.base.messages import ToolCall, assistant, tool_result, user
+from agent_tui.frontends.tui.screens import blobs
+from agent_tui.frontends.tui.screens.blobs import BlobsScreen
+from agent_tui.frontends.tui.screens.context_screen import ContextScreen
+from agent_tui.frontends.tui.widgets.prompt import PromptInput
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import make_app, settle, until
@@ -84,7 +84,7 @@ def snap_server():
 def stored_session(config, workspace, monkeypatch) -> tuple[str, float]:
     """Write the session (and its outputs, under fixed refs) to the database; return its id and
     the newest output's time (the frozen clock starts from it)."""
-    from agent_tui.factory import build_services
+    from agent_tui.compose.factory import build_services
     from agent_tui.store import writer
 
     numbers = itertools.count(1)

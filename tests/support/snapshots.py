@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.messages import ResultRef, ToolCall, assistant, tool_result, user
-from agent_tui.ui.widgets.prompt import PromptInput
+from agent_tui.base.messages import ResultRef, ToolCall, assistant, tool_result, user
+from agent_tui.frontends.tui.widgets.prompt import PromptInput
 from tests.support.ui_helpers import make_app, settle
 
 REPLY = """The cart total ignored quantities; fixed in `src/cart.py:41`:
@@ -28,7 +28,7 @@ All **212** tests pass."""
 def sandbox_off():
     """The same picture with or without bubblewrap on the machine: the sandbox chosen off (which
     the top bar does not mention)."""
-    from agent_tui import paths
+    from agent_tui.runtime import paths
 
     paths.user_config_file().parent.mkdir(parents=True, exist_ok=True)
     paths.user_config_file().write_text('[sandbox]\nmode = "off"\n')
@@ -93,7 +93,7 @@ def history():
 def resumed_app(config, workspace, **kwargs):
     """The app opening a session stored beforehand (snap_compare runs its own event loop, so
     the database is written in one of ours first)."""
-    from agent_tui.factory import build_services
+    from agent_tui.compose.factory import build_services
 
     async def store() -> str:
         services = await build_services(config, workspace=workspace)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_tui.ui.screens.blobs import BlobsScreen
+from agent_tui.frontends.tui.screens.blobs import BlobsScreen
 from tests.support.ui_helpers import settle, until
 from tests.support.ui_session_fixtures import send
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 from textual.app import App
 
-from agent_tui.ui.textual_compat import notifications, screen_text
-from agent_tui.ui.themes import VARIABLE_DEFAULTS
-from agent_tui.ui.widgets.prompt import PromptInput
-from agent_tui.ui.widgets.session_view import SessionView
+from agent_tui.frontends.tui.textual_compat import notifications, screen_text
+from agent_tui.frontends.tui.themes import VARIABLE_DEFAULTS
+from agent_tui.frontends.tui.widgets.prompt import PromptInput
+from agent_tui.frontends.tui.widgets.session_view import SessionView
 
 __all__ = ["Host", "make_app", "notices", "printed", "screen_text", "settle", "until", "until_approval"]
 
@@ -18,7 +18,7 @@ __all__ = ["Host", "make_app", "notices", "printed", "screen_text", "settle", "u
 class Host(App):
     """An empty app with agent-tui's stylesheet, to push one screen or widget onto."""
 
-    CSS_PATH = Path(__file__).parents[2] / "agent_tui" / "ui" / "app.tcss"
+    CSS_PATH = Path(__file__).parents[2] / "agent_tui" / "frontends" / "tui" / "app.tcss"
 
     def get_theme_variable_defaults(self):
         return {**super().get_theme_variable_defaults(), **VARIABLE_DEFAULTS}
@@ -52,8 +52,8 @@ async def settle(pilot) -> None:
 
 def make_app(config, workspace, **kwargs):
     """The app as `agent-tui` builds it, over the given config and workspace."""
-    from agent_tui.factory import build_services
-    from agent_tui.ui.app import AgentApp
+    from agent_tui.compose.factory import build_services
+    from agent_tui.frontends.tui.app import AgentApp
 
     async def services():
         return await build_services(config, workspace=workspace)
@@ -63,14 +63,14 @@ def make_app(config, workspace, **kwargs):
 
 async def until_approval(pilot) -> None:
     """Wait until the approval modal is the active screen."""
-    from agent_tui.ui.screens.approval import ApprovalScreen
+    from agent_tui.frontends.tui.screens.approval import ApprovalScreen
 
     await until(pilot, lambda: isinstance(pilot.app.screen, ApprovalScreen), what="the modal")
     await until_armed(pilot)
 
 
 async def until_armed(pilot) -> None:
-    """Wait until the open decision dialog takes a choice (ui/screens/deliberate.py: it ignores
+    """Wait until the open decision dialog takes a choice (frontends/tui/screens/deliberate.py: it ignores
     keys for a moment after it appears, as a user would wait to read it)."""
     await until(pilot, lambda: getattr(pilot.app.screen, "armed", True), what="the dialog armed")
 
@@ -82,9 +82,9 @@ def notices(app) -> str:
 
 
 def printed(app) -> str:
-    """What slash commands printed in the chats (ui/command_output.py), one block after another."""
-    from agent_tui.ui.transcript import OutputEntry
-    from agent_tui.ui.widgets.chat import ChatPane
+    """What slash commands printed in the chats (frontends/tui/command_output.py), one block after another."""
+    from agent_tui.frontends.tui.transcript import OutputEntry
+    from agent_tui.frontends.tui.widgets.chat import ChatPane
 
     return "\n".join(
         f"{e.command}\n{e.text}"

@@ -12,8 +12,8 @@ import re
 
 import pytest
 
-from agent_tui.factory import build_services
-from agent_tui.messages import assistant, user
+from agent_tui.base.messages import assistant, user
+from agent_tui.compose.factory import build_services
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import make_app, settle

@@ -4,20 +4,20 @@ from __future__ import annotations
 
 from textual.app import App
 
-from agent_tui.ui.transcript import AgentEntry, UserEntry
-from agent_tui.ui.widgets.chat import ChatPane
-from agent_tui.ui.widgets.prompt import PromptArea, PromptInput
+from agent_tui.frontends.tui.transcript import AgentEntry, UserEntry
+from agent_tui.frontends.tui.widgets.chat import ChatPane
+from agent_tui.frontends.tui.widgets.prompt import PromptArea, PromptInput
 
 
 class PromptApp(App):
-    CSS_PATH = "../../agent_tui/ui/app.tcss"
+    CSS_PATH = "../../agent_tui/frontends/tui/app.tcss"
 
     def __init__(self):
         super().__init__()
         self.sent: list[str] = []
 
     def get_theme_variable_defaults(self):
-        from agent_tui.ui.themes import VARIABLE_DEFAULTS
+        from agent_tui.frontends.tui.themes import VARIABLE_DEFAULTS
 
         return {**super().get_theme_variable_defaults(), **VARIABLE_DEFAULTS}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from agent_tui.agent.wire import unsent_marker
-from agent_tui.messages import Message, ToolCall, assistant, tool_result, user
+from agent_tui.base.messages import Message, ToolCall, assistant, tool_result, user
 
 call_ids = st.integers(min_value=0, max_value=5).map(lambda i: f"c{i}")
 

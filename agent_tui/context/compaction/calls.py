@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from agent_tui import tool_decl
-from agent_tui.messages import Message, ToolCall
+from agent_tui.base import tool_decl
+from agent_tui.base.messages import Message, ToolCall
 
 from .shape import TRIMMED_PREFIX, other_refs, weak_cache
 

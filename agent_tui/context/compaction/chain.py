@@ -22,9 +22,9 @@ from .transcript import LINE_TOKENS, TranscriptIndex, name_dropped
 from .turn_steps import shrink_turn_views
 
 if TYPE_CHECKING:
+    from agent_tui.base.messages import Message
+    from agent_tui.base.tokens import TokenCounter
     from agent_tui.config import CompactionSettings
-    from agent_tui.messages import Message
-    from agent_tui.tokens import TokenCounter
 
 log = logging.getLogger(__name__)
 

@@ -13,14 +13,14 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from agent_tui.messages import Message
+from agent_tui.base.messages import Message
 
 from .ref_labels import extent
 from .rewrite import Rewrite
 from .shape import TRIMMED_PREFIX, call_index, inflight_start, other_refs
 
 if TYPE_CHECKING:
-    from agent_tui.tokens import TokenCounter
+    from agent_tui.base.tokens import TokenCounter
 
     from .result import CompactionPlan, StrategyOutcome
 

@@ -15,8 +15,8 @@ from .ref_labels import omitted_count
 from .shape import collect_refs, newest_user_index
 
 if TYPE_CHECKING:
-    from agent_tui.messages import Message
-    from agent_tui.tokens import TokenCounter
+    from agent_tui.base.messages import Message
+    from agent_tui.base.tokens import TokenCounter
 
     from .result import CompactResult
 

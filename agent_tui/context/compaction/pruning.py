@@ -17,7 +17,7 @@ import logging
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from agent_tui.messages import Message, ToolCall, new_id
+from agent_tui.base.messages import Message, ToolCall, new_id
 
 from .calls import condensed_line, describe_call, is_error_result
 from .clearing import is_trimmed, protected_from
@@ -25,7 +25,7 @@ from .rewrite import Rewrite
 from .shape import call_index, inflight_start, newest_user_index
 
 if TYPE_CHECKING:
-    from agent_tui.tokens import TokenCounter
+    from agent_tui.base.tokens import TokenCounter
 
     from .result import CompactionPlan, StrategyOutcome
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agent_tui.messages import Message
+from agent_tui.base.messages import Message
 
 from .ref_labels import labels_of
 from .shape import TRIMMED_PREFIX

@@ -16,13 +16,13 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agent_tui.messages import Message, ToolCall
-from agent_tui.units import human_size
+from agent_tui.base.messages import Message, ToolCall
+from agent_tui.base.units import human_size
 
 from .shape import call_index, collect_refs
 
 if TYPE_CHECKING:
-    from agent_tui.tokens import TokenCounter
+    from agent_tui.base.tokens import TokenCounter
 
 _MAIN_KEYS = (
     "command",

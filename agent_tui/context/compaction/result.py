@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from agent_tui.units import short_tokens
+from agent_tui.base.units import short_tokens
 
 if TYPE_CHECKING:
+    from agent_tui.base.messages import Message
     from agent_tui.config import CompactionSettings
-    from agent_tui.messages import Message
 
     from .record import CompactionRecord
 

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 from .result import StrategyOutcome
 
 if TYPE_CHECKING:
-    from agent_tui.messages import Message
-    from agent_tui.tokens import TokenCounter
+    from agent_tui.base.messages import Message
+    from agent_tui.base.tokens import TokenCounter
 
 
 class Rewrite:

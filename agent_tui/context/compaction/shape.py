@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from agent_tui.messages import Message, ToolCall
+from agent_tui.base.messages import Message, ToolCall
 
 TRIMMED_PREFIX = "[tool output trimmed"
 """Start of the placeholder clearing leaves; recognised so nothing is trimmed twice."""

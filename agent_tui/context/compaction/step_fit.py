@@ -15,8 +15,8 @@ from .clearing import trimmed_placeholder
 from .shape import inflight_start
 
 if TYPE_CHECKING:
-    from agent_tui.messages import Message
-    from agent_tui.tokens import TokenCounter
+    from agent_tui.base.messages import Message
+    from agent_tui.base.tokens import TokenCounter
 
 CHARS_PER_TOKEN = 3
 """How much text one token's share keeps (low on purpose: ids and numbers tokenise densely)."""

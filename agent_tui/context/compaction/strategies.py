@@ -19,8 +19,8 @@ from .summarize import estimate_tokens
 from .truncation import truncate
 
 if TYPE_CHECKING:
-    from agent_tui.messages import Message
-    from agent_tui.tokens import TokenCounter
+    from agent_tui.base.messages import Message
+    from agent_tui.base.tokens import TokenCounter
 
     from .result import CompactionPlan, StrategyOutcome
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from agent_tui.messages import Message, Role
+from agent_tui.base.messages import Message, Role
 
 from .ref_labels import labels_of, listing_cap, omitted_count, ref_listing
 from .result import StrategyOutcome
@@ -33,7 +33,7 @@ from .summary_prompt import Summarizer, model_name, summarise_history
 from .user_words import newest_user_messages, render, user_budget
 
 if TYPE_CHECKING:
-    from agent_tui.tokens import TokenCounter
+    from agent_tui.base.tokens import TokenCounter
 
     from .result import CompactionPlan
 

@@ -14,15 +14,15 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
-from agent_tui.errors_text import one_line
-from agent_tui.messages import Message
+from agent_tui.base.errors_text import one_line
+from agent_tui.base.messages import Message
 
 from .calls import describe_call
 from .shape import clip_text, units
 
 if TYPE_CHECKING:
+    from agent_tui.base.tokens import TokenCounter
     from agent_tui.config import CompactionSettings
-    from agent_tui.tokens import TokenCounter
 
 log = logging.getLogger(__name__)
 

@@ -14,8 +14,8 @@ from .clearing import is_trimmed, trimmed_placeholder
 from .shape import inflight_start
 
 if TYPE_CHECKING:
-    from agent_tui.messages import Message
-    from agent_tui.tokens import TokenCounter
+    from agent_tui.base.messages import Message
+    from agent_tui.base.tokens import TokenCounter
 
 
 def tool_output_tokens(messages: list[Message], counter: TokenCounter) -> int:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from agent_tui.messages import Message
+from agent_tui.base.messages import Message
 
 RANGE_RE = re.compile(r"\bm_(\d+)-(\d+)\b")
 """A transcript range as the line writes it (same shape as `agent_tui.store.refs.RANGE_RE`;

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from agent_tui.messages import Message
+from agent_tui.base.messages import Message
 
 from .ref_labels import listing_cap, listing_for, omitted_count
 from .result import StrategyOutcome
@@ -28,7 +28,7 @@ from .transcript import RANGE_RE
 from .user_words import newest_user_messages, render, retained_items, user_budget
 
 if TYPE_CHECKING:
-    from agent_tui.tokens import TokenCounter
+    from agent_tui.base.tokens import TokenCounter
 
     from .result import CompactionPlan
 

@@ -15,8 +15,8 @@ from .clearing import is_trimmed, trimmed_placeholder
 from .shape import inflight_start, turn_starts
 
 if TYPE_CHECKING:
-    from agent_tui.messages import Message
-    from agent_tui.tokens import TokenCounter
+    from agent_tui.base.messages import Message
+    from agent_tui.base.tokens import TokenCounter
 
 
 def current_turn_start(messages: list[Message]) -> int | None:

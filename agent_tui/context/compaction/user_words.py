@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from agent_tui.messages import Message
+from agent_tui.base.messages import Message
 
 if TYPE_CHECKING:
-    from agent_tui.tokens import TokenCounter
+    from agent_tui.base.tokens import TokenCounter
 
     from .result import CompactionPlan
 

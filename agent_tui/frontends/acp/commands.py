@@ -1,0 +1,82 @@
+"""The editor's own form of the registry commands that act on the editor session itself
+(frontends/acp/slash.py binds them by name): /compact plays the compaction as updates, /clear and /model
+put another session behind the editor's, /context sends the meter before its report. Every
+other command runs its shared effect (core/command_effects.py) and is sent as Markdown.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import AsyncIterator, Awaitable
+from typing import TYPE_CHECKING, Any, Protocol
+
+from agent_tui.core import command_effects as fx
+from agent_tui.core.command_host import CommandHost
+
+if TYPE_CHECKING:
+    from agent_tui.agent.session import AgentSession
+    from agent_tui.compose.factory import AppServices
+    from agent_tui.context.budget import ContextBudget
+
+
+class EditorHost(CommandHost, Protocol):
+    """An editor session (frontends/acp/live.py's LiveSession), as its own commands see it."""
+
+    services: AppServices
+
+    def require(self) -> AgentSession:
+        """The session behind the editor's (there is one once the session is open)."""
+        ...
+
+    def approver(self) -> Any: ...
+
+    async def send_usage(self, budget: ContextBudget | None = None, *, force: bool = True) -> None: ...
+
+    async def play(self, events: AsyncIterator[Any]) -> None:
+        """Send our events as the editor's updates."""
+        ...
+
+    async def replace(self, opening: Awaitable[AgentSession]) -> AgentSession:
+        """Put another session behind the editor's."""
+        ...
+
+
+async def compact(live: EditorHost, argument: str) -> str | None:
+    session = live.require()
+    await live.play(session.compact(argument or None, reason="forced"))
+    return None
+
+
+async def context(live: EditorHost, argument: str) -> str | None:
+    """The meter first, then the report."""
+    await live.send_usage(live.require().measure())
+    return (await fx.context(live, argument)).markdown()
+
+
+async def clear(live: EditorHost, argument: str) -> str | None:
+    before = live.require().session_id
+    session = await live.replace(live.services.new_session(live.approver()))
+    return (
+        f"New conversation (stored as {session.session_id}); the earlier one, {before}, stays in "
+        "/resume and `agent-tui sessions list`."
+    )
+
+
+async def model(live: EditorHost, argument: str) -> str | None:
+    from agent_tui.llm.models import switched_model
+
+    session = live.require()
+    name = argument.strip()
+    if not name:
+        return f"Model: {session.model}\n\n/model NAME switches this session to another model."
+    config = live.services.config
+    settings, left = switched_model(config.model, name)
+    services = dataclasses.replace(live.services, config=dataclasses.replace(config, model=settings))
+    session = await live.replace(services.resume_session(session.session_id, live.approver()))
+    live.services = services  # only once the session opened: a refused model changes nothing
+    note = (
+        f"\n\n{name} is not on the configured server: {', '.join(left)} from [model] stay behind."
+        if left
+        else ""
+    )
+    return f"Model: {session.model} (the conversation goes on){note}"

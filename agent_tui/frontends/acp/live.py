@@ -1,0 +1,292 @@
+"""One editor session: our AgentSession, its services, its running turn and its updates.
+
+Built like the TUI's and `run`'s sessions (factory.build_services on the client's cwd, config
+loaded for that folder with its trust), with the editor as the approver. A turn runs as a task
+the session owns, so `session/cancel` cancels exactly it: the loop's cancellation path saves the
+partial reply and the running command's process group is killed, as on Ctrl-C in the TUI.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from acp import schema as s
+from acp.helpers import update_agent_message_text
+
+from agent_tui.base.errors_text import one_line
+from agent_tui.frontends.acp import slash
+from agent_tui.frontends.acp.permission import editor_approver
+from agent_tui.frontends.acp.translate import TurnUpdates, notice
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Awaitable
+
+    from agent_tui.agent.session import AgentSession
+    from agent_tui.compose.factory import AppServices
+    from agent_tui.config import Config
+    from agent_tui.context.budget import ContextBudget
+    from agent_tui.extensions.commands import CustomCommand
+
+log = logging.getLogger(__name__)
+
+ASK, AUTO = "ask", "auto"
+MODES = (
+    s.SessionMode(id=ASK, name="Ask", description="Ask before any tool changes something"),
+    s.SessionMode(
+        id=AUTO,
+        name="Auto-approve sandboxed",
+        description="Commands that run in the sandbox (no network) run without asking; the rest ask",
+    ),
+)
+
+
+def with_editor_mcp(config: Config, servers: list[Any] | None) -> tuple[Config, list[str]]:
+    """The client's stdio MCP servers added to the config's (sandboxed like ours), and a notice
+    per server we cannot start (http / sse: not advertised, so a client should not send them)."""
+    if not servers:
+        return config, []
+    table = dict(config.mcp.servers)
+    skipped = []
+    for server in servers:
+        if not isinstance(server, s.McpServerStdio):
+            skipped.append(f"MCP server {getattr(server, 'name', '?')}: only stdio servers are supported")
+            continue
+        name = re.sub(r"[^A-Za-z0-9_-]", "_", server.name) or "editor"
+        table[name] = {
+            "command": server.command,
+            "args": list(server.args),
+            "env": {v.name: v.value for v in server.env},
+        }
+    return replace(config, mcp=replace(config.mcp, servers=table)), skipped
+
+
+class LiveSession:
+    """A session the editor holds open in this process."""
+
+    def __init__(
+        self, services: AppServices, client: Any, capabilities: s.ClientCapabilities | None = None
+    ) -> None:
+        from agent_tui.frontends.acp.terminal import EditorTerminals
+
+        self.services = services
+        self.client = client
+        self.capabilities = capabilities
+        self.session: AgentSession | None = None
+        self.updates: TurnUpdates | None = None
+        self.task: asyncio.Task[s.StopReason] | None = None
+        self.pending_notices: list[str] = []
+        self.acp_id: str | None = None
+        """The id the editor knows this session by: the first stored session's; a /clear moves
+        the conversation to a new stored session behind the same editor session."""
+        self.terminals = EditorTerminals(
+            client,
+            lambda: self.session_id,
+            lambda call_id: self.updates is not None and call_id in self.updates.shown_calls,
+        )
+
+    @property
+    def session_id(self) -> str:
+        """The editor's id for this session (what every update and request names)."""
+        if self.acp_id is not None:
+            return self.acp_id
+        assert self.session is not None
+        return self.session.session_id
+
+    @property
+    def workspace(self) -> Path:
+        return self.services.workspace
+
+    def attach(self, session: AgentSession) -> None:
+        """Take `session` as this editor session's, with the editor's buffers and terminal used
+        where the client offers them."""
+        self.session = session
+        if self.acp_id is None:
+            self.acp_id = session.session_id
+        self.updates = TurnUpdates(session, self.terminals.by_call)
+        caps = self.capabilities
+        fs = caps.fs if caps is not None else None
+        if fs is not None and fs.read_text_file:
+            from agent_tui.frontends.acp.editor_fs import EditorBuffers, use_editor_buffers
+
+            use_editor_buffers(
+                session.runner.registry,
+                EditorBuffers(self.client, lambda: self.session_id),
+                write_through=bool(fs.write_text_file),
+            )
+        if caps is not None and caps.terminal:
+            from agent_tui.frontends.acp.terminal import use_editor_terminal
+
+            use_editor_terminal(session.runner.registry, self.terminals)
+
+    def approver(self) -> Any:
+        """The editor as approver; it asks about the call the editor was last told of."""
+        return editor_approver(
+            self.client,
+            lambda: self.session_id,
+            self.workspace,
+            lambda: self.updates.current_call if self.updates else None,
+        )
+
+    # -- modes -------------------------------------------------------------------------------
+
+    @property
+    def mode(self) -> str:
+        sandbox = self.services.sandbox
+        return AUTO if sandbox is not None and sandbox.auto_approve else ASK
+
+    def modes(self) -> s.SessionModeState:
+        return s.SessionModeState(current_mode_id=self.mode, available_modes=list(MODES))
+
+    def set_mode(self, mode_id: str) -> bool:
+        if mode_id not in (ASK, AUTO) or self.services.sandbox is None:
+            return False
+        self.services.sandbox.auto_approve = mode_id == AUTO
+        return True
+
+    # -- talking to the editor -------------------------------------------------------------
+
+    async def send(self, update: Any) -> None:
+        try:
+            await self.client.session_update(session_id=self.session_id, update=update)
+        except ConnectionError:
+            log.info("update not sent: the editor is gone")
+
+    async def greet(self) -> None:
+        """After session/new or load: the commands, and the notices (trust, MCP) as a message."""
+        await self.send(slash.available_commands(self.custom_commands()))
+        for line in self.pending_notices:
+            await self.send(notice(line))
+        self.pending_notices.clear()
+
+    def custom_commands(self) -> list[CustomCommand]:
+        """The user's and (in a trusted folder) the project's Markdown commands."""
+        from agent_tui.extensions.commands import discover
+
+        session = self.require()
+        return list(discover(session.workspace, session.config.provenance.folder_trusted).commands.values())
+
+    async def send_usage(self, budget: ContextBudget | None = None, *, force: bool = True) -> None:
+        assert self.updates is not None
+        for update in self.updates.usage(budget, force=force):
+            await self.send(update)
+
+    async def play(self, events: AsyncIterator[Any]) -> None:
+        """Send a stream of our events as the updates the editor shows."""
+        assert self.updates is not None
+        async for event in events:
+            for update in self.updates.updates(event):
+                await self.send(update)
+
+    def use_config(self, config: Config) -> None:
+        self.services = replace(self.services, config=config)
+
+    def require(self) -> AgentSession:
+        assert self.session is not None
+        return self.session
+
+    async def replace(self, opening: Awaitable[AgentSession]) -> AgentSession:
+        """Put another stored session (/clear) or the same one rebuilt (/model) behind this
+        editor session; the old one is closed, its background commands kept when it is the same."""
+        old = self.require()
+        session = await opening
+        same = session.session_id == old.session_id
+        if same:
+            session.keep_background_of(old)
+        await old.close()
+        if same and self.services.store is not None:
+            await self.services.store.leases.acquire(session.session_id)  # the old one gave it back
+        self.attach(session)
+        return session
+
+    # -- turns -------------------------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+    def start(self, text: str) -> asyncio.Task[s.StopReason]:
+        self.task = asyncio.create_task(self._run(text), name=f"acp-turn-{self.session_id}")
+        return self.task
+
+    def cancel(self) -> None:
+        if self.busy:
+            assert self.task is not None
+            self.task.cancel()
+
+    async def _run(self, text: str) -> s.StopReason:
+        assert self.updates is not None
+        custom = [c.name for c in self.custom_commands()] if text.lstrip().startswith("/") else []
+        command = slash.parse(text, custom)
+        self.updates.stop_reason = "end_turn"
+        if command is not None:
+            found, argument = command
+            try:
+                reply = await slash.answer(self, found, argument)
+            except Exception as exc:  # a failed command is one line in the chat, never a crash
+                log.exception("/%s failed", found.name)
+                reply = f"/{found.name} failed: {one_line(exc, 200)}"
+            if reply:
+                await self.send(update_agent_message_text(reply.rstrip() + "\n"))
+            return "end_turn"
+        from agent_tui.extensions.invoke import turn_events
+
+        # The first request offers the MCP servers' tools (the editor's and the config's):
+        # wait for them once, bounded by [mcp] startup_timeout, as headless mode does.
+        await self.services.mcp_ready()
+        await self.play(turn_events(self.require(), text))  # a custom /command expands first
+        return self.updates.stop_reason
+
+    async def close(self, grace: float = 1.0) -> None:
+        """End the running turn (its commands with it), then the session's services."""
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+            await asyncio.wait([self.task], timeout=grace)
+        try:
+            await self.services.close()
+        except Exception:
+            log.exception("closing an editor session's services failed")
+
+
+def prompt_text(blocks: list[Any], workspace: Path) -> tuple[str, list[str]]:
+    """The prompt's blocks as one message, and a notice per block we cannot take.
+
+    A linked workspace file becomes an `@path` attachment (whole when small, a view with a ref
+    when large); an embedded resource (an unsaved buffer, a selection) is quoted with its uri."""
+    parts: list[str] = []
+    skipped: list[str] = []
+    for block in blocks:
+        if isinstance(block, s.TextContentBlock):
+            parts.append(block.text)
+        elif isinstance(block, s.ResourceContentBlock):
+            parts.append(_mention(block.uri, workspace))
+        elif isinstance(block, s.ImageContentBlock):
+            continue  # frontends/acp/images.py takes these
+        elif isinstance(block, s.EmbeddedResourceContentBlock):
+            resource = block.resource
+            text = getattr(resource, "text", None)
+            if text is None:
+                skipped.append(f"{resource.uri}: binary resources are not supported")
+                continue
+            parts.append(f"\n{resource.uri}:\n```\n{text}\n```\n")
+        else:
+            skipped.append(f"{getattr(block, 'type', '?')} content is not supported")
+    return " ".join(p for p in parts if p), skipped
+
+
+def _mention(uri: str, workspace: Path) -> str:
+    from urllib.parse import unquote, urlparse
+
+    parsed = urlparse(uri)
+    if parsed.scheme != "file":
+        return uri
+    path = Path(unquote(parsed.path))
+    try:
+        relative = path.resolve().relative_to(workspace.resolve())
+    except (ValueError, OSError):
+        return str(path)
+    return f"@{relative.as_posix()}"

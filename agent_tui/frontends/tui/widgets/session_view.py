@@ -1,0 +1,364 @@
+"""One tab: a session with its chat, meter, queue and input, running its own turns.
+
+The turn worker lives here, not on the App: exclusive worker groups are per node, so two tabs'
+turns run side by side and one never cancels the other. The worker only relays the session's
+events as messages. What a send, an event or a finished worker means — the queue of sends made
+while busy, a failed prompt put back, tool lines, the spinner — is decided by the tab's
+`TabController` (frontends/tui/tab_controller.py); this view applies the operations it returns, in order
+(its widgets through `TabRenderer`), and runs the workers it asks for. Keys are in tab_keys.py,
+what slash commands may ask of the tab in tab_host.py, opening its session in tab_opening.py.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections import deque
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, ClassVar, assert_never
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.message import Message
+from textual.worker import Worker, WorkerState
+
+from agent_tui.agent import events as ev
+from agent_tui.agent.attachments import image_chips
+from agent_tui.frontends.tui import slash
+from agent_tui.frontends.tui import tab_ops as op
+from agent_tui.frontends.tui.events import AgentEventMessage
+from agent_tui.frontends.tui.tab_controller import Outcome, TabController, WorkerEnd
+from agent_tui.frontends.tui.tab_controller import tab_label as tab_label  # where tests and the App find it
+from agent_tui.frontends.tui.widgets import session_opening as opening
+from agent_tui.frontends.tui.widgets.chat import ChatPane
+from agent_tui.frontends.tui.widgets.find_bar import FindBar
+from agent_tui.frontends.tui.widgets.meter import ContextMeter
+from agent_tui.frontends.tui.widgets.mode_line import ModeLine
+from agent_tui.frontends.tui.widgets.prompt import PromptArea, PromptInput
+from agent_tui.frontends.tui.widgets.status import NoModelPanel, QueuePanel, WorkingLine
+from agent_tui.frontends.tui.widgets.status_line import StatusLineBar
+from agent_tui.frontends.tui.widgets.tab_host import TabHost
+from agent_tui.frontends.tui.widgets.tab_keys import TabKeys
+from agent_tui.frontends.tui.widgets.tab_opening import TabOpening
+from agent_tui.frontends.tui.widgets.tab_render import TabRenderer
+
+if TYPE_CHECKING:
+    from agent_tui.agent.session import AgentSession
+    from agent_tui.compose.factory import AppServices
+    from agent_tui.context.budget import ContextBudget
+    from agent_tui.frontends.tui.command_host import AppActions
+    from agent_tui.frontends.tui.widgets.chat_items import AgentItem
+    from agent_tui.tools.permissions import ApprovalDecision, ApprovalRequest
+
+log = logging.getLogger(__name__)
+
+ServicesSource = Callable[[], Awaitable["AppServices | None"]]
+Approve = Callable[["ApprovalRequest", str], Awaitable["ApprovalDecision"]]
+
+
+class SessionView(TabOpening, TabKeys, TabHost, Vertical):
+    """Owns one AgentSession (or none, when no model is configured)."""
+
+    BINDINGS: ClassVar = [
+        Binding("ctrl+b", "to_background", "to background", show=False),
+        Binding("ctrl+f", "find", "find in chat", key_display="^F", show=False),
+        Binding("shift+tab", "cycle_mode", "mode: default → accept edits → plan", show=False),
+    ]
+
+    @dataclasses.dataclass
+    class TitleChanged(Message):
+        view: SessionView
+        title: str
+
+    @dataclasses.dataclass
+    class TasksChanged(Message):
+        """A background command of this tab started or ended (the running count changes)."""
+
+        view: SessionView
+
+    @dataclasses.dataclass
+    class BusyChanged(Message):
+        """The tab started or finished work (the App marks a busy tab's label)."""
+
+        view: SessionView
+
+    def __init__(
+        self,
+        services: ServicesSource,
+        approve: Approve,
+        *,
+        number: int,
+        actions: AppActions,
+        session_id: str | None = None,
+        continue_: bool = False,
+    ) -> None:
+        super().__init__(classes="session-view")
+        self._get_services = services
+        self._approve = approve
+        self.actions = actions
+        """The App's screens and switches, for the slash commands (frontends/tui/command_host.py)."""
+        self.number = number
+        self.services: AppServices | None = None
+        self.session: AgentSession | None = None
+        self._start = (session_id, continue_)
+        self.controller = TabController()
+        """The tab's rules (queue, busy, failed prompts, tool lines): this view applies its
+        operations and runs the workers it asks for."""
+        self.renderer = TabRenderer(self, lambda: self.session.session_id if self.session else None)
+        self._worker: Worker[None] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield ChatPane(id="chat")
+        yield NoModelPanel(id="no-model")
+        yield WorkingLine(id="working")
+        yield QueuePanel(id="queue")
+        yield ModeLine(id="mode")
+        yield ContextMeter(id="meter")
+        yield StatusLineBar(id="status-line")
+        yield FindBar(id="find")
+        yield PromptArea(id="prompt-area")
+
+    def action_cycle_mode(self) -> None:
+        """Shift+Tab: default → accept edits → plan (permission_modes.py); the line shows it."""
+        if self.session is None:
+            return
+        from agent_tui.policy.permission_modes import next_mode
+
+        self.session.set_mode(next_mode(self.session.mode))
+        self.query_one(ModeLine).show_mode(self.session.mode)
+        self.run_worker(self.session.side.save(), group="mode", exit_on_error=False)  # resumed with it
+
+    @property
+    def busy(self) -> bool:
+        """A turn, compaction or opening runs in this tab."""
+        return self.controller.busy
+
+    @property
+    def title(self) -> str:
+        """The tab's label (cut to fit)."""
+        return self.controller.title
+
+    @property
+    def queue(self) -> deque[str]:
+        """Sends waiting for the running work, oldest first."""
+        return self.controller.queue
+
+    @property
+    def budget(self) -> ContextBudget | None:
+        """The last measured budget (the meter's)."""
+        return self.controller.budget
+
+    @budget.setter
+    def budget(self, value: ContextBudget | None) -> None:
+        self.controller.budget = value
+
+    @property
+    def _live(self) -> AgentItem | None:
+        """The answer streaming now (tests and the step benchmark wait for it)."""
+        return self.renderer.live
+
+    @property
+    def chat(self) -> ChatPane:
+        return self.query_one(ChatPane)
+
+    @property
+    def meter(self) -> ContextMeter:
+        return self.query_one(ContextMeter)
+
+    @property
+    def working(self) -> WorkingLine:
+        return self.query_one(WorkingLine)
+
+    @property
+    def prompt(self) -> PromptInput:
+        return self.query_one(PromptInput)
+
+    def on_mount(self) -> None:
+        self.query_one(NoModelPanel).display = False
+        self.meter.placeholder = "opening…"
+        session_id, continue_ = self._start
+        self._begin(self.open_session(session_id, continue_=continue_))
+
+    def _begin(self, worker: Worker[None]) -> None:
+        self._apply_now(self.controller.began())
+        self._worker = worker
+
+    def _tasks_changed(self) -> None:
+        self.post_message(self.TasksChanged(self))
+
+    # -- the tab's label (the rest of what slash commands may ask is in tab_host.py) ----------
+
+    def rename(self, title: str) -> None:
+        self._apply_now(self.controller.retitle(title))
+
+    @dataclasses.dataclass
+    class Awaiting(Message):
+        """An approval is asked (`tool`) or answered (None). A message, so it is shown after the
+        ToolCallStarted the worker posted before asking."""
+
+        tool: str | None
+
+    async def approve(self, request: ApprovalRequest) -> ApprovalDecision:
+        """The approver this tab's session was built with: the App shows the modal. Meanwhile
+        the tool line and the working line say "awaiting approval"; an allowed call's clock
+        starts when the user answers, so their think time is not the tool's run time."""
+        from agent_tui.agent.subagents import CURRENT_AGENT
+
+        self.post_message(self.Awaiting(request.tool))
+        where = f"tab {self.number} · {self.title}"
+        if (child := CURRENT_AGENT.get()) is not None:
+            where += f" · sub-agent: {child}"  # a child of this tab's session asks
+        try:
+            return await self._approve(request, where)
+        finally:
+            self.post_message(self.Awaiting(None))
+
+    @on(Awaiting)
+    async def _awaiting(self, event: Awaiting) -> None:
+        event.stop()
+        if event.tool is not None:
+            self.app.attention.ping("agent-tui", f"{self.title}: approve {event.tool}?")  # type: ignore[attr-defined]
+        await self.apply(self.controller.awaiting(event.tool))
+
+    # -- sending -----------------------------------------------------------------------------
+
+    def interrupt(self) -> bool:
+        """Esc: stop the running turn or compaction (the chat then says "Cancelled.")."""
+        return self.cancel()
+
+    async def send(self, text: str) -> None:
+        """Run a prompt or command now, or queue it while this tab is busy."""
+        await self.apply(self.controller.send(text, has_session=self.session is not None))
+
+    async def start_compact(self, instructions: str | None) -> None:
+        """/compact: condense this tab's conversation now."""
+        await self.apply(self.controller.compact(instructions, has_session=self.session is not None))
+
+    # -- workers -----------------------------------------------------------------------------
+
+    @work(exclusive=True, group="agent", exit_on_error=False)
+    async def run_turn(self, text: str) -> None:
+        assert self.session is not None
+        from agent_tui.extensions.invoke import turn_events
+
+        self.session.record.pending_images = self.prompt.images.in_text(text)  # pasted pictures
+        async for event in turn_events(self.session, text):  # a custom /command expands first
+            self.post_message(AgentEventMessage(event))
+
+    @work(exclusive=True, group="agent", exit_on_error=False)
+    async def run_command(self, command: str) -> None:
+        assert self.session is not None
+        async for event in self.session.run_user_command(command):
+            self.post_message(AgentEventMessage(event))
+
+    @work(exclusive=True, group="agent", exit_on_error=False)
+    async def run_review(self, base: str | None) -> None:
+        assert self.session is not None
+        from agent_tui.agent.review import review_events
+
+        async for event in review_events(self.session, base):
+            self.post_message(AgentEventMessage(event))
+
+    async def start_review(self, base: str | None) -> None:
+        """/review [base]: the diff reviewed by a sub-agent."""
+        await self.apply(self.controller.review(base, has_session=self.session is not None))
+
+    @work(exclusive=True, group="agent", exit_on_error=False)
+    async def run_compact(self, instructions: str | None) -> None:
+        assert self.session is not None
+        async for event in self.session.compact(instructions):  # busy while it runs
+            self.post_message(AgentEventMessage(event))
+
+    def cancel(self) -> bool:
+        """Cancel the running turn or compaction; False when there is none."""
+        worker = self._worker
+        if worker is None or worker.is_finished or not self.busy:
+            return False
+        self.controller.cancelling()
+        worker.cancel()
+        return True
+
+    @on(Worker.StateChanged)
+    async def _worker_changed(self, event: Worker.StateChanged) -> None:
+        """Every worker of this tab ends here: failures become one line, the queue moves on."""
+        worker = event.worker
+        if worker is not self._worker or not worker.is_finished:
+            return
+        error = worker.error if event.state == WorkerState.ERROR else None
+        if error is not None:
+            if self.controller.cancel_requested:  # surfaced from deep inside the HTTP client
+                log.info("tab %s: cancelled %s ended with %r", self.number, worker.name, error)
+            else:
+                log.error("tab %s: %s failed", self.number, worker.name, exc_info=error)
+        outcome: Outcome = (
+            "cancelled" if event.state == WorkerState.CANCELLED else "error" if error else "success"
+        )
+        self._worker = None
+        if self.session is not None and worker.name == "run_turn":
+            # The user reads the first reply now: tiktoken loads for exact counts from here.
+            # Not at start-up: its ~0.3 s of GIL-holding load would slow the first frame and send.
+            self.session.meter.counter.load_soon()
+            if outcome == "success":
+                self.app.attention.ping("agent-tui", f"{self.title}: turn finished")  # type: ignore[attr-defined]
+        end = WorkerEnd(worker.name, outcome, opening.error_line(error), has_session=self.session is not None)
+        await self.apply(self.controller.worker_finished(end))
+
+    # -- applying the controller's operations ----------------------------------------------------
+
+    async def on_agent_event_message(self, message: AgentEventMessage) -> None:
+        message.stop()
+        event = message.event
+        if isinstance(event, ev.TurnEvent):
+            await self.render_event(event)
+        else:
+            log.warning("no view for event %s", type(event).__name__)
+
+    async def render_event(self, event: ev.TurnEvent) -> None:
+        await self.apply(self.controller.event(event))
+
+    async def apply(self, operations: list[op.ViewOp]) -> None:
+        """Apply operations in order (a command or a send may await in between)."""
+        for operation in operations:
+            if isinstance(operation, op.TAB_OPS):
+                await self._apply_tab(operation)
+                continue
+            if isinstance(operation, op.ShowUser) and self.session is not None:
+                # Reading what `@` names is the view's I/O, not the headless controller's.
+                chips = image_chips(operation.text, self.session.workspace, self.session.model)
+                chips += self.prompt.images.chips(operation.text, self.session.model)
+                operation = op.ShowUser(operation.text, tuple(chips))
+            await self.renderer.apply(operation)
+
+    def _apply_now(self, operations: list[op.ViewOp]) -> None:
+        """Apply operations that never await (busy and title changes) from sync code."""
+        for operation in operations:
+            match operation:
+                case op.BusyChanged():
+                    self.post_message(self.BusyChanged(self))
+                case op.Retitle(title):
+                    self.post_message(self.TitleChanged(self, title))
+                case _:
+                    raise AssertionError(f"{operation!r} is applied with `apply`")
+
+    async def _apply_tab(self, operation: op.TabOp) -> None:
+        match operation:
+            case op.BusyChanged() | op.Retitle():
+                self._apply_now([operation])
+            case op.SendNext(text):
+                await self.send(text)
+            case op.RunCommand(parsed):
+                await slash.run(self, parsed)
+            case op.StartWorker("turn", argument):
+                self._worker = self.run_turn(argument or "")
+            case op.StartWorker("command", argument):
+                self._worker = self.run_command(argument or "")
+            case op.StartWorker("review", argument):
+                self._worker = self.run_review(argument)
+            case op.StartWorker(_, argument):
+                self._worker = self.run_compact(argument)
+            case op.Remeasure():
+                self.remeasure()
+            case _:
+                assert_never(operation)

@@ -1,0 +1,1 @@
+"""What the user allows: folder trust, approval rules, permission modes and Claude Code's rules."""
