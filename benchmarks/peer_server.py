@@ -9,17 +9,27 @@ other request (the answer after the tool, a title or summary request) with a sho
 Run as `python benchmarks/peer_server.py COMMAND [STEPS]`: it prints its port on the first line and serves
 until stdin closes. `GET /stamps` returns (and forgets) every POST's arrival as time.time(), its
 path and whether it carried a tool result, so the benchmark can tell the first request and the
-one after the tool. The server is lenient on purpose: it measures, it does not validate.
+one after the tool; and when its answer was sent (`replied`) and whether that answer called the
+tool, for "reply → command". A user message `turnN go` (a chat turn typed in a TUI) is answered
+with text naming N (`zqNx`), never a tool call, and its stamp carries `turn`: N, so the screen
+can be polled for that turn's reply. With `BENCH_CPU_PID_FILE` set to a file holding a process
+id, each stamp also carries `cpu`: that process's own CPU seconds (its threads' time on a core,
+its children not counted) at the request's arrival, so a benchmark can tell the agent's work per step from
+the time other processes took the cores. The server is lenient on purpose: it measures, it does
+not validate.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
 import sys
 import threading
 import time
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 COMMAND = "true"
@@ -65,8 +75,45 @@ def _results_this_turn(body: dict[str, Any]) -> int:
     return sum(1 for m in messages[last_user + 1 :] if m.get("role") == "tool")
 
 
+def watched_cpu() -> float | None:
+    """CPU seconds of the process named in `BENCH_CPU_PID_FILE` (None without one): the sum of
+    its live threads' time on a core, in nanoseconds (/proc/PID/stat counts 10 ms ticks, as
+    much as a whole step takes). A thread that ended is not counted: the agent's threads live as
+    long as it does, but for asyncio's short waiter per child process, which only waits."""
+    name = os.environ.get("BENCH_CPU_PID_FILE")
+    if not name:
+        return None
+    try:
+        tasks = Path(f"/proc/{int(Path(name).read_text())}/task")
+        total = 0
+        for task in tasks.iterdir():
+            try:
+                total += int((task / "schedstat").read_text().split()[0])
+            except (OSError, IndexError, ValueError):
+                continue  # the thread ended while we read
+    except (OSError, ValueError):
+        return None
+    return total / 1e9
+
+
+_TURN = re.compile(r"turn(\d+) go")
+
+
+def chat_turn(body: dict[str, Any]) -> int | None:
+    """N of the newest `turnN go` the request carries (a chat turn), or None."""
+    found = _TURN.findall(json.dumps(body.get("messages") or body.get("input") or []))
+    return int(found[-1]) if found else None
+
+
+def answer_text(body: dict[str, Any]) -> str:
+    turn = chat_turn(body)
+    return "done: ok" if turn is None else f"Fixed the total for zq{turn}x."
+
+
 def _plan(body: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
     """(tool, arguments) to call, or None for a text answer."""
+    if chat_turn(body) is not None:
+        return None
     if STEPS and "messages" in body:
         if _results_this_turn(body) >= STEPS:
             return None
@@ -110,6 +157,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         arrived = time.time()
+        cpu = watched_cpu()
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         try:
@@ -117,25 +165,33 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = {}
         path = self.path.split("?", 1)[0]
+        stamp = {
+            "at": arrived,
+            "path": path,
+            "tool_result": _has_tool_result(body),
+            "results": _results_this_turn(body),
+            "shell_offered": any(n in SHELL_TOOLS for n in _tool_names(body)),
+            "bytes": len(raw),
+            "turn": chat_turn(body),
+            "calls_tool": _plan(body) is not None and not path.endswith("/count_tokens"),
+            "cpu": cpu,
+        }
         with _lock:
-            _stamps.append(
-                {
-                    "at": arrived,
-                    "path": path,
-                    "tool_result": _has_tool_result(body),
-                    "results": _results_this_turn(body),
-                    "shell_offered": any(n in SHELL_TOOLS for n in _tool_names(body)),
-                    "bytes": len(raw),
-                }
-            )
+            _stamps.append(stamp)
+        try:
+            self._answer(path, body, len(raw))
+        finally:
+            stamp["replied"] = time.time()  # the whole answer written and flushed
+
+    def _answer(self, path: str, body: dict[str, Any], size: int) -> None:
         if path.endswith("/count_tokens"):
-            self._send(200, {"input_tokens": max(1, len(raw) // 4)})
+            self._send(200, {"input_tokens": max(1, size // 4)})
         elif path.endswith("/messages"):
-            self._anthropic(body, len(raw))
+            self._anthropic(body, size)
         elif path.endswith("/responses"):
-            self._responses(body, len(raw))
+            self._responses(body, size)
         elif path.endswith("/chat/completions"):
-            self._chat(body, len(raw))
+            self._chat(body, size)
         else:
             self._send(404, {"error": {"message": f"no route {path}"}})
 
@@ -171,7 +227,7 @@ class _Handler(BaseHTTPRequestHandler):
             }
             finish = "tool_calls"
         else:
-            delta, finish = {"role": "assistant", "content": "done: ok"}, "stop"
+            delta, finish = {"role": "assistant", "content": answer_text(body)}, "stop"
         usage = {"prompt_tokens": size // 4, "completion_tokens": 5, "total_tokens": size // 4 + 5}
         chunks: list[tuple[str | None, Any]] = [
             (None, {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}),
@@ -212,9 +268,9 @@ class _Handler(BaseHTTPRequestHandler):
             full = {**block, "input": args}
         else:
             block = {"type": "text", "text": ""}
-            delta = {"type": "text_delta", "text": "done: ok"}
+            delta = {"type": "text_delta", "text": answer_text(body)}
             stop = "end_turn"
-            full = {"type": "text", "text": "done: ok"}
+            full = {"type": "text", "text": answer_text(body)}
         model = body.get("model", "claude-sonnet-4-5")
         if not body.get("stream"):
             self._send(
@@ -280,7 +336,7 @@ class _Handler(BaseHTTPRequestHandler):
                 "id": item_id,
                 "role": "assistant",
                 "status": "completed",
-                "content": [{"type": "output_text", "text": "done: ok", "annotations": []}],
+                "content": [{"type": "output_text", "text": answer_text(body), "annotations": []}],
             }
             middle = [
                 (
@@ -290,7 +346,7 @@ class _Handler(BaseHTTPRequestHandler):
                         "item_id": item_id,
                         "output_index": 0,
                         "content_index": 0,
-                        "delta": "done: ok",
+                        "delta": answer_text(body),
                     },
                 )
             ]

@@ -16,6 +16,11 @@ stamps the moment it finished into a file, so "tool finished → next request" i
 way for everyone: the server's arrival stamp of the request carrying the tool result minus the
 command's own stamp (both time.time() on this machine).
 
+"Reply → command started" is the command's first act (it stamps the time before `cat`) minus the
+server's stamp of when it finished sending the reply that named the tool call. "TUI reply →
+drawn at turn N" drives a chat of N turns in each agent's TUI (benchmarks/peer_turns.py,
+`--chat-turns`, 0 skips it): the reply's token on screen minus the answer's stamp.
+
 The baseline named by issue 31 is the peers' medians measured in the same run: each row prints
 agent-tui's median over Claude Code's and over the best peer's.
 """
@@ -40,12 +45,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from outputs import KINDS, make_output
+from peer_turns import chat_turns
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 AGENT = str(Path(PYTHON).parent / "agent-tui")
 BIG_BYTES = 5_500_000
-COMMAND = "cat big.txt; date +%s.%N > tool_done.stamp"
+COMMAND = "date +%s.%N > tool_start.stamp; cat big.txt; date +%s.%N > tool_done.stamp"
 
 
 class Server:
@@ -185,13 +191,17 @@ def one_round(agent: Agent, server: Server, work: Path) -> None:
         agent.add("first", stamps[0]["at"] - start)
 
     (work / "tool_done.stamp").unlink(missing_ok=True)
+    (work / "tool_start.stamp").unlink(missing_ok=True)
     start, end, cpu, code = timed([*agent.run_cmd, "run the benchmark command"], agent.env, work)
     stamps = server.stamps()
     after_tool = [s for s in stamps if s["tool_result"]]
+    calls = [s for s in stamps if s.get("calls_tool") and s.get("replied")]
     stamp_file = work / "tool_done.stamp"
     if code != 0 or not after_tool or not stamp_file.exists():
         print(f"  {agent.name}: the one-tool turn did not complete (exit {code})", file=sys.stderr)
         return
+    if calls:
+        agent.add("command", float((work / "tool_start.stamp").read_text().strip()) - calls[0]["replied"])
     agent.add("turn", end - start)
     agent.add("cpu", cpu)
     agent.add("next", after_tool[0]["at"] - float(stamp_file.read_text().strip()))
@@ -290,12 +300,26 @@ ROWS = [
     ("headless launch → first request", "first", "s"),
     ("headless one-tool turn (5.5 MB), launch → exit", "turn", "s"),
     ("headless one-tool turn CPU (user + sys)", "cpu", "s"),
+    ("reply naming the tool → command started", "command", "s"),
     ("tool finished → next request", "next", "s"),
     ("next request's size after the 5.5 MB output", "next_kb", "KB"),
     ("TUI launch → prompt drawn (tmux 120×36)", "tui_prompt", "s"),
     ("TUI launch → meter shows a percent", "tui_meter", "s"),
     ("CPU seconds in the first 5 s of the TUI", "tui_cpu", "s"),
+    ("TUI reply → drawn at turn 2 (tmux)", "tui_turn_early", "s"),
+    ("TUI reply → drawn at turn 30 (tmux)", "tui_turn", "s"),
 ]
+
+
+def chat_round(agent: Agent, server: Server, work: Path, turns: int) -> None:
+    """Reply → drawn at turn 2 and at the last turn of a fresh chat in the agent's TUI."""
+    drawn = chat_turns(agent.tui_cmd, agent.env, agent.ready, server, work, turns)
+    if turns in drawn:
+        agent.add("tui_turn", drawn[turns])
+    else:
+        print(f"  {agent.name}: the chat stopped after turn {max(drawn, default=0)}", file=sys.stderr)
+    if 2 in drawn:
+        agent.add("tui_turn_early", drawn[2])
 
 
 def _cell(values: list[float], unit: str) -> str:
@@ -387,6 +411,9 @@ def main() -> None:
     )
     parser.add_argument("--markdown", action="store_true", help="also print the README's table")
     parser.add_argument(
+        "--chat-turns", type=int, default=30, help="turns of the TUI chat row (0: leave the row out)"
+    )
+    parser.add_argument(
         "--output",
         choices=KINDS,
         default="numbers",
@@ -396,11 +423,14 @@ def main() -> None:
     headless = args.only != "tui"
     tui = args.only != "headless" and not args.no_tui and shutil.which("tmux") is not None
     cpu_label = f"CPU seconds in the first {args.window:g} s of the TUI"
-    all_rows = [(cpu_label, *row[1:]) if row[1] == "tui_cpu" else row for row in ROWS]
+    turn_label = f"TUI reply → drawn at turn {args.chat_turns} (tmux)"
+    relabel = {"tui_cpu": cpu_label, "tui_turn": turn_label}
+    all_rows = [(relabel.get(row[1], row[0]), *row[1:]) for row in ROWS]
     rows = [
         row
         for row in all_rows
         if (row[1].startswith("tui_") and tui) or (not row[1].startswith("tui_") and headless)
+        if args.chat_turns >= 2 or not row[1].startswith("tui_turn")
     ]
     trees = [ROOT] if args.base is None else [ROOT, args.base.resolve()]
     for tree in trees:
@@ -434,6 +464,8 @@ def main() -> None:
                         one_round(agent, server, work)
                     if tui:
                         tui_round(agent, work, args.window)
+                    if tui and args.chat_turns >= 2:
+                        chat_round(agent, server, work, args.chat_turns)
             report(agents, missing, args.repeat, rows)
             if args.markdown:
                 print()

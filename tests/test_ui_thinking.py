@@ -281,7 +281,7 @@ class TestInThePane:
         """Stored thinking in a long session: no block ticks; one scrolled out and back is
         mounted again folded, with its totals."""
         from agent_tui.frontends.tui.transcript import ThinkingEntry
-        from agent_tui.frontends.tui.widgets.chat import MAX_MOUNTED, WINDOW, ChatPane
+        from agent_tui.frontends.tui.widgets.chat import KEEP_SCREENS, TRIM_STEP, ChatPane
         from tests.support.ui_widgets import ChatApp, many
 
         entries = [e for i, a in enumerate(many(200)) for e in (ThinkingEntry(f"thought {i}", 7, 1.5), a)]
@@ -292,7 +292,7 @@ class TestInThePane:
                 await pane.add(entry)
                 pane.scroll_end(animate=False, immediate=True)
             await pilot.pause()
-            assert pane.mounted_count < MAX_MOUNTED + WINDOW
+            assert pane.mounted_count <= KEEP_SCREENS * pane.size.height + TRIM_STEP
             blocks = list(app.query(ThinkingItem))
             assert blocks and all(b._ticker is None for b in blocks)
             assert pane.unmounted_count and "thought 0" not in [b.entry.text for b in blocks]

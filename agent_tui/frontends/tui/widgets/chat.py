@@ -6,9 +6,12 @@ entries get widgets; scrolling within a page of the top mounts older ones above 
 and a batch never holds up a key for long.
 
 The same holds while a session grows: every widget in the pane is laid out again when the reply
-at the bottom grows, so once more than `MAX_MOUNTED` are mounted and the view is at the bottom,
-the oldest are unmounted (their entries stay; scrolling up mounts them again). A turn at turn 300
-costs the UI what it cost at turn 2.
+at the bottom grows, so while the view follows the bottom only the entries that fill the last
+`KEEP_SCREENS` screens stay mounted; the older are unmounted (their entries stay, and what a
+reader unfolded stays unfolded; scrolling up or a find mounts them again). Kept by height, not
+by count: 48 kept entries made a reply at turn 100 cost 1.3-1.6× what it cost at turn 2, as every
+layout walked them all, while a count small enough to be cheap would not fill the screen with
+one-line tool calls.
 """
 
 from __future__ import annotations
@@ -35,8 +38,13 @@ CHUNK = 30
 """Older entries `mount_older` mounts by default."""
 BATCH = 4
 """Older entries mounted per refresh while the view is within a page of the top."""
-MAX_MOUNTED = 3 * WINDOW
-"""Mounted entries past which the oldest are unmounted while the view follows the bottom."""
+KEEP_SCREENS = 1.5
+"""Rows of entries kept mounted below the unmounted ones while the view follows the bottom, in
+heights of the pane: more than a screen, so scrolling up a little needs no mount."""
+TRIM_STEP = 8
+"""Entries past those kept before any go: one removal per `TRIM_STEP` entries added, not per entry."""
+MIN_KEPT = 4
+"""Entries kept however tall (one long reply can fill the rows by itself)."""
 PLACE_ROUNDS = 40
 """Most refreshes a resize's restore waits for the layout to stop changing (it takes 2-4)."""
 
@@ -58,6 +66,8 @@ class ChatPane(VerticalScroll):
         self._first = 0  # index in `entries` of the first mounted entry
         self._items: list[ChatItem[Any]] = []  # mounted widgets, aligned with entries[_first:]
         self._loading_older = False
+        self._unfolded: set[int] = set()
+        """`id` of the unmounted entries whose widget was unfolded, to unfold them again."""
         self._following = True
         """Only while the view follows the bottom may old widgets go. Scrolling up away from the
         bottom stops it; reaching the bottom resumes it. Decided when the view scrolls, since
@@ -120,6 +130,7 @@ class ChatPane(VerticalScroll):
         await self.remove_children([w for w in self.children if w not in (self._hint, self.welcome)])
         release_render_caches()
         self.entries = list(entries)
+        self._unfolded.clear()  # ids of entries gone: a new entry may reuse one
         self._first = max(0, len(self.entries) - WINDOW)
         self._items = [item_for(entry) for entry in self.entries[self._first :]]
         if self._items:
@@ -171,18 +182,41 @@ class ChatPane(VerticalScroll):
         await self.mount(new, before=item)
         return new
 
+    def _kept_count(self) -> int:
+        """How many of the newest mounted entries fill `KEEP_SCREENS` of the pane. An entry not
+        laid out yet counts as one row, so a burst of adds is bounded before the layout runs."""
+        wanted = KEEP_SCREENS * self.size.height
+        rows = 0
+        for kept, item in enumerate(reversed(self._items), 1):
+            rows += max(1, item.virtual_region_with_margin.height)
+            if rows >= wanted and kept >= MIN_KEPT:
+                return kept
+        return len(self._items)
+
     async def _unmount_oldest(self) -> None:
         """Keep the mounted part bounded while the user follows the bottom; someone reading
         older entries keeps them (they scrolled there, the batch mounting put them there)."""
-        excess = len(self._items) - MAX_MOUNTED
         reading = not self._following or self.scroll_y < self.max_scroll_y - self.size.height
-        if excess < WINDOW or self._loading_older or reading:
-            return  # in steps of WINDOW: one removal per WINDOW entries added, not one per entry
+        if self._loading_older or reading or not self.size.height:
+            return
+        excess = len(self._items) - self._kept_count()
+        if excess < TRIM_STEP:
+            return
         gone, self._items = self._items[:excess], self._items[excess:]
+        self._unfolded.update(id(item.entry) for item in gone if getattr(item, "expanded", False))
         self._first += excess
         self._update_hint()
         await self.remove_children(gone)
         release_render_caches()  # else Textual keeps what the last 1 024 of them rendered
+
+    def _item_for(self, entry: Entry) -> ChatItem[Any]:
+        """A widget for an older entry, unfolded again if it was when it went."""
+        item = item_for(entry)
+        if id(entry) in self._unfolded:
+            self._unfolded.discard(id(entry))
+            item.expanded = True  # type: ignore[attr-defined]  # the items that fold all have it
+            item.add_class("-expanded")
+        return item
 
     def replace(self, item: ChatItem[Any], entry: Entry) -> None:
         """Give a mounted item a new entry (a tool call that finished, a reply that grew)."""
@@ -281,7 +315,10 @@ class ChatPane(VerticalScroll):
         return True
 
     def _near_top(self) -> bool:
-        return bool(self._first) and self.scroll_y <= self.size.height
+        """Within a page of the top with older entries to mount. Never while following the
+        bottom: what is kept then is little more than a screen, and the bottom of it is within a
+        page of its top, so each growth of the reply would mount entries the next trim drops."""
+        return bool(self._first) and not self._following and self.scroll_y <= self.size.height
 
     async def _mount_older_step(self) -> None:
         """Mount one small batch, then another after the next refresh while the view is still
@@ -299,7 +336,7 @@ class ChatPane(VerticalScroll):
             if count <= 0:
                 return 0
             start = self._first - count
-            items = [item_for(entry) for entry in self.entries[start : self._first]]
+            items = [self._item_for(entry) for entry in self.entries[start : self._first]]
             await self.mount_all(items, after=self._hint)
             self._items[:0] = items
             self._first = start
