@@ -78,3 +78,28 @@ class TestOperations:
             await pilot.press("enter")  # sent again once the session is free: it goes through
             await until(pilot, lambda: "mine" in [i.entry.text for i in app.query(AgentItem)], what="reply")
             assert "please keep this" in [i.entry.text for i in app.query(UserItem)]
+
+
+def replaced(view) -> list[pe.SessionReplaced]:
+    return [e for _, e in view.driver.log.after(0) if isinstance(e, pe.SessionReplaced)]
+
+
+class TestModelAndMode:
+    async def test_model_is_set_model_on_the_tabs_driver(self, server, config, workspace):
+        """/model NAME submits `set_model` to the tab's driver (not a reopening of its own): the
+        driver's session is the tab's, on the new model, the chat stays and says the model."""
+        server.enqueue(Reply(text="first"))
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await send(pilot, "hi")
+            await settle(pilot)
+            view = app.view
+            session_id = view.session.session_id
+            await send(pilot, "/model openai/other-model")
+            await settle(pilot)
+            assert replaced(view) == [pe.SessionReplaced(session_id, "openai/other-model")]
+            assert view.driver.session is view.session and view.session.model == "openai/other-model"
+            assert [i.entry.text for i in app.query(AgentItem)] == ["first"]
+            assert "Model: openai/other-model" in [n.entry.text for n in app.query(NoticeItem)]
+            assert not view.busy

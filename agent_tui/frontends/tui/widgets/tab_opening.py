@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from agent_tui.config import ConfigError
+from agent_tui.core import ops
+from agent_tui.core import protocol_events as pe
 from agent_tui.frontends.tui.command_output import show
 from agent_tui.frontends.tui.transcript import NoticeEntry
 from agent_tui.frontends.tui.widgets import session_opening as opening
@@ -128,12 +130,25 @@ class TabOpener:
             session.keep_background_of(old)  # /model: the same session's commands run on
         if old is not None and old is not session:
             await old.close()
+        switched = keep_chat and old is not None and old.session_id == session.session_id
+        await self._show(services, session, switched=switched, nothing_to_continue=nothing_to_continue)
+
+    async def _show(
+        self,
+        services: AppServices,
+        session: AgentSession,
+        *,
+        switched: bool,
+        nothing_to_continue: bool = False,
+    ) -> None:
+        """The tab shows `session`, now its own: its chat (or, `switched` to another model, a
+        notice under what is on screen), mode, title, meter and status line."""
         if session.background is not None and self.tab.tasks_changed not in session.background.listeners:
             session.background.listeners.append(self.tab.tasks_changed)
         self.tab.query_one(NoModelPanel).display = False
         self.tab.query_one(ModeLine).show_mode(session.mode)  # a resumed session keeps its mode
         self.tab.meter.cost_line = None
-        if keep_chat and old is not None and old.session_id == session.session_id:
+        if switched:
             await self.tab.chat.add(NoticeEntry(f"Model: {session.model}"))
         else:
             await self.tab.chat.load(await opening.entries_to_show(services, session))
@@ -200,10 +215,36 @@ class TabOpener:
         services = self.tab.services or await self._get_services()
         if services is None:
             return
-        self.tab.services, left = opening.with_model(services, name)
+        switched, left = opening.with_model(services, name)
         if left:
             self.tab.commands.notify(
                 f"{name} is not on the configured server: {', '.join(left)} from [model] stay behind."
             )
-        session_id = self.tab.session.session_id if self.tab.session else None
-        self.tab.begin(self.start(session_id, services=self.tab.services, keep_chat=True))
+        if self.tab.session is None:  # no model configured yet: the tab opens a session with this one
+            self.tab.services = switched
+            self.tab.begin(self.start(services=switched, keep_chat=True))
+            return
+        work = self._set_model(name)
+        self.tab.begin(
+            self.tab.run_worker(work, name="switch_model", group="agent", exclusive=True, exit_on_error=False)
+        )
+
+    async def _set_model(self, name: str) -> None:
+        """The driver's `set_model` rebuilds the session on the other model (the same
+        conversation, its background commands running on); the tab then shows it."""
+        from agent_tui.core.driver import FINAL_EVENTS
+
+        driver = self.tab.driver
+        async for event in driver.drive(ops.SetModel(name)):
+            if isinstance(event, pe.OperationRefused):  # nothing changed: the old session goes on
+                raise ModelNotSwitched(event.message)
+            if isinstance(event, FINAL_EVENTS):
+                break
+        if driver.session is None or driver.session is self.tab.session:
+            return
+        self.tab.services, self.tab.session = driver.services, driver.session
+        await self._show(driver.services, driver.session, switched=True)
+
+
+class ModelNotSwitched(RuntimeError):
+    """The driver refused /model's `set_model` (its reason is the message)."""
