@@ -135,15 +135,15 @@ class SessionView(Vertical):
         yield FindBar(id="find")
         yield PromptArea(id="prompt-area")
 
-    def action_cycle_mode(self) -> None:
-        """Shift+Tab: default → accept edits → plan (permission_modes.py); the line shows it."""
+    async def action_cycle_mode(self) -> None:
+        """Shift+Tab: default → accept edits → plan (permission_modes.py), the `set_mode`
+        operation (taken while work runs); the line shows it."""
         if self.session is None:
             return
         from agent_tui.policy.permission_modes import next_mode
 
-        self.session.set_mode(next_mode(self.session.mode))
+        await self.commands.run_operation(ops.SetMode(next_mode(self.session.mode)))
         self.query_one(ModeLine).show_mode(self.session.mode)
-        self.run_worker(self.session.side.save(), group="mode", exit_on_error=False)  # resumed with it
 
     @property
     def busy(self) -> bool:
