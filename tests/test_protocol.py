@@ -28,6 +28,7 @@ SAMPLES: list[ops.Op] = [
     ops.Send("hi"),
     ops.Compact("keep the plan"),
     ops.SetModel("openai/other"),
+    ops.SetMode("plan"),
     ops.SetEffort("high"),
     ops.Undo(2, True),
     ops.Rewind(3, "files"),

@@ -4,7 +4,7 @@
 carry only what its own provider takes.
 
 `/model NAME` reopens the tab's session from the store under a config naming the new model
-(frontends/tui/widgets/session_view.py switch_model); `switched` does the same, with the new server's
+(frontends/tui/widgets/tab_opening.py switch_model); `switched` does the same, with the new server's
 api_base (the app keeps the configured one, which would point at the other fake).
 """
 

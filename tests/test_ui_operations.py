@@ -12,6 +12,7 @@ from agent_tui.core import ops
 from agent_tui.core import protocol_events as pe
 from agent_tui.frontends.tui.textual_compat import notifications
 from agent_tui.frontends.tui.widgets.chat_items import AgentItem, NoticeItem, UserItem
+from agent_tui.frontends.tui.widgets.mode_line import ModeLine
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import make_app, send, settle, until
@@ -78,3 +79,51 @@ class TestOperations:
             await pilot.press("enter")  # sent again once the session is free: it goes through
             await until(pilot, lambda: "mine" in [i.entry.text for i in app.query(AgentItem)], what="reply")
             assert "please keep this" in [i.entry.text for i in app.query(UserItem)]
+
+
+def replaced(view) -> list[pe.SessionReplaced]:
+    return [e for _, e in view.driver.log.after(0) if isinstance(e, pe.SessionReplaced)]
+
+
+class TestModelAndMode:
+    async def test_model_is_set_model_on_the_tabs_driver(self, server, config, workspace):
+        """/model NAME submits `set_model` to the tab's driver (not a reopening of its own): the
+        driver's session is the tab's, on the new model, the chat stays and says the model."""
+        server.enqueue(Reply(text="first"))
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await send(pilot, "hi")
+            await settle(pilot)
+            view = app.view
+            session_id = view.session.session_id
+            await send(pilot, "/model openai/other-model")
+            await settle(pilot)
+            assert replaced(view) == [pe.SessionReplaced(session_id, "openai/other-model")]
+            assert view.driver.session is view.session and view.session.model == "openai/other-model"
+            assert [i.entry.text for i in app.query(AgentItem)] == ["first"]
+            assert "Model: openai/other-model" in [n.entry.text for n in app.query(NoticeItem)]
+            assert not view.busy
+
+    async def test_shift_tab_is_set_mode_on_the_tabs_driver_even_mid_turn(self, server, config, workspace):
+        """Shift+Tab submits `set_mode` to the tab's driver, which takes it while a turn runs:
+        the session's mode and the mode line change, and the driver says so."""
+        rest = threading.Event()  # the reply stalls mid-stream: the turn is running
+        server.enqueue(Reply(text=" ".join(f"w{i}" for i in range(200)), hold=rest))
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            view = app.view
+            await send(pilot, "talk a lot")
+            try:
+                await until(pilot, lambda: view.driver.busy, what="the turn")
+                view.prompt.focus()
+                await pilot.press("shift+tab")
+                await until(pilot, lambda: view.session.mode == "accept_edits", what="the mode")
+                assert view.driver.busy
+            finally:
+                rest.set()
+            await settle(pilot)
+            said = [e for _, e in view.driver.log.after(0) if isinstance(e, pe.CommandReplied)]
+            assert said == [pe.CommandReplied("Permission mode", "Permission mode: accept edits.", "info")]
+            assert "accept edits" in str(app.query_one(ModeLine).render())

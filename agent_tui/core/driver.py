@@ -318,12 +318,22 @@ async def _set_model(driver: SessionDriver, op: ops.SetModel) -> None:
     await driver.publish(pe.SessionReplaced(session.session_id, session.model))
 
 
+async def _set_mode(driver: SessionDriver, op: ops.SetMode) -> None:
+    from agent_tui.policy.permission_modes import LABELS
+
+    session = driver.require()
+    session.set_mode(op.mode)
+    await session.side.save()  # a resumed session keeps it
+    await driver.publish(pe.CommandReplied("Permission mode", f"Permission mode: {LABELS[op.mode]}.", "info"))
+
+
 Handler = Callable[[SessionDriver, Any], Awaitable[None]]
 
 HANDLERS: dict[type[ops.Operation], Handler] = {
     ops.Send: _send,
     ops.Compact: _compact,
     ops.SetModel: _set_model,
+    ops.SetMode: _set_mode,
     ops.SetEffort: _set_effort,
     ops.Undo: _undo,
     ops.Rewind: _rewind,
@@ -337,5 +347,5 @@ HANDLERS: dict[type[ops.Operation], Handler] = {
 }
 """One handler per operation (tests/test_protocol.py fails when an operation has none)."""
 
-WHILE_BUSY = frozenset({ops.Interrupt, ops.Approve, ops.RunCommand, ops.Fork})
+WHILE_BUSY = frozenset({ops.Interrupt, ops.Approve, ops.RunCommand, ops.Fork, ops.SetMode})
 """What is taken while work runs; a command that must wait says so itself."""

@@ -15,6 +15,8 @@ import typing
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
+from agent_tui.policy.permission_modes import PermissionMode
+
 ApprovalAction = Literal["allow_once", "allow_session", "allow_always", "deny"]
 RewindScope = Literal["conversation", "files", "both"]
 
@@ -49,6 +51,14 @@ class SetModel(Operation):
 
     type: ClassVar[str] = "set_model"
     name: str
+
+
+@dataclass(frozen=True)
+class SetMode(Operation):
+    """The permission mode (Shift+Tab's cycle): default, accept_edits or plan."""
+
+    type: ClassVar[str] = "set_mode"
+    mode: PermissionMode
 
 
 @dataclass(frozen=True)
@@ -141,6 +151,7 @@ Op = (
     Send
     | Compact
     | SetModel
+    | SetMode
     | SetEffort
     | Undo
     | Rewind

@@ -118,7 +118,7 @@ class AppCommands:
         if view is None:
             self.app.notify(text)
         else:
-            show(view, command, text)
+            show(view.commands, command, text)
 
     def action_sandbox(self, argument: str = "") -> None:
         """/sandbox shows what the sandbox allows; `/sandbox MODE` and `/sandbox auto on|off` switch."""

@@ -1,6 +1,6 @@
 """What a tab shows when it opens a session: the transcript to load, the title, the services
 under another model. Plain functions over the store and the config (no widgets), used by
-`SessionView.open_session` and `/model`.
+`TabOpener.open_session` (tab_opening.py) and `/model`.
 """
 
 from __future__ import annotations

@@ -6,8 +6,10 @@ by side. The driver hands the tab each event, which it posts to itself (in order
 session goes on) and renders. What a send, an event or finished work means — the queue, a failed
 prompt put back, tool lines, the spinner — is decided by the tab's `TabController`
 (frontends/tui/tab_controller.py); this view applies the operations it returns, in order (its widgets
-through `TabRenderer`). Keys are in tab_keys.py, what slash commands may ask of the tab in
-tab_host.py, opening its session in tab_opening.py."""
+through `TabRenderer`). Its other collaborators are objects it owns, each seeing the view through
+a narrow protocol: `keys` (tab_keys.py), `commands`, what slash commands may ask of the tab
+(tab_host.py), `opening`, how it comes to hold a session (tab_opening.py), and `driving`, its
+driver and the approvals its events ask (tab_driving.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, ClassVar, assert_never
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -36,15 +38,17 @@ from agent_tui.frontends.tui.tab_controller import Outcome, TabController, Worke
 from agent_tui.frontends.tui.tab_controller import tab_label as tab_label  # where tests and the App find it
 from agent_tui.frontends.tui.widgets import session_opening as opening
 from agent_tui.frontends.tui.widgets.chat import ChatPane
+from agent_tui.frontends.tui.widgets.child_lines import ChildLine
 from agent_tui.frontends.tui.widgets.find_bar import FindBar
 from agent_tui.frontends.tui.widgets.meter import ContextMeter
 from agent_tui.frontends.tui.widgets.mode_line import ModeLine
 from agent_tui.frontends.tui.widgets.prompt import PromptArea, PromptInput
 from agent_tui.frontends.tui.widgets.status import NoModelPanel, QueuePanel, WorkingLine
 from agent_tui.frontends.tui.widgets.status_line import StatusLineBar
-from agent_tui.frontends.tui.widgets.tab_host import TabHost
+from agent_tui.frontends.tui.widgets.tab_driving import Approve, Awaiting, TabDriving
+from agent_tui.frontends.tui.widgets.tab_host import TabCommands
 from agent_tui.frontends.tui.widgets.tab_keys import TabKeys
-from agent_tui.frontends.tui.widgets.tab_opening import TabOpening
+from agent_tui.frontends.tui.widgets.tab_opening import TabOpener
 from agent_tui.frontends.tui.widgets.tab_render import TabRenderer
 
 if TYPE_CHECKING:
@@ -54,21 +58,17 @@ if TYPE_CHECKING:
     from agent_tui.core.driver import SessionDriver
     from agent_tui.frontends.tui.command_host import AppActions
     from agent_tui.frontends.tui.widgets.chat_items import AgentItem
-    from agent_tui.tools.permissions import ApprovalDecision, ApprovalRequest
 
 log = logging.getLogger(__name__)
-
-TAB_EVENTS_KEPT = 1_000  # for a follower beside the screen: the screen renders through the sink
 
 WORK_NAMES = {ops.Send.type: "run_turn", ops.Shell.type: "run_command", ops.Compact.type: "run_compact"}
 """The operations whose work the tab shows as running, by the name its failures are told with."""
 OUTCOMES: dict[str, Outcome] = {"done": "success", "failed": "error", "interrupted": "cancelled"}
 
 ServicesSource = Callable[[], Awaitable["AppServices | None"]]
-Approve = Callable[["ApprovalRequest", str], Awaitable["ApprovalDecision"]]
 
 
-class SessionView(TabOpening, TabKeys, TabHost, Vertical):
+class SessionView(Vertical):
     """Owns one AgentSession (or none, when no model is configured)."""
 
     BINDINGS: ClassVar = [
@@ -105,8 +105,6 @@ class SessionView(TabOpening, TabKeys, TabHost, Vertical):
         continue_: bool = False,
     ) -> None:
         super().__init__(classes="session-view")
-        self._get_services = services
-        self._approve = approve
         self.actions = actions
         """The App's screens and switches, for the slash commands (frontends/tui/command_host.py)."""
         self.number = number
@@ -119,8 +117,12 @@ class SessionView(TabOpening, TabKeys, TabHost, Vertical):
         self.renderer = TabRenderer(self, lambda: self.session.session_id if self.session else None)
         self._worker: Worker[None] | None = None
         """The tab's own worker (opening a session, /review); the session's work runs in the driver."""
-        self._driver: SessionDriver | None = None
         self._interrupting: asyncio.Task[None] | None = None
+        self.commands = TabCommands(self)
+        """The tab as its slash commands see it (the `TabCommandHost`)."""
+        self.opening = TabOpener(self, services)
+        self.keys = TabKeys(self)
+        self.driving = TabDriving(self, approve)
 
     def compose(self) -> ComposeResult:
         yield ChatPane(id="chat")
@@ -133,15 +135,15 @@ class SessionView(TabOpening, TabKeys, TabHost, Vertical):
         yield FindBar(id="find")
         yield PromptArea(id="prompt-area")
 
-    def action_cycle_mode(self) -> None:
-        """Shift+Tab: default → accept edits → plan (permission_modes.py); the line shows it."""
+    async def action_cycle_mode(self) -> None:
+        """Shift+Tab: default → accept edits → plan (permission_modes.py), the `set_mode`
+        operation (taken while work runs); the line shows it."""
         if self.session is None:
             return
         from agent_tui.policy.permission_modes import next_mode
 
-        self.session.set_mode(next_mode(self.session.mode))
+        await self.commands.run_operation(ops.SetMode(next_mode(self.session.mode)))
         self.query_one(ModeLine).show_mode(self.session.mode)
-        self.run_worker(self.session.side.save(), group="mode", exit_on_error=False)  # resumed with it
 
     @property
     def busy(self) -> bool:
@@ -188,48 +190,55 @@ class SessionView(TabOpening, TabKeys, TabHost, Vertical):
     def prompt(self) -> PromptInput:
         return self.query_one(PromptInput)
 
+    @property
+    def find_bar(self) -> FindBar:
+        return self.query_one(FindBar)
+
     def on_mount(self) -> None:
         self.query_one(NoModelPanel).display = False
         self.meter.placeholder = "opening…"
         session_id, continue_ = self._start
-        self._begin(self.open_session(session_id, continue_=continue_))
+        self.begin(self.opening.start(session_id, continue_=continue_))
 
-    def _begin(self, worker: Worker[None]) -> None:
+    def begin(self, worker: Worker[None]) -> None:
+        """The tab's own worker (opening, /review) started: busy until it ends."""
         self._apply_now(self.controller.began())
         self._worker = worker
 
-    def _tasks_changed(self) -> None:
+    def tasks_changed(self) -> None:
         self.post_message(self.TasksChanged(self))
+
+    async def open_new(self, session_id: str | None = None) -> None:
+        """Replace this tab's session with a new (or a stored) one."""
+        self.begin(self.opening.start(session_id))
+
+    # -- keys and messages from the input, find bar and sub-agent lines (tab_keys.py) ----------
+
+    def action_to_background(self) -> None:
+        self.keys.to_background()
+
+    def action_find(self) -> None:
+        self.keys.find()
+
+    @on(events.Key)
+    @on(events.Paste)
+    @on(PromptInput.Submitted)
+    @on(PromptInput.Escape)
+    @on(PromptInput.Jump)
+    @on(PromptInput.Scroll)
+    @on(FindBar.Closed)
+    @on(ChildLine.Open)
+    async def _to_keys(self, message: Message) -> None:
+        await self.keys.message(message)
 
     # -- the tab's label (the rest of what slash commands may ask is in tab_host.py) ----------
 
     def rename(self, title: str, *, named: bool = False) -> None:
         self._apply_now(self.controller.retitle(title, named=named))
 
-    @dataclasses.dataclass
-    class Awaiting(Message):
-        """An approval is asked (`tool`) or answered (None). A message, so it is shown after the
-        ToolCallStarted the driver handed over before asking."""
-
-        tool: str | None
-
-    async def approve(self, request: ApprovalRequest) -> ApprovalDecision:
-        """An `approval_requested` event's question: the App shows the modal. Meanwhile
-        the tool line and the working line say "awaiting approval"; an allowed call's clock
-        starts when the user answers, so their think time is not the tool's run time."""
-        from agent_tui.agent.subagents import CURRENT_AGENT
-
-        self.post_message(self.Awaiting(request.tool))
-        where = f"tab {self.number} · {tab_label(self.controller.prompt or self.title)}"  # the request asking
-        if (child := CURRENT_AGENT.get()) is not None:
-            where += f" · sub-agent: {child}"  # a child of this tab's session asks
-        try:
-            return await self._approve(request, where)
-        finally:
-            self.post_message(self.Awaiting(None))
-
     @on(Awaiting)
     async def _awaiting(self, event: Awaiting) -> None:
+        """An approval is asked or answered (tab_driving.py)."""
         event.stop()
         if event.tool is not None:
             self.app.attention.ping("agent-tui", f"{self.title}: approve {event.tool}?")  # type: ignore[attr-defined]
@@ -254,23 +263,11 @@ class SessionView(TabOpening, TabKeys, TabHost, Vertical):
     @property
     def driver(self) -> SessionDriver:
         """What this tab's operations are submitted to; it drives the tab's current session."""
-        from agent_tui.core.driver import SessionDriver
-        from agent_tui.core.event_log import EventLog
+        return self.driving.driver()
 
-        assert self.services is not None
-        if self._driver is None:
-            # The tab renders through the sink; the log only serves a follower that keeps up.
-            log_ = EventLog(keep=TAB_EVENTS_KEPT)
-            self._driver = SessionDriver(self.services, self.session, sink=self._deliver, events=log_)
-        self._driver.services, self._driver.session = self.services, self.session  # after /model, /new
-        return self._driver
-
-    async def _deliver(self, event_id: int, event: ev.AgentEvent) -> None:
-        if isinstance(event, pe.ApprovalRequested):  # asked in the asking call's task (a child's too)
-            decision = await self.approve(event.question())
-            await self.driver.submit(ops.Approve(event.request_id, decision.action, decision.prefix))
-        else:
-            self.post_message(AgentEventMessage(event))  # in order with the Awaiting messages
+    @property
+    def asking(self) -> str:
+        return self.controller.prompt or self.title
 
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def run_review(self, base: str | None) -> None:
@@ -288,10 +285,10 @@ class SessionView(TabOpening, TabKeys, TabHost, Vertical):
         """Cancel the running turn, compaction or opening; False when there is none."""
         if not self.busy:
             return False
-        if self._driver is not None and self._driver.busy:
+        if (driver := self.driving.current) is not None and driver.busy:
             self.controller.cancelling()
             # Interrupt is awaited by a task of its own: Esc and closing a tab do not wait for it.
-            self._interrupting = asyncio.get_running_loop().create_task(self._driver.submit(ops.Interrupt()))
+            self._interrupting = asyncio.get_running_loop().create_task(driver.submit(ops.Interrupt()))
             return True
         worker = self._worker
         if worker is None or worker.is_finished:
@@ -383,7 +380,7 @@ class SessionView(TabOpening, TabKeys, TabHost, Vertical):
             case op.SendNext(text):
                 await self.send(text)
             case op.RunCommand(parsed):
-                await slash.run(self, parsed)
+                await slash.run(self.commands, parsed)
             case op.StartWorker("turn", argument):
                 assert self.session is not None
                 self.session.record.pending_images = self.prompt.images.in_text(argument or "")
@@ -395,6 +392,6 @@ class SessionView(TabOpening, TabKeys, TabHost, Vertical):
             case op.StartWorker(_, argument):
                 await self.driver.submit(ops.Compact(argument))
             case op.Remeasure():
-                self.remeasure()
+                self.commands.remeasure()
             case _:
                 assert_never(operation)

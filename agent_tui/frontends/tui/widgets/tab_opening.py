@@ -2,7 +2,7 @@
 model, or none (no model configured, or the session is busy in another process: the chat then
 shows it read-only).
 
-A mixin of `SessionView`. Opening is a worker of the tab's "agent" group like a turn, so a send
+An object the view owns (`SessionView.opening`). Opening is a worker of the tab's "agent" group like a turn, so a send
 made meanwhile waits in the queue; what the tab then shows comes from session_opening.py's plain
 functions. The view's turn and command workers are apart from this (session_view.py).
 """
@@ -10,12 +10,13 @@ functions. The view's turn and command workers are apart from this (session_view
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-from textual import work
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from agent_tui.config import ConfigError
+from agent_tui.core import ops
+from agent_tui.core import protocol_events as pe
 from agent_tui.frontends.tui.command_output import show
 from agent_tui.frontends.tui.transcript import NoticeEntry
 from agent_tui.frontends.tui.widgets import session_opening as opening
@@ -25,30 +26,73 @@ from agent_tui.runtime import instrument
 from agent_tui.store.leases import SessionBusy
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable
-
+    from textual.widget import Widget
     from textual.worker import Worker
 
     from agent_tui.agent.session import AgentSession
     from agent_tui.compose.factory import AppServices
-    from agent_tui.frontends.tui.widgets.tab_host import TabHost
+    from agent_tui.context.budget import ContextBudget
+    from agent_tui.core.driver import SessionDriver
+    from agent_tui.frontends.tui.command_host import TabCommandHost
+    from agent_tui.frontends.tui.widgets.chat import ChatPane
+    from agent_tui.frontends.tui.widgets.meter import ContextMeter
 
-    class _Tab(TabHost):
-        """What opening uses of `SessionView` besides what its commands see (tab_host.py), so
-        mypy checks it against the view."""
-
-        session: AgentSession | None
-        _get_services: Callable[[], Awaitable[AppServices | None]]
-
-        def rename(self, title: str, *, named: bool = False) -> None: ...
-        def _begin(self, worker: Worker[None]) -> None: ...
-        def _tasks_changed(self) -> None: ...
-else:
-    _Tab = object
+W = TypeVar("W", bound="Widget")
 
 
-class TabOpening(_Tab):
-    @work(exclusive=True, group="agent", exit_on_error=False)
+class OpeningTab(Protocol):
+    """What opening uses of `SessionView`: the session it holds, its widgets, its commands' host."""
+
+    services: AppServices | None
+    session: AgentSession | None
+
+    @property
+    def commands(self) -> TabCommandHost: ...
+    @property
+    def driver(self) -> SessionDriver: ...
+    @property
+    def chat(self) -> ChatPane: ...
+    @property
+    def meter(self) -> ContextMeter: ...
+    @property
+    def budget(self) -> ContextBudget | None: ...
+    @budget.setter
+    def budget(self, value: ContextBudget | None) -> None: ...
+    def query_one(self, selector: type[W]) -> W: ...
+    def call_after_refresh(self, callback: Any, *args: Any, **kwargs: Any) -> bool: ...
+    def run_worker(
+        self,
+        work: Any,
+        *,
+        name: str | None = "",
+        group: str = "default",
+        exclusive: bool = False,
+        exit_on_error: bool = True,
+    ) -> Worker[Any]: ...
+    def rename(self, title: str, *, named: bool = False) -> None: ...
+    def begin(self, worker: Worker[None]) -> None: ...
+    def tasks_changed(self) -> None: ...
+
+
+class TabOpener:
+    def __init__(self, tab: OpeningTab, services: Callable[[], Awaitable[AppServices | None]]) -> None:
+        self.tab = tab
+        self._get_services = services
+
+    def start(
+        self,
+        session_id: str | None = None,
+        *,
+        continue_: bool = False,
+        services: AppServices | None = None,
+        keep_chat: bool = False,
+    ) -> Worker[None]:
+        """Opening as a worker of the tab's "agent" group, like a turn (its end: `open_session`)."""
+        work = self.open_session(session_id, continue_=continue_, services=services, keep_chat=keep_chat)
+        return self.tab.run_worker(
+            work, name="open_session", group="agent", exclusive=True, exit_on_error=False
+        )
+
     async def open_session(
         self,
         session_id: str | None = None,
@@ -60,52 +104,65 @@ class TabOpening(_Tab):
         """Create or resume this tab's session; without a model, show the panel instead.
         `keep_chat`: the same session under another model — what is on screen (error lines
         included, which the history does not hold) stays."""
-        services = services or self.services or await self._get_services()
+        services = services or self.tab.services or await self._get_services()
         if services is None:
-            self.meter.placeholder = "the session store could not be opened (see the log)"
-            self.meter.refresh()
+            self.tab.meter.placeholder = "the session store could not be opened (see the log)"
+            self.tab.meter.refresh()
             return
-        self.services = services
+        self.tab.services = services
         nothing_to_continue = False
         if continue_ and session_id is None:
             session_id = await services.newest_session_id()
             nothing_to_continue = session_id is None
         try:
             if session_id:
-                session = await services.resume_session(session_id, approver=self.driver.ask)
+                session = await services.resume_session(session_id, approver=self.tab.driver.ask)
             else:
-                session = await services.new_session(approver=self.driver.ask)
+                session = await services.new_session(approver=self.tab.driver.ask)
         except ConfigError as exc:
             await self._without_model(str(exc), session_id)
             return
         except SessionBusy as exc:  # another agent-tui process writes to it: read it only
             await self._without_model(str(exc), session_id, read_only=f"Read-only: {exc}.")
             return
-        old, self.session = self.session, session
+        old, self.tab.session = self.tab.session, session
         if old is not None and old is not session and old.session_id == session.session_id:
             session.keep_background_of(old)  # /model: the same session's commands run on
         if old is not None and old is not session:
             await old.close()
-        if session.background is not None and self._tasks_changed not in session.background.listeners:
-            session.background.listeners.append(self._tasks_changed)
-        self.query_one(NoModelPanel).display = False
-        self.query_one(ModeLine).show_mode(session.mode)  # a resumed session keeps its mode
-        self.meter.cost_line = None
-        if keep_chat and old is not None and old.session_id == session.session_id:
-            await self.chat.add(NoticeEntry(f"Model: {session.model}"))
+        switched = keep_chat and old is not None and old.session_id == session.session_id
+        await self._show(services, session, switched=switched, nothing_to_continue=nothing_to_continue)
+
+    async def _show(
+        self,
+        services: AppServices,
+        session: AgentSession,
+        *,
+        switched: bool,
+        nothing_to_continue: bool = False,
+    ) -> None:
+        """The tab shows `session`, now its own: its chat (or, `switched` to another model, a
+        notice under what is on screen), mode, title, meter and status line."""
+        if session.background is not None and self.tab.tasks_changed not in session.background.listeners:
+            session.background.listeners.append(self.tab.tasks_changed)
+        self.tab.query_one(NoModelPanel).display = False
+        self.tab.query_one(ModeLine).show_mode(session.mode)  # a resumed session keeps its mode
+        self.tab.meter.cost_line = None
+        if switched:
+            await self.tab.chat.add(NoticeEntry(f"Model: {session.model}"))
         else:
-            await self.chat.load(await opening.entries_to_show(services, session))
-            self.chat.show_welcome(self._welcome(services, session))
+            await self.tab.chat.load(await opening.entries_to_show(services, session))
+            self.tab.chat.show_welcome(self._welcome(services, session))
         if nothing_to_continue:
-            await self.chat.add(NoticeEntry("No earlier session in this directory: started a new one."))
-        self.rename(session.title or opening.title_from(session.history) or "new")
-        self.call_after_refresh(instrument.mark, "chat_shown")
+            await self.tab.chat.add(NoticeEntry("No earlier session in this directory: started a new one."))
+        self.tab.rename(session.title or opening.title_from(session.history) or "new")
+        self.tab.call_after_refresh(instrument.mark, "chat_shown")
         # The first measure counts every message (~0.1 s per 1 000): the chat is already on
         # screen, sends made meanwhile wait in the queue, and the count runs off the UI loop.
-        self.meter.placeholder = f"measuring {len(session.history)} messages…"
-        self.meter.show(None)
-        self.budget = await asyncio.to_thread(session.measure)
-        self.meter.show(self.budget)
+        self.tab.meter.placeholder = f"measuring {len(session.history)} messages…"
+        self.tab.meter.show(None)
+        self.tab.budget = await asyncio.to_thread(session.measure)
+        self.tab.meter.show(self.tab.budget)
         self._attach_status_line(session)
 
     def _attach_status_line(self, session: AgentSession) -> None:
@@ -116,10 +173,10 @@ class TabOpening(_Tab):
         settings = session.config.status_line
         trusted = session.config.provenance.folder_trusted
         command = find_command(settings.command, Path(session.workspace), trusted=trusted)
-        self.query_one(StatusLineBar).attach(session, command, settings.timeout)
+        self.tab.query_one(StatusLineBar).attach(session, command, settings.timeout)
         from agent_tui.frontends.tui.widgets.prompt import PromptArea
 
-        self.query_one(PromptArea).set_editing_mode(session.config.ui.editing_mode)
+        self.tab.query_one(PromptArea).set_editing_mode(session.config.ui.editing_mode)
 
     def _welcome(self, services: AppServices, session: AgentSession) -> str | None:
         """The welcome block for a new, empty session (none over a conversation)."""
@@ -135,33 +192,59 @@ class TabOpening(_Tab):
         session_id: str | None,
         read_only: str = "Read-only: no model is configured (/model NAME sets one).",
     ) -> None:
-        self.session = None
-        self.query_one(NoModelPanel).explain(reason)
-        self.meter.placeholder = "no model configured"
-        self.meter.show(None)
-        if session_id and self.services is not None:
-            entries, title = await opening.read_only(self.services, session_id)
-            await self.chat.load(entries)
-            self.query_one(NoModelPanel).display = False
-            await self.chat.add(NoticeEntry(read_only, "warning"))
-            self.rename(title)
-
-    async def open_new(self, session_id: str | None = None) -> None:
-        """Replace this tab's session with a new (or a stored) one."""
-        self._begin(self.open_session(session_id))
+        self.tab.session = None
+        self.tab.query_one(NoModelPanel).explain(reason)
+        self.tab.meter.placeholder = "no model configured"
+        self.tab.meter.show(None)
+        if session_id and self.tab.services is not None:
+            entries, title = await opening.read_only(self.tab.services, session_id)
+            await self.tab.chat.load(entries)
+            self.tab.query_one(NoModelPanel).display = False
+            await self.tab.chat.add(NoticeEntry(read_only, "warning"))
+            self.tab.rename(title)
 
     async def switch_model(self, name: str) -> None:
         if not name:
-            current = self.session.model if self.session else "none"
-            show(self, "/model", f"Model: {current}\n/model NAME switches this tab to another model.")
+            current = self.tab.session.model if self.tab.session else "none"
+            show(
+                self.tab.commands,
+                "/model",
+                f"Model: {current}\n/model NAME switches this tab to another model.",
+            )
             return
-        services = self.services or await self._get_services()
+        services = self.tab.services or await self._get_services()
         if services is None:
             return
-        self.services, left = opening.with_model(services, name)
+        switched, left = opening.with_model(services, name)
         if left:
-            self.notify(
+            self.tab.commands.notify(
                 f"{name} is not on the configured server: {', '.join(left)} from [model] stay behind."
             )
-        session_id = self.session.session_id if self.session else None
-        self._begin(self.open_session(session_id, services=self.services, keep_chat=True))
+        if self.tab.session is None:  # no model configured yet: the tab opens a session with this one
+            self.tab.services = switched
+            self.tab.begin(self.start(services=switched, keep_chat=True))
+            return
+        work = self._set_model(name)
+        self.tab.begin(
+            self.tab.run_worker(work, name="switch_model", group="agent", exclusive=True, exit_on_error=False)
+        )
+
+    async def _set_model(self, name: str) -> None:
+        """The driver's `set_model` rebuilds the session on the other model (the same
+        conversation, its background commands running on); the tab then shows it."""
+        from agent_tui.core.driver import FINAL_EVENTS
+
+        driver = self.tab.driver
+        async for event in driver.drive(ops.SetModel(name)):
+            if isinstance(event, pe.OperationRefused):  # nothing changed: the old session goes on
+                raise ModelNotSwitched(event.message)
+            if isinstance(event, FINAL_EVENTS):
+                break
+        if driver.session is None or driver.session is self.tab.session:
+            return
+        self.tab.services, self.tab.session = driver.services, driver.session
+        await self._show(driver.services, driver.session, switched=True)
+
+
+class ModelNotSwitched(RuntimeError):
+    """The driver refused /model's `set_model` (its reason is the message)."""
