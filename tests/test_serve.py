@@ -14,11 +14,9 @@ import httpx
 import pytest
 
 from agent_tui.core import ops
-from agent_tui.frontends.server.client import AgentClient, ServerError, ServerEvent
+from agent_tui.frontends.server.client import AgentClient, ServerError
 from testkit.fake_openai import Reply
-from tests.support.serve import Served, start_serve
-
-WAIT = 60
+from tests.support.serve import WAIT, Served, start_serve, until
 
 
 @pytest.fixture
@@ -26,16 +24,6 @@ def served(server, workspace, tmp_path):
     running = start_serve(server, tmp_path / "serve.db", workspace)
     yield running
     running.stop()
-
-
-async def until(events, kind: str) -> list[ServerEvent]:
-    """Events up to and including the first of `kind`."""
-    seen = []
-    async for event in events:
-        seen.append(event)
-        if event.type == kind:
-            return seen
-    raise AssertionError(f"the stream ended before {kind}")
 
 
 class TestServe:

@@ -12,8 +12,7 @@ import pytest
 from agent_tui.core import ops
 from agent_tui.frontends.server.client import AgentClient, ServerError
 from testkit.fake_openai import Reply
-from tests.support.serve import Served, start_serve
-from tests.test_serve import WAIT, until
+from tests.support.serve import WAIT, Served, start_serve, until
 
 
 @pytest.fixture

@@ -13,27 +13,23 @@ import pytest
 
 from agent_tui.agent.base_prompt import base_prompt
 from agent_tui.agent.subagents import for_session
-from agent_tui.agent.task_tool import TaskTool
 from agent_tui.agent.undo import undo
 from agent_tui.base import tool_decl
 from agent_tui.base.messages import Message, ToolCall
 from agent_tui.base.tool_decl import Capabilities, ToolKind
 from agent_tui.compose.factory import build_services
 from agent_tui.context.compaction.calls import condensed_line, tool_kind
-from agent_tui.context.memory import UserPrompts
-from agent_tui.extensions.skill_tool import SkillTool
 from agent_tui.frontends.acp.translate import kind_of, title_of
 from agent_tui.hooks.spec import HookSpec
 from agent_tui.policy import claude_rules
 from agent_tui.store.conversation_index import LOOKUP_TOOLS, message_text
 from agent_tui.tools.approval_preview import build_preview, describe_call
-from agent_tui.tools.background_tools import background_tools
-from agent_tui.tools.base import Tool, ToolContext, ToolOutput, ToolSpec
+from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 from agent_tui.tools.context_tools import context_tools
 from agent_tui.tools.registry import ToolRegistry, builtin_tools
-from agent_tui.tools.tool_search import ToolSearchTool
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import collect, make_config
+from tests.support.builtin_tools import BUILTIN_NAMES, every_builtin
 
 
 class StampTool:
@@ -85,28 +81,6 @@ class PeekTool:
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         return ToolOutput(text="peeked")
-
-
-class _Agents:
-    """Enough of a sub-agent manager for the `task` tool's spec to be built."""
-
-    def tool_description(self) -> str:
-        return "Run a sub-agent."
-
-    async def run_task(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-        return ToolOutput(text="")
-
-
-def every_builtin() -> list[Tool]:
-    """Every tool agent-tui itself ships, whoever registers it."""
-    return [
-        *builtin_tools(),
-        *context_tools(),
-        *background_tools(),
-        ToolSearchTool(),
-        TaskTool(_Agents()),
-        SkillTool(UserPrompts()),
-    ]
 
 
 KINDS = set(typing.get_args(ToolKind))
@@ -208,9 +182,6 @@ class TestANewToolFromItsDeclaration:
             }
         finally:
             await services.close()
-
-
-BUILTIN_NAMES = {tool.spec.name for tool in every_builtin()}
 
 
 def builtin_rule_tools() -> dict[str, tuple[str, ...]]:

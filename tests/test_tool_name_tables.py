@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from tests.test_tool_declarations import BUILTIN_NAMES
+from tests.support.builtin_tools import BUILTIN_NAMES
 
 PACKAGE = Path(__file__).resolve().parent.parent / "agent_tui"
 

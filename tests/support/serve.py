@@ -11,6 +11,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_tui.frontends.server.client import ServerEvent
 from testkit.fake_openai import FakeOpenAI
 from tests.support.extend import write_user_config
 
@@ -64,3 +65,17 @@ def start_serve(server: FakeOpenAI, db: Path, workspace: Path, *args: str) -> Se
     token = second.split()[1]
     token_file = Path(second.split("also in ", 1)[1].split(",", 1)[0])
     return Served(process, url, token, token_file)
+
+
+WAIT = 60
+"""Seconds a test waits for the server's next event."""
+
+
+async def until(events, kind: str) -> list[ServerEvent]:
+    """Events up to and including the first of `kind`."""
+    seen = []
+    async for event in events:
+        seen.append(event)
+        if event.type == kind:
+            return seen
+    raise AssertionError(f"the stream ended before {kind}")
