@@ -72,12 +72,18 @@ async def context(host: CommandHost, argument: str) -> Reply:
 async def cost(host: CommandHost, argument: str) -> Reply:
     """The session's cost as stored (every run of it, also before a resume) and this run's tokens.
     A model without prices says `unknown`, never `$0.0000`; no call yet says so, not `0 tokens`."""
-    from agent_tui.llm.cost import format_cost, search_price
+    from agent_tui.llm.cost import declared_prices, format_cost, prices_for, search_price
 
     session = require(host)
     usage = session.usage_total
     info = await session.store.sessions.get(session.session_id) if session.store is not None else None
     stored = info.cost if info is not None else session.cost_total
+    model = session.config.model
+    priced = declared_prices(model.input_price_per_mtok, model.output_price_per_mtok) or prices_for(
+        session.model, model.api_base
+    )
+    if priced is None and not stored:  # nothing priced yet is not "$0": no price is known at all
+        stored = None
     per_search = search_price(session.model)
     if stored is None and usage.web_searches and per_search is None:
         spent = f"unknown (no price for {session.model}'s web searches)"
