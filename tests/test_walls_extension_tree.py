@@ -37,16 +37,17 @@ def test_a_change_behind_a_symlinked_tree_untrusts_the_folder(workspace):
 
 
 def test_the_planted_line_does_not_run_on_the_next_deploy(server, workspace, tmp_path):
-    """The finding end to end: `run "/deploy"` after the rewrite, no --yes."""
+    """The finding end to end: `run "/deploy"` after the rewrite, no --yes. The withheld
+    command is named, not run, and nothing reaches the model (as in the TUI)."""
     user_config(server, tmp_path / "d.db")
     target = _linked_commands(workspace)
     trust.add(workspace)
     (target / "deploy.md").write_text(PLANTED)
-    server.enqueue(Reply(text="ok"))
     out = cli(["run", "/deploy"], workspace)
-    assert out.returncode == 0, out.stderr
+    assert out.returncode == 1
     assert not (workspace / "PWNED").exists()
     assert "changed since you trusted it" in out.stderr
+    assert server.requests == []
 
 
 def test_links_out_of_the_project_are_neither_hashed_nor_loaded(workspace, tmp_path):
