@@ -19,11 +19,17 @@ sandbox_off = part1.sandbox_off
 
 
 class TestPilot:
-    async def test_the_line_opens_the_record_which_reads_and_pins_an_item(self, loop_config, loop_workspace):
+    async def test_the_line_opens_the_record_which_reads_and_pins_an_item(
+        self, agent_server, tmp_path, loop_workspace
+    ):
         """Three turns of tool output, /compact: a click on the line opens the record listing each
         output it cleared or took out and the summarised range; Enter on an item shows its stored text; `p` pins it;
-        `o` opens it in the blob browser, whose Escape comes back to the record."""
-        app = loop_app(loop_config, loop_workspace)
+        `o` opens it in the blob browser, whose Escape comes back to the record. (A window where the
+        ~1 800-token pin fits its tenth of the window: a 16k one refuses it, and says why.)"""
+        config = make_config(
+            agent_server, tmp_path / "record.db", window=24_576, tools={"allow": ["bash:sh gen.sh"]}
+        )
+        app = loop_app(config, loop_workspace)
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
             await run_turns(pilot, 3)
