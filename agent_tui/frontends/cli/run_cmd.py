@@ -322,7 +322,9 @@ def run(
         None, "--effort", help="Reasoning effort for this run: minimal, low, medium, high or off."
     ),
     output_format: str = typer.Option(
-        "text", "--output-format", help="text, json or stream-json: what `claude -p` prints (see docs/headless.md)."
+        "text",
+        "--output-format",
+        help="text, json or stream-json: what `claude -p` prints (see docs/headless.md).",
     ),
     resume: str | None = typer.Option(None, "--resume", "-r", help="Resume this session (as --session)."),
     handoff: bool = typer.Option(
