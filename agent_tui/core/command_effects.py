@@ -21,7 +21,7 @@ from agent_tui.context.memory import remember as save
 from agent_tui.context.prompt import find_rules_file
 from agent_tui.core.replies import Reply, Unavailable
 from agent_tui.extensions.skill_resume import load_by_hand
-from agent_tui.llm.cost import format_cost
+from agent_tui.llm.cost import format_cost, search_price
 from agent_tui.policy.claude_rules import rule_syntax
 from agent_tui.runtime import paths
 
@@ -82,7 +82,6 @@ async def context(host: CommandHost, argument: str) -> Reply:
 async def cost(host: CommandHost, argument: str) -> Reply:
     """The session's cost as stored (every run of it, also before a resume) and this run's tokens.
     A model without prices says `unknown`, never `$0.0000`; no call yet says so, not `0 tokens`."""
-    from agent_tui.llm.cost import format_cost, search_price
 
     session = require(host)
     usage = session.usage_total

@@ -151,7 +151,6 @@ class AllowRule:
     @staticmethod
     def problem_any(text: str) -> str | None:
         """`problem` for either syntax."""
-        from agent_tui.policy.claude_rules import claude_problem, is_claude_syntax
 
         return claude_problem(text) if is_claude_syntax(text) else AllowRule.problem(text)
 

@@ -25,7 +25,7 @@ from agent_tui.frontends.acp.live import LiveSession, prompt_text, with_editor_m
 from agent_tui.frontends.acp.replay import replay
 from agent_tui.frontends.acp.stdio import LineTransport, open_streams
 from agent_tui.frontends.acp.translate import notice
-from agent_tui.store import StoreError
+from agent_tui.store import StoreError, open_store
 
 if TYPE_CHECKING:
     from acp import Agent
@@ -141,8 +141,6 @@ class AgentTuiAgent:
     ) -> s.ListSessionsResponse:
         """The stored sessions (the TUI's, `run`'s and editors'), newest first; of `cwd` when given."""
         from datetime import datetime
-
-        from agent_tui.store import StoreError, open_store
 
         folder = Path(cwd).expanduser().resolve() if cwd else None
         try:

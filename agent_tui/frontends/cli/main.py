@@ -26,7 +26,7 @@ from agent_tui.frontends.cli import (
 from agent_tui.frontends.cli.common import fail, load_or_fail, model_overrides
 from agent_tui.frontends.cli.group_default import run_with
 from agent_tui.frontends.cli.message_group import MessageGroup, message
-from agent_tui.runtime import gc_pause, shutdown
+from agent_tui.runtime import children, gc_pause, shutdown
 from agent_tui.runtime.logs import current_log, setup_logging
 
 app = typer.Typer(
@@ -197,7 +197,6 @@ def main() -> None:
 
 def _bounded_exit(code: object) -> None:
     """No command group outlives us, and interpreter shutdown cannot hang the exit."""
-    from agent_tui.runtime import children, shutdown
 
     children.kill_all()
     shutdown.arm_exit_deadline(code if isinstance(code, int) else 0 if code is None else 1)

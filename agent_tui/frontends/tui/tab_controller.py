@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Literal, assert_never
 
 from agent_tui.agent import events as ev
 from agent_tui.agent.user_command import user_command
+from agent_tui.context.compaction.strategies import LABELS
 from agent_tui.frontends.tui import slash, transcript
 from agent_tui.frontends.tui import tab_ops as op
 from agent_tui.frontends.tui.compaction_line import compaction_line
@@ -245,8 +246,6 @@ class TabController:
                     *self._set_activity(f"compacting ({event.reason})…"),
                 ]
             case ev.CompactionProgress():
-                from agent_tui.context.compaction.strategies import LABELS  # the chain's imports are heavy
-
                 self.compaction_steps.append(LABELS.get(event.strategy, event.strategy))
                 return self._set_activity("compacting · " + " → ".join(self.compaction_steps) + "…")
             case ev.CompactionFinished():

@@ -151,7 +151,6 @@ class UserItem(ChatItem[UserEntry]):
         return Group(Text(visible(head)), fold)
 
     def on_click(self) -> None:
-        from agent_tui.frontends.tui.pasted import is_long
 
         if is_long(self.entry.text):
             self.expanded = not self.expanded
