@@ -21,6 +21,8 @@ from typing import Any
 from agent_tui.config.checks import declared
 from agent_tui.config.coerce import HINTS, SECTION_TYPES, describe_type
 from agent_tui.config.spec import Spec
+from agent_tui.core import commands as slash
+from agent_tui.core.protocol_schema import as_text, events_schema, operations_schema
 
 ROOT = Path(__file__).resolve().parent.parent
 WIDTH = 100
@@ -116,7 +118,6 @@ def config_table() -> list[str]:
 
 
 def command_table() -> list[str]:
-    from agent_tui.core import commands as slash
 
     return slash.readme_table()
 
@@ -153,7 +154,6 @@ def fill_blocks(text: str, file: str) -> str:
 def generated(root: Path | None = None) -> dict[Path, str]:
     """Each generated file with the text it should hold."""
     root = ROOT if root is None else root
-    from agent_tui.core.protocol_schema import as_text, events_schema, operations_schema
 
     protocol = root / "docs" / "protocol"
     return {

@@ -28,14 +28,14 @@ def _let_preloads_finish(timeout: float = 5.0) -> None:
 
 def main() -> None:
     if sys.argv[1:] == ["--version"]:
-        from agent_tui import __version__
+        from agent_tui import __version__  # lazy: start-up
 
         sys.stdout.write(f"agent-tui {__version__}\n")
         return
-    from agent_tui.runtime import gc_pause
+    from agent_tui.runtime import gc_pause  # lazy: start-up
 
     gc_pause.pause()  # until the start-up's imports are done (the TUI's warm-up, or typer's pick)
-    from agent_tui.frontends.cli.main import main as cli_main
+    from agent_tui.frontends.cli.main import main as cli_main  # lazy: start-up
 
     try:
         cli_main()

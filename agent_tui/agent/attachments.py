@@ -20,6 +20,7 @@ from agent_tui.agent.image_attach import ImageIntake, take_image, takes_images
 from agent_tui.base.images import MAX_IMAGE_BYTES, ImageAttachment, sniff
 from agent_tui.base.user_command_text import attachment_block
 from agent_tui.context.views import inline_view
+from agent_tui.tools.workspace import resolve_path
 
 if TYPE_CHECKING:
     from agent_tui.base.messages import ResultRef
@@ -53,7 +54,6 @@ class PreparedPrompt:
 
 def mentioned_paths(text: str, workspace: Path) -> list[Path]:
     """The `@path` mentions that name files inside the workspace (others stay plain text)."""
-    from agent_tui.tools.workspace import resolve_path
 
     found: list[Path] = []
     for match in AT_PATH.finditer(text):

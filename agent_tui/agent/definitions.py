@@ -17,6 +17,7 @@ from pathlib import Path
 from agent_tui.base import tool_decl
 from agent_tui.base.frontmatter import FrontMatterError, parse
 from agent_tui.policy import project_layout
+from agent_tui.policy.extension_files import walk
 from agent_tui.runtime import paths
 
 log = logging.getLogger(__name__)
@@ -64,7 +65,6 @@ class Definitions:
 
 def project_files(folder: Path) -> list[Path]:
     """The project's definition files (what an untrusted folder does not load)."""
-    from agent_tui.policy.extension_files import walk
 
     found: list[Path] = []
     for sub in PROJECT_DIRS:

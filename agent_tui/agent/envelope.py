@@ -11,6 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from agent_tui.store.refs import build_range_uri, session_range_id
+
 if TYPE_CHECKING:
     from agent_tui.base.messages import Message, ResultRef, TokenUsage
 
@@ -35,13 +37,11 @@ class Envelope:
 
     @property
     def transcript_uri(self) -> str:
-        from agent_tui.store.refs import build_range_uri
 
         return build_range_uri(self.project, self.session_id, 1, max(1, self.messages))
 
     @property
     def transcript_short(self) -> str:
-        from agent_tui.store.refs import session_range_id
 
         return session_range_id(self.session_id, 1, max(1, self.messages))
 

@@ -18,6 +18,8 @@ from agent_tui.context.compaction import build_instructions
 from agent_tui.context.compaction.ref_labels import labels_of, listing_cap, omitted_count, ref_listing
 from agent_tui.context.compaction.shape import collect_refs
 from agent_tui.context.compaction.summary_prompt import SummaryFailed, summarise_history
+from agent_tui.store.forks import continue_from
+from agent_tui.store.refs import build_uri
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
@@ -41,8 +43,6 @@ async def hand_off(store: Store, session: AgentSession, goal: str = "") -> str:
     info = await store.sessions.create(
         str(session.workspace), session.model, title=f"{session.title or 'session'} (hand-off)"
     )
-    from agent_tui.store.forks import continue_from
-    from agent_tui.store.refs import build_uri
 
     await continue_from(store.db, info.id, session.session_id)
     await session.side.save()  # the pins and task list as they are now

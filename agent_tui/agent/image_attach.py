@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from agent_tui.base.images import MAX_IMAGE_BYTES, ImageAttachment, dimensions, sniff
+from agent_tui.llm import catalog
 
 if TYPE_CHECKING:
     from agent_tui.base.messages import Message
@@ -79,7 +80,6 @@ async def take_image(
 def takes_images(model: str | None) -> bool:
     """False only when litellm's model list knows the model and does not mark it as seeing
     images; a model it does not list (a local one) is assumed to."""
-    from agent_tui.llm import catalog
 
     entry = catalog.entry(model) if model else None
     return entry is None or bool(entry.get("supports_vision"))

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from agent_tui.agent.base_prompt import base_prompt
 from agent_tui.base.reasoning import tool_turn
 from agent_tui.base.same_prefix import same_prefix
+from agent_tui.base.tokens import TokenCounter
 from agent_tui.base.units import grouped
 from agent_tui.base.wire_dict import WireDict
 from agent_tui.context.deferral import DEFERRAL_ORDER, TOOL_SHARE, Selection, ToolSelector, rank
@@ -30,6 +31,7 @@ from agent_tui.context.memory import UserPrompts
 from agent_tui.context.prompt import PromptBuilder, load_rules, status_note
 from agent_tui.context.prompt_sections import PromptSection
 from agent_tui.llm import cache
+from agent_tui.tools.tool_search import ToolSearchTool
 
 if TYPE_CHECKING:
     from agent_tui.base.messages import Message
@@ -94,7 +96,6 @@ class PromptAssembler:
         notice_feed: Sequence[str] | None = None,
         status_sources: Sequence[StatusSource] = (),
     ) -> None:
-        from agent_tui.base.tokens import TokenCounter
 
         self.workspace = workspace
         self.registry = registry
@@ -127,8 +128,6 @@ class PromptAssembler:
         if rules_problem:
             self._notice(rules_problem)
         if SEARCH_TOOL not in registry:
-            from agent_tui.tools.tool_search import ToolSearchTool
-
             registry.register(ToolSearchTool())
         search = registry.get(SEARCH_TOOL)
         assert search is not None

@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_tui.agent import events as ev
+from agent_tui.agent import subagent_calls
+from agent_tui.agent.tool_runner import ToolRun
 from agent_tui.base.messages import ToolCall
 
 if TYPE_CHECKING:
@@ -99,8 +101,6 @@ async def review_events(session: AgentSession, base: str | None) -> AsyncIterato
     session.busy = True
     try:
         yield ev.ToolCallStarted(call)
-        from agent_tui.agent import subagent_calls
-        from agent_tui.agent.tool_runner import ToolRun
 
         run = None
         async for item in subagent_calls.run_streaming(session.runner, call, None):

@@ -157,7 +157,7 @@ class SessionCompaction:
     async def fit_step(self, budget: ContextBudget) -> AsyncIterator[ev.AgentEvent]:
         """The newest step's results cut so the request is back under the warning mark: what
         compaction protects can still free room (context/compaction/step_fit.py)."""
-        from agent_tui.context.compaction.step_fit import fit_step_outputs, step_results
+        from agent_tui.context.compaction.step_fit import fit_step_outputs, step_results  # lazy: start-up
 
         meter = self.record.meter
         messages = self.record.messages

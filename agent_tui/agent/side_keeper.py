@@ -12,7 +12,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent import events as ev
-from agent_tui.policy.permission_modes import parse_mode
+from agent_tui.policy.permission_modes import PLAN_NOTE, parse_mode
 
 if TYPE_CHECKING:
     from agent_tui.config import Config
@@ -87,7 +87,6 @@ class SideKeeper:
     def set_mode(self, mode: PermissionMode) -> None:
         """Switch the permission mode: the policy enforces it, plan mode's note rides along,
         and the next save stores it (`save()`)."""
-        from agent_tui.policy.permission_modes import PLAN_NOTE
 
         self.policy.mode = mode
         self.state.mode = mode

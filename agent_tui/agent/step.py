@@ -22,6 +22,7 @@ from agent_tui.agent.step_calls import run_calls
 from agent_tui.agent.turn import NextStep, RetryStep, StepOutcome, TurnOver, TurnState
 from agent_tui.agent.window import after_refusal
 from agent_tui.base.messages import assistant, user
+from agent_tui.hooks import turn_hooks
 from agent_tui.llm.errors import LLMError
 
 PAUSED = "pause_turn"
@@ -112,8 +113,6 @@ async def step(host: StepHost, turn: TurnState, number: int) -> AsyncIterator[ev
     if not reply.calls:
         await host.record.add(message if message.content else replace(message, content=""))
         if host.hooks is not None:
-            from agent_tui.hooks import turn_hooks
-
             again = await turn_hooks.stop(host.hooks, active=turn.stop_hook_active)
             for event in host.hooks.drain():
                 yield event

@@ -11,6 +11,8 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from agent_tui.llm.provider import Provider
+
 if TYPE_CHECKING:
     from agent_tui.base.messages import Message
     from agent_tui.config import Config
@@ -91,7 +93,6 @@ def summary_provider(
 ) -> ProviderSummarizer | None:
     """The summariser compaction (and web_fetch's questions) use: the chat model's `chat`, or
     another model's (summarizer_model); None when summarisation is turned off."""
-    from agent_tui.llm.provider import Provider
 
     model = chat.model
     summary_name = summarizer_model(config, model, provider_name)

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_tui.store.errors import SessionNotFound
+from agent_tui.tools.protected import protected_reason
 from agent_tui.tools.workspace import PathError, confine, remove_confined, write_confined
 
 if TYPE_CHECKING:
@@ -90,7 +92,6 @@ class Checkpointer:
 def _unsafe(workspace: Path, path_text: str) -> str | None:
     """Why restoring `path_text` would cross a wall, or None: outside the workspace now (a folder
     on the way became a link), or a protected path that needs the user's insistence (`force`)."""
-    from agent_tui.tools.protected import protected_reason
 
     try:
         confine(workspace, path_text)
@@ -103,7 +104,6 @@ def _unsafe(workspace: Path, path_text: str) -> str | None:
 async def undo(store: Store, session_id: str, turns: int = 1, *, force: bool = False) -> UndoReport:
     """Restore the files changed by the last `turns` turns with changes, newest first."""
     report = UndoReport()
-    from agent_tui.store.errors import SessionNotFound
 
     try:
         workspace: Path | None = Path((await store.sessions.get(session_id)).project)

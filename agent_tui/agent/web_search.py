@@ -14,6 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent import events as ev
 from agent_tui.base.messages import ToolCall
+from agent_tui.llm.catalog import entry
+from agent_tui.llm.cost import format_cost, search_price
+from agent_tui.llm.wire_format import ANTHROPIC
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -30,7 +33,6 @@ def shape(provider: Provider) -> str | None:
     """Which shape of the provider's own search the route speaks: `anthropic` (the web_search
     server tool in `tools`), `openai` (a dedicated search model on chat completions, asked with
     `web_search_options`), or None."""
-    from agent_tui.llm.wire_format import ANTHROPIC
 
     if provider.format is ANTHROPIC:
         return "anthropic"
@@ -40,7 +42,6 @@ def shape(provider: Provider) -> str | None:
 def is_search_model(model: str) -> bool:
     """OpenAI's dedicated search models (gpt-4o-search-preview, gpt-5-search-api, …): the only
     chat-completions models that take `web_search_options` (OpenAI refuses it elsewhere)."""
-    from agent_tui.llm.catalog import entry
 
     found = entry(model) or {}
     return bool(found.get("supports_web_search")) and "-search-" in model.rsplit("/", 1)[-1]
@@ -74,7 +75,6 @@ def why_not(config: Config, provider: Provider | None) -> str:
 
 def _price(model: str) -> str:
     """The provider bills each search apart from tokens (the reply's usage counts them)."""
-    from agent_tui.llm.cost import format_cost, search_price
 
     price = search_price(model)
     return "search cost unknown" if price is None else f"{format_cost(price).rstrip('0')} a search"

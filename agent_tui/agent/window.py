@@ -20,6 +20,7 @@ from agent_tui.agent.turn import RetryStep, TurnState
 from agent_tui.base.units import grouped
 from agent_tui.llm.errors import LLMError
 from agent_tui.llm.models import reply_reserve
+from agent_tui.llm.preflight import count_anthropic, count_request, remember_ratio
 
 log = logging.getLogger(__name__)
 
@@ -209,7 +210,6 @@ async def preflight(session: Calibrated) -> int | None:
     near = budget.used_fraction >= budget.compact_trigger - NEAR_TRIGGER
     if session.meter.calibration.calls and not near:
         return None
-    from agent_tui.llm.preflight import count_anthropic, count_request
 
     sections, tools = session.request_parts
     built = session.prompts.builder.build(sections)
@@ -238,7 +238,6 @@ async def keep_calibration(session: Calibrated) -> None:
     calibration = session.meter.calibration
     if not calibration.calls or session.meter.counter.provisional:  # kept in tiktoken's units
         return
-    from agent_tui.llm.preflight import remember_ratio
 
     ratio = round(calibration.ratio, 4)
     remember_ratio(session.model, session.config.model.api_base, ratio)

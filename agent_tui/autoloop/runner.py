@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_tui.agent import events as ev
+from agent_tui.agent.summarizer import ProviderSummarizer
 from agent_tui.autoloop import events as lev
 from agent_tui.autoloop import gitstate, progress
 from agent_tui.autoloop.allocation import Allocation, plan
@@ -38,7 +39,6 @@ log = logging.getLogger(__name__)
 def loop_summarizer(session: AgentSession) -> Summarizer:
     """The compaction summariser; the chat model when compaction's summaries are turned off
     (the loop cannot keep its memory bounded without one)."""
-    from agent_tui.agent.summarizer import ProviderSummarizer
 
     compactor = session.compactor
     return compactor.summarizer or compactor.fallback or ProviderSummarizer(session.provider)

@@ -20,6 +20,7 @@ from agent_tui.agent.subagents import child_config, for_session
 from agent_tui.agent.summarizer import ProviderSummarizer, summary_provider
 from agent_tui.agent.tool_runner import ToolRunner
 from agent_tui.agent.web_search import request_keys
+from agent_tui.agent.window import resume_calibration
 from agent_tui.base.tokens import TokenCounter
 from agent_tui.config import Config, ConfigError
 from agent_tui.context.budget import BudgetMeter
@@ -133,7 +134,6 @@ class AppServices:
 
         await restore(session)  # the skills it had loaded are back in its system prompt
         await session.side.restore()  # and its pins and task list
-        from agent_tui.agent.window import resume_calibration
 
         await resume_calibration(session)  # and what it learned of the provider's tokenizer
         if session.background is not None:

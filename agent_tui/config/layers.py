@@ -15,11 +15,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent_tui.agent.definitions import untrusted_items
 from agent_tui.base.toml_files import ConfigError, read_toml
 from agent_tui.config.checks import config_problems
 from agent_tui.config.coerce import apply, build, flatten
 from agent_tui.config.sandbox_policy import project_keeps_sandbox
 from agent_tui.config.schema import Config, Provenance
+from agent_tui.hooks.sources import withheld_hooks
+from agent_tui.policy import claude_permissions
+from agent_tui.policy import trust as folder_trust
+from agent_tui.policy.extension_files import withheld as withheld_extensions
 from agent_tui.policy.permission_rules import Tier
 from agent_tui.runtime import paths
 
@@ -54,7 +59,6 @@ def load_config(
 
     The project file applies in full only in a trusted folder (`trusted=None`: as the trust
     store says; True: `--trust`); otherwise only its harmless keys (trust.py)."""
-    from agent_tui.policy import trust as folder_trust
 
     env = os.environ if env is None else env
     merged: dict[str, dict[str, Any]] = {}
@@ -119,13 +123,10 @@ def load_config(
         state = folder_state()
     folder_trusted = state == "trusted"
     if not folder_trusted:
-        from agent_tui.hooks.sources import withheld_hooks
-
         withheld = withheld_hooks(folder)  # .claude/ hooks run code: listed like the keys above
         if withheld:
             ignored = (*ignored, *withheld)
             notices.append(folder_trust.untrusted_notice(folder, withheld, state, source=".claude/"))
-        from agent_tui.policy.extension_files import withheld as withheld_extensions
 
         held = withheld_extensions(folder)  # the project's commands and skills wait for trust too
         if held:
@@ -180,8 +181,6 @@ def _extra_rules(
 ) -> tuple[tuple[tuple[str, str, Tier], ...], bool]:
     """`[tools] ask` / `deny` (each with the tier of the file that set it), then Claude Code's
     settings.json rules (claude_permissions.py); their notices join the others."""
-    from agent_tui.policy import claude_permissions
-    from agent_tui.policy import trust as folder_trust
 
     found: list[tuple[str, str, Tier]] = []
     for kind in ("ask", "deny"):
@@ -204,7 +203,6 @@ def _extra_rules(
 def _project_agents(folder: Path, trusted: bool) -> tuple[bool, tuple[str, ...]]:
     """Whether the folder's sub-agent definitions may load, and if not, which ones wait for
     trust (a definition is a prompt and a tool list from the repository: a project setting)."""
-    from agent_tui.agent.definitions import untrusted_items
 
     if trusted:
         return True, ()
@@ -223,8 +221,6 @@ def _with_own_rules(split: Any, data: Mapping[str, Any], folder: Path) -> Any:
     """An untrusted folder's local file still applies the allow rules the user gave there by
     answering "Always" (trust.own_rules); any other rule it holds waits for trust."""
     from dataclasses import replace
-
-    from agent_tui.policy import trust as folder_trust
 
     rules = data.get("tools", {}).get("allow") if isinstance(data.get("tools"), Mapping) else None
     if not isinstance(rules, list):

@@ -18,7 +18,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from agent_tui.base.frontmatter import read
 from agent_tui.context.prompt_sections import PromptSection
+from agent_tui.context.safe_read import read_confined
 from agent_tui.runtime import paths
 
 log = logging.getLogger(__name__)
@@ -60,7 +62,6 @@ def read_limited(path: Path, max_bytes: int) -> str:
     """The file's text, cut at `max_bytes` with a marker saying so. Only a regular file is read
     (safe_read.py): a link to /proc, a device or a FIFO is an OSError. These are the user's own
     files, so a link into a dotfiles folder is fine."""
-    from agent_tui.context.safe_read import read_confined
 
     raw, size = read_confined(path, max_bytes)
     text = raw.decode("utf-8", errors="replace")
@@ -85,7 +86,6 @@ class Skill:
 def parse_skill(path: Path) -> Skill:
     """Read one skill file; optional `---` front matter with `description: …` (read as every
     front matter is, frontmatter.py; a line it cannot read is skipped)."""
-    from agent_tui.base.frontmatter import read
 
     doc = read(read_limited(path, MAX_SKILL_BYTES))
     text = doc.body

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_tui.context.prompt_sections import PromptSection
+from agent_tui.context.safe_read import UnsafeFile, read_confined
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +116,6 @@ def find_rules_file(workspace: Path) -> Path | None:
 def load_rules(workspace: Path, max_bytes: int = 32_768) -> tuple[PromptSection | None, str | None]:
     """The rules section, and a one-line problem for the user when the file was refused or
     unreadable (read like the file tools read: regular, inside the workspace, capped)."""
-    from agent_tui.context.safe_read import UnsafeFile, read_confined
 
     path = find_rules_file(workspace)
     if path is None:

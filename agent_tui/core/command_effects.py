@@ -10,8 +10,19 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from agent_tui.base.units import grouped
+from agent_tui.agent import events as ev
+from agent_tui.agent.undo import undo as undo_turns
+from agent_tui.agent.web_search import why_not
+from agent_tui.base.reasoning import EFFORTS, ReasoningSettings
+from agent_tui.base.units import grouped, human_size
+from agent_tui.config import config_files
+from agent_tui.context.memory import memories_file, skills_dir
+from agent_tui.context.memory import remember as save
+from agent_tui.context.prompt import find_rules_file
 from agent_tui.core.replies import Reply, Unavailable
+from agent_tui.extensions.skill_resume import load_by_hand
+from agent_tui.llm.cost import declared_prices, format_cost, prices_for, search_price
+from agent_tui.policy.claude_rules import rule_syntax
 from agent_tui.runtime import paths
 
 if TYPE_CHECKING:
@@ -42,8 +53,7 @@ def _stored(host: CommandHost) -> AgentSession:
 
 async def context(host: CommandHost, argument: str) -> Reply:
     """The /context screen's header, usage line, components and cost, as text."""
-    from agent_tui.core.context_report import build_report
-    from agent_tui.llm.cost import format_cost
+    from agent_tui.core.context_report import build_report  # lazy: start-up
 
     session = require(host)
     report = build_report(session, session.measure())
@@ -72,7 +82,6 @@ async def context(host: CommandHost, argument: str) -> Reply:
 async def cost(host: CommandHost, argument: str) -> Reply:
     """The session's cost as stored (every run of it, also before a resume) and this run's tokens.
     A model without prices says `unknown`, never `$0.0000`; no call yet says so, not `0 tokens`."""
-    from agent_tui.llm.cost import declared_prices, format_cost, prices_for, search_price
 
     session = require(host)
     usage = session.usage_total
@@ -106,7 +115,7 @@ async def cost(host: CommandHost, argument: str) -> Reply:
 
 
 def _trust_line(host: CommandHost) -> str:
-    from agent_tui.core.welcome import trust_line
+    from agent_tui.core.welcome import trust_line  # lazy: start-up
 
     services = host.services
     return trust_line(host.workspace, bool(services and services.config.provenance.folder_trusted))
@@ -129,7 +138,7 @@ async def status(host: CommandHost, argument: str) -> Reply:
             f"{budget.used_fraction:.0%} {grouped(budget.used)}/{grouped(budget.effective_window)}"
             f" (window {grouped(budget.total)}, reply reserve {grouped(budget.max_output_tokens)})"
         )
-        from agent_tui.core.welcome import loaded_files
+        from agent_tui.core.welcome import loaded_files  # lazy: start-up
 
         rows[:0] = [
             ("Model", session.model),
@@ -141,7 +150,6 @@ async def status(host: CommandHost, argument: str) -> Reply:
 
 
 async def tools(host: CommandHost, argument: str) -> Reply:
-    from agent_tui.policy.claude_rules import rule_syntax
 
     session = require(host)
     rows = session.prompts.tool_table()
@@ -158,7 +166,6 @@ async def tools(host: CommandHost, argument: str) -> Reply:
         "diagnostics after edits: "
         + ("; ".join(found) if found else "off" if servers is None else "no language server on PATH")
     )
-    from agent_tui.agent.web_search import why_not
 
     lines.append(why_not(session.config, session.provider))
     total = sum(r.tokens for r in rows if r.state != "deferred")
@@ -168,7 +175,6 @@ async def tools(host: CommandHost, argument: str) -> Reply:
 
 
 async def undo(host: CommandHost, argument: str) -> Reply:
-    from agent_tui.agent.undo import undo as undo_turns
 
     session = _stored(host)
     assert session.store is not None
@@ -187,7 +193,7 @@ async def undo(host: CommandHost, argument: str) -> Reply:
 
 
 async def diff(host: CommandHost, argument: str) -> Reply:
-    from agent_tui.agent.session_diff import session_diff
+    from agent_tui.agent.session_diff import session_diff  # lazy: start-up
 
     session = _stored(host)
     assert session.store is not None
@@ -209,7 +215,7 @@ async def diff(host: CommandHost, argument: str) -> Reply:
 
 def extensions_text(services: AppServices, custom: list[CustomCommand]) -> str:
     """The /hooks block (and the TUI's /help section): hooks, custom commands, skills, with files."""
-    from agent_tui.extensions.report import hook_lines, skill_lines
+    from agent_tui.extensions.report import hook_lines, skill_lines  # lazy: start-up
 
     parts = ["Hooks:", *(f"  {line}" for line in hook_lines(services.hooks))]
     if custom:
@@ -232,8 +238,7 @@ async def hooks(host: CommandHost, argument: str) -> Reply:
 
 
 async def config(host: CommandHost, argument: str) -> Reply:
-    from agent_tui.config import config_files
-    from agent_tui.core.config_text import config_lines
+    from agent_tui.core.config_text import config_lines  # lazy: start-up
 
     services = host.services
     if services is None:
@@ -252,8 +257,6 @@ async def config(host: CommandHost, argument: str) -> Reply:
 
 async def memory(host: CommandHost, argument: str) -> Reply:
     """Where the memories, rules and skills files are (the TUI opens them in $EDITOR instead)."""
-    from agent_tui.context.memory import memories_file, skills_dir
-    from agent_tui.context.prompt import find_rules_file
 
     mem = memories_file()
     rules = find_rules_file(host.workspace)
@@ -270,7 +273,6 @@ async def memory(host: CommandHost, argument: str) -> Reply:
 
 
 async def remember(host: CommandHost, argument: str) -> Reply:
-    from agent_tui.context.memory import remember as save
 
     if not argument.strip():
         raise Unavailable("Usage: /remember TEXT (a note every session will see)")
@@ -289,7 +291,6 @@ async def rename(host: CommandHost, argument: str) -> Reply:
 
 
 async def skill(host: CommandHost, argument: str) -> Reply:
-    from agent_tui.extensions.skill_resume import load_by_hand
 
     session = require(host)
     name = argument.strip()
@@ -304,7 +305,7 @@ async def skill(host: CommandHost, argument: str) -> Reply:
 
 
 async def init(host: CommandHost, argument: str) -> Reply:
-    from agent_tui.agent.project_init import AlreadyExists, write_agents_md
+    from agent_tui.agent.project_init import AlreadyExists, write_agents_md  # lazy: start-up
 
     session = require(host)
     try:
@@ -317,7 +318,6 @@ async def init(host: CommandHost, argument: str) -> Reply:
 
 async def effort(host: CommandHost, argument: str) -> Reply:
     """How hard a reasoning model thinks, for this session: from its next request on."""
-    from agent_tui.base.reasoning import EFFORTS, ReasoningSettings
 
     session = require(host)
     provider = session.provider
@@ -345,7 +345,6 @@ async def effort(host: CommandHost, argument: str) -> Reply:
 
 
 def _size(path: Any) -> str:
-    from agent_tui.base.units import human_size
 
     try:
         return human_size(path.stat().st_size)
@@ -356,8 +355,7 @@ def _size(path: Any) -> str:
 async def review(host: CommandHost, argument: str) -> Reply:
     """/review [base] where the front end has no form of its own (`run`, an editor): the same
     sub-agent review (agent/review.py), answered with its findings."""
-    from agent_tui.agent import events as ev
-    from agent_tui.agent.review import review_events
+    from agent_tui.agent.review import review_events  # lazy: start-up
 
     session = require(host)
     base = argument.strip() or None

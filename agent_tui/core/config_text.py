@@ -11,6 +11,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from agent_tui.config import ConfigError, flatten, load_config
+from agent_tui.extensions.report import hook_lines
+from agent_tui.hooks.sources import load_hooks
 from agent_tui.runtime import paths
 
 
@@ -33,9 +36,6 @@ def toml_value(value: Any) -> str:
 
 def config_lines(config: Any, workspace: Path, word: str = "") -> list[str]:
     """`key = value    # origin` for every setting (hooks apart: listed from their files)."""
-    from agent_tui.config import ConfigError, flatten, load_config
-    from agent_tui.extensions.report import hook_lines
-    from agent_tui.hooks.sources import load_hooks
 
     trusted = config.provenance.folder_trusted
     try:

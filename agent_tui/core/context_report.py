@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent.subagent_calls import window_share
+from agent_tui.base.images import image_tokens, provider_rule
 from agent_tui.base.units import grouped as count
+from agent_tui.context.compaction import TranscriptIndex, estimate_savings
 from agent_tui.context.compaction.strategies import STRATEGIES
 from agent_tui.tools.base import short_arguments
 
@@ -252,7 +254,6 @@ def tools_line(session: AgentSession) -> str:
 
 def images_in(history: Sequence[Message], model: str | None) -> tuple[int, int, str | None]:
     """How many pictures `history` sends, their estimated tokens, and the rule that counted them."""
-    from agent_tui.base.images import image_tokens, provider_rule
 
     rule = provider_rule(model)
     images = [image for m in history for image in m.images]
@@ -284,7 +285,6 @@ async def recoverable(session: AgentSession) -> Recoverable | None:
     store = session.store
     if store is None:
         return None
-    from agent_tui.context.compaction import TranscriptIndex
 
     keys = await store.transcript.keys(session.session_id)
     index = TranscriptIndex.build(keys)
@@ -298,7 +298,6 @@ async def recoverable(session: AgentSession) -> Recoverable | None:
 async def compaction_savings(session: AgentSession, budget: ContextBudget) -> dict[str, int]:
     """Tokens each strategy would free if it ran now, by running it on a copy of the history
     (in a thread: a long history takes a moment). In the calibrated units of the table."""
-    from agent_tui.context.compaction import estimate_savings
 
     history = list(session.history)
     meter = session.meter

@@ -26,11 +26,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent.events import AgentEvent
+from agent_tui.agent.rewind import rewind_points
 from agent_tui.agent.subagents import CURRENT_AGENT
 from agent_tui.base.errors_text import one_line
 from agent_tui.core import ops
 from agent_tui.core import protocol_events as pe
+from agent_tui.core.commands import BY_NAME, Front, Runs, parse
 from agent_tui.core.event_log import EventLog
+from agent_tui.core.replies import Reply, Unavailable
+from agent_tui.extensions.commands import discover
+from agent_tui.extensions.invoke import turn_events
+from agent_tui.extensions.skill_resume import realign_after_rewind
+from agent_tui.llm.models import switched_model
 from agent_tui.tools.approval_request import ApprovalDecision, ApprovalRequest, Approver
 
 if TYPE_CHECKING:
@@ -94,7 +101,6 @@ class SessionDriver:
         self.services = dataclasses.replace(self.services, config=config)
 
     def custom_commands(self) -> list[CustomCommand]:
-        from agent_tui.extensions.commands import discover
 
         trusted = self.services.config.provenance.folder_trusted
         return list(discover(self.workspace, trusted).commands.values())
@@ -194,7 +200,6 @@ class SessionDriver:
 
 
 async def _send(driver: SessionDriver, op: ops.Send) -> None:
-    from agent_tui.extensions.invoke import turn_events
 
     session = driver.require()
     driver._start(op.type, lambda: turn_events(session, op.text))
@@ -238,8 +243,6 @@ async def _reply(driver: SessionDriver, reply: Reply) -> None:
 
 
 async def _effect(driver: SessionDriver, name: str, argument: str) -> None:
-    from agent_tui.core.commands import BY_NAME
-    from agent_tui.core.replies import Reply, Unavailable
 
     effect = BY_NAME[name].effect
     assert effect is not None
@@ -250,7 +253,6 @@ async def _effect(driver: SessionDriver, name: str, argument: str) -> None:
 
 
 async def _command(driver: SessionDriver, op: ops.RunCommand) -> None:
-    from agent_tui.core.commands import Front, Runs, parse
 
     found = parse(op.text, Front.RUN)
     if found is None:
@@ -278,7 +280,6 @@ async def _remember(driver: SessionDriver, op: ops.Remember) -> None:
 
 
 async def _rewind(driver: SessionDriver, op: ops.Rewind) -> None:
-    from agent_tui.agent.rewind import rewind_points
 
     session = driver.require()
     point = next((p for p in await rewind_points(session) if p.seq == op.seq), None)
@@ -288,15 +289,13 @@ async def _rewind(driver: SessionDriver, op: ops.Rewind) -> None:
     report = await session.rewind(point, op.scope)
     said = report.describe()
     if op.scope != "files":
-        from agent_tui.extensions.skill_resume import realign_after_rewind
-
         if off := await realign_after_rewind(session):  # a skill loaded after the point is off again
             said += f" Skill {', '.join(off)}, loaded after that point, is off again."
     await driver.publish(pe.CommandReplied("/rewind", said, "info"))
 
 
 async def _fork(driver: SessionDriver, op: ops.Fork) -> None:
-    from agent_tui.store.forks import fork_session
+    from agent_tui.store.forks import fork_session  # lazy: start-up
 
     session = driver.require()
     info = await fork_session(driver.services.store.sessions, session.session_id, op.before, op.title)
@@ -304,7 +303,6 @@ async def _fork(driver: SessionDriver, op: ops.Fork) -> None:
 
 
 async def _set_model(driver: SessionDriver, op: ops.SetModel) -> None:
-    from agent_tui.llm.models import switched_model
 
     old = driver.require()
     config = driver.services.config

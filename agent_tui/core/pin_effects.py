@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from agent_tui.context.side_state import PinBudgetFull
 from agent_tui.core.command_effects import require
 from agent_tui.core.replies import Reply, Unavailable
+from agent_tui.store import StoreError
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
@@ -32,7 +33,6 @@ async def _source_text(session: AgentSession, argument: str) -> tuple[str, str] 
     message = MESSAGE.match(argument)
     if store is None or not (lines or message):
         return None
-    from agent_tui.store import StoreError
 
     try:
         if lines:
@@ -89,7 +89,7 @@ def pins_text(session: AgentSession) -> str:
 async def handoff(host: CommandHost, argument: str) -> Reply:
     """/handoff [goal] where the front end cannot open the new session itself (`run`, an
     editor): the session is made and named, to continue with `-s ID`."""
-    from agent_tui.agent.handoff import hand_off
+    from agent_tui.agent.handoff import hand_off  # lazy: start-up
 
     session = require(host)
     services = host.services

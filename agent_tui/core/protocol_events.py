@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 from agent_tui.agent.events import AgentEvent, TurnEvent
+from agent_tui.tools.approval_request import ApprovalRequest
 
 if typing.TYPE_CHECKING:
     from agent_tui.tools.approval_request import ApprovalRequest
@@ -35,7 +36,6 @@ class ApprovalRequested(AgentEvent):
 
     def question(self) -> ApprovalRequest:
         """What the approver is asked, as a front end that answers in process shows it."""
-        from agent_tui.tools.approval_request import ApprovalRequest
 
         return ApprovalRequest(
             self.tool,

@@ -13,7 +13,9 @@ import types
 import typing
 from typing import Any, Literal
 
+from agent_tui.agent import events
 from agent_tui.agent.events import AgentEvent
+from agent_tui.core import ops, protocol_events
 from agent_tui.core.ops import OP_TYPES, Operation
 from agent_tui.core.protocol_events import PROTOCOL_EVENT_TYPES
 
@@ -41,8 +43,6 @@ def _type_checking_names(*modules: types.ModuleType) -> dict[str, Any]:
 
 @functools.cache
 def _names() -> dict[str, Any]:
-    from agent_tui.agent import events
-    from agent_tui.core import ops, protocol_events
 
     return _type_checking_names(events, protocol_events, ops)
 

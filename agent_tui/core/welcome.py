@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_tui.base.units import human_size
-from agent_tui.policy import project_layout
+from agent_tui.context.prompt import find_rules_file
+from agent_tui.policy import project_layout, trust
 from agent_tui.runtime import paths
 
 if TYPE_CHECKING:
@@ -30,7 +31,6 @@ KEY_HINTS = "/ commands · !cmd shell · # note saves a memory · Esc Esc rewind
 
 def trust_line(workspace: Path, trusted: bool) -> str:
     """The folder's trust in words, with what to do about it."""
-    from agent_tui.policy import trust
 
     if trusted:
         return "trusted: its hooks, commands and settings apply"
@@ -50,7 +50,6 @@ def _size(path: Path) -> str:
 
 def loaded_files(session: AgentSession) -> list[str]:
     """The files the model reads every turn: the rules file, the memories, active skills."""
-    from agent_tui.context.prompt import find_rules_file
 
     names = [section.name for section in session.prompts.sections(None)]
     loaded = []

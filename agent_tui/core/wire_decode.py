@@ -18,6 +18,7 @@ from typing import Any, Literal, TypeVar
 
 from agent_tui.agent.events import AgentEvent
 from agent_tui.core.protocol_events import PROTOCOL_EVENT_TYPES
+from agent_tui.core.protocol_schema import _names, _type_checking_names
 
 T = TypeVar("T")
 
@@ -36,8 +37,6 @@ class WireError(ValueError):
 def hints(cls: type) -> dict[str, Any]:
     """`cls`'s field types, with the names its module imports only for type checking."""
     import sys
-
-    from agent_tui.core.protocol_schema import _names, _type_checking_names
 
     own = _type_checking_names(sys.modules[cls.__module__])
     return typing.get_type_hints(cls, localns={**_names(), **own})

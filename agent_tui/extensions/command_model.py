@@ -15,6 +15,11 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from agent_tui.agent.image_attach import pictures_with_bytes, takes_images
+from agent_tui.base.toml_files import ConfigError
+from agent_tui.llm.models import resolve_limits, switched_model
+from agent_tui.llm.provider import Provider
+
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
 
@@ -32,9 +37,6 @@ def _same(session: AgentSession, name: str) -> bool:
 def use_model(session: AgentSession, command: str, name: str) -> tuple[str, Restore | None]:
     """Put `session` on model `name` for one turn: (the line to tell the user, the call that
     puts it back, or None when the session stays on its own model)."""
-    from agent_tui.base.toml_files import ConfigError
-    from agent_tui.llm.models import resolve_limits, switched_model
-    from agent_tui.llm.provider import Provider
 
     own = session.model
     if name.lower() in CLAUDE_ALIASES:
@@ -80,7 +82,6 @@ def use_model(session: AgentSession, command: str, name: str) -> tuple[str, Rest
 def _pictures_note(session: AgentSession, name: str) -> str:
     """What the turn's model gets of the pictures already sent, when it takes no images
     (the request sends their placeholder lines: agent/image_attach.for_model)."""
-    from agent_tui.agent.image_attach import pictures_with_bytes, takes_images
 
     count = pictures_with_bytes(session.history)
     if not count or takes_images(name):

@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.base import frontmatter
+from agent_tui.context.safe_read import read_confined
 from agent_tui.policy import project_layout
+from agent_tui.policy.extension_files import walk
 from agent_tui.policy.permission_rules import bash_prefix_matches, normalize_command
 from agent_tui.runtime import paths
 
@@ -92,7 +94,6 @@ def _tools(value: Any) -> tuple[str, ...]:
 
 
 def read_command(path: Path, name: str) -> tuple[CustomCommand | None, list[str]]:
-    from agent_tui.context.safe_read import read_confined
 
     try:
         raw, _size = read_confined(path, MAX_COMMAND_BYTES)
@@ -122,7 +123,6 @@ def read_command(path: Path, name: str) -> tuple[CustomCommand | None, list[str]
 def discover(workspace: Path, trusted: bool) -> Catalog:
     found: dict[str, CustomCommand] = {}
     notices: list[str] = []
-    from agent_tui.policy.extension_files import walk
 
     user_dir = paths.config_dir() / "commands"
     for folder in command_dirs(workspace, trusted):

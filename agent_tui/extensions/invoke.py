@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
 from agent_tui.agent import events as ev
+from agent_tui.base.messages import ToolCall
 from agent_tui.base.user_command_text import custom_command_text
 from agent_tui.extensions.command_model import use_model, wanted
 from agent_tui.extensions.commands import (
@@ -25,14 +26,13 @@ from agent_tui.extensions.commands import (
     has_placeholders,
     split_invocation,
 )
+from agent_tui.hooks.approval import deciding
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
 
 
 async def run_inline(session: AgentSession, command: CustomCommand, line: str) -> str:
-    from agent_tui.base.messages import ToolCall
-    from agent_tui.hooks.approval import deciding
 
     call = ToolCall(id=f"cmd_{uuid.uuid4().hex[:12]}", name="bash", arguments=json.dumps({"command": line}))
     with deciding("allow" if command.grants(line) else None):

@@ -7,6 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_tui.extensions.commands import discover
+from agent_tui.extensions.skills import discover_skills
+from agent_tui.hooks.sources import load_hooks
+from agent_tui.runtime import paths
+
 if TYPE_CHECKING:
     from agent_tui.extensions.skills import SkillCatalog
     from agent_tui.hooks.sources import HookSet
@@ -24,13 +29,11 @@ def hook_lines(hooks: HookSet | None) -> list[str]:
 
 
 def skill_lines(skills: SkillCatalog) -> list[str]:
-    from agent_tui.runtime import paths
 
     return [f"{s.name}: {s.description}  ({paths.shown(s.path)})" for s in skills.skills.values()]
 
 
 def command_lines(workspace: Path, trusted: bool) -> list[str]:
-    from agent_tui.extensions.commands import discover
 
     return [
         f"/{c.name}: {c.description}  ({c.source})" for c in discover(workspace, trusted).commands.values()
@@ -39,8 +42,6 @@ def command_lines(workspace: Path, trusted: bool) -> list[str]:
 
 def everything(workspace: Path, trusted: bool) -> dict[str, list[str]]:
     """Hooks, commands and skills, read afresh (for `config show`)."""
-    from agent_tui.extensions.skills import discover_skills
-    from agent_tui.hooks.sources import load_hooks
 
     return {
         "hooks": hook_lines(load_hooks(workspace, trusted=trusted)),

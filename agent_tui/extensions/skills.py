@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_tui.base import frontmatter
+from agent_tui.context.safe_read import read_confined
 from agent_tui.policy import project_layout
+from agent_tui.policy.extension_files import walk
 from agent_tui.runtime import paths
 
 MAX_SKILL_BYTES = 32_768
@@ -42,11 +44,9 @@ def skill_dirs(workspace: Path, trusted: bool) -> list[Path]:
 
 
 def discover_skills(workspace: Path, trusted: bool) -> SkillCatalog:
-    from agent_tui.context.safe_read import read_confined
 
     found: dict[str, SkillInfo] = {}
     notices: list[str] = []
-    from agent_tui.policy.extension_files import walk
 
     user_dir = paths.config_dir() / "skills"
     for folder in skill_dirs(workspace, trusted):

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent_tui.base.toml_files import ConfigError, read_toml
 from agent_tui.hooks.spec import DEFAULT_TIMEOUT, EVENTS, HookSpec
 from agent_tui.policy import project_layout
 from agent_tui.runtime import paths
@@ -117,7 +118,6 @@ def parse_hooks(table: Any, path: Path, *, claude: bool) -> tuple[list[HookSpec]
 
 
 def _read_toml(path: Path) -> tuple[dict[str, Any] | None, str | None]:
-    from agent_tui.base.toml_files import ConfigError, read_toml
 
     if not path.is_file():
         return None, None

@@ -17,7 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent_tui.base.visible_text import visible
+from agent_tui.hooks.process import hook_env, run_hook_process
 from agent_tui.policy import project_layout
+from agent_tui.policy.claude_permissions import user_settings_file
 from agent_tui.runtime import paths
 
 MAX_WIDTH = 400
@@ -44,7 +47,6 @@ def _claude_status(path: Path) -> str | None:
 
 def find_command(configured: str | None, workspace: Path, *, trusted: bool) -> StatusCommand | None:
     """The status command for this workspace, or None when nobody configured one."""
-    from agent_tui.policy.claude_permissions import user_settings_file
 
     if configured and configured.strip():
         return StatusCommand(configured, "[status_line] command")
@@ -84,8 +86,6 @@ def payload(
 async def render(command: str, data: dict[str, Any], *, cwd: Path, timeout: float) -> str:
     """The first line the command printed, made safe to show; a short note when it failed or
     ran past `timeout` (its process group is killed then)."""
-    from agent_tui.base.visible_text import visible
-    from agent_tui.hooks.process import hook_env, run_hook_process
 
     env = hook_env(cwd, str(data.get("session_id", "")), "Status")
     result = await run_hook_process(command, data, cwd=cwd, env=env, timeout=timeout)

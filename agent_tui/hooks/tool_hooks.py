@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.hooks.runner import NOTHING, HookOutcome
+from agent_tui.tools.permissions import ApprovalRequest, build_preview
+from agent_tui.tools.registry import check_arguments
 
 if TYPE_CHECKING:
     from agent_tui.base.messages import ToolCall
@@ -24,7 +26,6 @@ BLOCKED = "Blocked by a PreToolUse hook: {reason}"
 
 
 def _arguments(call: ToolCall, spec: ToolSpec) -> dict[str, Any] | None:
-    from agent_tui.tools.registry import check_arguments
 
     try:
         args = call.parsed_arguments()
@@ -51,8 +52,6 @@ async def pre_tool_use(hooks: HookRunner, call: ToolCall, spec: ToolSpec) -> tup
 async def ask_anyway(policy: PermissionPolicy, call: ToolCall, workspace: Path) -> tuple[bool, str]:
     """A hook said `ask` where nothing else would have: the user is asked about this call."""
     import asyncio
-
-    from agent_tui.tools.permissions import ApprovalRequest, build_preview
 
     args = call.parsed_arguments()
     preview = await asyncio.to_thread(build_preview, call.name, args, workspace)

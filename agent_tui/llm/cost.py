@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from agent_tui.base.messages import TokenUsage
+from agent_tui.llm.catalog import entry
+from agent_tui.llm.model_info import lookup
 
 
 @dataclass(frozen=True)
@@ -37,7 +39,6 @@ def search_price(model: str) -> float | None:
     """USD per search the provider's own web search runs for `model` (Anthropic's web_search
     tool, an OpenAI search model), from litellm's price map — the one place it is declared, at
     the default search context size; None when the map has none (unknown, never 0)."""
-    from agent_tui.llm.catalog import entry
 
     found = entry(model) or {}
     per_query = found.get("search_context_cost_per_query")
@@ -57,7 +58,6 @@ def prices_for(model: str, api_base: str | None = None) -> Prices | None:
     """litellm's prices for `model`; None when unknown or served from a custom api_base."""
     if api_base:
         return None  # a local or proxied server: litellm's list prices do not apply
-    from agent_tui.llm.model_info import lookup
 
     info = lookup(model)
     if info is None or info.input_cost_per_token is None or info.output_cost_per_token is None:

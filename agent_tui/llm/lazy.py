@@ -7,6 +7,8 @@ import os
 import threading
 from typing import Any
 
+from agent_tui.base.tokens import _point_tiktoken_at_litellm_files
+
 log = logging.getLogger(__name__)
 
 _litellm: Any = None
@@ -28,7 +30,6 @@ def _import() -> Any:
     global _litellm
     if _litellm is None:
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-        from agent_tui.base.tokens import _point_tiktoken_at_litellm_files
 
         _point_tiktoken_at_litellm_files()
         import litellm as module

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_tui.llm import catalog
+from agent_tui.llm.lazy import litellm
 
 _DIRECT_PREFIXES = ("openai/", "anthropic/", "openrouter/")
 
@@ -48,7 +49,6 @@ def _ask_litellm(model: str) -> dict[str, Any] | None:
     prefix, _, rest = model.partition("/")
     if not rest or model.startswith(_DIRECT_PREFIXES) or not catalog.is_provider(prefix):
         return None  # the map is all litellm would consult for these names
-    from agent_tui.llm.lazy import litellm
 
     try:
         found = litellm().get_model_info(model)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_tui.config import Config, ConfigError, ModelSettings
 from agent_tui.llm import catalog
+from agent_tui.llm.model_info import lookup as litellm_lookup
 
 if TYPE_CHECKING:
     from agent_tui.llm.model_info import ModelInfo
@@ -51,8 +52,6 @@ def resolve_limits(config: Config, lookup: Callable[[str], ModelInfo | None] | N
     info = None
     if config.model.context_window is None or config.model.max_output_tokens is None:
         if lookup is None:
-            from agent_tui.llm.model_info import lookup as litellm_lookup
-
             lookup = litellm_lookup
         info = lookup(name)
     window = config.model.context_window or (info.context_window if info else None)

@@ -19,6 +19,9 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_tui.llm.http_common import client
+from agent_tui.runtime.paths import state_dir
+
 if TYPE_CHECKING:
     from agent_tui.llm.provider import Provider
 
@@ -47,8 +50,6 @@ async def count_request(
     if root is None or root in _cannot_count:
         return None
     import httpx
-
-    from agent_tui.llm.http_common import client
 
     try:
         http = await client()
@@ -96,7 +97,6 @@ async def count_anthropic(
 
 
 def _cache_file() -> Path:
-    from agent_tui.runtime.paths import state_dir
 
     return state_dir() / "calibration.json"
 

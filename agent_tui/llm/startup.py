@@ -12,12 +12,13 @@ start-up would slow the very path it is meant to shorten.
 
 from __future__ import annotations
 
+from agent_tui.llm import catalog, http_common
+
 
 def preload(*, http: bool = True) -> None:
     """Start loading the price map and (unless `http` is False) httpx, each in its own thread.
     The TUI leaves httpx for later: its idle prompt needs the window, and the HTTP client only
     once the user starts typing (frontends/tui/warmup.py)."""
-    from agent_tui.llm import catalog, http_common
 
     catalog.preload()
     if http:

@@ -22,6 +22,7 @@ import tomllib
 from pathlib import Path
 
 from agent_tui.config import ConfigError, read_toml
+from agent_tui.policy import trust
 from agent_tui.policy.permission_rules import AllowRule, RuleError
 from agent_tui.runtime import paths
 
@@ -69,7 +70,6 @@ def _with_allow(text: str, rules: list[str]) -> str:
 
 
 def _write(rules: list[str], path: Path) -> Path:
-    from agent_tui.policy import trust
 
     text = path.read_text(encoding="utf-8") if path.is_file() else ""
     before_hash = trust.content_hash(path.parent)
@@ -87,7 +87,6 @@ def _write(rules: list[str], path: Path) -> Path:
 
 def add_rule(rule: str, cwd: Path | None = None) -> Path:
     """Append `rule` (once) to the project's local allow list; returns the file written."""
-    from agent_tui.policy import trust
 
     path = paths.local_config_file(cwd)
     rules = _rules_in(path)
@@ -101,7 +100,6 @@ def add_rule(rule: str, cwd: Path | None = None) -> Path:
 
 def remove_rule(rule: str, cwd: Path | None = None) -> bool:
     """Drop `rule` from whichever project file holds it; False when none did."""
-    from agent_tui.policy import trust
 
     removed = False
     for path in (paths.project_config_file(cwd), paths.local_config_file(cwd)):

@@ -28,7 +28,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from agent_tui.policy.claude_rules import DOMAIN_RULE_TOOLS, PATH_RULE_TOOLS
+from agent_tui.policy.claude_rules import (
+    DOMAIN_RULE_TOOLS,
+    PATH_RULE_TOOLS,
+    claude_problem,
+    claude_to_own,
+    is_claude_syntax,
+)
 from agent_tui.policy.rule_targets import domain_matches, domain_problem, path_matches
 
 SHELL_META = re.compile(r"[;&|`<>\n\r]|\$\(")
@@ -134,7 +140,6 @@ class AllowRule:
     def parse_all(cls, text: str) -> tuple[AllowRule, ...]:
         """The rules `text` spells in either syntax: agent-tui's (one rule) or Claude Code's
         (`Edit(src/**)` covers two tools); RuleError with a hint otherwise."""
-        from agent_tui.policy.claude_rules import claude_problem, claude_to_own, is_claude_syntax
 
         if not is_claude_syntax(text):
             return (cls.parse(text),)
@@ -146,7 +151,6 @@ class AllowRule:
     @staticmethod
     def problem_any(text: str) -> str | None:
         """`problem` for either syntax."""
-        from agent_tui.policy.claude_rules import claude_problem, is_claude_syntax
 
         return claude_problem(text) if is_claude_syntax(text) else AllowRule.problem(text)
 

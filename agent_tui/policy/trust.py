@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from agent_tui.policy import project_layout
+from agent_tui.policy import extension_files, project_layout
+from agent_tui.policy.claude_permissions import allow_digest
 from agent_tui.runtime import paths
 
 log = logging.getLogger(__name__)
@@ -99,7 +100,6 @@ def content_hash(folder: Path, *, whole_settings: bool = False) -> str:
     them (a project layer, hooks that run code, prompts and scripts). A folder with none of those
     keeps the hash it was trusted with before. `whole_settings`: the hash as it was before
     `permissions` was left out, so a folder trusted then stays trusted."""
-    from agent_tui.policy import extension_files
 
     try:
         digest = hashlib.sha256(paths.project_config_file(folder).read_bytes()).hexdigest()
@@ -200,7 +200,6 @@ def add(folder: Path, *, keep_claude_allow: bool = False) -> str:
     project file must not trust rules the user has not looked at)."""
     folders = _read()
     key = folder_key(folder)
-    from agent_tui.policy.claude_permissions import allow_digest
 
     held = folders.get(key, {}).get("claude_allow") if keep_claude_allow else None
     folders[key] = {

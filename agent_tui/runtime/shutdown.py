@@ -24,6 +24,7 @@ import threading
 from collections.abc import Callable
 
 from agent_tui.runtime import children
+from agent_tui.runtime.logs import current_log
 
 log = logging.getLogger(__name__)
 
@@ -119,8 +120,6 @@ class ShutdownGuard:
 def _dump_threads() -> None:
     """Every thread's stack into the log: what held up the orderly exit, for the bug report."""
     import faulthandler
-
-    from agent_tui.runtime.logs import current_log
 
     try:
         with current_log().open("a", encoding="utf-8") as fh:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent_tui.store.errors import StoreError
+from agent_tui.store.errors import CorruptDatabase, StoreError
 
 if TYPE_CHECKING:
     import aiosqlite
@@ -73,7 +73,6 @@ of that one output; `db check` finds it."""
 async def quick_check(conn: aiosqlite.Connection, path: Path) -> None:
     """Raise CorruptDatabase naming the way out when `PRAGMA quick_check` finds a problem in the
     sessions, transcripts, snapshots or output index (every table but the bulk ones)."""
-    from agent_tui.store.errors import CorruptDatabase
 
     try:
         async with conn.execute(

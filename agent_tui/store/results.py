@@ -142,7 +142,7 @@ class ResultStore:
         resolved = ResolvedRef(ResultRef(parsed.ref_id, size, count, tool, owner), project, parsed.lines)
         wanted = parsed.session_id if parsed.is_uri else session_id
         if wanted is not None and wanted != owner and not parsed.is_uri:
-            from agent_tui.store.forks import ancestors
+            from agent_tui.store.forks import ancestors  # lazy: start-up
 
             if owner in await ancestors(self.db, wanted):  # a fork reads its source's outputs
                 wanted = owner

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import aiosqlite
 
+from agent_tui.store.conversation_index import reindex_all
 from agent_tui.store.errors import NewerSchema
 
 log = logging.getLogger(__name__)
@@ -137,8 +138,6 @@ async def transcript_recall(conn: aiosqlite.Connection) -> None:
         """CREATE TRIGGER messages_unindex AFTER DELETE ON messages
         BEGIN DELETE FROM message_fts WHERE rowid = old.id; END"""
     )
-    from agent_tui.store.conversation_index import reindex_all  # late: it imports the store's models
-
     await reindex_all(conn)
 
 
@@ -164,8 +163,6 @@ async def recall_stemming(conn: aiosqlite.Connection) -> None:
     are marked for the background indexer, which rebuilds theirs after the open."""
     await conn.execute("DROP TABLE message_fts")
     await conn.execute("CREATE VIRTUAL TABLE message_fts USING fts5(text, tokenize='porter unicode61')")
-    from agent_tui.store.conversation_index import reindex_all  # late: it imports the store's models
-
     await reindex_all(conn)
     await conn.execute("DROP TABLE blob_fts")
     await conn.execute(

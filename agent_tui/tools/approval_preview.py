@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.base import tool_decl
+from agent_tui.tools.files import preview_edit, preview_write
+from agent_tui.tools.workspace import PathError, resolve_path
 
 if TYPE_CHECKING:
     from agent_tui.tools.sandbox import Sandbox
@@ -33,8 +35,6 @@ def build_preview(tool: str, args: dict[str, Any], workspace: Path) -> str:
     if preview == "command":
         return str(args.get("command", ""))
     if preview in ("write", "edit"):
-        from agent_tui.tools.files import preview_edit, preview_write
-
         try:
             return (preview_write if preview == "write" else preview_edit)(args, workspace)
         except Exception as exc:
@@ -56,7 +56,6 @@ def sandbox_refusal(sandbox: Sandbox, tool: str, args: dict[str, Any], workspace
     """File tools follow the sandbox's write rules: nothing in read-only mode, never a protected path."""
     if not tool_decl.checkpointed(tool):
         return None
-    from agent_tui.tools.workspace import PathError, resolve_path
 
     raw = tool_decl.path_of(tool, args)
     try:

@@ -7,6 +7,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from agent_tui.policy.claude_rules import format_claude
+
 HEADLESS_HINT = (
     "Re-run with --yes or add a rule to [tools] allow in your config "
     "(or in .agent-tui.toml of a trusted folder)"
@@ -55,7 +57,6 @@ Approver = Callable[[ApprovalRequest], Awaitable[ApprovalDecision]]
 def claude_hint(request: ApprovalRequest) -> str:
     """The headless hint for a user whose rules live in Claude Code's settings.json: the rule
     that would allow this call, in that syntax."""
-    from agent_tui.policy.claude_rules import format_claude
 
     command = request.arguments.get("command") if request.tool == "bash" else None
     rule = format_claude(

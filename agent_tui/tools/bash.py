@@ -22,6 +22,7 @@ from typing import Any
 from agent_tui.base.tool_decl import Capabilities, in_words
 from agent_tui.runtime import children
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
+from agent_tui.tools.env import scrubbed
 from agent_tui.tools.head_tail import HeadTail
 from agent_tui.tools.process_group import (
     CHUNK_BYTES,
@@ -210,8 +211,6 @@ class BashTool:
         unsandboxed after asking), registered with the watchdog. OSError when it cannot start."""
         session_env = ctx.services.env
         if session_env is None:  # no session (a bare tool call): scrubbed, nothing to tell
-            from agent_tui.tools.env import scrubbed
-
             env, env_note = scrubbed()[0], None
         else:
             env, env_note = session_env.build()

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent_tui.tools.env import scrubbed
 from agent_tui.tools.lsp_client import Diagnostic, LspClient
 
 log = logging.getLogger(__name__)
@@ -117,7 +118,6 @@ class LanguageServers:
         walled = self.sandbox is not None and self.sandbox.active
         if walled:
             argv = await asyncio.to_thread(self.sandbox.wrap, argv, cwd=self.root, network=False)
-        from agent_tui.tools.env import scrubbed
 
         env = scrubbed(self.passthrough)[0]  # a command like bash: no keys of the user's
         client = LspClient(argv, self.root, language_id, watch_parent=not walled, env=env)

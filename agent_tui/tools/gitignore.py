@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_tui.tools.regular import read_regular
 from agent_tui.tools.workspace import within
 
 ALWAYS_SKIPPED = frozenset({".git"})
@@ -122,7 +123,6 @@ MAX_IGNORE_BYTES = 1 << 20
 
 
 def _read_patterns(path: Path) -> list[Pattern]:
-    from agent_tui.tools.regular import read_regular
 
     try:
         # A FIFO named .gitignore would block a plain open until a writer came.

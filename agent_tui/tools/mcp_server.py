@@ -17,8 +17,10 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from agent_tui import __version__
 from agent_tui.base.errors_text import one_line
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
+from agent_tui.tools.env import passed_through
 from agent_tui.tools.mcp_config import ServerConfig, tool_name
 
 if TYPE_CHECKING:
@@ -219,8 +221,6 @@ class McpServer:
         from mcp.client.stdio import StdioServerParameters, stdio_client
         from mcp_types import Implementation
 
-        from agent_tui import __version__
-
         c = self.config
         cwd = c.cwd or str(self.manager.workspace)
         argv = [c.command, *c.args]
@@ -235,7 +235,6 @@ class McpServer:
             argv = await asyncio.to_thread(sandbox.wrap, [found, *c.args], cwd=cwd, network=c.network)
         # The SDK hands on only a few safe variables (HOME, PATH…); [tools] env_passthrough adds
         # the ones the user named, and the server's own env table wins.
-        from agent_tui.tools.env import passed_through
 
         env = {**passed_through(self.manager.env_passthrough), **c.env}
         params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=cwd)

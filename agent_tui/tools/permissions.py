@@ -239,7 +239,7 @@ class PermissionPolicy:
                 rule = AllowRule("bash", prefix=(decision.prefix or command).strip())
             self.rules.add(rule, "local")
             try:
-                from agent_tui.policy.allow_rules import add_rule
+                from agent_tui.policy.allow_rules import add_rule  # lazy: start-up
 
                 written = await asyncio.to_thread(add_rule, rule.format(), workspace)
                 log.info("allow rule %r written to %s", rule.format(), written)

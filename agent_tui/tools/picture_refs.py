@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agent_tui.base.images import describe
+from agent_tui.store import StoreError
 
 if TYPE_CHECKING:
     from agent_tui.store import Store
@@ -20,7 +21,6 @@ IMAGE_PREFIX = "image:"
 async def picture_text(store: Store, ref: str, session_id: str | None) -> str | None:
     """The description of the picture `ref` holds, or None when it holds something else (or
     cannot be found: the caller's own read then says so)."""
-    from agent_tui.store import StoreError
 
     try:
         resolved = await store.results.resolve(ref, session_id)

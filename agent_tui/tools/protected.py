@@ -18,7 +18,7 @@ import stat
 from pathlib import Path
 
 from agent_tui.runtime import paths
-from agent_tui.tools.workspace import within
+from agent_tui.tools.workspace import PathError, resolve_path, within
 
 RULES_FILES = frozenset({"agents.md", "agent.md", "claude.md"})
 
@@ -82,7 +82,6 @@ def _git_redirects(root: Path) -> list[tuple[Path, str]]:
 
 def protected_reason(workspace: Path, raw: object) -> str | None:
     """Why writing `raw` (a file tool's path argument) is protected, or None."""
-    from agent_tui.tools.workspace import PathError, resolve_path
 
     try:
         target = resolve_path(workspace, raw)

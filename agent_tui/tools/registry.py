@@ -14,7 +14,14 @@ import logging
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from agent_tui.tools.background_tools import background_tools
 from agent_tui.tools.base import Tool, ToolContext, ToolOutput, ToolSpec
+from agent_tui.tools.bash import BashTool
+from agent_tui.tools.context_tools import context_tools
+from agent_tui.tools.files import EditFileTool, ReadFileTool, WriteFileTool
+from agent_tui.tools.search import GlobTool, GrepTool, ListDirTool
+from agent_tui.tools.tool_search import ToolSearchTool
+from agent_tui.tools.web_fetch import WebFetchTool
 
 if TYPE_CHECKING:
     from agent_tui.base.messages import ToolCall
@@ -180,10 +187,6 @@ class ToolRegistry:
 def builtin_tools() -> list[Tool]:
     """The built-in tools, in the order the model sees them. Adding one is a class that
     declares its capabilities (tool_decl.py) and a line here."""
-    from agent_tui.tools.bash import BashTool
-    from agent_tui.tools.files import EditFileTool, ReadFileTool, WriteFileTool
-    from agent_tui.tools.search import GlobTool, GrepTool, ListDirTool
-    from agent_tui.tools.web_fetch import WebFetchTool
 
     tools: list[Tool] = [
         ReadFileTool(),
@@ -205,8 +208,5 @@ def builtin_tools() -> list[Tool]:
 def declare_builtins() -> None:
     """Make every tool agent-tui ships known by its declaration (tool_decl.py) without a session:
     for readers of a stored transcript (the editor's replay) that name tools no registry built."""
-    from agent_tui.tools.background_tools import background_tools
-    from agent_tui.tools.context_tools import context_tools
-    from agent_tui.tools.tool_search import ToolSearchTool
 
     ToolRegistry([*builtin_tools(), *context_tools(), *background_tools(), ToolSearchTool()])

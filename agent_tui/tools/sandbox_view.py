@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import agent_tui
 from agent_tui.runtime import paths
 
 SECRET_HOME = (
@@ -220,8 +221,6 @@ def own_installation() -> list[Path]:
     readable when one sits in an emptied folder (a checkout in /tmp): commands and MCP servers
     installed beside agent-tui run from there, and none of these holds a user's secrets."""
     import sys
-
-    import agent_tui
 
     package_home = Path(agent_tui.__file__).resolve().parent.parent
     found = [Path(os.path.realpath(p)) for p in (sys.prefix, sys.base_prefix)] + [package_home]

@@ -23,6 +23,7 @@ from urllib.parse import urljoin, urlsplit
 
 from agent_tui.base.tool_decl import Capabilities
 from agent_tui.base.units import human_size
+from agent_tui.config.schema import WebSettings
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 
 if TYPE_CHECKING:
@@ -154,7 +155,6 @@ class WebFetchTool:
     )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-        from agent_tui.config.schema import WebSettings
 
         settings: WebSettings = ctx.services.web or WebSettings()
         url = str(args.get("url") or "").strip()
@@ -208,7 +208,7 @@ async def _fetch(url: str, settings: WebSettings) -> str | tuple[str, int, str, 
     that says so."""
     import httpx
 
-    from agent_tui.tools.pinned_transport import PinnedTransport
+    from agent_tui.tools.pinned_transport import PinnedTransport  # lazy: heavy
 
     current = url
     transport = PinnedTransport()

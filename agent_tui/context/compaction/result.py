@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from agent_tui.base.units import short_tokens
 
+from .record import CompactionRecord
+
 if TYPE_CHECKING:
     from agent_tui.base.messages import Message
     from agent_tui.config import CompactionSettings
@@ -218,7 +220,6 @@ class CompactResult:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> CompactResult:
         """A stored result (compaction_records keeps `to_json`'s form): a resumed chat's line."""
-        from .record import CompactionRecord
 
         replaced = data.get("replaced")
         record = data.get("record")

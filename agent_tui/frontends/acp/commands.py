@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from agent_tui.core import command_effects as fx
 from agent_tui.core import ops
 from agent_tui.core.command_host import CommandHost
+from agent_tui.llm.models import switched_model
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
@@ -66,7 +67,6 @@ async def clear(live: EditorHost, argument: str) -> str | None:
 
 
 async def model(live: EditorHost, argument: str) -> str | None:
-    from agent_tui.llm.models import switched_model
 
     session = live.require()
     name = argument.strip()

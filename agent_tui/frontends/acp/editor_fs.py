@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_tui.base import tool_decl
 from agent_tui.tools.base import ToolOutput
+from agent_tui.tools.workspace import PathError, confine
 
 if TYPE_CHECKING:
     from agent_tui.tools.base import Tool, ToolContext
@@ -66,7 +67,6 @@ class EditorBuffers:
 
 
 def _target(ctx: ToolContext, args: dict[str, Any]) -> Path | None:
-    from agent_tui.tools.workspace import PathError, confine
 
     try:
         return confine(ctx.workspace, args.get("path"))

@@ -26,9 +26,13 @@ from agent_tui.agent import events as ev
 from agent_tui.base.errors_text import one_line
 from agent_tui.core import ops
 from agent_tui.core import protocol_events as pe
+from agent_tui.core.commands import withheld_text
 from agent_tui.core.driver import FINAL_EVENTS, SessionDriver
+from agent_tui.extensions.commands import discover, withheld_invoked
 from agent_tui.frontends.acp import slash
+from agent_tui.frontends.acp.editor_fs import EditorBuffers, use_editor_buffers
 from agent_tui.frontends.acp.permission import editor_approver
+from agent_tui.frontends.acp.terminal import EditorTerminals, use_editor_terminal
 from agent_tui.frontends.acp.translate import TurnUpdates, notice
 
 if TYPE_CHECKING:
@@ -79,7 +83,6 @@ class LiveSession:
     def __init__(
         self, services: AppServices, client: Any, capabilities: s.ClientCapabilities | None = None
     ) -> None:
-        from agent_tui.frontends.acp.terminal import EditorTerminals
 
         self.driver = SessionDriver(services, sink=self._deliver)
         """Where the editor's requests go as operations; its approver asks through events."""
@@ -120,16 +123,12 @@ class LiveSession:
         caps = self.capabilities
         fs = caps.fs if caps is not None else None
         if fs is not None and fs.read_text_file:
-            from agent_tui.frontends.acp.editor_fs import EditorBuffers, use_editor_buffers
-
             use_editor_buffers(
                 session.runner.registry,
                 EditorBuffers(self.client, lambda: self.session_id),
                 write_through=bool(fs.write_text_file),
             )
         if caps is not None and caps.terminal:
-            from agent_tui.frontends.acp.terminal import use_editor_terminal
-
             use_editor_terminal(session.runner.registry, self.terminals)
 
     @property
@@ -197,7 +196,6 @@ class LiveSession:
 
     def custom_commands(self) -> list[CustomCommand]:
         """The user's and (in a trusted folder) the project's Markdown commands."""
-        from agent_tui.extensions.commands import discover
 
         session = self.require()
         return list(discover(session.workspace, session.config.provenance.folder_trusted).commands.values())
@@ -205,7 +203,6 @@ class LiveSession:
     def withheld_command(self, text: str) -> tuple[str, str] | None:
         """The untrusted folder's own command `text` invokes (name, file), as every front end
         names it rather than running a built-in in its place or sending it to the model."""
-        from agent_tui.extensions.commands import withheld_invoked
 
         session = self.require()
         return withheld_invoked(text, session.workspace, session.config.provenance.folder_trusted)
@@ -280,8 +277,6 @@ class LiveSession:
         command = slash.parse(text, custom, [held[0].lower()] if held else [])
         self.updates.stop_reason = "end_turn"
         if command is None and held is not None:  # the folder's own, off until trusted: named
-            from agent_tui.core.commands import withheld_text
-
             said = withheld_text(*held, trust_with="`agent-tui trust add`")
             await self.send(update_agent_message_text(said + "\n"))
             return "end_turn"

@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING, Any
 from acp import schema as s
 from acp.helpers import text_block, tool_content, update_tool_call
 
+from agent_tui.base import tool_decl
 from agent_tui.tools.permissions import ApprovalDecision, ApprovalRequest
+from agent_tui.tools.protected import protected_reason
 from agent_tui.tools.run_mode import background_notice
 
 if TYPE_CHECKING:
@@ -39,8 +41,6 @@ ACTIONS = {"allow_once", "allow_session", "allow_always"}
 
 def asked_every_time(request: ApprovalRequest, workspace: Path) -> bool:
     """Only "allow once" or "deny" mean anything: an unsandboxed rerun, a protected path."""
-    from agent_tui.base import tool_decl
-    from agent_tui.tools.protected import protected_reason
 
     if request.once_only:
         return True

@@ -18,8 +18,14 @@ from acp import PROTOCOL_VERSION, RequestError
 from acp import schema as s
 
 from agent_tui import __version__
+from agent_tui.compose.factory import build_services, db_path_for
+from agent_tui.config import ConfigError, load_config
 from agent_tui.frontends.acp.images import editor_images, stage
 from agent_tui.frontends.acp.live import LiveSession, prompt_text, with_editor_mcp
+from agent_tui.frontends.acp.replay import replay
+from agent_tui.frontends.acp.stdio import LineTransport, open_streams
+from agent_tui.frontends.acp.translate import notice
+from agent_tui.store import StoreError, open_store
 
 if TYPE_CHECKING:
     from acp import Agent
@@ -87,10 +93,6 @@ class AgentTuiAgent:
         return s.LoadSessionResponse(modes=live.modes())
 
     async def _open(self, cwd: str, mcp_servers: list[Any] | None, resume: str | None) -> LiveSession:
-        from agent_tui.compose.factory import build_services
-        from agent_tui.config import ConfigError, load_config
-        from agent_tui.frontends.acp.replay import replay
-        from agent_tui.store import StoreError
 
         folder = Path(cwd).expanduser()
         if not folder.is_absolute() or not folder.is_dir():
@@ -139,10 +141,6 @@ class AgentTuiAgent:
     ) -> s.ListSessionsResponse:
         """The stored sessions (the TUI's, `run`'s and editors'), newest first; of `cwd` when given."""
         from datetime import datetime
-
-        from agent_tui.compose.factory import db_path_for
-        from agent_tui.config import ConfigError, load_config
-        from agent_tui.store import StoreError, open_store
 
         folder = Path(cwd).expanduser().resolve() if cwd else None
         try:
@@ -218,7 +216,6 @@ class AgentTuiAgent:
 
 
 def _notice(line: str) -> Any:
-    from agent_tui.frontends.acp.translate import notice
 
     return notice(line)
 
@@ -226,8 +223,6 @@ def _notice(line: str) -> Any:
 async def serve(fds: ProtocolFds, overrides: dict[str, dict[str, Any]], db: Path | None) -> int:
     """Speak ACP on the claimed descriptors until the client closes stdin."""
     from acp.agent.connection import AgentSideConnection
-
-    from agent_tui.frontends.acp.stdio import LineTransport, open_streams
 
     reader, writer = await open_streams(fds)
     agent = AgentTuiAgent(overrides, db)

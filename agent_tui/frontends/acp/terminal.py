@@ -31,6 +31,11 @@ from acp.helpers import update_tool_call
 
 from agent_tui.base.errors_text import one_line
 from agent_tui.tools.base import ToolOutput
+from agent_tui.tools.bash import MAX_TIMEOUT
+from agent_tui.tools.env import scrubbed
+from agent_tui.tools.head_tail import HeadTail
+from agent_tui.tools.process_group import ENV_OVERRIDES
+from agent_tui.tools.sandbox import BlockScan
 
 if TYPE_CHECKING:
     from agent_tui.tools.base import Tool, ToolContext
@@ -73,7 +78,6 @@ class Prepared:
     """The command line the editor is asked to run, and the sandbox facts reported after it."""
 
     def __init__(self, argv: list[str], sandbox: Sandbox | None, env_note: str | None) -> None:
-        from agent_tui.tools.sandbox import BlockScan
 
         self.argv = argv
         self.sandbox = sandbox
@@ -85,7 +89,6 @@ class Prepared:
 async def prepare(command: str, args: dict[str, Any], ctx: ToolContext) -> Prepared:
     """`bash -c command`, inside the sandbox unless the call was allowed to run outside it, with
     the variables our own commands do not get unset."""
-    from agent_tui.tools.env import scrubbed
 
     session_env = ctx.services.env
     env, env_note = session_env.build() if session_env is not None else (scrubbed()[0], None)
@@ -111,8 +114,6 @@ class TerminalBash:
         self.terminals = terminals
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-        from agent_tui.tools.bash import MAX_TIMEOUT
-        from agent_tui.tools.process_group import ENV_OVERRIDES
 
         command = args.get("command")
         if (
@@ -178,7 +179,6 @@ async def _result(
     timed_out: bool,
 ) -> ToolOutput:
     """The same output our own bash returns: whole in the store, a status line, the meta."""
-    from agent_tui.tools.head_tail import HeadTail
 
     data = out.output.encode("utf-8", "replace")
     if prepared.scan is not None:

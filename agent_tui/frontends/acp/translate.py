@@ -26,7 +26,10 @@ from acp.helpers import (
 
 from agent_tui.agent import events as ev
 from agent_tui.base import tool_decl
+from agent_tui.hooks.runner import describe
+from agent_tui.tools.base import short_arguments
 from agent_tui.tools.registry import declare_builtins
+from agent_tui.tools.workspace import PathError, resolve_path
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
@@ -56,7 +59,6 @@ def arguments_of(call: ToolCall) -> dict[str, Any]:
 
 def title_of(call: ToolCall) -> str:
     """What the editor's tool card is called: the command, the path, else name and arguments."""
-    from agent_tui.tools.base import short_arguments
 
     declare_builtins()
     args = arguments_of(call)
@@ -174,8 +176,6 @@ class TurnUpdates:
             case ev.ToolOutputDelta():
                 return []  # the card gets the output when the call finishes (or the editor's terminal shows it)
             case ev.HookRan():
-                from agent_tui.hooks.runner import describe
-
                 return [notice(describe(event))]
             case ev.SubagentEvent():
                 # The child's own turn stays in its session (readable by its transcript ref); the
@@ -266,7 +266,6 @@ class TurnUpdates:
         return out
 
     def _path(self, name: str, args: dict[str, Any]) -> Path | None:
-        from agent_tui.tools.workspace import PathError, resolve_path
 
         raw = tool_decl.path_of(name, args)
         if not isinstance(raw, str):

@@ -13,6 +13,8 @@ from pathlib import Path
 import typer
 
 from agent_tui.frontends.cli.common import SANDBOX_HELP, model_overrides, run_headless
+from agent_tui.runtime import shutdown
+from agent_tui.runtime.logs import setup_logging
 
 
 def acp(
@@ -24,22 +26,20 @@ def acp(
     sandbox: str | None = typer.Option(None, "--sandbox", help=SANDBOX_HELP),
 ) -> None:
     """Serve the Agent Client Protocol on stdin/stdout (Zed, JetBrains, Neovim, Emacs…)."""
-    from agent_tui.frontends.acp.stdio import claim_stdio
+    from agent_tui.frontends.acp.stdio import claim_stdio  # lazy: start-up
 
     fds = claim_stdio()
-    from agent_tui.runtime.logs import setup_logging
 
     log_file = setup_logging()
     _log_libraries_to(log_file)
     overrides = model_overrides(model, api_base, context_window, max_output_tokens, db, sandbox)
 
-    from agent_tui.frontends.acp.server import serve
+    from agent_tui.frontends.acp.server import serve  # lazy: heavy
 
     code = run_headless(lambda: serve(fds, overrides, db))
     logging.getLogger("agent_tui.frontends.acp").info("the client is gone; exiting with %d", code)
     # Everything is saved and closed: skip the interpreter's teardown (joining idle worker
     # threads, unloading a large import graph), which alone could take the editor's 2 s.
-    from agent_tui.runtime import shutdown
 
     shutdown.end_now(code)
 

@@ -8,7 +8,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from agent_tui.frontends.cli.common import fail
+from agent_tui.compose.factory import db_path_for
+from agent_tui.frontends.cli.common import fail, load_or_fail
+from agent_tui.frontends.server.remote import RemoteDriver
+from agent_tui.frontends.server.token import read_token, token_file
 
 TOKEN_ENV = "AGENT_TUI_TOKEN"
 
@@ -30,9 +33,6 @@ def find_token(token: str | None, db: Path | None) -> str:
         return token
     if os.environ.get(TOKEN_ENV):
         return os.environ[TOKEN_ENV].strip()
-    from agent_tui.compose.factory import db_path_for
-    from agent_tui.frontends.cli.common import load_or_fail
-    from agent_tui.frontends.server.token import read_token, token_file
 
     path = token_file(db_path_for(load_or_fail({}, trusted=False).config, db))
     try:
@@ -49,9 +49,8 @@ def launch_attached(url: str, *, token: str | None, session_id: str | None, db: 
         fail(f"--attach takes the URL `agent-tui serve` printed (http://…), not {url!r}", 2)
     bearer = find_token(token, db)
 
-    from agent_tui.frontends.server.client import AgentClient
-    from agent_tui.frontends.server.remote import RemoteDriver
-    from agent_tui.frontends.tui.attach_app import AttachApp
+    from agent_tui.frontends.server.client import AgentClient  # lazy: heavy
+    from agent_tui.frontends.tui.attach_app import AttachApp  # lazy: textual
 
     async def opener() -> RemoteDriver:
         client = AgentClient(url, bearer)

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from agent_tui.agent import events as ev
+
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
 
@@ -18,7 +20,6 @@ async def end_background(
     session: AgentSession, emit: Callable[[dict[str, Any]], None] | None, stderr: Callable[[str], None]
 ) -> list[dict[str, Any]]:
     """Stop what still runs; return every background command's final state for `result`."""
-    from agent_tui.agent import events as ev
 
     shells = session.background
     if shells is None:

@@ -22,6 +22,7 @@ from agent_tui.frontends.cli.store_output import (
     project_filter,
     run_with_store,
 )
+from agent_tui.store.conversation import is_range
 
 if TYPE_CHECKING:
     from agent_tui.store import Store
@@ -109,7 +110,6 @@ def show(
 ) -> None:
     """Numbered lines of a stored output (or the raw bytes with --raw), or the messages of a
     transcript range."""
-    from agent_tui.store.conversation import is_range
 
     if is_range(ref):
         echo_visible(
@@ -141,7 +141,6 @@ def grep(
     db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
     """Lines of a stored output (or transcript range) matching a regex, with their numbers."""
-    from agent_tui.store.conversation import is_range
 
     if timeout is None:
         timeout = load_or_fail().config.tools.search_timeout

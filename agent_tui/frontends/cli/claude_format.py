@@ -23,6 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_tui.agent import events as ev
+
 FORMATS = ("text", "json", "stream-json")
 
 
@@ -93,7 +95,6 @@ class ClaudeStream:
             self._assistant({"type": "text", "text": text})
 
     def feed(self, event: Any) -> None:
-        from agent_tui.agent import events as ev
 
         if isinstance(event, ev.StepStarted):
             self._flush_text()

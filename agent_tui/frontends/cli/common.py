@@ -10,14 +10,16 @@ from typing import Any, NoReturn
 
 import typer
 
+from agent_tui.base.visible_text import visible
 from agent_tui.config import ConfigError, LoadedConfig, load_config
+from agent_tui.runtime import shutdown
+from agent_tui.runtime.logs import current_log
 
 log = logging.getLogger("agent_tui.frontends.cli.main")
 
 
 def echo_visible(text: str, *, err: bool = False) -> None:
     """Print text that came from a model, a tool or the store: control characters shown."""
-    from agent_tui.base.visible_text import visible
 
     typer.echo(visible(text), err=err)
 
@@ -30,7 +32,6 @@ def fail(message: str, code: int = 1) -> NoReturn:
 
 def fail_startup(message: str, code: int = 1) -> NoReturn:
     """`fail` for start-up problems: the one line also names the log file."""
-    from agent_tui.runtime.logs import current_log
 
     if logging.getLogger("agent_tui").handlers:  # else Python's last-resort handler prints it
         log.error("start-up failed: %s", message)
@@ -81,8 +82,6 @@ def run_headless(work: Callable[[], Coroutine[Any, Any, int]]) -> int:
     """`asyncio.run(work())` where SIGTERM / SIGHUP cancel it like Ctrl-C does; returns the exit
     code: work's own, 130 for Ctrl-C, 143 / 129 for the signals (see shutdown.py)."""
     import asyncio
-
-    from agent_tui.runtime import shutdown
 
     guard = shutdown.install()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from agent_tui.config import config_files, flatten
 from agent_tui.frontends.cli.common import load_or_fail
 from agent_tui.frontends.cli.group_default import run_by_default
 
@@ -16,7 +17,6 @@ app = typer.Typer(
 @app.command("show")
 def show() -> None:
     """Print every setting, its value and where it came from."""
-    from agent_tui.config import flatten
 
     loaded = load_or_fail(notify=True)
     for key, value in flatten(loaded.config).items():
@@ -24,7 +24,7 @@ def show() -> None:
         typer.echo(f"{key} = {value!r}    # {origin}")
     from pathlib import Path
 
-    from agent_tui.extensions.report import everything
+    from agent_tui.extensions.report import everything  # lazy: start-up
 
     # Hooks from every file run (not only the winning one): each with the file it came from.
     for title, lines in everything(Path.cwd(), loaded.config.provenance.folder_trusted).items():
@@ -36,7 +36,6 @@ def show() -> None:
 @app.command("path")
 def path() -> None:
     """Print the config files read, in order (later wins)."""
-    from agent_tui.config import config_files
 
     for file in config_files():
         state = "found" if file.is_file() else "absent"

@@ -15,6 +15,8 @@ import typer
 from agent_tui.frontends.cli.common import fail
 from agent_tui.frontends.cli.group_default import run_by_default
 from agent_tui.frontends.cli.store_output import DB_HELP, resolve_db
+from agent_tui.store import StoreError
+from agent_tui.store.health import check as run_check
 
 app = typer.Typer(help="Check the database, or salvage a damaged one into a new file.")
 
@@ -22,8 +24,6 @@ app = typer.Typer(help="Check the database, or salvage a damaged one into a new 
 @app.command("check")
 def check(db: Path | None = typer.Option(None, "--db", help=DB_HELP)) -> None:
     """Run SQLite's full integrity check; exit 1 when the file is damaged."""
-    from agent_tui.store import StoreError
-    from agent_tui.store.health import check as run_check
 
     path = resolve_db(db)
     try:
@@ -46,9 +46,8 @@ def recover(
     to: Path | None = typer.Option(None, "--to", help="New database file (default: beside the old one)."),
 ) -> None:
     """Copy every readable session, message and stored output into a new database file."""
-    from agent_tui.store import StoreError
-    from agent_tui.store.recovery import default_target, remove_partial
-    from agent_tui.store.recovery import recover as run_recover
+    from agent_tui.store.recovery import default_target, remove_partial  # lazy: start-up
+    from agent_tui.store.recovery import recover as run_recover  # lazy: start-up
 
     path = resolve_db(db)
     target = (to or default_target(path)).expanduser()

@@ -17,6 +17,10 @@ from typing import Any
 
 import typer
 
+from agent_tui.agent import events as ev
+from agent_tui.base.visible_text import json_visible, visible
+from agent_tui.compose.factory import build_services
+from agent_tui.config import ConfigError
 from agent_tui.frontends.cli.common import (
     SANDBOX_HELP,
     fail,
@@ -25,13 +29,14 @@ from agent_tui.frontends.cli.common import (
     run_headless,
     sandbox_notice,
 )
+from agent_tui.runtime.logs import setup_logging
+from agent_tui.store import StoreError
 
 EXIT_CODES = {"complete": 0, "error": 1, "max_iterations": 3, "stalled": 3}
 JSON_AGENT_EVENTS = ("error", "warning")
 
 
 def _emit(data: dict[str, Any]) -> None:
-    from agent_tui.base.visible_text import json_visible
 
     sys.stdout.write(json_visible(json.dumps(data, ensure_ascii=False, default=str)) + "\n")
     sys.stdout.flush()
@@ -63,7 +68,6 @@ class PlainReport:
             self.status = None
 
     def line(self, text: str) -> None:
-        from agent_tui.base.visible_text import visible
 
         self._stop_spin()
         self.console.print(visible(text))
@@ -71,8 +75,7 @@ class PlainReport:
     def event(self, event: Any) -> None:
         from rich.markup import escape
 
-        from agent_tui.agent import events as ev
-        from agent_tui.autoloop import events as lev
+        from agent_tui.autoloop import events as lev  # lazy: start-up
 
         if isinstance(event, lev.LoopStarted):
             self.max_iterations = event.settings["max_iterations"]
@@ -150,11 +153,8 @@ class PlainReport:
 async def _run(config: Any, goal: str, *, yes: bool, as_json: bool, db: Path | None) -> int:
     import asyncio
 
-    from agent_tui.autoloop import LoopRunner
-    from agent_tui.autoloop import events as lev
-    from agent_tui.compose.factory import build_services
-    from agent_tui.config import ConfigError
-    from agent_tui.store import StoreError
+    from agent_tui.autoloop import LoopRunner  # lazy: start-up
+    from agent_tui.autoloop import events as lev  # lazy: start-up
 
     try:
         services = await build_services(config, db_path=db)
@@ -186,8 +186,6 @@ async def _run(config: Any, goal: str, *, yes: bool, as_json: bool, db: Path | N
             raise
         assert finished is not None
         if not as_json and finished.text:
-            from agent_tui.base.visible_text import visible
-
             sys.stdout.write(visible(finished.text).rstrip() + "\n")
         return EXIT_CODES.get(finished.reason, 1)
     finally:
@@ -225,8 +223,6 @@ def loop(
     as_json: bool = typer.Option(False, "--json", help="One JSON event per line."),
 ) -> None:
     """Work on GOAL iteration after iteration until it is met, each prompt bounded."""
-
-    from agent_tui.runtime.logs import setup_logging
 
     setup_logging()
     text = sys.stdin.read() if goal == "-" else goal

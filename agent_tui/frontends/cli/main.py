@@ -10,6 +10,7 @@ from pathlib import Path
 import typer
 
 from agent_tui import __version__
+from agent_tui.base.errors_text import one_line
 from agent_tui.frontends.cli import (
     acp_cmd,
     blobs_cmd,
@@ -22,7 +23,11 @@ from agent_tui.frontends.cli import (
     sessions_cmd,
     trust_cmd,
 )
-from agent_tui.frontends.cli.message_group import MessageGroup
+from agent_tui.frontends.cli.common import fail, load_or_fail, model_overrides
+from agent_tui.frontends.cli.group_default import run_with
+from agent_tui.frontends.cli.message_group import MessageGroup, message
+from agent_tui.runtime import children, gc_pause, shutdown
+from agent_tui.runtime.logs import current_log, setup_logging
 
 app = typer.Typer(
     cls=MessageGroup,  # `agent-tui "fix the bug"` beside the sub-commands
@@ -95,20 +100,15 @@ def launch(
 ) -> None:
     """Open the TUI (when no sub-command is given)."""
     if ctx.invoked_subcommand is not None or print_:
-        from agent_tui.runtime import gc_pause
-
         gc_pause.resume()  # only the TUI keeps the collector off until its warm-up ends
     if ctx.invoked_subcommand is not None:
         return
     import sys
 
-    from agent_tui.frontends.cli.message_group import message
-
     first = message(ctx)
     session = session or resume
     if attach is not None:
-        from agent_tui.frontends.cli.attach_cmd import launch_attached, refuse_local_options
-        from agent_tui.runtime.logs import setup_logging
+        from agent_tui.frontends.cli.attach_cmd import launch_attached, refuse_local_options  # lazy: start-up
 
         local = {"--model": model, "--api-base": api_base, "--context-window": context_window}
         local |= {"--max-output-tokens": max_output_tokens, "--sandbox": sandbox, "a message": first}
@@ -119,8 +119,6 @@ def launch(
             raise typer.Exit(code)
         return
     if print_:
-        from agent_tui.frontends.cli.group_default import run_with
-
         run_with(
             run_cmd.run,
             # No message: what is piped in (`git diff | agent-tui -p`), else run's own error.
@@ -141,18 +139,13 @@ def launch(
         )
         return
     if yes or output_format != "text" or max_turns is not None or max_budget_usd is not None:
-        from agent_tui.frontends.cli.common import fail
-
         fail("--yes, --output-format, --max-turns and --max-budget-usd go with -p (print mode) or `run`", 2)
-    from agent_tui.frontends.cli.common import load_or_fail, model_overrides
-    from agent_tui.runtime import shutdown
-    from agent_tui.runtime.logs import setup_logging
 
     setup_logging()
     shutdown.install()  # SIGTERM / SIGHUP: running turns cancelled, exit 143 / 129
     overrides = model_overrides(model, api_base, context_window, max_output_tokens, db, sandbox)
     loaded = load_or_fail(overrides, trusted=trust)
-    from agent_tui.frontends.cli.tui import launch_tui
+    from agent_tui.frontends.cli.tui import launch_tui  # lazy: start-up
 
     code = launch_tui(
         loaded.config,
@@ -195,9 +188,6 @@ def main() -> None:
         import logging
         import sys
 
-        from agent_tui.base.errors_text import one_line
-        from agent_tui.runtime.logs import current_log
-
         logging.getLogger("agent_tui.frontends.cli.main").exception("unexpected failure")
         text = one_line(exc, 300)
         sys.stderr.write(f"agent-tui: {type(exc).__name__}: {text} (details in {current_log()})\n")
@@ -207,7 +197,6 @@ def main() -> None:
 
 def _bounded_exit(code: object) -> None:
     """No command group outlives us, and interpreter shutdown cannot hang the exit."""
-    from agent_tui.runtime import children, shutdown
 
     children.kill_all()
     shutdown.arm_exit_deadline(code if isinstance(code, int) else 0 if code is None else 1)

@@ -13,19 +13,21 @@ from typing import Any
 
 import typer
 
+from agent_tui.base.tokens import TokenCounter
 from agent_tui.base.units import grouped
+from agent_tui.base.visible_text import json_visible
 from agent_tui.frontends.cli.common import echo_visible, fail, load_or_fail
 from agent_tui.frontends.cli.group_default import run_by_default
 from agent_tui.frontends.cli.store_output import DB_HELP, run_with_store
+from agent_tui.runtime.logs import setup_logging
+from agent_tui.tools.mcp import McpManager
+from agent_tui.tools.sandbox_setup import make_sandbox
 
 app = typer.Typer(help="MCP servers configured under [mcp.servers.NAME].", rich_markup_mode=None)
 
 
 async def collect_reports(config: Any, workspace: Path) -> tuple[list[Any], list[str]]:
     """Start every configured server, describe them, stop them: (reports, warnings)."""
-    from agent_tui.base.tokens import TokenCounter
-    from agent_tui.tools.mcp import McpManager
-    from agent_tui.tools.sandbox_setup import make_sandbox
 
     sandbox = await make_sandbox(config, workspace)  # started as a session would start them
     manager = McpManager.from_config(config, workspace, sandbox=sandbox)
@@ -65,8 +67,6 @@ def list_servers(
     """Start the configured servers and list their tools with the tokens each costs."""
     import asyncio
 
-    from agent_tui.runtime.logs import setup_logging
-
     setup_logging()
     overrides = {"mcp": {"startup_timeout": timeout}} if timeout else None
     config = load_or_fail(overrides, notify=True).config
@@ -86,8 +86,6 @@ def list_servers(
     except Exception as exc:  # noqa: BLE001 - one line for the user, the details in the log
         fail(f"listing MCP servers failed: {exc}")
     if as_json:
-        from agent_tui.base.visible_text import json_visible
-
         # A server's tool names and descriptions are a tool's output: nothing in them acts.
         typer.echo(
             json_visible(
@@ -117,8 +115,8 @@ def serve(
 ) -> None:
     """Serve the store over stdio as a read-only MCP server (recall, read_result, grep_result,
     sessions), so Claude Code, Codex or any MCP client can search what agent-tui stored."""
-    from agent_tui.frontends.cli.mcp_serve import serve_stdio
-    from agent_tui.store.archive import Archive, Scope
+    from agent_tui.frontends.cli.mcp_serve import serve_stdio  # lazy: start-up
+    from agent_tui.store.archive import Archive, Scope  # lazy: start-up
 
     if project is not None and all_projects:
         fail("give --project or --all-projects, not both")

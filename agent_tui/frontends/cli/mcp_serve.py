@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from agent_tui import __version__
 from agent_tui.store.archive import Archive, ArchiveError
 
 if TYPE_CHECKING:
@@ -28,8 +29,6 @@ def build_server(archive: Archive) -> MCPServer[Any]:
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp_types import ToolAnnotations
-
-    from agent_tui import __version__
 
     server: MCPServer[Any] = MCPServer(
         "agent-tui-archive",

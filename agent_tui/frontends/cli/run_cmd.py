@@ -18,6 +18,17 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from agent_tui.agent import events as ev
+from agent_tui.agent.user_command import user_command
+from agent_tui.base.reasoning import EFFORTS
+from agent_tui.base.utf8 import clean_text, clean_value
+from agent_tui.base.visible_text import json_visible, visible
+from agent_tui.compose.factory import build_services
+from agent_tui.config import ConfigError
+from agent_tui.core import ops
+from agent_tui.core.driver import SessionDriver
+from agent_tui.core.protocol_events import WorkFinished
+from agent_tui.frontends.cli.claude_format import FORMATS, ClaudeStream
 from agent_tui.frontends.cli.common import (
     SANDBOX_HELP,
     fail,
@@ -27,7 +38,12 @@ from agent_tui.frontends.cli.common import (
     run_headless,
     sandbox_notice,
 )
+from agent_tui.frontends.cli.run_slash import command_reply
+from agent_tui.hooks.runner import describe
+from agent_tui.llm.cost import why_unknown
 from agent_tui.policy.permission_modes import PermissionMode, parse_mode
+from agent_tui.runtime.logs import setup_logging
+from agent_tui.store import StoreError
 
 if TYPE_CHECKING:
     from agent_tui.base.messages import ResultRef
@@ -40,8 +56,6 @@ def _read_prompt(prompt: str | None) -> str:
 
 
 def _emit(data: dict[str, Any]) -> None:
-    from agent_tui.base.utf8 import clean_value
-    from agent_tui.base.visible_text import json_visible
 
     # Valid UTF-8 JSON lines whatever the text held (a file name with an undecodable byte), no
     # control character raw (JSON escapes C0; json_visible the rest).
@@ -50,8 +64,6 @@ def _emit(data: dict[str, Any]) -> None:
 
 
 def _stderr(line: str) -> None:
-    from agent_tui.base.utf8 import clean_text
-    from agent_tui.base.visible_text import visible
 
     sys.stderr.write(visible(clean_text(line)) + "\n")
     sys.stderr.flush()
@@ -76,11 +88,6 @@ async def _run(
 ) -> int:
     import asyncio
     import dataclasses
-
-    from agent_tui.agent import events as ev
-    from agent_tui.compose.factory import build_services
-    from agent_tui.config import ConfigError
-    from agent_tui.store import StoreError
 
     # No one is there to give direction after a denial: as in Claude Code, the model is told
     # and answers anyway, and the result lists the denials ([tools] deny_ends_turn is the TUI's).
@@ -107,12 +114,11 @@ async def _run(
         except StoreError as exc:  # another live process has the session open
             fail(str(exc), 1)
         if handoff:  # --handoff: the prompt runs in a new session seeded from this one
-            from agent_tui.agent.handoff import hand_off
+            from agent_tui.agent.handoff import hand_off  # lazy: start-up
 
             session = await services.resume_session(await hand_off(services.store, session, prompt), yes=yes)
             _stderr(f"agent-tui: handed off to session {session.session_id}")
         session.set_mode(mode)
-        from agent_tui.frontends.cli.run_slash import command_reply
 
         reply = await command_reply(services, session, prompt)  # `run "/cost"`: no model call
         if reply is not None:
@@ -125,8 +131,6 @@ async def _run(
         refs: list[ResultRef] = []
         claude = None  # --output-format json|stream-json: Claude Code's shapes (claude_format.py)
         if output_format != "text":
-            from agent_tui.frontends.cli.claude_format import ClaudeStream
-
             claude = ClaudeStream(_emit, streaming=output_format == "stream-json")
             claude.init(
                 session_id=session.session_id,
@@ -135,10 +139,6 @@ async def _run(
                 tools=[row.name for row in session.prompts.tool_table()],
                 yes=yes,
             )
-        from agent_tui.agent.user_command import user_command
-        from agent_tui.core import ops
-        from agent_tui.core.driver import SessionDriver
-        from agent_tui.core.protocol_events import WorkFinished
 
         driver = SessionDriver(services, session)  # `run` maps its arguments to operations
         work: list[ops.Op] = [ops.Compact(instructions)] if compact_first else []
@@ -183,7 +183,6 @@ async def _run(
             limit = "max_turns"
         if limit is not None:
             stop_reason = limit
-            from agent_tui.llm.cost import why_unknown
 
             why = why_unknown(session.model, session.usage_total.web_searches)
             _stderr(f"agent-tui: {_limit_text(limit, max_turns, max_budget, session.cost_total, why)}")
@@ -192,7 +191,7 @@ async def _run(
             if as_json:
                 _emit(event.to_json())
             _report(event, as_json)
-        from agent_tui.frontends.cli.background_report import end_background
+        from agent_tui.frontends.cli.background_report import end_background  # lazy: start-up
 
         background = await end_background(session, _emit if as_json else None, _stderr)
         budget = session.measure()
@@ -221,9 +220,6 @@ async def _run(
                 }
             )
         elif final_text:
-            from agent_tui.base.utf8 import clean_text
-            from agent_tui.base.visible_text import visible
-
             sys.stdout.write(visible(clean_text(final_text)).rstrip() + "\n")
         return 1 if failed else (3 if limit is not None else 0)
     finally:
@@ -263,7 +259,6 @@ def _children(session: Any) -> dict[str, Any]:
 
 def _report(event: Any, as_json: bool) -> None:
     """Plain mode: compactions, notices and errors as one line each on stderr."""
-    from agent_tui.agent import events as ev
 
     if as_json:
         return
@@ -278,15 +273,12 @@ def _report(event: Any, as_json: bool) -> None:
     elif isinstance(event, ev.Retrying):
         _stderr(f"agent-tui: {event.describe()}")
     elif isinstance(event, ev.HookRan):
-        from agent_tui.hooks.runner import describe
-
         _stderr(f"agent-tui: {describe(event)}")
 
 
 def _effort_or_fail(effort: str | None) -> dict[str, Any] | None:
     """`--effort` as `[model]` keys (None: not given). `off` also clears a configured thinking
     budget: the run goes out without any reasoning setting."""
-    from agent_tui.base.reasoning import EFFORTS
 
     if effort is None:
         return None
@@ -346,8 +338,6 @@ def run(
 ) -> None:
     """Run one turn without the TUI and print the answer."""
 
-    from agent_tui.runtime.logs import setup_logging
-
     setup_logging()
     text = _read_prompt(prompt)
     if not text.strip() and not compact:
@@ -390,7 +380,6 @@ def run(
 
 
 def _output_format_or_fail(output_format: str, as_json: bool) -> str:
-    from agent_tui.frontends.cli.claude_format import FORMATS
 
     chosen = output_format.strip().lower()
     if chosen not in FORMATS:

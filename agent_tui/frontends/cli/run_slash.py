@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from agent_tui.core import commands as registry
 from agent_tui.core.replies import Reply, Unavailable
+from agent_tui.extensions.commands import discover, withheld, withheld_invoked
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
@@ -42,14 +43,12 @@ class HeadlessHost:
         return self.session is not None and self.session.config.provenance.folder_trusted
 
     def custom_commands(self) -> list[CustomCommand]:
-        from agent_tui.extensions.commands import discover
 
         if self.session is None:
             return []
         return list(discover(self.workspace, self.trusted).commands.values())
 
     def withheld_commands(self) -> dict[str, CustomCommand]:
-        from agent_tui.extensions.commands import withheld
 
         return {} if self.session is None else withheld(self.workspace, self.trusted)
 
@@ -63,8 +62,6 @@ async def command_reply(services: AppServices, session: AgentSession, prompt: st
     held = host.withheld_commands() if slashed else {}
     found = registry.parse(prompt, registry.Front.RUN, custom, held.keys())
     if found is None:
-        from agent_tui.extensions.commands import withheld_invoked
-
         if held and (named := withheld_invoked(prompt, host.workspace, host.trusted)) is not None:
             text = registry.withheld_text(*named, trust_with="`agent-tui trust add` (or --trust for one run)")
             return Reply(f"/{named[0]}", text=text, level="warning")

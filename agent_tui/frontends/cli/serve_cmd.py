@@ -12,7 +12,10 @@ from pathlib import Path
 
 import typer
 
+from agent_tui.compose.factory import build_services, db_path_for
 from agent_tui.frontends.cli.common import SANDBOX_HELP, fail, fail_startup, load_or_fail, model_overrides
+from agent_tui.runtime.logs import setup_logging
+from agent_tui.store import StoreError
 
 LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 
@@ -33,8 +36,6 @@ def serve(
     """Serve sessions over HTTP: operations in, a resumable event stream out (see docs/server.md)."""
     import asyncio
 
-    from agent_tui.runtime.logs import setup_logging
-
     setup_logging()
     if not 0 <= port <= 65535:
         fail(f"--port must be 0-65535, got {port}", 2)
@@ -52,11 +53,9 @@ async def _serve(config: object, host: str, port: int, db: Path | None, approval
 
     import uvicorn
 
-    from agent_tui.compose.factory import build_services, db_path_for
-    from agent_tui.frontends.server.http import build_app
-    from agent_tui.frontends.server.hub import Hub
-    from agent_tui.frontends.server.token import new_token, token_file
-    from agent_tui.store import StoreError
+    from agent_tui.frontends.server.http import build_app  # lazy: heavy
+    from agent_tui.frontends.server.hub import Hub  # lazy: start-up
+    from agent_tui.frontends.server.token import new_token, token_file  # lazy: start-up
 
     try:
         services = await build_services(config, db_path=db)  # type: ignore[arg-type]

@@ -13,9 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from agent_tui.agent.undo import undo
 from agent_tui.base.units import grouped
-from agent_tui.frontends.cli.common import echo_visible, fail, is_piped, load_or_fail
+from agent_tui.frontends.cli.common import echo_visible, fail, is_piped, load_or_fail, model_overrides
 from agent_tui.frontends.cli.group_default import run_by_default
+from agent_tui.frontends.cli.run_cmd import _run
 from agent_tui.frontends.cli.store_output import (
     DB_HELP,
     find_session,
@@ -26,6 +28,7 @@ from agent_tui.frontends.cli.store_output import (
     resolve_db,
     run_with_store,
 )
+from agent_tui.llm.cost import format_cost
 
 if TYPE_CHECKING:
     from agent_tui.store import Store
@@ -52,8 +55,7 @@ def list_sessions(
     shown = [s for s in found if show_all or s.message_count or s.title]
     hidden = len(found) - len(shown)
     found = shown[:limit]
-    from agent_tui.frontends.session_tree import indented, tree_order
-    from agent_tui.llm.cost import format_cost
+    from agent_tui.frontends.session_tree import indented, tree_order  # lazy: start-up
 
     rows = [
         (
@@ -202,7 +204,7 @@ def fork(
 ) -> None:
     """Copy a session's conversation into a new session; prints its id for `run --session`."""
     info = run_with_store(db, lambda store: find_session(store, session_id))
-    from agent_tui.store.forks import fork_session
+    from agent_tui.store.forks import fork_session  # lazy: start-up
 
     forked = run_with_store(db, lambda store: fork_session(store.sessions, info.id, at, title))
     typer.echo(forked.id)
@@ -219,8 +221,6 @@ def compact(
     db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
     """Compact a saved session now, as /compact does; its next resume starts from the result."""
-    from agent_tui.frontends.cli.common import model_overrides
-    from agent_tui.frontends.cli.run_cmd import _run
 
     info = run_with_store(db, lambda store: find_session(store, session_id))
     loaded = load_or_fail(model_overrides(model, api_base, context_window, None, db))
@@ -248,7 +248,6 @@ def undo_cmd(
     db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
     """Put back the files the agent changed in the last turn(s) of a session."""
-    from agent_tui.agent.undo import undo
 
     info = run_with_store(db, lambda store: find_session(store, session_id))
     report = run_with_store(db, lambda store: undo(store, info.id, turns, force=force))

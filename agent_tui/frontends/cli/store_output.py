@@ -15,7 +15,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
+from agent_tui.base.units import human_size
+from agent_tui.base.visible_text import visible
 from agent_tui.frontends.cli.common import fail, fail_startup, is_piped, load_or_fail
+from agent_tui.runtime.paths import default_db_path
+from agent_tui.store import StoreError, open_store
 
 if TYPE_CHECKING:
     from agent_tui.store import Store
@@ -31,7 +35,6 @@ def resolve_db(db: Path | None) -> Path:
     configured = load_or_fail().config.store.db
     if configured:
         return Path(configured).expanduser()
-    from agent_tui.runtime.paths import default_db_path
 
     return default_db_path()
 
@@ -39,8 +42,6 @@ def resolve_db(db: Path | None) -> Path:
 def run_with_store(db: Path | None, work: Callable[[Store], Awaitable[T]]) -> T:
     """Open the store, run `work`, close it; any store failure becomes one line and exit 1."""
     import sqlite3
-
-    from agent_tui.store import StoreError, open_store
 
     path = resolve_db(db)
 
@@ -70,7 +71,6 @@ def fmt_time(stamp: float | None) -> str:
 
 
 def fmt_size(size: int) -> str:
-    from agent_tui.base.units import human_size
 
     return str(size) if is_piped() else human_size(size)
 
@@ -109,8 +109,6 @@ def print_table(
         typer.echo(empty)
         return
 
-    from agent_tui.base.visible_text import visible
-
     if is_piped():
         for row in rows:
             typer.echo(visible("\t".join(str(v).replace("\t", " ").replace("\n", " ") for v in row)))
@@ -130,8 +128,6 @@ def print_table(
 
 def _visible_cell(value: Any) -> Any:
     from rich.text import Text
-
-    from agent_tui.base.visible_text import visible
 
     if isinstance(value, Text):
         plain = value.plain

@@ -11,7 +11,13 @@ from pathlib import Path
 
 import typer
 
+from agent_tui.agent.definitions import untrusted_items
+from agent_tui.config import read_toml
 from agent_tui.frontends.cli.common import fail
+from agent_tui.hooks.sources import withheld_hooks
+from agent_tui.policy import trust
+from agent_tui.policy.extension_files import withheld as withheld_extensions
+from agent_tui.runtime import paths
 
 app = typer.Typer(
     help="Folders whose .agent-tui.toml may run commands, start MCP servers or choose providers.",
@@ -29,7 +35,6 @@ def default(ctx: typer.Context) -> None:
 @app.command("list")
 def list_folders() -> None:
     """The trusted folders; `changed` marks one whose project file changed since (asked again)."""
-    from agent_tui.policy import trust
 
     folders = trust.listing()
     if not folders:
@@ -43,9 +48,6 @@ def list_folders() -> None:
 @app.command("add")
 def add(path: Path | None = typer.Argument(None, help="The folder (default: the current one).")) -> None:
     """Trust a folder's .agent-tui.toml as it is now; prints what that enables."""
-    from agent_tui.config import read_toml
-    from agent_tui.policy import trust
-    from agent_tui.runtime import paths
 
     folder = (path or Path.cwd()).expanduser()
     if not folder.is_dir():
@@ -57,9 +59,6 @@ def add(path: Path | None = typer.Argument(None, help="The folder (default: the 
             enabled = trust.filter_project(read_toml(project), trusted=False).ignored
         except Exception as exc:  # noqa: BLE001 - a broken file is the user's to see, one line
             fail(str(exc), 2)
-    from agent_tui.agent.definitions import untrusted_items
-    from agent_tui.hooks.sources import withheld_hooks
-    from agent_tui.policy.extension_files import withheld as withheld_extensions
 
     # .claude/ hooks run from now on too, and the project's commands, skills and agents load.
     enabled = (*enabled, *withheld_hooks(folder), *withheld_extensions(folder), *untrusted_items(folder))
@@ -71,7 +70,6 @@ def add(path: Path | None = typer.Argument(None, help="The folder (default: the 
 @app.command("remove")
 def remove(path: Path = typer.Argument(..., help="The folder to stop trusting.")) -> None:
     """Stop trusting a folder: its project file is back to harmless keys only."""
-    from agent_tui.policy import trust
 
     if not trust.remove(path.expanduser()):
         fail(f"{path} is not a trusted folder (see `agent-tui trust list`)", 1)

@@ -15,6 +15,10 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_tui.compose.factory import build_services
+from agent_tui.config import ConfigError, load_config
+from agent_tui.policy import trust
+
 if TYPE_CHECKING:
     from agent_tui.compose.factory import AppServices
     from agent_tui.config import Config, LoadedConfig
@@ -32,13 +36,11 @@ def trusting_services(
     """The services factory: asks about trust first when the project file has keys to enable."""
 
     async def services() -> AppServices:
-        from agent_tui.config import ConfigError, load_config
-        from agent_tui.policy import trust
 
         folder = workspace or Path.cwd()
         config, notices = loaded.config, list(loaded.notices)
         if loaded.ignored:
-            from agent_tui.frontends.tui.screens.trust import TrustScreen
+            from agent_tui.frontends.tui.screens.trust import TrustScreen  # lazy: textual
 
             screen = TrustScreen(folder, loaded.ignored, changed=loaded.trust == "changed")
             if await app().push_screen_wait_safe(screen):
@@ -58,7 +60,6 @@ def trusting_services(
         for line in notices:
             app().notify(line, severity="warning", timeout=15)
         await app().warmed()  # the question came first; the agent stack was importing meanwhile
-        from agent_tui.compose.factory import build_services
 
         return await build_services(config, workspace=folder, warm_http=False)
 
@@ -76,11 +77,10 @@ def launch_tui(
 ) -> int:
     """Run the app until the user quits; returns the exit code. `first_message` is sent as soon
     as the first tab's session is open (`agent-tui "fix the bug"`)."""
-    from agent_tui.frontends.tui.app import AgentApp
+    from agent_tui.frontends.tui.app import AgentApp  # lazy: textual
 
     async def plain() -> AppServices:
         await app.warmed()
-        from agent_tui.compose.factory import build_services
 
         return await build_services(config, warm_http=False)
 

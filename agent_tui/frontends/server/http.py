@@ -29,6 +29,7 @@ from agent_tui.config import ConfigError
 from agent_tui.core.ops import BadOperation, op_from_json
 from agent_tui.core.protocol_events import OperationRefused
 from agent_tui.core.protocol_schema import events_schema, operations_schema
+from agent_tui.frontends.server import reads
 from agent_tui.frontends.server.bodies import Refused, optional, read_body
 from agent_tui.frontends.server.hub import Hub, UnknownSession
 from agent_tui.frontends.server.token import matches
@@ -164,7 +165,6 @@ async def schema(request: Request, hub: Hub) -> Response:
 
 
 def build_app(hub: Hub, token: str, lifespan: Any = None) -> ASGIApp:
-    from agent_tui.frontends.server import reads
 
     def route(path: str, endpoint: Endpoint, method: str) -> Route:
         return Route(path, _handled(endpoint, hub), methods=[method])

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agent_tui.core.driver import SessionDriver
+from agent_tui.store.forks import fork_session
 
 if TYPE_CHECKING:
     from agent_tui.compose.factory import AppServices
@@ -42,7 +43,6 @@ class Hub:
         return driver
 
     async def fork(self, session_id: str, before: int | None, title: str | None) -> SessionDriver:
-        from agent_tui.store.forks import fork_session
 
         info = await fork_session(self.services.store.sessions, session_id, before, title)
         return await self.resume(info.id)

@@ -22,6 +22,7 @@ from starlette.responses import JSONResponse, Response
 
 from agent_tui.agent.events import _jsonable
 from agent_tui.core import ops
+from agent_tui.core.context_report import build_report, compaction_savings, recoverable
 from agent_tui.frontends.server.bodies import Refused, read_body
 from agent_tui.frontends.server.hub import Hub
 from agent_tui.store.errors import BadPattern
@@ -43,7 +44,6 @@ def _int(request: Request, name: str, default: int, most: int, least: int = 0) -
 
 
 async def context(request: Request, hub: Hub) -> Response:
-    from agent_tui.core.context_report import build_report, compaction_savings, recoverable
 
     driver = hub.get(request.path_params["session_id"])
     session = driver.require()

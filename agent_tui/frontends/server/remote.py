@@ -19,10 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 from agent_tui.base.messages import ResultRef
 from agent_tui.core import ops
+from agent_tui.core.context_report import ContextReport
 from agent_tui.core.driver import FINAL_EVENTS
 from agent_tui.core.event_log import EventLog
 from agent_tui.core.wire_decode import WireError, decode, event_from_json
 from agent_tui.frontends.server.client import AgentClient
+from agent_tui.store.models import BlobInfo, RecallHit, ResolvedRef
 
 if TYPE_CHECKING:
     from agent_tui.agent.events import AgentEvent
@@ -81,7 +83,7 @@ class RemoteDriver:
         seconds) from the last id taken, and said once when lost and once when back."""
         import httpx
 
-        from agent_tui.frontends.server.client import ServerError
+        from agent_tui.frontends.server.client import ServerError  # lazy: heavy
 
         wait, lost = RETRY_FIRST, False
         while True:
@@ -130,7 +132,6 @@ class RemoteDriver:
 
     async def context(self, *, savings: bool = True) -> RemoteContext:
         """/context's figures (`savings` False: without what compacting would free, quicker)."""
-        from agent_tui.core.context_report import ContextReport
 
         body = await self.client.context(self.session_id, savings=savings)
         return RemoteContext(
@@ -162,7 +163,6 @@ class RemoteResults:
     async def list_blobs(
         self, session_id: str | None = None, project: str | None = None, limit: int = 200
     ) -> list[BlobInfo]:
-        from agent_tui.store.models import BlobInfo
 
         body = await self.client.blobs(session_id, limit=min(limit, 500))
         return [decode(BlobInfo, item) for item in body["blobs"]]
@@ -170,13 +170,11 @@ class RemoteResults:
     async def recall(
         self, query: str, project: str | None = None, session_id: str | None = None, limit: int = 10
     ) -> list[RecallHit]:
-        from agent_tui.store.models import RecallHit
 
         body = await self.client.blobs(session_id, query=query, limit=min(limit, 500))
         return [decode(RecallHit, item) for item in body["hits"]]
 
     async def resolve(self, ref_or_uri: str | ResultRef, session_id: str | None = None) -> ResolvedRef:
-        from agent_tui.store.models import ResolvedRef
 
         ref = ref_or_uri.id if isinstance(ref_or_uri, ResultRef) else ref_or_uri
         return decode(ResolvedRef, (await self.client.blob(ref))["resolved"])

@@ -29,7 +29,9 @@ from agent_tui.frontends.tui import themes
 from agent_tui.frontends.tui.app_commands import AppCommands
 from agent_tui.frontends.tui.app_signals import SignalExit
 from agent_tui.frontends.tui.app_tabs import SessionTabs
-from agent_tui.frontends.tui.textual_compat import OneLineCrashes, SteadyFooter
+from agent_tui.frontends.tui.attention import Attention
+from agent_tui.frontends.tui.custom_commands import install
+from agent_tui.frontends.tui.textual_compat import OneLineCrashes, SteadyFooter, write_to_terminal
 from agent_tui.frontends.tui.type_ahead import TypeAhead
 from agent_tui.frontends.tui.warmup import Warmup
 from agent_tui.frontends.tui.widgets.chat_items import ToolLine
@@ -37,6 +39,7 @@ from agent_tui.frontends.tui.widgets.compaction_item import CompactionItem
 from agent_tui.frontends.tui.widgets.prompt import PromptInput
 from agent_tui.frontends.tui.widgets.session_view import SessionView
 from agent_tui.runtime import instrument, paths
+from agent_tui.tools.permissions import ApprovalDecision
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
@@ -102,8 +105,6 @@ class AgentApp(OneLineCrashes[None]):
         self.tabs = SessionTabs(self)
         """The tabs of sessions (composed below the top bar)."""
         self.signals = SignalExit(self)
-        from agent_tui.frontends.tui.attention import Attention
-        from agent_tui.frontends.tui.textual_compat import write_to_terminal
 
         self.attention = Attention(self._notify_method, lambda data: write_to_terminal(self, data))
         """Notifies when a turn ends or an approval waits while the terminal is not focused."""
@@ -178,8 +179,6 @@ class AgentApp(OneLineCrashes[None]):
             services = None
         self._services.set_result(services)
         if services is not None:  # custom /commands join the menu, the palette and /help
-            from agent_tui.frontends.tui.custom_commands import install
-
             lines = [
                 *services.notices,
                 *install(services.workspace, services.config.provenance.folder_trusted),
@@ -266,8 +265,7 @@ class AgentApp(OneLineCrashes[None]):
 
     async def ask_approval(self, request: ApprovalRequest, where: str) -> ApprovalDecision:
         """The TUI approver: a modal per request; a cancelled turn takes its modal away."""
-        from agent_tui.frontends.tui.screens.approval import ApprovalScreen
-        from agent_tui.tools.permissions import ApprovalDecision
+        from agent_tui.frontends.tui.screens.approval import ApprovalScreen  # lazy: heavy
 
         decision = await self.push_screen_wait_safe(ApprovalScreen(request, where=where))
         # A modal closed without an answer (the app shutting down) refuses, never allows.

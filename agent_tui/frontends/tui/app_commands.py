@@ -15,6 +15,17 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from textual.app import SystemCommand
 
+from agent_tui.frontends.tui import slash, themes
+from agent_tui.frontends.tui.command_output import show
+from agent_tui.frontends.tui.custom_commands import install
+from agent_tui.frontends.tui.screens.blob_rows import call_labels, syntax_hints
+from agent_tui.frontends.tui.screens.blobs import BlobsScreen
+from agent_tui.frontends.tui.screens.compaction_record import RecordScreen
+from agent_tui.frontends.tui.screens.context_screen import ContextScreen
+from agent_tui.frontends.tui.screens.dialogs import HelpScreen
+from agent_tui.frontends.tui.screens.resume import ResumeScreen
+from agent_tui.frontends.tui.session_list import session_rows
+from agent_tui.frontends.tui.slash import extensions_text
 from agent_tui.frontends.tui.widgets.chat_items import ToolLine
 from agent_tui.frontends.tui.widgets.compaction_item import CompactionItem
 
@@ -92,15 +103,12 @@ class AppCommands:
     # -- the commands ------------------------------------------------------------------------
 
     def action_help(self) -> None:
-        from agent_tui.frontends.tui.screens.dialogs import HelpScreen
 
         if not isinstance(self.app.screen, HelpScreen):
             sandbox = self._sandbox()
             services = self.app.services_now()
             extensions = None
             if services is not None:
-                from agent_tui.frontends.tui.slash import extensions_text
-
                 extensions = extensions_text(services)
             self.app.push_screen(
                 HelpScreen(sandbox=sandbox.describe() if sandbox else None, extensions=extensions)
@@ -112,7 +120,6 @@ class AppCommands:
 
     def _print_block(self, command: str, text: str) -> None:
         """A command's output as a block in the active tab's chat (a toast while none is open)."""
-        from agent_tui.frontends.tui.command_output import show
 
         view = self.app.view
         if view is None:
@@ -151,7 +158,6 @@ class AppCommands:
         self.app.refresh_topbar()
 
     def action_context(self) -> None:
-        from agent_tui.frontends.tui.screens.context_screen import ContextScreen
 
         view = self.app.view
         if view is None or view.session is None:
@@ -166,8 +172,6 @@ class AppCommands:
         return self.app.run_worker(self._blobs(ref), group="blobs", exclusive=True, exit_on_error=False)
 
     async def _blobs(self, ref: str) -> None:
-        from agent_tui.frontends.tui.screens.blob_rows import call_labels, syntax_hints
-        from agent_tui.frontends.tui.screens.blobs import BlobsScreen
 
         services = await self.app.services()
         if services is None:
@@ -200,7 +204,6 @@ class AppCommands:
         self.action_blobs(entry.ref)
 
     def open_record(self, event: CompactionItem.OpenRecord) -> None:
-        from agent_tui.frontends.tui.screens.compaction_record import RecordScreen
 
         view = self.app.view
         session = view.session if view is not None else None
@@ -208,7 +211,6 @@ class AppCommands:
 
     def action_theme(self, name: str = "") -> None:
         """/theme NAME switches; without a name, lists the themes."""
-        from agent_tui.frontends.tui import themes
 
         ours = list(self.app.file_themes)
         if not name:
@@ -228,7 +230,6 @@ class AppCommands:
         self._print_block(f"/theme {name.strip()}", f"Theme: {chosen}")
 
     def install_commands(self, trusted: bool) -> list[str]:
-        from agent_tui.frontends.tui.custom_commands import install
 
         return install(self.workspace, trusted)
 
@@ -236,8 +237,6 @@ class AppCommands:
         return self.app.run_worker(self._resume(), group="resume", exclusive=True, exit_on_error=False)
 
     async def _resume(self) -> None:
-        from agent_tui.frontends.tui.screens.resume import ResumeScreen
-        from agent_tui.frontends.tui.session_list import session_rows
 
         services = await self.app.services()
         if services is None:
@@ -257,7 +256,6 @@ class AppCommands:
 
     def palette(self) -> Iterable[SystemCommand]:
         """The palette's entries beside Textual's own: every registered slash command, themes, tabs."""
-        from agent_tui.frontends.tui import slash
 
         for command in slash.all_commands():
             if command.palette is not None:

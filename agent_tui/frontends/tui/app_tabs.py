@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from textual import work
 from textual.widgets import TabbedContent, TabPane
 
+from agent_tui.frontends.tui.screens.dialogs import ConfirmScreen
 from agent_tui.frontends.tui.widgets.session_view import SessionView
 
 if TYPE_CHECKING:
@@ -110,8 +111,6 @@ class SessionTabs(TabbedContent):
         if view is None:
             return
         if view.busy and view.session is not None and view.session.busy:
-            from agent_tui.frontends.tui.screens.dialogs import ConfirmScreen
-
             if not await self.host.push_screen_wait_safe(
                 ConfirmScreen(f"A turn is running in tab {view.number}. Close it anyway?")
             ):

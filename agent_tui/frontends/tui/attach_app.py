@@ -20,9 +20,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Static
 
+from agent_tui.base.errors_text import one_line
+from agent_tui.frontends.server.remote import RemoteStore
 from agent_tui.frontends.tui import themes
+from agent_tui.frontends.tui.screens.blobs import BlobsScreen
+from agent_tui.frontends.tui.screens.remote_context import RemoteContextScreen
 from agent_tui.frontends.tui.textual_compat import OneLineCrashes, SteadyFooter
 from agent_tui.frontends.tui.widgets.attached_view import AttachedView
+from agent_tui.store import Store
 
 if TYPE_CHECKING:
     from agent_tui.frontends.server.remote import RemoteDriver
@@ -71,8 +76,6 @@ class AttachApp(OneLineCrashes[None]):
         try:
             self.driver = await self._opener()
         except Exception as exc:
-            from agent_tui.base.errors_text import one_line
-
             log.exception("attaching to %s failed", self.where)
             self.query_one("#topbar", Static).update(Text(f" agent-tui ─ could not attach to {self.where}"))
             self.notify(f"Could not attach: {one_line(exc, 200)}", severity="error", timeout=30)
@@ -95,7 +98,6 @@ class AttachApp(OneLineCrashes[None]):
 
     @work(group="context", exclusive=True, exit_on_error=False)
     async def action_context(self) -> None:
-        from agent_tui.frontends.tui.screens.remote_context import RemoteContextScreen
 
         if self.driver is None:
             return
@@ -104,10 +106,6 @@ class AttachApp(OneLineCrashes[None]):
     def action_blobs(self, ref: str = "") -> None:
         """The blob browser over the served folder's stored outputs (at `ref`)."""
         from typing import cast
-
-        from agent_tui.frontends.server.remote import RemoteStore
-        from agent_tui.frontends.tui.screens.blobs import BlobsScreen
-        from agent_tui.store import Store
 
         if self.driver is None:
             return

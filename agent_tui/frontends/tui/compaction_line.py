@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent_tui.context.compaction.result import _distinct
+from agent_tui.context.compaction.strategies import LABELS, STRATEGIES
+
 HANDOFF_OFFER = "/handoff [goal] continues in a fresh session instead (summary, pins, task list, refs back)."
 """The way out offered wherever the TUI says the context is high or full: this line after an
 automatic compaction, the meter's tooltip from the note on, the meter's line at the hard block."""
@@ -26,8 +29,6 @@ WHY = {
 
 def compaction_line(result: Any, reason: str | None) -> str:
     """One line for the chat (the core's `describe()` stays what headless mode prints)."""
-    from agent_tui.context.compaction.result import _distinct
-    from agent_tui.context.compaction.strategies import LABELS, STRATEGIES
 
     if not getattr(result, "applied", False) or not hasattr(result, "tokens_before"):
         return result.describe() if hasattr(result, "describe") else "Compacted."

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_tui.extensions.commands import discover, withheld
 from agent_tui.frontends.tui import slash
 
 if TYPE_CHECKING:
@@ -33,7 +34,6 @@ def _shown(path: Path, workspace: Path) -> str:
 def install(workspace: Path, trusted: bool) -> list[str]:
     """Read the workspace's custom commands into the registry; the notices to show (malformed
     files, names a built-in shadows)."""
-    from agent_tui.extensions.commands import discover, withheld
 
     catalog = discover(workspace, trusted)
     found = list(catalog.commands.values())

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from agent_tui.agent.image_attach import takes_images
 from agent_tui.base.images import MAX_IMAGE_BYTES, ImageAttachment, sniff
 
 MAX_PASTED_PATHS = 20
@@ -128,7 +129,6 @@ class PastedImages:
         pictures = self.in_text(text)
         if not pictures:
             return ()
-        from agent_tui.agent.image_attach import takes_images
 
         if not takes_images(model):
             return ()

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from agent_tui.context.memory import memories_file, skills_dir
+from agent_tui.context.prompt import find_rules_file
 from agent_tui.frontends.tui import formatting
 from agent_tui.runtime import paths
 
@@ -60,8 +62,6 @@ class MemoryFile:
 
 def memory_files(workspace: Path | None) -> list[MemoryFile]:
     """The user's memories, then the project's rules file (the one the session loads)."""
-    from agent_tui.context.memory import memories_file
-    from agent_tui.context.prompt import find_rules_file
 
     files = [MemoryFile("memories", "Memories (yours, every project)", memories_file())]
     if workspace is not None:
@@ -147,7 +147,6 @@ def edit(app: Suspends, command: list[str], file: MemoryFile) -> Edited:
 
 def listing(files: list[MemoryFile]) -> str:
     """Where the files are, when no editor is set to open them."""
-    from agent_tui.context.memory import skills_dir
 
     width = max(len(f.label) for f in files)
     rows = [f"{f.label:<{width}}  {f.where}" for f in files]

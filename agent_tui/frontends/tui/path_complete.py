@@ -11,6 +11,8 @@ import os
 import time
 from pathlib import Path
 
+from agent_tui.tools.gitignore import walk_files
+
 MAX_FILES = 20_000
 REFRESH_SECONDS = 10.0
 
@@ -24,7 +26,6 @@ def mention_at_end(text: str) -> str | None:
 
 
 def workspace_files(workspace: Path) -> list[str]:
-    from agent_tui.tools.gitignore import walk_files
 
     now = time.monotonic()
     hit = _cache.get(workspace)

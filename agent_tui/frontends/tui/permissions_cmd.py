@@ -8,6 +8,7 @@ from contextlib import suppress
 from typing import TYPE_CHECKING
 
 from agent_tui.frontends.tui.command_output import show
+from agent_tui.policy.allow_rules import remove_rule, saved_rules
 from agent_tui.policy.permission_rules import AllowRule, RuleError, RuleSet, Tier
 from agent_tui.runtime import paths
 
@@ -18,7 +19,6 @@ USAGE = "/permissions remove RULE drops one (at once)."
 
 
 async def run(view: TabCommandHost, argument: str) -> None:
-    from agent_tui.policy.allow_rules import remove_rule, saved_rules
 
     session = view.session
     workspace = session.workspace if session is not None else None

@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING
 
 from agent_tui.base import tool_decl
 from agent_tui.frontends.tui.transcript import ToolEntry
+from agent_tui.tools.files import edited_text, unified_diff
+from agent_tui.tools.workspace import confine, relative
 
 if TYPE_CHECKING:
     from agent_tui.base.messages import Message, ToolCall
@@ -63,8 +65,6 @@ def _wants_diff(entry: ToolEntry) -> bool:
 async def _diff_of(
     call: ToolCall, entry: ToolEntry, store: Store, session_id: str, workspace: Path
 ) -> str | None:
-    from agent_tui.tools.files import edited_text, unified_diff
-    from agent_tui.tools.workspace import confine, relative
 
     args = json.loads(call.arguments or "{}")
     rel = relative(workspace, confine(workspace, args.get("path")))

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agent_tui.frontends.tui import permissions_cmd
+
 if TYPE_CHECKING:
     from agent_tui.frontends.tui.command_host import TabCommandHost
 
@@ -32,7 +34,6 @@ async def model(view: TabCommandHost, argument: str) -> None:
 
 async def permissions(view: TabCommandHost, argument: str) -> None:
     """Session grants and saved rules in one list; `remove RULE` drops either, at once."""
-    from agent_tui.frontends.tui import permissions_cmd
 
     await permissions_cmd.run(view, argument)
 

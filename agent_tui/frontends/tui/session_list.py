@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agent_tui.frontends.session_tree import indented, tree_order
 from agent_tui.frontends.tui.screens.resume import SessionRow
 
 if TYPE_CHECKING:
@@ -18,7 +19,6 @@ async def session_rows(services: AppServices, limit: int = LIMIT) -> list[Sessio
     infos = [info for info in infos if info.message_count]  # nothing to resume in an empty one
     here = str(services.workspace)
     infos = sorted(infos, key=lambda info: (info.project != here, -info.updated))
-    from agent_tui.frontends.session_tree import indented, tree_order
 
     latest = await services.store.sessions.latest_prompts([info.id for info in infos])
     return [

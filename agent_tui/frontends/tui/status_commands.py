@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from agent_tui.frontends.tui import memory_editor as me
 from agent_tui.frontends.tui.command_output import show
 
 if TYPE_CHECKING:
@@ -20,7 +21,6 @@ async def clear(view: TabCommandHost, argument: str) -> None:
 async def memory(view: TabCommandHost, argument: str) -> None:
     """`/memory`: a chooser of the files to open in $EDITOR (or, with no editor set, where they
     are); `/memory memories` or `/memory rules` opens that one at once (frontends/tui/memory_editor.py)."""
-    from agent_tui.frontends.tui import memory_editor as me
 
     workspace = view.session.workspace if view.session is not None else view.actions.workspace
     files = me.memory_files(workspace)
@@ -40,7 +40,7 @@ async def memory(view: TabCommandHost, argument: str) -> None:
 
 
 async def _pick_memory(view: TabCommandHost, files: list[Any], command: list[str]) -> None:
-    from agent_tui.frontends.tui.screens.memory_picker import MemoryPicker
+    from agent_tui.frontends.tui.screens.memory_picker import MemoryPicker  # lazy: textual
 
     file = await view.ask(MemoryPicker(files, command[0]))
     if file is not None:
@@ -48,7 +48,6 @@ async def _pick_memory(view: TabCommandHost, files: list[Any], command: list[str
 
 
 async def _edit_memory(view: TabCommandHost, command: list[str] | None, file: Any) -> None:
-    from agent_tui.frontends.tui import memory_editor as me
 
     outcome = me.no_editor(file) if command is None else me.edit(view.actions, command, file)
     session = view.session

@@ -16,9 +16,13 @@ from typing import TYPE_CHECKING, Literal, assert_never
 
 from agent_tui.agent import events as ev
 from agent_tui.agent.user_command import user_command
+from agent_tui.context.compaction.strategies import LABELS
 from agent_tui.frontends.tui import slash, transcript
 from agent_tui.frontends.tui import tab_ops as op
+from agent_tui.frontends.tui.compaction_line import compaction_line
+from agent_tui.frontends.tui.side_lines import side_lines
 from agent_tui.frontends.tui.transcript import NoticeEntry, ThinkingEntry, ToolEntry
+from agent_tui.hooks.runner import describe
 
 if TYPE_CHECKING:
     from agent_tui.context.budget import ContextBudget
@@ -242,13 +246,9 @@ class TabController:
                     *self._set_activity(f"compacting ({event.reason})…"),
                 ]
             case ev.CompactionProgress():
-                from agent_tui.context.compaction.strategies import LABELS  # the chain's imports are heavy
-
                 self.compaction_steps.append(LABELS.get(event.strategy, event.strategy))
                 return self._set_activity("compacting · " + " → ".join(self.compaction_steps) + "…")
             case ev.CompactionFinished():
-                from agent_tui.frontends.tui.compaction_line import compaction_line
-
                 self.compaction_line = compaction_line(event.result, self.compaction_reason)
                 # once: in the chat, not again as a toast
                 return [
@@ -264,8 +264,6 @@ class TabController:
             case ev.SubagentFinished():
                 return [op.ChildEvent(event)]
             case ev.SideStateChanged():
-                from agent_tui.frontends.tui.side_lines import side_lines
-
                 said, self.side_state = side_lines(event, self.side_state), event
                 return [op.AddEntry(NoticeEntry(line)) for line in said]
             case _:
@@ -322,7 +320,6 @@ class TabController:
         return [op.CloseTool(event.call.id, entry)]
 
     def _hook_ran(self, event: ev.HookRan) -> list[op.ViewOp]:
-        from agent_tui.hooks.runner import describe
 
         loud = event.outcome in ("blocked", "error", "timeout")
         if not loud and not event.message:

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agent_tui.agent.handoff import hand_off
+from agent_tui.agent.rewind import rewind_points
 from agent_tui.core import ops
 from agent_tui.core import protocol_events as pe
+from agent_tui.frontends.tui.transcript import NoticeEntry, entries_from_history
 
 if TYPE_CHECKING:
     from agent_tui.frontends.tui.command_host import TabCommandHost
@@ -14,7 +17,7 @@ if TYPE_CHECKING:
 
 async def tasks(view: TabCommandHost, argument: str) -> None:
     """/tasks: the tab's background commands; Enter shows one's output, k kills it."""
-    from agent_tui.frontends.tui.screens.tasks import TasksScreen
+    from agent_tui.frontends.tui.screens.tasks import TasksScreen  # lazy: textual
 
     session = view.session
     if session is None or session.background is None:
@@ -40,8 +43,7 @@ async def fork(view: TabCommandHost, argument: str) -> None:
 
 
 async def _pick_fork(view: TabCommandHost) -> None:
-    from agent_tui.agent.rewind import rewind_points
-    from agent_tui.frontends.tui.screens.rewind import ForkScreen
+    from agent_tui.frontends.tui.screens.rewind import ForkScreen  # lazy: textual
 
     assert view.session is not None
     chosen = await view.ask(ForkScreen(await rewind_points(view.session)))
@@ -64,7 +66,6 @@ async def open_fork(view: TabCommandHost, at: int | None, title: str | None = No
 
 async def handoff(view: TabCommandHost, argument: str) -> None:
     """/handoff [goal]: a new session seeded from this one (agent/handoff.py), in a new tab."""
-    from agent_tui.agent.handoff import hand_off
 
     session = view.session
     services = view.services
@@ -95,9 +96,7 @@ def start_rewind(view: TabCommandHost) -> None:
 
 
 async def _rewind(view: TabCommandHost) -> None:
-    from agent_tui.agent.rewind import rewind_points
-    from agent_tui.frontends.tui.screens.rewind import RewindScreen
-    from agent_tui.frontends.tui.transcript import NoticeEntry, entries_from_history
+    from agent_tui.frontends.tui.screens.rewind import RewindScreen  # lazy: textual
 
     session = view.session
     assert session is not None

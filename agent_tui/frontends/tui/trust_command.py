@@ -17,6 +17,10 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
+from agent_tui.config import ConfigError, load_config
+from agent_tui.extensions.skills import discover_skills
+from agent_tui.hooks.sources import load_hooks
+from agent_tui.policy import trust
 from agent_tui.runtime import paths
 
 if TYPE_CHECKING:
@@ -27,7 +31,6 @@ if TYPE_CHECKING:
 
 
 async def trust_folder(view: TabCommandHost, argument: str) -> None:
-    from agent_tui.policy import trust
 
     folder = view.workspace
     services = view.services
@@ -54,9 +57,6 @@ async def trust_folder(view: TabCommandHost, argument: str) -> None:
     view.use_config(config)
     trusted = view.services
     if trusted is not None:  # what build_services reads with the folder's trust (factory.py)
-        from agent_tui.extensions.skills import discover_skills
-        from agent_tui.hooks.sources import load_hooks
-
         trusted.hooks = load_hooks(trusted.workspace, trusted=True)
         trusted.skills = discover_skills(trusted.workspace, True)
     notices = view.actions.install_commands(True)
@@ -75,7 +75,6 @@ async def trust_folder(view: TabCommandHost, argument: str) -> None:
 def with_project_keys(current: Config, folder: Path) -> tuple[Config, list[str]]:
     """`current` trusted, with every key the folder's project files set read again with trust
     (the command line's options win there, so they stay), and what of them waits for a restart."""
-    from agent_tui.config import ConfigError, load_config
 
     trusted = dataclasses.replace(current.provenance, folder_trusted=True)
     try:

@@ -18,6 +18,8 @@ import asyncio
 import gc
 import logging
 
+from agent_tui.llm import http_common
+from agent_tui.llm.startup import preload
 from agent_tui.runtime import gc_pause, instrument
 
 log = logging.getLogger(__name__)
@@ -35,7 +37,6 @@ def _import_all(names: tuple[str, ...]) -> None:
 
 def warm_imports() -> None:
     """Import what building services and opening a session need (run in a thread)."""
-    from agent_tui.llm.startup import preload
 
     preload(http=False)  # the window (the meter's percent), in its own thread
     _import_all(
@@ -53,7 +54,6 @@ def warm_imports() -> None:
 
 def warm_for_a_turn() -> None:
     """Import what the first turn needs beyond an open session (run in a thread)."""
-    from agent_tui.llm import http_common
 
     http_common.warm()  # httpx and the CA bundle
     _import_all(("rich.markdown", "agent_tui.context.compaction"))

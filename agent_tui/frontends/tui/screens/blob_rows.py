@@ -17,6 +17,7 @@ from rich.text import Text
 from agent_tui.base.messages import ResultRef
 from agent_tui.frontends.tui import formatting
 from agent_tui.store.refs import build_range_uri, build_uri
+from agent_tui.tools.base import short_arguments
 
 if TYPE_CHECKING:
     from agent_tui.base.messages import Message
@@ -221,7 +222,6 @@ CALL_LABEL = 16
 def call_labels(history: Sequence[Message]) -> dict[str, str]:
     """ref id → the call that made it, `bash pytest -q`: thirty hits read `bash 236 KB 3 000`
     alike; the command tells them apart."""
-    from agent_tui.tools.base import short_arguments
 
     calls = {call.id: call for message in history for call in message.tool_calls}
     labels = {}

@@ -24,6 +24,7 @@ from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from agent_tui.base.errors_text import one_line
+from agent_tui.context.compaction.strategies import LABELS
 from agent_tui.frontends.tui.formatting import count
 from agent_tui.frontends.tui.screens.dialogs import Dialog
 
@@ -38,7 +39,6 @@ KEYS = "↑↓ choose · Enter read it here · o in /blobs · p pin it into the 
 
 def record_options(result: CompactResult) -> list[Option]:
     """The record as a list: a heading per strategy (not selectable), then each item by its ref."""
-    from agent_tui.context.compaction.strategies import LABELS
 
     record = result.record
     options: list[Option] = []

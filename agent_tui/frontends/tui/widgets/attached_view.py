@@ -26,6 +26,7 @@ from textual.containers import Vertical
 from agent_tui.agent import events as ev
 from agent_tui.core import ops
 from agent_tui.core import protocol_events as pe
+from agent_tui.core.commands import Front, parse
 from agent_tui.frontends.tui import tab_ops as op
 from agent_tui.frontends.tui.tab_controller import TabController, WorkerEnd
 from agent_tui.frontends.tui.transcript import NoticeEntry
@@ -36,6 +37,7 @@ from agent_tui.frontends.tui.widgets.session_view import OUTCOMES, WORK_NAMES  #
 from agent_tui.frontends.tui.widgets.status import QueuePanel, WorkingLine
 from agent_tui.frontends.tui.widgets.status_line import StatusLineBar
 from agent_tui.frontends.tui.widgets.tab_render import TabRenderer
+from agent_tui.tools.approval_request import ApprovalDecision
 
 if TYPE_CHECKING:
     from agent_tui.agent.events import AgentEvent
@@ -122,7 +124,6 @@ class AttachedView(Vertical):
         await self.apply(self.controller.send(text, has_session=True))
 
     async def _command(self, text: str) -> None:
-        from agent_tui.core.commands import Front, parse
 
         if text.strip().startswith("/compact"):
             argument = text.strip()[len("/compact") :].strip()
@@ -144,7 +145,7 @@ class AttachedView(Vertical):
         take it, the tab's work ends there (the prompt goes back to the input)."""
         import httpx
 
-        from agent_tui.frontends.server.client import ServerError
+        from agent_tui.frontends.server.client import ServerError  # lazy: heavy
 
         try:
             refused = await self.driver.submit(operation)
@@ -232,7 +233,7 @@ class AttachedView(Vertical):
 
     @work(group="approval", exit_on_error=False)
     async def ask(self, asked: pe.ApprovalRequested) -> None:
-        from agent_tui.frontends.tui.screens.approval import ApprovalScreen
+        from agent_tui.frontends.tui.screens.approval import ApprovalScreen  # lazy: heavy
 
         await self.apply(self.controller.awaiting(asked.tool))
         request = asked.question()  # the dialog a local tab shows for the same event
@@ -250,7 +251,6 @@ class AttachedView(Vertical):
         decision = await answered
         if self._asking.pop(asked.request_id, None) is None:
             return  # answered elsewhere: the dialog was closed for it
-        from agent_tui.tools.approval_request import ApprovalDecision
 
         chosen = decision if isinstance(decision, ApprovalDecision) else ApprovalDecision("deny")
         await self.driver.submit(ops.Approve(asked.request_id, chosen.action, chosen.prefix))

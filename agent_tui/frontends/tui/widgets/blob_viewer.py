@@ -28,6 +28,7 @@ from agent_tui.base.bounded_regex import Pattern, SearchStopped, compile_regex
 from agent_tui.base.bounded_regex import error as regex_error
 from agent_tui.base.errors_text import one_line
 from agent_tui.frontends.tui.widgets.blob_highlight import Highlighter
+from agent_tui.frontends.tui.widgets.picture_blob import PictureBlob, picture_of
 
 if TYPE_CHECKING:
     from agent_tui.base.messages import ResultRef
@@ -191,14 +192,12 @@ class BlobViewer(ScrollView, can_focus=True):
             )
 
     async def _picture(self, source: StoreBlob, generation: int) -> None:
-        from agent_tui.frontends.tui.widgets.picture_blob import picture_of
 
         picture = await picture_of(source.results, source.ref)
         if picture is not None and generation == self._generation:
             self.open(picture)
 
     async def action_open_picture(self) -> None:
-        from agent_tui.frontends.tui.widgets.picture_blob import PictureBlob
 
         if isinstance(self.source, PictureBlob):
             self.notify(await self.source.open_outside())

@@ -23,6 +23,8 @@ from textual.widgets import Static
 
 from agent_tui.base.units import grouped, lines
 from agent_tui.base.visible_text import visible
+from agent_tui.frontends.tui.pasted import FOLD_LINES, is_long
+from agent_tui.frontends.tui.tool_preview import all_lines, preview
 from agent_tui.frontends.tui.transcript import (
     AgentEntry,
     NoticeEntry,
@@ -131,7 +133,6 @@ class UserItem(ChatItem[UserEntry]):
         return _labelled(Text("you", style=style), self._text(text))
 
     def _text(self, text: str) -> RenderableType:
-        from agent_tui.frontends.tui.pasted import FOLD_LINES, is_long
 
         if self.expanded or not is_long(text):
             return Text(visible(text))
@@ -150,7 +151,6 @@ class UserItem(ChatItem[UserEntry]):
         return Group(Text(visible(head)), fold)
 
     def on_click(self) -> None:
-        from agent_tui.frontends.tui.pasted import is_long
 
         if is_long(self.entry.text):
             self.expanded = not self.expanded
@@ -361,7 +361,6 @@ class ToolLine(ChatItem[ToolEntry]):
 
     def _shown_output(self) -> list[Text]:
         """The output under the line (`⎿`): its first lines, or all of them when unfolded."""
-        from agent_tui.frontends.tui.tool_preview import all_lines, preview
 
         shown = preview(self.entry.display)
         if shown is None:

@@ -25,6 +25,7 @@ from agent_tui.frontends.tui.widgets.chat_items import (
     ToolLine,
     UserItem,
 )
+from agent_tui.frontends.tui.widgets.compaction_item import CompactionItem
 from agent_tui.frontends.tui.widgets.thinking import ThinkingItem
 
 
@@ -37,8 +38,6 @@ def item_for(entry: Entry) -> ChatItem[Any]:
         return ToolLine(entry)
     if isinstance(entry, NoticeEntry):
         if getattr(entry.compaction, "record", None) is not None:
-            from agent_tui.frontends.tui.widgets.compaction_item import CompactionItem
-
             return CompactionItem(entry)
         return NoticeItem(entry)
     if isinstance(entry, OutputEntry):

@@ -20,6 +20,7 @@ from textual.widget import Widget
 from agent_tui.frontends.tui import formatting
 from agent_tui.frontends.tui.compaction_line import HANDOFF_OFFER
 from agent_tui.frontends.tui.widgets.chat_items import spinner_frame
+from agent_tui.llm.cost import format_cost
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -163,7 +164,6 @@ class ContextMeter(Widget):
         self.refresh()
 
     def set_cost(self, reply: float | None, session: float | None) -> None:
-        from agent_tui.llm.cost import format_cost
 
         self.cost_line = f"cost   {format_cost(reply)} last reply · {format_cost(session)} session"
         self.show(self.budget, self.extra, estimate=self.estimate)

@@ -28,7 +28,9 @@ from textual.widgets.option_list import Option
 from agent_tui.frontends.tui import slash
 from agent_tui.frontends.tui.pasted import Pastes, is_long
 from agent_tui.frontends.tui.path_complete import complete_mention, complete_word, path_completions
+from agent_tui.frontends.tui.vim_keys import VimKeys
 from agent_tui.frontends.tui.widgets.prompt_pictures import PictureArea
+from agent_tui.llm.catalog import chat_models
 
 if TYPE_CHECKING:
     from agent_tui.frontends.tui.vim_keys import VimKeys
@@ -50,7 +52,6 @@ def model_completions(text: str, current: str | None) -> list[str]:
     prefix = text[len("/model ") :]
     if " " in prefix:
         return []
-    from agent_tui.llm.catalog import chat_models
 
     names = ([current] if current else []) + chat_models()
     found = [
@@ -175,7 +176,6 @@ class PromptInput(PictureArea):
             self.vim = None
             show("")
             return
-        from agent_tui.frontends.tui.vim_keys import VimKeys
 
         self.vim = VimKeys(self, lambda now: show(f"-- {now.upper()} --"))
         self.vim.set_mode("insert")

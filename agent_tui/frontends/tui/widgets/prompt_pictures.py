@@ -11,6 +11,7 @@ from typing import Any
 from textual.widgets import TextArea
 
 from agent_tui.base.images import MAX_IMAGE_BYTES
+from agent_tui.frontends.tui.clipboard_image import read_picture
 from agent_tui.frontends.tui.image_paste import PastedImages, load_pictures, pasted_paths
 
 
@@ -47,7 +48,6 @@ class PictureArea(TextArea):
             self.run_worker(self._paste_clipboard(), group="clipboard", exclusive=True, exit_on_error=False)
 
     async def _paste_clipboard(self) -> None:
-        from agent_tui.frontends.tui.clipboard_image import read_picture
 
         got = await read_picture()
         if got.data is None:

@@ -11,7 +11,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from agent_tui.base.errors_text import one_line
+from agent_tui.base.user_command_text import typed_text
+from agent_tui.context.compaction.result import CompactResult
 from agent_tui.frontends.tui import transcript
+from agent_tui.frontends.tui.compaction_line import compaction_line
+from agent_tui.frontends.tui.resumed_diffs import with_diffs
 from agent_tui.frontends.tui.transcript import NoticeEntry
 from agent_tui.llm.models import switched_model
 
@@ -27,7 +31,6 @@ log = logging.getLogger(__name__)
 async def entries_to_show(services: AppServices, session: AgentSession) -> list[Entry]:
     """The whole transcript (what the user saw), not the compacted history the model gets; a
     notice at the end says when the two differ."""
-    from agent_tui.frontends.tui.resumed_diffs import with_diffs
 
     history = session.history
     said = compacted_notice(history)
@@ -52,9 +55,6 @@ async def compaction_lines(services: AppServices, session_id: str) -> dict[int, 
     after (when it was stored: a compaction adds no message of its own to the transcript)."""
     import bisect
     import json
-
-    from agent_tui.context.compaction.result import CompactResult
-    from agent_tui.frontends.tui.compaction_line import compaction_line
 
     stored = await services.store.side.compactions(session_id)
     if not stored:
@@ -92,7 +92,6 @@ async def read_only(services: AppServices, session_id: str) -> tuple[list[Entry]
     history = await services.store.sessions.transcript(session_id)
     info = await services.store.sessions.get(session_id)
     title = (info.title if info else None) or title_from(history) or "session"
-    from agent_tui.frontends.tui.resumed_diffs import with_diffs
 
     entries = transcript.entries_from_history(history, await compaction_lines(services, session_id))
     return await with_diffs(entries, history, services.store, session_id, services.workspace), title
@@ -100,7 +99,6 @@ async def read_only(services: AppServices, session_id: str) -> tuple[list[Entry]
 
 def title_from(history: Sequence[Message]) -> str | None:
     """A session without a title is named by its first prompt."""
-    from agent_tui.base.user_command_text import typed_text
 
     typed = (typed_text(m.content) for m in history if m.role == "user" and m.kind == "chat")
     return next((text for text in typed if text), None)

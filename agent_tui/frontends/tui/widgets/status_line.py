@@ -13,6 +13,9 @@ from typing import TYPE_CHECKING
 
 from textual.widgets import Static
 
+from agent_tui import __version__
+from agent_tui.hooks.status_line import payload, render
+
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
     from agent_tui.hooks.status_line import StatusCommand
@@ -62,8 +65,6 @@ class StatusLineBar(Static):
             self.request()
 
     async def _run(self) -> None:
-        from agent_tui import __version__
-        from agent_tui.hooks.status_line import payload, render
 
         session, command = self._session, self.command
         try:

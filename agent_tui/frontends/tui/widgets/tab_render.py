@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, assert_never
 from agent_tui.frontends.tui import tab_ops as op
 from agent_tui.frontends.tui.transcript import AgentEntry, ThinkingEntry, UserEntry
 from agent_tui.frontends.tui.widgets.chat import ChatPane
+from agent_tui.frontends.tui.widgets.child_lines import ChildLines
 from agent_tui.frontends.tui.widgets.meter import ContextMeter
 from agent_tui.frontends.tui.widgets.prompt import PromptInput
 from agent_tui.frontends.tui.widgets.status import QueuePanel, WorkingLine
@@ -109,8 +110,6 @@ class TabRenderer:
                 else:
                     await self.chat.add(entry)
             case op.ChildEvent(event):
-                from agent_tui.frontends.tui.widgets.child_lines import ChildLines
-
                 if self.child_lines is None:
                     self.child_lines = ChildLines()
                 await self.child_lines.on_event(self.chat, self.tools, self.session_id(), event)
