@@ -38,6 +38,7 @@ from agent_tui.extensions.commands import discover
 from agent_tui.extensions.invoke import turn_events
 from agent_tui.extensions.skill_resume import realign_after_rewind
 from agent_tui.llm.models import switched_model
+from agent_tui.policy.permission_modes import LABELS
 from agent_tui.tools.approval_request import ApprovalDecision, ApprovalRequest, Approver
 
 if TYPE_CHECKING:
@@ -317,7 +318,6 @@ async def _set_model(driver: SessionDriver, op: ops.SetModel) -> None:
 
 
 async def _set_mode(driver: SessionDriver, op: ops.SetMode) -> None:
-    from agent_tui.policy.permission_modes import LABELS
 
     session = driver.require()
     session.set_mode(op.mode)

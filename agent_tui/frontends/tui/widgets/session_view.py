@@ -29,6 +29,7 @@ from textual.worker import Worker, WorkerState
 
 from agent_tui.agent import events as ev
 from agent_tui.agent.attachments import image_chips
+from agent_tui.agent.review import review_events
 from agent_tui.core import ops
 from agent_tui.core import protocol_events as pe
 from agent_tui.frontends.tui import slash
@@ -50,6 +51,7 @@ from agent_tui.frontends.tui.widgets.tab_host import TabCommands
 from agent_tui.frontends.tui.widgets.tab_keys import TabKeys
 from agent_tui.frontends.tui.widgets.tab_opening import TabOpener
 from agent_tui.frontends.tui.widgets.tab_render import TabRenderer
+from agent_tui.policy.permission_modes import next_mode
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
@@ -140,7 +142,6 @@ class SessionView(Vertical):
         operation (taken while work runs); the line shows it."""
         if self.session is None:
             return
-        from agent_tui.policy.permission_modes import next_mode
 
         await self.commands.run_operation(ops.SetMode(next_mode(self.session.mode)))
         self.query_one(ModeLine).show_mode(self.session.mode)
@@ -272,7 +273,6 @@ class SessionView(Vertical):
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def run_review(self, base: str | None) -> None:
         assert self.session is not None
-        from agent_tui.agent.review import review_events
 
         async for event in review_events(self.session, base):
             self.post_message(AgentEventMessage(event))

@@ -13,8 +13,11 @@ from typing import TYPE_CHECKING, Protocol
 
 from textual.message import Message
 
+from agent_tui.agent.subagents import CURRENT_AGENT
 from agent_tui.core import ops
 from agent_tui.core import protocol_events as pe
+from agent_tui.core.driver import SessionDriver
+from agent_tui.core.event_log import EventLog
 from agent_tui.frontends.tui.events import AgentEventMessage
 from agent_tui.frontends.tui.tab_controller import tab_label
 
@@ -63,8 +66,6 @@ class TabDriving:
 
     def driver(self) -> SessionDriver:
         """What the tab's operations are submitted to; it drives the tab's current session."""
-        from agent_tui.core.driver import SessionDriver
-        from agent_tui.core.event_log import EventLog
 
         services, session = self.tab.services, self.tab.session
         assert services is not None
@@ -86,7 +87,6 @@ class TabDriving:
         """An `approval_requested` event's question: the App shows the modal. Meanwhile
         the tool line and the working line say "awaiting approval"; an allowed call's clock
         starts when the user answers, so their think time is not the tool's run time."""
-        from agent_tui.agent.subagents import CURRENT_AGENT
 
         self.tab.post_message(Awaiting(request.tool))
         where = f"tab {self.tab.number} · {tab_label(self.tab.asking)}"  # the request asking

@@ -13,6 +13,8 @@ from collections.abc import Awaitable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from agent_tui.core.driver import FINAL_EVENTS
+from agent_tui.frontends.tui.slash import custom_sources
 from agent_tui.frontends.tui.transcript import OutputEntry
 
 if TYPE_CHECKING:
@@ -110,7 +112,6 @@ class TabCommands:
         return self.tab.budget
 
     async def run_operation(self, operation: Op) -> AgentEvent | None:
-        from agent_tui.core.driver import FINAL_EVENTS
 
         async for event in self.tab.driver.drive(operation):  # the sink renders its turn events
             if isinstance(event, FINAL_EVENTS):
@@ -190,7 +191,6 @@ class TabCommands:
         return session.workspace if session is not None else self.tab.actions.workspace
 
     def custom_commands(self) -> list[CustomCommand]:
-        from agent_tui.frontends.tui.slash import custom_sources
 
         return custom_sources()
 

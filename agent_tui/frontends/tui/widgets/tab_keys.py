@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from textual import events
 
+from agent_tui.frontends.tui.screens.child import ChildScreen
+from agent_tui.frontends.tui.task_commands import start_rewind
 from agent_tui.frontends.tui.widgets.find_bar import FindBar
 from agent_tui.frontends.tui.widgets.prompt import PromptInput
 
@@ -135,7 +137,6 @@ class TabKeys:
             self._rewind_armed = False
         elif self._rewind_armed:
             self._rewind_armed = False
-            from agent_tui.frontends.tui.task_commands import start_rewind
 
             start_rewind(self.tab.commands)
         else:
@@ -165,7 +166,6 @@ class TabKeys:
 
     def open_child(self, message: ChildLine.Open) -> None:
         """Enter on a child's line: its transcript, live while it runs, with its own meter."""
-        from agent_tui.frontends.tui.screens.child import ChildScreen
 
         message.stop()
         session = self.tab.session

@@ -17,11 +17,16 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from agent_tui.config import ConfigError
 from agent_tui.core import ops
 from agent_tui.core import protocol_events as pe
+from agent_tui.core.driver import FINAL_EVENTS
+from agent_tui.core.welcome import welcome_text
 from agent_tui.frontends.tui.command_output import show
 from agent_tui.frontends.tui.transcript import NoticeEntry
 from agent_tui.frontends.tui.widgets import session_opening as opening
 from agent_tui.frontends.tui.widgets.mode_line import ModeLine
+from agent_tui.frontends.tui.widgets.prompt import PromptArea
 from agent_tui.frontends.tui.widgets.status import NoModelPanel
+from agent_tui.frontends.tui.widgets.status_line import StatusLineBar
+from agent_tui.hooks.status_line import find_command
 from agent_tui.runtime import instrument
 from agent_tui.store.leases import SessionBusy
 
@@ -167,14 +172,11 @@ class TabOpener:
 
     def _attach_status_line(self, session: AgentSession) -> None:
         """The status line's command for this session (a project's only in a trusted folder)."""
-        from agent_tui.frontends.tui.widgets.status_line import StatusLineBar
-        from agent_tui.hooks.status_line import find_command
 
         settings = session.config.status_line
         trusted = session.config.provenance.folder_trusted
         command = find_command(settings.command, Path(session.workspace), trusted=trusted)
         self.tab.query_one(StatusLineBar).attach(session, command, settings.timeout)
-        from agent_tui.frontends.tui.widgets.prompt import PromptArea
 
         self.tab.query_one(PromptArea).set_editing_mode(session.config.ui.editing_mode)
 
@@ -182,7 +184,6 @@ class TabOpener:
         """The welcome block for a new, empty session (none over a conversation)."""
         if session.history:
             return None
-        from agent_tui.core.welcome import welcome_text
 
         return welcome_text(session, services.config.provenance.folder_trusted)
 
@@ -232,7 +233,6 @@ class TabOpener:
     async def _set_model(self, name: str) -> None:
         """The driver's `set_model` rebuilds the session on the other model (the same
         conversation, its background commands running on); the tab then shows it."""
-        from agent_tui.core.driver import FINAL_EVENTS
 
         driver = self.tab.driver
         async for event in driver.drive(ops.SetModel(name)):
