@@ -11,7 +11,6 @@ from agent_tui.agent.definitions import project_files
 from agent_tui.extensions.commands import discover
 from agent_tui.extensions.skills import discover_skills
 from agent_tui.policy import extension_files, trust
-from testkit.fake_openai import Reply
 from tests.support.cli import run_cli as cli
 from tests.support.hooks import user_config
 
