@@ -22,7 +22,6 @@ from agent_tui.frontends.cli.store_output import (
     project_filter,
     run_with_store,
 )
-from agent_tui.store.conversation import is_range
 
 if TYPE_CHECKING:
     from agent_tui.store import Store
@@ -110,6 +109,8 @@ def show(
 ) -> None:
     """Numbered lines of a stored output (or the raw bytes with --raw), or the messages of a
     transcript range."""
+    # lazy: start-up — `blobs --help` must not load the store
+    from agent_tui.store.conversation import is_range
 
     if is_range(ref):
         echo_visible(
@@ -141,6 +142,8 @@ def grep(
     db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
     """Lines of a stored output (or transcript range) matching a regex, with their numbers."""
+    # lazy: start-up — `blobs --help` must not load the store
+    from agent_tui.store.conversation import is_range
 
     if timeout is None:
         timeout = load_or_fail().config.tools.search_timeout

@@ -13,11 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from agent_tui.agent.undo import undo
 from agent_tui.base.units import grouped
 from agent_tui.frontends.cli.common import echo_visible, fail, is_piped, load_or_fail, model_overrides
 from agent_tui.frontends.cli.group_default import run_by_default
-from agent_tui.frontends.cli.run_cmd import _run
 from agent_tui.frontends.cli.store_output import (
     DB_HELP,
     find_session,
@@ -221,6 +219,8 @@ def compact(
     db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
     """Compact a saved session now, as /compact does; its next resume starts from the result."""
+    # lazy: start-up — `sessions --help` must not load the agent, the store or rich
+    from agent_tui.frontends.cli.run_cmd import _run
 
     info = run_with_store(db, lambda store: find_session(store, session_id))
     loaded = load_or_fail(model_overrides(model, api_base, context_window, None, db))
@@ -248,6 +248,8 @@ def undo_cmd(
     db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
     """Put back the files the agent changed in the last turn(s) of a session."""
+    # lazy: start-up — `sessions --help` must not load the agent, the store or rich
+    from agent_tui.agent.undo import undo
 
     info = run_with_store(db, lambda store: find_session(store, session_id))
     report = run_with_store(db, lambda store: undo(store, info.id, turns, force=force))

@@ -19,7 +19,6 @@ from agent_tui.base.units import human_size
 from agent_tui.base.visible_text import visible
 from agent_tui.frontends.cli.common import fail, fail_startup, is_piped, load_or_fail
 from agent_tui.runtime.paths import default_db_path
-from agent_tui.store import StoreError, open_store
 
 if TYPE_CHECKING:
     from agent_tui.store import Store
@@ -42,6 +41,9 @@ def resolve_db(db: Path | None) -> Path:
 def run_with_store(db: Path | None, work: Callable[[Store], Awaitable[T]]) -> T:
     """Open the store, run `work`, close it; any store failure becomes one line and exit 1."""
     import sqlite3
+
+    # lazy: start-up — the `sessions` and `blobs` commands' --help must not load the store
+    from agent_tui.store import StoreError, open_store
 
     path = resolve_db(db)
 
