@@ -101,13 +101,17 @@ class BackgroundShells:
                 f"stop one with kill_shell (running: {ids}) or run this one in the foreground"
             )
         blob = await self._open_blob(ctx)
+        # Recorded before it can run: a process killed right after the launch still leaves a
+        # row, so a resumed session is told the command is gone.
+        shell_id = await self._record_start(command, blob)
         try:
             launch = await launch_command()
         except OSError as exc:
             if blob is not None:
                 await self.store.results.close_growing(blob)  # type: ignore[union-attr]
+            await self._record_end(shell_id, "could not start", None)
             return ToolOutput.error(f"could not start bash in {ctx.workspace}: {exc}")
-        shell = await self._run(command, launch, time.monotonic(), blob, ctx.max_output_bytes)
+        shell = self._run(shell_id, command, launch, time.monotonic(), blob, ctx.max_output_bytes)
         where = f" Its output is stored as it streams: ref {shell.ref_id}." if shell.ref_id else ""
         text = (
             f"Started in the background as {shell.id}.{where} Read what is new with "
@@ -150,7 +154,8 @@ class BackgroundShells:
         """Take over a foreground command the user sent to the background; its call returns what
         it printed so far (stored as `ref` when the store is up) and the new shell's id."""
         blob = await self._open_blob(ctx)
-        shell = await self._run(command, launch, started, blob, max(ctx.max_output_bytes - total, 0))
+        shell_id = await self._record_start(command, blob)
+        shell = self._run(shell_id, command, launch, started, blob, max(ctx.max_output_bytes - total, 0))
         more = f" its further output: ref {shell.ref_id};" if shell.ref_id else ""
         status = (
             f"[moved to the background by the user after {format_seconds(time.monotonic() - started)} "
@@ -173,21 +178,41 @@ class BackgroundShells:
             log.exception("could not open a stored output for a background command; keeping it in memory")
             return None
 
-    async def _run(
-        self, command: str, launch: Launch, started: float, blob: GrowingBlob | None, max_bytes: int
+    async def _record_start(self, command: str, blob: GrowingBlob | None) -> str:
+        """The next shell id, its row written as `running`."""
+        self._number += 1
+        shell_id = f"sh_{self._number}"
+        if self.store is not None:
+            try:
+                await self.store.background.started(
+                    self.session_id, shell_id, command, blob.id if blob is not None else None
+                )
+            except Exception:
+                log.exception("could not record background command %s", shell_id)
+        return shell_id
+
+    async def _record_end(self, shell_id: str, state: str, exit_code: int | None) -> None:
+        if self.store is not None:
+            try:
+                await self.store.background.ended(self.session_id, shell_id, state, exit_code)
+            except Exception:
+                log.exception("could not record the end of %s", shell_id)
+
+    def _run(
+        self,
+        shell_id: str,
+        command: str,
+        launch: Launch,
+        started: float,
+        blob: GrowingBlob | None,
+        max_bytes: int,
     ) -> Shell:
         """Register a started command and read it in its own task from now on."""
-        self._number += 1
-        shell = Shell(f"sh_{self._number}", command, launch.transport.get_pid(), started, blob)
+        shell = Shell(shell_id, command, launch.transport.get_pid(), started, blob)
         self.shells[shell.id] = shell
         pump = asyncio.create_task(self._pump(shell, launch, max_bytes), name=f"bg-{shell.id}")
         self._pumps.add(pump)
         pump.add_done_callback(self._pumps.discard)
-        if self.store is not None:
-            try:
-                await self.store.background.started(self.session_id, shell.id, command, shell.ref_id)
-            except Exception:
-                log.exception("could not record background command %s", shell.id)
         self._changed()
         return shell
 
@@ -256,11 +281,7 @@ class BackgroundShells:
                 await self.store.results.close_growing(shell.blob)
             except Exception:
                 log.exception("could not finish the output of %s", shell.id)
-        if self.store is not None:
-            try:
-                await self.store.background.ended(self.session_id, shell.id, shell.state, shell.exit_code)
-            except Exception:
-                log.exception("could not record the end of %s", shell.id)
+        await self._record_end(shell.id, shell.state, shell.exit_code)
         shell.arrived.set()
         shell.done.set()
         self._changed()
