@@ -15,7 +15,7 @@ from agent_tui.frontends.tui.widgets.chat_items import AgentItem, NoticeItem, Us
 from agent_tui.frontends.tui.widgets.mode_line import ModeLine
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config
-from tests.support.ui_helpers import make_app, send, settle, until
+from tests.support.ui_helpers import make_app, printed, send, settle, until
 
 
 @pytest.fixture
@@ -127,3 +127,39 @@ class TestModelAndMode:
             said = [e for _, e in view.driver.log.after(0) if isinstance(e, pe.CommandReplied)]
             assert said == [pe.CommandReplied("Permission mode", "Permission mode: accept edits.", "info")]
             assert "accept edits" in str(app.query_one(ModeLine).render())
+
+
+def replies(view) -> list[pe.CommandReplied]:
+    return [e for _, e in view.driver.log.after(0) if isinstance(e, pe.CommandReplied)]
+
+
+class TestSessionCommandsAreOperations:
+    async def test_effort_rename_remember_and_undo_go_through_the_tabs_driver(self, config, workspace):
+        """/effort, /rename, /remember and /undo submit set_effort, rename, remember and undo to
+        the tab's driver: its log has each reply, and the tab renders the event (the block, the
+        renamed label, the effort a later /model keeps)."""
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            view = app.view
+            for line in ("/effort high", "/rename fixing the cart", "/remember tests live in t/", "/undo"):
+                await send(pilot, line)
+                await settle(pilot)
+            titles = [reply.title for reply in replies(view)]
+            assert titles == ["/effort high", "/rename", "/remember", "/undo"]
+            renamed = replies(view)[1]
+            assert renamed.renamed == "fixing the cart" and renamed.prose == "Renamed: fixing the cart"
+            assert view.title == "fixing the cart"
+            assert view.services.config.model.reasoning_effort == "high"  # the tab's config follows
+            assert "Remembered" in printed(app) and "Reasoning: effort high" in printed(app)
+
+    async def test_a_reply_with_rows_keeps_them_in_the_event(self, config, workspace):
+        """A reply's rows travel typed in the event; its text is the plain rendering."""
+        app = make_app(config, workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            view = app.view
+            await view.driver.submit(ops.RunCommand("/cost"))
+            cost = replies(view)[-1]
+            assert cost.rows and all(len(row) == 2 for row in cost.rows)
+            assert cost.rows[0][0] in cost.text and cost.reply().plain() == cost.text

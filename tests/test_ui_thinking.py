@@ -239,8 +239,9 @@ class TestEffortCommand:
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
             await send(pilot, "/effort extreme")
-            await until(pilot, lambda: "Unknown effort" in notices(app), what="the notice")
-            assert "minimal, low, medium, high or off" in notices(app)
+            # The driver's warning reply (set_effort refused the level), a block like any reply.
+            await until(pilot, lambda: "Unknown effort" in printed(app), what="the warning")
+            assert "minimal, low, medium, high or off" in printed(app)
             assert not app.view.session.provider.reasoning.enabled
 
     async def test_a_model_switch_keeps_the_effort(self, server, config, workspace):

@@ -240,7 +240,7 @@ async def _approve(driver: SessionDriver, op: ops.Approve) -> None:
 
 
 async def _reply(driver: SessionDriver, reply: Reply) -> None:
-    await driver.publish(pe.CommandReplied(reply.title, reply.plain(), reply.level))
+    await driver.publish(pe.CommandReplied.of(reply))
 
 
 async def _effect(driver: SessionDriver, name: str, argument: str) -> None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 from agent_tui.agent.events import AgentEvent, TurnEvent
+from agent_tui.core.replies import Reply
 from agent_tui.tools.approval_request import ApprovalRequest
 
 if typing.TYPE_CHECKING:
@@ -63,7 +64,45 @@ class CommandReplied(AgentEvent):
     type: ClassVar[str] = "command_reply"
     title: str
     text: str
+    """The whole reply as plain text (`Reply.plain`): what a client that renders no structure prints."""
     level: Literal["info", "warning", "error"]
+    prose: str = ""
+    """The parts, for a client that renders them its own way (the TUI's block, an editor's
+    Markdown): the prose before anything else, label/value rows, a preformatted block (and its
+    language), the prose after it."""
+    rows: tuple[tuple[str, str], ...] = ()
+    block: str = ""
+    block_lang: str = ""
+    tail: str = ""
+    renamed: str | None = None
+    """The session's new title (after `rename`), for a client that shows it."""
+
+    @classmethod
+    def of(cls, reply: Reply) -> CommandReplied:
+        return cls(
+            reply.title,
+            reply.plain(),
+            reply.level,
+            reply.text,
+            reply.rows,
+            reply.block,
+            reply.block_lang,
+            reply.tail,
+            reply.renamed,
+        )
+
+    def reply(self) -> Reply:
+        """The effect's `Reply` again, to render with the same code as in process."""
+        return Reply(
+            self.title,
+            self.prose,
+            self.rows,
+            self.block,
+            self.block_lang,
+            self.tail,
+            self.level,
+            self.renamed,
+        )
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,9 @@
 """The TUI's side of the one command registry (core/commands.py): the input's menu, the command
 palette and `/help` list the commands the registry offers the TUI, in its order.
 
-A command with an effect runs it and prints the `Reply` as a block in the tab's chat; a command
+A command that is an operation (`OPERATIONS`: /effort, /undo, /rename, /remember) is submitted to
+the tab's driver, which runs the effect and answers with a `command_reply` event the tab renders;
+another command with an effect runs it and prints the `Reply` as a block in the tab's chat; a command
 without one is a TUI action bound here by name in `TUI_ACTIONS` (open a screen, replace the tab's
 session, quit) or one whose TUI form differs from the effect (/context opens its screen, /memory
 opens $EDITOR). tests/test_command_registry.py fails when a name here is not in the registry or
@@ -18,6 +20,8 @@ from typing import TYPE_CHECKING
 
 from agent_tui.base.errors_text import one_line
 from agent_tui.core import commands as registry
+from agent_tui.core import ops
+from agent_tui.core import protocol_events as pe
 from agent_tui.core.command_effects import extensions_text as text
 from agent_tui.core.commands import Runs
 from agent_tui.core.replies import Unavailable
@@ -28,6 +32,7 @@ from agent_tui.frontends.tui import task_commands, trust_command
 if TYPE_CHECKING:
     from agent_tui.compose.factory import AppServices
     from agent_tui.core.commands import Effect
+    from agent_tui.core.replies import Reply
     from agent_tui.extensions.commands import CustomCommand
     from agent_tui.frontends.tui.command_host import TabCommandHost
 
@@ -89,6 +94,15 @@ class SlashCommand:
         return bool(self.args) and not self.args.startswith("[")
 
 
+def _show(view: TabCommandHost, reply: Reply) -> None:
+    """A reply as a block in the tab's chat (and the tab's label, after a rename)."""
+    if reply.renamed is not None:
+        view.rename(reply.renamed, named=True)
+    view.show_output(reply.title, reply.plain(), reply.level)
+    if not view.busy:  # a pin (or a model) changed what the next request holds: the meter follows
+        view.remeasure()
+
+
 def rendered(effect: Effect) -> Handler:
     """A handler that runs `effect` and prints its reply in the tab's chat."""
 
@@ -98,17 +112,43 @@ def rendered(effect: Effect) -> Handler:
         except Unavailable as exc:
             view.notify(str(exc), severity="warning")
             return
-        if reply.renamed is not None:
-            view.rename(reply.renamed, named=True)
-        view.show_output(reply.title, reply.plain(), reply.level)
-        if not view.busy:  # a pin (or a model) changed what the next request holds: the meter follows
-            view.remeasure()
+        _show(view, reply)
+
+    return handler
+
+
+def _undo(argument: str) -> ops.Op:
+    words = argument.split()
+    return ops.Undo(next((int(w) for w in words if w.isdigit()), 1), force="--force" in words)
+
+
+OPERATIONS: dict[str, Callable[[str], ops.Op]] = {
+    "effort": ops.SetEffort,
+    "rename": ops.Rename,
+    "remember": ops.Remember,
+    "undo": _undo,
+}
+"""Registry commands that are an operation (core/ops.py): the tab submits it to its driver and
+renders the `command_reply` event, as an attached or headless client would."""
+
+
+def submitted(name: str, operation: Callable[[str], ops.Op]) -> Handler:
+    """A handler that submits the operation `argument` maps to and renders the event that ends it."""
+
+    async def handler(view: TabCommandHost, argument: str) -> None:
+        end = await view.run_operation(operation(argument))
+        if isinstance(end, pe.CommandReplied):
+            _show(view, end.reply())
+        else:  # refused (busy with another client's work), or no session to act on
+            view.notify(f"/{name}: {getattr(end, 'message', 'no answer')}", severity="warning")
 
     return handler
 
 
 def _bind(command: registry.Command) -> SlashCommand:
     handler = TUI_ACTIONS.get(command.name)
+    if handler is None and command.name in OPERATIONS:
+        handler = submitted(command.name, OPERATIONS[command.name])
     if handler is None:
         assert command.effect is not None, f"/{command.name} has neither an effect nor a TUI action"
         handler = rendered(command.effect)

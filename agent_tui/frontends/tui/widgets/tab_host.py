@@ -113,10 +113,14 @@ class TabCommands:
 
     async def run_operation(self, operation: Op) -> AgentEvent | None:
 
-        async for event in self.tab.driver.drive(operation):  # the sink renders its turn events
-            if isinstance(event, FINAL_EVENTS):
-                return event
-        return None
+        driver = self.tab.driver
+        try:
+            async for event in driver.drive(operation):  # the sink renders its turn events
+                if isinstance(event, FINAL_EVENTS):
+                    return event
+            return None
+        finally:
+            self.tab.services = driver.services  # /effort's config, which a later /model builds from
 
     def notify(
         self,
