@@ -36,6 +36,7 @@ SAMPLES: list[ops.Op] = [
     ops.Rename("title"),
     ops.Remember("tabs are 4 wide"),
     ops.RunCommand("/cost"),
+    ops.Review("v1"),
     ops.Shell("ls"),
     ops.Interrupt(),
     ops.Approve("a1", "allow_session", "git status"),

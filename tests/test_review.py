@@ -8,6 +8,7 @@ import json
 import re
 import subprocess
 
+from agent_tui.core import protocol_events as pe
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.support.agent_fixtures import make_config
 from tests.support.ui_helpers import make_app, notices, send, settle, until
@@ -54,6 +55,9 @@ class TestReview:
                 await until(pilot, lambda: len(server.requests) >= 2 and not app.view.busy, what="the review")
                 child = json.dumps(server.requests[-1])
                 assert "CHANGED-LINE" in child  # the child read the diff through read_result
+                # The `review` operation on the tab's driver, not a worker of the tab's own.
+                done = [e for _, e in app.view.driver.log.after(0) if isinstance(e, pe.WorkFinished)]
+                assert done == [pe.WorkFinished("review", "done")]
                 await send(pilot, "fix what it found")
                 await until(pilot, lambda: len(server.requests) >= 3 and not app.view.busy, what="the turn")
             main = json.dumps(server.requests[-1]["messages"], ensure_ascii=False)

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent.events import AgentEvent
+from agent_tui.agent.review import review_events
 from agent_tui.agent.rewind import rewind_points
 from agent_tui.agent.subagents import CURRENT_AGENT
 from agent_tui.base.errors_text import one_line
@@ -64,7 +65,7 @@ FINAL_EVENTS = (
     pe.SessionReplaced,
     pe.SessionForked,
 )
-"""The events that end an operation: its work finished, it was refused or answered, (a model
+"""The events that end an operation: its work (a send, compact, review or shell) finished, it was refused or answered, (a model
 switch) the conversation went on in a rebuilt session, or (a fork) the copy was stored."""
 
 
@@ -211,6 +212,11 @@ async def _compact(driver: SessionDriver, op: ops.Compact) -> None:
     driver._start(op.type, lambda: session.compact(op.instructions, reason="forced"))
 
 
+async def _review(driver: SessionDriver, op: ops.Review) -> None:
+    session = driver.require()
+    driver._start(op.type, lambda: review_events(session, op.base))
+
+
 async def _shell(driver: SessionDriver, op: ops.Shell) -> None:
     session = driver.require()
     driver._start(op.type, lambda: session.run_user_command(op.command))
@@ -339,6 +345,7 @@ HANDLERS: dict[type[ops.Operation], Handler] = {
     ops.Rename: _rename,
     ops.Remember: _remember,
     ops.RunCommand: _command,
+    ops.Review: _review,
     ops.Shell: _shell,
     ops.Interrupt: _interrupt,
     ops.Approve: _approve,

@@ -120,6 +120,15 @@ class RunCommand(Operation):
 
 
 @dataclass(frozen=True)
+class Review(Operation):
+    """A sub-agent reviews the diff (the working tree's, or against `base`): its task call comes
+    as a turn's tool call does, the findings join the conversation, then `work_finished`."""
+
+    type: ClassVar[str] = "review"
+    base: str | None = None
+
+
+@dataclass(frozen=True)
 class Shell(Operation):
     """`!command`: the user's own command, run unasked; the next turn's model sees it."""
 
@@ -159,6 +168,7 @@ Op = (
     | Rename
     | Remember
     | RunCommand
+    | Review
     | Shell
     | Interrupt
     | Approve

@@ -20,7 +20,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, ClassVar, assert_never
 
-from textual import events, on, work
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -29,7 +29,6 @@ from textual.worker import Worker, WorkerState
 
 from agent_tui.agent import events as ev
 from agent_tui.agent.attachments import image_chips
-from agent_tui.agent.review import review_events
 from agent_tui.core import ops
 from agent_tui.core import protocol_events as pe
 from agent_tui.frontends.tui import slash
@@ -63,7 +62,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-WORK_NAMES = {ops.Send.type: "run_turn", ops.Shell.type: "run_command", ops.Compact.type: "run_compact"}
+WORK_NAMES = {
+    ops.Send.type: "run_turn",
+    ops.Shell.type: "run_command",
+    ops.Compact.type: "run_compact",
+    ops.Review.type: "run_review",
+}
 """The operations whose work the tab shows as running, by the name its failures are told with."""
 OUTCOMES: dict[str, Outcome] = {"done": "success", "failed": "error", "interrupted": "cancelled"}
 
@@ -118,7 +122,7 @@ class SessionView(Vertical):
         operations and runs the workers it asks for."""
         self.renderer = TabRenderer(self, lambda: self.session.session_id if self.session else None)
         self._worker: Worker[None] | None = None
-        """The tab's own worker (opening a session, /review); the session's work runs in the driver."""
+        """The tab's own worker (opening a session); the session's work runs in the driver."""
         self._interrupting: asyncio.Task[None] | None = None
         self.commands = TabCommands(self)
         """The tab as its slash commands see it (the `TabCommandHost`)."""
@@ -202,7 +206,7 @@ class SessionView(Vertical):
         self.begin(self.opening.start(session_id, continue_=continue_))
 
     def begin(self, worker: Worker[None]) -> None:
-        """The tab's own worker (opening, /review) started: busy until it ends."""
+        """The tab's own worker (opening a session) started: busy until it ends."""
         self._apply_now(self.controller.began())
         self._worker = worker
 
@@ -269,13 +273,6 @@ class SessionView(Vertical):
     @property
     def asking(self) -> str:
         return self.controller.prompt or self.title
-
-    @work(exclusive=True, group="agent", exit_on_error=False)
-    async def run_review(self, base: str | None) -> None:
-        assert self.session is not None
-
-        async for event in review_events(self.session, base):
-            self.post_message(AgentEventMessage(event))
 
     async def start_review(self, base: str | None) -> None:
         """/review [base]: the diff reviewed by a sub-agent."""
@@ -388,7 +385,7 @@ class SessionView(Vertical):
             case op.StartWorker("command", argument):
                 await self.driver.submit(ops.Shell(argument or ""))
             case op.StartWorker("review", argument):
-                self._worker = self.run_review(argument)
+                await self.driver.submit(ops.Review(argument))
             case op.StartWorker(_, argument):
                 await self.driver.submit(ops.Compact(argument))
             case op.Remeasure():
