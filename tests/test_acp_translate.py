@@ -143,4 +143,8 @@ class TestPromptContent:
         assert skipped == []
         from agent_tui.frontends.acp.images import editor_images
 
-        assert editor_images(blocks) == ([("image-1.png", b"\0\0\0")], [])
+        pictures, bad = editor_images(blocks)
+        assert [(p.name, p.media_type, p.decoded()) for p in pictures] == [
+            ("image-1.png", "image/png", b"\0\0\0")
+        ]
+        assert bad == []

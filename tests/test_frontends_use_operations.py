@@ -51,6 +51,41 @@ def direct_calls(source: str) -> list[tuple[int, str]]:
     return found
 
 
+OWNED_STATE: dict[str, type[ops.Operation]] = {"pending_images": ops.Send}
+"""Session state an operation sets (the pictures a send carries): a front end never writes it."""
+
+
+def direct_writes(source: str) -> list[tuple[int, str]]:
+    """(line, what) for each assignment in `source` to session state an operation owns."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, ast.AugAssign | ast.AnnAssign)
+            else []
+        )
+        for target in targets:
+            if isinstance(target, ast.Attribute) and target.attr in OWNED_STATE:
+                found.append(
+                    (
+                        node.lineno,
+                        f"{ast.unparse(target)} = … is part of the `{OWNED_STATE[target.attr].type}` operation",
+                    )
+                )
+    return found
+
+
+def test_the_check_finds_a_staged_picture():
+    before = """
+self.session.record.pending_images = self.prompt.images.in_text(argument or "")
+session.record.pending_images = list(images)
+"""
+    assert [line for line, _ in direct_writes(before)] == [2, 3]
+    assert direct_writes("images = session.record.pending_images") == []
+
+
 def test_the_check_finds_what_the_front_ends_used_to_do():
     """The calls the TUI and ACP made before they submitted operations are each found."""
     before = """
@@ -87,7 +122,8 @@ def test_the_tui_and_acp_submit_operations_instead_of_calling_the_session():
     assert all((PACKAGE / front_end).is_dir() for front_end in FRONT_ENDS)  # a moved folder is no pass
     for front_end in FRONT_ENDS:
         for path in sorted((PACKAGE / front_end).rglob("*.py")):
-            for line, what in direct_calls(path.read_text(encoding="utf-8")):
+            source = path.read_text(encoding="utf-8")
+            for line, what in direct_calls(source) + direct_writes(source):
                 offenders.append(f"{path.relative_to(PACKAGE.parent)}:{line}: {what}")
     assert not offenders, "submit the operation to the tab's or session's driver instead:\n" + "\n".join(
         offenders

@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 SAMPLES: list[ops.Op] = [
     ops.Send("hi"),
+    ops.Send("what is this?", (ops.Picture("shot.png", "image/png", "iVBORw0KGgo="),)),
     ops.Compact("keep the plan"),
     ops.SetModel("openai/other"),
     ops.SetMode("plan"),
@@ -64,6 +65,8 @@ class TestUnions:
             ({"type": "approve", "request_id": "a1", "action": "yes"}, "`action` must be one of"),
             ({"type": "send", "text": "x", "extra": 1}, "unknown field(s) extra"),
             (["send"], "a JSON object"),
+            ({"type": "send", "text": "x", "images": "a.png"}, "`images` must be a list"),
+            ({"type": "send", "text": "x", "images": [{"name": "a.png"}]}, "`images[0]` must be an object"),
         ],
     )
     def test_malformed_operations_say_what_is_wrong(self, data, said):
@@ -193,6 +196,13 @@ class TestDriver:
         effort = (await drive(driver, ops.SetEffort("sideways")))[-1]
         assert isinstance(effort, pe.CommandReplied) and effort.level == "warning"
         assert server.requests == []
+
+    async def test_a_picture_that_is_not_base64_refuses_the_send(self, server, driver):
+        """Said in one event before any request; the next send carries no stale picture."""
+        bad = ops.Send("look", (ops.Picture("shot.png", "image/png", "not base64!"),))
+        refused = (await drive(driver, bad))[-1]
+        assert isinstance(refused, pe.OperationRefused) and "shot.png" in refused.message
+        assert server.requests == [] and driver.require().record.pending_images == []
 
     async def test_set_model_goes_on_with_the_conversation(self, server, driver):
         server.enqueue(Reply(text="first"), Reply(text="second"))

@@ -204,6 +204,8 @@ class SessionDriver:
 async def _send(driver: SessionDriver, op: ops.Send) -> None:
 
     session = driver.require()
+    pictures = [(picture.name, picture.decoded()) for picture in op.images]  # refused: not base64
+    session.record.pending_images = pictures  # the next user message carries them (agent/history.py)
     driver._start(op.type, lambda: turn_events(session, op.text))
 
 

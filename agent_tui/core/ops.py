@@ -9,6 +9,8 @@ editor's `session/cancel`, a server request's JSON body — and a `SessionDriver
 
 from __future__ import annotations
 
+import base64
+import binascii
 import dataclasses
 import types
 import typing
@@ -30,11 +32,37 @@ class Operation:
 
 
 @dataclass(frozen=True)
+class Picture:
+    """A picture a prompt carries, inline: a client on the far side of the server shares no
+    files with the session, and a pasted screenshot has none (a file the session can read is
+    named in the text instead, `@shot.png`)."""
+
+    name: str
+    """What the user called it (`shot.png`)."""
+    media_type: str
+    """What the client says it is (image/png …); the bytes' own signature decides."""
+    data: str
+    """The bytes, base64."""
+
+    @classmethod
+    def of(cls, name: str, data: bytes, media_type: str = "") -> Picture:
+        return cls(name, media_type, base64.b64encode(data).decode("ascii"))
+
+    def decoded(self) -> bytes:
+        """The bytes; ValueError when `data` is not base64."""
+        try:
+            return base64.b64decode(self.data, validate=True)
+        except binascii.Error as exc:
+            raise ValueError(f"picture {self.name}: its data is not base64") from exc
+
+
+@dataclass(frozen=True)
 class Send(Operation):
-    """A prompt: a turn (a custom `/command` expands first)."""
+    """A prompt: a turn (a custom `/command` expands first), with the pictures it carries."""
 
     type: ClassVar[str] = "send"
     text: str
+    images: tuple[Picture, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -199,7 +227,9 @@ def op_from_json(data: object) -> Op:
                 raise BadOperation(f"{kind}: `{field.name}` is required")
             continue
         value = data[field.name]
-        if not _fits(value, hints[field.name]):
+        if typing.get_origin(hints[field.name]) is tuple:  # a send's pictures
+            value = _items(cls.type, field.name, value, typing.get_args(hints[field.name])[0])
+        elif not _fits(value, hints[field.name]):
             raise BadOperation(
                 f"{kind}: `{field.name}` must be {_describe(hints[field.name])}, not {value!r:.60}"
             )
@@ -208,6 +238,23 @@ def op_from_json(data: object) -> Op:
     if extra:
         raise BadOperation(f"{kind}: unknown field(s) {', '.join(sorted(extra))}")
     return typing.cast(Op, cls(**values))
+
+
+def _items(kind: str, name: str, value: object, item: type) -> tuple[Any, ...]:
+    """A list of JSON objects as a tuple of the dataclass `item`, each field checked."""
+    if not isinstance(value, list):
+        raise BadOperation(f"{kind}: `{name}` must be a list, not {value!r:.60}")
+    fields = {f.name: f for f in dataclasses.fields(item)}
+    hints = typing.get_type_hints(item)
+    items = []
+    for n, entry in enumerate(value):
+        if not isinstance(entry, dict) or set(entry) != set(fields):
+            raise BadOperation(f"{kind}: `{name}[{n}]` must be an object with {', '.join(fields)}")
+        for key, got in entry.items():
+            if not _fits(got, hints[key]):
+                raise BadOperation(f"{kind}: `{name}[{n}].{key}` must be {_describe(hints[key])}")
+        items.append(item(**entry))
+    return tuple(items)
 
 
 def _fits(value: object, hint: Any) -> bool:

@@ -257,8 +257,9 @@ class LiveSession:
     def busy(self) -> bool:
         return self.task is not None and not self.task.done()
 
-    def start(self, text: str) -> asyncio.Task[s.StopReason]:
-        self.task = asyncio.create_task(self._run(text), name=f"acp-turn-{self.session_id}")
+    def start(self, text: str, images: tuple[ops.Picture, ...] = ()) -> asyncio.Task[s.StopReason]:
+        """The prompt's turn (or command); `images`: the pictures a turn's message carries."""
+        self.task = asyncio.create_task(self._run(text, images), name=f"acp-turn-{self.session_id}")
         return self.task
 
     async def cancel(self) -> None:
@@ -269,7 +270,7 @@ class LiveSession:
             assert self.task is not None
             self.task.cancel()
 
-    async def _run(self, text: str) -> s.StopReason:
+    async def _run(self, text: str, images: tuple[ops.Picture, ...]) -> s.StopReason:
         assert self.updates is not None
         slashed = text.lstrip().startswith("/")
         custom = [c.name for c in self.custom_commands()] if slashed else []
@@ -293,7 +294,7 @@ class LiveSession:
         # The first request offers the MCP servers' tools (the editor's and the config's):
         # wait for them once, bounded by [mcp] startup_timeout, as headless mode does.
         await self.services.mcp_ready()
-        end = await self.run(ops.Send(text))  # a custom /command expands first
+        end = await self.run(ops.Send(text, images))  # a custom /command expands first
         if end is not None and end.state == "interrupted":
             return "cancelled"
         return self.updates.stop_reason

@@ -20,7 +20,7 @@ from acp import schema as s
 from agent_tui import __version__
 from agent_tui.compose.factory import build_services, db_path_for
 from agent_tui.config import ConfigError, load_config
-from agent_tui.frontends.acp.images import editor_images, stage
+from agent_tui.frontends.acp.images import editor_images
 from agent_tui.frontends.acp.live import LiveSession, prompt_text, with_editor_mcp
 from agent_tui.frontends.acp.replay import replay
 from agent_tui.frontends.acp.stdio import LineTransport, open_streams
@@ -186,11 +186,9 @@ class AgentTuiAgent:
         images, bad = editor_images(prompt)  # frontends/acp/images.py: the same attachments as `@shot.png`
         for line in skipped + bad:
             await live.send(_notice(line))
-        if images and live.session is not None:
-            stage(live.session, images)
         if not text.strip() and not images:
             return s.PromptResponse(stop_reason="end_turn")
-        task = live.start(text)
+        task = live.start(text, tuple(images))
         try:
             stop = await task
         except asyncio.CancelledError:

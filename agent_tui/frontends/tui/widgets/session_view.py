@@ -379,9 +379,10 @@ class SessionView(Vertical):
             case op.RunCommand(parsed):
                 await slash.run(self.commands, parsed)
             case op.StartWorker("turn", argument):
-                assert self.session is not None
-                self.session.record.pending_images = self.prompt.images.in_text(argument or "")
-                await self.driver.submit(ops.Send(argument or ""))  # a custom /command expands first
+                pictures = tuple(ops.Picture.of(*shot) for shot in self.prompt.images.in_text(argument or ""))
+                await self.driver.submit(
+                    ops.Send(argument or "", pictures)
+                )  # a custom /command expands first
             case op.StartWorker("command", argument):
                 await self.driver.submit(ops.Shell(argument or ""))
             case op.StartWorker("review", argument):
