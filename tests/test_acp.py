@@ -262,6 +262,34 @@ class TestTurnContent:
             assert len(view) < len("\n".join(str(i) for i in range(1, 6001)))
 
 
+class TestModes:
+    async def test_auto_is_one_sessions_mode_and_is_kept_with_it(self, bwrap, server, workspace, tmp_path):
+        """Two editor sessions in one process: `auto` on the first lets its sandboxed command
+        run unasked; the second, still in `ask`, asks for the same command. The mode is the
+        session's own (the `set_mode` operation): loaded again, the first is still in auto."""
+        db = tmp_path / "modes.db"
+        server.enqueue(
+            Reply(tool_calls=[("bash", {"command": "touch one"})]),
+            Reply(text="ran"),
+            Reply(tool_calls=[("bash", {"command": "touch two"})]),
+            Reply(text="denied"),
+        )
+        async with open_agent(server, db, workspace) as (conn, _proc, client):
+            first = await asyncio.wait_for(conn.new_session(cwd=str(workspace), mcp_servers=[]), WAIT)
+            second = await asyncio.wait_for(conn.new_session(cwd=str(workspace), mcp_servers=[]), WAIT)
+            await conn.set_session_mode(session_id=first.session_id, mode_id="auto")
+            await prompt(conn, first.session_id, "make one")
+            assert client.permissions == [] and (workspace / "one").exists()
+            client.answers = ["deny"]
+            await prompt(conn, second.session_id, "make two")
+            assert len(client.permissions) == 1 and not (workspace / "two").exists()
+        async with open_agent(server, db, workspace) as (conn, _proc, _client):
+            loaded = await asyncio.wait_for(
+                conn.load_session(cwd=str(workspace), session_id=first.session_id, mcp_servers=[]), WAIT
+            )
+            assert loaded.modes.current_mode_id == "auto"
+
+
 class TestEditorMcp:
     async def test_the_editors_stdio_mcp_server_joins_the_session(self, server, workspace, tmp_path):
         """An MCP server the client passes in session/new (a real stdio server) is started and

@@ -12,11 +12,19 @@ from __future__ import annotations
 
 from typing import Literal
 
-PermissionMode = Literal["default", "accept_edits", "plan"]
+PermissionMode = Literal["default", "accept_edits", "plan", "auto_sandboxed"]
 MODES: tuple[PermissionMode, ...] = ("default", "accept_edits", "plan")
-"""In Shift+Tab's order."""
+"""In Shift+Tab's order. `auto_sandboxed` (a command that runs in the sandbox, with no network,
+runs without asking; everything else asks as in default) is an editor's `auto` mode and
+`--permission-mode auto-sandboxed`: this one session's, where `[sandbox] auto_approve` and the
+TUI's `/sandbox auto on` switch it for every session of the process."""
 
-LABELS: dict[str, str] = {"default": "default", "accept_edits": "accept edits", "plan": "plan"}
+LABELS: dict[str, str] = {
+    "default": "default",
+    "accept_edits": "accept edits",
+    "plan": "plan",
+    "auto_sandboxed": "auto-approve sandboxed commands",
+}
 """What the TUI's mode line and the notices call each mode."""
 
 CLI_NAMES: dict[str, PermissionMode] = {
@@ -25,6 +33,8 @@ CLI_NAMES: dict[str, PermissionMode] = {
     "acceptEdits": "accept_edits",
     "accept_edits": "accept_edits",
     "plan": "plan",
+    "auto-sandboxed": "auto_sandboxed",
+    "auto_sandboxed": "auto_sandboxed",
 }
 """`--permission-mode` values: ours, and Claude Code's spelling (`acceptEdits`)."""
 

@@ -95,7 +95,8 @@ class PermissionPolicy:
         self.deny_rules = _rule_set(deny_rules, "deny")
         """Calls refused unasked, even with --yes; checked first."""
         self.mode: PermissionMode = "default"
-        """Shift+Tab's mode (permission_modes.py): plan refuses, accept edits allows file edits."""
+        """Shift+Tab's mode (permission_modes.py): plan refuses, accept edits allows file edits,
+        auto_sandboxed lets a sandboxed command run unasked."""
         self._lock = asyncio.Lock()
         self._projects: dict[str, bool] = {}
         """Other projects whose stored outputs this session was allowed (True) or denied."""
@@ -188,7 +189,7 @@ class PermissionPolicy:
             # skipped it must not find a spelling that runs unsandboxed unasked.
             if tool_name == "bash" and args.get("unsandboxed"):
                 return await self._ask_unsandboxed(args)
-            if tool_name == "bash" and sandbox.auto_allows() and not forced:
+            if tool_name == "bash" and sandbox.auto_allows(self.mode == "auto_sandboxed") and not forced:
                 return Verdict(True, "sandboxed", "allowed: runs in the sandbox (auto_approve)")
         if not forced and (rule := self.rule_for(tool_name, args, workspace)):
             return Verdict(True, "rule", f"allowed by rule {rule}")

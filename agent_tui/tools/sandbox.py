@@ -185,9 +185,10 @@ class Sandbox:
         ]
         return "\n".join(lines)
 
-    def auto_allows(self) -> bool:
-        """Whether a sandboxed command may run without asking (auto_approve, no network)."""
-        return self.active and self.auto_approve and not self.network
+    def auto_allows(self, session_auto: bool = False) -> bool:
+        """Whether a sandboxed command may run without asking (auto_approve, or the session's
+        `auto_sandboxed` mode; no network)."""
+        return self.active and (self.auto_approve or session_auto) and not self.network
 
     # -- building the command --------------------------------------------------------------
 

@@ -167,17 +167,28 @@ class LiveSession:
 
     @property
     def mode(self) -> str:
-        sandbox = self.services.sandbox
-        return AUTO if sandbox is not None and sandbox.auto_approve else ASK
+        """The editor's name for the session's permission mode (`auto_sandboxed` is `auto`)."""
+        return AUTO if self.session is not None and self.session.mode == "auto_sandboxed" else ASK
 
     def modes(self) -> s.SessionModeState:
         return s.SessionModeState(current_mode_id=self.mode, available_modes=list(MODES))
 
-    def set_mode(self, mode_id: str) -> bool:
+    async def set_mode(self, mode_id: str) -> bool:
+        """The `set_mode` operation on this session alone: it is stored and resumed with it."""
         if mode_id not in (ASK, AUTO) or self.services.sandbox is None:
             return False
-        self.services.sandbox.auto_approve = mode_id == AUTO
-        return True
+        await self.driver.submit(ops.SetMode("auto_sandboxed" if mode_id == AUTO else "default"))
+        return self.mode == mode_id
+
+    async def start_in_configured_mode(self) -> None:
+        """`[sandbox] auto_approve` opens an editor session in default mode as `auto`; from
+        then on the session's mode alone decides, so the editor's `ask` asks. The switch is
+        turned off on these services only: they are this session's own (built when it opened)."""
+        sandbox = self.services.sandbox
+        if sandbox is not None and sandbox.auto_approve:
+            sandbox.auto_approve = False
+            if self.session is not None and self.session.mode == "default":
+                await self.driver.submit(ops.SetMode("auto_sandboxed"))
 
     # -- talking to the editor -------------------------------------------------------------
 

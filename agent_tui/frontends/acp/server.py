@@ -123,6 +123,7 @@ class AgentTuiAgent:
             await services.close()
             raise RequestError.invalid_params({"details": str(exc)}) from None
         live.attach(session)
+        await live.start_in_configured_mode()
         self.sessions[session.session_id] = live
         if history is not None:
             # The replay is part of the load: the client gets it before the response.
@@ -174,7 +175,7 @@ class AgentTuiAgent:
         self, mode_id: str, session_id: str, **kwargs: Any
     ) -> s.SetSessionModeResponse:
         live = self._live(session_id)
-        if not live.set_mode(mode_id):
+        if not await live.set_mode(mode_id):
             raise RequestError.invalid_params({"details": f"unknown mode {mode_id} (ask or auto)"})
         return s.SetSessionModeResponse()
 

@@ -327,7 +327,8 @@ def run(
     permission_mode: str = typer.Option(
         "default",
         "--permission-mode",
-        help="default, accept-edits or plan (read-only: edits and commands refused).",
+        help="default, accept-edits, plan (read-only: edits and commands refused) or auto-sandboxed "
+        "(sandboxed commands run unasked).",
     ),
     max_turns: int | None = typer.Option(
         None, "--max-turns", min=1, help="Stop after N model calls in the turn (exit 3)."
@@ -346,7 +347,10 @@ def run(
     output_format = _output_format_or_fail(output_format, as_json)
     mode = parse_mode(permission_mode)
     if mode is None:
-        fail(f"--permission-mode must be default, accept-edits or plan, got {permission_mode!r}", 2)
+        fail(
+            f"--permission-mode must be default, accept-edits, plan or auto-sandboxed, got {permission_mode!r}",
+            2,
+        )
     session = session or resume
     loaded = load_or_fail(
         model_overrides(model, api_base, context_window, max_output_tokens, db, sandbox),
