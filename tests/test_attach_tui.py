@@ -106,6 +106,20 @@ class TestAttachedTui:
             text = screen_text(app)
             assert "bash seq 1 3000" in text and "If you compact now" in text
 
+    async def test_a_command_reply_is_the_same_block_as_in_a_local_tab(self, server, served: Served):
+        """`/cost` typed in the attached TUI is the server's `command` operation; its
+        `command_reply` event is rendered as a local tab renders a reply: a block headed by the
+        command, its rows aligned (not one notice line)."""
+        from agent_tui.frontends.tui.transcript import OutputEntry
+
+        app = await attached(served)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await until(pilot, lambda: app.view is not None, WAIT, "attached")
+            await type_and_send(pilot, "/cost")
+            await until(pilot, lambda: entries(app, OutputEntry), WAIT, "the reply block")
+            block = entries(app, OutputEntry)[0]
+            assert block.command == "/cost" and "\n" in block.text and "Input" in block.text
+
     async def test_escape_interrupts_the_served_work(self, server, served: Served, workspace):
         server.enqueue(Reply(tool_calls=[("bash", {"command": "sleep 60 && touch late.txt"})]))
         app = await attached(served)

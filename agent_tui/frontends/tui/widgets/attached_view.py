@@ -29,7 +29,7 @@ from agent_tui.core import protocol_events as pe
 from agent_tui.core.commands import Front, parse
 from agent_tui.frontends.tui import tab_ops as op
 from agent_tui.frontends.tui.tab_controller import TabController, WorkerEnd
-from agent_tui.frontends.tui.transcript import NoticeEntry
+from agent_tui.frontends.tui.transcript import OutputEntry
 from agent_tui.frontends.tui.widgets.chat import ChatPane
 from agent_tui.frontends.tui.widgets.meter import ContextMeter
 from agent_tui.frontends.tui.widgets.prompt import PromptArea, PromptInput
@@ -202,9 +202,8 @@ class AttachedView(Vertical):
                     end = WorkerEnd(name, OUTCOMES[event.state], event.message or "")
                     await self.apply(self.controller.worker_finished(end))
             case pe.CommandReplied():
-                await self.renderer.apply(
-                    op.AddEntry(NoticeEntry(f"{event.title}: {event.text}", event.level))
-                )
+                # The block a local tab shows for a reply (frontends/tui/slash.py renders the same).
+                await self.renderer.apply(op.AddEntry(OutputEntry(event.title, event.text, event.level)))
             case pe.OperationRefused():
                 pass  # told to the client that submitted it, in the answer (`_submit`)
             case pe.SessionReplaced() | pe.SessionForked():
