@@ -136,17 +136,25 @@ def replies(view) -> list[pe.CommandReplied]:
 class TestSessionCommandsAreOperations:
     async def test_effort_rename_remember_and_undo_go_through_the_tabs_driver(self, config, workspace):
         """/effort, /rename, /remember and /undo submit set_effort, rename, remember and undo to
-        the tab's driver: its log has each reply, and the tab renders the event (the block, the
+        the tab's driver, and a command `run` offers too (/cost) the `command` operation: its log
+        has each reply, and the tab renders the event (the block, the
         renamed label, the effort a later /model keeps)."""
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
             view = app.view
-            for line in ("/effort high", "/rename fixing the cart", "/remember tests live in t/", "/undo"):
+            typed = (
+                "/effort high",
+                "/rename fixing the cart",
+                "/remember tests live in t/",
+                "/undo",
+                "/cost",
+            )
+            for line in typed:
                 await send(pilot, line)
                 await settle(pilot)
             titles = [reply.title for reply in replies(view)]
-            assert titles == ["/effort high", "/rename", "/remember", "/undo"]
+            assert titles == ["/effort high", "/rename", "/remember", "/undo", "/cost"]  # /cost: `command`
             renamed = replies(view)[1]
             assert renamed.renamed == "fixing the cart" and renamed.prose == "Renamed: fixing the cart"
             assert view.title == "fixing the cart"

@@ -2,8 +2,10 @@
 palette and `/help` list the commands the registry offers the TUI, in its order.
 
 A command that is an operation (`OPERATIONS`: /effort, /undo, /rename, /remember) is submitted to
-the tab's driver, which runs the effect and answers with a `command_reply` event the tab renders;
-another command with an effect runs it and prints the `Reply` as a block in the tab's chat; a command
+the tab's driver, which runs the effect and answers with a `command_reply` event the tab renders
+as a block in its chat; so is every other command with an effect that headless `run` offers too
+(the driver's `command` operation: /cost, /pin, /diff …). Only an effect the driver's `command`
+does not offer (/skill) runs here with the tab as its host; a command
 without one is a TUI action bound here by name in `TUI_ACTIONS` (open a screen, replace the tab's
 session, quit) or one whose TUI form differs from the effect (/context opens its screen, /memory
 opens $EDITOR). tests/test_command_registry.py fails when a name here is not in the registry or
@@ -149,6 +151,10 @@ def _bind(command: registry.Command) -> SlashCommand:
     handler = TUI_ACTIONS.get(command.name)
     if handler is None and command.name in OPERATIONS:
         handler = submitted(command.name, OPERATIONS[command.name])
+    if handler is None and command.fronts & registry.Front.RUN:  # the driver's `command` runs it
+        handler = submitted(
+            command.name, lambda argument, name=command.name: ops.RunCommand(f"/{name} {argument}")
+        )
     if handler is None:
         assert command.effect is not None, f"/{command.name} has neither an effect nor a TUI action"
         handler = rendered(command.effect)
