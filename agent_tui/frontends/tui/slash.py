@@ -134,6 +134,11 @@ OPERATIONS: dict[str, Callable[[str], ops.Op]] = {
 renders the `command_reply` event, as an attached or headless client would."""
 
 
+def _as_command(name: str) -> Callable[[str], ops.Op]:
+    """`/name argument` as the driver's `command` operation."""
+    return lambda argument: ops.RunCommand(f"/{name} {argument}")
+
+
 def submitted(name: str, operation: Callable[[str], ops.Op]) -> Handler:
     """A handler that submits the operation `argument` maps to and renders the event that ends it."""
 
@@ -152,9 +157,7 @@ def _bind(command: registry.Command) -> SlashCommand:
     if handler is None and command.name in OPERATIONS:
         handler = submitted(command.name, OPERATIONS[command.name])
     if handler is None and command.fronts & registry.Front.RUN:  # the driver's `command` runs it
-        handler = submitted(
-            command.name, lambda argument, name=command.name: ops.RunCommand(f"/{name} {argument}")
-        )
+        handler = submitted(command.name, _as_command(command.name))
     if handler is None:
         assert command.effect is not None, f"/{command.name} has neither an effect nor a TUI action"
         handler = rendered(command.effect)
