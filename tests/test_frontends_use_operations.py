@@ -128,3 +128,18 @@ def test_the_tui_and_acp_submit_operations_instead_of_calling_the_session():
     assert not offenders, "submit the operation to the tab's or session's driver instead:\n" + "\n".join(
         offenders
     )
+
+
+def test_a_command_is_its_operation_wherever_it_is_typed():
+    """What the TUI and an editor submit for a typed command (core/commands.py `as_operation`):
+    its own operation, the driver's `command` for the rest `run` offers, None only for a front
+    end's action or an effect `run` cannot do (every one of those named here)."""
+    from agent_tui.core.commands import BY_NAME, COMMANDS, as_operation
+
+    assert as_operation(BY_NAME["effort"], "high") == ops.SetEffort("high")
+    assert as_operation(BY_NAME["undo"], "2 --force") == ops.Undo(2, force=True)
+    assert as_operation(BY_NAME["rename"], "a title") == ops.Rename("a title")
+    assert as_operation(BY_NAME["remember"], "tabs") == ops.Remember("tabs")
+    assert as_operation(BY_NAME["cost"], "") == ops.RunCommand("/cost ")
+    run_by_the_front_end = {c.name for c in COMMANDS if c.effect is not None and as_operation(c, "") is None}
+    assert run_by_the_front_end == {"skill", "memory"}  # not offered to `run`; the TUI's /memory is its own

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agent_tui.core import command_effects as fx
+from agent_tui.core import ops
 from agent_tui.core import pin_effects as pin_fx
 
 if TYPE_CHECKING:
@@ -150,6 +151,31 @@ def parse(
     if command.name in YIELDING and command.name in {c.lower() for c in (*custom, *withheld)}:
         return None
     return command, argument.strip()
+
+
+def _undo(argument: str) -> ops.Op:
+    words = argument.split()
+    return ops.Undo(next((int(w) for w in words if w.isdigit()), 1), force="--force" in words)
+
+
+OPERATIONS: dict[str, Callable[[str], ops.Op]] = {
+    "effort": ops.SetEffort,
+    "rename": ops.Rename,
+    "remember": ops.Remember,
+    "undo": _undo,
+}
+"""Commands that are an operation of their own (core/ops.py), from what followed the name."""
+
+
+def as_operation(command: Command, argument: str) -> ops.Op | None:
+    """What a front end submits to its driver for `/command argument`: the command's own
+    operation, else the driver's `command` operation when headless `run` offers it (the driver
+    runs those), else None: a front end's action, or an effect only a front end runs (/skill)."""
+    if command.name in OPERATIONS:
+        return OPERATIONS[command.name](argument)
+    if command.effect is not None and command.fronts & RUN:
+        return ops.RunCommand(f"/{command.name} {argument}")
+    return None
 
 
 def withheld_text(name: str, source: str, *, trust_with: str = "/trust") -> str:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
     from agent_tui.compose.factory import AppServices
     from agent_tui.context.budget import ContextBudget
+    from agent_tui.core import protocol_events as pe
 
 
 class EditorHost(CommandHost, Protocol):
@@ -37,6 +38,10 @@ class EditorHost(CommandHost, Protocol):
 
     async def run(self, operation: ops.Op) -> Any:
         """Carry out `operation` on the session; its events go out as the editor's updates."""
+        ...
+
+    async def answer(self, operation: ops.Op) -> pe.CommandReplied:
+        """Submit a command's `operation`; the reply it was answered with."""
         ...
 
     async def replace(self, opening: Awaitable[AgentSession]) -> AgentSession:

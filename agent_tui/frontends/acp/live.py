@@ -241,6 +241,15 @@ class LiveSession:
             raise
         return None
 
+    async def answer(self, operation: ops.Op) -> pe.CommandReplied:
+        """Submit a command's operation; its reply (a refusal raises, as for `run`)."""
+        async for event in self.driver.drive(operation):
+            if isinstance(event, pe.CommandReplied):
+                return event
+            if isinstance(event, pe.OperationRefused):
+                raise RuntimeError(event.message)
+        raise RuntimeError(f"{operation.type}: no reply")
+
     def use_config(self, config: Config) -> None:
         self.services = replace(self.services, config=config)
 

@@ -2,7 +2,9 @@
 one registry (core/commands.py) offers editors, plus the user's and the project's custom
 Markdown commands, which are prompts (extensions/invoke.py expands them).
 
-A command with an effect runs it and is answered with its `Reply` as Markdown; the few that act
+A command that is an operation (core/commands.py `as_operation`) is submitted to the session's
+driver, its `command_reply` event answered as Markdown; another with an effect (/skill) runs it
+here; the few that act
 on the editor session itself are bound by name in `EDITOR_ACTIONS` (frontends/acp/commands.py). The TUI's
 screens and app actions (/resume, /blobs, /theme, /quit, …) are not offered: the editor has its
 own. A prompt starting with any other `/word` goes to the model as written.
@@ -85,6 +87,9 @@ async def answer(host: EditorHost, command: registry.Command, argument: str) -> 
     action = EDITOR_ACTIONS.get(command.name)
     if action is not None:
         return await action(host, argument)
+    operation = registry.as_operation(command, argument)
+    if operation is not None:  # the driver runs it and answers with a `command_reply` event
+        return (await host.answer(operation)).reply().markdown()
     assert command.effect is not None, f"/{command.name} has neither an effect nor an editor action"
     try:
         return (await command.effect(host, argument)).markdown()

@@ -1,7 +1,7 @@
 """The TUI's side of the one command registry (core/commands.py): the input's menu, the command
 palette and `/help` list the commands the registry offers the TUI, in its order.
 
-A command that is an operation (`OPERATIONS`: /effort, /undo, /rename, /remember) is submitted to
+A command that is an operation (core/commands.py `as_operation`: /effort, /undo, /rename, /remember) is submitted to
 the tab's driver, which runs the effect and answers with a `command_reply` event the tab renders
 as a block in its chat; so is every other command with an effect that headless `run` offers too
 (the driver's `command` operation: /cost, /pin, /diff …). Only an effect the driver's `command`
@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING
 
 from agent_tui.base.errors_text import one_line
 from agent_tui.core import commands as registry
-from agent_tui.core import ops
 from agent_tui.core import protocol_events as pe
 from agent_tui.core.command_effects import extensions_text as text
 from agent_tui.core.commands import Runs
@@ -119,45 +118,26 @@ def rendered(effect: Effect) -> Handler:
     return handler
 
 
-def _undo(argument: str) -> ops.Op:
-    words = argument.split()
-    return ops.Undo(next((int(w) for w in words if w.isdigit()), 1), force="--force" in words)
-
-
-OPERATIONS: dict[str, Callable[[str], ops.Op]] = {
-    "effort": ops.SetEffort,
-    "rename": ops.Rename,
-    "remember": ops.Remember,
-    "undo": _undo,
-}
-"""Registry commands that are an operation (core/ops.py): the tab submits it to its driver and
-renders the `command_reply` event, as an attached or headless client would."""
-
-
-def _as_command(name: str) -> Callable[[str], ops.Op]:
-    """`/name argument` as the driver's `command` operation."""
-    return lambda argument: ops.RunCommand(f"/{name} {argument}")
-
-
-def submitted(name: str, operation: Callable[[str], ops.Op]) -> Handler:
-    """A handler that submits the operation `argument` maps to and renders the event that ends it."""
+def submitted(command: registry.Command) -> Handler:
+    """A handler that submits the operation the command is (core/commands.py `as_operation`)
+    to the tab's driver and renders the event that ends it."""
 
     async def handler(view: TabCommandHost, argument: str) -> None:
-        end = await view.run_operation(operation(argument))
+        operation = registry.as_operation(command, argument)
+        assert operation is not None
+        end = await view.run_operation(operation)
         if isinstance(end, pe.CommandReplied):
             _show(view, end.reply())
         else:  # refused (busy with another client's work), or no session to act on
-            view.notify(f"/{name}: {getattr(end, 'message', 'no answer')}", severity="warning")
+            view.notify(f"/{command.name}: {getattr(end, 'message', 'no answer')}", severity="warning")
 
     return handler
 
 
 def _bind(command: registry.Command) -> SlashCommand:
     handler = TUI_ACTIONS.get(command.name)
-    if handler is None and command.name in OPERATIONS:
-        handler = submitted(command.name, OPERATIONS[command.name])
-    if handler is None and command.fronts & registry.Front.RUN:  # the driver's `command` runs it
-        handler = submitted(command.name, _as_command(command.name))
+    if handler is None and registry.as_operation(command, "") is not None:
+        handler = submitted(command)
     if handler is None:
         assert command.effect is not None, f"/{command.name} has neither an effect nor a TUI action"
         handler = rendered(command.effect)
