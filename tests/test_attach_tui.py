@@ -120,6 +120,24 @@ class TestAttachedTui:
             block = entries(app, OutputEntry)[0]
             assert block.command == "/cost" and "\n" in block.text and "Input" in block.text
 
+    async def test_review_is_the_review_operation_on_the_served_session(self, server, served: Served):
+        """/review typed in the attached TUI is the `review` operation, work like a local tab's:
+        the served session's log has its `work_finished`, and the tab is free after it."""
+        from agent_tui.core import protocol_events as pe
+
+        app = await attached(served)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await until(pilot, lambda: app.view is not None, WAIT, "attached")
+            await type_and_send(pilot, "/review")
+
+            def reviewed() -> bool:
+                return pe.WorkFinished("review", "done") in [e for _, e in app.view.driver.log.after(0)]
+
+            await until(pilot, reviewed, WAIT, "the review's end")
+            await until(pilot, lambda: not app.view.busy, WAIT, "the tab free again")
+            assert "/review:" in screen_text(app)  # not a git repository: said, nothing sent
+        assert server.requests == []
+
     async def test_escape_interrupts_the_served_work(self, server, served: Served, workspace):
         server.enqueue(Reply(tool_calls=[("bash", {"command": "sleep 60 && touch late.txt"})]))
         app = await attached(served)

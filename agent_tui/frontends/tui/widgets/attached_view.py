@@ -128,6 +128,9 @@ class AttachedView(Vertical):
         if text.strip().startswith("/compact"):
             argument = text.strip()[len("/compact") :].strip()
             await self.apply(self.controller.compact(argument or None, has_session=True))
+        elif text.split()[0] == "/review":  # work on the server, as in a local tab
+            argument = text.strip()[len("/review") :].strip()
+            await self.apply(self.controller.review(argument or None, has_session=True))
         elif parse(text, Front.RUN) is not None:
             await self.renderer.apply(op.ShowUser(text))
             self._submit(ops.RunCommand(text), None)
@@ -280,6 +283,8 @@ class AttachedView(Vertical):
                     self._submit(ops.Shell(argument or ""), "run_command")
                 elif kind == "compact":
                     self._submit(ops.Compact(argument), "run_compact")
+                elif kind == "review":
+                    self._submit(ops.Review(argument), "run_review")
                 else:
                     end = WorkerEnd(f"run_{kind}", "error", "not offered over --attach")
                     await self.apply(self.controller.worker_finished(end))
