@@ -171,3 +171,26 @@ class TestSessionCommandsAreOperations:
             cost = replies(view)[-1]
             assert cost.rows and all(len(row) == 2 for row in cost.rows)
             assert cost.rows[0][0] in cost.text and cost.reply().plain() == cost.text
+
+    async def test_status_while_the_session_is_still_opening_says_what_there_is(self, config, workspace):
+        """Before the services are built there is no driver: /status (taken at once) answers
+        from the tab itself, and the tab opens normally after it."""
+        import asyncio
+
+        from agent_tui.compose.factory import build_services
+        from agent_tui.frontends.tui.app import AgentApp
+
+        release = asyncio.Event()
+
+        async def services():
+            await release.wait()  # the opening waits until the test has typed /status
+            return await build_services(config, workspace=workspace)
+
+        app = AgentApp(services, workspace=workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await until(pilot, lambda: app.view is not None and app.view.services is None, what="the tab")
+            await app.view.send("/status")
+            await until(pilot, lambda: "Folder" in printed(app), what="the status block")
+            release.set()
+            await settle(pilot)
+            assert app.view.session is not None and not app.view.busy

@@ -123,6 +123,10 @@ def submitted(command: registry.Command) -> Handler:
     to the tab's driver and renders the event that ends it."""
 
     async def handler(view: TabCommandHost, argument: str) -> None:
+        if view.services is None and command.effect is not None:
+            # Still opening (no services, so no driver yet): /status, /cost say what there is.
+            await rendered(command.effect)(view, argument)
+            return
         operation = registry.as_operation(command, argument)
         assert operation is not None
         end = await view.run_operation(operation)
