@@ -74,6 +74,18 @@ class TestUnions:
             ops.op_from_json(data)
         assert said in str(caught.value)
 
+    def test_an_operation_is_ended_by_its_own_end_not_a_turns_finishing_meanwhile(self):
+        """A command submitted while a turn runs is not ended by the turn's `work_finished`
+        (or another operation's refusal) landing in the log before its reply."""
+        from agent_tui.core.driver import ends
+
+        cost = ops.RunCommand("/cost")
+        assert not ends(cost, pe.WorkFinished("send", "done"))
+        assert not ends(cost, pe.OperationRefused("send", "busy"))
+        assert ends(cost, pe.CommandReplied("/cost", "", "info"))
+        assert ends(cost, pe.OperationRefused("command", "not offered"))
+        assert ends(ops.Send("hi"), pe.WorkFinished("send", "done"))
+
     def test_the_committed_schemas_are_generated(self):
         """docs/protocol/*.json equal what the declarations generate (docs_gen.py rewrites them)."""
         from agent_tui.core.protocol_schema import as_text

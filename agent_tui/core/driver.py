@@ -69,6 +69,14 @@ FINAL_EVENTS = (
 switch) the conversation went on in a rebuilt session, or (a fork) the copy was stored."""
 
 
+def ends(op: ops.Op, event: AgentEvent) -> bool:
+    """Whether `event` ends `op`: one of FINAL_EVENTS, and not the end (or refusal) of another
+    operation — a turn that finishes while a command submitted meanwhile is answered."""
+    if isinstance(event, pe.WorkFinished | pe.OperationRefused) and event.operation != op.type:
+        return False
+    return isinstance(event, FINAL_EVENTS)
+
+
 class SessionDriver:
     def __init__(
         self,
@@ -140,7 +148,7 @@ class SessionDriver:
         await self.submit(op)
         async for _, event in self.log.follow(start):
             yield event
-            if isinstance(event, FINAL_EVENTS):
+            if ends(op, event):
                 return
 
     async def ask(self, request: ApprovalRequest) -> ApprovalDecision:

@@ -27,7 +27,7 @@ from agent_tui.base.errors_text import one_line
 from agent_tui.core import ops
 from agent_tui.core import protocol_events as pe
 from agent_tui.core.commands import withheld_text
-from agent_tui.core.driver import FINAL_EVENTS, SessionDriver
+from agent_tui.core.driver import SessionDriver, ends
 from agent_tui.extensions.commands import discover, withheld_invoked
 from agent_tui.frontends.acp import slash
 from agent_tui.frontends.acp.editor_fs import EditorBuffers, use_editor_buffers
@@ -228,14 +228,15 @@ class LiveSession:
         work's end, or None when it was answered without work. A cancelled wait interrupts it."""
         try:
             async for event in self.driver.drive(operation):
+                if not ends(operation, event):
+                    continue
                 if isinstance(event, pe.WorkFinished):
                     if event.state == "failed":
                         raise RuntimeError(event.message or f"{operation.type} failed")
                     return event
                 if isinstance(event, pe.OperationRefused):
                     raise RuntimeError(event.message)
-                if isinstance(event, FINAL_EVENTS):
-                    return None
+                return None
         except asyncio.CancelledError:  # the connection is closing: the work ends with it
             await self.driver.submit(ops.Interrupt())
             raise
@@ -246,7 +247,7 @@ class LiveSession:
         async for event in self.driver.drive(operation):
             if isinstance(event, pe.CommandReplied):
                 return event
-            if isinstance(event, pe.OperationRefused):
+            if isinstance(event, pe.OperationRefused) and ends(operation, event):
                 raise RuntimeError(event.message)
         raise RuntimeError(f"{operation.type}: no reply")
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from agent_tui.base.messages import ResultRef
 from agent_tui.core import ops
 from agent_tui.core.context_report import ContextReport
-from agent_tui.core.driver import FINAL_EVENTS
+from agent_tui.core.driver import ends
 from agent_tui.core.event_log import EventLog
 from agent_tui.core.wire_decode import WireError, decode, event_from_json
 from agent_tui.frontends.server.client import AgentClient
@@ -127,7 +127,7 @@ class RemoteDriver:
         await self.submit(op)
         async for _, event in self.log.follow(start):
             yield event
-            if isinstance(event, FINAL_EVENTS):
+            if ends(op, event):
                 return
 
     async def context(self, *, savings: bool = True) -> RemoteContext:

@@ -13,7 +13,7 @@ from collections.abc import Awaitable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from agent_tui.core.driver import FINAL_EVENTS
+from agent_tui.core.driver import ends
 from agent_tui.frontends.tui.slash import custom_sources
 from agent_tui.frontends.tui.transcript import OutputEntry
 
@@ -116,7 +116,7 @@ class TabCommands:
         driver = self.tab.driver
         try:
             async for event in driver.drive(operation):  # the sink renders its turn events
-                if isinstance(event, FINAL_EVENTS):
+                if ends(operation, event):
                     return event
             return None
         finally:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from agent_tui.config import ConfigError
 from agent_tui.core import ops
 from agent_tui.core import protocol_events as pe
-from agent_tui.core.driver import FINAL_EVENTS
+from agent_tui.core.driver import ends
 from agent_tui.core.welcome import welcome_text
 from agent_tui.frontends.tui.command_output import show
 from agent_tui.frontends.tui.transcript import NoticeEntry
@@ -236,10 +236,11 @@ class TabOpener:
 
         driver = self.tab.driver
         async for event in driver.drive(ops.SetModel(name)):
+            if not ends(ops.SetModel(name), event):
+                continue
             if isinstance(event, pe.OperationRefused):  # nothing changed: the old session goes on
                 raise ModelNotSwitched(event.message)
-            if isinstance(event, FINAL_EVENTS):
-                break
+            break
         if driver.session is None or driver.session is self.tab.session:
             return
         self.tab.services, self.tab.session = driver.services, driver.session
