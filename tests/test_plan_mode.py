@@ -8,7 +8,7 @@ import json
 
 from agent_tui.agent import events as ev
 from agent_tui.compose.factory import build_services
-from agent_tui.policy.permission_modes import MODES, next_mode
+from agent_tui.policy.permission_modes import MODES, next_mode, parse_mode
 from agent_tui.tools.approval_request import ApprovalDecision
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.support.agent_fixtures import collect, make_config, of_type, run_agent_tui, server_flags
@@ -83,6 +83,35 @@ class TestModes:
                 assert (workspace / "new.txt").read_text() == "hello\n"
                 assert asked == ["bash"]
                 assert "[Plan mode" not in json.dumps(srv.requests[-1])
+            finally:
+                await services.close()
+
+    async def test_auto_sandboxed_is_one_sessions_and_runs_only_sandboxed_commands_unasked(
+        self, bwrap, tmp_path, workspace
+    ):
+        """Two sessions of one process (the same sandbox): the one in auto_sandboxed runs a
+        sandboxed command unasked but still asks for a write; the other, in default, asks for both."""
+        asked: list[tuple[str, str]] = []
+
+        def approver(who: str):
+            async def answer(request):
+                asked.append((who, request.tool))
+                return ApprovalDecision("allow_once")
+
+            return answer
+
+        with FakeOpenAI() as srv:
+            config = make_config(srv, tmp_path / "a.db", sandbox={"mode": "workspace-write"})
+            services = await build_services(config, workspace=workspace)
+            try:
+                auto = await services.new_session(approver=approver("auto"))
+                other = await services.new_session(approver=approver("other"))
+                auto.set_mode("auto_sandboxed")
+                for session in (auto, other):
+                    srv.enqueue(Reply(tool_calls=[CHANGES[2], CHANGES[0]]), Reply(text="done"))
+                    await collect(session.run_turn("go"))
+                assert asked == [("auto", "write_file"), ("other", "bash"), ("other", "write_file")]
+                assert parse_mode("auto-sandboxed") == "auto_sandboxed"  # `run --permission-mode`
             finally:
                 await services.close()
 
