@@ -22,7 +22,6 @@ from agent_tui.context.compaction.calls import condensed_line, tool_kind
 from agent_tui.frontends.acp.translate import kind_of, title_of
 from agent_tui.hooks.spec import HookSpec
 from agent_tui.policy import claude_rules
-from agent_tui.store.conversation_index import LOOKUP_TOOLS, message_text
 from agent_tui.tools.approval_preview import build_preview, describe_call
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 from agent_tui.tools.context_tools import context_tools
@@ -213,14 +212,27 @@ class TestTablesKnownBeforeAnyToolLoads:
         assert claude_rules.PATH_RULE_TOOLS == {s.name for s in declared if s.capabilities.path_args}
         assert claude_rules.DOMAIN_RULE_TOOLS == {s.name for s in declared if s.capabilities.kind == "fetch"}
 
-    def test_recall_skips_the_calls_declared_as_lookups(self):
-        """The index leaves out exactly the calls of tools declared to look up the session."""
-        declared = {tool.spec.name for tool in every_builtin() if tool.spec.capabilities.reads_session}
-        assert set(LOOKUP_TOOLS) == declared
-        asked = Message(
-            role="assistant", content="", tool_calls=[ToolCall("c", "recall", '{"query": "zebra"}')]
-        )
-        assert "zebra" not in message_text(asked)
+    async def test_recall_skips_the_calls_declared_as_lookups(self, server, workspace, tmp_path):
+        """The store the composition root opens leaves out of recall's index exactly the calls of
+        tools declared to look up the session: the built-in `recall` and the throwaway
+        `peek_outputs`, which no table names; any other call's arguments stay searchable."""
+        config = make_config(server, tmp_path / "r.db")
+        services = await build_services(config, workspace=workspace, start_mcp=False)
+        try:
+            store = services.store
+            info = await store.sessions.create(workspace, "m")
+            calls = [
+                ToolCall("c1", "recall", '{"query": "zebra"}'),
+                ToolCall("c2", "peek_outputs", '{"query": "walrus"}'),
+                ToolCall("c3", "bash", '{"command": "echo okapi"}'),
+            ]
+            asked = Message(role="assistant", content="", tool_calls=calls)
+            await store.sessions.append(info.id, [Message(role="user", content="look"), asked])
+            assert await store.transcript.recall("zebra") == []
+            assert await store.transcript.recall("walrus") == []
+            assert [hit.seq for hit in await store.transcript.recall("okapi")] == [2]
+        finally:
+            await services.close()
 
     def test_a_new_tool_s_declaration_shows_in_the_derived_rules(self):
         """The throwaway editing tool's Claude name becomes a rule and joins Edit: the comparison

@@ -39,7 +39,7 @@ from agent_tui.llm.preflight import cached_ratio
 from agent_tui.llm.provider import Provider, provider_of
 from agent_tui.llm.startup import preload
 from agent_tui.runtime import paths
-from agent_tui.store import SessionNotFound, Store, open_store
+from agent_tui.store import ConversationIndex, SessionNotFound, Store, StoreSettings, open_store
 from agent_tui.tools.background import BackgroundShells
 from agent_tui.tools.background_tools import background_tools
 from agent_tui.tools.base import Tool, ToolServices
@@ -48,7 +48,7 @@ from agent_tui.tools.diagnostics import LanguageServers, language_servers
 from agent_tui.tools.env import SessionEnv
 from agent_tui.tools.mcp import McpManager
 from agent_tui.tools.permissions import Approver, PermissionPolicy
-from agent_tui.tools.registry import ToolRegistry, builtin_tools
+from agent_tui.tools.registry import ToolRegistry, builtin_tools, session_lookups
 from agent_tui.tools.sandbox import Sandbox
 from agent_tui.tools.sandbox_setup import make_sandbox
 
@@ -336,6 +336,12 @@ class AppServices:
         return HookRunner(self.hooks, self.workspace, session_id, TranscriptExport(self.store, session_id))
 
 
+def store_settings(config: Config) -> StoreSettings:
+    """How every front end opens the store: the user's search budget, and the calls recall leaves
+    out, from the tools' declarations (the store cannot read them: it sits below the tools)."""
+    return StoreSettings(config.tools.search_timeout, ConversationIndex(session_lookups))
+
+
 async def build_services(
     config: Config,
     *,
@@ -348,8 +354,7 @@ async def build_services(
     Configured MCP servers start in the background (`await services.mcp_ready()` to wait).
     `warm_http=False` leaves the HTTP client's loading to the caller (the TUI: frontends/tui/warmup.py)."""
     preload(http=warm_http)  # loads while the store opens (llm/startup.py)
-    store = await open_store(db_path_for(config, db_path))
-    store.results.search_timeout = store.transcript.search_timeout = config.tools.search_timeout
+    store = await open_store(db_path_for(config, db_path), store_settings(config))
     where = (workspace or Path.cwd()).resolve()
     trusted = config.provenance.folder_trusted
     hooks = load_hooks(where, trusted=trusted)
