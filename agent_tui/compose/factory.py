@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_tui.agent.compactor import Compactor
+from agent_tui.agent.definitions import Definitions, load_definitions
 from agent_tui.agent.image_attach import reload_images, takes_images
 from agent_tui.agent.prompting import PromptAssembler
 from agent_tui.agent.session import AgentSession
@@ -53,7 +54,7 @@ from agent_tui.tools.sandbox import Sandbox
 from agent_tui.tools.sandbox_setup import make_sandbox
 
 if TYPE_CHECKING:
-    from agent_tui.agent.definitions import AgentDefinition, Definitions
+    from agent_tui.agent.definitions import AgentDefinition
     from agent_tui.agent.session_port import SubagentSession
     from agent_tui.base.messages import Message
 
@@ -75,6 +76,9 @@ class AppServices:
     config: Config
     store: Store
     workspace: Path
+    definitions: Definitions
+    """The sub-agent definitions (agent/definitions.py), read in `build_services`: every session
+    and child of the app chooses among the same ones."""
     extra_tools: list[Tool] = field(default_factory=list)
     """Tools beyond the built-ins (MCP servers' tools), shared by every session."""
     mcp: McpManager | None = None
@@ -88,8 +92,6 @@ class AppServices:
     sandbox: Sandbox | None = None
     """The command sandbox (tools/sandbox.py), probed in `build_services`; its mode is shared
     by every session, so /sandbox switches it for all tabs at once."""
-    definitions: Definitions | None = None
-    """The sub-agent definitions (agent/definitions.py Definitions), read at the first session."""
     language_servers: LanguageServers | None = None
     """The workspace's language servers (tools/diagnostics.py), made at the first session and
     shared by every session and sub-agent: a child's edits get diagnostics too."""
@@ -359,14 +361,16 @@ async def build_services(
     trusted = config.provenance.folder_trusted
     hooks = load_hooks(where, trusted=trusted)
     skills = discover_skills(where, trusted)
+    definitions = load_definitions(where, include_project=config.provenance.project_agents)
     services = AppServices(
         config=config,
         store=store,
         workspace=where,
+        definitions=definitions,
         sandbox=await make_sandbox(config, where),
         hooks=hooks,
         skills=skills,
-        notices=[*hooks.notices, *skills.notices],
+        notices=[*hooks.notices, *skills.notices, *definitions.notices],
     )
     if start_mcp:
         services.start_mcp()

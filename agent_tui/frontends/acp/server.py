@@ -109,7 +109,7 @@ class AgentTuiAgent:
         except StoreError as exc:
             raise RequestError.internal_error({"details": str(exc)}) from None
         live = LiveSession(services, self.client, self.client_capabilities)
-        live.pending_notices = [*loaded.notices, *skipped]
+        live.pending_notices = [*loaded.notices, *skipped, *services.notices]
         if services.sandbox is not None and services.sandbox.notice:
             live.pending_notices.append(services.sandbox.notice)
         try:
