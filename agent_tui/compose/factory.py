@@ -93,8 +93,9 @@ class AppServices:
     """The command sandbox (tools/sandbox.py), probed in `build_services`; its mode is shared
     by every session, so /sandbox switches it for all tabs at once."""
     language_servers: LanguageServers | None = None
-    """The workspace's language servers (tools/diagnostics.py), made at the first session and
-    shared by every session and sub-agent: a child's edits get diagnostics too."""
+    """The workspace's language servers (tools/diagnostics.py; None when `[diagnostics]` is off),
+    made in `build_services` (each starts on the first edit in its language) and shared by every
+    session and sub-agent: a child's edits get diagnostics too."""
 
     def start_mcp(self) -> McpManager | None:
         """Launch the configured MCP servers in the background (idempotent, returns at once).
@@ -265,10 +266,6 @@ class AppServices:
             extra_sections=sections or (),
             status_sources=[shells],
         )
-        if self.language_servers is None:  # one set per app, shared by every session and sub-agent
-            self.language_servers = language_servers(
-                self.workspace, cfg.diagnostics, self.sandbox, tuple(cfg.tools.env_passthrough)
-            )
         chat_summarizer = ProviderSummarizer(provider)
         summarizer = summary_provider(
             cfg, chat_summarizer, provider_of(model), key_env, keyed, timing, p.transport
@@ -362,12 +359,15 @@ async def build_services(
     hooks = load_hooks(where, trusted=trusted)
     skills = discover_skills(where, trusted)
     definitions = load_definitions(where, include_project=config.provenance.project_agents)
+    sandbox = await make_sandbox(config, where)
+    passthrough = tuple(config.tools.env_passthrough)
     services = AppServices(
         config=config,
         store=store,
         workspace=where,
         definitions=definitions,
-        sandbox=await make_sandbox(config, where),
+        sandbox=sandbox,
+        language_servers=language_servers(where, config.diagnostics, sandbox, passthrough),
         hooks=hooks,
         skills=skills,
         notices=[*hooks.notices, *skills.notices, *definitions.notices],
