@@ -4,11 +4,17 @@ Run: .venv/bin/python benchmarks/before_after.py --base REV [--sittings 3] [--on
 
 The base revision is exported (`git archive`) into a temporary folder and each benchmark runs there
 and in this tree with the same interpreter, alternating which tree goes first in each sitting, so a
-change in the machine's load falls on both sides. A benchmark prints its own table; its lines are
-paired between the trees by their text with every number blanked (the n-th such line with the n-th),
-and each number is the median over the sittings. A figure whose value differs between the trees is
+change in the machine's load falls on both sides. A benchmark prints its own table; its rows are
+paired between the trees by their label — a Markdown row's first cell, or a padded row's text
+before its first wide gap (`name      0.512 s …`), else the whole line with every number blanked —
+the n-th row of a label with the n-th, so a changed target or note after the figures does not
+unpair a row; each number is the median over the sittings. A figure whose value differs between the trees is
 shown as `base → head (ratio)`; one that is the same on both (a history size, a turn number) is part
-of the row's label. The load average and the date head the output: the figures are CPU-sensitive.
+of the row's label; a row whose figures differ in number between the trees is shown as both
+lines. A benchmark that fails in a tree is a row saying so. The exported base gets this tree's
+`.venv` (linked), so a benchmark that starts `agent-tui` from its own tree's `.venv` runs the base
+code with the same interpreter. The load average and the date head the output: the figures are
+CPU-sensitive.
 """
 
 from __future__ import annotations
@@ -27,6 +33,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 NUMBER = re.compile(r"-?\d+(?:[.,]\d+)*")
+GAP = re.compile(r"\s{2,}")
+"""What separates a padded row's label from its figures (`f"{name:<44} {value:>9.3f}"`)."""
 BENCHMARKS = {
     "turn_overhead": ["--turns", "100"],
     "startup": ["--repeat", "3"],
@@ -43,6 +51,8 @@ def export(rev: str, into: Path) -> Path:
     tar.write_bytes(archive)
     with tarfile.open(tar) as bundle:
         bundle.extractall(into / "tree", filter="data")
+    if (ROOT / ".venv").is_dir():
+        (into / "tree" / ".venv").symlink_to(ROOT / ".venv")
     return into / "tree"
 
 
@@ -67,26 +77,50 @@ def numbers(line: str) -> list[float]:
     return [float(n.replace(",", "")) for n in NUMBER.findall(line)]
 
 
-def keyed(lines: list[str]) -> dict[tuple[str, int], list[float]]:
-    """Each line with numbers, keyed by its blanked text and which occurrence of that text it is."""
+Row = tuple[str, list[float], list[str]]
+"""The text after a row's label with its numbers blanked (`#`), those numbers, and as written
+(`1 000 000` reads as three numbers: a figure the trees share is shown as written)."""
+
+
+def split_row(line: str) -> tuple[str, str]:
+    """A row's label and the rest: a Markdown row's first cell, a padded row's text before its
+    first wide gap, else nothing (the whole line is the rest)."""
+    stripped = line.strip()
+    if stripped.startswith("|"):
+        cells = stripped.strip("|").split("|", 1)
+        return cells[0].strip(), cells[1] if len(cells) > 1 else ""
+    parts = GAP.split(stripped, maxsplit=1)
+    if len(parts) == 2 and parts[0] and not NUMBER.fullmatch(parts[0]):
+        return parts[0], parts[1]
+    return "", stripped
+
+
+def keyed(lines: list[str]) -> dict[tuple[str, int], Row]:
+    """Each line with numbers, keyed by its label (or, without one, its blanked text) and which
+    occurrence of that key it is."""
     seen: dict[str, int] = defaultdict(int)
-    out: dict[tuple[str, int], list[float]] = {}
+    out: dict[tuple[str, int], Row] = {}
     for line in lines:
-        values = numbers(line)
-        if not values or line.startswith(("http://", "load", "medians of")):
+        if not NUMBER.search(line) or line.startswith(("http://", "load", "medians of", "(failed")):
             continue
-        text = " ".join(NUMBER.sub("#", line).split())
-        out[(text, seen[text])] = values
-        seen[text] += 1
+        label, rest = split_row(line)
+        template = " ".join(NUMBER.sub("#", rest).split())
+        key = label or template
+        out[(key, seen[key])] = (template, numbers(rest), NUMBER.findall(rest))
+        seen[key] += 1
     return out
 
 
-def medians(sittings: list[dict[tuple[str, int], list[float]]]) -> dict[tuple[str, int], list[float]]:
-    out: dict[tuple[str, int], list[float]] = {}
-    for key in sittings[0]:
-        rows = [s[key] for s in sittings if key in s and len(s[key]) == len(sittings[0][key])]
-        out[key] = [statistics.median(column) for column in zip(*rows, strict=True)]
+def medians(sittings: list[dict[tuple[str, int], Row]]) -> dict[tuple[str, int], Row]:
+    out: dict[tuple[str, int], Row] = {}
+    for key, (template, first, written) in sittings[0].items():
+        rows = [s[key][1] for s in sittings if key in s and len(s[key][1]) == len(first)]
+        out[key] = (template, [statistics.median(column) for column in zip(*rows, strict=True)], written)
     return out
+
+
+def failures(runs: list[list[str]]) -> list[str]:
+    return sorted({line for lines in runs for line in lines if line.startswith("(failed")})
 
 
 def cell(before: float, after: float) -> str:
@@ -107,29 +141,46 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as temp:
         base = export(args.base, Path(temp))
         trees = {"base": base, "head": ROOT}
-        results: dict[str, dict[str, list[dict[tuple[str, int], list[float]]]]] = defaultdict(
-            lambda: defaultdict(list)
-        )
+        results: dict[str, dict[str, list[list[str]]]] = defaultdict(lambda: defaultdict(list))
         for sitting in range(args.sittings):
             order = ["base", "head"] if sitting % 2 == 0 else ["head", "base"]
             for name in chosen:
                 for side in order:
-                    results[name][side].append(keyed(run(trees[side], name, BENCHMARKS.get(name, []))))
+                    results[name][side].append(run(trees[side], name, BENCHMARKS.get(name, [])))
     print(f"load at end {os.getloadavg()[0]:.1f}; medians of {args.sittings} sittings, trees alternating")
     print(f"| benchmark | row | base {args.base} → head |")
     print("|---|---|---|")
     for name in chosen:
-        before, after = medians(results[name]["base"]), medians(results[name]["head"])
-        for key, values in after.items():
-            if key not in before or len(before[key]) != len(values):
+        for side in ("base", "head"):
+            for failed in failures(results[name][side]):
+                print(f"| {name} | {side} {failed} | |")
+        before = medians([keyed(lines) for lines in results[name]["base"]])
+        after = medians([keyed(lines) for lines in results[name]["head"]])
+        for key, (template, values, written) in after.items():
+            if key not in before:
                 continue
-            pieces = key[0].split("#")
-            label, changed = pieces[0], []
-            for piece, b, a in zip(pieces[1:], before[key], values, strict=True):
+            label = f"{key[0]} " if key[0] != template else ""
+            base_template, base_values, _ = before[key]
+            if len(base_values) != len(values):
+                print(
+                    f"| {name} | {label}(figures differ) | {filled(base_template, base_values)} → "
+                    f"{filled(template, values)} |"
+                )
+                continue
+            pieces = template.split("#")
+            label, changed = label + pieces[0], []
+            for piece, b, a, text in zip(pieces[1:], base_values, values, written, strict=True):
                 shown = cell(b, a)
-                label += ("·" if "→" in shown else shown) + piece
+                same = text if numbers(text) == [a] else shown  # as written, when it is the figure
+                label += ("·" if "→" in shown else same) + piece
                 changed += [shown] if "→" in shown else []
             print(f"| {name} | {label} | {'; '.join(changed) or 'same'} |")
+
+
+def filled(template: str, values: list[float]) -> str:
+    """The row's text with its figures put back."""
+    pieces = template.split("#")
+    return pieces[0] + "".join(f"{v:g}{p}" for v, p in zip(values, pieces[1:], strict=False))
 
 
 if __name__ == "__main__":

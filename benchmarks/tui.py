@@ -107,7 +107,7 @@ def _drain(fd: int) -> None:
 def bench_launch(repeat: int = 5) -> tuple[list[float], list[float]]:
     from testkit.fake_openai import FakeOpenAI
 
-    agent = str(ROOT / ".venv" / "bin" / "agent-tui")
+    agent = str(Path(sys.executable).parent / "agent-tui")  # the running venv's, whichever tree this is
     ours, bare = [], []
     with FakeOpenAI(window=32_768) as server, tempfile.TemporaryDirectory() as home:
         argv = [

@@ -98,14 +98,13 @@ class TestGrepResult:
     async def test_grep_result_stops_and_loop_ticks(self, tmp_path):
         """grep_result over a stored output with (a|aa)+$: the partial result ends with the
         stop note; the loop kept running (the scan used to run on it)."""
-        from agent_tui.store import open_store
+        from agent_tui.store import StoreSettings, open_store
 
-        store = await open_store(tmp_path / "s.db")
+        store = await open_store(tmp_path / "s.db", StoreSettings(search_timeout=0.5))
         try:
             session = await store.sessions.create(str(tmp_path), "m")
             body = "error: one\n" + (LINE + "\n") * 20
             ref = await store.results.offload(session.id, "bash", "c1", body)
-            store.results.search_timeout = 0.5
             ctx = ToolContext(
                 workspace=tmp_path, session_id=session.id, call_id="c2", services=ToolServices(store=store)
             )

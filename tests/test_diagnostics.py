@@ -93,3 +93,19 @@ async def test_no_server_on_path_means_no_diagnostics(monkeypatch, server, works
         await session.close()
     finally:
         await services.close()
+
+
+async def test_the_services_make_the_language_servers_once_when_built(server, workspace, tmp_path):
+    """`build_services` makes the workspace's language servers in its one pass (none started):
+    they are there before any session, and every session's tools get that same set."""
+    config = make_config(server, tmp_path / "o.db", cwd=workspace)
+    services = await build_services(config, workspace=workspace, start_mcp=False)
+    try:
+        servers = services.language_servers
+        assert servers is not None and servers.root == workspace.resolve() and not servers.clients
+        first, second = await services.new_session(), await services.new_session()
+        assert first.runner.services.diagnostics is servers is second.runner.services.diagnostics
+        await first.close()
+        await second.close()
+    finally:
+        await services.close()

@@ -7,8 +7,6 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-import re
-import threading
 import time
 from pathlib import Path
 
@@ -20,9 +18,14 @@ from agent_tui.context.views import inline_view
 from agent_tui.store import open_store
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config, of_type
-from tests.support.cli import flags, run_cli
-from tests.support.offload import big_lines, grep_output, random_output, wait_for, wait_until
-from tests.support.signals import start_cli
+from tests.support.offload import (
+    big_lines,
+    grep_output,
+    kill_when_the_request_arrives,
+    random_output,
+    read_on,
+    turn_with_compression_held,
+)
 
 
 @pytest.fixture
@@ -38,32 +41,12 @@ class TestSendFirst:
         output's view still reaches the server; the output is then read whole by its ref, and
         its chunks land in the database and in recall's index."""
         svc = await build_services(make_config(server, tmp_path / "a.db"), workspace=workspace)
-        gate = threading.Event()
-        # Occupy every compression worker: only a step that does not wait for them can send.
-        pool = svc.store.results._pool
-        blockers = [pool.submit(gate.wait, 300) for _ in range(2)]
+        server.enqueue(
+            Reply(tool_calls=[("grep", {"pattern": "row", "max_results": 100_000})]),
+            Reply(text="done"),
+        )
         try:
-            server.enqueue(
-                Reply(tool_calls=[("grep", {"pattern": "row", "max_results": 100_000})]),
-                Reply(text="done"),
-            )
-            session = await svc.new_session()
-            events: list[ev.AgentEvent] = []
-
-            async def drive() -> None:
-                async for event in session.run_turn("find the rows"):
-                    events.append(event)
-
-            turn = asyncio.create_task(drive())
-            arrived = await wait_until(lambda: len(server.requests) >= 2 or turn.done(), 30)
-            gate.set()
-            await turn
-            assert arrived and len(server.requests) == 2, "the next request waited for the output's chunks"
-        finally:
-            gate.set()
-            for blocker in blockers:
-                blocker.result()
-        try:
+            events = await turn_with_compression_held(svc, await svc.new_session(), "find the rows", server)
             finished = of_type(events, ev.ToolCallFinished)[0]
             ref = finished.ref
             assert ref is not None
@@ -108,27 +91,9 @@ class TestCrashAfterTheRequest:
             Reply(tool_calls=[("grep", {"pattern": "row", "max_results": 100_000})]),
             Reply(hang=True),  # the request is in; the answer never comes
         )
-        proc = start_cli(["run", "find the rows", "--yes", *flags(server, db)], workspace)
-        try:
-            arrived = wait_for(lambda: len(server.requests) >= 2 or proc.poll() is not None, 60)
-            proc.kill()
-            proc.communicate(timeout=30)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-        assert arrived and len(server.requests) == 2, "the request carrying the output never came"
-        sent = [m for m in server.requests[1]["messages"] if m["role"] == "tool"][0]["content"]
-        ref_id = re.search(r"stored whole as ref (r_[0-9a-f]+)", sent).group(1)
+        ref_id = kill_when_the_request_arrives(server, workspace, db, "find the rows")
         expected = grep_output(big_file, "big.log").split("\n")
-
-        server.clear_queue()
-        server.enqueue(
-            Reply(tool_calls=[("read_result", {"ref_id": ref_id, "offset": 3_000, "limit": 2})]),
-            Reply(text="seen"),
-        )
-        done = run_cli(["run", "read on", "--continue", *flags(server, db)], workspace)
-        assert done.returncode == 0, done.stderr
-        page = [m for m in server.requests[-1]["messages"] if m["role"] == "tool"][-1]["content"]
+        page = read_on(server, workspace, db, ref_id, 3_000)
         assert f"3000\t{expected[2_999]}" in page and f"3001\t{expected[3_000]}" in page
 
         async def reopened() -> None:

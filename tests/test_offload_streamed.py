@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import re
-import threading
 from pathlib import Path
 
 import pytest
@@ -18,9 +16,13 @@ from agent_tui.store import open_store
 from agent_tui.store.kept import KeptEnds
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import make_config, of_type
-from tests.support.cli import flags, run_cli
-from tests.support.offload import big_lines, random_output, wait_for, wait_until
-from tests.support.signals import start_cli
+from tests.support.offload import (
+    big_lines,
+    kill_when_the_request_arrives,
+    random_output,
+    read_on,
+    turn_with_compression_held,
+)
 
 
 @pytest.fixture
@@ -36,28 +38,10 @@ class TestStreamedSendFirst:
         still reaches the server: nothing of its storage waits for compression. Then the
         output is whole by its ref, the view sent is the store's, and recall finds it."""
         svc = await build_services(make_config(server, tmp_path / "a.db"), workspace=workspace)
-        gate = threading.Event()
-        pool = svc.store.results._pool
-        blockers = [pool.submit(gate.wait, 300) for _ in range(2)]
+        server.enqueue(Reply(tool_calls=[("bash", {"command": "cat big.log"})]), Reply(text="done"))
         try:
-            server.enqueue(Reply(tool_calls=[("bash", {"command": "cat big.log"})]), Reply(text="done"))
             session = await svc.new_session(yes=True)
-            events: list[ev.AgentEvent] = []
-
-            async def drive() -> None:
-                async for event in session.run_turn("show the log"):
-                    events.append(event)
-
-            turn = asyncio.create_task(drive())
-            arrived = await wait_until(lambda: len(server.requests) >= 2 or turn.done(), 30)
-            gate.set()
-            await turn
-            assert arrived and len(server.requests) == 2, "the next request waited for compression"
-        finally:
-            gate.set()
-            for blocker in blockers:
-                blocker.result()
-        try:
+            events = await turn_with_compression_held(svc, session, "show the log", server)
             ref = of_type(events, ev.ToolCallFinished)[0].ref
             assert ref is not None
             assert await svc.store.results.get_text(ref) == "".join(f"{line}\n" for line in big_log)
@@ -157,26 +141,8 @@ class TestCrashAfterStreamedRequest:
         reopening the output is whole and found by recall."""
         db = tmp_path / "k.db"
         server.enqueue(Reply(tool_calls=[("bash", {"command": "cat big.log"})]), Reply(hang=True))
-        proc = start_cli(["run", "show the log", "--yes", *flags(server, db)], workspace)
-        try:
-            arrived = wait_for(lambda: len(server.requests) >= 2 or proc.poll() is not None, 60)
-            proc.kill()
-            proc.communicate(timeout=30)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-        assert arrived and len(server.requests) == 2, "the request carrying the output never came"
-        sent = [m for m in server.requests[1]["messages"] if m["role"] == "tool"][0]["content"]
-        ref_id = re.search(r"stored whole as ref (r_[0-9a-f]+)", sent).group(1)
-
-        server.clear_queue()
-        server.enqueue(
-            Reply(tool_calls=[("read_result", {"ref_id": ref_id, "offset": 30_000, "limit": 2})]),
-            Reply(text="seen"),
-        )
-        done = run_cli(["run", "read on", "--continue", *flags(server, db)], workspace)
-        assert done.returncode == 0, done.stderr
-        page = [m for m in server.requests[-1]["messages"] if m["role"] == "tool"][-1]["content"]
+        ref_id = kill_when_the_request_arrives(server, workspace, db, "show the log")
+        page = read_on(server, workspace, db, ref_id, 30_000)
         assert f"30000\t{big_log[29_999]}" in page and f"30001\t{big_log[30_000]}" in page
 
         async def reopened() -> None:

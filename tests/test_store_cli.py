@@ -99,6 +99,31 @@ class TestSessionsCommand:
         assert imported.exit_code == 0 and session_id in imported.output
         assert ref_id in run("blobs", "list", "--db", str(db)).output
 
+    def test_import_leaves_the_declared_lookups_out_of_recall(self, tmp_path):
+        """`sessions import` indexes the transcript as an append does: a `recall` call's query
+        is not searchable afterwards (the command gives the store the tools' declared lookups),
+        a `bash` call's command is."""
+        db, out = tmp_path / "a.db", tmp_path / "s.json"
+
+        async def seed(store):
+            s = await store.sessions.create("/work/proj", "m")
+            calls = (
+                ToolCall("c1", "recall", '{"query": "zebra"}'),
+                ToolCall("c2", "bash", '{"command": "echo okapi"}'),
+            )
+            await store.sessions.append(s.id, [user("look"), assistant(None, calls)])
+            return s.id
+
+        session_id = filled(db, seed)
+        assert run("sessions", "export", session_id, "-o", str(out), "--db", str(db)).exit_code == 0
+        fresh = tmp_path / "b.db"
+        assert run("sessions", "import", str(out), "--db", str(fresh)).exit_code == 0
+
+        async def search(store):
+            return [len(await store.transcript.recall(word)) for word in ("zebra", "okapi")]
+
+        assert filled(fresh, search) == [0, 1]
+
     def test_unknown_session_one_line(self, seeded):
         """A missing session is a one-line error and exit 1, no traceback."""
         db, _, _ = seeded

@@ -128,3 +128,24 @@ def test_trust_question_lists_the_project_agents(workspace):
     trust.add(workspace)
     again = load_config(cwd=workspace, env={})
     assert again.config.provenance.project_agents and not again.ignored
+
+
+async def test_the_services_read_the_definitions_once_when_built(server, workspace, tmp_path):
+    """`build_services` reads the definitions in its one pass: they are there before any session
+    (nothing fills them on first use), and a broken file's notice is among the start-up notices
+    every front end shows."""
+    from agent_tui.compose.factory import build_services
+    from agent_tui.policy import trust
+    from tests.support.agent_fixtures import make_config
+
+    project_agents(workspace)
+    (workspace / ".claude" / "agents" / "broken.md").write_text("---\nname: broken\n")
+    trust.add(workspace)
+    config = make_config(server, tmp_path / "d.db", cwd=workspace)
+    assert config.provenance.project_agents
+    services = await build_services(config, workspace=workspace, start_mcp=False)
+    try:
+        assert set(services.definitions.agents) == {"alpha", "beta", "reader"}
+        assert any("broken.md not loaded" in line for line in services.notices)
+    finally:
+        await services.close()

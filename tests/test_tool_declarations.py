@@ -22,7 +22,6 @@ from agent_tui.context.compaction.calls import condensed_line, tool_kind
 from agent_tui.frontends.acp.translate import kind_of, title_of
 from agent_tui.hooks.spec import HookSpec
 from agent_tui.policy import claude_rules
-from agent_tui.store.conversation_index import LOOKUP_TOOLS, message_text
 from agent_tui.tools.approval_preview import build_preview, describe_call
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 from agent_tui.tools.context_tools import context_tools
@@ -183,6 +182,28 @@ class TestANewToolFromItsDeclaration:
         finally:
             await services.close()
 
+    async def test_recall_skips_the_calls_declared_as_lookups(self, server, workspace, tmp_path):
+        """The store the composition root opens leaves out of recall's index exactly the calls of
+        tools declared to look up the session: the built-in `recall` and the throwaway
+        `peek_outputs`, which no table names; any other call's arguments stay searchable."""
+        config = make_config(server, tmp_path / "r.db")
+        services = await build_services(config, workspace=workspace, start_mcp=False)
+        try:
+            store = services.store
+            info = await store.sessions.create(workspace, "m")
+            calls = [
+                ToolCall("c1", "recall", '{"query": "zebra"}'),
+                ToolCall("c2", "peek_outputs", '{"query": "walrus"}'),
+                ToolCall("c3", "bash", '{"command": "echo okapi"}'),
+            ]
+            asked = Message(role="assistant", content="", tool_calls=calls)
+            await store.sessions.append(info.id, [Message(role="user", content="look"), asked])
+            assert await store.transcript.recall("zebra") == []
+            assert await store.transcript.recall("walrus") == []
+            assert [hit.seq for hit in await store.transcript.recall("okapi")] == [2]
+        finally:
+            await services.close()
+
 
 def builtin_rule_tools() -> dict[str, tuple[str, ...]]:
     """The Claude rule table the built-ins' declarations give (other tests declare throwaways)."""
@@ -196,10 +217,11 @@ SERVER_TOOL_RULES = {"WebSearch": ("web_search",)}
 
 
 class TestTablesKnownBeforeAnyToolLoads:
-    """Config checks and the store's index run before any tool module is imported (a plain module
-    may import no layer, tests/test_import_graph.py), so they keep their own small table; each is
-    checked here against what the declarations say, so a tool that declares a Claude name, a path
-    argument or a lookup and is missing from the table fails by name."""
+    """Config checks run before any tool module is imported (a plain module may import no layer,
+    tests/test_import_graph.py), so Claude Code's rule names keep their own small table, checked
+    here against what the declarations say: a tool that declares a Claude name or a path argument
+    and is missing from the table fails by name. Recall's skipped calls need no table: whoever
+    opens the store passes the declared lookups (compose/factory.py `store_settings`)."""
 
     def test_claude_rules_cover_what_the_tools_declare(self):
         """`Read(...)`, `Edit(...)`, `Grep`…: each Claude rule name covers the tools whose
@@ -212,15 +234,6 @@ class TestTablesKnownBeforeAnyToolLoads:
         declared = [tool.spec for tool in every_builtin()]
         assert claude_rules.PATH_RULE_TOOLS == {s.name for s in declared if s.capabilities.path_args}
         assert claude_rules.DOMAIN_RULE_TOOLS == {s.name for s in declared if s.capabilities.kind == "fetch"}
-
-    def test_recall_skips_the_calls_declared_as_lookups(self):
-        """The index leaves out exactly the calls of tools declared to look up the session."""
-        declared = {tool.spec.name for tool in every_builtin() if tool.spec.capabilities.reads_session}
-        assert set(LOOKUP_TOOLS) == declared
-        asked = Message(
-            role="assistant", content="", tool_calls=[ToolCall("c", "recall", '{"query": "zebra"}')]
-        )
-        assert "zebra" not in message_text(asked)
 
     def test_a_new_tool_s_declaration_shows_in_the_derived_rules(self):
         """The throwaway editing tool's Claude name becomes a rule and joins Edit: the comparison

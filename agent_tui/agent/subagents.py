@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from agent_tui.agent import events as ev
-from agent_tui.agent.definitions import load_definitions
 from agent_tui.agent.envelope import Envelope, cut_answer
 from agent_tui.agent.subagent_turn import TASK, ChildTurn, envelope_for
 from agent_tui.agent.task_tool import TaskTool, describe
@@ -54,13 +53,13 @@ class ChildHost(Protocol):
     does not import the factory that builds it."""
 
     workspace: Path
-    definitions: Definitions | None
+    definitions: Definitions
 
     async def child_session(
         self,
         parent: AgentSession,
         *,
-        definition: Any = None,
+        definition: AgentDefinition | None = None,
         depth: int,
         title: str | None,
         history: list[Message],
@@ -108,15 +107,11 @@ class Subagents:
         self._started: dict[str, asyncio.Task[ToolRun]] = {}
         self._cancelled: dict[str, str] = {}
         """Envelopes of children cancelled mid-call, for the parent's closing tool results."""
-        self.notices: tuple[str, ...] = ()
-        """Definition files that could not be loaded (said once, by the app's first session)."""
 
     def adopt(self, session: AgentSession) -> None:
         """Called by the session that owns this manager, as it is built: it is the parent of the
-        manager's children. The first session of the app says which definition files could not
-        be loaded."""
+        manager's children."""
         self.parent = session
-        session.tell_later(self.notices)
 
     @property
     def may_spawn(self) -> bool:
@@ -320,14 +315,7 @@ def for_session(
 ) -> Subagents:
     """The session's manager; registers `task` when this depth may start children, and narrows
     the registry to `tool_names` (a definition's list can only take tools away)."""
-    definitions = services.definitions
-    first = definitions is None
-    if definitions is None:
-        definitions = load_definitions(services.workspace, include_project=config.provenance.project_agents)
-        services.definitions = definitions
-    agents = Subagents(services, config, definitions, depth=depth)
-    if first:
-        agents.notices = definitions.notices
+    agents = Subagents(services, config, services.definitions, depth=depth)
     if agents.may_spawn:
         registry.register(TaskTool(agents))
     if tool_names is not None:

@@ -89,6 +89,11 @@ def reads_session(name: str) -> bool:
     return found is not None and found.reads_session
 
 
+def session_lookups() -> frozenset[str]:
+    """Every declared tool that only looks up the session (recall leaves their calls unindexed)."""
+    return frozenset(name for name, capabilities in _declared.items() if capabilities.reads_session)
+
+
 def claude_rule_tools() -> dict[str, tuple[str, ...]]:
     """Claude Code's permission-rule names and the declared tools each covers: a tool's own
     Claude names, plus, as Claude Code documents, `Read` for every tool that reads files (a path

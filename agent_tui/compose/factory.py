@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_tui.agent.compactor import Compactor
+from agent_tui.agent.definitions import Definitions, load_definitions
 from agent_tui.agent.image_attach import reload_images, takes_images
 from agent_tui.agent.prompting import PromptAssembler
 from agent_tui.agent.session import AgentSession
@@ -39,7 +40,7 @@ from agent_tui.llm.preflight import cached_ratio
 from agent_tui.llm.provider import Provider, provider_of
 from agent_tui.llm.startup import preload
 from agent_tui.runtime import paths
-from agent_tui.store import SessionNotFound, Store, open_store
+from agent_tui.store import ConversationIndex, SessionNotFound, Store, StoreSettings, open_store
 from agent_tui.tools.background import BackgroundShells
 from agent_tui.tools.background_tools import background_tools
 from agent_tui.tools.base import Tool, ToolServices
@@ -48,12 +49,12 @@ from agent_tui.tools.diagnostics import LanguageServers, language_servers
 from agent_tui.tools.env import SessionEnv
 from agent_tui.tools.mcp import McpManager
 from agent_tui.tools.permissions import Approver, PermissionPolicy
-from agent_tui.tools.registry import ToolRegistry, builtin_tools
+from agent_tui.tools.registry import ToolRegistry, builtin_tools, session_lookups
 from agent_tui.tools.sandbox import Sandbox
 from agent_tui.tools.sandbox_setup import make_sandbox
 
 if TYPE_CHECKING:
-    from agent_tui.agent.definitions import AgentDefinition, Definitions
+    from agent_tui.agent.definitions import AgentDefinition
     from agent_tui.agent.session_port import SubagentSession
     from agent_tui.base.messages import Message
 
@@ -75,6 +76,9 @@ class AppServices:
     config: Config
     store: Store
     workspace: Path
+    definitions: Definitions
+    """The sub-agent definitions (agent/definitions.py), read in `build_services`: every session
+    and child of the app chooses among the same ones."""
     extra_tools: list[Tool] = field(default_factory=list)
     """Tools beyond the built-ins (MCP servers' tools), shared by every session."""
     mcp: McpManager | None = None
@@ -88,11 +92,10 @@ class AppServices:
     sandbox: Sandbox | None = None
     """The command sandbox (tools/sandbox.py), probed in `build_services`; its mode is shared
     by every session, so /sandbox switches it for all tabs at once."""
-    definitions: Definitions | None = None
-    """The sub-agent definitions (agent/definitions.py Definitions), read at the first session."""
     language_servers: LanguageServers | None = None
-    """The workspace's language servers (tools/diagnostics.py), made at the first session and
-    shared by every session and sub-agent: a child's edits get diagnostics too."""
+    """The workspace's language servers (tools/diagnostics.py; None when `[diagnostics]` is off),
+    made in `build_services` (each starts on the first edit in its language) and shared by every
+    session and sub-agent: a child's edits get diagnostics too."""
 
     def start_mcp(self) -> McpManager | None:
         """Launch the configured MCP servers in the background (idempotent, returns at once).
@@ -263,10 +266,6 @@ class AppServices:
             extra_sections=sections or (),
             status_sources=[shells],
         )
-        if self.language_servers is None:  # one set per app, shared by every session and sub-agent
-            self.language_servers = language_servers(
-                self.workspace, cfg.diagnostics, self.sandbox, tuple(cfg.tools.env_passthrough)
-            )
         chat_summarizer = ProviderSummarizer(provider)
         summarizer = summary_provider(
             cfg, chat_summarizer, provider_of(model), key_env, keyed, timing, p.transport
@@ -336,6 +335,12 @@ class AppServices:
         return HookRunner(self.hooks, self.workspace, session_id, TranscriptExport(self.store, session_id))
 
 
+def store_settings(config: Config) -> StoreSettings:
+    """How every front end opens the store: the user's search budget, and the calls recall leaves
+    out, from the tools' declarations (the store cannot read them: it sits below the tools)."""
+    return StoreSettings(config.tools.search_timeout, ConversationIndex(session_lookups))
+
+
 async def build_services(
     config: Config,
     *,
@@ -348,20 +353,24 @@ async def build_services(
     Configured MCP servers start in the background (`await services.mcp_ready()` to wait).
     `warm_http=False` leaves the HTTP client's loading to the caller (the TUI: frontends/tui/warmup.py)."""
     preload(http=warm_http)  # loads while the store opens (llm/startup.py)
-    store = await open_store(db_path_for(config, db_path))
-    store.results.search_timeout = store.transcript.search_timeout = config.tools.search_timeout
+    store = await open_store(db_path_for(config, db_path), store_settings(config))
     where = (workspace or Path.cwd()).resolve()
     trusted = config.provenance.folder_trusted
     hooks = load_hooks(where, trusted=trusted)
     skills = discover_skills(where, trusted)
+    definitions = load_definitions(where, include_project=config.provenance.project_agents)
+    sandbox = await make_sandbox(config, where)
+    passthrough = tuple(config.tools.env_passthrough)
     services = AppServices(
         config=config,
         store=store,
         workspace=where,
-        sandbox=await make_sandbox(config, where),
+        definitions=definitions,
+        sandbox=sandbox,
+        language_servers=language_servers(where, config.diagnostics, sandbox, passthrough),
         hooks=hooks,
         skills=skills,
-        notices=[*hooks.notices, *skills.notices],
+        notices=[*hooks.notices, *skills.notices, *definitions.notices],
     )
     if start_mcp:
         services.start_mcp()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.llm import anthropic_request, http_anthropic, http_openai
@@ -29,6 +30,22 @@ Memo = http_openai.EncodedMessages | anthropic_request.EncodedTurns
 
 OffLoop = Callable[[Callable[[], list[bytes]], int], Awaitable[list[bytes]]]
 """Runs an encoder, in a thread when it has much to encode (llm/direct.py's `_off_loop`)."""
+
+
+@dataclass(frozen=True)
+class Body:
+    """What one request's body says, in whichever format it is encoded."""
+
+    route: Route
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]] | None
+    max_tokens: int | None
+    stream: bool
+    extra: dict[str, Any]
+
+    def parts(self) -> tuple[str, list[dict[str, Any]], list[dict[str, Any]] | None, int | None]:
+        """The encoders' leading arguments: model, messages, tools, reply limit."""
+        return self.route.model, self.messages, self.tools, self.max_tokens
 
 
 class WireFormat:
@@ -76,6 +93,12 @@ class DirectFormat(WireFormat):
         off_loop: OffLoop,
     ) -> list[bytes]:
         """The body as chunks whose concatenation is the JSON."""
+        build, fresh = self.builder(Body(route, messages, tools, max_tokens, stream, extra), memo)
+        return await off_loop(build, fresh)
+
+    def builder(self, body: Body, memo: Memo | None) -> tuple[Callable[[], list[bytes]], int]:
+        """The encoder of `body` in this format, reusing what `memo` holds of the last request, and
+        how many messages it has still to encode (what decides whether it runs in a thread)."""
         raise NotImplementedError
 
     def events(self, response: Any, clock: Clock) -> AsyncIterator[StreamEvent]:
@@ -95,34 +118,20 @@ class OpenAIFormat(DirectFormat):
     def memo(self) -> Memo:
         return http_openai.EncodedMessages()
 
-    async def encode(
-        self,
-        route: Route,
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]] | None,
-        max_tokens: int | None,
-        *,
-        stream: bool,
-        extra: dict[str, Any],
-        memo: Memo | None,
-        off_loop: OffLoop,
-    ) -> list[bytes]:
+    def builder(self, body: Body, memo: Memo | None) -> tuple[Callable[[], list[bytes]], int]:
         encoded = memo if isinstance(memo, http_openai.EncodedMessages) else None
-        plan = encoded.plan(messages) if encoded is not None else None
-        fresh = len(messages) - (plan[1] if plan is not None else 0)
+        plan = encoded.plan(body.messages) if encoded is not None else None
+        fresh = len(body.messages) - (plan[1] if plan is not None else 0)
         build = functools.partial(
             http_openai.encode,
-            route.model,
-            messages,
-            tools,
-            max_tokens,
-            stream=stream,
-            provider=route.provider,
-            extra=extra,
+            *body.parts(),
+            stream=body.stream,
+            provider=body.route.provider,
+            extra=body.extra,
             memo=encoded,
             plan=plan,
         )
-        return await off_loop(build, fresh)
+        return build, fresh
 
     def events(self, response: Any, clock: Clock) -> AsyncIterator[StreamEvent]:
         return http_openai.events(response, clock)
@@ -143,33 +152,20 @@ class AnthropicFormat(DirectFormat):
     def memo(self) -> Memo:
         return anthropic_request.EncodedTurns()
 
-    async def encode(
-        self,
-        route: Route,
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]] | None,
-        max_tokens: int | None,
-        *,
-        stream: bool,
-        extra: dict[str, Any],
-        memo: Memo | None,
-        off_loop: OffLoop,
-    ) -> list[bytes]:
+    def builder(self, body: Body, memo: Memo | None) -> tuple[Callable[[], list[bytes]], int]:
         turns = memo if isinstance(memo, anthropic_request.EncodedTurns) else None
-        plan = turns.plan(messages) if turns is not None else None
+        plan = turns.plan(body.messages) if turns is not None else None
         build = functools.partial(
             anthropic_request.encode,
-            route.model,
-            messages,
-            tools,
-            max_tokens,
-            stream=stream,
-            extra=extra,
+            *body.parts(),
+            stream=body.stream,
+            extra=body.extra,
             memo=turns,
             plan=plan,
         )
+        messages = body.messages
         unreused = turns.unreused(messages, plan) if turns is not None and plan is not None else len(messages)
-        return await off_loop(build, unreused)
+        return build, unreused
 
     def events(self, response: Any, clock: Clock) -> AsyncIterator[StreamEvent]:
         return http_anthropic.events(response, clock)

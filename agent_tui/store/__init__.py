@@ -15,12 +15,15 @@ from __future__ import annotations
 
 import logging
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent_tui.base.bounded_regex import DEFAULT_BUDGET
 from agent_tui.runtime import paths
 from agent_tui.store.background_log import BackgroundLog
 from agent_tui.store.checkpoints import CheckpointStore
 from agent_tui.store.conversation import TranscriptStore
+from agent_tui.store.conversation_index import ConversationIndex
 from agent_tui.store.db import Database, open_database
 from agent_tui.store.errors import (
     BadPattern,
@@ -46,6 +49,7 @@ __all__ = [
     "BadPattern",
     "BadRef",
     "BlobInfo",
+    "ConversationIndex",
     "CorruptDatabase",
     "GcReport",
     "LineRangeError",
@@ -61,6 +65,7 @@ __all__ = [
     "SessionStore",
     "Store",
     "StoreError",
+    "StoreSettings",
     "TranscriptStore",
     "build_uri",
     "open_store",
@@ -68,23 +73,34 @@ __all__ = [
 ]
 
 
+@dataclass(frozen=True)
+class StoreSettings:
+    """What the opener knows that the store cannot: the user's search budget and, from the tools'
+    declarations (the store sits below the tools), which calls recall leaves out."""
+
+    search_timeout: float = DEFAULT_BUDGET
+    """Seconds one grep over an output or a transcript range may take ([tools] search_timeout)."""
+    index: ConversationIndex = field(default_factory=ConversationIndex)
+
+
 class Store:
     """Sessions and results over one database connection."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, settings: StoreSettings | None = None) -> None:
+        settings = settings or StoreSettings()
         self.db = db
         self.path: Path = db.path
         # Two threads compress chunks while the connection's thread inserts earlier ones.
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="agent-tui-store")
-        self.results = ResultStore(db, self._pool)
-        self.sessions = SessionStore(db, self.results.indexer, self.results.spool)
+        self.results = ResultStore(db, self._pool, settings.search_timeout)
+        self.sessions = SessionStore(db, self.results.indexer, self.results.spool, settings.index)
         self.checkpoints = CheckpointStore(db)
         self.leases = LeaseStore(db)
         self.background = BackgroundLog(db)
         """Background commands per session (told to a resumed session when they were lost)."""
         self.side = SideStore(db)
         """Each session's task list and pins (kept beside the conversation)."""
-        self.transcript = TranscriptStore(db)
+        self.transcript = TranscriptStore(db, settings.search_timeout)
         """Transcript ranges (`m_12-340`) read and grepped, and recall over the conversation."""
         self._closed = False
 
@@ -105,10 +121,12 @@ class Store:
         await self.close()
 
 
-async def open_store(path: str | Path | None = None) -> Store:
-    """Open the database at `path` (default: the user data dir), creating and migrating it."""
-    db = await open_database(Path(path) if path is not None else paths.default_db_path())
-    store = Store(db)
+async def open_store(path: str | Path | None = None, settings: StoreSettings | None = None) -> Store:
+    """Open the database at `path` (default: the user data dir), creating and migrating it.
+    Without `settings` (a test, a tool that only reads): the default budget, every call indexed."""
+    settings = settings or StoreSettings()
+    db = await open_database(Path(path) if path is not None else paths.default_db_path(), settings.index)
+    store = Store(db, settings)
     try:
         await store.results.spool.resume()
         # Whatever an earlier run left unindexed: on the indexer's own connection, at idle.

@@ -96,9 +96,9 @@ class ResolvedRange:
 class TranscriptStore:
     """Reads and searches the transcripts of every session."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, search_timeout: float = DEFAULT_BUDGET) -> None:
         self.db = db
-        self.search_timeout = DEFAULT_BUDGET
+        self.search_timeout = search_timeout
         """Seconds one grep over a range may spend on regex work ([tools] search_timeout)."""
 
     async def resolve(self, text: str, session_id: str | None = None) -> ResolvedRange:

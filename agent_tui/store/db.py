@@ -29,6 +29,7 @@ import aiosqlite
 
 from agent_tui.runtime import paths
 from agent_tui.store.chunks import inflate_text
+from agent_tui.store.conversation_index import ConversationIndex
 from agent_tui.store.errors import CorruptDatabase, StoreError
 from agent_tui.store.health import quick_check
 from agent_tui.store.schema import APPLICATION_ID, MIGRATIONS, migrate, user_version
@@ -230,8 +231,9 @@ def _tighten(path: Path) -> None:
             pass
 
 
-async def open_database(path: Path) -> Database:
-    """Open (creating and migrating as needed) the database at `path`."""
+async def open_database(path: Path, index: ConversationIndex | None = None) -> Database:
+    """Open (creating and migrating as needed) the database at `path`. `index`: how a migration
+    that rebuilds recall's index fills it (default: every call indexed; a fresh file has none)."""
     path = Path(path).expanduser().absolute()
     _prepare_location(path)
     try:
@@ -254,7 +256,7 @@ async def open_database(path: Path) -> Database:
         # loss can drop the last few, and never corrupts the file.
         await conn.execute("PRAGMA synchronous = NORMAL")
         await conn.execute("PRAGMA foreign_keys = ON")
-        await migrate(conn, path)
+        await migrate(conn, path, index or ConversationIndex())
         _tighten(path)
     except sqlite3.OperationalError as exc:
         await conn.close()

@@ -44,7 +44,7 @@ KEPT_OUTPUTS = 4
 class ResultStore:
     """Tool outputs of every session, chunked and compressed, searchable by recall."""
 
-    def __init__(self, db: Database, pool: Executor) -> None:
+    def __init__(self, db: Database, pool: Executor, search_timeout: float = DEFAULT_BUDGET) -> None:
         self.db = db
         self._pool = pool
         self.chunk_size = CHUNK_SIZE
@@ -52,8 +52,8 @@ class ResultStore:
         self.indexer = Indexer(db)
         self.spool = Spool(db, pool, self.indexer, CHUNK_SIZE)
         """Big outputs from memory whose chunks are still to be written."""
-        self.search_timeout = DEFAULT_BUDGET
-        """Seconds one grep may take ([tools] search_timeout, set by the factory)."""
+        self.search_timeout = search_timeout
+        """Seconds one grep may take ([tools] search_timeout, given by the opener)."""
         self._kept: dict[str, KeptEnds] = {}
         """The ends of the last few streamed outputs: their views need no read-back."""
         self._growing: dict[str, GrowingBlob] = {}

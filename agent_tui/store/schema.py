@@ -14,7 +14,7 @@ from pathlib import Path
 
 import aiosqlite
 
-from agent_tui.store.conversation_index import reindex_all
+from agent_tui.store.conversation_index import ConversationIndex
 from agent_tui.store.errors import NewerSchema
 
 log = logging.getLogger(__name__)
@@ -103,12 +103,12 @@ _INITIAL = [
 ]
 
 
-async def initial_schema(conn: aiosqlite.Connection) -> None:
+async def initial_schema(conn: aiosqlite.Connection, index: ConversationIndex) -> None:
     for statement in _INITIAL:
         await conn.execute(statement)
 
 
-async def file_checkpoints(conn: aiosqlite.Connection) -> None:
+async def file_checkpoints(conn: aiosqlite.Connection, index: ConversationIndex) -> None:
     """What write_file/edit_file replaced, per turn, so /undo can put it back."""
     await conn.execute("""CREATE TABLE file_checkpoints (
         id INTEGER PRIMARY KEY,
@@ -122,13 +122,13 @@ async def file_checkpoints(conn: aiosqlite.Connection) -> None:
     await conn.execute("CREATE INDEX file_checkpoints_turn ON file_checkpoints(session_id, turn_seq)")
 
 
-async def session_cost(conn: aiosqlite.Connection) -> None:
+async def session_cost(conn: aiosqlite.Connection, index: ConversationIndex) -> None:
     """What each session's replies cost; once any reply's price is unknown, so is the total."""
     await conn.execute("ALTER TABLE sessions ADD COLUMN cost REAL NOT NULL DEFAULT 0")
     await conn.execute("ALTER TABLE sessions ADD COLUMN cost_unknown INTEGER NOT NULL DEFAULT 0")
 
 
-async def transcript_recall(conn: aiosqlite.Connection) -> None:
+async def transcript_recall(conn: aiosqlite.Connection, index: ConversationIndex) -> None:
     """Recall over the conversation: user and assistant text and tool-call arguments of every
     transcript, indexed as messages are appended (and here, for the sessions already saved)."""
     # A content-bearing FTS table: chat text is small beside the outputs, and snippets then need
@@ -138,10 +138,10 @@ async def transcript_recall(conn: aiosqlite.Connection) -> None:
         """CREATE TRIGGER messages_unindex AFTER DELETE ON messages
         BEGIN DELETE FROM message_fts WHERE rowid = old.id; END"""
     )
-    await reindex_all(conn)
+    await index.reindex_all(conn)
 
 
-async def session_leases(conn: aiosqlite.Connection) -> None:
+async def session_leases(conn: aiosqlite.Connection, index: ConversationIndex) -> None:
     """Which process has a session open, so a second one cannot write into it (store/leases.py)."""
     await conn.execute("""CREATE TABLE session_leases (
         session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
@@ -150,20 +150,20 @@ async def session_leases(conn: aiosqlite.Connection) -> None:
         acquired REAL NOT NULL)""")
 
 
-async def session_parents(conn: aiosqlite.Connection) -> None:
+async def session_parents(conn: aiosqlite.Connection, index: ConversationIndex) -> None:
     """A sub-agent's session names the session whose `task` call started it (agent/subagents.py),
     so listings show the tree and recall searches a parent's children with it."""
     await conn.execute("ALTER TABLE sessions ADD COLUMN parent_session_id TEXT")
     await conn.execute("CREATE INDEX sessions_by_parent ON sessions(parent_session_id)")
 
 
-async def recall_stemming(conn: aiosqlite.Connection) -> None:
+async def recall_stemming(conn: aiosqlite.Connection, index: ConversationIndex) -> None:
     """Recall matches inflections (`deploying` finds `deployed`): both full-text indexes use the
     porter stemmer. The conversation's is rebuilt here (its text is small); the outputs' chunks
     are marked for the background indexer, which rebuilds theirs after the open."""
     await conn.execute("DROP TABLE message_fts")
     await conn.execute("CREATE VIRTUAL TABLE message_fts USING fts5(text, tokenize='porter unicode61')")
-    await reindex_all(conn)
+    await index.reindex_all(conn)
     await conn.execute("DROP TABLE blob_fts")
     await conn.execute(
         """CREATE VIRTUAL TABLE blob_fts USING fts5(
@@ -172,7 +172,7 @@ async def recall_stemming(conn: aiosqlite.Connection) -> None:
     await conn.execute("UPDATE blob_chunks SET indexed = 0 WHERE indexed = 1")
 
 
-async def background_commands(conn: aiosqlite.Connection) -> None:
+async def background_commands(conn: aiosqlite.Connection, index: ConversationIndex) -> None:
     """Background commands per session, so a resumed session is told which ended with the last
     process (store/background_log.py)."""
     await conn.execute("""CREATE TABLE background_commands (
@@ -188,13 +188,13 @@ async def background_commands(conn: aiosqlite.Connection) -> None:
         PRIMARY KEY (session_id, shell_id))""")
 
 
-async def forked_from(conn: aiosqlite.Connection) -> None:
+async def forked_from(conn: aiosqlite.Connection, index: ConversationIndex) -> None:
     """Which session (and which message of it) a fork continues (store/forks.py)."""
     await conn.execute("ALTER TABLE sessions ADD COLUMN forked_from TEXT")
     await conn.execute("ALTER TABLE sessions ADD COLUMN forked_at INTEGER")
 
 
-async def side_state(conn: aiosqlite.Connection) -> None:
+async def side_state(conn: aiosqlite.Connection, index: ConversationIndex) -> None:
     """The task list, the pins and the compaction records, kept beside the conversation
     (store/side_state.py). `IF NOT
     EXISTS`: a test re-runs the migrations from recall_stemming on on an older file."""
@@ -211,7 +211,7 @@ async def side_state(conn: aiosqlite.Connection) -> None:
         record TEXT NOT NULL)""")
 
 
-async def session_calibration(conn: aiosqlite.Connection) -> None:
+async def session_calibration(conn: aiosqlite.Connection, index: ConversationIndex) -> None:
     """What the session learned of its provider's tokenizer (agent/window.py), so a resumed
     session measures its own history as the provider counts it from the first figure. Checked
     first: a test re-runs the migrations from recall_stemming on on an older file."""
@@ -221,7 +221,9 @@ async def session_calibration(conn: aiosqlite.Connection) -> None:
         await conn.execute("ALTER TABLE sessions ADD COLUMN calibration TEXT")
 
 
-Migration = tuple[str, Callable[[aiosqlite.Connection], Awaitable[None]]]
+Migration = tuple[str, Callable[[aiosqlite.Connection, ConversationIndex], Awaitable[None]]]
+"""A step's name and what it does; the conversation index is what a step that (re)builds recall's
+index fills it by (which calls it leaves out comes from the opener)."""
 MIGRATIONS: list[Migration] = [
     ("initial_schema", initial_schema),
     ("file_checkpoints", file_checkpoints),
@@ -251,7 +253,7 @@ def check_version(version: int, path: Path) -> None:
         )
 
 
-async def migrate(conn: aiosqlite.Connection, path: Path) -> int:
+async def migrate(conn: aiosqlite.Connection, path: Path, index: ConversationIndex) -> int:
     """Apply the migrations this file lacks; return the resulting schema version."""
     check_version(await user_version(conn), path)
     while True:
@@ -263,7 +265,7 @@ async def migrate(conn: aiosqlite.Connection, path: Path) -> int:
                 await conn.execute("COMMIT")
                 return version
             name, apply = MIGRATIONS[version]
-            await apply(conn)
+            await apply(conn, index)
             await conn.execute("INSERT OR REPLACE INTO migrations VALUES (?, ?)", (name, time.time()))
             await conn.execute(f"PRAGMA user_version = {version + 1}")
             await conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")

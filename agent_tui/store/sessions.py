@@ -17,7 +17,7 @@ from pathlib import Path
 
 from agent_tui.base.messages import Message
 from agent_tui.base.user_command_text import typed_text
-from agent_tui.store.conversation_index import index_messages
+from agent_tui.store.conversation_index import ConversationIndex
 from agent_tui.store.db import Database
 from agent_tui.store.errors import SessionNotFound, StoreError
 from agent_tui.store.models import SessionInfo
@@ -44,11 +44,19 @@ def _title_from(messages: Sequence[Message]) -> str | None:
 class SessionStore:
     """Sessions of every project in one database."""
 
-    def __init__(self, db: Database, indexer: Indexer | None = None, spool: Spool | None = None) -> None:
+    def __init__(
+        self,
+        db: Database,
+        indexer: Indexer | None = None,
+        spool: Spool | None = None,
+        index: ConversationIndex | None = None,
+    ) -> None:
         self.db = db
         self._indexer = indexer
         self._spool = spool
         """Outputs whose chunks are still being written: an export waits for them."""
+        self._index = index or ConversationIndex()
+        """What recall indexes of each appended or imported message."""
 
     async def create(
         self, project: str | Path, model: str | None, title: str | None = None, parent_id: str | None = None
@@ -163,7 +171,7 @@ class SessionStore:
                 ],
             )
             # Searchable by recall from the moment it is stored, in the same transaction.
-            await index_messages(conn, session_id, zip(numbers, messages, strict=True))
+            await self._index.add(conn, session_id, zip(numbers, messages, strict=True))
             await conn.execute(
                 "UPDATE sessions SET updated = ?, message_count = message_count + ?, "
                 "tokens = tokens + ?, title = coalesce(title, ?) WHERE id = ?",
@@ -320,7 +328,7 @@ class SessionStore:
 
     async def import_(self, path: Path) -> SessionInfo:
         """Load a file written by `export` (ids kept, so refs in it still resolve)."""
-        session_id = await import_session(self.db, Path(path))
+        session_id = await import_session(self.db, Path(path), self._index)
         if self._indexer is not None:
             self._indexer.kick()
         return await self.get(session_id)

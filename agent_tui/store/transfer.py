@@ -20,7 +20,7 @@ from typing import Any, TextIO
 
 from agent_tui.base.messages import Message
 from agent_tui.store.chunks import CHUNK_SIZE, decompress
-from agent_tui.store.conversation_index import index_messages
+from agent_tui.store.conversation_index import ConversationIndex
 from agent_tui.store.db import Database
 from agent_tui.store.errors import StoreError
 from agent_tui.store.models import SessionInfo
@@ -162,7 +162,7 @@ async def _imported_time(conn: Any, project: str, claimed: float) -> float:
     return min(when, float(newest) - 0.001) if newest is not None else when
 
 
-async def import_session(db: Database, path: Path) -> str:
+async def import_session(db: Database, path: Path, index: ConversationIndex) -> str:
     """Insert the exported session; return its id. Refuses ids already in the database."""
     data = _load(path.expanduser())
     try:
@@ -222,9 +222,7 @@ async def import_session(db: Database, path: Path) -> str:
                     for m in messages
                 ],
             )
-            await index_messages(
-                conn, session_id, [(m["seq"], Message.from_json(m["message"])) for m in messages]
-            )
+            await index.add(conn, session_id, [(m["seq"], Message.from_json(m["message"])) for m in messages])
             for snap in data.get("snapshots", []):
                 await conn.execute(
                     "INSERT INTO session_snapshots (session_id, messages, token_count, "

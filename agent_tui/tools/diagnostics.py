@@ -18,10 +18,14 @@ import logging
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from agent_tui.tools.env import scrubbed
 from agent_tui.tools.lsp_client import Diagnostic, LspClient
+
+if TYPE_CHECKING:
+    from agent_tui.config.schema import DiagnosticsSettings
+    from agent_tui.tools.sandbox import Sandbox
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +45,10 @@ MAX_SHOWN = 20
 
 
 def language_servers(
-    workspace: Path, settings: Any, sandbox: Any = None, passthrough: tuple[str, ...] = ()
+    workspace: Path,
+    settings: DiagnosticsSettings,
+    sandbox: Sandbox | None = None,
+    passthrough: tuple[str, ...] = (),
 ) -> LanguageServers | None:
     """The workspace's servers as `[diagnostics]` says (None when turned off), walled in by
     `sandbox` (tools/sandbox.py Sandbox) while it is on, with bash's environment: the user's
@@ -63,7 +70,7 @@ class LanguageServers:
     root: Path
     timeout: float = 5.0
     enabled: bool = True
-    sandbox: Any = None
+    sandbox: Sandbox | None = None
     """The app's command sandbox: a server starts inside it while it is on."""
     passthrough: tuple[str, ...] = ()
     """Secret-looking variables the user lets commands have (tools/env.py)."""
@@ -115,9 +122,10 @@ class LanguageServers:
         if command is None:
             return None
         argv = [shutil.which(command[0]) or command[0], *command[1:]]
-        walled = self.sandbox is not None and self.sandbox.active
-        if walled:
-            argv = await asyncio.to_thread(self.sandbox.wrap, argv, cwd=self.root, network=False)
+        sandbox = self.sandbox
+        walled = sandbox is not None and sandbox.active
+        if sandbox is not None and walled:
+            argv = await asyncio.to_thread(sandbox.wrap, argv, cwd=self.root, network=False)
 
         env = scrubbed(self.passthrough)[0]  # a command like bash: no keys of the user's
         client = LspClient(argv, self.root, language_id, watch_parent=not walled, env=env)

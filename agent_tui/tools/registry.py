@@ -14,6 +14,7 @@ import logging
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from agent_tui.base import tool_decl
 from agent_tui.tools.background_tools import background_tools
 from agent_tui.tools.base import Tool, ToolContext, ToolOutput, ToolSpec
 from agent_tui.tools.bash import BashTool
@@ -210,3 +211,10 @@ def declare_builtins() -> None:
     for readers of a stored transcript (the editor's replay) that name tools no registry built."""
 
     ToolRegistry([*builtin_tools(), *context_tools(), *background_tools(), ToolSearchTool()])
+
+
+def session_lookups() -> frozenset[str]:
+    """Every declared tool that only looks up the session, the built-ins among them: the calls
+    recall leaves out of its index (the opener of the store passes this, store/conversation_index.py)."""
+    declare_builtins()
+    return tool_decl.session_lookups()

@@ -18,7 +18,7 @@ from acp import PROTOCOL_VERSION, RequestError
 from acp import schema as s
 
 from agent_tui import __version__
-from agent_tui.compose.factory import build_services, db_path_for
+from agent_tui.compose.factory import build_services, db_path_for, store_settings
 from agent_tui.config import ConfigError, load_config
 from agent_tui.frontends.acp.images import editor_images
 from agent_tui.frontends.acp.live import LiveSession, prompt_text, with_editor_mcp
@@ -109,7 +109,7 @@ class AgentTuiAgent:
         except StoreError as exc:
             raise RequestError.internal_error({"details": str(exc)}) from None
         live = LiveSession(services, self.client, self.client_capabilities)
-        live.pending_notices = [*loaded.notices, *skipped]
+        live.pending_notices = [*loaded.notices, *skipped, *services.notices]
         if services.sandbox is not None and services.sandbox.notice:
             live.pending_notices.append(services.sandbox.notice)
         try:
@@ -146,7 +146,7 @@ class AgentTuiAgent:
         folder = Path(cwd).expanduser().resolve() if cwd else None
         try:
             config = load_config(overrides=self.overrides, cwd=folder).config
-            store = await open_store(db_path_for(config, self.db))
+            store = await open_store(db_path_for(config, self.db), store_settings(config))
         except (ConfigError, StoreError) as exc:
             raise RequestError.internal_error({"details": str(exc)}) from None
         try:

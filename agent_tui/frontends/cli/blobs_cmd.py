@@ -152,12 +152,11 @@ def grep(
     budget = timeout
 
     async def work(store: Store) -> str:
-        store.results.search_timeout = store.transcript.search_timeout = budget
         if is_range(ref):
             return await store.transcript.grep(ref, pattern, context, max_bytes=1 << 30)
         return await store.results.grep(ref, pattern, context, max_matches=max_matches, max_bytes=1 << 30)
 
-    text = run_with_store(db, work)
+    text = run_with_store(db, work, search_timeout=budget)
     echo_visible(text)
     if "[search stopped after" in text or text.startswith("[no match of"):
         raise typer.Exit(1)

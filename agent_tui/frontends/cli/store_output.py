@@ -38,17 +38,29 @@ def resolve_db(db: Path | None) -> Path:
     return default_db_path()
 
 
-def run_with_store(db: Path | None, work: Callable[[Store], Awaitable[T]]) -> T:
-    """Open the store, run `work`, close it; any store failure becomes one line and exit 1."""
+def _session_lookups() -> frozenset[str]:
+    # lazy: start-up — only an import or a migration indexes messages; a listing loads no tool
+    from agent_tui.tools.registry import session_lookups
+
+    return session_lookups()
+
+
+def run_with_store(
+    db: Path | None, work: Callable[[Store], Awaitable[T]], search_timeout: float | None = None
+) -> T:
+    """Open the store, run `work`, close it; any store failure becomes one line and exit 1.
+    `search_timeout`: a grep's budget (default: the store's own)."""
     import sqlite3
 
     # lazy: start-up — the `sessions` and `blobs` commands' --help must not load the store
-    from agent_tui.store import StoreError, open_store
+    from agent_tui.store import ConversationIndex, StoreError, StoreSettings, open_store
 
     path = resolve_db(db)
+    index = ConversationIndex(_session_lookups)
+    settings = StoreSettings(index=index) if search_timeout is None else StoreSettings(search_timeout, index)
 
     async def main() -> T:
-        store = await open_store(path)
+        store = await open_store(path, settings)
         try:
             return await work(store)
         finally:

@@ -16,35 +16,32 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from agent_tui.core.driver import ends
 from agent_tui.frontends.tui.slash import custom_sources
 from agent_tui.frontends.tui.transcript import OutputEntry
+from agent_tui.frontends.tui.widgets.tab_parts import SessionTab
 
 if TYPE_CHECKING:
     from textual.app import App
     from textual.notifications import SeverityLevel
     from textual.screen import Screen
-    from textual.worker import Worker
 
     from agent_tui.agent.events import AgentEvent
     from agent_tui.agent.session import AgentSession
     from agent_tui.compose.factory import AppServices
     from agent_tui.config import Config
     from agent_tui.context.budget import ContextBudget
-    from agent_tui.core.driver import SessionDriver
     from agent_tui.core.ops import Op
     from agent_tui.extensions.commands import CustomCommand
     from agent_tui.frontends.tui.command_host import AppActions
     from agent_tui.frontends.tui.transcript import Entry, Level
-    from agent_tui.frontends.tui.widgets.chat import ChatPane
-    from agent_tui.frontends.tui.widgets.meter import ContextMeter
     from agent_tui.frontends.tui.widgets.prompt import PromptInput
     from agent_tui.frontends.tui.widgets.tab_opening import TabOpener
 
 T = TypeVar("T")
 
 
-class HostedTab(Protocol):
-    """What the commands use of `SessionView`: its session, widgets and the work it starts."""
+class HostedTab(SessionTab, Protocol):
+    """What the commands use of `SessionView`: beside what every collaborator reaches, its
+    session, prompt and app, and the work a command starts."""
 
-    services: AppServices | None
     actions: AppActions
 
     @property
@@ -52,32 +49,12 @@ class HostedTab(Protocol):
     @property
     def session(self) -> AgentSession | None: ...
     @property
-    def driver(self) -> SessionDriver: ...
-    @property
     def title(self) -> str: ...
     @property
     def busy(self) -> bool: ...
     @property
-    def budget(self) -> ContextBudget | None: ...
-    @budget.setter
-    def budget(self, value: ContextBudget | None) -> None: ...
-    @property
-    def chat(self) -> ChatPane: ...
-    @property
     def prompt(self) -> PromptInput: ...
-    @property
-    def meter(self) -> ContextMeter: ...
     def call_later(self, callback: Any, *args: Any, **kwargs: Any) -> bool: ...
-    def run_worker(
-        self,
-        work: Any,
-        *,
-        name: str | None = "",
-        group: str = "default",
-        exclusive: bool = False,
-        exit_on_error: bool = True,
-    ) -> Worker[Any]: ...
-    def rename(self, title: str, *, named: bool = False) -> None: ...
     async def send(self, text: str) -> None: ...
     async def start_compact(self, instructions: str | None) -> None: ...
     async def start_review(self, base: str | None) -> None: ...

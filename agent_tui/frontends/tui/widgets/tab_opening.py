@@ -26,6 +26,7 @@ from agent_tui.frontends.tui.widgets.mode_line import ModeLine
 from agent_tui.frontends.tui.widgets.prompt import PromptArea
 from agent_tui.frontends.tui.widgets.status import NoModelPanel
 from agent_tui.frontends.tui.widgets.status_line import StatusLineBar
+from agent_tui.frontends.tui.widgets.tab_parts import SessionTab
 from agent_tui.hooks.status_line import find_command
 from agent_tui.runtime import instrument
 from agent_tui.store.leases import SessionBusy
@@ -36,45 +37,21 @@ if TYPE_CHECKING:
 
     from agent_tui.agent.session import AgentSession
     from agent_tui.compose.factory import AppServices
-    from agent_tui.context.budget import ContextBudget
-    from agent_tui.core.driver import SessionDriver
     from agent_tui.frontends.tui.command_host import TabCommandHost
-    from agent_tui.frontends.tui.widgets.chat import ChatPane
-    from agent_tui.frontends.tui.widgets.meter import ContextMeter
 
 W = TypeVar("W", bound="Widget")
 
 
-class OpeningTab(Protocol):
-    """What opening uses of `SessionView`: the session it holds, its widgets, its commands' host."""
+class OpeningTab(SessionTab, Protocol):
+    """What opening uses of `SessionView`: beside what every collaborator reaches, the session it
+    holds (opening sets it) and its commands' host."""
 
-    services: AppServices | None
     session: AgentSession | None
 
     @property
     def commands(self) -> TabCommandHost: ...
-    @property
-    def driver(self) -> SessionDriver: ...
-    @property
-    def chat(self) -> ChatPane: ...
-    @property
-    def meter(self) -> ContextMeter: ...
-    @property
-    def budget(self) -> ContextBudget | None: ...
-    @budget.setter
-    def budget(self, value: ContextBudget | None) -> None: ...
     def query_one(self, selector: type[W]) -> W: ...
     def call_after_refresh(self, callback: Any, *args: Any, **kwargs: Any) -> bool: ...
-    def run_worker(
-        self,
-        work: Any,
-        *,
-        name: str | None = "",
-        group: str = "default",
-        exclusive: bool = False,
-        exit_on_error: bool = True,
-    ) -> Worker[Any]: ...
-    def rename(self, title: str, *, named: bool = False) -> None: ...
     def begin(self, worker: Worker[None]) -> None: ...
     def tasks_changed(self) -> None: ...
 
