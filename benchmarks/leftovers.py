@@ -30,13 +30,20 @@ def with_env(marker: str) -> list[int]:
     return found
 
 
+HOMES = ("HOME", "CODEX_HOME", "AGENT_TUI_HOME", "CLAUDE_CONFIG_DIR")
+"""Where each agent keeps its state; the benchmark gives each round its own."""
+
+
+def round_markers(env: dict[str, str]) -> list[str]:
+    """The round's own homes as `NAME=value`: only those it set apart from this process's (an
+    agent run with this process's HOME would otherwise name every process of the user)."""
+    return [f"{name}={env[name]}" for name in HOMES if env.get(name) and env[name] != os.environ.get(name)]
+
+
 def end_leftovers(env: dict[str, str], grace: float = 2.0) -> int:
-    """End the process groups of every process still running with the round's home (`HOME`);
+    """End the process groups of every process still running with one of the round's own homes;
     SIGTERM, then SIGKILL after `grace` seconds. Returns how many processes were found."""
-    home = env.get("HOME")
-    if not home:
-        return 0
-    pids = with_env(f"HOME={home}")
+    pids = sorted({pid for marker in round_markers(env) for pid in with_env(marker)})
     groups = set()
     for pid in pids:
         try:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
-from leftovers import end_leftovers
+from leftovers import end_leftovers, round_markers
 
 
 def test_a_detached_daemon_with_the_rounds_home_is_ended(tmp_path):
@@ -31,3 +31,11 @@ def test_a_detached_daemon_with_the_rounds_home_is_ended(tmp_path):
         for proc in (daemon, bystander):
             proc.kill()
             proc.wait()
+
+
+def test_a_round_run_with_the_users_own_home_names_nothing():
+    """agent-tui's rounds keep the user's HOME (their own home is AGENT_TUI_HOME): that HOME
+    names every process of the user, this benchmark and its shell among them."""
+    env = {**os.environ, "AGENT_TUI_HOME": "/nonexistent/agent-tui-round"}
+    assert round_markers(env) == ["AGENT_TUI_HOME=/nonexistent/agent-tui-round"]
+    assert end_leftovers(env) == 0
