@@ -50,22 +50,25 @@ ReturnT = TypeVar("ReturnT")
 
 
 def relabel_tab(tabs: Tabs, tab: Tab, label: str) -> None:
-    """Give `tab` a new label without the underline's slide (it moves in the same frame)."""
+    """Give `tab` a new label without the underline's slide (it moves once the label is laid out)."""
     from textual.widgets._tabs import Underline
 
     with tab.prevent(Tab.Relabelled):
         tab.label = label
 
-    def underline_active() -> None:
+    def underline_active(rounds: int) -> None:
         active = tabs.active_tab
         if active is None or not tabs.is_mounted:
             return
+        span = active.virtual_region.shrink(active.styles.gutter)
+        if span.width != active.label.cell_length and rounds:
+            # The refresh that ran did not lay out the new label yet (another widget's came first).
+            tabs.call_after_refresh(underline_active, rounds - 1)
+            return
         underline = tabs.query_one(Underline)
-        underline.highlight_start, underline.highlight_end = active.virtual_region.shrink(
-            active.styles.gutter
-        ).column_span
+        underline.highlight_start, underline.highlight_end = span.column_span
 
-    tabs.call_after_refresh(underline_active)
+    tabs.call_after_refresh(underline_active, 5)
 
 
 PRIVATE_API: dict[type, tuple[str, ...]] = {
