@@ -44,6 +44,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from leftovers import end_leftovers
 from outputs import KINDS, make_output
 from peer_turns import chat_turns
 
@@ -288,6 +289,7 @@ def tui_round(agent: Agent, work: Path, window: float = 5.0) -> None:
         cpu = _tree_cpu(pid)
     finally:
         subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True)
+        end_leftovers(agent.env)  # Codex's `codex app-server` outlives its pane
     if drawn is not None:
         agent.add("tui_prompt", drawn)
     if meter is not None:
@@ -313,7 +315,10 @@ ROWS = [
 
 def chat_round(agent: Agent, server: Server, work: Path, turns: int) -> None:
     """Reply → drawn at turn 2 and at the last turn of a fresh chat in the agent's TUI."""
-    drawn = chat_turns(agent.tui_cmd, agent.env, agent.ready, server, work, turns)
+    try:
+        drawn = chat_turns(agent.tui_cmd, agent.env, agent.ready, server, work, turns)
+    finally:
+        end_leftovers(agent.env)
     if turns in drawn:
         agent.add("tui_turn", drawn[turns])
     else:

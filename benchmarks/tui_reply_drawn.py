@@ -63,11 +63,13 @@ async def bench(turns: int) -> tuple[dict[int, float], dict[int, float]]:
         cpu_answered[n] = time.clock_gettime(app_cpu)
         return Reply(text=f"Fixed the **total** for zq{n}x.")
 
-    original = chat_items.AgentItem.set_entry
+    # Where a reply's text reaches its widget: `update`, from `set_entry` while it streams and
+    # from the mount when the widget is mounted with its first text (both trees, for --base runs).
+    original = chat_items.AgentItem.update
 
-    def set_entry(item: chat_items.AgentItem, entry) -> None:  # type: ignore[no-untyped-def]
-        original(item, entry)
-        text = entry.text
+    def update(item: chat_items.AgentItem, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        original(item, *args, **kwargs)
+        text = item.entry.text
         if "zq" in text and text.rstrip().endswith("x."):
             n = int(text.split("zq")[-1].split("x")[0])
             if n not in drawn:
@@ -79,7 +81,7 @@ async def bench(turns: int) -> tuple[dict[int, float], dict[int, float]]:
 
                 item.call_after_refresh(stamp)
 
-    chat_items.AgentItem.set_entry = set_entry  # type: ignore[method-assign]
+    chat_items.AgentItem.update = update  # type: ignore[method-assign]
     with FakeOpenAI(window=400_000, responder=responder) as server, tempfile.TemporaryDirectory() as tmp:
         os.environ["AGENT_TUI_HOME"] = str(Path(tmp) / "home")
         workspace = Path(tmp) / "ws"
@@ -106,7 +108,7 @@ async def bench(turns: int) -> tuple[dict[int, float], dict[int, float]]:
                 while n not in drawn:
                     await pilot.pause()
             mounted.append(app.view.chat.mounted_count)
-    chat_items.AgentItem.set_entry = original  # type: ignore[method-assign]
+    chat_items.AgentItem.update = original  # type: ignore[method-assign]
     wall = {n: drawn[n] - answered[n] for n in drawn if n in answered}
     print(f"chat items mounted after turn {turns}: {mounted[0]}")
     return wall, {n: cpu_drawn[n] - cpu_answered[n] for n in wall}

@@ -24,7 +24,7 @@ THOUGHT = (
     "The user asks about the cart. First I should recall how totals are computed, then check "
     "whether quantities are multiplied in, and finally answer in one sentence."
 )
-HEADER = re.compile(r"▸ thought for \d+\.\d s · (\d+) tokens")
+HEADER = re.compile(r"▸ thought for (?:under )?\d+\.\d s · (\d+) tokens")
 
 
 @pytest.fixture

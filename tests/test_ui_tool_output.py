@@ -44,6 +44,20 @@ class TestCommandOutputInline:
             text = screen_text(app)
             assert "row-30" in text and "more lines" not in text  # unfolded: every line
 
+    async def test_a_long_output_counts_the_lines_of_the_whole_output(self, server, config, workspace):
+        """The line beside says "3 006 lines"; the fold under it counted only the in-context view
+        (head and tail of the output: "… 942 more lines"). Both count the whole output."""
+        server.enqueue(Reply(tool_calls=[("bash", {"command": "seq 1 3006"})]), Reply(text="counted"))
+        app = make_app(config, workspace)
+        async with app.run_test(size=(140, 24)) as pilot:
+            await settle(pilot)
+            await send(pilot, "count")
+            await until(pilot, lambda: "counted" in screen_text(app), what="the reply")
+            await settle(pilot)
+            text = screen_text(app)
+            assert "3 006 lines" in text
+            assert "… 3 002 more lines" in text, text
+
     async def test_bang_command_shows_what_it_printed(self, server, config, workspace):
         (workspace / "alpha.txt").write_text("a")
         (workspace / "beta.txt").write_text("b")

@@ -89,6 +89,22 @@ class TestTranscript:
         )
         assert entry.detail == "exit 1 · 2.1 s" and entry.state == "error"
 
+    def test_a_call_under_a_tenth_of_a_second_does_not_say_zero(self):
+        """A read that took 20 ms said "0.0 s"; a bash call's own status said it too, live and
+        resumed. Both say "under 0.1 s", as the compaction line does."""
+        from agent_tui.tools.bash_status import summary_from_status
+        from agent_tui.tools.process_group import format_seconds
+
+        call = ToolCall("c1", "read_file", '{"path": "a.py"}')
+        entry = tool_finished(
+            call, ref=None, is_error=False, summary="3 lines", view="a", duration=0.02, outcome="ok"
+        )
+        assert entry.detail == "3 lines · under 0.1 s"
+        status = f"[exit code 0 · {format_seconds(0.004)}]"
+        assert status == "[exit code 0 · under 0.1 s]"
+        assert summary_from_status(f"hello\n{status}") == "exit 0 · under 0.1 s"
+        assert formatting.duration(0.06) == "0.1 s" and format_seconds(0.06) == "0.1 s"
+
     def test_two_thousand_messages(self):
         """Entries for a 2 000-message history build without Textual, one per message, in
         order (how fast the session opens is benchmarks/tui.py's)."""

@@ -35,3 +35,8 @@ def human_size(n: int) -> str:
         if value < 1024 or unit == "GB":
             return f"{value:.1f} {unit}" if value < 10 else f"{round(value)} {unit}"
     raise AssertionError("unreachable: GB is the last unit")
+
+
+def seconds(value: float) -> str:
+    """`2.1 s`, and `under 0.1 s` where one decimal would say `0.0 s` (the call did take time)."""
+    return "under 0.1 s" if value < 0.05 else f"{value:.1f} s"

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 
-_EXIT = re.compile(r"^\[exit code (-?\d+) · ([0-9.]+ s)\]")
+_EXIT = re.compile(r"^\[exit code (-?\d+) · ((?:under )?[0-9.]+ s)\]")
 _TIMED_OUT = re.compile(r"^\[timed out after [^;\]]+; process group killed\]")
-_CAPPED = re.compile(r"^\[output passed max_output_bytes \(\d+ bytes\) after ([0-9.]+ s);")
+_CAPPED = re.compile(r"^\[output passed max_output_bytes \(\d+ bytes\) after ((?:under )?[0-9.]+ s);")
 
 
 def summary_from_status(content: str) -> str | None:

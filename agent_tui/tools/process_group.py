@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent_tui.base.units import seconds
 from agent_tui.runtime import children
 from agent_tui.tools.sandbox import BlockScan, Sandbox
 
@@ -118,8 +119,8 @@ class ExitWatch(asyncio.subprocess.SubprocessStreamProtocol):
         self.exited.set()
 
 
-def format_seconds(seconds: float) -> str:
-    return f"{seconds:.1f} s" if seconds < 100 else f"{seconds:.0f} s"
+def format_seconds(value: float) -> str:
+    return seconds(value) if value < 100 else f"{value:.0f} s"
 
 
 class OutputCap:

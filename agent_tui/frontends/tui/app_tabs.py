@@ -12,9 +12,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 from textual import work
-from textual.widgets import TabbedContent, TabPane
+from textual.widgets import TabbedContent, TabPane, Tabs
 
 from agent_tui.frontends.tui.screens.dialogs import ConfirmScreen
+from agent_tui.frontends.tui.textual_compat import relabel_tab
 from agent_tui.frontends.tui.widgets.session_view import SessionView
 
 if TYPE_CHECKING:
@@ -87,15 +88,16 @@ class SessionTabs(TabbedContent):
         self.host.refresh_topbar()
 
     def on_session_view_title_changed(self, event: SessionView.TitleChanged) -> None:
-        tab = self.get_tab(f"tab-{event.view.number}")
-        tab.label = tab_title(event.view, event.title)
+        self._relabel(event.view, event.title)
         self.host.refresh_topbar()
 
     def on_session_view_busy_changed(self, event: SessionView.BusyChanged) -> None:
         """A tab working in the background says so on its label (`2 ⋯ refactor`)."""
-        tab = self.get_tab(f"tab-{event.view.number}")
-        tab.label = tab_title(event.view, event.view.title)
+        self._relabel(event.view, event.view.title)
         self.host.refresh_topbar()  # a custom command's `model:` served the turn that just ended
+
+    def _relabel(self, view: SessionView, title: str) -> None:
+        relabel_tab(self.query_one(Tabs), self.get_tab(f"tab-{view.number}"), tab_title(view, title))
 
     def on_tabbed_content_tab_activated(self) -> None:
         view = self.view

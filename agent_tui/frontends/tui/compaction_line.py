@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent_tui.base.units import seconds
 from agent_tui.context.compaction.result import _distinct
 from agent_tui.context.compaction.strategies import LABELS, STRATEGIES
 
@@ -34,7 +35,7 @@ def compaction_line(result: Any, reason: str | None) -> str:
         return result.describe() if hasattr(result, "describe") else "Compacted."
     before, after = _distinct(result.tokens_before, result.tokens_after)
     labels = ", ".join(LABELS.get(s, s) for s in result.strategies)
-    took = "under 0.1 s" if result.duration < 0.05 else f"{result.duration:.1f} s"
+    took = seconds(result.duration)
     why = WHY.get(reason or "", reason or "")
     line = f"Compacted {before} → {after} tokens{f' {why}' if why else ''} ({labels}, {took})."
     turns_left = {s.name for s in STRATEGIES if s.drops_turns} & set(result.strategies)

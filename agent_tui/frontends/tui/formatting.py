@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from agent_tui.base.units import grouped, human_size, lines, short_tokens
+from agent_tui.base.units import grouped, human_size, lines, seconds, short_tokens
 
 _HAS_SECONDS = re.compile(r"\d(?:\.\d+)? ?(?:ms|s)\b")
 
@@ -16,12 +16,12 @@ size = human_size
 tokens = short_tokens
 
 
-def duration(seconds: float) -> str:
-    if seconds < 10:
-        return f"{seconds:.1f} s"
-    if seconds < 120:
-        return f"{round(seconds)} s"
-    return f"{round(seconds / 60)} min"
+def duration(value: float) -> str:
+    if value < 10:
+        return seconds(value)
+    if value < 120:
+        return f"{round(value)} s"
+    return f"{round(value / 60)} min"
 
 
 def age(seconds: float) -> str:

@@ -20,6 +20,11 @@ its public API only. Two things have no public hook, and live here:
   every focus change, whether or not the keys it shows changed; the first seconds of the TUI
   moved focus ~5 times over the same four keys (~4% of start-up CPU). `SteadyFooter` keeps the
   keys when its `bindings_changed` hook would rebuild the same ones (`Footer._bindings_ready`).
+- a slide at every turn: a tab's label changes when its busy mark `⋯` comes and goes, and
+  Textual's tab strip then slides its underline for 0.3 s at 60 frames a second; every frame
+  repaints the screen, ~20 per turn, while the reply the user waits for is being drawn.
+  `relabel_tab` changes the label with that message held back and puts the underline under the
+  label at once (`Underline` lives in the private `textual.widgets._tabs`).
 
 `PRIVATE_API` names each one; tests/test_textual_compat.py checks they exist with the shape we
 rely on and that the behaviour built on them still works, so the next Textual release that moves
@@ -34,7 +39,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.widgets import Footer, Tab, Tabs
 
 if TYPE_CHECKING:
     from textual.notifications import Notification
@@ -42,6 +47,29 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 ReturnT = TypeVar("ReturnT")
+
+
+def relabel_tab(tabs: Tabs, tab: Tab, label: str) -> None:
+    """Give `tab` a new label without the underline's slide (it moves once the label is laid out)."""
+    from textual.widgets._tabs import Underline
+
+    with tab.prevent(Tab.Relabelled):
+        tab.label = label
+
+    def underline_active(rounds: int) -> None:
+        active = tabs.active_tab
+        if active is None or not tabs.is_mounted:
+            return
+        span = active.virtual_region.shrink(active.styles.gutter)
+        if span.width != active.label.cell_length and rounds:
+            # The refresh that ran did not lay out the new label yet (another widget's came first).
+            tabs.call_after_refresh(underline_active, rounds - 1)
+            return
+        underline = tabs.query_one(Underline)
+        underline.highlight_start, underline.highlight_end = span.column_span
+
+    tabs.call_after_refresh(underline_active, 5)
+
 
 PRIVATE_API: dict[type, tuple[str, ...]] = {
     App: ("_handle_exception", "_fatal_error", "_notifications", "_driver"),

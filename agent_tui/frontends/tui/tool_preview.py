@@ -55,8 +55,10 @@ def all_lines(display: str) -> list[PreviewLine]:
     return [PreviewLine(line) for line in lines]
 
 
-def preview(display: str) -> Preview | None:
-    """The first lines of `display` and how many more there are; None when there is nothing."""
+def preview(display: str, whole_lines: int = 0) -> Preview | None:
+    """The first lines of `display` and how many more there are; None when there is nothing.
+    `whole_lines` is the stored output's line count when `display` may hold only its head and
+    tail: the count folded is of the output, as the tool line's status counts it."""
     if not display.strip():
         return None
     lines = all_lines(display)
@@ -65,7 +67,8 @@ def preview(display: str) -> Preview | None:
     limit = DIFF_LINES if is_diff(display) else OUTPUT_LINES
     if len(lines) <= limit + 1:  # "… 1 more line" would take the line it hides
         return Preview(tuple(lines), 0)
-    return Preview(tuple(lines[:limit]), len(lines) - limit)
+    whole = len(lines) if is_diff(display) else max(len(lines), whole_lines)
+    return Preview(tuple(lines[:limit]), whole - limit)
 
 
 def _diff_lines(diff: str) -> list[PreviewLine]:

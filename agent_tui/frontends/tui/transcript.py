@@ -59,6 +59,9 @@ class ToolEntry:
     """The result ref id, if the output was stored."""
     display: str = ""
     """What shows under the line (frontends/tui/tool_preview.py): a command's output, an edit's diff."""
+    line_count: int = 0
+    """Lines of the whole stored output (its ref's count; 0 when not stored): `display` may be
+    only its head and tail, and the fold under the line counts what the line's status counts."""
 
 
 @dataclass(frozen=True)
@@ -123,6 +126,7 @@ def tool_finished(
         call_id=call.id,
         ref=ref.id if ref else None,
         display=display,
+        line_count=ref.line_count if ref else 0,
     )
 
 
@@ -209,7 +213,15 @@ def entries_from_history(
                 shown = body if result is not None and summary_from_status(body) else ""
                 entries.append(
                     ToolEntry(
-                        call.name, short_arguments(call.arguments), state, detail, body, call.id, ref, shown
+                        call.name,
+                        short_arguments(call.arguments),
+                        state,
+                        detail,
+                        body,
+                        call.id,
+                        ref,
+                        shown,
+                        line_count=result.output_ref.line_count if result and result.output_ref else 0,
                     )
                 )
         elif message.role == "system" and message.kind in ("summary", "retain"):

@@ -362,7 +362,7 @@ class ToolLine(ChatItem[ToolEntry]):
     def _shown_output(self) -> list[Text]:
         """The output under the line (`⎿`): its first lines, or all of them when unfolded."""
 
-        shown = preview(self.entry.display)
+        shown = preview(self.entry.display, self.entry.line_count)
         if shown is None:
             return []
         lines, folded = (

@@ -73,9 +73,10 @@ class TabRenderer:
                 else:
                     await self.chat.add(entry)
             case op.AppendAnswer(text):
-                if self.live is None:
-                    self.live = await self.chat.add(AgentEntry(""))
-                self.live.append(text)
+                if self.live is None:  # mounted with its first text: built once, not empty then again
+                    self.live = await self.chat.add(AgentEntry(text))
+                else:
+                    self.live.append(text)
             case op.CommitAnswer():
                 if self.live is not None:
                     self.chat.commit(self.live)
