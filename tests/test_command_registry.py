@@ -5,7 +5,11 @@ nothing of the TUI; `run "/cost"` answers from the effect without asking the mod
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 from agent_tui.core import commands as registry
@@ -46,6 +50,27 @@ class TestOneRegistry:
         for front, actions in bound.items():
             unbound = [c.name for c in registry.offered(front) if c.effect is None and c.name not in actions]
             assert unbound == [], f"{front}: {unbound}"
+
+    def test_every_effect_names_a_coroutine_of_its_module(self):
+        """The registry names effects without importing them (start-up): a misspelt one fails here."""
+        for command in registry.COMMANDS:
+            if command.effect is not None:
+                module = importlib.import_module(command.effect.__module__)
+                effect = getattr(module, command.effect.__name__, None)
+                assert inspect.iscoroutinefunction(effect), f"/{command.name}: {command.effect.__name__}"
+
+    def test_the_tui_s_first_frame_loads_no_effect_and_no_session_machinery(self):
+        """Importing the TUI app (what precedes its first frame) leaves the command effects, undo,
+        the driver's turn, review and model switch, the provider and the tool registry unloaded."""
+        probe = (
+            "import sys, agent_tui.frontends.tui.app\n"
+            "print(sorted(m for m in sys.modules if m in {"
+            "'agent_tui.core.command_effects', 'agent_tui.agent.undo', 'agent_tui.agent.session',"
+            "'agent_tui.agent.review', 'agent_tui.extensions.invoke', 'agent_tui.llm.provider',"
+            "'agent_tui.tools.registry', 'agent_tui.frontends.tui.screens.blobs'}))"
+        )
+        out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+        assert out.stdout.strip() == "[]"
 
     def test_parse_respects_the_front(self):
         assert registry.parse("/blobs x", Front.TUI) is not None

@@ -13,13 +13,12 @@ README's command table is generated from here (docs_gen.py).
 from __future__ import annotations
 
 import enum
+import importlib
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from agent_tui.core import command_effects as fx
 from agent_tui.core import ops
-from agent_tui.core import pin_effects as pin_fx
 
 if TYPE_CHECKING:
     from agent_tui.core.command_host import CommandHost
@@ -27,6 +26,33 @@ if TYPE_CHECKING:
 
 Effect = Callable[["CommandHost", str], Awaitable["Reply"]]
 """A command's work on the session, with whatever followed its name ('' when nothing)."""
+
+
+class _Effects:
+    """Stands for a module of effects: `fx.cost` is the effect `cost`, imported when it first runs.
+
+    Every front end reads this registry as it starts (names, help, the palette); the effects reach
+    undo, the store and the providers, which the TUI's first frame does not need. The effects'
+    names are checked by tests/test_command_registry.py, since a type checker cannot see them."""
+
+    def __init__(self, module: str) -> None:
+        self.module = module
+
+    def __getattr__(self, name: str) -> Effect:
+        module = self.module
+
+        async def effect(host: CommandHost, argument: str) -> Reply:
+            # lazy: start-up (the effects are not imported until a command runs)
+            run: Effect = getattr(importlib.import_module(module), name)
+            return await run(host, argument)
+
+        effect.__name__ = effect.__qualname__ = name
+        effect.__module__ = module
+        return effect
+
+
+fx = _Effects("agent_tui.core.command_effects")
+pin_fx = _Effects("agent_tui.core.pin_effects")
 
 
 class Front(enum.Flag):

@@ -26,8 +26,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent.events import AgentEvent
-from agent_tui.agent.review import review_events
-from agent_tui.agent.rewind import rewind_points
 from agent_tui.agent.subagents import CURRENT_AGENT
 from agent_tui.base.errors_text import one_line
 from agent_tui.core import ops
@@ -36,9 +34,6 @@ from agent_tui.core.commands import BY_NAME, Front, Runs, parse
 from agent_tui.core.event_log import EventLog
 from agent_tui.core.replies import Reply, Unavailable
 from agent_tui.extensions.commands import discover
-from agent_tui.extensions.invoke import turn_events
-from agent_tui.extensions.skill_resume import realign_after_rewind
-from agent_tui.llm.models import switched_model
 from agent_tui.policy.permission_modes import LABELS
 from agent_tui.tools.approval_request import ApprovalDecision, ApprovalRequest, Approver
 
@@ -214,6 +209,8 @@ async def _send(driver: SessionDriver, op: ops.Send) -> None:
     session = driver.require()
     pictures = [(picture.name, picture.decoded()) for picture in op.images]  # refused: not base64
     session.record.pending_images = pictures  # the next user message carries them (agent/history.py)
+    from agent_tui.extensions.invoke import turn_events  # lazy: start-up (no session in the first frame)
+
     driver._start(op.type, lambda: turn_events(session, op.text))
 
 
@@ -224,6 +221,8 @@ async def _compact(driver: SessionDriver, op: ops.Compact) -> None:
 
 async def _review(driver: SessionDriver, op: ops.Review) -> None:
     session = driver.require()
+    from agent_tui.agent.review import review_events  # lazy: start-up (no session in the first frame)
+
     driver._start(op.type, lambda: review_events(session, op.base))
 
 
@@ -299,6 +298,8 @@ async def _remember(driver: SessionDriver, op: ops.Remember) -> None:
 async def _rewind(driver: SessionDriver, op: ops.Rewind) -> None:
 
     session = driver.require()
+    from agent_tui.agent.rewind import rewind_points  # lazy: start-up (no session in the first frame)
+
     point = next((p for p in await rewind_points(session) if p.seq == op.seq), None)
     if point is None:
         await driver.publish(pe.OperationRefused(op.type, f"no user message numbered {op.seq} to rewind to"))
@@ -306,6 +307,10 @@ async def _rewind(driver: SessionDriver, op: ops.Rewind) -> None:
     report = await session.rewind(point, op.scope)
     said = report.describe()
     if op.scope != "files":
+        from agent_tui.extensions.skill_resume import (
+            realign_after_rewind,
+        )  # lazy: start-up (no session in the first frame)
+
         if off := await realign_after_rewind(session):  # a skill loaded after the point is off again
             said += f" Skill {', '.join(off)}, loaded after that point, is off again."
     await driver.publish(pe.CommandReplied("/rewind", said, "info"))
@@ -323,6 +328,8 @@ async def _set_model(driver: SessionDriver, op: ops.SetModel) -> None:
 
     old = driver.require()
     config = driver.services.config
+    from agent_tui.llm.models import switched_model  # lazy: start-up (no session in the first frame)
+
     settings, _left = switched_model(config.model, op.name)
     services = dataclasses.replace(driver.services, config=dataclasses.replace(config, model=settings))
     session = await services.resume_session(old.session_id, driver.approver)  # refused: nothing changed

@@ -18,13 +18,7 @@ from textual.app import SystemCommand
 from agent_tui.frontends.tui import slash, themes
 from agent_tui.frontends.tui.command_output import show
 from agent_tui.frontends.tui.custom_commands import install
-from agent_tui.frontends.tui.screens.blob_rows import call_labels, syntax_hints
-from agent_tui.frontends.tui.screens.blobs import BlobsScreen
-from agent_tui.frontends.tui.screens.compaction_record import RecordScreen
-from agent_tui.frontends.tui.screens.context_screen import ContextScreen
 from agent_tui.frontends.tui.screens.dialogs import HelpScreen
-from agent_tui.frontends.tui.screens.resume import ResumeScreen
-from agent_tui.frontends.tui.session_list import session_rows
 from agent_tui.frontends.tui.slash import extensions_text
 from agent_tui.frontends.tui.widgets.chat_items import ToolLine
 from agent_tui.frontends.tui.widgets.compaction_item import CompactionItem
@@ -165,6 +159,10 @@ class AppCommands:
             return
         # Measuring mid-turn would change the request being sent: show the last budget then.
         budget = view.budget if view.busy and view.budget else view.session.measure()
+        from agent_tui.frontends.tui.screens.context_screen import (
+            ContextScreen,
+        )  # lazy: start-up (opened on demand)
+
         self.app.push_screen(ContextScreen(view.session, budget))
 
     def action_blobs(self, ref: str = "") -> Worker[None]:
@@ -177,6 +175,12 @@ class AppCommands:
         if services is None:
             self.app.notify("The session store is not available.", severity="error")
             return
+        from agent_tui.frontends.tui.screens.blob_rows import (
+            call_labels,
+            syntax_hints,
+        )  # lazy: start-up (opened on demand)
+        from agent_tui.frontends.tui.screens.blobs import BlobsScreen  # lazy: start-up (opened on demand)
+
         if isinstance(screen := self.app.screen, BlobsScreen):
             if ref:
                 await screen.open_ref(ref)
@@ -207,6 +211,10 @@ class AppCommands:
 
         view = self.app.view
         session = view.session if view is not None else None
+        from agent_tui.frontends.tui.screens.compaction_record import (
+            RecordScreen,
+        )  # lazy: start-up (opened on demand)
+
         self.app.push_screen(RecordScreen(event.result, session, view.send if view is not None else None))  # type: ignore[arg-type]
 
     def action_theme(self, name: str = "") -> None:
@@ -242,6 +250,9 @@ class AppCommands:
         if services is None:
             self.app.notify("The session store is not available.", severity="error")
             return
+        from agent_tui.frontends.tui.screens.resume import ResumeScreen  # lazy: start-up (opened on demand)
+        from agent_tui.frontends.tui.session_list import session_rows  # lazy: start-up (opened on demand)
+
         rows = await session_rows(services)
         chosen = await self.app.push_screen_wait_safe(ResumeScreen(rows))
         if not chosen:

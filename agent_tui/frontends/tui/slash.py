@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING
 from agent_tui.base.errors_text import one_line
 from agent_tui.core import commands as registry
 from agent_tui.core import protocol_events as pe
-from agent_tui.core.command_effects import extensions_text as text
 from agent_tui.core.commands import Runs
 from agent_tui.core.replies import Unavailable
 from agent_tui.frontends.tui import session_commands as handlers
@@ -237,6 +236,10 @@ async def run(view: TabCommandHost, parsed: ParsedCommand) -> None:
 
 def extensions_text(services: AppServices) -> str:
     """The /hooks block, for /help's section."""
+
+    from agent_tui.core.command_effects import (
+        extensions_text as text,
+    )  # lazy: start-up (not in the first frame)
 
     return text(services, custom_sources())
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agent_tui.agent.handoff import hand_off
-from agent_tui.agent.rewind import rewind_points
 from agent_tui.core import ops
 from agent_tui.core import protocol_events as pe
 from agent_tui.frontends.tui.transcript import NoticeEntry, entries_from_history
@@ -46,6 +44,8 @@ async def _pick_fork(view: TabCommandHost) -> None:
     from agent_tui.frontends.tui.screens.rewind import ForkScreen  # lazy: textual
 
     assert view.session is not None
+    from agent_tui.agent.rewind import rewind_points  # lazy: start-up (not in the first frame)
+
     chosen = await view.ask(ForkScreen(await rewind_points(view.session)))
     if chosen is not None:
         point = chosen[0]
@@ -72,6 +72,8 @@ async def handoff(view: TabCommandHost, argument: str) -> None:
     if session is None or session.store is None or services is None:
         view.notify("Nothing to hand off: no session in this tab.", severity="warning")
         return
+    from agent_tui.agent.handoff import hand_off  # lazy: start-up (not in the first frame)
+
     new_id = await hand_off(services.store, session, argument)
     await view.actions.add_tab(session_id=new_id)
     view.notify(f"Handed off {session.session_id} to {new_id}: summary, pins, task list and refs back.")
@@ -100,6 +102,8 @@ async def _rewind(view: TabCommandHost) -> None:
 
     session = view.session
     assert session is not None
+    from agent_tui.agent.rewind import rewind_points  # lazy: start-up (not in the first frame)
+
     points = await rewind_points(session)
     if not points:
         view.notify("Nothing to rewind to: no message of yours in this conversation yet.")
