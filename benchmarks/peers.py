@@ -209,6 +209,37 @@ def one_round(agent: Agent, server: Server, work: Path) -> None:
     agent.add("next_kb", after_tool[0]["bytes"] / 1000)
 
 
+def _tree_pids(root: int) -> list[int]:
+    """`root` and its live descendants."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                continue
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(child for child, ppid in parents.items() if ppid == pid)
+    return found
+
+
+def _tree_pss_mb(root: int) -> float:
+    """Proportional set size of `root` and its descendants, in MB (shared pages split between
+    the processes that share them, so a tree's memory is not counted twice)."""
+    total_kb = 0
+    for pid in _tree_pids(root):
+        try:
+            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    total_kb += int(line.split()[1])
+        except OSError:
+            continue
+    return total_kb / 1000
+
+
 def _tree_cpu(root: int) -> float:
     """CPU seconds of `root` and its live descendants (reaped children count in their parent)."""
     tick = os.sysconf("SC_CLK_TCK")
@@ -287,6 +318,7 @@ def tui_round(agent: Agent, work: Path, window: float = 5.0) -> None:
                 meter = now - start
             time.sleep(0.01)
         cpu = _tree_cpu(pid)
+        pss = _tree_pss_mb(pid)
     finally:
         subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True)
         end_leftovers(agent.env)  # Codex's `codex app-server` outlives its pane
@@ -295,6 +327,7 @@ def tui_round(agent: Agent, work: Path, window: float = 5.0) -> None:
     if meter is not None:
         agent.add("tui_meter", meter)
     agent.add("tui_cpu", cpu)
+    agent.add("tui_pss", pss)
 
 
 ROWS = [
@@ -308,6 +341,7 @@ ROWS = [
     ("TUI launch → prompt drawn (tmux 120×36)", "tui_prompt", "s"),
     ("TUI launch → meter shows a percent", "tui_meter", "s"),
     ("CPU seconds in the first 5 s of the TUI", "tui_cpu", "s"),
+    ("PSS of the TUI's process tree at launch + 5 s", "tui_pss", "MB"),
     ("TUI reply → drawn at turn 2 (tmux)", "tui_turn_early", "s"),
     ("TUI reply → drawn at turn 30 (tmux)", "tui_turn", "s"),
 ]
@@ -333,6 +367,8 @@ def _cell(values: list[float], unit: str) -> str:
     med = statistics.median(values)
     if unit == "KB":
         return f"{med:.1f} KB"
+    if unit == "MB":
+        return f"{med:.0f} MB"
     return f"{med * 1000:.0f} ms [{min(values) * 1000:.0f}–{max(values) * 1000:.0f}]"
 
 
@@ -389,6 +425,8 @@ def markdown(agents: list[Agent], repeat: int, rows: list[tuple[str, str, str]])
                 cells.append("–")
             elif unit == "KB":
                 cells.append(f"{statistics.median(values):.1f} KB")
+            elif unit == "MB":
+                cells.append(f"{statistics.median(values):.0f} MB")
             else:
                 cells.append(f"{statistics.median(values) * 1000:,.0f} ms".replace(",", " "))
         mine = ours.figures.get(key)
