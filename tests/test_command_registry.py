@@ -60,11 +60,12 @@ class TestOneRegistry:
                 assert inspect.iscoroutinefunction(effect), f"/{command.name}: {command.effect.__name__}"
 
     def test_the_tui_s_first_frame_loads_no_effect_and_no_session_machinery(self):
-        """Importing the TUI app (what precedes its first frame) leaves the command effects, undo,
-        the driver's turn, review and model switch, the provider and the tool registry unloaded."""
+        """Importing the TUI's launcher and app (what precedes its first frame) leaves the
+        composition root, the command effects, undo, the sub-agents, the driver's turn, review and
+        model switch, the provider and the tool registry unloaded."""
         probe = (
-            "import sys, agent_tui.frontends.tui.app\n"
-            "print(sorted(m for m in sys.modules if m in {"
+            "import sys, agent_tui.frontends.cli.tui, agent_tui.frontends.tui.app\n"
+            "print(sorted(m for m in sys.modules if m in {'agent_tui.compose.factory', 'agent_tui.agent.subagents',"
             "'agent_tui.core.command_effects', 'agent_tui.agent.undo', 'agent_tui.agent.session',"
             "'agent_tui.agent.review', 'agent_tui.extensions.invoke', 'agent_tui.llm.provider',"
             "'agent_tui.tools.registry', 'agent_tui.frontends.tui.screens.blobs'}))"

@@ -22,7 +22,6 @@ and its envelope are read off its events in agent/subagent_turn.py.
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import logging
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
@@ -31,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from agent_tui.agent import events as ev
+from agent_tui.agent.current_agent import CURRENT_AGENT
 from agent_tui.agent.envelope import Envelope, cut_answer
 from agent_tui.agent.subagent_turn import TASK, ChildTurn, envelope_for
 from agent_tui.agent.task_tool import TaskTool, describe
@@ -69,9 +69,6 @@ class ChildHost(Protocol):
 
 log = logging.getLogger(__name__)
 
-CURRENT_AGENT: contextvars.ContextVar[str | None] = contextvars.ContextVar("agent_tui_subagent", default=None)
-"""The description of the sub-agent whose task is running (None in a top-level session): the
-approver reads it to say which child asks."""
 
 CHILD_PROMPT = (
     "You are a sub-agent: another agent delegated the task below to you. Work on it with your "

@@ -25,8 +25,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_tui.agent.current_agent import CURRENT_AGENT
 from agent_tui.agent.events import AgentEvent
-from agent_tui.agent.subagents import CURRENT_AGENT
 from agent_tui.base.errors_text import one_line
 from agent_tui.core import ops
 from agent_tui.core import protocol_events as pe

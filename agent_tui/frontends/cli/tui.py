@@ -15,7 +15,6 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_tui.compose.factory import build_services
 from agent_tui.config import ConfigError, load_config
 from agent_tui.policy import trust
 
@@ -61,6 +60,8 @@ def trusting_services(
             app().notify(line, severity="warning", timeout=15)
         await app().warmed()  # the question came first; the agent stack was importing meanwhile
 
+        from agent_tui.compose.factory import build_services  # lazy: start-up (after the first frame)
+
         return await build_services(config, workspace=folder, warm_http=False)
 
     return services
@@ -81,6 +82,8 @@ def launch_tui(
 
     async def plain() -> AppServices:
         await app.warmed()
+
+        from agent_tui.compose.factory import build_services  # lazy: start-up (after the first frame)
 
         return await build_services(config, warm_http=False)
 

@@ -13,10 +13,9 @@ from typing import TYPE_CHECKING, Protocol
 
 from textual.message import Message
 
-from agent_tui.agent.subagents import CURRENT_AGENT
+from agent_tui.agent.current_agent import CURRENT_AGENT
 from agent_tui.core import ops
 from agent_tui.core import protocol_events as pe
-from agent_tui.core.driver import SessionDriver
 from agent_tui.core.event_log import EventLog
 from agent_tui.frontends.tui.events import AgentEventMessage
 from agent_tui.frontends.tui.tab_controller import tab_label
@@ -72,6 +71,8 @@ class TabDriving:
         if self.current is None:
             # The tab renders through the sink; the log only serves a follower that keeps up.
             log_ = EventLog(keep=TAB_EVENTS_KEPT)
+            from agent_tui.core.driver import SessionDriver  # lazy: start-up (built on the first operation)
+
             self.current = SessionDriver(services, session, sink=self._deliver, events=log_)
         self.current.services, self.current.session = services, session  # after /model, /new
         return self.current
