@@ -66,3 +66,47 @@ class TestHeadlessSignals:
             assert not marker.exists()
         finally:
             kill_group(pgid)
+
+
+CTRL_C_TO_ANOTHER_THREAD = r"""
+import asyncio, signal, sys, threading
+from pathlib import Path
+from agent_tui.frontends.cli.common import run_headless
+
+EPOLL_WAITS = {"232", "281", "441"}  # x86_64 epoll_wait, epoll_pwait, epoll_pwait2
+main_tid = threading.get_native_id()
+
+def ctrl_c_once_the_loop_sleeps():
+    # The kernel gives a process's signal to any thread: here to this one, at the moment the
+    # event loop sleeps with nothing scheduled (a reply stalled mid-stream).
+    syscall = Path(f"/proc/self/task/{main_tid}/syscall")
+    while syscall.read_text().split()[0] not in EPOLL_WAITS:
+        threading.Event().wait(0.001)
+    signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+
+async def work():
+    threading.Thread(target=ctrl_c_once_the_loop_sleeps, daemon=True).start()
+    await asyncio.get_running_loop().create_future()
+    return 0
+
+sys.exit(run_headless(work))
+"""
+
+
+class TestCtrlCReachesTheLoop:
+    def test_ctrl_c_taken_by_another_thread_still_ends_a_sleeping_run(self):
+        """Ctrl-C delivered to a thread other than the main one, while the event loop sleeps
+        with no timer: the run ends with 130. The shutdown guard owns the signal wake-up pipe,
+        so nothing woke the loop to run Python's SIGINT handler; a headless run whose reply had
+        stalled mid-stream sat until something else woke it (test_ctrl_c_mid_stream_saves_the_session
+        failed so, now and then)."""
+        proc = subprocess.Popen(
+            [sys.executable, "-c", CTRL_C_TO_ANOTHER_THREAD], stderr=subprocess.PIPE, text=True
+        )
+        try:
+            _, stderr = proc.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            raise AssertionError("the run did not end after Ctrl-C") from None
+        assert proc.returncode == 130, stderr

@@ -85,6 +85,21 @@ class ShutdownGuard:
             for number in data:
                 if number in SIGNALS:
                     self.received(number)
+                else:
+                    self._wake_loop()
+
+    def _wake_loop(self) -> None:
+        """Another signal (Ctrl-C): its Python handler (asyncio's) runs on the main thread once
+        that thread runs Python again. The kernel may have given the signal to another thread
+        while the loop sleeps with nothing scheduled, and the wake-up byte that would have woken
+        the loop came here, since this pipe is the wake-up fd: wake the loop in its place."""
+        with self._lock:
+            loop = self._loop
+        if loop is not None:
+            try:
+                loop.call_soon_threadsafe(_nothing)
+            except RuntimeError:  # the loop is closed: nothing sleeps in it
+                pass
 
     def received(self, signum: int) -> None:
         """A shutdown signal: the orderly path now, the hard exit after the grace period."""
@@ -126,6 +141,10 @@ def _dump_threads() -> None:
             faulthandler.dump_traceback(fh, all_threads=True)
     except (OSError, ValueError, RuntimeError):
         pass
+
+
+def _nothing() -> None:
+    """Scheduled only to wake the event loop."""
 
 
 def _noop(signum: int, frame: object) -> None:
