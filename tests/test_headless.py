@@ -14,6 +14,15 @@ from testkit.fake_openai import Reply
 from tests.support.cli import flags, run_cli
 
 
+def ctrl_c_as_in_a_terminal() -> None:
+    """A command started in the foreground of a terminal takes Ctrl-C; one started in the
+    background of a script (`cmd &`, as CI runners may start the suite) inherits SIGINT ignored,
+    and Python then installs no handler for it: the child gets the terminal's disposition."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class TestHeadless:
     def test_run_then_continue_reads_back_an_offloaded_output(self, server, workspace, tmp_path):
         """Two runs: the second resumes the first, reads its stored output by ref, and the
@@ -132,6 +141,7 @@ class TestInterrupt:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            preexec_fn=ctrl_c_as_in_a_terminal,
         )
         deadline = time.monotonic() + 60
         for line in proc.stdout:

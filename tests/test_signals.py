@@ -101,7 +101,10 @@ class TestCtrlCReachesTheLoop:
         stalled mid-stream sat until something else woke it (test_ctrl_c_mid_stream_saves_the_session
         failed so, now and then)."""
         proc = subprocess.Popen(
-            [sys.executable, "-c", CTRL_C_TO_ANOTHER_THREAD], stderr=subprocess.PIPE, text=True
+            [sys.executable, "-c", CTRL_C_TO_ANOTHER_THREAD],
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as in a terminal
         )
         try:
             _, stderr = proc.communicate(timeout=20)

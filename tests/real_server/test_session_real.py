@@ -88,7 +88,9 @@ class UntaggedSummarizer:
 class TestSummarisation:
     async def test_untagged_summary_by_the_real_model_is_used(self, services):
         """An untagged summary reply becomes the whole summary; history never empties; goes on."""
-        svc = await services(agent=QUIET, compaction={"target_ratio": 0.8})
+        # Far from the edge: the model's replies vary in length between machines (one CI run's
+        # history was 2 627 tokens, under a 0.8 target of 3 251, and nothing needed compacting).
+        svc = await services(agent=QUIET, compaction={"target_ratio": 0.5})
         session = await svc.new_session()
         # Two large turns to summarise, a small newest one that stays verbatim.
         for prompt in (paste("numbers", 600), paste("code", 600), "What next?"):
