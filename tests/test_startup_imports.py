@@ -100,3 +100,31 @@ class TestVersion:
         scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
         assert scripts["agent-tui"] == "agent_tui.entry:main"
         assert "from agent_tui.entry import main" in (ROOT / "agent_tui" / "__main__.py").read_text()
+
+
+class TestTheCommandTable:
+    def test_building_the_cli_loads_no_command_s_work(self):
+        """Every invocation but `--version` builds the typer application, which imports every
+        command's declaration: the TUI's launch waits on it before its first frame. A declaration
+        loads its command's work (the composition root, the session, the driver, the store, the
+        loop) only when the command runs; one that imported it at the top cost the TUI ~0.1 s."""
+        work = (
+            "agent_tui.compose",
+            "agent_tui.agent.session",
+            "agent_tui.agent.events",
+            "agent_tui.core.driver",
+            "agent_tui.store",
+            "agent_tui.autoloop",
+            "agent_tui.tools",
+            "agent_tui.llm.provider",
+            "agent_tui.frontends.server",
+            "agent_tui.frontends.acp",
+        )
+        probe = (
+            "import sys, agent_tui.frontends.cli.main\n"
+            f"print(sorted(m for m in sys.modules if m.startswith({work!r})))"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT
+        )
+        assert done.stdout.strip() == "[]"

@@ -25,8 +25,6 @@ from typing import Any
 
 from agent_tui.agent import events as ev
 
-FORMATS = ("text", "json", "stream-json")
-
 
 def _tool_input(arguments: str) -> Any:
     try:

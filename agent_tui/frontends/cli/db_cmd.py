@@ -15,8 +15,6 @@ import typer
 from agent_tui.frontends.cli.common import fail
 from agent_tui.frontends.cli.group_default import run_by_default
 from agent_tui.frontends.cli.store_output import DB_HELP, resolve_db
-from agent_tui.store import StoreError
-from agent_tui.store.health import check as run_check
 
 app = typer.Typer(help="Check the database, or salvage a damaged one into a new file.")
 
@@ -24,6 +22,8 @@ app = typer.Typer(help="Check the database, or salvage a damaged one into a new 
 @app.command("check")
 def check(db: Path | None = typer.Option(None, "--db", help=DB_HELP)) -> None:
     """Run SQLite's full integrity check; exit 1 when the file is damaged."""
+    from agent_tui.store import StoreError  # lazy: start-up (every command's options load with the CLI)
+    from agent_tui.store.health import check as run_check  # lazy: start-up
 
     path = resolve_db(db)
     try:
@@ -46,6 +46,7 @@ def recover(
     to: Path | None = typer.Option(None, "--to", help="New database file (default: beside the old one)."),
 ) -> None:
     """Copy every readable session, message and stored output into a new database file."""
+    from agent_tui.store import StoreError  # lazy: start-up
     from agent_tui.store.recovery import default_target, remove_partial  # lazy: start-up
     from agent_tui.store.recovery import recover as run_recover  # lazy: start-up
 

@@ -13,21 +13,21 @@ from typing import Any
 
 import typer
 
-from agent_tui.base.tokens import TokenCounter
 from agent_tui.base.units import grouped
 from agent_tui.base.visible_text import json_visible
 from agent_tui.frontends.cli.common import echo_visible, fail, load_or_fail
 from agent_tui.frontends.cli.group_default import run_by_default
 from agent_tui.frontends.cli.store_output import DB_HELP, run_with_store
 from agent_tui.runtime.logs import setup_logging
-from agent_tui.tools.mcp import McpManager
-from agent_tui.tools.sandbox_setup import make_sandbox
 
 app = typer.Typer(help="MCP servers configured under [mcp.servers.NAME].", rich_markup_mode=None)
 
 
 async def collect_reports(config: Any, workspace: Path) -> tuple[list[Any], list[str]]:
     """Start every configured server, describe them, stop them: (reports, warnings)."""
+    from agent_tui.base.tokens import TokenCounter  # lazy: start-up (loads with the CLI)
+    from agent_tui.tools.mcp import McpManager  # lazy: start-up
+    from agent_tui.tools.sandbox_setup import make_sandbox  # lazy: start-up
 
     sandbox = await make_sandbox(config, workspace)  # started as a session would start them
     manager = McpManager.from_config(config, workspace, sandbox=sandbox)

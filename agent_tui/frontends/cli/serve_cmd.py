@@ -12,10 +12,8 @@ from pathlib import Path
 
 import typer
 
-from agent_tui.compose.factory import build_services, db_path_for
 from agent_tui.frontends.cli.common import SANDBOX_HELP, fail, fail_startup, load_or_fail, model_overrides
 from agent_tui.runtime.logs import setup_logging
-from agent_tui.store import StoreError
 
 LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 
@@ -53,9 +51,11 @@ async def _serve(config: object, host: str, port: int, db: Path | None, approval
 
     import uvicorn
 
+    from agent_tui.compose.factory import build_services, db_path_for  # lazy: start-up (loads with the CLI)
     from agent_tui.frontends.server.http import build_app  # lazy: heavy
     from agent_tui.frontends.server.hub import Hub  # lazy: start-up
     from agent_tui.frontends.server.token import new_token, token_file  # lazy: start-up
+    from agent_tui.store import StoreError  # lazy: start-up
 
     try:
         services = await build_services(config, db_path=db)  # type: ignore[arg-type]

@@ -220,12 +220,12 @@ def compact(
 ) -> None:
     """Compact a saved session now, as /compact does; its next resume starts from the result."""
     # lazy: start-up — `sessions --help` must not load the agent, the store or rich
-    from agent_tui.frontends.cli.run_cmd import _run
+    from agent_tui.frontends.cli.run_turn import run_turn
 
     info = run_with_store(db, lambda store: find_session(store, session_id))
     loaded = load_or_fail(model_overrides(model, api_base, context_window, None, db))
     code = asyncio.run(
-        _run(
+        run_turn(
             loaded.config,
             "",
             session_id=info.id,
