@@ -59,16 +59,25 @@ class TestOneRegistry:
                 effect = getattr(module, command.effect.__name__, None)
                 assert inspect.iscoroutinefunction(effect), f"/{command.name}: {command.effect.__name__}"
 
+    def test_every_tui_action_names_a_coroutine_of_its_module(self):
+        """The TUI's actions are named without importing their modules (start-up), as effects are."""
+        for name, action in tui.TUI_ACTIONS.items():
+            module = importlib.import_module(action.__module__)
+            found = getattr(module, action.__name__, None)
+            assert inspect.iscoroutinefunction(found), f"/{name}: {action.__module__}.{action.__name__}"
+
     def test_the_tui_s_first_frame_loads_no_effect_and_no_session_machinery(self):
-        """Importing the TUI's launcher and app (what precedes its first frame) leaves the
-        composition root, the command effects, undo, the sub-agents, the driver's turn, review and
-        model switch, the provider and the tool registry unloaded."""
+        """Importing what precedes the TUI's first frame (the entry, the typer application, the
+        launcher and the app) leaves the composition root, the command effects and the TUI's
+        actions, undo, the sub-agents, the driver's turn, review and model switch, the provider,
+        the tool registry and the store unloaded."""
         probe = (
-            "import sys, agent_tui.frontends.cli.tui, agent_tui.frontends.tui.app\n"
+            "import sys, agent_tui.entry, agent_tui.frontends.cli.main, agent_tui.frontends.cli.tui, agent_tui.frontends.tui.app\n"
             "print(sorted(m for m in sys.modules if m in {'agent_tui.compose.factory', 'agent_tui.agent.subagents',"
             "'agent_tui.core.command_effects', 'agent_tui.agent.undo', 'agent_tui.agent.session',"
             "'agent_tui.agent.review', 'agent_tui.extensions.invoke', 'agent_tui.llm.provider',"
-            "'agent_tui.tools.registry', 'agent_tui.frontends.tui.screens.blobs'}))"
+            "'agent_tui.tools.registry', 'agent_tui.frontends.tui.screens.blobs', 'agent_tui.store',"
+            "'agent_tui.frontends.tui.session_commands', 'agent_tui.frontends.tui.memory_editor'}))"
         )
         out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
         assert out.stdout.strip() == "[]"

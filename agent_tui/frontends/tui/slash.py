@@ -15,6 +15,7 @@ session view: the command modules sit below the view in the import graph.
 
 from __future__ import annotations
 
+import importlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -25,9 +26,7 @@ from agent_tui.core import commands as registry
 from agent_tui.core import protocol_events as pe
 from agent_tui.core.commands import Runs
 from agent_tui.core.replies import Unavailable
-from agent_tui.frontends.tui import session_commands as handlers
-from agent_tui.frontends.tui import status_commands as more
-from agent_tui.frontends.tui import task_commands, trust_command
+from agent_tui.frontends.tui import task_commands
 
 if TYPE_CHECKING:
     from agent_tui.compose.factory import AppServices
@@ -43,26 +42,43 @@ log = logging.getLogger(__name__)
 Handler = Callable[["TabCommandHost", str], Awaitable[None]]
 """Runs a command in a tab: the tab's view and whatever followed the name ('' when nothing)."""
 
+
+def _action(module: str, name: str) -> Handler:
+    """The TUI action `name` of `module`, imported when it first runs: the actions reach screens,
+    the memory files and the skills, which the first frame does not need (the names are checked
+    by tests/test_command_registry.py, as a type checker cannot see them)."""
+    path = f"agent_tui.frontends.tui.{module}"
+
+    async def action(view: TabCommandHost, argument: str) -> None:
+        # lazy: start-up (an action's module loads when the command first runs)
+        run: Handler = getattr(importlib.import_module(path), name)
+        await run(view, argument)
+
+    action.__name__ = action.__qualname__ = name
+    action.__module__ = path
+    return action
+
+
 TUI_ACTIONS: dict[str, Handler] = {
-    "compact": handlers.compact,
-    "review": handlers.review,
-    "context": handlers.context,
-    "blobs": handlers.blobs,
-    "new": handlers.new,
-    "resume": handlers.resume,
-    "model": handlers.model,
-    "permissions": handlers.permissions,
-    "sandbox": handlers.sandbox,
+    "compact": _action("session_commands", "compact"),
+    "review": _action("session_commands", "review"),
+    "context": _action("session_commands", "context"),
+    "blobs": _action("session_commands", "blobs"),
+    "new": _action("session_commands", "new"),
+    "resume": _action("session_commands", "resume"),
+    "model": _action("session_commands", "model"),
+    "permissions": _action("session_commands", "permissions"),
+    "sandbox": _action("session_commands", "sandbox"),
     "tasks": task_commands.tasks,
     "rewind": task_commands.rewind,
     "fork": task_commands.fork,
     "handoff": task_commands.handoff,
-    "theme": handlers.theme,
-    "help": handlers.show_help,
-    "quit": handlers.quit_app,
-    "clear": more.clear,
-    "memory": more.memory,
-    "trust": trust_command.trust_folder,
+    "theme": _action("session_commands", "theme"),
+    "help": _action("session_commands", "show_help"),
+    "quit": _action("session_commands", "quit_app"),
+    "clear": _action("status_commands", "clear"),
+    "memory": _action("status_commands", "memory"),
+    "trust": _action("trust_command", "trust_folder"),
 }
 """The TUI's own form of a registry command, by name; every other TUI command runs its effect."""
 

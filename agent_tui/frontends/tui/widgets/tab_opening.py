@@ -29,7 +29,6 @@ from agent_tui.frontends.tui.widgets.status_line import StatusLineBar
 from agent_tui.frontends.tui.widgets.tab_parts import SessionTab
 from agent_tui.hooks.status_line import find_command
 from agent_tui.runtime import instrument
-from agent_tui.store.leases import SessionBusy
 
 if TYPE_CHECKING:
     from textual.widget import Widget
@@ -86,6 +85,9 @@ class TabOpener:
         """Create or resume this tab's session; without a model, show the panel instead.
         `keep_chat`: the same session under another model — what is on screen (error lines
         included, which the history does not hold) stays."""
+        # lazy: start-up (the store's package, aiosqlite and regex are not in the first frame)
+        from agent_tui.store.leases import SessionBusy
+
         services = services or self.tab.services or await self._get_services()
         if services is None:
             self.tab.meter.placeholder = "the session store could not be opened (see the log)"
