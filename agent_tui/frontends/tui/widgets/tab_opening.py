@@ -85,15 +85,16 @@ class TabOpener:
         """Create or resume this tab's session; without a model, show the panel instead.
         `keep_chat`: the same session under another model — what is on screen (error lines
         included, which the history does not hold) stays."""
-        # lazy: start-up (the store's package, aiosqlite and regex are not in the first frame)
-        from agent_tui.store.leases import SessionBusy
-
         services = services or self.tab.services or await self._get_services()
         if services is None:
             self.tab.meter.placeholder = "the session store could not be opened (see the log)"
             self.tab.meter.refresh()
             return
         self.tab.services = services
+        # lazy: start-up (the store's package, aiosqlite and regex are not in the first frame;
+        # the services, built behind it, have loaded them by now)
+        from agent_tui.store.leases import SessionBusy
+
         nothing_to_continue = False
         if continue_ and session_id is None:
             session_id = await services.newest_session_id()
