@@ -173,6 +173,38 @@ class TestAttachedTui:
             assert app.is_running
 
 
+class TestPictures:
+    async def test_a_pasted_picture_goes_with_the_served_send(self, server, served: Served, tmp_path):
+        """A picture's path dropped into the attached TUI is a chip, as in a local tab; the send
+        carries the bytes (`Send.images`, base64) to the served session — a screenshot's size,
+        more than an ordinary request body — the model gets the picture, the chat its chip."""
+        import base64
+
+        from textual import events
+
+        from tests.support.images import image_urls, png
+
+        data = png(64, 32, pad=400_000)
+        folder = tmp_path / "Pictures"  # the attached machine's, not the served workspace
+        folder.mkdir()
+        (folder / "My Shot.png").write_bytes(data)
+        server.enqueue(Reply(text="a grey strip"))
+        app = await attached(served)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await until(pilot, lambda: app.view is not None, WAIT, "attached")
+            prompt = app.view.prompt
+            prompt.focus()
+            await pilot.press(*"what is ")
+            app.post_message(events.Paste(f"'{folder / 'My Shot.png'}' "))
+            await until(pilot, lambda: "[image" in prompt.text, WAIT, "the chip")
+            await pilot.press("enter")
+            await until(pilot, lambda: entries(app, AgentEntry), WAIT, "the reply")
+            sent = server.requests[-1]["messages"][-1]
+            assert image_urls(sent) == ["data:image/png;base64," + base64.b64encode(data).decode()]
+            (chip,) = entries(app, UserEntry)[0].chips
+            assert chip.startswith("[image My Shot.png ") and chip.endswith(" KB]")
+
+
 class TestLive:
     async def test_a_dropped_connection_mid_turn_loses_and_doubles_no_event(self, server, served: Served):
         from urllib.parse import urlparse

@@ -263,8 +263,12 @@ class AttachedView(Vertical):
         for operation in operations:
             if isinstance(operation, op.TAB_OPS):
                 await self._apply_tab(operation)
-            else:
-                await self.renderer.apply(operation)
+                continue
+            if isinstance(operation, op.ShowUser) and not self._observed:
+                # The chips of the pictures pasted here (whether the served model takes them is
+                # the server's to say; a text-only one gets the notice there).
+                operation = op.ShowUser(operation.text, self.prompt.images.chips(operation.text, None))
+            await self.renderer.apply(operation)
 
     async def _apply_tab(self, operation: op.TabOp) -> None:
         match operation:
@@ -277,8 +281,11 @@ class AttachedView(Vertical):
             case op.StartWorker(kind, argument):
                 if self._observed:
                     return  # the server runs it already: another client sent it
-                if kind == "turn":
-                    self._submit(ops.Send(argument or ""), "run_turn")
+                if kind == "turn":  # the pictures pasted into this input go with it, inline
+                    shots = self.prompt.images.in_text(argument or "")
+                    self._submit(
+                        ops.Send(argument or "", tuple(ops.Picture.of(*s) for s in shots)), "run_turn"
+                    )
                 elif kind == "command":
                     self._submit(ops.Shell(argument or ""), "run_command")
                 elif kind == "compact":
