@@ -26,7 +26,7 @@ from textual.containers import Vertical
 from agent_tui.agent import events as ev
 from agent_tui.core import ops
 from agent_tui.core import protocol_events as pe
-from agent_tui.core.commands import Front, parse
+from agent_tui.core.commands import Front, as_operation, parse
 from agent_tui.frontends.tui import tab_ops as op
 from agent_tui.frontends.tui.tab_controller import TabController, WorkerEnd
 from agent_tui.frontends.tui.transcript import OutputEntry
@@ -131,13 +131,13 @@ class AttachedView(Vertical):
         elif text.split()[0] == "/review":  # work on the server, as in a local tab
             argument = text.strip()[len("/review") :].strip()
             await self.apply(self.controller.review(argument or None, has_session=True))
-        elif parse(text, Front.RUN) is not None:
+        elif (operation := _operation(text)) is not None:  # as a local tab submits it to its driver
             await self.renderer.apply(op.ShowUser(text))
-            self._submit(ops.RunCommand(text), None)
+            self._submit(operation, None)
         else:
             self.app.notify(
                 f"{text.split()[0]} is not offered over --attach (the server runs /context, /blobs, "
-                "/compact and the commands `run` offers).",
+                "/compact and every command with an effect).",
                 severity="warning",
             )
             self.prompt.set_text(text)
@@ -297,3 +297,10 @@ class AttachedView(Vertical):
                     await self.apply(self.controller.worker_finished(end))
             case _:
                 assert_never(operation)
+
+
+def _operation(text: str) -> ops.Op | None:
+    """The operation a TUI command typed here is (core/commands.py `as_operation`), or None for
+    a TUI action (a screen, a tab) that has no form over the server."""
+    found = parse(text, Front.TUI)
+    return as_operation(*found) if found is not None else None
