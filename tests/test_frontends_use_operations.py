@@ -1,7 +1,9 @@
 """Front ends only map input to operations: the TUI (frontends/tui/) and the editor protocol (frontends/acp/) never
 start a turn, a compaction, a `!command` or a rewind on a session themselves — they submit the
 operation (core/ops.py) to a `SessionDriver`, whose handlers are the one place each is carried
-out. This reads their source and fails on a direct call, naming the file, line and operation.
+out — nor run a slash command's effect with themselves as its host (`command.effect(host, …)`):
+the driver runs it. This reads their source and fails on a direct call, naming the file, line
+and operation.
 
 Narrow on purpose: it knows the session methods an operation owns and the receivers a session
 is reached by in these packages (`session`, `self.session`, `view.session`, `live.require()`).
