@@ -7,6 +7,7 @@ import asyncio
 import json
 import re
 
+import pytest
 from acp import schema as s
 from acp import text_block
 
@@ -28,7 +29,7 @@ class TestSession:
         async with open_agent(server, db, workspace) as (conn, _proc, client):
             new = await asyncio.wait_for(conn.new_session(cwd=str(workspace), mcp_servers=[]), WAIT)
             assert new.session_id.startswith("s_")
-            assert {m.id for m in new.modes.available_modes} == {"ask", "auto"}
+            assert {"ask", "accept-edits", "plan"} <= {m.id for m in new.modes.available_modes}
             await client.wait_for(lambda: client.of("available_commands_update"))
             names = {c.name for c in client.of("available_commands_update")[0].available_commands}
             assert {"compact", "context"} <= names
@@ -288,6 +289,58 @@ class TestModes:
                 conn.load_session(cwd=str(workspace), session_id=first.session_id, mcp_servers=[]), WAIT
             )
             assert loaded.modes.current_mode_id == "auto"
+
+    async def test_every_declared_mode_is_offered_and_a_stored_one_is_reported(
+        self, server, workspace, tmp_path
+    ):
+        """A session left in plan mode (the `set_mode` operation, as the TUI's Shift+Tab
+        submits it), loaded in the editor, is reported in plan (not `ask`); the editor is offered
+        every mode the policy declares, with a description, and `set_mode` to accept-edits makes
+        the next edit run unasked and is kept with the session."""
+        from agent_tui.compose.factory import build_services
+        from agent_tui.core import ops
+        from agent_tui.core.driver import SessionDriver
+        from agent_tui.policy.permission_modes import DECLARED
+        from tests.support.agent_fixtures import make_config
+
+        db = tmp_path / "plan.db"
+        services = await build_services(make_config(server, db, cwd=workspace), workspace=workspace)
+        driver = SessionDriver(services)
+        driver.session = await services.new_session(driver.approver)
+        await driver.submit(ops.SetMode("plan"))
+        stored = driver.session.session_id
+        await driver.close()
+        await services.close()
+        server.enqueue(
+            Reply(tool_calls=[("write_file", {"path": "made.txt", "content": "hello"})]),
+            Reply(text="written"),
+        )
+        async with open_agent(server, db, workspace) as (conn, _proc, client):
+            loaded = await asyncio.wait_for(
+                conn.load_session(cwd=str(workspace), session_id=stored, mcp_servers=[]), WAIT
+            )
+            assert loaded.modes.current_mode_id == "plan"
+            offered = {m.id: m for m in loaded.modes.available_modes}
+            assert {d.editor_id for d in DECLARED if not d.needs_sandbox} <= set(offered)
+            assert all(m.description for m in offered.values())
+            await conn.set_session_mode(session_id=stored, mode_id="accept-edits")
+            await prompt(conn, stored, "write it")
+            assert client.permissions == [] and (workspace / "made.txt").read_text() == "hello"
+        async with open_agent(server, db, workspace) as (conn, _proc, _client):
+            again = await asyncio.wait_for(
+                conn.load_session(cwd=str(workspace), session_id=stored, mcp_servers=[]), WAIT
+            )
+            assert again.modes.current_mode_id == "accept-edits"
+
+    async def test_an_unknown_mode_is_refused_with_the_known_ones_named(self, server, workspace, tmp_path):
+        """`set_mode` to a mode no declaration has is an invalid-params error naming the modes."""
+        from acp import RequestError
+
+        async with open_agent(server, tmp_path / "u.db", workspace) as (conn, _proc, _client):
+            new = await asyncio.wait_for(conn.new_session(cwd=str(workspace), mcp_servers=[]), WAIT)
+            with pytest.raises(RequestError) as refused:
+                await conn.set_session_mode(session_id=new.session_id, mode_id="yolo")
+            assert "plan" in str(refused.value.data) and "accept-edits" in str(refused.value.data)
 
 
 class TestEditorMcp:

@@ -146,9 +146,12 @@ class TestSession:
 class TestNotes:
     async def test_remember_rename_init_effort_skill(self, server, workspace, tmp_path):
         """/remember saves a memory, /rename titles the stored session, /init writes AGENTS.md,
-        /effort and /skill answer; each says what it did in the chat."""
+        /effort and /skill answer, /skill NAME loads one, /memory rules shows the rules file (an editor
+        has no $EDITOR to hand over); each says what it did in the chat."""
         from agent_tui.context.memory import memories_file
+        from tests.support.skills import write_skill
 
+        write_skill(paths.config_dir() / "skills")
         db = tmp_path / "n.db"
         async with open_agent(server, db, workspace) as (conn, _proc, client):
             session_id = await new_session(conn, client, workspace)
@@ -157,6 +160,9 @@ class TestNotes:
             assert "AGENTS.md" in await answer(conn, client, session_id, "/init")
             assert "Reasoning" in await answer(conn, client, session_id, "/effort")
             assert "Skills" in await answer(conn, client, session_id, "/skill")
+            assert "db-migrations active" in await answer(conn, client, session_id, "/skill db-migrations")
+            rules = await answer(conn, client, session_id, "/memory rules")
+            assert "AGENTS.md" in rules and "## Notes for the agent" in rules
         assert "tabs are 4 wide" in memories_file().read_text()
         assert (workspace / "AGENTS.md").is_file()
         listing = sessions_list(db, workspace)

@@ -120,6 +120,33 @@ class TestAttachedTui:
             block = entries(app, OutputEntry)[0]
             assert block.command == "/cost" and "\n" in block.text and "Input" in block.text
 
+    async def test_a_command_that_is_an_operation_works_attached(self, server, workspace, tmp_path):
+        """/skill NAME and /effort, operations of their own (`activate_skill`, `set_effort`), go
+        to the served session as a local tab's go to its driver: each answers with its block,
+        and the skill is in the served session's next request."""
+        from agent_tui.frontends.tui.transcript import OutputEntry
+        from agent_tui.runtime import paths
+        from tests.support.skills import write_skill
+
+        write_skill(paths.config_dir() / "skills")  # the served process's config folder too
+        served = start_serve(server, tmp_path / "skill.db", workspace)  # finds the skill as it starts
+        try:
+            server.enqueue(Reply(text="ok"))
+            app = await attached(served)
+            async with app.run_test(size=(120, 36)) as pilot:
+                await until(pilot, lambda: app.view is not None, WAIT, "attached")
+                await type_and_send(pilot, "/skill db-migrations")
+                await until(pilot, lambda: entries(app, OutputEntry), WAIT, "the skill's reply")
+                assert "db-migrations active" in entries(app, OutputEntry)[0].text
+                await type_and_send(pilot, "/effort")
+                await until(pilot, lambda: len(entries(app, OutputEntry)) == 2, WAIT, "the effort's reply")
+                assert "Reasoning" in entries(app, OutputEntry)[1].text
+                await type_and_send(pilot, "go")
+                await until(pilot, lambda: entries(app, AgentEntry), WAIT, "the reply")
+        finally:
+            served.stop()
+        assert "Reviewing database migrations" in str(server.requests[-1]["messages"])
+
     async def test_review_is_the_review_operation_on_the_served_session(self, server, served: Served):
         """/review typed in the attached TUI is the `review` operation, work like a local tab's:
         the served session's log has its `work_finished`, and the tab is free after it."""
@@ -171,6 +198,38 @@ class TestAttachedTui:
             await until(pilot, lambda: "Could not attach" in notices(app), WAIT, "the notice")
             assert "could not attach to http://127.0.0.1:9" in screen_text(app)
             assert app.is_running
+
+
+class TestPictures:
+    async def test_a_pasted_picture_goes_with_the_served_send(self, server, served: Served, tmp_path):
+        """A picture's path dropped into the attached TUI is a chip, as in a local tab; the send
+        carries the bytes (`Send.images`, base64) to the served session — a screenshot's size,
+        more than an ordinary request body — the model gets the picture, the chat its chip."""
+        import base64
+
+        from textual import events
+
+        from tests.support.images import image_urls, png
+
+        data = png(64, 32, pad=400_000)
+        folder = tmp_path / "Pictures"  # the attached machine's, not the served workspace
+        folder.mkdir()
+        (folder / "My Shot.png").write_bytes(data)
+        server.enqueue(Reply(text="a grey strip"))
+        app = await attached(served)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await until(pilot, lambda: app.view is not None, WAIT, "attached")
+            prompt = app.view.prompt
+            prompt.focus()
+            await pilot.press(*"what is ")
+            app.post_message(events.Paste(f"'{folder / 'My Shot.png'}' "))
+            await until(pilot, lambda: "[image" in prompt.text, WAIT, "the chip")
+            await pilot.press("enter")
+            await until(pilot, lambda: entries(app, AgentEntry), WAIT, "the reply")
+            sent = server.requests[-1]["messages"][-1]
+            assert image_urls(sent) == ["data:image/png;base64," + base64.b64encode(data).decode()]
+            (chip,) = entries(app, UserEntry)[0].chips
+            assert chip.startswith("[image My Shot.png ") and chip.endswith(" KB]")
 
 
 class TestLive:

@@ -51,6 +51,18 @@ class TestOneRegistry:
             unbound = [c.name for c in registry.offered(front) if c.effect is None and c.name not in actions]
             assert unbound == [], f"{front}: {unbound}"
 
+    def test_every_effect_a_tui_or_an_editor_runs_is_an_operation(self):
+        """A command with an effect that a front end offers without its own action is submitted
+        to the driver (core/commands.py `as_operation`), never run with the front end as host."""
+        actions = {Front.TUI: set(tui.TUI_ACTIONS), Front.EDITOR: set(editor.EDITOR_ACTIONS)}
+        for front, bound in actions.items():
+            left = [
+                c.name
+                for c in registry.offered(front)
+                if c.effect is not None and c.name not in bound and registry.as_operation(c, "") is None
+            ]
+            assert left == [], f"{front}: {left}"
+
     def test_every_effect_names_a_coroutine_of_its_module(self):
         """The registry names effects without importing them (start-up): a misspelt one fails here."""
         for command in registry.COMMANDS:
@@ -115,6 +127,19 @@ class TestHeadless:
         out = cli(["run", "/cost"], workspace)
         assert out.returncode == 0, out.stderr
         assert "Input" in out.stdout and "Output" in out.stdout and "tokens" in out.stdout
+        assert server.requests == []
+
+    def test_run_memory_names_the_files_and_shows_the_memories(self, server, workspace, tmp_path):
+        """`run "/memory"` (an editor's /memory too) answers where the memories, rules and skills
+        are, with the memories' text, without the model; `/memory rules` shows the rules file."""
+        write_user_config(server, tmp_path / "r.db")
+        assert cli(["run", "/remember tabs are 4 wide"], workspace).returncode == 0
+        (workspace / "AGENTS.md").write_text("# Rules\nAlways run the tests.\n")
+        out = cli(["run", "/memory"], workspace)
+        assert out.returncode == 0, out.stderr
+        assert "Memories" in out.stdout and "Skills" in out.stdout and "tabs are 4 wide" in out.stdout
+        rules = cli(["run", "/memory rules"], workspace)
+        assert rules.returncode == 0 and "Always run the tests." in rules.stdout
         assert server.requests == []
 
     def test_run_json_and_a_tui_only_command_is_a_prompt(self, server, workspace, tmp_path):

@@ -1,7 +1,9 @@
 """Front ends only map input to operations: the TUI (frontends/tui/) and the editor protocol (frontends/acp/) never
 start a turn, a compaction, a `!command` or a rewind on a session themselves — they submit the
 operation (core/ops.py) to a `SessionDriver`, whose handlers are the one place each is carried
-out. This reads their source and fails on a direct call, naming the file, line and operation.
+out — nor run a slash command's effect with themselves as its host (`command.effect(host, …)`):
+the driver runs it. This reads their source and fails on a direct call, naming the file, line
+and operation.
 
 Narrow on purpose: it knows the session methods an operation owns and the receivers a session
 is reached by in these packages (`session`, `self.session`, `view.session`, `live.require()`).
@@ -45,6 +47,8 @@ def direct_calls(source: str) -> list[tuple[int, str]]:
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr in OWNED and _is_session(func.value):
             found.append((node.lineno, f"{ast.unparse(func)}(…) is the `{OWNED[func.attr].type}` operation"))
+        if isinstance(func, ast.Attribute) and func.attr == "effect":
+            found.append((node.lineno, f"{ast.unparse(func)}(…) runs a command's effect on the front end"))
         name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
         if name in OWNED_FUNCTIONS:
             found.append((node.lineno, f"{name}(…) is the `{OWNED_FUNCTIONS[name].type}` operation"))
@@ -99,8 +103,9 @@ async def run_turn(self, text):
     report = await session.rewind(point, "both")
     await live.play(live.require().compact(argument or None, reason="forced"))
     self.session.set_mode(next_mode(self.session.mode))
+    return (await command.effect(host, argument)).markdown()
 """
-    assert sorted(line for line, _ in direct_calls(before)) == [3, 5, 7, 9, 10, 11]
+    assert sorted(line for line, _ in direct_calls(before)) == [3, 5, 7, 9, 10, 11, 12]
     assert "`compact` operation" in direct_calls(before)[1][1]
 
 
@@ -132,8 +137,8 @@ def test_the_tui_and_acp_submit_operations_instead_of_calling_the_session():
 
 def test_a_command_is_its_operation_wherever_it_is_typed():
     """What the TUI and an editor submit for a typed command (core/commands.py `as_operation`):
-    its own operation, the driver's `command` for the rest `run` offers, None only for a front
-    end's action or an effect `run` cannot do (every one of those named here)."""
+    its own operation, the driver's `command` for the rest `run` offers; no effect is left for a
+    front end to run with itself as the host."""
     from agent_tui.core.commands import BY_NAME, COMMANDS, as_operation
 
     assert as_operation(BY_NAME["effort"], "high") == ops.SetEffort("high")
@@ -141,5 +146,7 @@ def test_a_command_is_its_operation_wherever_it_is_typed():
     assert as_operation(BY_NAME["rename"], "a title") == ops.Rename("a title")
     assert as_operation(BY_NAME["remember"], "tabs") == ops.Remember("tabs")
     assert as_operation(BY_NAME["cost"], "") == ops.RunCommand("/cost ")
+    assert as_operation(BY_NAME["skill"], "db-migrations") == ops.ActivateSkill("db-migrations")
+    assert as_operation(BY_NAME["memory"], "rules") == ops.RunCommand("/memory rules")
     run_by_the_front_end = {c.name for c in COMMANDS if c.effect is not None and as_operation(c, "") is None}
-    assert run_by_the_front_end == {"skill", "memory"}  # not offered to `run`; the TUI's /memory is its own
+    assert run_by_the_front_end == set()  # every effect runs in the driver (the TUI's /memory is its own)

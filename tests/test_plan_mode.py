@@ -5,10 +5,11 @@ switching mode; accept-edits mode runs file edits unasked but still asks for com
 from __future__ import annotations
 
 import json
+import typing
 
 from agent_tui.agent import events as ev
 from agent_tui.compose.factory import build_services
-from agent_tui.policy.permission_modes import MODES, next_mode, parse_mode
+from agent_tui.policy.permission_modes import DECLARED, MODES, PermissionMode, next_mode, parse_mode
 from agent_tui.tools.approval_request import ApprovalDecision
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.support.agent_fixtures import collect, make_config, of_type, run_agent_tui, server_flags
@@ -118,6 +119,18 @@ class TestModes:
     def test_shift_tab_cycles_default_accept_edits_plan(self):
         assert MODES == ("default", "accept_edits", "plan")
         assert [next_mode(m) for m in MODES] == ["accept_edits", "plan", "default"]
+
+
+class TestOneDeclaration:
+    def test_every_mode_is_declared_once_with_what_each_front_end_shows(self):
+        """A mode added to `PermissionMode` without a declaration fails here: the TUI's label,
+        the editor's title, description and id, and the CLI's names all come from it."""
+        names = [mode.name for mode in DECLARED]
+        assert sorted(names) == sorted(typing.get_args(PermissionMode)) and len(set(names)) == len(names)
+        assert len({mode.editor_id for mode in DECLARED}) == len(DECLARED)
+        for mode in DECLARED:
+            assert mode.label and mode.title and mode.description and mode.cli_names
+            assert parse_mode(mode.cli_names[0]) == mode.name
 
 
 class TestModeIsKept:

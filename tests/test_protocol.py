@@ -36,6 +36,7 @@ SAMPLES: list[ops.Op] = [
     ops.Fork(4, "copy"),
     ops.Rename("title"),
     ops.Remember("tabs are 4 wide"),
+    ops.ActivateSkill("db-migrations"),
     ops.RunCommand("/cost"),
     ops.Review("v1"),
     ops.Shell("ls"),
@@ -208,6 +209,34 @@ class TestDriver:
         effort = (await drive(driver, ops.SetEffort("sideways")))[-1]
         assert isinstance(effort, pe.CommandReplied) and effort.level == "warning"
         assert server.requests == []
+
+    async def test_activate_skill_loads_it_and_an_empty_name_lists_them(self, server, workspace, tmp_path):
+        """`activate_skill` is the one way a front end loads a skill (the TUI's and the editor's
+        /skill): it answers with a reply, the skill is in the next request's system prompt, an
+        empty name lists the skills and an unknown one is a warning that names it."""
+        from agent_tui.runtime import paths
+        from tests.support.skills import write_skill
+
+        write_skill(paths.config_dir() / "skills")
+        services = await build_services(
+            make_config(server, tmp_path / "s.db", cwd=workspace), workspace=workspace
+        )
+        driver = SessionDriver(services, approval_timeout=30)
+        driver.session = await services.new_session(driver.approver)
+        try:
+            listed = (await drive(driver, ops.ActivateSkill("")))[-1]
+            assert isinstance(listed, pe.CommandReplied) and "db-migrations" in listed.text
+            unknown = (await drive(driver, ops.ActivateSkill("nope")))[-1]
+            assert isinstance(unknown, pe.CommandReplied) and unknown.level == "warning"
+            assert "nope" in unknown.text
+            loaded = (await drive(driver, ops.ActivateSkill("db-migrations")))[-1]
+            assert isinstance(loaded, pe.CommandReplied) and "db-migrations active" in loaded.text
+            server.enqueue(Reply(text="ok"))
+            await drive(driver, ops.Send("go"))
+            assert "Reviewing database migrations" in json.dumps(server.requests[-1]["messages"])
+        finally:
+            await driver.close()
+            await services.close()
 
     async def test_a_picture_that_is_not_base64_refuses_the_send(self, server, driver):
         """Said in one event before any request; the next send carries no stale picture."""

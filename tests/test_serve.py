@@ -95,6 +95,9 @@ class TestServe:
             assert unknown.status_code == 400 and "unknown operation type 'launch'" in unknown.json()["error"]
             huge = await raw.post(ops_url, json={"type": "send", "text": "x" * 400_000}, headers=auth)
             assert huge.status_code == 413
+            crowd = [{"name": f"{n}.png", "media_type": "image/png", "data": "iVBO"} for n in range(9)]
+            many = await raw.post(ops_url, json={"type": "send", "text": "x", "images": crowd}, headers=auth)
+            assert many.status_code == 413 and "pictures" in many.json()["error"]
             missing = await raw.post(
                 "/v1/sessions/s_nope/operations", json={"type": "interrupt"}, headers=auth
             )

@@ -255,20 +255,35 @@ async def config(host: CommandHost, argument: str) -> Reply:
     )
 
 
-async def memory(host: CommandHost, argument: str) -> Reply:
-    """Where the memories, rules and skills files are (the TUI opens them in $EDITOR instead)."""
+MEMORY_SHOWN = 4000
+"""Characters of the memories or rules file `/memory` shows where no $EDITOR can be handed the
+terminal (an editor's chat, `run`); the rest is named, the file holds it."""
 
+
+async def memory(host: CommandHost, argument: str) -> Reply:
+    """Where the memories, rules and skills files are, with the memories' text (`rules`: the
+    rules file's). The TUI opens the file in $EDITOR instead; an editor or `run` shows it."""
+
+    word = argument.strip().lower()
+    if word not in ("", "memories", "rules"):
+        raise Unavailable(f"Usage: /memory [memories|rules], not {word!r}")
     mem = memories_file()
     rules = find_rules_file(host.workspace)
+    shown = rules if word == "rules" else mem
+    text = (
+        shown.read_text(encoding="utf-8", errors="replace") if shown is not None and shown.is_file() else ""
+    )
+    if len(text) > MEMORY_SHOWN:
+        text = text[:MEMORY_SHOWN] + f"\n[… {len(text) - MEMORY_SHOWN} more characters in the file]"
     return Reply(
-        "/memory",
+        "/memory" + (f" {word}" if word else ""),
         rows=(
             ("Memories", f"{paths.shown(mem)} · {_size(mem)} (/remember TEXT adds one)"),
             ("Rules", f"{paths.shown(rules)} · {_size(rules)}" if rules else "none (/init writes AGENTS.md)"),
             ("Skills", f"{paths.shown(skills_dir())} (/skill lists them)"),
         ),
-        block=mem.read_text(encoding="utf-8", errors="replace")[:2000] if mem.is_file() else "",
-        tail="Open them in an editor; they are read again on the next turn.",
+        block=text,
+        tail="Edit them in any editor; they are read again on the next turn.",
     )
 
 

@@ -145,7 +145,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("unpin", "[ID]", "remove a pin (yours or the model's); alone: list them", IDLE, ALL, pin_fx.unpin, "Unpin"),
     Command("handoff", "[goal]", "continue in a new session: a summary for the goal, the pins, the task list and refs back to this one", IDLE, ALL, pin_fx.handoff, "Hand off"),
     Command("trust", "[off]", "trust this folder: its hooks, commands and settings apply (off: stop trusting it)", IDLE, TUI, None, "Trust this folder"),
-    Command("memory", "[memories|rules]", "open the memories or rules file in $EDITOR", NOW, TUI | EDITOR, fx.memory, "Memory"),
+    Command("memory", "[memories|rules]", "the memories or rules file: opened in $EDITOR in the TUI, shown elsewhere", NOW, ALL, fx.memory, "Memory"),
 )  # fmt: skip
 
 BY_NAME = {command.name: command for command in COMMANDS}
@@ -188,6 +188,7 @@ OPERATIONS: dict[str, Callable[[str], ops.Op]] = {
     "effort": ops.SetEffort,
     "rename": ops.Rename,
     "remember": ops.Remember,
+    "skill": lambda argument: ops.ActivateSkill(argument.strip()),
     "undo": _undo,
 }
 """Commands that are an operation of their own (core/ops.py), from what followed the name."""
@@ -196,7 +197,7 @@ OPERATIONS: dict[str, Callable[[str], ops.Op]] = {
 def as_operation(command: Command, argument: str) -> ops.Op | None:
     """What a front end submits to its driver for `/command argument`: the command's own
     operation, else the driver's `command` operation when headless `run` offers it (the driver
-    runs those), else None: a front end's action, or an effect only a front end runs (/skill)."""
+    runs those), else None: a front end's action (a command without an effect)."""
     if command.name in OPERATIONS:
         return OPERATIONS[command.name](argument)
     if command.effect is not None and command.fronts & RUN:

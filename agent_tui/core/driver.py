@@ -295,6 +295,10 @@ async def _remember(driver: SessionDriver, op: ops.Remember) -> None:
     await _effect(driver, "remember", op.text)
 
 
+async def _activate_skill(driver: SessionDriver, op: ops.ActivateSkill) -> None:
+    await _effect(driver, "skill", op.name)
+
+
 async def _rewind(driver: SessionDriver, op: ops.Rewind) -> None:
 
     session = driver.require()
@@ -361,6 +365,7 @@ HANDLERS: dict[type[ops.Operation], Handler] = {
     ops.Fork: _fork,
     ops.Rename: _rename,
     ops.Remember: _remember,
+    ops.ActivateSkill: _activate_skill,
     ops.RunCommand: _command,
     ops.Review: _review,
     ops.Shell: _shell,

@@ -139,6 +139,15 @@ class Remember(Operation):
 
 
 @dataclass(frozen=True)
+class ActivateSkill(Operation):
+    """Load a skill into this session by hand (`/skill NAME`), kept through compaction and resume;
+    an empty name lists the skills instead. Answered with a `command_reply` event."""
+
+    type: ClassVar[str] = "activate_skill"
+    name: str = ""
+
+
+@dataclass(frozen=True)
 class RunCommand(Operation):
     """A registry slash command a headless front end offers (`/cost`, `/diff`): its reply comes
     back as a `command_reply` event."""
@@ -195,6 +204,7 @@ Op = (
     | Fork
     | Rename
     | Remember
+    | ActivateSkill
     | RunCommand
     | Review
     | Shell

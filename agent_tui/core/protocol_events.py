@@ -59,7 +59,7 @@ class ApprovalResolved(AgentEvent):
 
 @dataclass(frozen=True)
 class CommandReplied(AgentEvent):
-    """What a command operation (or set_effort, set_mode, undo, rename, remember, rewind) answered."""
+    """What a command operation (or set_effort, set_mode, undo, rename, remember, activate_skill, rewind) answered."""
 
     type: ClassVar[str] = "command_reply"
     title: str

@@ -10,33 +10,82 @@ a prompt section of their own every step.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 PermissionMode = Literal["default", "accept_edits", "plan", "auto_sandboxed"]
-MODES: tuple[PermissionMode, ...] = ("default", "accept_edits", "plan")
-"""In Shift+Tab's order. `auto_sandboxed` (a command that runs in the sandbox, with no network,
-runs without asking; everything else asks as in default) is an editor's `auto` mode and
-`--permission-mode auto-sandboxed`: this one session's, where `[sandbox] auto_approve` and the
-TUI's `/sandbox auto on` switch it for every session of the process."""
 
-LABELS: dict[str, str] = {
-    "default": "default",
-    "accept_edits": "accept edits",
-    "plan": "plan",
-    "auto_sandboxed": "auto-approve sandboxed commands",
-}
-"""What the TUI's mode line and the notices call each mode."""
 
-CLI_NAMES: dict[str, PermissionMode] = {
-    "default": "default",
-    "accept-edits": "accept_edits",
-    "acceptEdits": "accept_edits",
-    "accept_edits": "accept_edits",
-    "plan": "plan",
-    "auto-sandboxed": "auto_sandboxed",
-    "auto_sandboxed": "auto_sandboxed",
-}
+@dataclass(frozen=True)
+class ModeDeclaration:
+    """One permission mode, as every front end names and offers it."""
+
+    name: PermissionMode
+    label: str
+    """What the TUI's mode line and the notices call it."""
+    title: str
+    """Its name in an editor's mode picker."""
+    description: str
+    """One sentence on what it lets run, shown beside the title."""
+    editor_id: str
+    """The id an editor knows it by (ACP `session/set_mode`); stable, editors may keep it."""
+    cli_names: tuple[str, ...]
+    """`--permission-mode` spellings: ours first, then Claude Code's."""
+    cycles: bool = True
+    """In Shift+Tab's cycle."""
+    needs_sandbox: bool = False
+    """Offered only where the sandbox runs."""
+
+
+DECLARED: tuple[ModeDeclaration, ...] = (
+    ModeDeclaration(
+        "default",
+        "default",
+        "Ask",
+        "Ask before any tool changes a file or runs a command",
+        "ask",
+        ("default",),
+    ),
+    ModeDeclaration(
+        "accept_edits",
+        "accept edits",
+        "Accept edits",
+        "File edits in the workspace run without asking; commands still ask",
+        "accept-edits",
+        ("accept-edits", "acceptEdits", "accept_edits"),
+    ),
+    ModeDeclaration(
+        "plan",
+        "plan",
+        "Plan",
+        "Read-only: nothing that changes anything runs until you approve the plan by switching mode",
+        "plan",
+        ("plan",),
+    ),
+    ModeDeclaration(
+        "auto_sandboxed",
+        "auto-approve sandboxed commands",
+        "Auto-approve sandboxed",
+        "Commands that run in the sandbox (no network) run without asking; the rest ask",
+        "auto",
+        ("auto-sandboxed", "auto_sandboxed"),
+        cycles=False,
+        needs_sandbox=True,
+    ),
+)
+"""Every permission mode, in Shift+Tab's order; the cycle, the labels, the CLI's names and the
+modes an editor is offered all derive from this. `auto_sandboxed` (a command that runs in the
+sandbox, with no network, runs without asking; everything else asks as in default) is this one
+session's, where `[sandbox] auto_approve` and the TUI's `/sandbox auto on` switch it for every
+session of the process."""
+
+BY_NAME: dict[str, ModeDeclaration] = {mode.name: mode for mode in DECLARED}
+MODES: tuple[PermissionMode, ...] = tuple(mode.name for mode in DECLARED if mode.cycles)
+"""Shift+Tab's cycle."""
+LABELS: dict[str, str] = {mode.name: mode.label for mode in DECLARED}
+CLI_NAMES: dict[str, PermissionMode] = {alias: mode.name for mode in DECLARED for alias in mode.cli_names}
 """`--permission-mode` values: ours, and Claude Code's spelling (`acceptEdits`)."""
+EDITOR_IDS: dict[str, PermissionMode] = {mode.editor_id: mode.name for mode in DECLARED}
 
 PLAN_NOTE = (
     "[Plan mode — the user asked for a plan first. Only read-only tools run: write_file, "

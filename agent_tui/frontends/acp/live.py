@@ -34,6 +34,7 @@ from agent_tui.frontends.acp.editor_fs import EditorBuffers, use_editor_buffers
 from agent_tui.frontends.acp.permission import editor_approver
 from agent_tui.frontends.acp.terminal import EditorTerminals, use_editor_terminal
 from agent_tui.frontends.acp.translate import TurnUpdates, notice
+from agent_tui.policy.permission_modes import BY_NAME, DECLARED, EDITOR_IDS, ModeDeclaration, parse_mode
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable
@@ -46,15 +47,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-ASK, AUTO = "ask", "auto"
-MODES = (
-    s.SessionMode(id=ASK, name="Ask", description="Ask before any tool changes something"),
-    s.SessionMode(
-        id=AUTO,
-        name="Auto-approve sandboxed",
-        description="Commands that run in the sandbox (no network) run without asking; the rest ask",
-    ),
-)
+
+def editor_mode(mode: ModeDeclaration) -> s.SessionMode:
+    """A declared permission mode (policy/permission_modes.py) as an editor's picker shows it."""
+    return s.SessionMode(id=mode.editor_id, name=mode.title, description=mode.description)
 
 
 def with_editor_mcp(config: Config, servers: list[Any] | None) -> tuple[Config, list[str]]:
@@ -167,18 +163,26 @@ class LiveSession:
 
     @property
     def mode(self) -> str:
-        """The editor's name for the session's permission mode (`auto_sandboxed` is `auto`)."""
-        return AUTO if self.session is not None and self.session.mode == "auto_sandboxed" else ASK
+        """The editor's id for the session's permission mode, whichever mode it was stored in."""
+        return BY_NAME[self.require().mode].editor_id
+
+    def offered_modes(self) -> list[ModeDeclaration]:
+        """Every declared mode this session can take (`auto` only where the sandbox runs)."""
+        return [m for m in DECLARED if self.services.sandbox is not None or not m.needs_sandbox]
 
     def modes(self) -> s.SessionModeState:
-        return s.SessionModeState(current_mode_id=self.mode, available_modes=list(MODES))
+        return s.SessionModeState(
+            current_mode_id=self.mode, available_modes=[editor_mode(m) for m in self.offered_modes()]
+        )
 
     async def set_mode(self, mode_id: str) -> bool:
-        """The `set_mode` operation on this session alone: it is stored and resumed with it."""
-        if mode_id not in (ASK, AUTO) or self.services.sandbox is None:
+        """The `set_mode` operation on this session alone: it is stored and resumed with it.
+        `mode_id` is an editor id or a `--permission-mode` spelling (`acceptEdits`)."""
+        name = EDITOR_IDS.get(mode_id) or parse_mode(mode_id)
+        if name is None or BY_NAME[name] not in self.offered_modes():
             return False
-        await self.driver.submit(ops.SetMode("auto_sandboxed" if mode_id == AUTO else "default"))
-        return self.mode == mode_id
+        await self.driver.submit(ops.SetMode(name))
+        return self.require().mode == name
 
     async def start_in_configured_mode(self) -> None:
         """`[sandbox] auto_approve` opens an editor session in default mode as `auto`; from

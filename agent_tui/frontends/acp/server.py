@@ -176,7 +176,8 @@ class AgentTuiAgent:
     ) -> s.SetSessionModeResponse:
         live = self._live(session_id)
         if not await live.set_mode(mode_id):
-            raise RequestError.invalid_params({"details": f"unknown mode {mode_id} (ask or auto)"})
+            known = ", ".join(m.editor_id for m in live.offered_modes())
+            raise RequestError.invalid_params({"details": f"unknown mode {mode_id} (one of {known})"})
         return s.SetSessionModeResponse()
 
     async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> s.PromptResponse:

@@ -2,10 +2,10 @@
 one registry (core/commands.py) offers editors, plus the user's and the project's custom
 Markdown commands, which are prompts (extensions/invoke.py expands them).
 
-A command that is an operation (core/commands.py `as_operation`) is submitted to the session's
-driver, its `command_reply` event answered as Markdown; another with an effect (/skill) runs it
-here; the few that act
-on the editor session itself are bound by name in `EDITOR_ACTIONS` (frontends/acp/commands.py). The TUI's
+A command with an effect is an operation (core/commands.py `as_operation`: /skill is
+`activate_skill`, /memory the driver's `command`) submitted to the session's driver, its
+`command_reply` event answered as Markdown; the few that act on the editor session itself are
+bound by name in `EDITOR_ACTIONS` (frontends/acp/commands.py). The TUI's
 screens and app actions (/resume, /blobs, /theme, /quit, …) are not offered: the editor has its
 own. A prompt starting with any other `/word` goes to the model as written.
 """
@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 from acp import schema as s
 
 from agent_tui.core import commands as registry
-from agent_tui.core.replies import Unavailable
 from agent_tui.frontends.acp import commands as actions
 
 if TYPE_CHECKING:
@@ -35,7 +34,7 @@ EDITOR_ACTIONS: dict[str, Handler] = {
     "clear": actions.clear,
     "model": actions.model,
 }
-"""The editor's own form of a registry command, by name; every other editor command runs its effect."""
+"""The editor's own form of a registry command, by name; every other editor command is an operation."""
 
 HINTS = {
     "model": "NAME (none: show it)",
@@ -88,13 +87,9 @@ async def answer(host: EditorHost, command: registry.Command, argument: str) -> 
     if action is not None:
         return await action(host, argument)
     operation = registry.as_operation(command, argument)
-    if operation is not None:  # the driver runs it and answers with a `command_reply` event
-        return (await host.answer(operation)).reply().markdown()
-    assert command.effect is not None, f"/{command.name} has neither an effect nor an editor action"
-    try:
-        return (await command.effect(host, argument)).markdown()
-    except Unavailable as exc:
-        return str(exc)
+    assert operation is not None, f"/{command.name} is neither an operation nor an editor action"
+    # The driver runs it and answers with a `command_reply` event (a warning says what was wrong).
+    return (await host.answer(operation)).reply().markdown()
 
 
 def parse(

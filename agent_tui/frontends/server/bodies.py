@@ -8,8 +8,13 @@ from typing import Any
 
 from starlette.requests import Request
 
+from agent_tui.base.images import MAX_IMAGE_BYTES
+
 MAX_BODY = 256 * 1024
 """Bytes a request body may hold (a prompt with pasted logs fits; a flood does not)."""
+PICTURES_PER_OPERATION = 4
+MAX_OPERATION_BODY = MAX_BODY + PICTURES_PER_OPERATION * (MAX_IMAGE_BYTES * 4 // 3 + 4)
+"""An operation's body: a `send` carries its pictures inline (base64), a few at the size cap."""
 
 
 class Refused(Exception):
@@ -36,6 +41,19 @@ async def read_body(request: Request, limit: int = MAX_BODY) -> dict[str, Any]:
     if not isinstance(parsed, dict):
         raise Refused(400, "request body must be a JSON object")
     return parsed
+
+
+async def read_operation(request: Request) -> dict[str, Any]:
+    """An operation's body: bounded as any body besides the pictures a `send` carries inline,
+    which may add a few at the size cap (a screenshot is more than a prompt's text)."""
+    body = await read_body(request, MAX_OPERATION_BODY)
+    pictures = body.get("images")
+    if isinstance(pictures, list) and len(pictures) > PICTURES_PER_OPERATION:
+        raise Refused(413, f"at most {PICTURES_PER_OPERATION} pictures in one operation")
+    rest = {key: value for key, value in body.items() if key != "images"}
+    if len(json.dumps(rest)) > MAX_BODY:
+        raise Refused(413, f"request body over {MAX_BODY} bytes besides its pictures")
+    return body
 
 
 def optional(body: dict[str, Any], key: str, kind: type) -> Any:

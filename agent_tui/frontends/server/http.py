@@ -30,7 +30,7 @@ from agent_tui.core.ops import BadOperation, op_from_json
 from agent_tui.core.protocol_events import OperationRefused
 from agent_tui.core.protocol_schema import events_schema, operations_schema
 from agent_tui.frontends.server import reads
-from agent_tui.frontends.server.bodies import Refused, optional, read_body
+from agent_tui.frontends.server.bodies import Refused, optional, read_body, read_operation
 from agent_tui.frontends.server.hub import Hub, UnknownSession
 from agent_tui.frontends.server.token import matches
 from agent_tui.store import StoreError
@@ -122,7 +122,7 @@ async def fork(request: Request, hub: Hub) -> Response:
 async def submit(request: Request, hub: Hub) -> Response:
     driver = hub.get(request.path_params["session_id"])
     try:
-        op = op_from_json(await read_body(request))
+        op = op_from_json(await read_operation(request))
     except BadOperation as exc:
         raise Refused(400, str(exc)) from None
     before = driver.log.last_id

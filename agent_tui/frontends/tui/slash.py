@@ -1,11 +1,10 @@
 """The TUI's side of the one command registry (core/commands.py): the input's menu, the command
 palette and `/help` list the commands the registry offers the TUI, in its order.
 
-A command that is an operation (core/commands.py `as_operation`: /effort, /undo, /rename, /remember) is submitted to
-the tab's driver, which runs the effect and answers with a `command_reply` event the tab renders
-as a block in its chat; so is every other command with an effect that headless `run` offers too
-(the driver's `command` operation: /cost, /pin, /diff …). Only an effect the driver's `command`
-does not offer (/skill) runs here with the tab as its host; a command
+A command that is an operation (core/commands.py `as_operation`: /effort, /undo, /rename,
+/remember, /skill) is submitted to the tab's driver, which runs the effect and answers with a
+`command_reply` event the tab renders as a block in its chat; so is every other command with an
+effect (the driver's `command` operation: /cost, /pin, /diff …). A command
 without one is a TUI action bound here by name in `TUI_ACTIONS` (open a screen, replace the tab's
 session, quit) or one whose TUI form differs from the effect (/context opens its screen, /memory
 opens $EDITOR). tests/test_command_registry.py fails when a name here is not in the registry or
@@ -155,11 +154,9 @@ def submitted(command: registry.Command) -> Handler:
 
 def _bind(command: registry.Command) -> SlashCommand:
     handler = TUI_ACTIONS.get(command.name)
-    if handler is None and registry.as_operation(command, "") is not None:
-        handler = submitted(command)
     if handler is None:
-        assert command.effect is not None, f"/{command.name} has neither an effect nor a TUI action"
-        handler = rendered(command.effect)
+        assert registry.as_operation(command, "") is not None, f"/{command.name}: no operation, no TUI action"
+        handler = submitted(command)
     return SlashCommand(command.name, command.args, command.help, command.runs, handler, command.palette)
 
 

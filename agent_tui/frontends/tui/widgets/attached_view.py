@@ -26,7 +26,7 @@ from textual.containers import Vertical
 from agent_tui.agent import events as ev
 from agent_tui.core import ops
 from agent_tui.core import protocol_events as pe
-from agent_tui.core.commands import Front, parse
+from agent_tui.core.commands import Front, as_operation, parse
 from agent_tui.frontends.tui import tab_ops as op
 from agent_tui.frontends.tui.tab_controller import TabController, WorkerEnd
 from agent_tui.frontends.tui.transcript import OutputEntry
@@ -131,13 +131,13 @@ class AttachedView(Vertical):
         elif text.split()[0] == "/review":  # work on the server, as in a local tab
             argument = text.strip()[len("/review") :].strip()
             await self.apply(self.controller.review(argument or None, has_session=True))
-        elif parse(text, Front.RUN) is not None:
+        elif (operation := _operation(text)) is not None:  # as a local tab submits it to its driver
             await self.renderer.apply(op.ShowUser(text))
-            self._submit(ops.RunCommand(text), None)
+            self._submit(operation, None)
         else:
             self.app.notify(
                 f"{text.split()[0]} is not offered over --attach (the server runs /context, /blobs, "
-                "/compact and the commands `run` offers).",
+                "/compact and every command with an effect).",
                 severity="warning",
             )
             self.prompt.set_text(text)
@@ -263,8 +263,12 @@ class AttachedView(Vertical):
         for operation in operations:
             if isinstance(operation, op.TAB_OPS):
                 await self._apply_tab(operation)
-            else:
-                await self.renderer.apply(operation)
+                continue
+            if isinstance(operation, op.ShowUser) and not self._observed:
+                # The chips of the pictures pasted here (whether the served model takes them is
+                # the server's to say; a text-only one gets the notice there).
+                operation = op.ShowUser(operation.text, self.prompt.images.chips(operation.text, None))
+            await self.renderer.apply(operation)
 
     async def _apply_tab(self, operation: op.TabOp) -> None:
         match operation:
@@ -277,8 +281,11 @@ class AttachedView(Vertical):
             case op.StartWorker(kind, argument):
                 if self._observed:
                     return  # the server runs it already: another client sent it
-                if kind == "turn":
-                    self._submit(ops.Send(argument or ""), "run_turn")
+                if kind == "turn":  # the pictures pasted into this input go with it, inline
+                    shots = self.prompt.images.in_text(argument or "")
+                    self._submit(
+                        ops.Send(argument or "", tuple(ops.Picture.of(*s) for s in shots)), "run_turn"
+                    )
                 elif kind == "command":
                     self._submit(ops.Shell(argument or ""), "run_command")
                 elif kind == "compact":
@@ -290,3 +297,10 @@ class AttachedView(Vertical):
                     await self.apply(self.controller.worker_finished(end))
             case _:
                 assert_never(operation)
+
+
+def _operation(text: str) -> ops.Op | None:
+    """The operation a TUI command typed here is (core/commands.py `as_operation`), or None for
+    a TUI action (a screen, a tab) that has no form over the server."""
+    found = parse(text, Front.TUI)
+    return as_operation(*found) if found is not None else None
