@@ -91,9 +91,8 @@ class TabOpener:
             self.tab.meter.refresh()
             return
         self.tab.services = services
-        # lazy: start-up (the store's package, aiosqlite and regex are not in the first frame;
-        # the services, built behind it, have loaded them by now)
-        from agent_tui.store.leases import SessionBusy
+        # The services, built behind the first frame, have loaded the store by now.
+        from agent_tui.store.leases import SessionBusy  # lazy: start-up (not in the first frame)
 
         nothing_to_continue = False
         if continue_ and session_id is None:
