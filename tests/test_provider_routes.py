@@ -98,7 +98,7 @@ def test_a_whole_turn_never_imports_litellm(tmp_path):
         async def main(base, db):
             overrides = {"model": {"name": "openai/fake-model", "api_base": base, "context_window": 32000},
                          "store": {"db": db}}
-            services = await build_services(load_config(overrides=overrides, env={}).config)
+            services = await build_services(load_config(overrides=overrides, env={}, rules=SHIPPED_RULES).config)
             session = await services.new_session()
             kinds = [type(e).__name__ async for e in session.run_turn("hi")]
             await services.close()

@@ -194,7 +194,10 @@ def _extra_rules(
         tier = "local" if origin.endswith(paths.LOCAL_CONFIG_NAME) else tier
         found += [(kind, str(rule), tier) for rule in merged.get("tools", {}).get(kind, [])]
     claude = claude_permissions.load(
-        folder, words, trusted=trusted, trusted_allow=folder_trust.trusted_allow(folder) if trusted else None
+        folder,
+        words=words,
+        trusted=trusted,
+        trusted_allow=folder_trust.trusted_allow(folder) if trusted else None,
     )
     notices += claude.notices
     if claude.withheld and not trusted:

@@ -99,7 +99,7 @@ def add_rule(rule: str, cwd: Path | None = None) -> Path:
     return written
 
 
-def remove_rule(rule: str, words: RuleVocabulary, cwd: Path | None = None) -> bool:
+def remove_rule(rule: str, cwd: Path | None = None, *, words: RuleVocabulary) -> bool:
     """Drop `rule` from whichever project file holds it; False when none did."""
 
     removed = False

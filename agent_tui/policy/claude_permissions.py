@@ -90,7 +90,7 @@ def allow_digest(workspace: Path) -> str:
 
 
 def load(
-    workspace: Path, words: RuleVocabulary, *, trusted: bool, trusted_allow: str | None = None
+    workspace: Path, *, words: RuleVocabulary, trusted: bool, trusted_allow: str | None = None
 ) -> ClaudeRules:
     """Every rule that applies in `workspace` (a rule naming no tool in `words` is skipped with a
     notice). `trusted_allow`: the allow digest stored when the folder was trusted (None: not

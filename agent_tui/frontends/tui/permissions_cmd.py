@@ -30,7 +30,7 @@ async def run(view: TabCommandHost, argument: str) -> None:
             return
         rule = words[1].strip()
         revoked = session.revoke_rule(rule) if session is not None else False
-        saved = remove_rule(rule, SHIPPED_RULES, workspace)
+        saved = remove_rule(rule, workspace, words=SHIPPED_RULES)
         if revoked or saved:
             where = " and from the project's settings" if saved else ""
             show(
