@@ -17,7 +17,9 @@ from agent_tui.config.checks import SPECS
 from agent_tui.config.coerce import HINTS
 from agent_tui.policy.permission_rules import AllowRule
 
-allow_rule_problem = AllowRule.problem_any
+
+def allow_rule_problem(rule: str) -> str | None:
+    return AllowRule.problem_any(rule, SHIPPED_RULES)
 
 
 def write_user_config(home, text: str | bytes):

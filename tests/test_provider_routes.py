@@ -94,6 +94,7 @@ def test_a_whole_turn_never_imports_litellm(tmp_path):
         import asyncio, sys
         from agent_tui.config import load_config
         from agent_tui.compose.factory import build_services
+        from agent_tui.compose.rule_words import SHIPPED_RULES
 
         async def main(base, db):
             overrides = {"model": {"name": "openai/fake-model", "api_base": base, "context_window": 32000},

@@ -61,7 +61,14 @@ class TestShippedWords:
     def test_the_shipped_words_are_the_old_table(self):
         """Derived from the declarations, the rule names cover what the hand-written table did."""
         assert SHIPPED_RULES.claude_tools == BEFORE
-        assert SHIPPED_RULES.path_tools == {"read_file", "grep", "glob", "list_dir", "edit_file", "write_file"}
+        assert SHIPPED_RULES.path_tools == {
+            "read_file",
+            "grep",
+            "glob",
+            "list_dir",
+            "edit_file",
+            "write_file",
+        }
         assert SHIPPED_RULES.domain_tools == {"web_fetch"}
 
     def test_every_shipped_tool_and_the_provider_search_is_read(self):

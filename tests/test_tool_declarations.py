@@ -14,7 +14,6 @@ import pytest
 from agent_tui.agent.base_prompt import base_prompt
 from agent_tui.agent.subagents import for_session
 from agent_tui.agent.undo import undo
-from agent_tui.base import tool_decl
 from agent_tui.base.messages import Message, ToolCall
 from agent_tui.base.tool_decl import Capabilities, ToolKind
 from agent_tui.compose.factory import build_services
@@ -27,7 +26,7 @@ from agent_tui.tools.context_tools import context_tools
 from agent_tui.tools.registry import ToolRegistry, builtin_tools
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import collect, make_config
-from tests.support.builtin_tools import BUILTIN_NAMES, every_builtin
+from tests.support.builtin_tools import every_builtin
 
 
 class StampTool:
