@@ -17,6 +17,7 @@ from agent_tui.policy.claude_rules import format_claude, rule_syntax
 from agent_tui.policy.permission_rules import AllowRule, RuleError
 from agent_tui.policy.rule_vocabulary import RuleVocabulary
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
+from agent_tui.tools.permissions import PermissionPolicy
 from tests.support.builtin_tools import every_builtin
 from tests.test_tool_declarations import StampTool
 
@@ -92,12 +93,22 @@ class TestAThrowawayToolsWords:
         """`Stamp(src/**)` is `stamp_file:src/**`, a path rule, and `Edit(...)` covers the
         checkpointed throwaway too: nothing but its declaration names it."""
         words = with_tools(StampTool())
+        assert [rule.format() for rule in AllowRule.parse_all("Stamp(src/**)", words)] == [
+            "stamp_file:src/**"
+        ]
         assert AllowRule.parse_all("Stamp(src/**)", words) == (AllowRule("stamp_file", path="src/**"),)
         assert "stamp_file" in words.path_tools
         assert AllowRule.parse("stamp_file:src/**", words) == AllowRule("stamp_file", path="src/**")
         assert AllowRule("stamp_file", path="src/**") in AllowRule.parse_all("Edit(src/**)", words)
         assert format_claude("stamp_file", words) == "Stamp"
         assert rule_syntax("stamp_file", words) == "stamp_file:GLOB · Stamp(GLOB)"
+
+    def test_the_approval_policy_matches_its_path_rule(self, tmp_path):
+        """The policy the composition root builds reads rules in the words it is handed: the
+        throwaway's Claude rule allows its calls under the glob and nowhere else."""
+        policy = PermissionPolicy(["Stamp(src/**)"], words=with_tools(StampTool()))
+        assert policy.rule_for("stamp_file", {"path": "src/a.py"}, tmp_path) == "stamp_file:src/**"
+        assert policy.rule_for("stamp_file", {"path": "docs/a.md"}, tmp_path) is None
 
     def test_a_fetching_tool_takes_a_domain(self):
         """A tool of the fetch kind takes `domain:HOST` in Claude's syntax and a host in ours."""
