@@ -11,7 +11,7 @@ import pytest
 
 from agent_tui.agent import web_search
 from agent_tui.base.tool_decl import Capabilities
-from agent_tui.compose.rule_words import SHIPPED_RULES, shipped_declarations
+from agent_tui.compose.rule_words import SHIPPED_WORDS, shipped_declarations
 from agent_tui.config import ConfigError, load_config
 from agent_tui.policy.claude_rules import format_claude, rule_syntax
 from agent_tui.policy.permission_rules import AllowRule, RuleError
@@ -61,8 +61,8 @@ def with_tools(*tools: Any) -> RuleVocabulary:
 class TestShippedWords:
     def test_the_shipped_words_are_the_old_table(self):
         """Derived from the declarations, the rule names cover what the hand-written table did."""
-        assert SHIPPED_RULES.claude_tools == BEFORE
-        assert SHIPPED_RULES.path_tools == {
+        assert SHIPPED_WORDS.claude_tools == BEFORE
+        assert SHIPPED_WORDS.path_tools == {
             "read_file",
             "grep",
             "glob",
@@ -70,7 +70,7 @@ class TestShippedWords:
             "edit_file",
             "write_file",
         }
-        assert SHIPPED_RULES.domain_tools == {"web_fetch"}
+        assert SHIPPED_WORDS.domain_tools == {"web_fetch"}
 
     def test_every_shipped_tool_and_the_provider_search_is_read(self):
         """The vocabulary reads every tool agent-tui ships (whoever registers it) and the
@@ -82,10 +82,10 @@ class TestShippedWords:
 
     def test_hints_and_listings_read_the_declarations(self):
         """A hint and /tools spell each tool by the first Claude name it leads."""
-        assert format_claude("grep", SHIPPED_RULES) == "Grep"
-        assert format_claude("write_file", SHIPPED_RULES) == "Write"
-        assert rule_syntax("edit_file", SHIPPED_RULES) == "edit_file:GLOB · Edit(GLOB)"
-        assert rule_syntax("web_fetch", SHIPPED_RULES) == "web_fetch:HOST · WebFetch(domain:HOST)"
+        assert format_claude("grep", SHIPPED_WORDS) == "Grep"
+        assert format_claude("write_file", SHIPPED_WORDS) == "Write"
+        assert rule_syntax("edit_file", SHIPPED_WORDS) == "edit_file:GLOB · Edit(GLOB)"
+        assert rule_syntax("web_fetch", SHIPPED_WORDS) == "web_fetch:HOST · WebFetch(domain:HOST)"
 
 
 class TestAThrowawayToolsWords:
@@ -123,17 +123,17 @@ class TestAThrowawayToolsWords:
         """The shipped words do not know the throwaway: the same rule is refused, naming the
         names there are."""
         with pytest.raises(RuleError, match=r"'Stamp' is not a Claude Code tool agent-tui has \(known: "):
-            AllowRule.parse_all("Stamp(src/**)", SHIPPED_RULES)
-        assert AllowRule.problem("stamp_file:src/**", SHIPPED_RULES) is not None
+            AllowRule.parse_all("Stamp(src/**)", SHIPPED_WORDS)
+        assert AllowRule.problem("stamp_file:src/**", SHIPPED_WORDS) is not None
 
     def test_the_config_check_reads_the_words_it_is_given(self, isolated_home, tmp_path):
         """The config's rule check takes the vocabulary its caller hands it."""
         (isolated_home / "config").mkdir(parents=True, exist_ok=True)
         (isolated_home / "config" / "config.toml").write_text('[tools]\nallow = ["Stamp(src/**)"]\n')
-        loaded = load_config(cwd=tmp_path, env={}, rules=with_tools(StampTool()))
+        loaded = load_config(cwd=tmp_path, env={}, rule_words=with_tools(StampTool()))
         assert loaded.config.tools.allow == ["Stamp(src/**)"]
         with pytest.raises(ConfigError, match="'Stamp' is not a Claude Code tool"):
-            load_config(cwd=tmp_path, env={}, rules=SHIPPED_RULES)
+            load_config(cwd=tmp_path, env={}, rule_words=SHIPPED_WORDS)
 
 
 class TestReadOnlyWhenNeeded:
@@ -150,10 +150,10 @@ class TestReadOnlyWhenNeeded:
         (isolated_home / "config").mkdir(parents=True, exist_ok=True)
         config = isolated_home / "config" / "config.toml"
         config.write_text('[tools]\nallow = ["bash:git status", "edit_file", "mcp__time__*"]\n')
-        load_config(cwd=tmp_path, env={}, rules=RuleVocabulary(source))
+        load_config(cwd=tmp_path, env={}, rule_words=RuleVocabulary(source))
         assert asked == []
         config.write_text('[tools]\nallow = ["Edit(src/**)", "read_file:docs/**"]\n')
         words = RuleVocabulary(source)
-        load_config(cwd=tmp_path, env={}, rules=words)
-        load_config(cwd=tmp_path, env={}, rules=words)
+        load_config(cwd=tmp_path, env={}, rule_words=words)
+        load_config(cwd=tmp_path, env={}, rule_words=words)
         assert asked == [1]  # read once, then held

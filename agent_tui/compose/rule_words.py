@@ -1,6 +1,6 @@
 """The words agent-tui's permission rules may use: what every tool it ships declares.
 
-Rules are checked when the config loads (`load_config(rules=...)`), before any session exists, and
+Rules are checked when the config loads (`load_config(rule_words=...)`), before any session exists, and
 a config command or `agent-tui sessions list` must not load every tool to do it: the vocabulary
 imports the tools the first time a rule needs a word (`edit_file:src/**`, `Edit(src/**)`), never
 for a config whose rules are plain tool names or bash prefixes. The composition root hands the
@@ -23,5 +23,5 @@ def shipped_declarations() -> list[tuple[str, Capabilities]]:
     return [*declared, (task_tool.NAME, task_tool.CAPABILITIES), (web_search.NAME, web_search.CAPABILITIES)]
 
 
-SHIPPED_RULES = RuleVocabulary(shipped_declarations)
+SHIPPED_WORDS = RuleVocabulary(shipped_declarations)
 """The vocabulary of agent-tui's own tools (read once, when a rule first needs it)."""

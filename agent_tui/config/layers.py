@@ -56,13 +56,13 @@ def load_config(
     env: Mapping[str, str] | None = None,
     trusted: bool | None = None,
     *,
-    rules: RuleVocabulary,
+    rule_words: RuleVocabulary,
 ) -> LoadedConfig:
     """Merge defaults, user file, project file, environment and `overrides` (CLI flags).
 
     The project file applies in full only in a trusted folder (`trusted=None`: as the trust
     store says; True: `--trust`); otherwise only its harmless keys (trust.py). Permission rules
-    are checked in the words the tools declare (`rules`: compose/rule_words.py gives agent-tui's)."""
+    are checked in the words the tools declare (`rule_words`: compose/rule_words.py gives agent-tui's)."""
 
     env = os.environ if env is None else env
     merged: dict[str, dict[str, Any]] = {}
@@ -143,7 +143,7 @@ def load_config(
         ignored = (*ignored, *held_back)
         notices.append(_agents_notice(held_back))
     allow = merged.get("tools", {}).get("allow", [])
-    extra, claude_present = _extra_rules(folder, folder_trusted, merged, sources, notices, rules)
+    extra, claude_present = _extra_rules(folder, folder_trusted, merged, sources, notices, rule_words)
     config = build(
         merged,
         provenance=Provenance(
@@ -155,7 +155,7 @@ def load_config(
             claude_rules=claude_present,
         ),
     )
-    problems = config_problems(flatten(config), sources, rules)  # ranges, choices and allow-rule syntax
+    problems = config_problems(flatten(config), sources, rule_words)  # ranges, choices and allow-rule syntax
     if problems:
         raise ConfigError(problems[0])
     if config.model.api_base and not config.provenance.api_key_allowed:
