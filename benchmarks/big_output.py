@@ -37,6 +37,7 @@ SCENARIOS = {"big-grep": "grep, 5.6 MB output", "big-read": "read_file of 5.5 MB
 CHILD = r"""
 import asyncio, json, os, sys, time
 from pathlib import Path
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.config import load_config
 from agent_tui.compose.factory import build_services
 
@@ -46,7 +47,7 @@ async def main():
     cfg = load_config(overrides={
         "model": {"name": "openai/fake-model", "api_base": base, "context_window": 4_000_000},
         "store": {"db": str(work / db)},
-    }, cwd=work, env={}).config
+    }, cwd=work, env={}, rule_words=SHIPPED_WORDS).config
     services = await build_services(cfg, workspace=work)
     out = []
     try:

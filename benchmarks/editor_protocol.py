@@ -25,6 +25,7 @@ from acp import text_block  # noqa: E402 - imported after the sys.path set-up ab
 from acp.stdio import spawn_agent_process  # noqa: E402 - imported after the sys.path set-up above
 
 from agent_tui.compose.factory import build_services  # noqa: E402 - imported after the sys.path set-up above
+from agent_tui.compose.rule_words import SHIPPED_WORDS  # noqa: E402 - imported after the sys.path set-up above
 from agent_tui.config import load_config  # noqa: E402 - imported after the sys.path set-up above
 from testkit.fake_openai import FakeOpenAI, Reply  # noqa: E402 - imported after the sys.path set-up above
 
@@ -51,7 +52,7 @@ async def in_process(server: FakeOpenAI, db: Path, workspace: Path, turns: int, 
         "model": {"name": "openai/fake-model", "api_base": server.base_url, "context_window": 200_000},
         "store": {"db": str(db)},
     }
-    config = load_config(overrides=overrides, cwd=workspace).config
+    config = load_config(overrides=overrides, cwd=workspace, rule_words=SHIPPED_WORDS).config
     services = await build_services(config, workspace=workspace, start_mcp=False)
     try:
         session = await services.new_session()

@@ -28,12 +28,13 @@ JQ_HOOK = """jq -n --arg c "$(jq -r .tool_input.path)" '{hookSpecificOutput: {ho
 async def per_call(hooks: object, tmp: Path, label: str) -> tuple[str, float]:
     from agent_tui.base.messages import ToolCall
     from agent_tui.compose.factory import build_services
+    from agent_tui.compose.rule_words import SHIPPED_WORDS
     from agent_tui.config import load_config
 
     overrides = {
         "model": {"name": "openai/fake-model", "api_base": "http://127.0.0.1:9", "context_window": 32000}
     }
-    config = load_config(overrides=overrides, cwd=tmp, env={}).config
+    config = load_config(overrides=overrides, cwd=tmp, env={}, rule_words=SHIPPED_WORDS).config
     services = await build_services(config, workspace=tmp, db_path=tmp / f"{label}.db", start_mcp=False)
     services.hooks = hooks
     try:

@@ -40,6 +40,7 @@ from startup import Server  # noqa: E402
 from turn_overhead import history  # noqa: E402
 
 from agent_tui.compose.factory import build_services  # noqa: E402
+from agent_tui.compose.rule_words import SHIPPED_WORDS  # noqa: E402
 from agent_tui.config import load_config  # noqa: E402
 
 SIZES = (10, 1_500, 3_000)
@@ -108,6 +109,7 @@ async def measure(
             "provider": {"transport": transport},
         },
         env={},
+        rule_words=SHIPPED_WORDS,
     ).config
     services = await build_services(config, workspace=tmp)
     session = await services.new_session()

@@ -40,11 +40,14 @@ def write_config(home: Path, server: FakeOpenAI, db: Path) -> None:
 
 async def in_process(server: FakeOpenAI, turns: int, workspace: Path) -> list[float]:
     from agent_tui.compose.factory import build_services
+    from agent_tui.compose.rule_words import SHIPPED_WORDS
     from agent_tui.config import load_config
     from agent_tui.core import ops
     from agent_tui.core.driver import SessionDriver
 
-    services = await build_services(load_config(cwd=workspace).config, workspace=workspace)
+    services = await build_services(
+        load_config(cwd=workspace, rule_words=SHIPPED_WORDS).config, workspace=workspace
+    )
     driver = SessionDriver(services)
     driver.session = await services.new_session(driver.approver)
     times = []

@@ -34,13 +34,14 @@ TUI_DRIVER = r"""
 import asyncio, json, os, sys, time
 T0 = float(os.environ["BENCH_T0"])
 from agent_tui.frontends.cli.tui import launch_tui  # what `agent-tui` imports first
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.config import load_config
 from agent_tui.frontends.tui.app import AgentApp
 from agent_tui.frontends.tui.widgets.meter import ContextMeter
 from agent_tui.frontends.tui.widgets.prompt import PromptInput
 
 async def main():
-    config = load_config().config
+    config = load_config(rule_words=SHIPPED_WORDS).config
     async def services():
         from agent_tui.compose.factory import build_services
         return await build_services(config)

@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from agent_tui.agent import events as ev
 from agent_tui.agent.subagents import CHILD_PROMPT
 from agent_tui.compose.factory import build_services
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.config import load_config
 from testkit.fake_openai import FakeOpenAI, Reply
 
@@ -92,6 +93,7 @@ async def services_for(server: FakeOpenAI, root: Path) -> Any:
         },
         cwd=root,
         env={},
+        rule_words=SHIPPED_WORDS,
     ).config
     return await build_services(config, workspace=root)
 

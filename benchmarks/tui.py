@@ -163,6 +163,7 @@ async def make_db(config, workspace: Path, sizes: tuple[int, ...]) -> dict[int, 
 
 async def bench_open_and_keys(repeat: int = 5) -> dict[str, dict[int, list[float]]]:
     from agent_tui.compose.factory import build_services
+    from agent_tui.compose.rule_words import SHIPPED_WORDS
     from agent_tui.config import load_config
     from agent_tui.frontends.tui.app import AgentApp
     from agent_tui.frontends.tui.widgets.chat import ChatPane
@@ -189,6 +190,7 @@ async def bench_open_and_keys(repeat: int = 5) -> dict[str, dict[int, list[float
             },
             cwd=workspace,
             env={},
+            rule_words=SHIPPED_WORDS,
         ).config
         ids = await make_db(config, workspace, (20, 2000))
         app = AgentApp(lambda: build_services(config, workspace=workspace), workspace=workspace)

@@ -92,6 +92,7 @@ async def _blob_app(config, workspace: Path, session_id: str, work) -> dict:
 async def bench_blobs(repeat: int = 5) -> dict[str, dict]:
     """Open a blob and jump to its end (1 000 000 lines vs 1 000), and recall searches from the
     browser's box (10 000 blobs vs 100), timed to the frame that shows the result."""
+    from agent_tui.compose.rule_words import SHIPPED_WORDS
     from agent_tui.config import load_config
     from agent_tui.frontends.tui.screens.blobs import BlobsScreen
     from testkit.fake_openai import FakeOpenAI
@@ -107,6 +108,7 @@ async def bench_blobs(repeat: int = 5) -> dict[str, dict]:
             },
             cwd=workspace,
             env={},
+            rule_words=SHIPPED_WORDS,
         ).config
         started = time.perf_counter()
         many = await _blob_db(Path(tmp) / "many.db", workspace, config, blobs=10_000, big=True)

@@ -31,6 +31,7 @@ async def bench(lines: int) -> dict[str, dict[str, float]]:
 
     from agent_tui.agent import tool_runner
     from agent_tui.compose.factory import build_services
+    from agent_tui.compose.rule_words import SHIPPED_WORDS
     from agent_tui.config import load_config
     from agent_tui.frontends.tui.app import AgentApp
     from agent_tui.frontends.tui.widgets import chat_items
@@ -63,7 +64,7 @@ async def bench(lines: int) -> dict[str, dict[str, float]]:
             "store": {"db": str(Path(tmp) / "live.db")},
             "sandbox": {"mode": "off"},
         }
-        config = load_config(overrides=overrides, cwd=workspace, env={}).config
+        config = load_config(overrides=overrides, cwd=workspace, env={}, rule_words=SHIPPED_WORDS).config
         app = AgentApp(lambda: build_services(config, workspace=workspace), workspace=workspace)
         async with app.run_test(size=(120, 36)) as pilot:
             await _idle(pilot)

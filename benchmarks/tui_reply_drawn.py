@@ -41,6 +41,7 @@ async def bench(turns: int) -> tuple[dict[int, float], dict[int, float]]:
     from tui import _idle
 
     from agent_tui.compose.factory import build_services
+    from agent_tui.compose.rule_words import SHIPPED_WORDS
     from agent_tui.config import load_config
     from agent_tui.frontends.tui.app import AgentApp
     from agent_tui.frontends.tui.widgets import chat_items
@@ -97,6 +98,7 @@ async def bench(turns: int) -> tuple[dict[int, float], dict[int, float]]:
             },
             cwd=workspace,
             env={},
+            rule_words=SHIPPED_WORDS,
         ).config
         app = AgentApp(lambda: build_services(config, workspace=workspace), workspace=workspace)
         async with app.run_test(size=(120, 36)) as pilot:

@@ -30,6 +30,7 @@ KEYS = list("fix the flaky cart test and run it again ") * 2
 
 
 def _config(server, tmp: Path, workspace: Path, window: int = 400_000):
+    from agent_tui.compose.rule_words import SHIPPED_WORDS
     from agent_tui.config import load_config
 
     return load_config(
@@ -39,6 +40,7 @@ def _config(server, tmp: Path, workspace: Path, window: int = 400_000):
         },
         cwd=workspace,
         env={},
+        rule_words=SHIPPED_WORDS,
     ).config
 
 

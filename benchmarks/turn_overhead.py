@@ -22,6 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from agent_tui.base.messages import ToolCall, assistant, tool_result, user  # noqa: E402 - imported after the sys.path set-up above
 from agent_tui.compose.factory import build_services  # noqa: E402 - imported after the sys.path set-up above
+from agent_tui.compose.rule_words import SHIPPED_WORDS  # noqa: E402 - imported after the sys.path set-up above
 from agent_tui.config import load_config  # noqa: E402 - imported after the sys.path set-up above
 from testkit.fake_openai import FakeOpenAI, Reply  # noqa: E402 - imported after the sys.path set-up above
 
@@ -51,6 +52,7 @@ async def measure(size: int, turns: int, server: FakeOpenAI, tmp: Path) -> tuple
             "store": {"db": str(tmp / f"bench-{size}.db")},
         },
         env={},
+        rule_words=SHIPPED_WORDS,
     ).config
     services = await build_services(cfg, workspace=tmp)
     session = await services.new_session()

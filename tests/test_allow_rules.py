@@ -6,6 +6,7 @@ import tomllib
 
 from agent_tui.agent import events as ev
 from agent_tui.compose.factory import build_services
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.policy.allow_rules import add_rule, project_rules, remove_rule
 from agent_tui.tools.permissions import ApprovalDecision
 from testkit.fake_openai import Reply
@@ -36,8 +37,8 @@ class TestRulesFile:
         add_rule("bash:pytest*", tmp_path)
         add_rule("bash:pytest*", tmp_path)
         assert project_rules(tmp_path) == ["bash:pytest*"]
-        assert remove_rule("bash:pytest*", tmp_path) and project_rules(tmp_path) == []
-        assert not remove_rule("nope", tmp_path)
+        assert remove_rule("bash:pytest*", tmp_path, words=SHIPPED_WORDS) and project_rules(tmp_path) == []
+        assert not remove_rule("nope", tmp_path, words=SHIPPED_WORDS)
 
 
 class TestAlwaysAllow:

@@ -9,6 +9,7 @@ import pytest
 
 from agent_tui.agent import events as ev
 from agent_tui.compose.factory import build_services
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.config import load_config
 from agent_tui.llm.preflight import cached_ratio
 from testkit.fake_anthropic import FakeAnthropic, Reply
@@ -30,7 +31,8 @@ async def services_of(server: FakeAnthropic, tmp_path, workspace):
         "store": {"db": str(tmp_path / "a.db")},
     }
     return await build_services(
-        load_config(overrides=overrides, cwd=tmp_path, env={}).config, workspace=workspace
+        load_config(overrides=overrides, cwd=tmp_path, env={}, rule_words=SHIPPED_WORDS).config,
+        workspace=workspace,
     )
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.config import load_config
 from agent_tui.hooks.sources import load_hooks
 from agent_tui.policy import trust
@@ -75,26 +76,28 @@ class TestParsing:
     )
     def test_claude_syntax_is_the_same_rule_as_ours(self, claude, own):
         """Each Claude Code rule parses to the rules agent-tui's own syntax spells."""
-        assert [r.format() for r in AllowRule.parse_all(claude)] == own
-        assert [r for text in own for r in AllowRule.parse_all(text)] == list(AllowRule.parse_all(claude))
+        assert [r.format() for r in AllowRule.parse_all(claude, words=SHIPPED_WORDS)] == own
+        assert [r for text in own for r in AllowRule.parse_all(text, words=SHIPPED_WORDS)] == list(
+            AllowRule.parse_all(claude, words=SHIPPED_WORDS)
+        )
 
     def test_path_and_domain_rules_match_what_they_name(self, tmp_path):
-        edit = AllowRule.parse("edit_file:src/**")
+        edit = AllowRule.parse("edit_file:src/**", words=SHIPPED_WORDS)
         assert edit.matches("edit_file", {"path": "src/a/b.py"}, tmp_path)
         assert not edit.matches("edit_file", {"path": "src/../lib/a.py"}, tmp_path)
-        env = AllowRule.parse("read_file:.env")  # a bare name: at any depth
+        env = AllowRule.parse("read_file:.env", words=SHIPPED_WORDS)  # a bare name: at any depth
         assert env.matches("read_file", {"path": "deep/er/.env"}, tmp_path)
-        secrets = AllowRule.parse("read_file:./secrets")  # a folder: everything in it
+        secrets = AllowRule.parse("read_file:./secrets", words=SHIPPED_WORDS)  # a folder: everything in it
         assert secrets.matches("read_file", {"path": "secrets/k/id"}, tmp_path)
-        web = AllowRule.parse("web_fetch:docs.python.org")
+        web = AllowRule.parse("web_fetch:docs.python.org", words=SHIPPED_WORDS)
         assert web.matches("web_fetch", {"url": "https://docs.python.org/3/"})
         assert not web.matches("web_fetch", {"url": "https://docs.python.org.evil.test/"})
-        assert AllowRule.parse("mcp__time").matches("time__now", {})  # a whole server
+        assert AllowRule.parse("mcp__time", words=SHIPPED_WORDS).matches("time__now", {})  # a whole server
 
     @pytest.mark.parametrize("bad", ["Foo(x)", "WebFetch(example.com)", "Task(x)"])
     def test_a_rule_we_cannot_apply_is_named_at_start(self, bad, tmp_path):
         claude_project(tmp_path, {"permissions": {"allow": [bad]}})
-        loaded = load_config(cwd=tmp_path, env={}, trusted=True)
+        loaded = load_config(cwd=tmp_path, env={}, trusted=True, rule_words=SHIPPED_WORDS)
         assert any(bad in n and "skipped" in n for n in loaded.notices), loaded.notices
 
 
@@ -161,12 +164,12 @@ class TestTrust:
         path.write_text(json.dumps(changed, indent=4))  # as Claude Code rewrites it
         assert trust.state(workspace) == "trusted"
         assert load_hooks(workspace, trusted=True).hooks  # the hook still runs
-        loaded = load_config(cwd=workspace, env={})
+        loaded = load_config(cwd=workspace, env={}, rule_words=SHIPPED_WORDS)
         assert ("deny", "Bash(sudo:*)", "project") in loaded.config.provenance.extra_rules
         assert all(kind != "allow" for kind, _r, _t in loaded.config.provenance.extra_rules)
         assert any("changed since you trusted this folder" in n for n in loaded.notices)
         trust.add(workspace)
-        again = load_config(cwd=workspace, env={}).config.provenance.extra_rules
+        again = load_config(cwd=workspace, env={}, rule_words=SHIPPED_WORDS).config.provenance.extra_rules
         assert ("allow", "Bash(curl:*)", "project") in again
 
     def test_a_hook_change_still_asks_for_trust_again(self, workspace):
@@ -240,5 +243,5 @@ def test_an_always_answer_does_not_trust_claude_allow_rules_added_since(workspac
     path.write_text(json.dumps(changed))
     add_rule("bash:make", workspace)  # the TUI's "Always" answer
     assert trust.state(workspace) == "trusted"
-    rules = load_config(cwd=workspace, env={}).config.provenance.extra_rules
+    rules = load_config(cwd=workspace, env={}, rule_words=SHIPPED_WORDS).config.provenance.extra_rules
     assert all(kind != "allow" for kind, _r, _t in rules)

@@ -11,12 +11,15 @@ import typing
 
 import pytest
 
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.config import ConfigError, load_config
 from agent_tui.config.checks import SPECS
 from agent_tui.config.coerce import HINTS
 from agent_tui.policy.permission_rules import AllowRule
 
-allow_rule_problem = AllowRule.problem_any
+
+def allow_rule_problem(rule: str) -> str | None:
+    return AllowRule.problem_any(rule, SHIPPED_WORDS)
 
 
 def write_user_config(home, text: str | bytes):
@@ -62,7 +65,7 @@ class TestRanges:
         """The issue's nonsense values each give one line: file, key, value, range."""
         path = write_user_config(isolated_home, f"[{section}]\n{key} = {value}\n")
         with pytest.raises(ConfigError) as err:
-            load_config(cwd=tmp_path, env={})
+            load_config(cwd=tmp_path, env={}, rule_words=SHIPPED_WORDS)
         message = str(err.value)
         assert message.startswith(f"{path}: {section}.{key} = ") and expected in message
         assert "\n" not in message
@@ -79,11 +82,13 @@ class TestRanges:
 
     def test_defaults_are_in_range(self, tmp_path):
         """The shipped defaults pass their own ranges."""
-        load_config(cwd=tmp_path, env={})
+        load_config(cwd=tmp_path, env={}, rule_words=SHIPPED_WORDS)
 
     def test_command_line_value_names_the_command_line(self, tmp_path):
         with pytest.raises(ConfigError, match=r"^command line: model.context_window = 10 is out of range"):
-            load_config(overrides={"model": {"context_window": 10}}, cwd=tmp_path, env={})
+            load_config(
+                overrides={"model": {"context_window": 10}}, cwd=tmp_path, env={}, rule_words=SHIPPED_WORDS
+            )
 
 
 class TestOneSetOfBounds:
@@ -106,7 +111,7 @@ class TestOneSetOfBounds:
         """Both ends of each key the two validators disagreed on give the same kind of line."""
         path = write_user_config(isolated_home, f"[{section}]\n{key} = {value}\n")
         with pytest.raises(ConfigError) as err:
-            load_config(cwd=tmp_path, env={})
+            load_config(cwd=tmp_path, env={}, rule_words=SHIPPED_WORDS)
         assert (
             str(err.value)
             == f"{path}: {section}.{key} = {float(value) if '.' in value else int(value)!r} is out of range: must be {expected}"
@@ -124,7 +129,7 @@ class TestOneSetOfBounds:
     def test_inside_the_declared_range_loads(self, isolated_home, tmp_path, section, key, value):
         """The values just inside a disputed range are accepted by the one pass."""
         write_user_config(isolated_home, f"[{section}]\n{key} = {value}\n")
-        loaded = load_config(cwd=tmp_path, env={})
+        loaded = load_config(cwd=tmp_path, env={}, rule_words=SHIPPED_WORDS)
         assert str(getattr(getattr(loaded.config, section), key)) == value
 
     @pytest.mark.parametrize(
@@ -154,7 +159,7 @@ class TestOneSetOfBounds:
         """A value outside a key's declared choices reads as it did before the schema."""
         write_user_config(isolated_home, f"[{section}]\n{key} = {value}\n")
         with pytest.raises(ConfigError) as err:
-            load_config(cwd=tmp_path, env={})
+            load_config(cwd=tmp_path, env={}, rule_words=SHIPPED_WORDS)
         assert str(err.value) == message
 
 
@@ -163,7 +168,7 @@ class TestAllowRules:
         """allow = ["git status"] used to match nothing, silently."""
         write_user_config(isolated_home, '[tools]\nallow = ["git status"]\n')
         with pytest.raises(ConfigError, match=r'did you mean "bash:git status"\?'):
-            load_config(cwd=tmp_path, env={})
+            load_config(cwd=tmp_path, env={}, rule_words=SHIPPED_WORDS)
 
     @pytest.mark.parametrize(
         "rule",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.config import load_config
 from agent_tui.frontends.tui import slash
 from agent_tui.frontends.tui.widgets.chat_items import NoticeItem
@@ -83,7 +84,7 @@ class TestTrustAndConfig:
     def test_untrusted_folder_lists_each_claude_hook_for_the_trust_question(self, workspace):
         """What the trust dialog lists (LoadedConfig.ignored) names every .claude hook's command."""
         claude_settings(workspace, {"Stop": [group(None, "./check-tests.sh")]})
-        loaded = load_config(cwd=workspace, env={})
+        loaded = load_config(cwd=workspace, env={}, rule_words=SHIPPED_WORDS)
         assert loaded.ignored == (".claude/settings.json Stop hook (runs ./check-tests.sh)",)
         assert not loaded.config.provenance.folder_trusted
 
@@ -104,7 +105,7 @@ class TestTrustAndConfig:
     def test_untrusted_agent_tui_toml_hooks_are_named_with_their_commands(self, workspace):
         """`[[hooks.*]]` in an untrusted .agent-tui.toml is left out and named with its command."""
         (workspace / ".agent-tui.toml").write_text('[[hooks.PreToolUse]]\ncommand = "guard.sh"\n')
-        loaded = load_config(cwd=workspace, env={})
+        loaded = load_config(cwd=workspace, env={}, rule_words=SHIPPED_WORDS)
         assert loaded.ignored == ("[[hooks.PreToolUse]] (runs guard.sh)",)
 
 
@@ -145,7 +146,7 @@ class TestTrustQuestion:
         user_config(server, tmp_path / "q.db")
         marker = workspace / "prompted.txt"
         claude_settings(workspace, {"UserPromptSubmit": [group(None, f"touch {marker}")]})
-        loaded = load_config(cwd=workspace, env={})
+        loaded = load_config(cwd=workspace, env={}, rule_words=SHIPPED_WORDS)
         app = AgentApp(trusting_services(lambda: app, loaded, workspace=workspace), workspace=workspace)
         server.enqueue(Reply(text="hi"))
         async with app.run_test(size=(120, 36)) as pilot:

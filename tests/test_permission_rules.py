@@ -8,6 +8,7 @@ import typing
 
 import pytest
 
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.config import load_config
 from agent_tui.policy.permission_rules import AllowRule, RuleError, RuleSet
 from agent_tui.tools.bash import BashTool
@@ -42,25 +43,27 @@ class TestAllowRule:
     )
     def test_format_is_the_parsed_text(self, text):
         """Every rule as written parses to a value that formats back to the same text."""
-        assert AllowRule.parse(text).format() == text
+        assert AllowRule.parse(text, words=SHIPPED_WORDS).format() == text
 
     def test_spacing_is_normalised(self):
         """Surrounding spaces do not make a different rule (revoking ` bash: ls ` finds `bash:ls`)."""
-        assert AllowRule.parse(" bash: ls ") == AllowRule.parse("bash:ls")
+        assert AllowRule.parse(" bash: ls ", words=SHIPPED_WORDS) == AllowRule.parse(
+            "bash:ls", words=SHIPPED_WORDS
+        )
 
     @pytest.mark.parametrize("text", ["git status", "shell:ls", "bash:", "", "task:x", "edit_file:"])
     def test_a_rule_that_never_matches_does_not_parse(self, text):
         """parse refuses, with the same hint the config check gives."""
         with pytest.raises(RuleError) as err:
-            AllowRule.parse(text)
-        assert str(err.value) == AllowRule.problem(text)
+            AllowRule.parse(text, words=SHIPPED_WORDS)
+        assert str(err.value) == AllowRule.problem(text, words=SHIPPED_WORDS)
 
     def test_matching(self):
         """A tool rule covers the tool; a prefix covers its commands but never a chained one; an
         exact rule covers only that command."""
-        assert AllowRule.parse("edit_file").matches("edit_file", {"path": "a"})
-        assert not AllowRule.parse("edit_file").matches("write_file", {"path": "a"})
-        prefix = AllowRule.parse("bash:git status")
+        assert AllowRule.parse("edit_file", words=SHIPPED_WORDS).matches("edit_file", {"path": "a"})
+        assert not AllowRule.parse("edit_file", words=SHIPPED_WORDS).matches("write_file", {"path": "a"})
+        prefix = AllowRule.parse("bash:git status", words=SHIPPED_WORDS)
         assert prefix.matches("bash", {"command": "git   status -s"})
         assert not prefix.matches("bash", {"command": "git status; rm -rf /"})
         exact = AllowRule.for_command(None, "make  &&  make install")
@@ -85,13 +88,13 @@ class TestRuleSet:
         (isolated_home / "config" / "config.toml").write_text('[tools]\nallow = ["bash:ls"]\n')
         (tmp_path / ".agent-tui.toml").write_text('[tools]\nallow = ["bash:ls", "bash:make"]\n')
         (tmp_path / ".agent-tui.local.toml").write_text('[tools]\nallow = ["edit_file"]\n')
-        config = load_config(cwd=tmp_path, env={}, trusted=True).config
+        config = load_config(cwd=tmp_path, env={}, trusted=True, rule_words=SHIPPED_WORDS).config
         assert config.allow_tiers() == [
             ("bash:ls", "project"),
             ("bash:make", "project"),
             ("edit_file", "local"),
         ]
-        policy = PermissionPolicy(config.allow_tiers())
+        policy = PermissionPolicy(config.allow_tiers(), words=SHIPPED_WORDS)
         assert [(r.format(), t) for r, t in policy.rules.entries()] == [
             ("bash:ls", "project"),
             ("bash:make", "project"),
@@ -106,7 +109,7 @@ class TestSavedRules:
         from agent_tui.policy.allow_rules import project_rules, remove_rule
 
         (tmp_path / ".agent-tui.toml").write_text('[tools]\nallow = [" bash: git status", "edit_file"]\n')
-        assert remove_rule("bash:git status", tmp_path)
+        assert remove_rule("bash:git status", tmp_path, words=SHIPPED_WORDS)
         assert project_rules(tmp_path) == ["edit_file"]
 
 
@@ -130,20 +133,25 @@ class TestVerdict:
     )
     async def test_each_path_has_its_code(self, tmp_path, rules, answer, yes, tool, args, allowed, reason):
         """What decided a call is a closed code, whatever the words of its detail."""
-        policy = PermissionPolicy(rules, Answer(ApprovalDecision(answer)), yes=yes)
+        policy = PermissionPolicy(rules, Answer(ApprovalDecision(answer)), yes=yes, words=SHIPPED_WORDS)
         verdict = await self._decide(policy, tool, args, tmp_path)
         assert (verdict.allowed, verdict.reason) == (allowed, reason)
         assert reason in typing.get_args(VerdictReason)
 
     async def test_a_hint_is_its_own_code(self, tmp_path):
         """The headless refusal (a deny with a hint for the model) is told apart by code."""
-        verdict = await self._decide(PermissionPolicy(), "bash", {"command": "rm x"}, tmp_path)
+        verdict = await self._decide(
+            PermissionPolicy(words=SHIPPED_WORDS), "bash", {"command": "rm x"}, tmp_path
+        )
         assert (verdict.allowed, verdict.reason) == (False, "denied_with_hint")
 
     async def test_the_protected_question_is_flagged(self, tmp_path):
         """The approver learns a path is protected from a field, not from the preview's words."""
         approver = Answer(ApprovalDecision("allow_once"))
         await self._decide(
-            PermissionPolicy(["edit_file"], approver), "edit_file", {"path": ".agent-tui.toml"}, tmp_path
+            PermissionPolicy(["edit_file"], approver, words=SHIPPED_WORDS),
+            "edit_file",
+            {"path": ".agent-tui.toml"},
+            tmp_path,
         )
         assert [request.protected for request in approver.asked] == [True]

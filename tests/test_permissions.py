@@ -7,6 +7,7 @@ import asyncio
 
 import pytest
 
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.tools.bash import BashTool
 from agent_tui.tools.files import EditFileTool, ReadFileTool, WriteFileTool
 from agent_tui.tools.permissions import (
@@ -107,14 +108,20 @@ class TestPolicy:
         """Tools that change nothing run without asking."""
         approver = Recorder()
         allowed, _ = await check(
-            PermissionPolicy(approver=approver), "read_file", {"path": "x"}, ReadFileTool.spec, tmp_path
+            PermissionPolicy(approver=approver, words=SHIPPED_WORDS),
+            "read_file",
+            {"path": "x"},
+            ReadFileTool.spec,
+            tmp_path,
         )
         assert allowed and approver.requests == []
 
     async def test_config_rules(self, tmp_path):
         """`edit_file` allows the tool; `bash:git status` allows that prefix and nothing chained."""
         approver = Recorder(ApprovalDecision("deny"))
-        policy = PermissionPolicy(["edit_file", "bash:git status", "bash:pytest*"], approver)
+        policy = PermissionPolicy(
+            ["edit_file", "bash:git status", "bash:pytest*"], approver, words=SHIPPED_WORDS
+        )
         assert (await check(policy, "edit_file", {"path": "a"}, EDIT, tmp_path))[0]
         verdict = await policy.decide("bash", bash("git status -s"), BASH, tmp_path)
         assert verdict == Verdict(True, "rule", "allowed by rule bash:git status")
@@ -128,7 +135,7 @@ class TestPolicy:
     async def test_session_prefix(self, tmp_path):
         """allow_session with a prefix covers later commands with that prefix only."""
         approver = Recorder(ApprovalDecision("allow_session", prefix="git log"), ApprovalDecision("deny"))
-        policy = PermissionPolicy(approver=approver)
+        policy = PermissionPolicy(approver=approver, words=SHIPPED_WORDS)
         assert (await check(policy, "bash", bash("git log -3"), BASH, tmp_path))[0]
         assert approver.requests[0].suggested_prefix == "git log"
         ok, reason = await check(policy, "bash", bash("git log --oneline"), BASH, tmp_path)
@@ -139,7 +146,7 @@ class TestPolicy:
     async def test_session_exact_command(self, tmp_path):
         """allow_session without a prefix covers exactly that command, not all of bash."""
         approver = Recorder(ApprovalDecision("allow_session"), ApprovalDecision("deny"))
-        policy = PermissionPolicy(approver=approver)
+        policy = PermissionPolicy(approver=approver, words=SHIPPED_WORDS)
         assert (await check(policy, "bash", bash("make && make install"), BASH, tmp_path))[0]
         assert (await check(policy, "bash", bash("make && make install"), BASH, tmp_path))[0]
         assert not (await check(policy, "bash", bash("make && rm -rf /"), BASH, tmp_path))[0]
@@ -150,7 +157,7 @@ class TestPolicy:
     async def test_session_tool(self, tmp_path):
         """allow_session on a file tool covers that tool for the session."""
         approver = Recorder(ApprovalDecision("allow_session"))
-        policy = PermissionPolicy(approver=approver)
+        policy = PermissionPolicy(approver=approver, words=SHIPPED_WORDS)
         (tmp_path / "a.txt").write_text("x\n")
         args = {"path": "a.txt", "old_string": "x", "new_string": "y"}
         assert (await check(policy, "edit_file", args, EDIT, tmp_path))[0]
@@ -161,14 +168,14 @@ class TestPolicy:
     async def test_allow_once_asks_again(self, tmp_path):
         """allow_once allows this call only."""
         approver = Recorder(ApprovalDecision("allow_once"), ApprovalDecision("deny"))
-        policy = PermissionPolicy(approver=approver)
+        policy = PermissionPolicy(approver=approver, words=SHIPPED_WORDS)
         assert (await check(policy, "bash", bash("ls"), BASH, tmp_path))[0]
         assert not (await check(policy, "bash", bash("ls"), BASH, tmp_path))[0]
 
     async def test_write_preview_is_diff(self, tmp_path):
         """The approval request for write_file carries the diff it would apply."""
         approver = Recorder(ApprovalDecision("deny"))
-        policy = PermissionPolicy(approver=approver)
+        policy = PermissionPolicy(approver=approver, words=SHIPPED_WORDS)
         ok, message = await check(
             policy, "write_file", {"path": "n.txt", "content": "hi\n"}, WriteFileTool.spec, tmp_path
         )
@@ -177,10 +184,16 @@ class TestPolicy:
 
     async def test_headless(self, tmp_path):
         """Without an approver: denied with a hint; with yes=True: allowed."""
-        ok, message = await check(PermissionPolicy(), "bash", bash("rm -rf build"), BASH, tmp_path)
+        ok, message = await check(
+            PermissionPolicy(words=SHIPPED_WORDS), "bash", bash("rm -rf build"), BASH, tmp_path
+        )
         assert not ok
         assert message == f"Permission denied for bash: rm -rf build. {HEADLESS_HINT}."
-        assert (await check(PermissionPolicy(yes=True), "bash", bash("rm -rf build"), BASH, tmp_path))[0]
+        assert (
+            await check(
+                PermissionPolicy(yes=True, words=SHIPPED_WORDS), "bash", bash("rm -rf build"), BASH, tmp_path
+            )
+        )[0]
         assert (await headless_approver(True)(ApprovalRequest("bash", {}, "", None))).action == "allow_once"
 
     async def test_concurrent_calls_ask_once(self, tmp_path):
@@ -194,7 +207,7 @@ class TestPolicy:
                 return await super().__call__(request)
 
         approver = Gated(ApprovalDecision("allow_session", prefix="pytest"))
-        policy = PermissionPolicy(approver=approver)
+        policy = PermissionPolicy(approver=approver, words=SHIPPED_WORDS)
         first = asyncio.create_task(check(policy, "bash", bash("pytest -q"), BASH, tmp_path))
         second = asyncio.create_task(check(policy, "bash", bash("pytest -x"), BASH, tmp_path))
         await asked.wait()  # the first is asking; the second is queued behind it
@@ -204,6 +217,6 @@ class TestPolicy:
 
     def test_unsupported_rule_ignored(self, caplog):
         """A rule of an unknown form is ignored with a warning, not treated as allow-all."""
-        policy = PermissionPolicy(["task:src/*"])
+        policy = PermissionPolicy(["task:src/*"], words=SHIPPED_WORDS)
         assert policy.rule_for("task", {"path": "src/a"}) is None
         assert "ignoring" in caplog.text

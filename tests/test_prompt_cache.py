@@ -14,6 +14,7 @@ import pytest
 
 from agent_tui.agent import events as ev
 from agent_tui.compose.factory import build_services
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.config import load_config
 from agent_tui.context.memory import remember
 from agent_tui.context.prompt import PromptBuilder
@@ -66,7 +67,7 @@ async def anthropic_services(server: FakeAnthropic, tmp_path, workspace, **secti
     }
     for name, values in sections.items():
         overrides.setdefault(name, {}).update(values)
-    config = load_config(overrides=overrides, cwd=tmp_path, env={}).config
+    config = load_config(overrides=overrides, cwd=tmp_path, env={}, rule_words=SHIPPED_WORDS).config
     return await build_services(config, workspace=workspace)
 
 

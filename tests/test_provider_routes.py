@@ -94,11 +94,12 @@ def test_a_whole_turn_never_imports_litellm(tmp_path):
         import asyncio, sys
         from agent_tui.config import load_config
         from agent_tui.compose.factory import build_services
+        from agent_tui.compose.rule_words import SHIPPED_WORDS
 
         async def main(base, db):
             overrides = {"model": {"name": "openai/fake-model", "api_base": base, "context_window": 32000},
                          "store": {"db": db}}
-            services = await build_services(load_config(overrides=overrides, env={}).config)
+            services = await build_services(load_config(overrides=overrides, env={}, rule_words=SHIPPED_WORDS).config)
             session = await services.new_session()
             kinds = [type(e).__name__ async for e in session.run_turn("hi")]
             await services.close()

@@ -9,6 +9,7 @@ import pytest
 
 from agent_tui.agent import events as ev
 from agent_tui.compose.factory import build_services
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.policy.permission_rules import AllowRule
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.support.agent_fixtures import collect, make_config, of_type
@@ -38,7 +39,7 @@ class TestMatching:
     )
     def test_a_tool_rule_matches_by_name_glob_and_mcp_spelling(self, rule, tool, matches):
         """A trailing `*` globs the tool name; `mcp__` names the same MCP tool as our `server__tool`."""
-        assert AllowRule.parse(rule).matches(tool, {}) is matches
+        assert AllowRule.parse(rule, words=SHIPPED_WORDS).matches(tool, {}) is matches
 
 
 class TestWithARealServer:

@@ -14,6 +14,7 @@ import pytest
 
 from agent_tui.agent import events as ev
 from agent_tui.compose.factory import build_services
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.tools.permissions import ApprovalDecision, PermissionPolicy
 from agent_tui.tools.registry import builtin_tools
 from agent_tui.tools.sandbox import Sandbox, probe
@@ -71,7 +72,9 @@ class TestApprovals:
         async def no(request):
             raise AssertionError("auto_approve must not ask")
 
-        policy = PermissionPolicy(approver=no, sandbox=make_sandbox(ws, bwrap, auto_approve=True))
+        policy = PermissionPolicy(
+            approver=no, sandbox=make_sandbox(ws, bwrap, auto_approve=True), words=SHIPPED_WORDS
+        )
         allowed, why = await check(policy, "bash", {"command": "make"}, spec, ws)
         assert allowed and "sandbox" in why
         asked = []
@@ -82,7 +85,9 @@ class TestApprovals:
 
         # With the network on, a sandboxed command is asked about again, and the dialog says so.
         policy = PermissionPolicy(
-            approver=yes, sandbox=make_sandbox(ws, bwrap, auto_approve=True, network=True)
+            approver=yes,
+            sandbox=make_sandbox(ws, bwrap, auto_approve=True, network=True),
+            words=SHIPPED_WORDS,
         )
         assert (await check(policy, "bash", {"command": "make"}, spec, ws))[0]
         assert asked and asked[0].sandbox == "runs sandboxed (workspace-write · network · auto-approve)"
@@ -95,7 +100,7 @@ class TestFileTools:
         async def yes(request):
             return ApprovalDecision("allow_once")
 
-        policy = PermissionPolicy(approver=yes, sandbox=make_sandbox(ws, bwrap))
+        policy = PermissionPolicy(approver=yes, sandbox=make_sandbox(ws, bwrap), words=SHIPPED_WORDS)
         args = {"path": ".git/hooks/pre-commit", "content": "evil"}
         allowed, why = await check(policy, "write_file", args, tools["write_file"].spec, ws)
         assert not allowed and "protected by the sandbox" in why
@@ -103,7 +108,9 @@ class TestFileTools:
         assert not (await check(policy, "edit_file", edit, tools["edit_file"].spec, ws))[0]
         plain = {"path": "notes.txt", "content": "fine"}
         assert (await check(policy, "write_file", plain, tools["write_file"].spec, ws))[0]
-        policy = PermissionPolicy(approver=yes, sandbox=make_sandbox(ws, bwrap, mode="read-only"))
+        policy = PermissionPolicy(
+            approver=yes, sandbox=make_sandbox(ws, bwrap, mode="read-only"), words=SHIPPED_WORDS
+        )
         allowed, why = await check(policy, "write_file", plain, tools["write_file"].spec, ws)
         assert not allowed and "read-only" in why
 
@@ -227,17 +234,19 @@ class TestProjectConfig:
         (project / ".agent-tui.toml").write_text(
             '[sandbox]\nmode = "off"\nnetwork = true\nauto_approve = true\n'
         )
-        s = load_config(cwd=project, env={}).config.sandbox
+        s = load_config(cwd=project, env={}, rule_words=SHIPPED_WORDS).config.sandbox
         assert (s.mode, s.network, s.auto_approve) == ("workspace-write", False, False)
         (project / ".agent-tui.toml").write_text('[sandbox]\nmode = "read-only"\n')
-        assert load_config(cwd=project, env={}).config.sandbox.mode == "read-only"
+        assert load_config(cwd=project, env={}, rule_words=SHIPPED_WORDS).config.sandbox.mode == "read-only"
         # The user's own config (and --sandbox) decide the looser settings.
         paths.user_config_file().parent.mkdir(parents=True, exist_ok=True)
         paths.user_config_file().write_text('[sandbox]\nmode = "off"\nnetwork = true\n')
         (project / ".agent-tui.toml").write_text('[sandbox]\nnetwork = true\nmode = "workspace-write"\n')
-        s = load_config(cwd=project, env={}).config.sandbox
+        s = load_config(cwd=project, env={}, rule_words=SHIPPED_WORDS).config.sandbox
         assert (s.mode, s.network) == ("workspace-write", True)
-        s = load_config({"sandbox": {"mode": "off"}}, cwd=project, env={}).config.sandbox
+        s = load_config(
+            {"sandbox": {"mode": "off"}}, cwd=project, env={}, rule_words=SHIPPED_WORDS
+        ).config.sandbox
         assert s.mode == "off"
 
     def test_a_trusted_project_cannot_open_hidden_paths_or_sockets(self, tmp_path):
@@ -251,8 +260,10 @@ class TestProjectConfig:
         (project / ".agent-tui.toml").write_text(
             '[sandbox]\nallow_read = ["~/.ssh"]\nunix_sockets = ["/run/docker.sock"]\n'
         )
-        s = load_config(cwd=project, env={}, trusted=True).config.sandbox
+        s = load_config(cwd=project, env={}, trusted=True, rule_words=SHIPPED_WORDS).config.sandbox
         assert (s.allow_read, s.unix_sockets) == ([], [])
         paths.user_config_file().parent.mkdir(parents=True, exist_ok=True)
         paths.user_config_file().write_text('[sandbox]\nallow_read = ["~/.aws"]\n')
-        assert load_config(cwd=project, env={}, trusted=True).config.sandbox.allow_read == ["~/.aws"]
+        assert load_config(
+            cwd=project, env={}, trusted=True, rule_words=SHIPPED_WORDS
+        ).config.sandbox.allow_read == ["~/.aws"]

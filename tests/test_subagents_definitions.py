@@ -10,6 +10,7 @@ import pytest
 
 from agent_tui.agent.definitions import load_definitions, read_definition
 from agent_tui.base.frontmatter import FrontMatterError, parse
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.tools.registry import ToolRegistry, builtin_tools
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.support.cli import flags, run_cli
@@ -121,12 +122,12 @@ def test_trust_question_lists_the_project_agents(workspace):
     from agent_tui.policy import trust
 
     project_agents(workspace)
-    loaded = load_config(cwd=workspace, env={})
+    loaded = load_config(cwd=workspace, env={}, rule_words=SHIPPED_WORDS)
     assert not loaded.config.provenance.project_agents
     assert any(".agent-tui/agents/alpha.md" in item for item in loaded.ignored)
     assert any(".claude/agents/beta.md" in item for item in loaded.ignored)
     trust.add(workspace)
-    again = load_config(cwd=workspace, env={})
+    again = load_config(cwd=workspace, env={}, rule_words=SHIPPED_WORDS)
     assert again.config.provenance.project_agents and not again.ignored
 
 

@@ -12,6 +12,7 @@ from agent_tui.base.tokens import (
     encoding_name_for,
     heuristic_count,
 )
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.config import Config, ConfigError, load_config
 from agent_tui.context.budget import BudgetMeter, ContextBudget
 from agent_tui.context.prompt_sections import PromptSection
@@ -147,17 +148,21 @@ class TestBudget:
 class TestModelLimits:
     def test_known_model_from_litellm(self):
         """A model litellm knows needs no override; reserve is capped at 8192."""
-        cfg = load_config(overrides={"model": {"name": "gpt-4o"}}).config
+        cfg = load_config(overrides={"model": {"name": "gpt-4o"}}, rule_words=SHIPPED_WORDS).config
         limits = resolve_limits(cfg)
         assert limits.context_window == 128_000 and limits.max_output_tokens == 8192
 
     def test_unknown_model_is_a_clear_error_naming_the_key(self):
-        cfg = load_config(overrides={"model": {"name": "openai/my-local-thing"}}).config
+        cfg = load_config(
+            overrides={"model": {"name": "openai/my-local-thing"}}, rule_words=SHIPPED_WORDS
+        ).config
         with pytest.raises(UnknownModelError, match=r"\[model\] context_window"):
             resolve_limits(cfg)
 
     def test_override_wins(self):
-        cfg = load_config(overrides={"model": {"name": "openai/x", "context_window": 8192}}).config
+        cfg = load_config(
+            overrides={"model": {"name": "openai/x", "context_window": 8192}}, rule_words=SHIPPED_WORDS
+        ).config
         assert resolve_limits(cfg) == ModelLimits(8192, 2048, known_to_litellm=False)
 
     def test_reserve_never_eats_the_window(self):

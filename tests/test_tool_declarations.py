@@ -14,21 +14,19 @@ import pytest
 from agent_tui.agent.base_prompt import base_prompt
 from agent_tui.agent.subagents import for_session
 from agent_tui.agent.undo import undo
-from agent_tui.base import tool_decl
 from agent_tui.base.messages import Message, ToolCall
 from agent_tui.base.tool_decl import Capabilities, ToolKind
 from agent_tui.compose.factory import build_services
 from agent_tui.context.compaction.calls import condensed_line, tool_kind
 from agent_tui.frontends.acp.translate import kind_of, title_of
 from agent_tui.hooks.spec import HookSpec
-from agent_tui.policy import claude_rules
 from agent_tui.tools.approval_preview import build_preview, describe_call
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 from agent_tui.tools.context_tools import context_tools
 from agent_tui.tools.registry import ToolRegistry, builtin_tools
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import collect, make_config
-from tests.support.builtin_tools import BUILTIN_NAMES, every_builtin
+from tests.support.builtin_tools import every_builtin
 
 
 class StampTool:
@@ -203,42 +201,3 @@ class TestANewToolFromItsDeclaration:
             assert [hit.seq for hit in await store.transcript.recall("okapi")] == [2]
         finally:
             await services.close()
-
-
-def builtin_rule_tools() -> dict[str, tuple[str, ...]]:
-    """The Claude rule table the built-ins' declarations give (other tests declare throwaways)."""
-    derived = tool_decl.claude_rule_tools()
-    kept = {alias: tuple(t for t in tools if t in BUILTIN_NAMES) for alias, tools in derived.items()}
-    return {alias: tools for alias, tools in kept.items() if tools}
-
-
-SERVER_TOOL_RULES = {"WebSearch": ("web_search",)}
-"""Claude's rule for the provider's own search (agent/web_search.py): it has no spec to declare it."""
-
-
-class TestTablesKnownBeforeAnyToolLoads:
-    """Config checks run before any tool module is imported (a plain module may import no layer,
-    tests/test_import_graph.py), so Claude Code's rule names keep their own small table, checked
-    here against what the declarations say: a tool that declares a Claude name or a path argument
-    and is missing from the table fails by name. Recall's skipped calls need no table: whoever
-    opens the store passes the declared lookups (compose/factory.py `store_settings`)."""
-
-    def test_claude_rules_cover_what_the_tools_declare(self):
-        """`Read(...)`, `Edit(...)`, `Grep`…: each Claude rule name covers the tools whose
-        declarations carry it, Read every file reader and Edit every checkpointed tool."""
-        assert claude_rules.CLAUDE_RULE_TOOLS == {**builtin_rule_tools(), **SERVER_TOOL_RULES}
-
-    def test_path_and_domain_rules_follow_the_declarations(self):
-        """A rule takes a path glob for every tool with a declared path argument, a domain for
-        every fetching tool."""
-        declared = [tool.spec for tool in every_builtin()]
-        assert claude_rules.PATH_RULE_TOOLS == {s.name for s in declared if s.capabilities.path_args}
-        assert claude_rules.DOMAIN_RULE_TOOLS == {s.name for s in declared if s.capabilities.kind == "fetch"}
-
-    def test_a_new_tool_s_declaration_shows_in_the_derived_rules(self):
-        """The throwaway editing tool's Claude name becomes a rule and joins Edit: the comparison
-        above would fail for a built-in declared like it until the table names it."""
-        ToolRegistry([StampTool()])
-        derived = tool_decl.claude_rule_tools()
-        assert derived["Stamp"] == ("stamp_file",) and "stamp_file" in derived["Edit"]
-        assert "stamp_file" not in claude_rules.CLAUDE_RULE_TOOLS["Edit"]

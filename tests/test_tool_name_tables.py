@@ -13,8 +13,6 @@ from tests.support.builtin_tools import BUILTIN_NAMES
 PACKAGE = Path(__file__).resolve().parent.parent / "agent_tui"
 
 ALLOWED = {
-    "policy/claude_rules.py": "Claude Code's rule names, read by config checks before any tool loads; "
-    "compared with the declarations in tests/test_tool_declarations.py",
     "context/compaction/calls.py": "the words other agents' and MCP servers' tools are called by, "
     "for tools that declare nothing (ours are sorted by their declared kind)",
     "frontends/cli/mcp_serve.py": "the tools of agent-tui's own MCP server (store/archive.py), not the "

@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.config import load_config
 
 
 def notices(folder) -> list[str]:
-    return load_config(cwd=folder, env={}).notices
+    return load_config(cwd=folder, env={}, rule_words=SHIPPED_WORDS).notices
 
 
 def test_key_from_the_local_file_names_the_local_file(workspace):

@@ -21,12 +21,13 @@ opened = collections.Counter()
 def audit(event, args):
     if event == "open" and isinstance(args[0], str) and "/.claude/skills/" in args[0]:
         opened[args[0]] += 1
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.policy import trust
 from agent_tui.config import load_config
 if sys.argv[2] == "trust":
     trust.add(folder)
 sys.addaudithook(audit)
-loaded = load_config(cwd=folder, env={})
+loaded = load_config(cwd=folder, env={}, rule_words=SHIPPED_WORDS)
 print(json.dumps({"trust": loaded.trust, "reads": max(opened.values(), default=0),
                   "files": len(opened)}))
 """

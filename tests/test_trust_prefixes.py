@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.runtime import paths
 from agent_tui.tools.files import EditFileTool, WriteFileTool
 from agent_tui.tools.permissions import (
@@ -118,7 +119,7 @@ class TestProtectedPaths:
             ApprovalDecision("allow_always"),
             ApprovalDecision("deny"),
         )
-        policy = PermissionPolicy(["write_file", "edit_file"], approver=answers)
+        policy = PermissionPolicy(["write_file", "edit_file"], approver=answers, words=SHIPPED_WORDS)
         args = {"path": ".git/config", "content": "x"}
         assert (await check(policy, "write_file", args, WriteFileTool.spec, tmp_path))[0]
         assert (await check(policy, "write_file", args, WriteFileTool.spec, tmp_path))[0]
@@ -132,7 +133,7 @@ class TestProtectedPaths:
         assert len(answers.requests) == 3
 
     async def test_yes_covers_them(self, tmp_path):
-        policy = PermissionPolicy(yes=True)
+        policy = PermissionPolicy(yes=True, words=SHIPPED_WORDS)
         allowed, reason = await check(
             policy, "write_file", {"path": ".git/hooks/x"}, WriteFileTool.spec, tmp_path
         )

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.config import load_config
 from agent_tui.frontends.cli.tui import trusting_services
 from agent_tui.frontends.tui.app import AgentApp
@@ -38,7 +39,7 @@ def overrides(server, db: Path, **sections) -> dict:
 def trusting_app(server, workspace: Path, db: Path, **sections) -> AgentApp:
     """The app as `agent-tui` builds it in `workspace` (flags = `overrides`)."""
     flags = overrides(server, db, **sections)
-    loaded = load_config(overrides=flags, cwd=workspace, env={})
+    loaded = load_config(overrides=flags, cwd=workspace, env={}, rule_words=SHIPPED_WORDS)
     app: AgentApp | None = None
 
     def get() -> AgentApp:

@@ -8,6 +8,7 @@ import pytest
 
 from agent_tui.base.messages import assistant, user
 from agent_tui.compose.factory import build_services
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.config import load_config
 from agent_tui.frontends.tui.app import AgentApp
 from agent_tui.frontends.tui.screens.dialogs import ConfirmScreen
@@ -105,7 +106,10 @@ class TestNoModel:
     async def test_opens_and_explains(self, tmp_path, workspace):
         """Without a model the app opens with one panel saying how to set one."""
         config = load_config(
-            overrides={"store": {"db": str(tmp_path / "n.db")}}, cwd=workspace, env={}
+            overrides={"store": {"db": str(tmp_path / "n.db")}},
+            cwd=workspace,
+            env={},
+            rule_words=SHIPPED_WORDS,
         ).config
         app = make_app(config, workspace)
         async with app.run_test(size=(120, 36)) as pilot:
@@ -129,7 +133,10 @@ class TestNoModel:
     async def test_sessions_stay_browsable(self, tmp_path, workspace):
         """/resume still lists sessions and shows the chosen one read-only."""
         config = load_config(
-            overrides={"store": {"db": str(tmp_path / "n.db")}}, cwd=workspace, env={}
+            overrides={"store": {"db": str(tmp_path / "n.db")}},
+            cwd=workspace,
+            env={},
+            rule_words=SHIPPED_WORDS,
         ).config
         services = await build_services(config, workspace=workspace)
         info = await services.store.sessions.create(str(workspace), "openai/gone", title="past")

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from textual import events
 
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.config import load_config
 from agent_tui.frontends.tui.screens.context_screen import ContextScreen
 from agent_tui.frontends.tui.widgets.chat_items import ToolLine
@@ -113,7 +114,10 @@ class TestNoModelAt80x24:
     async def test_input_and_meter_stay_on_screen(self, tmp_path, workspace):
         """The "No model configured" box pushed the input and meter off an 80 × 24 screen."""
         config = load_config(
-            overrides={"store": {"db": str(tmp_path / "n.db")}}, cwd=workspace, env={}
+            overrides={"store": {"db": str(tmp_path / "n.db")}},
+            cwd=workspace,
+            env={},
+            rule_words=SHIPPED_WORDS,
         ).config
         app = make_app(config, workspace)
         async with app.run_test(size=SMALL) as pilot:
@@ -261,7 +265,7 @@ class TestAlwaysWritesTheLocalFile:
         assert paths.local_config_file(repo).read_text().count("bash:git status") == 1
         assert (repo / ".agent-tui.toml").read_text() == '[tools]\nallow = ["bash:ls"]\n'
         assert project_rules(repo) == ["bash:ls", "bash:git status"]
-        again = load_config(cwd=repo, env={}).config
+        again = load_config(cwd=repo, env={}, rule_words=SHIPPED_WORDS).config
         assert {"bash:ls", "bash:git status"} <= set(again.tools.allow)
 
     def test_a_committed_local_file_needs_trust_like_the_project_file(self, tmp_path):
@@ -269,10 +273,10 @@ class TestAlwaysWritesTheLocalFile:
         folder = tmp_path / "clone"
         folder.mkdir()
         (folder / ".agent-tui.local.toml").write_text('[tools]\nallow = ["bash:rm"]\n')
-        loaded = load_config(cwd=folder, env={})
+        loaded = load_config(cwd=folder, env={}, rule_words=SHIPPED_WORDS)
         assert "bash:rm" not in loaded.config.tools.allow
         assert any("[tools] allow" in line for line in loaded.notices)
-        trusted = load_config(cwd=folder, env={}, trusted=True)
+        trusted = load_config(cwd=folder, env={}, trusted=True, rule_words=SHIPPED_WORDS)
         assert "bash:rm" in trusted.config.tools.allow
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.config import load_config
 from agent_tui.frontends.tui.widgets.meter import ContextMeter
 from agent_tui.frontends.tui.widgets.status import LOCAL_EXAMPLE
@@ -22,7 +23,10 @@ class TestNoModelPanelFits:
         """The three ways, down to the local server's command line, are on an 80 × 24 screen."""
         monkeypatch.setenv("HOME", str(tmp_path))  # the config file reads `~/…`, as for a user
         config = load_config(
-            overrides={"store": {"db": str(tmp_path / "n.db")}}, cwd=workspace, env={}
+            overrides={"store": {"db": str(tmp_path / "n.db")}},
+            cwd=workspace,
+            env={},
+            rule_words=SHIPPED_WORDS,
         ).config
         app = make_app(config, workspace)
         async with app.run_test(size=(80, 24)) as pilot:
@@ -35,7 +39,10 @@ class TestNoModelPanelFits:
     async def test_the_input_and_meter_stay_on_screen(self, tmp_path, workspace, rows):
         """A taller panel still leaves the meter and the input on screen."""
         config = load_config(
-            overrides={"store": {"db": str(tmp_path / "n.db")}}, cwd=workspace, env={}
+            overrides={"store": {"db": str(tmp_path / "n.db")}},
+            cwd=workspace,
+            env={},
+            rule_words=SHIPPED_WORDS,
         ).config
         app = make_app(config, workspace)
         async with app.run_test(size=(80, rows)) as pilot:

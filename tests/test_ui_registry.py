@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.config import load_config
 from agent_tui.frontends.tui import slash
 from agent_tui.policy.allow_rules import add_rule
@@ -95,6 +96,7 @@ class TestPermissions:
             overrides={"model": config.model.__dict__, "store": {"db": config.store.db}},
             cwd=workspace,
             env={},
+            rule_words=SHIPPED_WORDS,
         ).config
         server.enqueue(
             Reply(tool_calls=[("bash", {"command": "ls -la"})]),

@@ -9,6 +9,7 @@ change.
 
 from __future__ import annotations
 
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.config import load_config
 from agent_tui.frontends.tui.screens.approval import ApprovalScreen
 from agent_tui.frontends.tui.widgets.chat_items import ToolLine
@@ -100,6 +101,7 @@ class TestSnapshots:
             overrides={"store": {"db": str(tmp_path / "n.db")}, "sandbox": {"mode": "off"}},
             cwd=fixed_workspace,
             env={},
+            rule_words=SHIPPED_WORDS,
         ).config
         app = make_app(config, fixed_workspace)
         assert snap_compare(app, run_before=ready, terminal_size=SIZE)

@@ -7,6 +7,7 @@ off, no cursor blink). `pytest --snapshot-update` rewrites them after a delibera
 
 from __future__ import annotations
 
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.config import load_config
 from tests.support import snapshots as part1
 from tests.support.agent_fixtures import make_config
@@ -25,6 +26,7 @@ class TestSnapshots80x24:
             overrides={"store": {"db": str(tmp_path / "n.db")}, "sandbox": {"mode": "off"}},
             cwd=fixed_workspace,
             env={},
+            rule_words=SHIPPED_WORDS,
         ).config
         app = make_app(config, fixed_workspace)
 

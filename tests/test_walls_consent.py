@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from agent_tui.compose.factory import build_services
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.config import load_config
 from agent_tui.policy import trust
 from agent_tui.policy.allow_rules import add_rule, remove_rule
@@ -60,12 +61,15 @@ class TestAlwaysAllowNeverTrusts:
         (workspace / ".agent-tui.local.toml").write_text('[tools]\nallow = ["bash:curl"]\n')
         add_rule("write_file", workspace)
         assert trust.state(workspace) == "untrusted"
-        loaded = load_config(cwd=workspace, env={})
+        loaded = load_config(cwd=workspace, env={}, rule_words=SHIPPED_WORDS)
         assert "write_file" in loaded.config.tools.allow
         assert "bash:curl" not in loaded.config.tools.allow
         assert any("[tools] allow" in n for n in loaded.notices)
-        assert remove_rule("write_file", workspace)
-        assert "write_file" not in load_config(cwd=workspace, env={}).config.tools.allow
+        assert remove_rule("write_file", workspace, words=SHIPPED_WORDS)
+        assert (
+            "write_file"
+            not in load_config(cwd=workspace, env={}, rule_words=SHIPPED_WORDS).config.tools.allow
+        )
 
     def test_a_trusted_folder_stays_trusted_after_the_rule(self, workspace):
         write(workspace / ".claude/settings.json", "{}")

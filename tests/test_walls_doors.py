@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import stat
 
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.frontends.tui import clipboard_image
 from agent_tui.store import open_store
 
@@ -158,7 +159,7 @@ class TestMcpGlobRulesFromAProject:
 
         (workspace / ".agent-tui.toml").write_text('[tools]\nallow = ["mcp__*", "mcp__evil__*"]\n')
         (workspace / ".agent-tui.local.toml").write_text('[tools]\nallow = ["mcp__*"]\n')
-        loaded = load_config(cwd=workspace, env={})
+        loaded = load_config(cwd=workspace, env={}, rule_words=SHIPPED_WORDS)
         assert not any(rule.startswith("mcp__") for rule in loaded.config.tools.allow)
         assert any("[tools] allow" in notice for notice in loaded.notices)
 
@@ -169,7 +170,7 @@ class TestMcpGlobRulesFromAProject:
 
         (workspace / ".agent-tui.local.toml").write_text('[tools]\nallow = ["mcp__*"]\n')
         add_rule("mcp__docs__search", workspace)
-        allow = load_config(cwd=workspace, env={}).config.tools.allow
+        allow = load_config(cwd=workspace, env={}, rule_words=SHIPPED_WORDS).config.tools.allow
         assert "mcp__docs__search" in allow and "mcp__*" not in allow
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.tools.files import EditFileTool, WriteFileTool
 from agent_tui.tools.permissions import ApprovalDecision, ApprovalRequest, PermissionPolicy
 from agent_tui.tools.protected import protected_reason
@@ -60,7 +61,7 @@ INSIDE_GIT = [
 async def test_every_write_into_git_asks_each_time(repo, path):
     """wall: protected paths — a write anywhere in .git asks every time despite the allow rule."""
     approver = Always()
-    policy = PermissionPolicy(["write_file", "edit_file"], approver)
+    policy = PermissionPolicy(["write_file", "edit_file"], approver, words=SHIPPED_WORDS)
     for _ in range(2):
         allowed, _why = await check(policy, "write_file", {"path": path, "content": "x"}, WRITE, repo)
         assert allowed
@@ -69,7 +70,7 @@ async def test_every_write_into_git_asks_each_time(repo, path):
 
 async def test_headless_write_to_commondir_is_refused(repo):
     """wall: protected paths — the .git/commondir plant is refused headless with only write_file allowed."""
-    policy = PermissionPolicy(["write_file"])
+    policy = PermissionPolicy(["write_file"], words=SHIPPED_WORDS)
     args = {"path": ".git/commondir", "content": "../build/cache\n"}
     allowed, why = await check(policy, "write_file", args, WRITE, repo)
     assert not allowed and "protected" in why
@@ -102,7 +103,7 @@ async def test_edit_into_git_asks_too(repo):
     """wall: protected paths — edit_file is covered like write_file."""
     (repo / ".git" / "info" / "exclude").write_text("a\n")
     approver = Always()
-    policy = PermissionPolicy(["edit_file"], approver)
+    policy = PermissionPolicy(["edit_file"], approver, words=SHIPPED_WORDS)
     args = {"path": ".git/info/exclude", "old_string": "a", "new_string": "b"}
     assert (await check(policy, "edit_file", args, EditFileTool.spec, repo))[0]
     assert len(approver.requests) == 1

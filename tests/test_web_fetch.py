@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 from agent_tui.agent.summarizer import ProviderSummarizer
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.config.schema import WebSettings
 from agent_tui.llm.provider import Provider
 from agent_tui.tools.base import ToolContext, ToolServices
@@ -103,14 +104,14 @@ class TestPermission:
         spec = WebFetchTool.spec
         for rule in ("WebFetch(domain:docs.python.org)", "web_fetch:docs.python.org"):
             approver = Answer(ApprovalDecision("deny"))
-            policy = PermissionPolicy([rule], approver=approver)
+            policy = PermissionPolicy([rule], approver=approver, words=SHIPPED_WORDS)
             ok = await policy.decide("web_fetch", {"url": "https://docs.python.org/3/"}, spec, tmp_path)
             other = await policy.decide("web_fetch", {"url": "https://pypi.org/"}, spec, tmp_path)
             assert ok.allowed and not other.allowed and len(approver.asked) == 1
 
     async def test_a_session_answer_covers_that_domain_only(self, tmp_path):
         approver = Answer(ApprovalDecision("allow_session"))
-        policy = PermissionPolicy([], approver=approver)
+        policy = PermissionPolicy([], approver=approver, words=SHIPPED_WORDS)
         spec = WebFetchTool.spec
         await policy.decide("web_fetch", {"url": "https://example.org/a"}, spec, tmp_path)
         await policy.decide("web_fetch", {"url": "https://example.org/b"}, spec, tmp_path)

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from agent_tui.base.messages import TokenUsage
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.llm.cost import Prices, cost_of, search_price
 from agent_tui.runtime import paths
 from testkit.fake_anthropic import FakeAnthropic
@@ -103,7 +104,9 @@ async def test_cost_shows_the_searches_of_this_run(server, tmp_path, monkeypatch
         "web": {"search": True},
         "sandbox": {"mode": "off"},
     }
-    config = load_config(overrides=overrides, cwd=tmp_path, env={"ANTHROPIC_API_KEY": KEY}).config
+    config = load_config(
+        overrides=overrides, cwd=tmp_path, env={"ANTHROPIC_API_KEY": KEY}, rule_words=SHIPPED_WORDS
+    ).config
     services = await build_services(config, workspace=tmp_path)
     try:
         session = await services.new_session()

@@ -50,13 +50,18 @@ class TaskRunner(Protocol):
     async def run_task(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput: ...
 
 
+NAME = "task"
+CAPABILITIES = Capabilities(kind="other", claude_names=("Task",))
+"""What the tool declares, known without a session (its spec is built per session)."""
+
+
 class TaskTool:
     """Spec built per session (the agent list is the session's); runs through its manager."""
 
     def __init__(self, agents: TaskRunner) -> None:
         self.agents = agents
         self.spec = ToolSpec(
-            name="task",
+            name=NAME,
             brief="Hand a self-contained task to a sub-agent; returns its answer.",
             description=agents.tool_description(),
             parameters={
@@ -81,7 +86,7 @@ class TaskTool:
             paged=True,
             # A small window defers it (last, after MCP and skill tools) like other tool text.
             source="agent",
-            capabilities=Capabilities(kind="other", claude_names=("Task",)),
+            capabilities=CAPABILITIES,
         )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:

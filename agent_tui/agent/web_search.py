@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent import events as ev
 from agent_tui.base.messages import ToolCall
+from agent_tui.base.tool_decl import Capabilities
 from agent_tui.llm.catalog import entry
 from agent_tui.llm.cost import format_cost, search_price
 from agent_tui.llm.wire_format import ANTHROPIC
@@ -27,6 +28,11 @@ if TYPE_CHECKING:
     from agent_tui.llm.stream import ServerSearch
 
 TOOL_TYPE = "web_search_20250305"
+
+NAME = "web_search"
+CAPABILITIES = Capabilities(kind="search", claude_names=("WebSearch",))
+"""What the search declares, as a tool would in its spec (it has none: the provider runs it), so
+Claude Code's `WebSearch` rule names it (compose/rule_words.py)."""
 
 
 def shape(provider: Provider) -> str | None:
@@ -51,7 +57,7 @@ def server_tools(config: Config, provider: Provider) -> list[dict[str, Any]]:
     """The server tools a request carries: the search when it is on and the route has one."""
     if not config.web.search or shape(provider) != "anthropic":
         return []
-    return [{"type": TOOL_TYPE, "name": "web_search", "max_uses": config.web.search_max_uses}]
+    return [{"type": TOOL_TYPE, "name": NAME, "max_uses": config.web.search_max_uses}]
 
 
 def request_keys(config: Config, provider: Provider) -> dict[str, Any]:
@@ -90,13 +96,13 @@ def _text(search: ServerSearch) -> str:
 
 async def events(runner: ToolRunner, search: ServerSearch) -> AsyncIterator[ev.AgentEvent]:
     """The started and finished events of one provider search, its sources stored with a ref."""
-    call = ToolCall(id=search.id, name="web_search", arguments=json.dumps({"query": search.query}))
+    call = ToolCall(id=search.id, name=NAME, arguments=json.dumps({"query": search.query}))
     yield ev.ToolCallStarted(call)
     text = _text(search)
     ref = None
     if runner.store is not None:
         try:
-            ref = await runner.store.results.offload(runner.session_id, "web_search", call.id, text)
+            ref = await runner.store.results.offload(runner.session_id, NAME, call.id, text)
         except Exception:  # noqa: BLE001 - a full disk: the sources still show, without a ref
             ref = None
     found = f"{len(search.sources)} sources" if search.error is None else f"error {search.error}"

@@ -14,7 +14,7 @@ when it is built (tools/base.py), so importing a tool's module is enough for its
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -92,34 +92,6 @@ def reads_session(name: str) -> bool:
 def session_lookups() -> frozenset[str]:
     """Every declared tool that only looks up the session (recall leaves their calls unindexed)."""
     return frozenset(name for name, capabilities in _declared.items() if capabilities.reads_session)
-
-
-def claude_rule_tools() -> dict[str, tuple[str, ...]]:
-    """Claude Code's permission-rule names and the declared tools each covers: a tool's own
-    Claude names, plus, as Claude Code documents, `Read` for every tool that reads files (a path
-    argument, nothing checkpointed) and `Edit` for every tool that edits them (checkpointed). The
-    tool that carries a name comes first (a hint spells a tool by the first rule it leads)."""
-    rules: dict[str, list[str]] = {}
-    for name, capabilities in _declared.items():
-        for alias in capabilities.claude_names:
-            rules.setdefault(alias, []).append(name)
-    families: dict[str, Callable[[Capabilities], bool]] = {"Read": _reads_files, "Edit": _edits_files}
-    for family, member in families.items():
-        if family in rules:
-            rules[family] += [n for n, c in _declared.items() if member(c) and n not in rules[family]]
-    return {alias: tuple(tools) for alias, tools in rules.items()}
-
-
-def _reads_files(capabilities: Capabilities) -> bool:
-    return (
-        bool(capabilities.path_args)
-        and not capabilities.checkpointed
-        and capabilities.kind in ("read", "search")
-    )
-
-
-def _edits_files(capabilities: Capabilities) -> bool:
-    return capabilities.checkpointed
 
 
 def checkpointed(name: str) -> bool:

@@ -23,6 +23,7 @@ from agent_tui.agent.tool_runner import ToolRunner
 from agent_tui.agent.web_search import request_keys
 from agent_tui.agent.window import resume_calibration
 from agent_tui.base.tokens import TokenCounter
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.config import Config, ConfigError
 from agent_tui.context.budget import BudgetMeter
 from agent_tui.context.memory import UserPrompts
@@ -247,6 +248,7 @@ class AppServices:
             # Hooks' permissionDecision and custom commands' allowed-tools answer through it.
             policy = PermissionPolicy.of_config(
                 cfg,
+                words=SHIPPED_WORDS,
                 approver=approver,
                 yes=yes,
                 sandbox=self.sandbox,

@@ -18,6 +18,7 @@ from typing import Any
 from agent_tui.config.coerce import SECTION_TYPES
 from agent_tui.config.spec import Spec, spec_of
 from agent_tui.policy.permission_rules import AllowRule
+from agent_tui.policy.rule_vocabulary import RuleVocabulary
 
 
 def declared() -> Iterator[tuple[str, type, dataclasses.Field[Any], Spec]]:
@@ -64,19 +65,22 @@ def _order_problem(flat: dict[str, Any]) -> str | None:
     )
 
 
-def allow_rule_problems(rules: Iterable[Any], sources: dict[str, str], key: str = "tools.allow") -> list[str]:
+def allow_rule_problems(
+    rules: Iterable[Any], sources: dict[str, str], words: RuleVocabulary, key: str = "tools.allow"
+) -> list[str]:
     """A rule in either syntax (agent-tui's or Claude Code's) that can never match, per rule."""
     origin = sources.get(key, "defaults")
     return [
         f"{origin}: {key} rule {rule!r}: {problem}"
         for rule in rules
-        if (problem := AllowRule.problem_any(str(rule))) is not None
+        if (problem := AllowRule.problem_any(str(rule), words)) is not None
     ]
 
 
-def config_problems(flat: dict[str, Any], sources: dict[str, str]) -> list[str]:
+def config_problems(flat: dict[str, Any], sources: dict[str, str], words: RuleVocabulary) -> list[str]:
     """Every problem of the flattened config (`section.key` → value), one line each: declared
-    ranges and choices in file order, then the thresholds' order, then allow-rule syntax."""
+    ranges and choices in file order, then the thresholds' order, then allow-rule syntax (in the
+    words the tools declare)."""
     problems = [
         problem
         for key, value in flat.items()
@@ -93,6 +97,6 @@ def config_problems(flat: dict[str, Any], sources: dict[str, str]) -> list[str]:
     rules = [
         problem
         for key in ("tools.allow", "tools.ask", "tools.deny")
-        for problem in allow_rule_problems(flat.get(key) or (), sources, key)
+        for problem in allow_rule_problems(flat.get(key) or (), sources, words, key)
     ]
     return [*problems, *rules]

@@ -26,6 +26,7 @@ from agent_tui.policy import claude_permissions
 from agent_tui.policy import trust as folder_trust
 from agent_tui.policy.extension_files import withheld as withheld_extensions
 from agent_tui.policy.permission_rules import Tier
+from agent_tui.policy.rule_vocabulary import RuleVocabulary
 from agent_tui.runtime import paths
 
 
@@ -54,11 +55,14 @@ def load_config(
     cwd: Path | None = None,
     env: Mapping[str, str] | None = None,
     trusted: bool | None = None,
+    *,
+    rule_words: RuleVocabulary,
 ) -> LoadedConfig:
     """Merge defaults, user file, project file, environment and `overrides` (CLI flags).
 
     The project file applies in full only in a trusted folder (`trusted=None`: as the trust
-    store says; True: `--trust`); otherwise only its harmless keys (trust.py)."""
+    store says; True: `--trust`); otherwise only its harmless keys (trust.py). Permission rules
+    are checked in the words the tools declare (`rule_words`: compose/rule_words.py gives agent-tui's)."""
 
     env = os.environ if env is None else env
     merged: dict[str, dict[str, Any]] = {}
@@ -88,13 +92,13 @@ def load_config(
         if state != "trusted" and layer == local_file:
             split = _with_own_rules(split, data, folder)
         kept = split.kept
-        rules = kept.get("tools", {}).get("allow")
-        if isinstance(rules, list):
-            layer_rules["local" if layer == local_file else "project"] = [str(r) for r in rules]
-        if layer == local_file and isinstance(rules, list):
+        allowed = kept.get("tools", {}).get("allow")
+        if isinstance(allowed, list):
+            layer_rules["local" if layer == local_file else "project"] = [str(r) for r in allowed]
+        if layer == local_file and isinstance(allowed, list):
             # The local rules add to the shared ones, they do not replace them.
             shared = merged.get("tools", {}).get("allow", [])
-            kept = {**kept, "tools": {**kept["tools"], "allow": list(dict.fromkeys([*shared, *rules]))}}
+            kept = {**kept, "tools": {**kept["tools"], "allow": list(dict.fromkeys([*shared, *allowed]))}}
         apply(merged, sources, kept, str(layer))
         read.append(layer)
         ignored += split.ignored
@@ -139,7 +143,7 @@ def load_config(
         ignored = (*ignored, *held_back)
         notices.append(_agents_notice(held_back))
     allow = merged.get("tools", {}).get("allow", [])
-    extra, claude_present = _extra_rules(folder, folder_trusted, merged, sources, notices)
+    extra, claude_present = _extra_rules(folder, folder_trusted, merged, sources, notices, rule_words)
     config = build(
         merged,
         provenance=Provenance(
@@ -151,7 +155,7 @@ def load_config(
             claude_rules=claude_present,
         ),
     )
-    problems = config_problems(flatten(config), sources)  # ranges, choices and allow-rule syntax
+    problems = config_problems(flatten(config), sources, rule_words)  # ranges, choices and allow-rule syntax
     if problems:
         raise ConfigError(problems[0])
     if config.model.api_base and not config.provenance.api_key_allowed:
@@ -178,6 +182,7 @@ def _extra_rules(
     merged: Mapping[str, Mapping[str, Any]],
     sources: Mapping[str, str],
     notices: list[str],
+    words: RuleVocabulary,
 ) -> tuple[tuple[tuple[str, str, Tier], ...], bool]:
     """`[tools] ask` / `deny` (each with the tier of the file that set it), then Claude Code's
     settings.json rules (claude_permissions.py); their notices join the others."""
@@ -189,7 +194,10 @@ def _extra_rules(
         tier = "local" if origin.endswith(paths.LOCAL_CONFIG_NAME) else tier
         found += [(kind, str(rule), tier) for rule in merged.get("tools", {}).get(kind, [])]
     claude = claude_permissions.load(
-        folder, trusted=trusted, trusted_allow=folder_trust.trusted_allow(folder) if trusted else None
+        folder,
+        words=words,
+        trusted=trusted,
+        trusted_allow=folder_trust.trusted_allow(folder) if trusted else None,
     )
     notices += claude.notices
     if claude.withheld and not trusted:

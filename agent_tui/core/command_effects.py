@@ -157,7 +157,7 @@ async def tools(host: CommandHost, argument: str) -> Reply:
         f"{r.name:<28} {r.source:<8} {grouped(r.tokens):>6} tok  {r.state}" + (f" ({r.why})" if r.why else "")
         for r in rows
     ]
-    rules = [rule_syntax(r.name) for r in rows]
+    rules = [rule_syntax(r.name, session.runner.policy.words) for r in rows]
     lines.append("permission rules (ours · Claude Code's; other tools: the name):")
     lines += [f"  {rule}" for rule, r in zip(rules, rows, strict=True) if rule != r.name]
     servers = session.runner.services.diagnostics

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.config import ConfigError, flatten, load_config
 from agent_tui.extensions.report import hook_lines
 from agent_tui.hooks.sources import load_hooks
@@ -39,7 +40,7 @@ def config_lines(config: Any, workspace: Path, word: str = "") -> list[str]:
 
     trusted = config.provenance.folder_trusted
     try:
-        fresh = load_config(cwd=workspace, trusted=trusted)
+        fresh = load_config(rule_words=SHIPPED_WORDS, cwd=workspace, trusted=trusted)
         sources, files = fresh.sources, flatten(fresh.config)
     except ConfigError:
         sources, files = {}, {}

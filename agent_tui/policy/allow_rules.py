@@ -24,6 +24,7 @@ from pathlib import Path
 from agent_tui.config import ConfigError, read_toml
 from agent_tui.policy import trust
 from agent_tui.policy.permission_rules import AllowRule, RuleError
+from agent_tui.policy.rule_vocabulary import RuleVocabulary
 from agent_tui.runtime import paths
 
 log = logging.getLogger(__name__)
@@ -98,13 +99,13 @@ def add_rule(rule: str, cwd: Path | None = None) -> Path:
     return written
 
 
-def remove_rule(rule: str, cwd: Path | None = None) -> bool:
+def remove_rule(rule: str, cwd: Path | None = None, *, words: RuleVocabulary) -> bool:
     """Drop `rule` from whichever project file holds it; False when none did."""
 
     removed = False
     for path in (paths.project_config_file(cwd), paths.local_config_file(cwd)):
         rules = _rules_in(path)
-        kept = [held for held in rules if not _same_rule(held, rule)]
+        kept = [held for held in rules if not _same_rule(held, rule, words)]
         if len(kept) != len(rules):
             _write(kept, path)
             removed = True
@@ -113,10 +114,10 @@ def remove_rule(rule: str, cwd: Path | None = None) -> bool:
     return removed
 
 
-def _same_rule(held: str, wanted: str) -> bool:
+def _same_rule(held: str, wanted: str, words: RuleVocabulary) -> bool:
     """The file's spelling and the listed one name the same rule (spacing aside)."""
     try:
-        return AllowRule.parse(held) == AllowRule.parse(wanted)
+        return AllowRule.parse(held, words) == AllowRule.parse(wanted, words)
     except RuleError:
         return held == wanted
 

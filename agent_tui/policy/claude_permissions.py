@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from agent_tui.policy import project_layout
 from agent_tui.policy.permission_rules import AllowRule, Tier
+from agent_tui.policy.rule_vocabulary import RuleVocabulary
 from agent_tui.runtime import paths
 
 RuleKind = Literal["allow", "ask", "deny"]
@@ -88,9 +89,12 @@ def allow_digest(workspace: Path) -> str:
     return hashlib.sha256(json.dumps(rules).encode()).hexdigest()
 
 
-def load(workspace: Path, *, trusted: bool, trusted_allow: str | None = None) -> ClaudeRules:
-    """Every rule that applies in `workspace`. `trusted_allow`: the allow digest stored when the
-    folder was trusted (None: not recorded, the rules as they are were trusted)."""
+def load(
+    workspace: Path, *, words: RuleVocabulary, trusted: bool, trusted_allow: str | None = None
+) -> ClaudeRules:
+    """Every rule that applies in `workspace` (a rule naming no tool in `words` is skipped with a
+    notice). `trusted_allow`: the allow digest stored when the folder was trusted (None: not
+    recorded, the rules as they are were trusted)."""
     rules: list[tuple[RuleKind, str, Tier]] = []
     notices: list[str] = []
     withheld: list[str] = []
@@ -105,7 +109,7 @@ def load(workspace: Path, *, trusted: bool, trusted_allow: str | None = None) ->
         present = True
         for kind in KINDS:
             for text in found[kind]:
-                if (why := AllowRule.problem_any(text)) is not None:
+                if (why := AllowRule.problem_any(text, words)) is not None:
                     notices.append(f"{paths.shown(path)}: permissions.{kind} {text!r} skipped: {why}")
                 elif tier != "user" and not trusted:
                     withheld.append(f"{paths.shown(path)} {kind} {text}")

@@ -12,7 +12,8 @@ git-ignored `.agent-tui.local.toml`, or this session.
 A file tool's rule may name a path glob (`edit_file:src/**`, `read_file:.env`) and web_fetch's a
 domain (`web_fetch:docs.python.org`); rule_targets.py says how they match. Claude Code's
 syntax (`Bash(git status:*)`, `Edit(src/**)`, `WebFetch(domain:x)`) parses to the same rules
-(claude_rules.py): `parse_all` takes either.
+(claude_rules.py): `parse_all` takes either. Which tools take a path or a domain, and what Claude
+Code's names cover, is the tools' declarations, handed in as a `RuleVocabulary`.
 
 A bash rule is a command prefix, never a loophole: a command that chains, substitutes or
 redirects beyond the prefix (`git status; rm -rf /`) does not match it. Plain data: no layer of
@@ -28,14 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from agent_tui.policy.claude_rules import (
-    DOMAIN_RULE_TOOLS,
-    PATH_RULE_TOOLS,
-    claude_problem,
-    claude_to_own,
-    is_claude_syntax,
-)
+from agent_tui.policy.claude_rules import claude_problem, claude_to_own, is_claude_syntax
 from agent_tui.policy.rule_targets import domain_matches, domain_problem, path_matches
+from agent_tui.policy.rule_vocabulary import RuleVocabulary
 
 SHELL_META = re.compile(r"[;&|`<>\n\r]|\$\(")
 """Chaining, pipes, backgrounding, substitution and redirection: what may not follow a prefix."""
@@ -112,7 +108,7 @@ class AllowRule:
     """For web_fetch: the host its `url` must be on (`*.example.com` for subdomains)."""
 
     @staticmethod
-    def problem(text: str) -> str | None:
+    def problem(text: str, words: RuleVocabulary) -> str | None:
         """Why `text` can never match as a rule, with the likely intended rule; None when it is fine."""
         text = text.strip()
         tool, sep, pattern = text.partition(":")
@@ -125,9 +121,9 @@ class AllowRule:
             return f'{text!r} is not a tool name; did you mean "bash:{text}"?'
         if tool == "bash":
             return None if pattern else 'rule "bash:" needs a command prefix, e.g. "bash:git status"'
-        if tool in PATH_RULE_TOOLS:
+        if tool in words.path_tools:
             return None if pattern else f'rule "{tool}:" needs a path glob, e.g. "{tool}:src/**"'
-        if tool in DOMAIN_RULE_TOOLS:
+        if tool in words.domain_tools:
             return domain_problem(pattern.removeprefix("domain:").strip())
         if tool.lower() in _SHELL_WORDS:
             return f'did you mean "bash:{pattern}"?'
@@ -137,36 +133,36 @@ class AllowRule:
         )
 
     @classmethod
-    def parse_all(cls, text: str) -> tuple[AllowRule, ...]:
+    def parse_all(cls, text: str, words: RuleVocabulary) -> tuple[AllowRule, ...]:
         """The rules `text` spells in either syntax: agent-tui's (one rule) or Claude Code's
         (`Edit(src/**)` covers two tools); RuleError with a hint otherwise."""
 
         if not is_claude_syntax(text):
-            return (cls.parse(text),)
-        problem = claude_problem(text)
+            return (cls.parse(text, words),)
+        problem = claude_problem(text, words)
         if problem is not None:
             raise RuleError(problem)
-        return tuple(cls.parse(own) for own in claude_to_own(text))
+        return tuple(cls.parse(own, words) for own in claude_to_own(text, words))
 
     @staticmethod
-    def problem_any(text: str) -> str | None:
+    def problem_any(text: str, words: RuleVocabulary) -> str | None:
         """`problem` for either syntax."""
 
-        return claude_problem(text) if is_claude_syntax(text) else AllowRule.problem(text)
+        return claude_problem(text, words) if is_claude_syntax(text) else AllowRule.problem(text, words)
 
     @classmethod
-    def parse(cls, text: str) -> AllowRule:
+    def parse(cls, text: str, words: RuleVocabulary) -> AllowRule:
         """The rule `text` spells (as `format` writes it); RuleError with a hint otherwise."""
-        problem = cls.problem(text)
+        problem = cls.problem(text, words)
         if problem is not None:
             raise RuleError(problem)
         tool, sep, pattern = text.strip().partition(":")
         tool, pattern = tool.strip(), pattern.strip()
         if not sep:
             return cls(tool)
-        if tool in PATH_RULE_TOOLS:
+        if tool in words.path_tools:
             return cls(tool, path=pattern)
-        if tool in DOMAIN_RULE_TOOLS:
+        if tool in words.domain_tools:
             return cls(tool, domain=pattern.removeprefix("domain:").strip().lower())
         if pattern.startswith("=") and normalize_command(pattern[1:]):
             return cls(tool, exact=normalize_command(pattern[1:]))

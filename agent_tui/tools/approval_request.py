@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from agent_tui.policy.claude_rules import format_claude
+from agent_tui.policy.rule_vocabulary import RuleVocabulary
 
 HEADLESS_HINT = (
     "Re-run with --yes or add a rule to [tools] allow in your config "
@@ -54,13 +55,14 @@ class ApprovalDecision:
 Approver = Callable[[ApprovalRequest], Awaitable[ApprovalDecision]]
 
 
-def claude_hint(request: ApprovalRequest) -> str:
+def claude_hint(request: ApprovalRequest, words: RuleVocabulary) -> str:
     """The headless hint for a user whose rules live in Claude Code's settings.json: the rule
     that would allow this call, in that syntax."""
 
     command = request.arguments.get("command") if request.tool == "bash" else None
     rule = format_claude(
         request.tool,
+        words,
         prefix=request.suggested_prefix,
         exact=command if isinstance(command, str) else None,
     )
@@ -70,15 +72,16 @@ def claude_hint(request: ApprovalRequest) -> str:
     )
 
 
-def headless_approver(yes: bool, *, claude_hints: bool = False) -> Approver:
+def headless_approver(yes: bool, *, claude_hints: RuleVocabulary | None = None) -> Approver:
     """The approver for `agent-tui run`: allows everything with --yes, denies with a hint without
-    (in Claude Code's rule syntax when the user keeps rules in its settings files)."""
+    (in Claude Code's rule syntax, in the words of `claude_hints`, when the user keeps rules in
+    its settings files)."""
 
     async def approve(request: ApprovalRequest) -> ApprovalDecision:
         if yes:
             return ApprovalDecision("allow_once")
-        if claude_hints and not request.protected:
-            return ApprovalDecision("deny", reason=claude_hint(request))
+        if claude_hints is not None and not request.protected:
+            return ApprovalDecision("deny", reason=claude_hint(request, claude_hints))
         return ApprovalDecision("deny", reason=HEADLESS_HINT)
 
     return approve

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.base import tool_decl
-from agent_tui.policy.claude_rules import DOMAIN_RULE_TOOLS
 from agent_tui.policy.permission_modes import PermissionMode, plan_refusal
 from agent_tui.policy.permission_rules import (
     AllowRule,
@@ -29,6 +28,7 @@ from agent_tui.policy.permission_rules import (
     normalize_command,
 )
 from agent_tui.policy.rule_targets import host_of
+from agent_tui.policy.rule_vocabulary import RuleVocabulary
 from agent_tui.tools.approval_preview import build_preview, describe_call, sandbox_refusal, where
 from agent_tui.tools.approval_request import (
     HEADLESS_HINT,
@@ -76,23 +76,26 @@ class PermissionPolicy:
         yes: bool = False,
         sandbox: Sandbox | None = None,
         *,
+        words: RuleVocabulary,
         ask_rules: Iterable[str | tuple[str, Tier]] = (),
         deny_rules: Iterable[str | tuple[str, Tier]] = (),
         claude_hints: bool = False,
         relay: Callable[[Approver], Approver] | None = None,
     ) -> None:
-        """`relay` wraps whichever approver answers (the hooks' Notification and
+        """`words`: what the tools declare, which rules are read in (compose/rule_words.py).
+        `relay` wraps whichever approver answers (the hooks' Notification and
         permissionDecision, hooks/approval.py)."""
         self.yes = yes
         self.interactive = approver is not None
         """A person answers (the TUI); headless runs have nobody to ask about an unsandboxed rerun."""
-        answering = approver or headless_approver(yes, claude_hints=claude_hints)
+        self.words = words
+        answering = approver or headless_approver(yes, claude_hints=words if claude_hints else None)
         self.approver = relay(answering) if relay is not None else answering
         self.sandbox = sandbox
-        self.rules = _rule_set(allow_rules, "allow")
-        self.ask_rules = _rule_set(ask_rules, "ask")
+        self.rules = _rule_set(allow_rules, "allow", words)
+        self.ask_rules = _rule_set(ask_rules, "ask", words)
         """Calls asked about every time, whatever an allow rule, a session answer or a read-only tool."""
-        self.deny_rules = _rule_set(deny_rules, "deny")
+        self.deny_rules = _rule_set(deny_rules, "deny", words)
         """Calls refused unasked, even with --yes; checked first."""
         self.mode: PermissionMode = "default"
         """Shift+Tab's mode (permission_modes.py): plan refuses, accept edits allows file edits,
@@ -106,6 +109,7 @@ class PermissionPolicy:
         cls,
         cfg: Config,
         *,
+        words: RuleVocabulary,
         approver: Approver | None,
         yes: bool,
         sandbox: Sandbox | None,
@@ -115,6 +119,7 @@ class PermissionPolicy:
         either syntax, and hints in Claude Code's syntax when its settings hold rules."""
         return cls(
             cfg.allow_tiers(),
+            words=words,
             approver=approver,
             yes=yes,
             sandbox=sandbox,
@@ -143,7 +148,7 @@ class PermissionPolicy:
     def revoke(self, rule: str) -> bool:
         """Stop `rule` (as /permissions lists it) allowing anything, from the next call on."""
         try:
-            return any([self.rules.remove(found) for found in AllowRule.parse_all(rule)])
+            return any([self.rules.remove(found) for found in AllowRule.parse_all(rule, self.words)])
         except RuleError:
             return False
 
@@ -233,7 +238,7 @@ class PermissionPolicy:
         command = str(args.get("command") or "") if tool_name == "bash" else ""
         if decision.action == "allow_once":
             return Verdict(True, "asked_once", "allowed once")
-        domain = host_of(str(args.get("url") or "")) if tool_name in DOMAIN_RULE_TOOLS else ""
+        domain = host_of(str(args.get("url") or "")) if tool_name in self.words.domain_tools else ""
         if decision.action == "allow_always":
             rule = AllowRule(tool_name, domain=domain) if domain else AllowRule(tool_name)
             if tool_name == "bash":
@@ -344,14 +349,14 @@ class PermissionPolicy:
         return Verdict(True, "unsandboxed_allowed", "allowed once outside the sandbox")
 
 
-def _rule_set(entries: Iterable[str | tuple[str, Tier]], kind: str) -> RuleSet:
+def _rule_set(entries: Iterable[str | tuple[str, Tier]], kind: str, words: RuleVocabulary) -> RuleSet:
     """Rules in either syntax, each with its tier (a bare string: the user's); one that cannot
     match is logged and skipped (the config check has named it already)."""
     rules = RuleSet()
     for entry in entries:
         text, tier = (entry, "user") if isinstance(entry, str) else entry
         try:
-            for rule in AllowRule.parse_all(text):
+            for rule in AllowRule.parse_all(text, words):
                 rules.add(rule, typing.cast(Tier, tier))
         except RuleError as exc:
             log.warning("ignoring %s rule %r: %s", kind, text, exc)

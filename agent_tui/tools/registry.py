@@ -205,12 +205,18 @@ def builtin_tools() -> list[Tool]:
     return tools
 
 
+def shipped_tools() -> list[Tool]:
+    """Every tool of this layer agent-tui ships, whether or not a session offers it (the `task`
+    and `skill` tools are built above, per session)."""
+    return [*builtin_tools(), *context_tools(), *background_tools(), ToolSearchTool()]
+
+
 @functools.cache
 def declare_builtins() -> None:
     """Make every tool agent-tui ships known by its declaration (tool_decl.py) without a session:
     for readers of a stored transcript (the editor's replay) that name tools no registry built."""
 
-    ToolRegistry([*builtin_tools(), *context_tools(), *background_tools(), ToolSearchTool()])
+    ToolRegistry(shipped_tools())
 
 
 def session_lookups() -> frozenset[str]:

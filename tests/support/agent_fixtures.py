@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.config import Config, load_config
 from testkit.fake_openai import FakeOpenAI
 
@@ -24,7 +25,7 @@ def make_config(
     }
     for name, values in sections.items():
         overrides.setdefault(name, {}).update(values)
-    return load_config(overrides=overrides, cwd=cwd or db.parent, env={}).config
+    return load_config(overrides=overrides, cwd=cwd or db.parent, env={}, rule_words=SHIPPED_WORDS).config
 
 
 @pytest.fixture

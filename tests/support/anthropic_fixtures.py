@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from agent_tui.compose.factory import AppServices, build_services
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.config import load_config
 from testkit.fake_anthropic import FakeAnthropic
 
@@ -33,7 +34,7 @@ async def thinking_services(
     }
     for name, values in sections.items():
         overrides.setdefault(name, {}).update(values)
-    config = load_config(overrides=overrides, cwd=db.parent, env={}).config
+    config = load_config(overrides=overrides, cwd=db.parent, env={}, rule_words=SHIPPED_WORDS).config
     return await build_services(config, workspace=workspace)
 
 

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.runtime import paths
 from testkit.fake_openai import FakeOpenAI
 
@@ -60,7 +61,7 @@ def trusting_app(server: FakeOpenAI, workspace: Path, db: Path) -> Any:
         "model": {"name": "openai/fake-model", "api_base": server.base_url, "context_window": 32_000},
         "store": {"db": str(db)},
     }
-    loaded = load_config(overrides=flags, cwd=workspace, env={})
+    loaded = load_config(overrides=flags, cwd=workspace, env={}, rule_words=SHIPPED_WORDS)
     app: AgentApp | None = None
 
     def get() -> AgentApp:

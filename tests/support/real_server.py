@@ -8,6 +8,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.config import Config, load_config
 from testkit.llama_server import LlamaServer
 
@@ -43,7 +44,7 @@ def real_config(server: LlamaServer, db: Path, **sections: Any) -> Config:
     }
     for name, values in sections.items():
         overrides.setdefault(name, {}).update(values)
-    return load_config(overrides=overrides, cwd=db.parent, env={}).config
+    return load_config(overrides=overrides, cwd=db.parent, env={}, rule_words=SHIPPED_WORDS).config
 
 
 def server_json(server: LlamaServer, path: str, body: dict) -> dict:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.config import load_config
 from testkit.fake_anthropic import FakeAnthropic
 from testkit.fake_openai import FakeOpenAI, Reply
@@ -34,7 +35,7 @@ def wire_config(wire: str, url: str, db: Path, window: int = WINDOW) -> Any:
         "model": {"name": model, "api_base": url, "context_window": window},
         "store": {"db": str(db)},
     }
-    return load_config(overrides=overrides, cwd=db.parent, env={}).config
+    return load_config(overrides=overrides, cwd=db.parent, env={}, rule_words=SHIPPED_WORDS).config
 
 
 def wire_server(wire: str, responder: Callable[[dict], Reply], window: int = WINDOW) -> Any:

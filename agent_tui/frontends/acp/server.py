@@ -19,6 +19,7 @@ from acp import schema as s
 
 from agent_tui import __version__
 from agent_tui.compose.factory import build_services, db_path_for, store_settings
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.config import ConfigError, load_config
 from agent_tui.frontends.acp.images import editor_images
 from agent_tui.frontends.acp.live import LiveSession, prompt_text, with_editor_mcp
@@ -100,7 +101,7 @@ class AgentTuiAgent:
         try:
             # Trust as the folder's own: an untrusted folder's project settings are ignored,
             # as in headless mode, and the notices say so in the chat.
-            loaded = load_config(overrides=self.overrides, cwd=folder)
+            loaded = load_config(rule_words=SHIPPED_WORDS, overrides=self.overrides, cwd=folder)
         except ConfigError as exc:
             raise RequestError.invalid_params({"details": str(exc)}) from None
         config, skipped = with_editor_mcp(loaded.config, mcp_servers)
@@ -145,7 +146,7 @@ class AgentTuiAgent:
 
         folder = Path(cwd).expanduser().resolve() if cwd else None
         try:
-            config = load_config(overrides=self.overrides, cwd=folder).config
+            config = load_config(rule_words=SHIPPED_WORDS, overrides=self.overrides, cwd=folder).config
             store = await open_store(db_path_for(config, self.db), store_settings(config))
         except (ConfigError, StoreError) as exc:
             raise RequestError.internal_error({"details": str(exc)}) from None

@@ -11,6 +11,7 @@ from typing import Any, NoReturn
 import typer
 
 from agent_tui.base.visible_text import visible
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.config import ConfigError, LoadedConfig, load_config
 from agent_tui.runtime import shutdown
 from agent_tui.runtime.logs import current_log
@@ -48,7 +49,7 @@ def load_or_fail(
     """The merged config, or a one-line error. `trusted=True` is `--trust`; `notify` prints the
     trust notices (what the project file may not do) on stderr."""
     try:
-        loaded = load_config(overrides=overrides, cwd=cwd, trusted=trusted or None)
+        loaded = load_config(rule_words=SHIPPED_WORDS, overrides=overrides, cwd=cwd, trusted=trusted or None)
     except ConfigError as exc:
         fail_startup(str(exc), 2)
     if notify:

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.config import ConfigError, load_config
 from agent_tui.policy import trust
 
@@ -45,7 +46,9 @@ def trusting_services(
             if await app().push_screen_wait_safe(screen):
                 trust.add(folder)
                 try:
-                    again = load_config(overrides=overrides, cwd=folder, trusted=True)
+                    again = load_config(
+                        rule_words=SHIPPED_WORDS, overrides=overrides, cwd=folder, trusted=True
+                    )
                 except ConfigError as exc:
                     app().notify(str(exc), severity="error")
                 else:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from contextlib import suppress
 from typing import TYPE_CHECKING
 
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.frontends.tui.command_output import show
 from agent_tui.policy.allow_rules import remove_rule, saved_rules
 from agent_tui.policy.permission_rules import AllowRule, RuleError, RuleSet, Tier
@@ -29,7 +30,7 @@ async def run(view: TabCommandHost, argument: str) -> None:
             return
         rule = words[1].strip()
         revoked = session.revoke_rule(rule) if session is not None else False
-        saved = remove_rule(rule, workspace)
+        saved = remove_rule(rule, workspace, words=SHIPPED_WORDS)
         if revoked or saved:
             where = " and from the project's settings" if saved else ""
             show(
@@ -42,7 +43,7 @@ async def run(view: TabCommandHost, argument: str) -> None:
     for text, path in saved_rules(workspace):  # saved but not in force (untrusted, or saved since)
         tier: Tier = "local" if path.name == paths.LOCAL_CONFIG_NAME else "project"
         with suppress(RuleError):
-            kept = AllowRule.parse(text)
+            kept = AllowRule.parse(text, SHIPPED_WORDS)
             if all(held != kept for held, _tier in rules.entries()):
                 rules.add(kept, tier)
     lines = [f"  {rule.format():<32} {tier_label(tier)}" for rule, tier in rules.entries()]

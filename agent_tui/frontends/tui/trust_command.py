@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.config import ConfigError, load_config
 from agent_tui.extensions.skills import discover_skills
 from agent_tui.hooks.sources import load_hooks
@@ -78,7 +79,7 @@ def with_project_keys(current: Config, folder: Path) -> tuple[Config, list[str]]
 
     trusted = dataclasses.replace(current.provenance, folder_trusted=True)
     try:
-        loaded = load_config(cwd=folder, trusted=True).config
+        loaded = load_config(rule_words=SHIPPED_WORDS, cwd=folder, trusted=True).config
     except ConfigError as exc:
         return dataclasses.replace(current, provenance=trusted), [f"Its .agent-tui.toml was not read: {exc}"]
     sections: dict[str, dict[str, object]] = {}
