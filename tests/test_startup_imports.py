@@ -109,7 +109,7 @@ class TestTheCommandTable:
         loads its command's work (the composition root, the session, the driver, the store, the
         loop) only when the command runs; one that imported it at the top cost the TUI ~0.1 s."""
         work = (
-            "agent_tui.compose",
+            "agent_tui.compose.factory",
             "agent_tui.agent.session",
             "agent_tui.agent.events",
             "agent_tui.core.driver",
