@@ -19,7 +19,7 @@ from agent_tui.policy.rule_vocabulary import RuleVocabulary
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 from agent_tui.tools.permissions import PermissionPolicy
 from tests.support.builtin_tools import every_builtin
-from tests.test_tool_declarations import StampTool
+from tests.support.throwaway_tools import StampTool
 
 BEFORE = {
     "Bash": ("bash",),

@@ -7,7 +7,6 @@ every consumer treats it by what it declares."""
 from __future__ import annotations
 
 import typing
-from typing import Any
 
 import pytest
 
@@ -15,70 +14,18 @@ from agent_tui.agent.base_prompt import base_prompt
 from agent_tui.agent.subagents import for_session
 from agent_tui.agent.undo import undo
 from agent_tui.base.messages import Message, ToolCall
-from agent_tui.base.tool_decl import Capabilities, ToolKind
+from agent_tui.base.tool_decl import ToolKind
 from agent_tui.compose.factory import build_services
 from agent_tui.context.compaction.calls import condensed_line, tool_kind
 from agent_tui.frontends.acp.translate import kind_of, title_of
 from agent_tui.hooks.spec import HookSpec
 from agent_tui.tools.approval_preview import build_preview, describe_call
-from agent_tui.tools.base import ToolContext, ToolOutput, ToolSpec
 from agent_tui.tools.context_tools import context_tools
 from agent_tui.tools.registry import ToolRegistry, builtin_tools
 from testkit.fake_openai import Reply
 from tests.support.agent_fixtures import collect, make_config
 from tests.support.builtin_tools import every_builtin
-
-
-class StampTool:
-    """Writes a stamp line into a file: an editing tool nothing in agent-tui has heard of."""
-
-    spec = ToolSpec(
-        name="stamp_file",
-        description="Write `content` to the file at `path`.",
-        parameters={
-            "type": "object",
-            "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
-            "required": ["path", "content"],
-        },
-        mutates=True,
-        capabilities=Capabilities(
-            kind="edit",
-            path_args=("path",),
-            claude_names=("Stamp",),
-            time_limited=True,
-            checkpointed=True,
-            preview="write",
-            prose="stamp_file replaces a whole file",
-        ),
-    )
-
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-        (ctx.workspace / args["path"]).write_text(args["content"])
-        return ToolOutput(text="stamped", summary="stamped")
-
-
-class Undeclared:
-    """A tool with no declaration, like an MCP server's."""
-
-    spec = ToolSpec("peer__poke", "poke", {"type": "object", "properties": {}})
-
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-        return ToolOutput(text="poked")
-
-
-class PeekTool:
-    """Looks up something the session already holds: a lookup nothing in agent-tui has heard of."""
-
-    spec = ToolSpec(
-        "peek_outputs",
-        "Peek at a stored output.",
-        {"type": "object", "properties": {"query": {"type": "string"}}},
-        capabilities=Capabilities(kind="search", stored=False, reads_session=True),
-    )
-
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-        return ToolOutput(text="peeked")
-
+from tests.support.throwaway_tools import PeekTool, StampTool, Undeclared
 
 KINDS = set(typing.get_args(ToolKind))
 
