@@ -224,9 +224,14 @@ async def preflight(session: Calibrated) -> int | None:
     return count
 
 
+KEEP_STEP = 0.005
+"""How far the ratio moves before it is kept again. It moves a little with every reply (an
+average of the last few); keeping each move rewrote the state file and the session's row on every
+turn. A start this close is well inside the pre-flight's NEAR_TRIGGER margin."""
+
 _kept: dict[str, float] = {}
-"""The ratio last saved with each session of this process (a turn that learned nothing new
-writes nothing)."""
+"""The ratio last saved with each session of this process (a turn that moved it by less than
+KEEP_STEP writes nothing)."""
 
 
 async def keep_calibration(session: Calibrated) -> None:
@@ -240,16 +245,19 @@ async def keep_calibration(session: Calibrated) -> None:
         return
 
     ratio = round(calibration.ratio, 4)
-    remember_ratio(session.model, session.config.model.api_base, ratio)
-    if session.store is None or _kept.get(session.session_id) == ratio:
+    kept = _kept.get(session.session_id)
+    if kept is not None and abs(ratio - kept) < KEEP_STEP:
         return
-    try:
-        await session.store.sessions.keep_calibration(
-            session.session_id, {"model": session.model, "ratio": ratio}
-        )
-        _kept[session.session_id] = ratio
-    except Exception as exc:  # noqa: BLE001 - the calibration is a convenience, never a failure
-        log.info("could not keep the session's calibration: %s", exc)
+    remember_ratio(session.model, session.config.model.api_base, ratio)
+    if session.store is not None:
+        try:
+            await session.store.sessions.keep_calibration(
+                session.session_id, {"model": session.model, "ratio": ratio}
+            )
+        except Exception as exc:  # noqa: BLE001 - the calibration is a convenience, never a failure
+            log.info("could not keep the session's calibration: %s", exc)
+            return  # tried again after the next turn
+    _kept[session.session_id] = ratio
 
 
 async def resume_calibration(session: Calibrated) -> None:
