@@ -11,6 +11,7 @@ through the history the session owns (agent/history.py). The TUI and headless mo
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import replace
@@ -218,8 +219,9 @@ class AgentSession:
         finally:
             self.busy = False
 
-    def _thresholds(self) -> AsyncIterator[ev.AgentEvent]:
-        return self.compaction.thresholds(self.config, self.limits.context_window, self.turns)
+    def _thresholds(self, *, first: bool = False) -> AsyncIterator[ev.AgentEvent]:
+        count = functools.partial(preflight, self) if first else None  # the server's count, once a turn
+        return self.compaction.thresholds(self.config, self.limits.context_window, self.turns, count)
 
     # -- the turn --------------------------------------------------------------------------
 
@@ -258,10 +260,11 @@ class AgentSession:
                 self.runner.checkpointer.start_turn(seqs[0])  # edits of this turn undo together
             stop_reason: ev.StopReason = "done"
             steps = 0  # counted against [agent] max_steps (an overflow retry is not)
-            await preflight(self)  # the first request of a session, counted by the server
+            first = True
             while True:
-                async for event in self._thresholds():
+                async for event in self._thresholds(first=first):
                     yield event
+                first = False
                 if steps >= self.config.agent.max_steps:
                     stop_reason = "max_steps"
                     yield ev.Notice(
