@@ -73,9 +73,10 @@ async def test_the_calibration_is_kept_when_it_moved_not_on_every_turn(tmp_path,
 
 async def test_a_turn_measures_the_request_the_preflight_checks_once(tmp_path, workspace):
     """The pre-flight (a server that can count, agent/window.py) decides on the thresholds' own
-    measure of the request instead of measuring it again first on every turn. A one-step turn
-    measures the request before the prompt is stored, in the thresholds before and after the
-    step, for the step's request and for the figure the turn ends on: five."""
+    measure of the request instead of measuring it again first on every turn, and the turn ends
+    on the thresholds' last figure when they changed nothing. A one-step turn measures the
+    request before the prompt is stored, in the thresholds before the step, for the step's
+    request and in the thresholds after it: four."""
     with FakeOpenAI(window=32_000) as server:
         services = await build_services(make_config(server, tmp_path / "m.db", 32_000), workspace=workspace)
         try:
@@ -96,7 +97,8 @@ async def test_a_turn_measures_the_request_the_preflight_checks_once(tmp_path, w
         finally:
             await services.close()
     assert events[-1].stop_reason == "done"
-    assert calls == 5, calls
+    assert calls == 4, calls
+    assert session.last_budget == session.measure(), "the turn ends on the request's current figure"
 
 
 async def test_a_calibrated_request_near_the_trigger_is_still_counted_before_it_is_sent(

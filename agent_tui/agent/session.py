@@ -290,7 +290,7 @@ class AgentSession:
                         assert_never(outcome)
             async for event in self._thresholds():
                 yield event
-            self.last_budget = self.measure()
+            self.last_budget = self.compaction.settled or self.measure()
             await keep_calibration(self)
             self.compactor.record_turn(self.turns, self.last_budget)
             yield ev.BudgetMeasured(self.last_budget)

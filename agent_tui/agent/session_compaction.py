@@ -66,6 +66,9 @@ class SessionCompaction:
         self.hooks = hooks
         self.store = store
         self.session_id = session_id
+        self.settled: ContextBudget | None = None
+        """The last `thresholds`' final measure when nothing ran after it (no compaction): the
+        figure of the request as it stands, which the turn's end need not measure again."""
 
     async def run(
         self,
@@ -132,6 +135,7 @@ class SessionCompaction:
         """Trim tool outputs past their budget at once; compact at the trigger; block at the top.
         `count` (the pre-flight, agent/window.py) may have the server count the request just
         measured: the thresholds then decide on its figure, and the request is measured once."""
+        self.settled = None
         budget_tokens = config.tool_output_budget(window)
         trimmed = self.compactor.trim_tool_outputs(
             self.record.messages, self.record.meter.counter, budget_tokens
@@ -163,6 +167,8 @@ class SessionCompaction:
         ):
             async for event in self.run(config, turn, "auto", force=False):
                 yield event
+        else:
+            self.settled = budget
 
     async def fit_step(self, budget: ContextBudget) -> AsyncIterator[ev.AgentEvent]:
         """The newest step's results cut so the request is back under the warning mark: what
