@@ -142,6 +142,7 @@ class AgentSession:
     def measure(self, *, with_status: bool = True) -> ContextBudget:
         """The budget of the next request (no I/O)."""
         reserve_thinking(self.limits, self.provider, self.meter)
+        self.meter.pin_budget = self.side.fit_window(max(self.meter.total - self.meter.max_output_tokens, 1))
         # Two passes: the status note depends on how full the window is without it.
         tools = self.prompts.tool_schemas(self.history)
         sections = self.prompts.sections(None)
@@ -150,7 +151,6 @@ class AgentSession:
             sections = self.prompts.sections(budget)
             budget = self.meter.measure(self.history, sections, tools)
         self._request_parts = (sections, tools)
-        budget = replace(budget, pin_budget=self.side.fit_window(budget.effective_window))
         self.last_budget = budget
         return budget
 
