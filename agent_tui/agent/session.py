@@ -11,6 +11,7 @@ through the history the session owns (agent/history.py). The TUI and headless mo
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import replace
@@ -141,6 +142,7 @@ class AgentSession:
     def measure(self, *, with_status: bool = True) -> ContextBudget:
         """The budget of the next request (no I/O)."""
         reserve_thinking(self.limits, self.provider, self.meter)
+        self.meter.pin_budget = self.side.fit_window(max(self.meter.total - self.meter.max_output_tokens, 1))
         # Two passes: the status note depends on how full the window is without it.
         tools = self.prompts.tool_schemas(self.history)
         sections = self.prompts.sections(None)
@@ -149,7 +151,6 @@ class AgentSession:
             sections = self.prompts.sections(budget)
             budget = self.meter.measure(self.history, sections, tools)
         self._request_parts = (sections, tools)
-        budget = replace(budget, pin_budget=self.side.fit_window(budget.effective_window))
         self.last_budget = budget
         return budget
 
@@ -218,8 +219,9 @@ class AgentSession:
         finally:
             self.busy = False
 
-    def _thresholds(self) -> AsyncIterator[ev.AgentEvent]:
-        return self.compaction.thresholds(self.config, self.limits.context_window, self.turns)
+    def _thresholds(self, *, first: bool = False) -> AsyncIterator[ev.AgentEvent]:
+        count = functools.partial(preflight, self) if first else None  # the server's count, once a turn
+        return self.compaction.thresholds(self.config, self.limits.context_window, self.turns, count)
 
     # -- the turn --------------------------------------------------------------------------
 
@@ -258,10 +260,11 @@ class AgentSession:
                 self.runner.checkpointer.start_turn(seqs[0])  # edits of this turn undo together
             stop_reason: ev.StopReason = "done"
             steps = 0  # counted against [agent] max_steps (an overflow retry is not)
-            await preflight(self)  # the first request of a session, counted by the server
+            first = True
             while True:
-                async for event in self._thresholds():
+                async for event in self._thresholds(first=first):
                     yield event
+                first = False
                 if steps >= self.config.agent.max_steps:
                     stop_reason = "max_steps"
                     yield ev.Notice(
@@ -287,7 +290,7 @@ class AgentSession:
                         assert_never(outcome)
             async for event in self._thresholds():
                 yield event
-            self.last_budget = self.measure()
+            self.last_budget = self.compaction.settled or self.measure()
             await keep_calibration(self)
             self.compactor.record_turn(self.turns, self.last_budget)
             yield ev.BudgetMeasured(self.last_budget)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent import events as ev
@@ -66,6 +66,9 @@ class SessionCompaction:
         self.hooks = hooks
         self.store = store
         self.session_id = session_id
+        self.settled: ContextBudget | None = None
+        """The last `thresholds`' final measure when nothing ran after it (no compaction): the
+        figure of the request as it stands, which the turn's end need not measure again."""
 
     async def run(
         self,
@@ -122,8 +125,17 @@ class SessionCompaction:
         async for event in self.run(config, turn, reason, instructions, force=True):
             yield event
 
-    async def thresholds(self, config: Config, window: int, turn: int) -> AsyncIterator[ev.AgentEvent]:
-        """Trim tool outputs past their budget at once; compact at the trigger; block at the top."""
+    async def thresholds(
+        self,
+        config: Config,
+        window: int,
+        turn: int,
+        count: Callable[[ContextBudget], Awaitable[int | None]] | None = None,
+    ) -> AsyncIterator[ev.AgentEvent]:
+        """Trim tool outputs past their budget at once; compact at the trigger; block at the top.
+        `count` (the pre-flight, agent/window.py) may have the server count the request just
+        measured: the thresholds then decide on its figure, and the request is measured once."""
+        self.settled = None
         budget_tokens = config.tool_output_budget(window)
         trimmed = self.compactor.trim_tool_outputs(
             self.record.messages, self.record.meter.counter, budget_tokens
@@ -132,6 +144,8 @@ class SessionCompaction:
             await self.record.adopt(trimmed.history)
             yield ev.Notice(trimmed.notice)
         budget = self.measure()
+        if count is not None and await count(budget):
+            budget = self.measure()  # calibrated by the server's count
         if budget.exceeds:
             async for event in self.record.fit_oversize(self.measure(with_status=False), config):
                 yield event
@@ -153,6 +167,8 @@ class SessionCompaction:
         ):
             async for event in self.run(config, turn, "auto", force=False):
                 yield event
+        else:
+            self.settled = budget
 
     async def fit_step(self, budget: ContextBudget) -> AsyncIterator[ev.AgentEvent]:
         """The newest step's results cut so the request is back under the warning mark: what

@@ -185,8 +185,6 @@ class Calibrated(Protocol):
     record: SessionHistory
     wire: WireView
 
-    def measure(self, *, with_status: bool = True) -> ContextBudget: ...
-
     @property
     def request_parts(self) -> tuple[list[Any], list[dict[str, Any]]]: ...
 
@@ -196,17 +194,18 @@ NEAR_TRIGGER = 0.06
 it (a 1.6% miss sent 7 825 tokens past a 7 767 trigger at 8 192): the server counts it instead."""
 
 
-async def preflight(session: Calibrated) -> int | None:
+async def preflight(session: Calibrated, budget: ContextBudget) -> int | None:
     """Before a session's first request, and before any turn whose estimate is near the
     compaction trigger: where the server can count (llama.cpp, Anthropic), the request is counted by the
-    server's own tokenizer and the meter calibrated by it, so the thresholds that run next see
-    what the server will see. Skipped otherwise (calibrated by a report or the cache)."""
+    server's own tokenizer and the meter calibrated by it, so the thresholds see what the server
+    will see. Skipped otherwise (calibrated by a report or the cache). `budget` is the request's
+    measure the thresholds just took (it set the request parts counted here): measuring again
+    would only repeat it on every turn. Returns the server's count, if it counted."""
     anthropic = session.provider.route.wire == "anthropic"
     if not anthropic and (session.prompts.cache_control or not session.config.model.api_base):
         return None
     # No wait for tiktoken here: the meter loads it itself when the count is past half the window
     # (below that the heuristic's ratio is good enough), and a small first request stays fast.
-    budget = session.measure()  # a fresh calibration takes the cached ratio here
     near = budget.used_fraction >= budget.compact_trigger - NEAR_TRIGGER
     if session.meter.calibration.calls and not near:
         return None
@@ -224,9 +223,14 @@ async def preflight(session: Calibrated) -> int | None:
     return count
 
 
+KEEP_STEP = 0.005
+"""How far the ratio moves before it is kept again. It moves a little with every reply (an
+average of the last few); keeping each move rewrote the state file and the session's row on every
+turn. A start this close is well inside the pre-flight's NEAR_TRIGGER margin."""
+
 _kept: dict[str, float] = {}
-"""The ratio last saved with each session of this process (a turn that learned nothing new
-writes nothing)."""
+"""The ratio last saved with each session of this process (a turn that moved it by less than
+KEEP_STEP writes nothing)."""
 
 
 async def keep_calibration(session: Calibrated) -> None:
@@ -240,16 +244,19 @@ async def keep_calibration(session: Calibrated) -> None:
         return
 
     ratio = round(calibration.ratio, 4)
-    remember_ratio(session.model, session.config.model.api_base, ratio)
-    if session.store is None or _kept.get(session.session_id) == ratio:
+    kept = _kept.get(session.session_id)
+    if kept is not None and abs(ratio - kept) < KEEP_STEP:
         return
-    try:
-        await session.store.sessions.keep_calibration(
-            session.session_id, {"model": session.model, "ratio": ratio}
-        )
-        _kept[session.session_id] = ratio
-    except Exception as exc:  # noqa: BLE001 - the calibration is a convenience, never a failure
-        log.info("could not keep the session's calibration: %s", exc)
+    remember_ratio(session.model, session.config.model.api_base, ratio)
+    if session.store is not None:
+        try:
+            await session.store.sessions.keep_calibration(
+                session.session_id, {"model": session.model, "ratio": ratio}
+            )
+        except Exception as exc:  # noqa: BLE001 - the calibration is a convenience, never a failure
+            log.info("could not keep the session's calibration: %s", exc)
+            return  # tried again after the next turn
+    _kept[session.session_id] = ratio
 
 
 async def resume_calibration(session: Calibrated) -> None:

@@ -155,6 +155,9 @@ class BudgetMeter:
         self.counts_thinking = False
         """The provider gets the tool-use turn's thinking blocks back (Anthropic): count them."""
         self.last_reasoning = 0
+        self.pin_budget = 0
+        """What all pins together may take in this window (the session keeps it in step), carried
+        by every budget measured: built with it, not copied with it after."""
         self.seed_ratio: float | None = None
         """A ratio learned before this meter's first report (llm/preflight.py's cache): every
         fresh calibration starts from it once the counter counts exactly."""
@@ -224,6 +227,7 @@ class BudgetMeter:
             cached=self.last_cached,
             thinking_reserve=self.thinking_reserve,
             reasoning=min(round(self.last_reasoning * ratio), conversation_tokens),
+            pin_budget=self.pin_budget,
             **fixed,
             warn_at=self.thresholds["warn_at"],
             compact_trigger=self.thresholds["compact_trigger"],
