@@ -12,6 +12,7 @@ import os
 from agent_tui.agent import window
 from agent_tui.base.messages import assistant, user
 from agent_tui.compose.factory import build_services
+from agent_tui.compose.rule_words import SHIPPED_WORDS
 from agent_tui.config import load_config
 from agent_tui.llm.preflight import _cache_file, cached_ratio
 from testkit.fake_anthropic import FakeAnthropic
@@ -117,7 +118,7 @@ async def test_a_calibrated_request_near_the_trigger_is_still_counted_before_it_
             },
             "store": {"db": str(tmp_path / "n.db")},
         }
-        config = load_config(overrides=overrides, cwd=tmp_path, env={}).config
+        config = load_config(overrides=overrides, cwd=tmp_path, env={}, rule_words=SHIPPED_WORDS).config
         services = await build_services(config, workspace=workspace)
         try:
             session = await services.new_session(yes=True)
