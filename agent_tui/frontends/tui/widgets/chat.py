@@ -25,7 +25,7 @@ from textual.widgets import Static
 from agent_tui.frontends.tui import formatting
 from agent_tui.frontends.tui.textual_compat import release_render_caches
 from agent_tui.frontends.tui.widgets.chat_items import AgentItem, ChatItem, ToolLine
-from agent_tui.frontends.tui.widgets.chat_place import ReadingPlace, place_at
+from agent_tui.frontends.tui.widgets.chat_place import PlaceMap, ReadingPlace
 from agent_tui.frontends.tui.widgets.entry_widgets import item_for
 
 if TYPE_CHECKING:
@@ -74,6 +74,8 @@ class ChatPane(VerticalScroll):
         the geometry can lag a burst of new entries on a busy machine."""
         self._keeping_view = False
         self._read_anchor: ReadingPlace | None = None
+        self._place_map: PlaceMap | None = None
+        self._place_layout: tuple[Any, ...] | None = None
         """Where a reader is, kept across a resize and while older entries go in above."""
         self._resized_to: Any = None
         """The size `on_resize` last saw: a scroll the layout makes after a resize, before
@@ -266,7 +268,12 @@ class ChatPane(VerticalScroll):
 
     def reading_place(self) -> ReadingPlace | None:
         """Where the view starts: the item at its top and how far into or above it."""
-        return place_at(self._items, self.scroll_y)
+        # Taken on every scroll frame: the items' rows are read again only when the mounted
+        # items or the layout changed (a height that changes changes the virtual size).
+        layout = (self._first, len(self._items), self._items[:1], self.virtual_size, self.size)
+        if self._place_map is None or layout != self._place_layout:
+            self._place_map, self._place_layout = PlaceMap(self._items), layout
+        return self._place_map.place_at(self.scroll_y)
 
     def on_resize(self) -> None:
         """A reader keeps their place across a resize (the text reflows; without this the same
