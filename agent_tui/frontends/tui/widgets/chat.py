@@ -36,8 +36,9 @@ WINDOW = 16
 """Entries mounted when a session opens (a screenful; more follow if they do not fill it)."""
 CHUNK = 30
 """Older entries `mount_older` mounts by default."""
-BATCH = 4
-"""Older entries mounted per refresh while the view is within a page of the top."""
+BATCH = 12
+"""Older entries mounted per refresh while the view is within a page of the top: about a page
+of them, as each batch lays out every mounted entry again (4 made a PageUp lay out ~4 times)."""
 KEEP_SCREENS = 1.5
 """Rows of entries kept mounted below the unmounted ones while the view follows the bottom, in
 heights of the pane: more than a screen, so scrolling up a little needs no mount."""
@@ -130,6 +131,7 @@ class ChatPane(VerticalScroll):
     async def load(self, entries: list[Entry]) -> None:
         """Show a whole transcript (replacing what was there); mounts only the newest part."""
         await self.remove_children([w for w in self.children if w not in (self._hint, self.welcome)])
+        self._place_map = self._place_layout = None
         release_render_caches()
         self.entries = list(entries)
         self._unfolded.clear()  # ids of entries gone: a new entry may reuse one
@@ -208,6 +210,7 @@ class ChatPane(VerticalScroll):
         self._unfolded.update(id(item.entry) for item in gone if getattr(item, "expanded", False))
         self._first += excess
         self._update_hint()
+        self._place_map = self._place_layout = None  # it holds the items: they would live on
         await self.remove_children(gone)
         release_render_caches()  # else Textual keeps what the last 1 024 of them rendered
 
