@@ -7,7 +7,9 @@ the chat and presses PageUp `--pages` times from the bottom. Per key: the app th
 (`time.thread_time`, so the other jobs on the machine do not count) and the wall time, from just
 before the key to the next refresh after it; then the whole run to idle. Older entries are
 mounted in batches after the key's refresh, so a key's batch may land in the next key's window:
-the total is the figure that cannot hide work. The baseline column is the same run on a
+the total is the figure that cannot hide work. The wall time is not a latency: Pilot waits
+for Textual's scroll animation to end after each key (~0.3-0.6 s, shorter when a batch's mount
+stops it early), and the animation's dozen frames are part of each key's CPU. The baseline column is the same run on a
 200-message session in the same process (little to mount, the top near).
 
 `--tree PATH` runs the same benchmark against another checkout's `agent_tui` (a `git worktree`
@@ -123,11 +125,15 @@ def _p95(values: list[float]) -> float:
 
 def main() -> None:
     args = _args()
-    sys.path.insert(0, str(args.tree.resolve()))
-    sys.path.insert(0, str(HERE))
+    tree = args.tree.resolve()
+    # The tree's own benchmarks/tui.py (make_db): it puts its tree first on the path as it loads.
+    sys.path[:0] = [str(tree), str(tree / "benchmarks")]
     big, small = 2000, 200
     results = asyncio.run(bench(args.pages, args.repeat, (small, big)))
-    print(f"tree {args.tree.resolve()}: {args.pages} PageUps from the bottom × {args.repeat} runs, 120×36")
+    import agent_tui
+
+    assert Path(agent_tui.__file__).is_relative_to(tree), agent_tui.__file__
+    print(f"tree {tree}: {args.pages} PageUps from the bottom × {args.repeat} runs, 120×36")
     print(f"{'per PageUp (ms)':<34} {big:>6} msgs {small:>6} msgs   ratio")
 
     def line(name: str, key: str, pick) -> None:
