@@ -25,7 +25,7 @@ from textual.widgets import Static
 from agent_tui.frontends.tui import formatting
 from agent_tui.frontends.tui.textual_compat import release_render_caches
 from agent_tui.frontends.tui.widgets.chat_items import AgentItem, ChatItem, ToolLine
-from agent_tui.frontends.tui.widgets.chat_place import ReadingPlace, place_at
+from agent_tui.frontends.tui.widgets.chat_place import PlaceMap, ReadingPlace
 from agent_tui.frontends.tui.widgets.entry_widgets import item_for
 
 if TYPE_CHECKING:
@@ -36,8 +36,9 @@ WINDOW = 16
 """Entries mounted when a session opens (a screenful; more follow if they do not fill it)."""
 CHUNK = 30
 """Older entries `mount_older` mounts by default."""
-BATCH = 4
-"""Older entries mounted per refresh while the view is within a page of the top."""
+BATCH = 12
+"""Older entries mounted per refresh while the view is within a page of the top: about a page
+of them, as each batch lays out every mounted entry again (4 made a PageUp lay out ~4 times)."""
 KEEP_SCREENS = 1.5
 """Rows of entries kept mounted below the unmounted ones while the view follows the bottom, in
 heights of the pane: more than a screen, so scrolling up a little needs no mount."""
@@ -74,6 +75,8 @@ class ChatPane(VerticalScroll):
         the geometry can lag a burst of new entries on a busy machine."""
         self._keeping_view = False
         self._read_anchor: ReadingPlace | None = None
+        self._place_map: PlaceMap | None = None
+        self._place_layout: tuple[Any, ...] | None = None
         """Where a reader is, kept across a resize and while older entries go in above."""
         self._resized_to: Any = None
         """The size `on_resize` last saw: a scroll the layout makes after a resize, before
@@ -128,6 +131,7 @@ class ChatPane(VerticalScroll):
     async def load(self, entries: list[Entry]) -> None:
         """Show a whole transcript (replacing what was there); mounts only the newest part."""
         await self.remove_children([w for w in self.children if w not in (self._hint, self.welcome)])
+        self._place_map = self._place_layout = None
         release_render_caches()
         self.entries = list(entries)
         self._unfolded.clear()  # ids of entries gone: a new entry may reuse one
@@ -206,6 +210,7 @@ class ChatPane(VerticalScroll):
         self._unfolded.update(id(item.entry) for item in gone if getattr(item, "expanded", False))
         self._first += excess
         self._update_hint()
+        self._place_map = self._place_layout = None  # it holds the items: they would live on
         await self.remove_children(gone)
         release_render_caches()  # else Textual keeps what the last 1 024 of them rendered
 
@@ -266,7 +271,12 @@ class ChatPane(VerticalScroll):
 
     def reading_place(self) -> ReadingPlace | None:
         """Where the view starts: the item at its top and how far into or above it."""
-        return place_at(self._items, self.scroll_y)
+        # Taken on every scroll frame: the items' rows are read again only when the mounted
+        # items or the layout changed (a height that changes changes the virtual size).
+        layout = (self._first, len(self._items), self._items[:1], self.virtual_size, self.size)
+        if self._place_map is None or layout != self._place_layout:
+            self._place_map, self._place_layout = PlaceMap(self._items), layout
+        return self._place_map.place_at(self.scroll_y)
 
     def on_resize(self) -> None:
         """A reader keeps their place across a resize (the text reflows; without this the same

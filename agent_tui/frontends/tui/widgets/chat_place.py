@@ -10,11 +10,18 @@ item, such a gap grew with the reply, and the view came back a fraction of a rep
 
 Applying a place is absolute and idempotent: whoever applies it, and however often, the view
 ends up at the same spot once the layout is settled.
+
+The place is taken on every scroll frame (a PageUp animates over a dozen), and asking Textual
+for an item's region off screen rebuilds its map of every mounted widget once per frame (3-4 ms
+with 200 entries mounted). A `PlaceMap` reads the items' rows once per layout and finds the
+place by bisection; the pane builds a new one when the layout changes.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -40,12 +47,26 @@ class ReadingPlace:
         return region.y + self.share * region.height - self.rows_above
 
 
+class PlaceMap:
+    """The items' rows in one layout, to find the place of any scroll offset in it."""
+
+    def __init__(self, items: Iterable[Widget]) -> None:
+        self._items = list(items)
+        self._regions = [item.virtual_region for item in self._items]
+        # Running maximum: a hidden item has an empty region at 0, and bisection needs order.
+        self._bottoms = list(accumulate((region.bottom for region in self._regions), max))
+
+    def place_at(self, y: float) -> ReadingPlace | None:
+        """The place of scroll offset `y`: the first item whose bottom is below it."""
+        index = bisect_right(self._bottoms, y)
+        if index == len(self._items):
+            return None
+        item, region = self._items[index], self._regions[index]
+        if y < region.y:
+            return ReadingPlace(item, rows_above=round(region.y - y))
+        return ReadingPlace(item, share=(y - region.y) / max(1, region.height))
+
+
 def place_at(items: Iterable[Widget], y: float) -> ReadingPlace | None:
     """The place of scroll offset `y` among `items` (in order, top to bottom)."""
-    for item in items:
-        region = item.virtual_region
-        if region.bottom > y:
-            if y < region.y:
-                return ReadingPlace(item, rows_above=round(region.y - y))
-            return ReadingPlace(item, share=(y - region.y) / max(1, region.height))
-    return None
+    return PlaceMap(items).place_at(y)
