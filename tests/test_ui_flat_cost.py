@@ -42,6 +42,12 @@ class TestBoundedPane:
 
         from textual._styles_cache import StylesCache
 
+        def caches() -> int:
+            gc.collect()
+            return sum(1 for o in gc.get_objects() if isinstance(o, StylesCache))
+
+        # What an earlier test's app left alive is not this pane's (the suite's order decides it).
+        before = caches()
         app = ChatApp()
         async with app.run_test(size=(100, 30)) as pilot:
             pane = app.query_one(ChatPane)
@@ -49,8 +55,7 @@ class TestBoundedPane:
                 await pane.add(entry)
                 pane.scroll_end(animate=False, immediate=True)
                 await pilot.pause()  # each one drawn, as a chat's replies are
-            gc.collect()
-            alive = sum(1 for o in gc.get_objects() if isinstance(o, StylesCache))
+            alive = caches() - before
             widgets = len(list(app.query("*")))
             assert pane.unmounted_count > 120
             assert alive <= widgets + 2 * WINDOW, (alive, widgets)
