@@ -33,13 +33,13 @@ async def test_the_next_session_starts_calibrated_and_counts_nothing(llama, serv
     svc = await services(agent=QUIET)
     first = await svc.new_session()
     started = time.perf_counter()
-    counted = await preflight(first)
+    counted = await preflight(first, first.measure())
     took = time.perf_counter() - started
     assert counted and counted > 300, counted
     print(f"pre-flight count of a {counted}-token request: {took * 1000:.0f} ms")
     async for _ in first.run_turn("hello"):
         pass
     second = await svc.new_session()
-    assert await preflight(second) is None  # the kept ratio calibrated it
+    assert await preflight(second, second.measure()) is None  # the kept ratio calibrated it
     assert second.meter.calibration.calls == 1
     assert abs(second.meter.calibration.ratio - first.meter.calibration.ratio) < 0.25
