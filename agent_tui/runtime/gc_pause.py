@@ -15,8 +15,10 @@ never runs without a collector.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import threading
+from collections.abc import Iterator
 
 _lock = threading.Lock()
 _paused = False
@@ -45,3 +47,15 @@ def resume() -> None:
 def paused() -> bool:
     """True between `pause` and `resume`."""
     return _paused
+
+
+@contextlib.contextmanager
+def held() -> Iterator[None]:
+    """The collector off while a command imports its work after typer's pick (as the entry holds
+    it for the CLI's own imports), then resumed with what was built frozen: `run` imports the
+    composition root, the session and the tools there, ~50 ms of CPU more with the collector on."""
+    pause()
+    try:
+        yield
+    finally:
+        resume()

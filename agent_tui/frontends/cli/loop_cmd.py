@@ -22,6 +22,7 @@ from agent_tui.frontends.cli.common import (
     model_overrides,
     run_headless,
 )
+from agent_tui.runtime import gc_pause
 from agent_tui.runtime.logs import setup_logging
 
 
@@ -84,6 +85,7 @@ def loop(
     ):
         _positive(name, value)
     # Ctrl-C, SIGTERM and SIGHUP stop the loop the same way (exit 130 / 143 / 129).
-    from agent_tui.frontends.cli.loop_run import run_loop  # lazy: start-up (the loop's machinery)
+    with gc_pause.held():
+        from agent_tui.frontends.cli.loop_run import run_loop  # lazy: start-up (the loop's machinery)
 
     raise typer.Exit(run_headless(lambda: run_loop(loaded.config, text, yes=yes, as_json=as_json, db=db)))

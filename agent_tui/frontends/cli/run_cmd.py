@@ -20,6 +20,7 @@ import typer
 from agent_tui.base.reasoning import EFFORTS
 from agent_tui.frontends.cli.common import SANDBOX_HELP, fail, load_or_fail, model_overrides, run_headless
 from agent_tui.policy.permission_modes import parse_mode
+from agent_tui.runtime import gc_pause
 from agent_tui.runtime.logs import setup_logging
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
@@ -119,7 +120,8 @@ def run(
     if max_turns is not None:
         config = replace(config, agent=replace(config.agent, max_steps=max_turns))
     # SIGTERM / SIGHUP cancel the turn like Ctrl-C (saved), then exit 143 / 129.
-    from agent_tui.frontends.cli.run_turn import run_turn  # lazy: start-up (the turn's machinery)
+    with gc_pause.held():
+        from agent_tui.frontends.cli.run_turn import run_turn  # lazy: start-up (the turn's machinery)
 
     code = run_headless(
         lambda: run_turn(
