@@ -13,27 +13,10 @@ from __future__ import annotations
 from agent_tui.frontends.tui.widgets.chat_items import ChatItem
 from agent_tui.frontends.tui.widgets.prompt import PromptInput
 from tests.support.agent_fixtures import make_config
-from tests.support.ui_helpers import make_app, settle
+from tests.support.ui_helpers import settle
+from tests.support.ui_session_fixtures import markdown_chat_app
 
 TYPED = "fix the flaky test"
-
-
-async def _long_session_app(config, workspace, turns: int = 150):
-    """A stored session of `turns` questions and Markdown answers, opened in the app."""
-    from agent_tui.base.messages import assistant, user
-    from agent_tui.compose.factory import build_services
-
-    services = await build_services(config, workspace=workspace)
-    info = await services.store.sessions.create(str(workspace), config.model.name, title="long")
-    history = []
-    for i in range(turns):
-        history += [
-            user(f"question {i}: why does test {i} fail?"),
-            assistant(f"Test **{i}** fails because:\n\n```python\nassert f({i}) == {i * 2}\n```\n"),
-        ]
-    await services.store.sessions.append(info.id, history)
-    await services.close()
-    return make_app(config, workspace, session_id=info.id)
 
 
 class TestTypingCostsThePromptAlone:
@@ -42,7 +25,7 @@ class TestTypingCostsThePromptAlone:
     ):
         """Textual's private `Screen._refresh_layout` and `_compositor.update_widgets` (the
         widgets a frame repaints): a Textual that renames them fails here."""
-        app = await _long_session_app(make_config(server, tmp_path / "k.db"), workspace)
+        app = await markdown_chat_app(make_config(server, tmp_path / "k.db"), workspace)
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
             chat = app.view.chat

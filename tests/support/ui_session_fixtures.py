@@ -99,3 +99,20 @@ async def stored_chat(config, workspace, turns: int, title: str = "old work") ->
         return info.id
     finally:
         await services.close()
+
+
+async def markdown_chat_app(config, workspace, turns: int = 150):
+    """The app opened on a stored session of `turns` questions and Markdown answers with code."""
+    services = await build_services(config, workspace=workspace)
+    try:
+        info = await services.store.sessions.create(str(workspace), config.model.name, title="long")
+        history = []
+        for i in range(turns):
+            history += [
+                user(f"question {i}: why does test {i} fail?"),
+                assistant(f"Test **{i}** fails because:\n\n```python\nassert f({i}) == {i * 2}\n```\n"),
+            ]
+        await services.store.sessions.append(info.id, history)
+    finally:
+        await services.close()
+    return make_app(config, workspace, session_id=info.id)
