@@ -53,16 +53,21 @@ class ConversationIndex:
             parts.extend(f"{c.name} {c.arguments}" for c in message.tool_calls if c.name not in skipped)
         return "\n".join(p for p in parts if p.strip())
 
+    def entries(self, session_id: str, rows: Iterable[tuple[int, Message]]) -> list[tuple[str, str, int]]:
+        """What `INSERT_SQL` takes for appended messages (seq, message): those with text to find."""
+        return [(text, session_id, seq) for seq, m in rows if (text := self.message_text(m))]
+
+    INSERT_SQL = (
+        "INSERT INTO message_fts (rowid, text) SELECT id, ? FROM messages WHERE session_id = ? AND seq = ?"
+    )
+    """Index stored messages by their (text, session, seq), inside the caller's transaction."""
+
     async def add(
         self, conn: aiosqlite.Connection, session_id: str, rows: Iterable[tuple[int, Message]]
     ) -> None:
         """Add appended messages (seq, message) to the recall index, inside the caller's transaction."""
-        texts = [(text, session_id, seq) for seq, m in rows if (text := self.message_text(m))]
-        if texts:
-            await conn.executemany(
-                "INSERT INTO message_fts (rowid, text) SELECT id, ? FROM messages WHERE session_id = ? AND seq = ?",
-                texts,
-            )
+        if texts := self.entries(session_id, rows):
+            await conn.executemany(self.INSERT_SQL, texts)
 
     async def reindex_all(self, conn: aiosqlite.Connection) -> int:
         """Index every existing transcript message (the migration); returns how many were indexed."""

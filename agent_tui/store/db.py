@@ -20,10 +20,10 @@ import logging
 import os
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import aiosqlite
 
@@ -39,6 +39,8 @@ log = logging.getLogger(__name__)
 SQLITE_HEADER = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 10_000
 """How long a write waits for another process holding the write lock."""
+
+T = TypeVar("T")
 
 
 class Database:
@@ -110,6 +112,35 @@ class Database:
             else:
                 await self._shielded("COMMIT")
 
+    async def transact(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """`work` run on the connection's thread inside one IMMEDIATE transaction: committed when
+        it returns, rolled back when it raises. One trip to the thread, where `write` makes one
+        per statement — and each trip back is a turn of the event loop in which the TUI may
+        repaint (10-20 ms) before the caller goes on: an append on a step's path made eight.
+
+        Once handed over, the transaction runs to its end even if the caller is cancelled, and
+        the lock is held until it has (a cancelled append is then stored, not half-done)."""
+
+        def run(conn: sqlite3.Connection) -> T:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                result = work(conn)
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:  # a failed COMMIT (a full disk) leaves it open
+                    conn.execute("ROLLBACK")
+                raise
+            return result
+
+        async with self._held():
+            task = asyncio.ensure_future(_on_its_thread(self.conn, run))
+            task.add_done_callback(_retrieved)
+            try:
+                return await asyncio.shield(task)
+            except asyncio.CancelledError:
+                await asyncio.wait([task])  # the lock is not given back mid-transaction
+                raise
+
     async def _shielded(self, sql: str) -> None:
         """Run `sql` to its end even if the caller is cancelled while it runs."""
         task = asyncio.ensure_future(self.conn.execute(sql))
@@ -157,6 +188,14 @@ class Database:
                 self._side = None
         async with self.lock:
             await self.conn.close()
+
+
+async def _on_its_thread(conn: aiosqlite.Connection, work: Callable[[sqlite3.Connection], T]) -> T:
+    """`work(sqlite3 connection)` on aiosqlite's thread, the one that may use that connection.
+    aiosqlite has no public call for this: `_execute` and `_conn` are its private hooks, used here
+    alone (tests/test_store_trips.py fails loudly if an upgrade moves them)."""
+    result: T = await conn._execute(lambda: work(conn._conn))  # type: ignore[no-untyped-call] # private, untyped
+    return result
 
 
 def _retrieved(task: asyncio.Future[Any]) -> None:

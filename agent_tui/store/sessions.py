@@ -11,6 +11,7 @@ from __future__ import annotations
 import builtins
 import json
 import logging
+import sqlite3
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -149,30 +150,33 @@ class SessionStore:
             return []
         counts = list(tokens) if tokens is not None else [None] * len(messages)
         now = time.time()
-        async with self.db.write() as conn:
-            async with conn.execute(
+        rows = [m.dumps() for m in messages]  # serialised here: the thread's trip stays short
+        index = self._index
+
+        def append_rows(conn: sqlite3.Connection) -> list[int]:
+            row = conn.execute(
                 "SELECT title, (SELECT coalesce(max(seq), 0) FROM messages "
                 "WHERE session_id = ?) FROM sessions WHERE id = ?",
                 (session_id, session_id),
-            ) as cur:
-                row = await cur.fetchone()
+            ).fetchone()
             if row is None:
                 raise SessionNotFound(f"no session {session_id} to append to")
             title, last = row
             numbers = list(range(last + 1, last + 1 + len(messages))) if seqs is None else list(seqs)
             if numbers != sorted(set(numbers)) or numbers[0] <= last:
                 raise StoreError(f"message numbers {numbers} do not follow {last} in {session_id}")
-            await conn.executemany(
+            conn.executemany(
                 "INSERT INTO messages (session_id, seq, message_id, role, kind, json, tokens, "
                 "created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [
-                    (session_id, seq, m.id, m.role, m.kind, m.dumps(), n, now)
-                    for seq, m, n in zip(numbers, messages, counts, strict=False)
+                    (session_id, seq, m.id, m.role, m.kind, text, n, now)
+                    for seq, m, text, n in zip(numbers, messages, rows, counts, strict=False)
                 ],
             )
             # Searchable by recall from the moment it is stored, in the same transaction.
-            await self._index.add(conn, session_id, zip(numbers, messages, strict=True))
-            await conn.execute(
+            if entries := index.entries(session_id, zip(numbers, messages, strict=True)):
+                conn.executemany(index.INSERT_SQL, entries)
+            conn.execute(
                 "UPDATE sessions SET updated = ?, message_count = message_count + ?, "
                 "tokens = tokens + ?, title = coalesce(title, ?) WHERE id = ?",
                 (
@@ -183,7 +187,9 @@ class SessionStore:
                     session_id,
                 ),
             )
-        return numbers
+            return numbers
+
+        return await self.db.transact(append_rows)  # one trip: it is on every step's path
 
     async def transcript(self, session_id: str, after_seq: int = 0) -> builtins.list[Message]:
         """Every message (after `after_seq`), in order."""
