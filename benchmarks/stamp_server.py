@@ -5,7 +5,7 @@ chat-completions fake, or with --anthropic the Messages API fake): it prints its
 first line of stdout and serves until stdin closes. `GET /stamps` returns (and forgets) the arrivals so far:
 for each POST, `first` (the request line read) and `body` (the whole body read), both as
 time.time() and time.monotonic() — the monotonic clock is the machine's, comparable across
-processes. A server in another process keeps its parsing off the measured process's GIL.
+processes — and its `path` (a pre-flight count, `/apply-template`, is not the model's request). A server in another process keeps its parsing off the measured process's GIL.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def _stamped(base: type) -> type:
             ok = bool(super().parse_request())
             if ok and self.command == "POST":
                 with _lock:
-                    _stamps.append({"first_wall": wall, "first_mono": mono})
+                    _stamps.append({"first_wall": wall, "first_mono": mono, "path": self.path})
             return ok
 
         def do_GET(self) -> None:

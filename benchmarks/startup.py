@@ -10,6 +10,10 @@ The strict local server runs in its own process (benchmarks/stamp_server.py) and
 request's first byte arrives (time.time(), same machine). Headless runs are real `agent-tui run`
 subprocesses; the TUI runs in a subprocess under Textual's headless driver (run_test), which
 records when the meter first shows a percentage and when Enter was pressed.
+
+"First request" is the model's request: a pre-flight count the first turn may send ahead of it
+(`/apply-template`, which this server answers 404 like any server that cannot count) is on the
+way to it, not it. Before that was told apart, the TUI row timed Enter → the count's arrival.
 """
 
 from __future__ import annotations
@@ -99,6 +103,13 @@ class Server:
             self.proc.wait(10)
 
 
+def model_requests(stamps: list[dict[str, float]]) -> list[dict[str, float]]:
+    """The model's requests among the arrivals: a session's first turn may first ask the server
+    to count it (`/apply-template`, `/messages/count_tokens`), and that is not the request the
+    user waits for."""
+    return [s for s in stamps if str(s.get("path", "")).endswith(("/chat/completions", "/messages"))]
+
+
 def home_for(tmp: Path, transport: str, base: str) -> dict[str, str]:
     home = tmp / f"home-{transport}"
     (home / "config").mkdir(parents=True, exist_ok=True)
@@ -130,7 +141,7 @@ def headless(server: Server, env: dict[str, str], cwd: Path, prompt: str) -> tup
     end = time.time()
     if done.returncode != 0:
         raise SystemExit(f"agent-tui run failed: {done.stderr.strip()}")
-    stamps = server.stamps()
+    stamps = model_requests(server.stamps())
     return stamps[0]["first_wall"] - start, end - start, child_cpu() - cpu
 
 
@@ -152,7 +163,7 @@ def tui(server: Server, env: dict[str, str], cwd: Path, tmp: Path) -> tuple[floa
     stamps: list[dict[str, float]] = []
     while time.time() < deadline and not stamps:
         time.sleep(0.02)
-        stamps = server.stamps()
+        stamps = model_requests(server.stamps())  # /stamps forgets what it returned: a count's too
     done_file.write_text("done")
     out, err = proc.communicate(timeout=60)
     if not stamps or proc.returncode != 0:

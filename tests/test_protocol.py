@@ -40,6 +40,7 @@ SAMPLES: list[ops.Op] = [
     ops.RunCommand("/cost"),
     ops.Review("v1"),
     ops.Shell("ls"),
+    ops.Prepare(),
     ops.Interrupt(),
     ops.Approve("a1", "allow_session", "git status"),
 ]

@@ -20,7 +20,7 @@ from agent_tui.agent.turn import RetryStep, TurnState
 from agent_tui.base.units import grouped
 from agent_tui.llm.errors import LLMError
 from agent_tui.llm.models import reply_reserve
-from agent_tui.llm.preflight import count_anthropic, count_request, remember_ratio
+from agent_tui.llm.preflight import can_count, count_anthropic, count_request, remember_ratio
 
 log = logging.getLogger(__name__)
 
@@ -194,6 +194,26 @@ NEAR_TRIGGER = 0.06
 it (a 1.6% miss sent 7 825 tokens past a 7 767 trigger at 8 192): the server counts it instead."""
 
 
+def _counted_by_template(session: Calibrated) -> bool:
+    """llama.cpp's count (its template, then its tokenizer) may apply: an OpenAI-compatible
+    server the user named, and not one that caches prompts (a hosted API)."""
+    return (
+        session.provider.route.wire != "anthropic"
+        and not session.prompts.cache_control
+        and bool(session.config.model.api_base)
+    )
+
+
+async def get_ready(session: Calibrated) -> None:
+    """While the user writes the first message (the `prepare` operation): the HTTP client is
+    loaded off the event loop, and a server the pre-flight would ask is asked now whether it can
+    count, so the first turn of one that cannot (every OpenAI-compatible server but llama.cpp)
+    sends its request without a round trip first. Anthropic's count is the request's own: there
+    is nothing to ask ahead. Never raises; done once per server and process."""
+    if _counted_by_template(session):
+        await can_count(session.config.model.api_base)
+
+
 async def preflight(session: Calibrated, budget: ContextBudget) -> int | None:
     """Before a session's first request, and before any turn whose estimate is near the
     compaction trigger: where the server can count (llama.cpp, Anthropic), the request is counted by the
@@ -202,7 +222,7 @@ async def preflight(session: Calibrated, budget: ContextBudget) -> int | None:
     measure the thresholds just took (it set the request parts counted here): measuring again
     would only repeat it on every turn. Returns the server's count, if it counted."""
     anthropic = session.provider.route.wire == "anthropic"
-    if not anthropic and (session.prompts.cache_control or not session.config.model.api_base):
+    if not anthropic and not _counted_by_template(session):
         return None
     # No wait for tiktoken here: the meter loads it itself when the count is past half the window
     # (below that the heuristic's ratio is good enough), and a small first request stays fast.

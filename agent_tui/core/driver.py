@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent.current_agent import CURRENT_AGENT
 from agent_tui.agent.events import AgentEvent
+from agent_tui.agent.window import get_ready
 from agent_tui.base.errors_text import one_line
 from agent_tui.core import ops
 from agent_tui.core import protocol_events as pe
@@ -231,6 +232,11 @@ async def _shell(driver: SessionDriver, op: ops.Shell) -> None:
     driver._start(op.type, lambda: session.run_user_command(op.command))
 
 
+async def _prepare(driver: SessionDriver, op: ops.Prepare) -> None:
+    if driver.session is not None:  # still opening: the next key prepares
+        await get_ready(driver.session)
+
+
 async def _interrupt(driver: SessionDriver, op: ops.Interrupt) -> None:
     waiting = [(rid, answer) for rid, answer in driver._pending.items() if not answer.done()]
     task = driver._task
@@ -369,10 +375,11 @@ HANDLERS: dict[type[ops.Operation], Handler] = {
     ops.RunCommand: _command,
     ops.Review: _review,
     ops.Shell: _shell,
+    ops.Prepare: _prepare,
     ops.Interrupt: _interrupt,
     ops.Approve: _approve,
 }
 """One handler per operation (tests/test_protocol.py fails when an operation has none)."""
 
-WHILE_BUSY = frozenset({ops.Interrupt, ops.Approve, ops.RunCommand, ops.Fork, ops.SetMode})
+WHILE_BUSY = frozenset({ops.Interrupt, ops.Approve, ops.RunCommand, ops.Fork, ops.SetMode, ops.Prepare})
 """What is taken while work runs; a command that must wait says so itself."""

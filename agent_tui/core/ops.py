@@ -174,6 +174,15 @@ class Shell(Operation):
 
 
 @dataclass(frozen=True)
+class Prepare(Operation):
+    """The user is writing a message: get the first request's way ready meanwhile (the HTTP
+    client, whether the server can count a request). Sent on every key is fine: the work is
+    done once. No event: nothing the user sees changes."""
+
+    type: ClassVar[str] = "prepare"
+
+
+@dataclass(frozen=True)
 class Interrupt(Operation):
     """Stop the running turn or compaction (its commands with it)."""
 
@@ -208,6 +217,7 @@ Op = (
     | RunCommand
     | Review
     | Shell
+    | Prepare
     | Interrupt
     | Approve
 )

@@ -14,12 +14,13 @@ state folder, so the next session — a new one, or one resumed with `-c` — st
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_tui.llm.http_common import client
+from agent_tui.llm.http_common import client, warm
 from agent_tui.runtime.paths import state_dir
 
 if TYPE_CHECKING:
@@ -31,6 +32,9 @@ TIMEOUT = 10.0
 """Seconds the two calls may take together; past it the request goes out uncalibrated."""
 _cannot_count: set[str] = set()
 """Servers that answered the first count with an error: not asked again in this process."""
+_asked: dict[str, asyncio.Future[bool]] = {}
+"""Servers asked ahead whether they count (`can_count`), by root: the answer, or the question
+still on its way (a turn that starts meanwhile waits for it instead of asking again)."""
 
 
 def server_root(api_base: str | None) -> str | None:
@@ -41,12 +45,45 @@ def server_root(api_base: str | None) -> str | None:
     return root[: -len("/v1")] if root.endswith("/v1") else root
 
 
+async def can_count(api_base: str | None) -> bool:
+    """Whether the server renders a chat with its template (llama.cpp's `/apply-template`),
+    asked once per server and process with a one-message chat; False when it cannot say.
+    The HTTP client loads in a thread first: asked while the user types, it must not hold the
+    event loop (httpx and the CA bundle take ~0.1-0.3 s). Never raises."""
+    root = server_root(api_base)
+    if root is None or root in _cannot_count:
+        return False
+    asked = _asked.get(root)
+    if asked is not None and asked.done() and not asked.cancelled():
+        return asked.result()
+    if asked is None or asked.done() or asked.get_loop() is not asyncio.get_running_loop():
+        asked = _asked[root] = asyncio.ensure_future(_ask(root))
+    return await asyncio.shield(asked)
+
+
+async def _ask(root: str) -> bool:
+    try:
+        await asyncio.to_thread(warm)
+        http = await client()
+        body = {"messages": [{"role": "user", "content": "hi"}]}
+        answer = await http.post(root + "/apply-template", json=body, timeout=TIMEOUT)
+    except Exception as exc:  # noqa: BLE001 - the question is an optimisation: never fail for it
+        log.info("asking %s whether it counts failed: %s", root, exc)
+        answer = None
+    if answer is None or answer.status_code != 200:
+        _cannot_count.add(root)
+        return False
+    return True
+
+
 async def count_request(
     api_base: str | None, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
 ) -> int | None:
     """The prompt tokens the server would charge for this chat request, or None when it cannot
     say (not llama.cpp, unreachable, slow). Never raises."""
     root = server_root(api_base)
+    if root in _asked:  # asked ahead: a server that cannot count costs the turn no round trip
+        await can_count(api_base)
     if root is None or root in _cannot_count:
         return None
     import httpx

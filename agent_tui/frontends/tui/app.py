@@ -355,8 +355,11 @@ class AgentApp(OneLineCrashes[None]):
         event.stop()
 
     async def on_event(self, event: events.Event) -> None:
-        if not self._warmup.turn_started and isinstance(event, (events.Key, events.Paste)):
-            self._warmup.ahead()  # the user is writing: load what a turn needs meanwhile
+        if isinstance(event, (events.Key, events.Paste)):
+            if not self._warmup.turn_started:
+                self._warmup.ahead()  # the user is writing: load what a turn needs meanwhile
+            if (view := self._view_or_none()) is not None:
+                view.driving.prepare()  # ... and the tab's session: once per session
         event = self._type_ahead.route(self, self._prompt_or_none, event)
         # Benchmarks time a key from its first arrival from the driver (a key no widget stops
         # bubbles back here) to the next refresh; off, this is one check per event.
@@ -369,13 +372,18 @@ class AgentApp(OneLineCrashes[None]):
         target = self.focused or self.screen
         target.call_after_refresh(lambda: instrument.record("key", time.perf_counter() - started))
 
-    def _prompt_or_none(self) -> PromptInput | None:
-        """The active tab's input, once there is one."""
+    def _view_or_none(self) -> SessionView | None:
+        """The active tab's view, once mounted."""
         try:
             view = self.view
         except NoMatches:
             return None
-        return view.prompt if view is not None and view.is_mounted else None
+        return view if view is not None and view.is_mounted else None
+
+    def _prompt_or_none(self) -> PromptInput | None:
+        """The active tab's input, once there is one."""
+        view = self._view_or_none()
+        return view.prompt if view is not None else None
 
     def crash_line(self) -> str:  # the traceback is in the log file; the terminal gets one line
         return (

@@ -7,6 +7,7 @@ An object the view owns (`SessionView.driving`); it sees the view through `Drive
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Protocol
@@ -62,6 +63,8 @@ class TabDriving:
         self._approve = approve
         self.current: SessionDriver | None = None
         """The driver once built (None before the tab's first operation)."""
+        self._prepared: AgentSession | None = None
+        self._preparing: asyncio.Task[None] | None = None
 
     def driver(self) -> SessionDriver:
         """What the tab's operations are submitted to; it drives the tab's current session."""
@@ -76,6 +79,16 @@ class TabDriving:
             self.current = SessionDriver(services, session, sink=self._deliver, events=log_)
         self.current.services, self.current.session = services, session  # after /model, /new
         return self.current
+
+    def prepare(self) -> None:
+        """The user is writing (a key, a paste): the `prepare` operation, once per session the
+        tab shows — before the session is open, the next key tries again."""
+        session = self.tab.session
+        if session is None or session is self._prepared:
+            return
+        self._prepared = session
+        # A task of its own: the key is not held up by it (it loads the HTTP client, asks the server).
+        self._preparing = asyncio.get_running_loop().create_task(self.driver().submit(ops.Prepare()))
 
     async def _deliver(self, event_id: int, event: ev.AgentEvent) -> None:
         if isinstance(event, pe.ApprovalRequested):  # asked in the asking call's task (a child's too)
