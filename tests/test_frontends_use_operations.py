@@ -1,9 +1,12 @@
 """Front ends only map input to operations: the TUI (frontends/tui/) and the editor protocol (frontends/acp/) never
 start a turn, a compaction, a `!command` or a rewind on a session themselves — they submit the
 operation (core/ops.py) to a `SessionDriver`, whose handlers are the one place each is carried
-out — nor run a slash command's effect with themselves as its host (`command.effect(host, …)`):
-the driver runs it. This reads their source and fails on a direct call, naming the file, line
-and operation.
+out — nor run a slash command's effect with themselves as its host: the driver runs it. An effect is
+reached as a command's `.effect` or by name from the module that declares it
+(core/command_effects.py, the registry says which), and a front end may do no more with one than
+ask whether a command has it: calling it, handing it to a helper that calls it
+(`rendered(command.effect)`) or keeping it in a name is running it. This reads their source and
+fails on each, naming the file, line and operation.
 
 Narrow on purpose: it knows the session methods an operation owns and the receivers a session
 is reached by in these packages (`session`, `self.session`, `view.session`, `live.require()`).
@@ -47,11 +50,84 @@ def direct_calls(source: str) -> list[tuple[int, str]]:
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr in OWNED and _is_session(func.value):
             found.append((node.lineno, f"{ast.unparse(func)}(…) is the `{OWNED[func.attr].type}` operation"))
-        if isinstance(func, ast.Attribute) and func.attr == "effect":
-            found.append((node.lineno, f"{ast.unparse(func)}(…) runs a command's effect on the front end"))
         name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
         if name in OWNED_FUNCTIONS:
             found.append((node.lineno, f"{name}(…) is the `{OWNED_FUNCTIONS[name].type}` operation"))
+    return found + effects_reached(source)
+
+
+def _effects() -> dict[str, set[str]]:
+    """The registry's effects: function names by the module that declares them."""
+    from agent_tui.core.commands import COMMANDS
+
+    by_module: dict[str, set[str]] = {}
+    for command in COMMANDS:
+        if command.effect is not None:
+            by_module.setdefault(command.effect.__module__, set()).add(command.effect.__name__)
+    return by_module
+
+
+def _asks_whether_there_is_one(node: ast.expr, parents: dict[ast.AST, ast.AST]) -> bool:
+    """`command.effect is None` / `is not None`: reading whether a command has an effect."""
+    parent = parents.get(node)
+    return (
+        isinstance(parent, ast.Compare)
+        and all(isinstance(o, ast.Is | ast.IsNot) for o in parent.ops)
+        and any(
+            isinstance(side, ast.Constant) and side.value is None
+            for side in [parent.left, *parent.comparators]
+        )
+    )
+
+
+def effects_reached(source: str) -> list[tuple[int, str]]:
+    """(line, what) for each place `source` takes hold of a command's effect: `x.effect` (beyond
+    asking whether it is None), a module's effect by attribute (`fx.status`) or an effect
+    imported by name. Called there or handed to a helper, the front end would run it."""
+    effects = _effects()
+    tree = ast.parse(source)
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    modules: dict[str, set[str]] = {}  # a local name of an effects module → its effects
+    names: dict[str, str] = {}  # a local name of an imported effect → module.effect
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in effects and alias.asname:
+                    modules[alias.asname] = effects[alias.name]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            for alias in node.names:
+                local = alias.asname or alias.name
+                if f"{node.module}.{alias.name}" in effects:
+                    modules[local] = effects[f"{node.module}.{alias.name}"]
+                elif alias.name in effects.get(node.module, ()):
+                    names[local] = f"{node.module}.{alias.name}"
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == "effect" and isinstance(node.ctx, ast.Load):
+            if _asks_whether_there_is_one(node, parents):
+                continue
+            parent = parents.get(node)
+            if isinstance(parent, ast.Call) and parent.func is node:
+                found.append(
+                    (node.lineno, f"{ast.unparse(node)}(…) runs a command's effect on the front end")
+                )
+            else:
+                found.append(
+                    (
+                        node.lineno,
+                        f"{ast.unparse(node)} hands a command's effect on, to be run on the front end",
+                    )
+                )
+        elif (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.attr in modules.get(node.value.id, ())
+        ):
+            found.append((node.lineno, f"{ast.unparse(node)} is a command's effect, run on the front end"))
+        elif isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load):
+            found.append(
+                (node.lineno, f"{node.id} ({names[node.id]}) is a command's effect, run on the front end")
+            )
     return found
 
 
@@ -107,6 +183,33 @@ async def run_turn(self, text):
 """
     assert sorted(line for line, _ in direct_calls(before)) == [3, 5, 7, 9, 10, 11, 12]
     assert "`compact` operation" in direct_calls(before)[1][1]
+
+
+def test_the_check_finds_an_effect_handed_on():
+    """An effect the front end passes to a helper, keeps in a name or reaches by its module is
+    found as surely as one it calls; asking whether a command has one is not."""
+    before = """
+from agent_tui.core import command_effects as fx
+from agent_tui.core.command_effects import status as status_effect
+
+async def handler(view, argument):
+    if view.services is None and command.effect is not None:
+        await rendered(command.effect)(view, argument)
+    run = command.effect
+    await fx.context(live, argument)
+    return await status_effect(view, "")
+"""
+    assert sorted(line for line, _ in direct_calls(before)) == [7, 8, 9, 10]
+    assert "hands a command's effect" in dict(direct_calls(before))[7]
+    fine = """
+from agent_tui.core import command_effects as fx
+
+assert command.effect is not None, "no effect"
+if command.effect is None:
+    pass
+text = fx.extensions_text(services, [])
+"""
+    assert direct_calls(fine) == []
 
 
 def test_the_check_leaves_other_calls_alone():

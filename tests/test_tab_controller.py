@@ -21,8 +21,9 @@ from agent_tui.base.messages import ToolCall
 from agent_tui.frontends.tui import tab_ops as op
 from agent_tui.frontends.tui.tab_controller import TabController, WorkerEnd, tab_label
 
-QUEUEABLE = ("p0", "p1", "p2", "p3", "p4", "!ls", "/compact")
-"""Sends that wait behind running work (prompts, the user's own command, an idle command)."""
+QUEUEABLE = ("p0", "p1", "p2", "p3", "p4", "!ls", "/compact", "/effort high")
+"""Sends that wait behind running work (prompts, the user's own command, idle commands: one that
+starts work and one that does not)."""
 
 
 @dataclass
@@ -42,9 +43,11 @@ class Tab:
     """Queueable sends in the order they went out (a worker started, a command ran)."""
     restored: list[str] = field(default_factory=list)
     busy_flips: list[bool] = field(default_factory=list)
+    opened: bool = True
+    """The view has a driver to submit to (False while it opens)."""
 
     def send(self, text: str) -> None:
-        self.apply(self.controller.send(text, has_session=True))
+        self.apply(self.controller.send(text, has_session=True, opened=self.opened))
 
     def apply(self, operations: list[op.ViewOp]) -> None:
         for operation in operations:
@@ -91,9 +94,10 @@ class Tab:
             case op.SendNext(text):
                 self.send(text)
             case op.RunCommand(parsed):
+                self.dispatched.append(f"/{parsed.command.name} {parsed.argument}".strip())
                 if parsed.command.name == "compact":  # its handler starts the compaction
-                    self.dispatched.append("/compact")
                     self.apply(self.controller.compact(parsed.argument or None, has_session=True))
+                self.apply(self.controller.command_ran())  # as the view, once the handler returned
             case op.StartWorker(kind, argument):
                 assert self.worker is None, "a second worker while one runs"
                 self.worker = (kind, argument)
@@ -279,6 +283,30 @@ class TestExamples:
         assert tab.queue == ["second", "third"]
         tab.end_worker(WorkerEnd("run_turn", "success"))
         assert tab.worker == ("turn", "second") and tab.queue == ["third"]
+
+    def test_a_command_that_starts_no_work_lets_the_sends_behind_it_go(self):
+        """/effort waited behind a turn: once it ran, the prompt queued after it goes out."""
+        tab = Tab()
+        tab.send("first")
+        tab.send("/effort high")
+        tab.send("second")
+        tab.end_worker(WorkerEnd("run_turn", "success"))
+        assert tab.dispatched == ["first", "/effort high", "second"]
+        assert tab.worker == ("turn", "second") and tab.queue == []
+
+    def test_a_command_the_driver_answers_waits_for_the_opening(self):
+        """/status runs at once, but not before the tab has a driver: typed while the tab opens
+        it waits, and runs when the opening ends; with no driver after it, it comes back."""
+        tab = Tab(opened=False)
+        tab.apply(tab.controller.began())
+        tab.send("/status")
+        assert tab.queue == ["/status"] and tab.dispatched == []
+        tab.opened = True
+        tab.end_worker(WorkerEnd("open_session", "success"))
+        assert tab.dispatched == ["/status"] and tab.queue == []
+        failed = Tab(opened=False)
+        failed.send("/status")
+        assert failed.dispatched == [] and failed.input == "/status"
 
     def test_an_unknown_command_is_refused_at_once(self):
         """/nosuch is not queued behind a turn: it is refused and put back."""

@@ -172,14 +172,18 @@ class TestSessionCommandsAreOperations:
             assert cost.rows and all(len(row) == 2 for row in cost.rows)
             assert cost.rows[0][0] in cost.text and cost.reply().plain() == cost.text
 
-    async def test_status_while_the_session_is_still_opening_says_what_there_is(self, config, workspace):
-        """Before the services are built there is no driver: /status (taken at once) answers
-        from the tab itself, and the tab opens normally after it."""
+    async def test_status_typed_while_the_tab_opens_is_answered_once_it_is_open(
+        self, server, config, workspace
+    ):
+        """Before the services are built there is no driver: /status and /cost (taken at once
+        otherwise) wait in the queue, and once the session is open the driver answers them about
+        it, in order; a prompt typed behind them goes out after them."""
         import asyncio
 
         from agent_tui.compose.factory import build_services
         from agent_tui.frontends.tui.app import AgentApp
 
+        server.enqueue(Reply(text="after the commands"))
         release = asyncio.Event()
 
         async def services():
@@ -188,9 +192,38 @@ class TestSessionCommandsAreOperations:
 
         app = AgentApp(services, workspace=workspace)
         async with app.run_test(size=(120, 36)) as pilot:
-            await until(pilot, lambda: app.view is not None and app.view.services is None, what="the tab")
-            await app.view.send("/status")
-            await until(pilot, lambda: "Folder" in printed(app), what="the status block")
-            release.set()
+            try:
+                await until(pilot, lambda: app.view is not None and app.view.services is None, what="the tab")
+                view = app.view
+                for line in ("/status", "/cost", "hello"):
+                    await send(pilot, line)
+                await until(
+                    pilot, lambda: list(view.queue) == ["/status", "/cost", "hello"], what="the queue"
+                )
+                assert printed(app) == "" and not view.prompt.text  # nothing answered, nothing lost
+            finally:
+                release.set()
             await settle(pilot)
-            assert app.view.session is not None and not app.view.busy
+            assert [reply.title for reply in replies(view)] == ["/status", "/cost"]  # the driver's
+            assert view.session.session_id in printed(app)  # about the open session, not the empty tab
+            assert "none configured" not in printed(app)
+            assert [i.entry.text for i in app.query(AgentItem)] == ["after the commands"]
+            assert not view.busy and not view.queue
+
+    async def test_status_in_a_tab_that_did_not_open_says_so_and_keeps_the_text(self, workspace):
+        """No services at all (the store could not be opened): there is no driver to answer
+        /status; the tab says so in one line and the typed text stays in the input."""
+        from agent_tui.frontends.tui.app import AgentApp
+
+        async def services():
+            return None
+
+        app = AgentApp(services, workspace=workspace)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await send(pilot, "/status")
+            await until(pilot, lambda: app.view.prompt.text == "/status", what="the text back")
+            assert any(
+                "/status: the tab's session did not open" in str(n.message) for n in notifications(app)
+            )
+            assert printed(app) == ""

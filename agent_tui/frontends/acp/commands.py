@@ -1,8 +1,8 @@
 """The editor's own form of the registry commands that act on the editor session itself
 (frontends/acp/slash.py binds them by name): /compact and /model run their operations (`compact`,
 `set_model`), /clear puts another session behind the editor's, /context sends the meter before
-its report. Every other command runs its shared effect (core/command_effects.py) and is sent as
-Markdown.
+its report. Every other command is submitted to the session's driver, which runs its shared effect
+(core/command_effects.py); its reply is sent as Markdown.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ import asyncio
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agent_tui.core import command_effects as fx
 from agent_tui.core import ops
 from agent_tui.core.command_host import CommandHost
 from agent_tui.llm.models import switched_model
@@ -57,9 +56,9 @@ async def compact(live: EditorHost, argument: str) -> str | None:
 
 
 async def context(live: EditorHost, argument: str) -> str | None:
-    """The meter first, then the report."""
+    """The meter first, then the report (the driver runs /context's effect, as for /cost)."""
     await live.send_usage(live.require().measure())
-    return (await fx.context(live, argument)).markdown()
+    return (await live.answer(ops.RunCommand(f"/context {argument}"))).reply().markdown()
 
 
 async def clear(live: EditorHost, argument: str) -> str | None:

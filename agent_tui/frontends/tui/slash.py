@@ -24,12 +24,10 @@ from agent_tui.base.errors_text import one_line
 from agent_tui.core import commands as registry
 from agent_tui.core import protocol_events as pe
 from agent_tui.core.commands import Runs
-from agent_tui.core.replies import Unavailable
 from agent_tui.frontends.tui import task_commands
 
 if TYPE_CHECKING:
     from agent_tui.compose.factory import AppServices
-    from agent_tui.core.commands import Effect
     from agent_tui.core.replies import Reply
     from agent_tui.extensions.commands import CustomCommand
     from agent_tui.frontends.tui.command_host import TabCommandHost
@@ -92,6 +90,8 @@ class SlashCommand:
     runs: Runs
     handler: Handler
     palette: str | None = None
+    submits: bool = False
+    """Its handler submits an operation to the tab's driver, which the tab has once opened."""
 
     @property
     def usage(self) -> str:
@@ -118,29 +118,12 @@ def _show(view: TabCommandHost, reply: Reply) -> None:
         view.remeasure()
 
 
-def rendered(effect: Effect) -> Handler:
-    """A handler that runs `effect` and prints its reply in the tab's chat."""
-
-    async def handler(view: TabCommandHost, argument: str) -> None:
-        try:
-            reply = await effect(view, argument)
-        except Unavailable as exc:
-            view.notify(str(exc), severity="warning")
-            return
-        _show(view, reply)
-
-    return handler
-
-
 def submitted(command: registry.Command) -> Handler:
     """A handler that submits the operation the command is (core/commands.py `as_operation`)
-    to the tab's driver and renders the event that ends it."""
+    to the tab's driver and renders the event that ends it. The tab runs it only once it has a
+    driver: typed while the tab opens, it waits in the queue (tab_controller.py `send`)."""
 
     async def handler(view: TabCommandHost, argument: str) -> None:
-        if view.services is None and command.effect is not None:
-            # Still opening (no services, so no driver yet): /status, /cost say what there is.
-            await rendered(command.effect)(view, argument)
-            return
         operation = registry.as_operation(command, argument)
         assert operation is not None
         end = await view.run_operation(operation)
@@ -154,10 +137,13 @@ def submitted(command: registry.Command) -> Handler:
 
 def _bind(command: registry.Command) -> SlashCommand:
     handler = TUI_ACTIONS.get(command.name)
+    submits = handler is None
     if handler is None:
         assert registry.as_operation(command, "") is not None, f"/{command.name}: no operation, no TUI action"
         handler = submitted(command)
-    return SlashCommand(command.name, command.args, command.help, command.runs, handler, command.palette)
+    return SlashCommand(
+        command.name, command.args, command.help, command.runs, handler, command.palette, submits
+    )
 
 
 COMMANDS: tuple[SlashCommand, ...] = tuple(_bind(c) for c in registry.offered(registry.Front.TUI))
@@ -225,6 +211,16 @@ class ParsedCommand:
     command: SlashCommand
     argument: str
     """Whatever followed the name, stripped ('' when nothing)."""
+
+
+def memory_note(text: str) -> str | None:
+    """`# always use tabs` is Claude Code's way to save a memory: the `/remember` it stands for.
+    One line only: a pasted Markdown document that starts with a heading is a prompt."""
+    stripped = text.strip()
+    if not stripped.startswith("#") or stripped.startswith("##") or "\n" in stripped:
+        return None
+    note = stripped[1:].strip()
+    return f"/remember {note}" if note else None
 
 
 def parse(text: str) -> ParsedCommand | None:

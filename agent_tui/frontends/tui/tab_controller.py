@@ -38,16 +38,6 @@ def tab_label(title: str) -> str:
     return title or "new"
 
 
-def memory_note(text: str) -> str | None:
-    """`# always use tabs` is Claude Code's way to save a memory: the `/remember` it stands for.
-    One line only: a pasted Markdown document that starts with a heading is a prompt."""
-    stripped = text.strip()
-    if not stripped.startswith("#") or stripped.startswith("##") or "\n" in stripped:
-        return None
-    note = stripped[1:].strip()
-    return f"/remember {note}" if note else None
-
-
 Outcome = Literal["success", "error", "cancelled"]
 
 
@@ -98,10 +88,13 @@ class TabController:
 
     # -- user actions ----------------------------------------------------------------------------
 
-    def send(self, text: str, *, has_session: bool) -> list[op.ViewOp]:
-        """A prompt or command sent: run it now, or queue it while this tab is busy."""
-        parsed = slash.parse(memory_note(text) or text)
-        if parsed is not None and parsed.command.runs is slash.Runs.NOW:
+    def send(self, text: str, *, has_session: bool, opened: bool = True) -> list[op.ViewOp]:
+        """A prompt or command sent: run it now, or queue it while this tab is busy. `opened`:
+        the tab's opening has ended with a driver to submit to. Until then a command its driver
+        answers (/status, /cost …) waits in the queue even when it runs at once otherwise."""
+        parsed = slash.parse(slash.memory_note(text) or text)
+        needs_driver = parsed is not None and parsed.command.submits and not opened
+        if parsed is not None and parsed.command.runs is slash.Runs.NOW and not needs_driver:
             return [op.RunCommand(parsed)]
         unknown = slash.unknown_command(text)
         if unknown is not None:
@@ -109,6 +102,9 @@ class TabController:
         if self.busy:
             self.queue.append(text)
             return [op.QueuePush(text)]
+        if parsed is not None and needs_driver:  # the opening ended without one: nothing to ask
+            message = f"/{parsed.command.name}: the tab's session did not open (details in the log file)."
+            return [op.Notify(message, "warning"), op.RestorePrompt(text)]
         if parsed is not None:
             return [op.RunCommand(parsed)]
         if not has_session:
@@ -138,6 +134,13 @@ class TabController:
             return [op.Notify("Nothing to review with: no model configured.", "warning")]
         typed = f"/review {base}" if base else "/review"
         return [op.ShowUser(typed), *self._start("reviewing"), op.StartWorker("review", base)]
+
+    def command_ran(self) -> list[op.ViewOp]:
+        """A command's handler returned. When it started no work (the tab is idle), the next
+        send waiting behind it goes out now: no worker's end would move the queue on."""
+        if self.busy or not self.queue:
+            return []
+        return [op.QueuePop(), op.SendNext(self.queue.popleft())]
 
     def began(self) -> list[op.ViewOp]:
         """The view started a worker of its own (opening a session)."""

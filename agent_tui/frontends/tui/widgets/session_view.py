@@ -257,7 +257,8 @@ class SessionView(Vertical):
 
     async def send(self, text: str) -> None:
         """Run a prompt or command now, or queue it while this tab is busy."""
-        await self.apply(self.controller.send(text, has_session=self.session is not None))
+        opened = self.services is not None and self._worker is None  # a driver, its session opened
+        await self.apply(self.controller.send(text, has_session=self.session is not None, opened=opened))
 
     async def start_compact(self, instructions: str | None) -> None:
         """/compact: condense this tab's conversation now."""
@@ -378,6 +379,7 @@ class SessionView(Vertical):
                 await self.send(text)
             case op.RunCommand(parsed):
                 await slash.run(self.commands, parsed)
+                await self.apply(self.controller.command_ran())
             case op.StartWorker("turn", argument):
                 pictures = tuple(ops.Picture.of(*shot) for shot in self.prompt.images.in_text(argument or ""))
                 await self.driver.submit(
