@@ -9,8 +9,9 @@ the history. It measures nothing itself: where the window matters, the session p
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -56,6 +57,8 @@ class SessionHistory:
         self.unsaid: list[str] = []
         """Repairs made (and notices given) while no turn ran, said at the next one."""
         self._lost_writes: list[str] = []  # writes the store failed (agent/lost_writes.py)
+        self._writing: asyncio.Future[list[int]] | None = None
+        """The write `add_soon` started, until a later write of this history has waited for it."""
 
     async def add_note(self, text: str) -> None:
         """Tell the model something the user did outside a turn (e.g. /undo), in the history."""
@@ -63,7 +66,19 @@ class SessionHistory:
 
     # -- persistence -----------------------------------------------------------------------
 
+    async def settled(self) -> None:
+        """Wait for the write `add_soon` started: every later write does first, so the
+        transcript keeps its order (and the session's close, so nothing is left half-stored)."""
+        if (writing := self._writing) is not None:
+            await asyncio.shield(writing)
+            if self._writing is writing:
+                self._writing = None
+
     async def _persist(self, *messages: Message) -> list[int]:
+        await self.settled()
+        return await self._store(*messages)
+
+    async def _store(self, *messages: Message) -> list[int]:
         if self.store is None or not messages:
             return []
         tokens = [self.meter.counter.count_message(m) for m in messages]
@@ -86,6 +101,24 @@ class SessionHistory:
         self.messages.extend(messages)
         return await self._persist(*messages)
 
+    def add_soon(self, message: Message, stored: Callable[[list[int]], None]) -> None:
+        """Append to the history now and to the transcript meanwhile: the turn's message, whose
+        request need not wait for the store's thread (each trip back is a turn of the event
+        loop, where the TUI may repaint for 10-20 ms before the request leaves). `stored` gets
+        its sequence numbers once written; a write that fails is a lost write, said at the turn's
+        end. The write is its own task: a turn cancelled meanwhile still stores the message."""
+        message = _clean(message)
+        self.messages.append(message)
+
+        async def write(earlier: asyncio.Future[list[int]] | None) -> list[int]:
+            if earlier is not None:
+                await asyncio.shield(earlier)
+            seqs = await self._store(message)
+            stored(seqs)
+            return seqs
+
+        self._writing = asyncio.ensure_future(write(self._writing))
+
     async def adopt(
         self, history: Sequence[Message], *, persist: Sequence[Message] = (), snapshot: bool = False
     ) -> None:
@@ -102,6 +135,7 @@ class SessionHistory:
         """Make the live history what resume loads (the transcript after it is replayed on top)."""
         if self.store is None:
             return
+        await self.settled()  # the snapshot's `through` counts what add_soon is still writing
         try:
             through = await self.store.sessions.last_sequence(self.session_id)
             tokens = self.meter.counter.count_messages(self.messages)

@@ -255,9 +255,8 @@ class AgentSession:
             for note in prepared.notes:
                 yield ev.Notice(note)
             turn.sent = user(prepared.text + hook_context, images=tuple(prepared.images))
-            seqs = await self.record.add(turn.sent)
-            if seqs and self.runner.checkpointer is not None:
-                self.runner.checkpointer.start_turn(seqs[0])  # edits of this turn undo together
+            # Stored while the first request leaves; every later write waits for it.
+            self.record.add_soon(turn.sent, self.runner.turn_starts_at)
             stop_reason: ev.StopReason = "done"
             steps = 0  # counted against [agent] max_steps (an overflow retry is not)
             first = True
@@ -294,6 +293,7 @@ class AgentSession:
             await keep_calibration(self)
             self.compactor.record_turn(self.turns, self.last_budget)
             yield ev.BudgetMeasured(self.last_budget)
+            await self.record.settled()  # the turn's message is stored (or its loss is said) by now
             for lost in self.take_lost_writes():  # a full disk is an error the user sees
                 yield ev.ErrorEvent(lost, STORAGE)
             yield ev.TurnFinished(turn.reply.text, stop_reason=stop_reason, refs=tuple(turn.refs))
@@ -306,6 +306,7 @@ class AgentSession:
     async def close(self) -> None:
         """SessionEnd fires (once), the background commands end, then the lease is given back
         (the store itself belongs to the app)."""
+        await self.record.settled()
         await self.end_hooks()
         if self.background is not None:
             await self.background.end_all()

@@ -119,6 +119,11 @@ class ToolRunner:
         self.live = LiveOutput()
         """Running calls' output on its way to the chat while they run."""
 
+    def turn_starts_at(self, seqs: list[int]) -> None:
+        """The turn's message is stored at `seqs`: its edits undo together, back to there."""
+        if seqs and self.checkpointer is not None:
+            self.checkpointer.start_turn(seqs[0])
+
     def take_lost_writes(self) -> list[str]:
         """Outputs the store failed to save since last asked (agent/lost_writes.py)."""
         lost, self._lost_writes = self._lost_writes, []

@@ -314,6 +314,8 @@ class SessionView(Vertical):
             "cancelled" if event.state == WorkerState.CANCELLED else "error" if error else "success"
         )
         self._worker = None
+        if worker.name == "open_session" and outcome == "success":
+            self.driving.opened()  # the user may have typed while it opened
         end = WorkerEnd(worker.name, outcome, opening.error_line(error), has_session=self.session is not None)
         await self.apply(self.controller.worker_finished(end))
 

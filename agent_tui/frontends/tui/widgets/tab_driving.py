@@ -65,6 +65,8 @@ class TabDriving:
         """The driver once built (None before the tab's first operation)."""
         self._prepared: AgentSession | None = None
         self._preparing: asyncio.Task[None] | None = None
+        self._wanted = False
+        """A key came while no session was open yet."""
 
     def driver(self) -> SessionDriver:
         """What the tab's operations are submitted to; it drives the tab's current session."""
@@ -82,13 +84,21 @@ class TabDriving:
 
     def prepare(self) -> None:
         """The user is writing (a key, a paste): the `prepare` operation, once per session the
-        tab shows — before the session is open, the next key tries again."""
+        tab shows; a key typed while the tab opens prepares the session once it is open."""
         session = self.tab.session
-        if session is None or session is self._prepared:
+        if session is None:
+            self._wanted = True  # still opening: `opened` prepares it
             return
-        self._prepared = session
+        if session is self._prepared:
+            return
+        self._prepared, self._wanted = session, False
         # A task of its own: the key is not held up by it (it loads the HTTP client, asks the server).
         self._preparing = asyncio.get_running_loop().create_task(self.driver().submit(ops.Prepare()))
+
+    def opened(self) -> None:
+        """The tab's session is open: prepared now if the user already typed."""
+        if self._wanted:
+            self.prepare()
 
     async def _deliver(self, event_id: int, event: ev.AgentEvent) -> None:
         if isinstance(event, pe.ApprovalRequested):  # asked in the asking call's task (a child's too)
