@@ -64,9 +64,10 @@ async def test_records_name_every_item_and_each_resolves(wire, monkeypatch, tmp_
             stored = await store.side.compactions(session.session_id)
             assert len(stored) == len(results)
             assert json.loads(stored[-1][1])["record"] == results[-1].record.to_json()
+            from agent_tui.core.driver import SessionDriver
             from agent_tui.frontends.cli.run_slash import command_reply
 
-            listed = (await command_reply(services, session, "/context")).plain()
+            listed = (await command_reply(SessionDriver(services, session), "/context")).plain()
             assert f"Compactions this run ({len(results)}" in listed
             assert results[-1].record.refs()[0] in listed
             sid = session.session_id
@@ -75,7 +76,7 @@ async def test_records_name_every_item_and_each_resolves(wire, monkeypatch, tmp_
         services = await build_services(config(wire, srv.base_url, tmp_path / "r.db"), workspace=workspace)
         try:
             resumed = await services.resume_session(sid, yes=True)
-            listed = (await command_reply(services, resumed, "/context")).plain()
+            listed = (await command_reply(SessionDriver(services, resumed), "/context")).plain()
             assert f"Compactions in earlier runs ({len(results)})" in listed
             assert results[0].record.refs()[0] in listed
         finally:

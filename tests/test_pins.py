@@ -40,9 +40,10 @@ async def session_on(srv: FakeOpenAI, tmp_path, workspace, **sections):
 
 
 async def run(session, services, text: str):
+    from agent_tui.core.driver import SessionDriver
     from agent_tui.frontends.cli.run_slash import command_reply
 
-    return await command_reply(services, session, text)
+    return await command_reply(SessionDriver(services, session), text)
 
 
 class TestPinCommands:

@@ -10,6 +10,7 @@ import re
 
 from agent_tui.compose.factory import build_services
 from agent_tui.context.side_state import PIN_SHARE, TODO_SHARE
+from agent_tui.core.driver import SessionDriver
 from agent_tui.frontends.cli.run_slash import command_reply
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.support.agent_fixtures import collect, make_config
@@ -24,9 +25,9 @@ async def test_pins_are_held_to_their_share_of_a_small_window(tmp_path, workspac
             session = await services.new_session(yes=True)
             effective = session.measure().effective_window
             words = " ".join(f"step{i}" for i in range(200))  # ~400 tokens: under 2 000, over a tenth
-            reply = await command_reply(services, session, "/pin " + words)
-            small = await command_reply(services, session, "/pin keep the request ids")
-            context = await command_reply(services, session, "/context")
+            reply = await command_reply(SessionDriver(services, session), "/pin " + words)
+            small = await command_reply(SessionDriver(services, session), "/pin keep the request ids")
+            context = await command_reply(SessionDriver(services, session), "/context")
             budget = session.measure()
         finally:
             await services.close()

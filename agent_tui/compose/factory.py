@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from agent_tui.agent.definitions import AgentDefinition
     from agent_tui.agent.session_port import SubagentSession
     from agent_tui.base.messages import Message
+    from agent_tui.policy.permission_modes import PermissionMode
 
 log = logging.getLogger(__name__)
 
@@ -112,19 +113,34 @@ class AppServices:
             await self.mcp.ready()
 
     async def new_session(
-        self, approver: Approver | None = None, *, yes: bool = False, title: str | None = None
+        self,
+        approver: Approver | None = None,
+        *,
+        yes: bool = False,
+        title: str | None = None,
+        mode: PermissionMode | None = None,
     ) -> AgentSession:
-        """A fresh session. Raises ConfigError when no usable model is configured."""
+        """A fresh session. Raises ConfigError when no usable model is configured. `mode`: the
+        permission mode it starts in (`run --permission-mode`; saved with its side state)."""
         limits = self._limits()
         info = await self.store.sessions.create(str(self.workspace), self.config.model.name, title=title)
         await self.store.leases.acquire(info.id)
-        return self._session(info.id, info.title, [], limits, approver, yes)
+        session = self._session(info.id, info.title, [], limits, approver, yes)
+        if mode is not None:
+            session.set_mode(mode)
+        return session
 
     async def resume_session(
-        self, session_id: str, approver: Approver | None = None, *, yes: bool = False
+        self,
+        session_id: str,
+        approver: Approver | None = None,
+        *,
+        yes: bool = False,
+        mode: PermissionMode | None = None,
     ) -> AgentSession:
         """A stored session, from its newest snapshot plus the transcript after it, repaired so
-        that it can be sent (agent/wire.py). SessionBusy when another live process has it open."""
+        that it can be sent (agent/wire.py). SessionBusy when another live process has it open.
+        `mode`, as for `new_session`, replaces the one it was saved with; None keeps that."""
         limits = self._limits()
         try:
             info = await self.store.sessions.get(session_id)
@@ -138,6 +154,8 @@ class AppServices:
 
         await restore(session)  # the skills it had loaded are back in its system prompt
         await session.side.restore()  # and its pins and task list
+        if mode is not None:
+            session.set_mode(mode)
 
         await resume_calibration(session)  # and what it learned of the provider's tokenizer
         if session.background is not None:

@@ -1,8 +1,9 @@
 """What a slash command's effect may use of the front end it runs in: one narrow protocol.
 
-A TUI tab (frontends/tui/widgets/session_view.py), an editor session (frontends/acp/live.py) and headless `run`
-(frontends/cli/run_cmd.py) each are one. The effects (core/command_effects.py) read the session and
-the services and return a `Reply`; nothing here knows a widget, an editor or a terminal.
+The `SessionDriver` (core/driver.py) is the one that runs them: every front end (a TUI tab, an
+editor session, headless `run`, the server) submits a command as an operation to its driver.
+The effects (core/command_effects.py) read the session and the services and return a `Reply`;
+nothing here knows a widget, an editor or a terminal.
 """
 
 from __future__ import annotations

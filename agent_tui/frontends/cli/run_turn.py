@@ -24,9 +24,10 @@ from agent_tui.core.driver import SessionDriver
 from agent_tui.core.protocol_events import WorkFinished
 from agent_tui.frontends.cli.claude_format import ClaudeStream
 from agent_tui.frontends.cli.common import fail, fail_startup, sandbox_notice
-from agent_tui.frontends.cli.run_slash import command_reply
+from agent_tui.frontends.cli.run_slash import CommandFailed, command_reply
 from agent_tui.hooks.runner import describe
 from agent_tui.llm.cost import why_unknown
+from agent_tui.runtime.logs import current_log
 from agent_tui.store import StoreError
 
 if TYPE_CHECKING:
@@ -83,10 +84,11 @@ async def run_turn(
                 session_id = await services.newest_session_id()
                 if session_id is None:  # stderr: --json's stdout stays JSON lines
                     _stderr("agent-tui: no earlier session in this directory; starting a new one")
+            first = None if handoff else mode  # --handoff: the mode is the new session's
             if session_id:
-                session = await services.resume_session(session_id, yes=yes)
+                session = await services.resume_session(session_id, yes=yes, mode=first)
             else:
-                session = await services.new_session(yes=yes)
+                session = await services.new_session(yes=yes, mode=first)
         except ConfigError as exc:
             fail(str(exc), 2)
         except StoreError as exc:  # another live process has the session open
@@ -94,11 +96,15 @@ async def run_turn(
         if handoff:  # --handoff: the prompt runs in a new session seeded from this one
             from agent_tui.agent.handoff import hand_off  # lazy: start-up
 
-            session = await services.resume_session(await hand_off(services.store, session, prompt), yes=yes)
+            handed = await hand_off(services.store, session, prompt)
+            session = await services.resume_session(handed, yes=yes, mode=mode)
             _stderr(f"agent-tui: handed off to session {session.session_id}")
-        session.set_mode(mode)
 
-        reply = await command_reply(services, session, prompt)  # `run "/cost"`: no model call
+        driver = SessionDriver(services, session)  # `run` maps its arguments to operations
+        try:
+            reply = await command_reply(driver, prompt)  # `run "/cost"`: no model call
+        except CommandFailed as exc:
+            fail(f"{exc} (details in {current_log()})", 1)
         if reply is not None:
             if as_json:
                 _emit({"type": "command", "title": reply.title, "text": reply.plain(), "level": reply.level})
@@ -118,7 +124,6 @@ async def run_turn(
                 yes=yes,
             )
 
-        driver = SessionDriver(services, session)  # `run` maps its arguments to operations
         work: list[ops.Op] = [ops.Compact(instructions)] if compact_first else []
         command = user_command(prompt.strip())  # `run "!ls"`: the user's own command, no model call
         if command is not None:
