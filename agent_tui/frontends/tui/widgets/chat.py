@@ -25,7 +25,7 @@ from textual.widgets import Static
 from agent_tui.frontends.tui import formatting
 from agent_tui.frontends.tui.textual_compat import release_render_caches
 from agent_tui.frontends.tui.widgets.chat_items import AgentItem, ChatItem, ToolLine
-from agent_tui.frontends.tui.widgets.chat_place import PlaceMap, ReadingPlace
+from agent_tui.frontends.tui.widgets.chat_place import PlaceMap, ReadingPlace, halt_scroll
 from agent_tui.frontends.tui.widgets.entry_widgets import item_for
 
 if TYPE_CHECKING:
@@ -269,14 +269,14 @@ class ChatPane(VerticalScroll):
         if not held:
             self._read_anchor = self.reading_place()
 
-    def reading_place(self) -> ReadingPlace | None:
-        """Where the view starts: the item at its top and how far into or above it."""
+    def reading_place(self, y: float | None = None) -> ReadingPlace | None:
+        """Where the view starts (or offset `y` would): the item at its top, how far into it."""
         # Taken on every scroll frame: the items' rows are read again only when the mounted
         # items or the layout changed (a height that changes changes the virtual size).
         layout = (self._first, len(self._items), self._items[:1], self.virtual_size, self.size)
         if self._place_map is None or layout != self._place_layout:
             self._place_map, self._place_layout = PlaceMap(self._items), layout
-        return self._place_map.place_at(self.scroll_y)
+        return self._place_map.place_at(self.scroll_y if y is None else y)
 
     def on_resize(self) -> None:
         """A reader keeps their place across a resize (the text reflows; without this the same
@@ -313,13 +313,13 @@ class ChatPane(VerticalScroll):
         self._read_anchor = place
         self.places_kept += 1
 
-    def _apply(self, place: ReadingPlace) -> bool:
+    def _apply(self, place: ReadingPlace, animate: bool = False) -> bool:
         """Scroll so the view starts at `place` (False when its item is gone)."""
         if place.item not in self._items or not place.item.is_mounted:
             return False
         self._keeping_view = True
         try:
-            self.scroll_to(y=place.offset(), animate=False, immediate=True)
+            self.scroll_to(y=place.offset(), animate=animate, immediate=True)
         finally:
             self._keeping_view = False
         return True
@@ -347,11 +347,12 @@ class ChatPane(VerticalScroll):
                 return 0
             start = self._first - count
             items = [self._item_for(entry) for entry in self.entries[start : self._first]]
+            goal = None if self._following else halt_scroll(self, self.reading_place)
             await self.mount_all(items, after=self._hint)
             self._items[:0] = items
             self._first = start
             self._update_hint()
-            self.call_after_refresh(self._keep_view)
+            self.call_after_refresh(self._keep_view, goal)
             return count
         finally:
             self._loading_older = False
@@ -384,13 +385,14 @@ class ChatPane(VerticalScroll):
         self._following = True
         self.scroll_end(animate=False, immediate=True)
 
-    def _keep_view(self) -> None:
+    def _keep_view(self, goal: ReadingPlace | None = None) -> None:
         """Older entries went in above a reader: put the view back where they were reading.
         A place, not a shift by the height that went in: a resize between the mount and this
         would count the reflow as growth, and a resize's restore may already have put the place
-        back (applying a place twice is harmless)."""
+        back (applying a place twice is harmless). A scroll `halt_scroll` stopped for the mount
+        goes on to its `goal`."""
         if self._following:
             return  # following the bottom: Textual's anchor keeps the end in view
         place = self._keeping_place or self._read_anchor
-        if place is not None:
-            self._apply(place)
+        if place is not None and self._apply(place) and goal is not None:
+            self._apply(goal, animate=True)

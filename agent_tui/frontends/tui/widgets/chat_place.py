@@ -25,7 +25,7 @@ from itertools import accumulate
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
 
     from textual.widget import Widget
 
@@ -70,3 +70,20 @@ class PlaceMap:
 def place_at(items: Iterable[Widget], y: float) -> ReadingPlace | None:
     """The place of scroll offset `y` among `items` (in order, top to bottom)."""
     return PlaceMap(items).place_at(y)
+
+
+def halt_scroll(pane: Widget, place_of: Callable[[float], ReadingPlace | None]) -> ReadingPlace | None:
+    """Stop the pane's scroll animation where it is, before older entries go in above, and
+    return the place (`place_of` its offset) it was heading for; None when it was not scrolling.
+
+    An animation heads for an offset and steps through offsets: it went on stepping after the
+    batch was laid out above, a batch's height higher in the text than the reader was, and the
+    place taken from those frames was then restored, so a PageUp that mounted a batch jumped
+    over the rows between. Stopped here, the view stays on the reader's place through the
+    mount, and the pane scrolls on to the place it was heading for once the batch is laid out.
+    """
+    if not pane.app.animator.is_being_animated(pane, "scroll_y"):
+        return None
+    goal = place_of(pane.scroll_target_y)  # in today's layout, as the offset is
+    pane.scroll_to(y=pane.scroll_y, animate=False, immediate=True)  # stops the animation
+    return goal
