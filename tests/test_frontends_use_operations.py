@@ -1,6 +1,7 @@
 """Front ends only map input to operations: the TUI (frontends/tui/), the editor protocol
-(frontends/acp/) and the command line with headless `run` (frontends/cli/) never start a turn,
-a compaction, a `!command` or a rewind on a session themselves — they submit the operation
+(frontends/acp/), the command line with headless `run` (frontends/cli/) and the HTTP server
+(frontends/server/) never start a turn, a compaction, a `!command`, a rewind or a fork on a
+session themselves — they submit the operation
 (core/ops.py) to a `SessionDriver`, whose handlers are the one place each is carried out — nor run a slash command's effect with themselves as its host: the driver runs it. An effect is
 reached as a command's `.effect` or by name from the module that declares it
 (core/command_effects.py, the registry says which), and a front end may do no more with one than
@@ -20,7 +21,7 @@ from pathlib import Path
 from agent_tui.core import ops
 
 PACKAGE = Path(__file__).resolve().parent.parent / "agent_tui"
-FRONT_ENDS = ("frontends/tui", "frontends/acp", "frontends/cli")
+FRONT_ENDS = ("frontends/tui", "frontends/acp", "frontends/cli", "frontends/server")
 
 NO_SESSION_OPEN: dict[str, frozenset[str]] = {
     # `agent-tui sessions fork ID` copies a stored session with none open, so there is no driver
@@ -232,8 +233,8 @@ live.set_mode(mode_id)
 
 
 def test_the_front_ends_submit_operations_instead_of_calling_the_session():
-    """No file of the TUI, the editor protocol or the command line (headless `run`) calls a
-    session method an operation owns or runs a command's effect."""
+    """No file of the TUI, the editor protocol, the command line (headless `run`) or the server
+    calls a session method an operation owns or runs a command's effect."""
     offenders = []
     assert all((PACKAGE / front_end).is_dir() for front_end in FRONT_ENDS)  # a moved folder is no pass
     for front_end in FRONT_ENDS:

@@ -1,8 +1,8 @@
 """`agent-tui serve` as a subprocess, driven over real HTTP by the typed client
 (agent_tui/frontends/server/client.py) and by a raw HTTP client: a turn whose tool call waits for a
 client's approval, a reconnect mid-turn that loses no event, a request without the token
-refused, two clients on one session, bad input answered while the server keeps serving, and
-SIGTERM ending the server with every command it started."""
+refused, two clients on one session, a fork (the source's `fork` operation), bad input answered
+while the server keeps serving, and SIGTERM ending the server with every command it started."""
 
 from __future__ import annotations
 
@@ -77,6 +77,42 @@ class TestServe:
         assert [(e.id, e.type) for e in seen_a] == [(e.id, e.type) for e in seen_b]
         assert any(e.type == "turn_finished" and e.data["text"] == "hello both" for e in seen_a)
         assert session in [s["session_id"] for s in listed["open"]]
+
+    async def test_a_fork_is_opened_and_a_bad_fork_point_answered(self, server, served: Served):
+        """POST …/fork: 201 with the copy's session (open, stored, titled); a fork point past the
+        end is a 400 with the store's words, an unknown session a 404; each is the source's `fork`
+        operation, whose events its followers see."""
+        server.enqueue(Reply(text="first answer"))
+        async with AgentClient(served.url, served.token) as client:
+            session = await client.create_session("source")
+            stream = client.events(session)
+            await client.submit(session, ops.Send("hello"))
+            await asyncio.wait_for(until(stream, "work_finished"), WAIT)
+            auth = {"Authorization": f"Bearer {served.token}"}
+            async with httpx.AsyncClient(base_url=served.url, timeout=WAIT, headers=auth) as raw:
+                made = await raw.post(f"/v1/sessions/{session}/fork", json={"before": 2})
+                assert made.status_code == 201, made.text
+                copy = made.json()
+                assert set(copy) == {"session_id", "model", "title", "busy"}
+                assert copy["title"] == "source (fork)" and copy["busy"] is False
+                assert copy["session_id"] != session
+                past = await raw.post(f"/v1/sessions/{session}/fork", json={"before": 99})
+                assert past.status_code == 400
+                assert "fork point must be a message number" in past.json()["error"]
+                missing = await raw.post("/v1/sessions/s_nope/fork", json={})
+                assert missing.status_code == 404
+            named = await client.fork_session(session, title="copy")
+            listed = await client.sessions()
+            first = await asyncio.wait_for(until(stream, "session_forked"), WAIT)
+            second = await asyncio.wait_for(until(stream, "session_forked"), WAIT)
+            await stream.aclose()
+        # The source's followers see the fork operation it was: each copy, and the refusal.
+        assert first[-1].data["session_id"] == copy["session_id"]
+        assert [e.type for e in second] == ["operation_refused", "session_forked"]
+        assert second[0].data["operation"] == "fork" and second[-1].data["session_id"] == named
+        assert {session, copy["session_id"], named} <= {s["session_id"] for s in listed["open"]}
+        titles = {s["session_id"]: s["title"] for s in listed["stored"]}
+        assert titles[named] == "copy" and titles[copy["session_id"]] == "source (fork)"
 
     async def test_the_token_is_required_and_bad_input_is_answered(self, served: Served):
         assert stat.S_IMODE(os.stat(served.token_file).st_mode) == 0o600

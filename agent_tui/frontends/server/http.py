@@ -31,7 +31,7 @@ from agent_tui.core.protocol_events import OperationRefused
 from agent_tui.core.protocol_schema import events_schema, operations_schema
 from agent_tui.frontends.server import reads
 from agent_tui.frontends.server.bodies import Refused, optional, read_body, read_operation
-from agent_tui.frontends.server.hub import Hub, UnknownSession
+from agent_tui.frontends.server.hub import Hub, NotForked, UnknownSession
 from agent_tui.frontends.server.token import matches
 from agent_tui.store import StoreError
 
@@ -114,8 +114,11 @@ async def open_session(request: Request, hub: Hub) -> Response:
 
 async def fork(request: Request, hub: Hub) -> Response:
     body = await read_body(request)
-    source = hub.get(request.path_params["session_id"]).require().session_id
-    driver = await hub.fork(source, optional(body, "before", int), optional(body, "title", str))
+    before, title = optional(body, "before", int), optional(body, "title", str)
+    try:
+        driver = await hub.fork(request.path_params["session_id"], before, title)
+    except NotForked as exc:
+        raise Refused(400, str(exc)) from None
     return JSONResponse(_session_json(hub, driver.require().session_id), status_code=201)
 
 

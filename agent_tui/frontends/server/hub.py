@@ -1,13 +1,15 @@
 """The sessions a server holds open: one `SessionDriver` each (core/driver.py), all on the
 server's services (one store, one workspace, the same trust, sandbox and approval rules as the
-TUI for that folder). Every session's approvals are the driver's: they wait for a client."""
+TUI for that folder). Every session's approvals are the driver's: they wait for a client. What
+changes a session is its driver's operation, a fork too: the hub only opens what it made."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agent_tui.core import ops
+from agent_tui.core import protocol_events as pe
 from agent_tui.core.driver import SessionDriver
-from agent_tui.store.forks import fork_session
 
 if TYPE_CHECKING:
     from agent_tui.compose.factory import AppServices
@@ -15,6 +17,10 @@ if TYPE_CHECKING:
 
 class UnknownSession(KeyError):
     pass
+
+
+class NotForked(Exception):
+    """The `fork` operation was refused (a fork point the store will not take): its message."""
 
 
 class Hub:
@@ -43,9 +49,21 @@ class Hub:
         return driver
 
     async def fork(self, session_id: str, before: int | None, title: str | None) -> SessionDriver:
-
-        info = await fork_session(self.services.store.sessions, session_id, before, title)
-        return await self.resume(info.id)
+        """The open session's `fork` operation, and the copy it stored opened (UnknownSession:
+        not open; NotForked: refused). Its followers see the `session_forked` event, as when a
+        client submits the operation itself."""
+        driver = self.get(session_id)
+        start = driver.log.last_id
+        await driver.submit(ops.Fork(before, title))
+        # The handler's answer is the last event it logs, and nothing from there to here lets
+        # another task run (a hub's driver has no sink): the newest fork event is this request's,
+        # even when another fork of the session ran meanwhile.
+        for _, event in reversed(driver.log.after(start)):
+            if isinstance(event, pe.SessionForked):
+                return await self.resume(event.session_id)
+            if isinstance(event, pe.OperationRefused) and event.operation == ops.Fork.type:
+                raise NotForked(event.message)
+        raise NotForked("the fork operation gave no answer")
 
     def get(self, session_id: str) -> SessionDriver:
         try:
