@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from agent_tui.llm.errors import LLMError, ProviderTimeout
+from agent_tui.llm.import_lock import HEAVY_IMPORTS
 
 if TYPE_CHECKING:
     import httpx
@@ -79,29 +80,31 @@ _ssl: list[Any] = []
 
 def _ssl_context() -> Any:
     """httpx and the CA bundle, loaded once (~0.1-0.2 s): by `preload` ahead of the first call."""
-    with _ssl_lock:
-        if not _ssl:
-            import httpx
-
-            _ssl.append(httpx.create_ssl_context())
+    if not _ssl:
+        warm()
     return _ssl[0]
 
 
-_ssl_lock = threading.Lock()
-
-
 def warm() -> None:
-    """Import httpx and what the first send needs, and load the CA bundle, in this thread."""
-    _ssl_context()
-    # What the first send imports on the caller's loop otherwise: httpcore's connection code and
-    # anyio's asyncio backend (anyio loads it lazily, ~0.1 s of the first request's path).
-    import importlib
+    """Import httpx and what the first send needs, and load the CA bundle, in this thread; one
+    thread at a time, and not beside litellm's import (llm/import_lock.py)."""
+    if _ssl:
+        return
+    with HEAVY_IMPORTS:
+        if _ssl:
+            return
+        # What the first send imports on the caller's loop otherwise: httpcore's connection code
+        # and anyio's asyncio backend (anyio loads it lazily, ~0.1 s of the first request's path).
+        import importlib
 
-    for name in ("httpcore._async.connection_pool", "httpcore._async.http11", "anyio._backends._asyncio"):
-        try:
-            importlib.import_module(name)
-        except ImportError:  # an httpcore or anyio that moved things: the send imports them itself
-            pass
+        import httpx
+
+        for name in ("httpcore._async.connection_pool", "httpcore._async.http11", "anyio._backends._asyncio"):
+            try:
+                importlib.import_module(name)
+            except ImportError:  # an httpcore or anyio that moved things: the send imports them
+                pass
+        _ssl.append(httpx.create_ssl_context())  # last: a set `_ssl` says all of the above is done
 
 
 def preload() -> None:
@@ -111,6 +114,7 @@ def preload() -> None:
 
 
 def _new_client() -> httpx.AsyncClient:
+    warm()  # in this worker thread, behind any import of httpx another thread is doing
     import httpx
 
     return httpx.AsyncClient(

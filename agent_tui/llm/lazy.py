@@ -8,6 +8,7 @@ import threading
 from typing import Any
 
 from agent_tui.base.tokens import _point_tiktoken_at_litellm_files
+from agent_tui.llm.import_lock import HEAVY_IMPORTS
 
 log = logging.getLogger(__name__)
 
@@ -18,12 +19,9 @@ def litellm() -> Any:
     """The litellm module, imported once, offline-safe and quiet."""
     global _litellm
     if _litellm is None:
-        with _import_lock:
+        with HEAVY_IMPORTS:  # not beside httpx's own import in another thread (llm/import_lock.py)
             return _import()
     return _litellm
-
-
-_import_lock = threading.Lock()
 
 
 def _import() -> Any:
