@@ -73,6 +73,25 @@ class TestOneTrip:
         assert (await store.sessions.get(made.id)).message_count == 1
         assert await store.sessions.append(made.id, [user("three")]) == [2]  # usable after
 
+    async def test_a_read_is_one_trip(self, store):
+        """Reading a session and its transcript (what opening a tab does a dozen times): one trip
+        per statement, where the cursor's execute, fetch and close were three."""
+        made = await store.sessions.create("/p", "m")
+        await store.sessions.append(made.id, [user("one"), assistant("two")])
+        trips = counted(store)
+        info = await store.sessions.get(made.id)
+        assert trips.trips == 1 and info.message_count == 2
+        rows = await store.sessions.db.fetchall("SELECT seq FROM messages WHERE session_id = ?", (made.id,))
+        assert trips.trips == 2 and [tuple(r) for r in rows] == [(1,), (2,)]
+
+    async def test_taking_a_session_s_lease_is_one_trip(self, store):
+        """Every tab takes its session's lease on the way to it: one trip, and it is taken."""
+        made = await store.sessions.create("/p", "m")
+        trips = counted(store)
+        await store.leases.acquire(made.id)
+        assert trips.trips == 1
+        assert (await store.leases.holder(made.id)) is not None
+
 
 class TestTheThreadHook:
     async def test_aiosqlite_still_runs_a_function_on_its_own_thread(self, store):

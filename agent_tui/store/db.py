@@ -162,14 +162,17 @@ class Database:
             yield self.conn
 
     async def fetchall(self, sql: str, params: Iterable[Any] = ()) -> list[Any]:
+        """The rows of one statement, in one trip to the thread (a cursor's execute, fetch and
+        close are three, and opening a tab reads a dozen times: see `transact`)."""
+        args = tuple(params)
         async with self._held():
-            async with self.conn.execute(sql, tuple(params)) as cur:
-                return list(await cur.fetchall())
+            return await _on_its_thread(self.conn, lambda conn: _rows(conn, sql, args, all_rows=True))
 
     async def fetchone(self, sql: str, params: Iterable[Any] = ()) -> Any:
+        """The first row of one statement (or None), in one trip to the thread."""
+        args = tuple(params)
         async with self._held():
-            async with self.conn.execute(sql, tuple(params)) as cur:
-                return await cur.fetchone()
+            return await _on_its_thread(self.conn, lambda conn: _rows(conn, sql, args, all_rows=False))
 
     def file_bytes(self) -> int:
         """Size on disk: the main file plus its write-ahead log."""
@@ -196,6 +199,14 @@ async def _on_its_thread(conn: aiosqlite.Connection, work: Callable[[sqlite3.Con
     alone (tests/test_store_trips.py fails loudly if an upgrade moves them)."""
     result: T = await conn._execute(lambda: work(conn._conn))  # type: ignore[no-untyped-call] # private, untyped
     return result
+
+
+def _rows(conn: sqlite3.Connection, sql: str, args: tuple[Any, ...], *, all_rows: bool) -> Any:
+    cursor = conn.execute(sql, args)
+    try:
+        return cursor.fetchall() if all_rows else cursor.fetchone()
+    finally:
+        cursor.close()
 
 
 def _retrieved(task: asyncio.Future[Any]) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import socket
+import sqlite3
 import time
 from dataclasses import dataclass
 
@@ -61,13 +62,14 @@ class LeaseStore:
         return lease.pid == self.pid or pid_alive(lease.pid)
 
     async def acquire(self, session_id: str) -> None:
-        """Take the session's lease for this process; SessionBusy when another live one has it."""
-        async with self.db.write() as conn:
-            async with conn.execute(
+        """Take the session's lease for this process; SessionBusy when another live one has it.
+        One trip to the database's thread: it is on every tab's way to its session."""
+
+        def take(conn: sqlite3.Connection) -> None:
+            row = conn.execute(
                 "SELECT session_id, pid, host, acquired FROM session_leases WHERE session_id = ?",
                 (session_id,),
-            ) as cur:
-                row = await cur.fetchone()
+            ).fetchone()
             if row is not None:
                 lease = Lease(*row)
                 mine = lease.pid == self.pid and lease.host == self.host
@@ -77,10 +79,12 @@ class LeaseStore:
                         f"session {session_id} is open in another agent-tui ({where}); close it "
                         "there first, or start a new session"
                     )
-            await conn.execute(
+            conn.execute(
                 "INSERT OR REPLACE INTO session_leases (session_id, pid, host, acquired) VALUES (?, ?, ?, ?)",
                 (session_id, self.pid, self.host, time.time()),
             )
+
+        await self.db.transact(take)
 
     async def release(self, session_id: str) -> None:
         """Give the lease back (only if this process holds it)."""
