@@ -12,8 +12,6 @@ from __future__ import annotations
 import asyncio
 import threading
 
-import pytest
-
 from agent_tui.compose.factory import build_services
 from agent_tui.core import ops
 from agent_tui.core import protocol_events as pe
@@ -28,18 +26,6 @@ CHAT = "/v1/chat/completions"
 
 def paths(server, since: int = 0) -> list[str]:
     return [r.path for r in server.recorded[since:] if r.path in (COUNT, CHAT)]
-
-
-@pytest.fixture
-async def driver(server, workspace, tmp_path):
-    services = await build_services(
-        make_config(server, tmp_path / "p.db", cwd=workspace), workspace=workspace
-    )
-    driver = SessionDriver(services, approval_timeout=30)
-    driver.session = await services.new_session(driver.approver)
-    yield driver
-    await driver.close()
-    await services.close()
 
 
 async def send(driver: SessionDriver, text: str) -> None:

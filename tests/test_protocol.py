@@ -104,18 +104,6 @@ class TestUnions:
         assert tags == {cls.type for cls in typing.get_args(pe.ProtocolEvent)}
 
 
-@pytest.fixture
-async def driver(server, workspace, tmp_path):
-    services = await build_services(
-        make_config(server, tmp_path / "p.db", cwd=workspace), workspace=workspace
-    )
-    driver = SessionDriver(services, approval_timeout=30)
-    driver.session = await services.new_session(driver.approver)
-    yield driver
-    await driver.close()
-    await services.close()
-
-
 async def drive(driver: SessionDriver, op: ops.Op) -> list[ev.AgentEvent]:
     return [event async for event in driver.drive(op)]
 

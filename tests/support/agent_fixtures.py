@@ -35,6 +35,22 @@ def server():
 
 
 @pytest.fixture
+async def driver(server, workspace, tmp_path):
+    """A `SessionDriver` holding a new session on `server`, as `run` and the server hold one."""
+    from agent_tui.compose.factory import build_services
+    from agent_tui.core.driver import SessionDriver
+
+    services = await build_services(
+        make_config(server, tmp_path / "p.db", cwd=workspace), workspace=workspace
+    )
+    driver = SessionDriver(services, approval_timeout=30)
+    driver.session = await services.new_session(driver.approver)
+    yield driver
+    await driver.close()
+    await services.close()
+
+
+@pytest.fixture
 def workspace(tmp_path):
     ws = tmp_path / "ws"
     ws.mkdir()
