@@ -79,7 +79,7 @@ class TestUnions:
     def test_an_operation_is_ended_by_its_own_end_not_a_turns_finishing_meanwhile(self):
         """A command submitted while a turn runs is not ended by the turn's `work_finished`
         (or another operation's refusal) landing in the log before its reply."""
-        from agent_tui.core.driver import ends
+        from agent_tui.core.protocol_events import ends
 
         cost = ops.RunCommand("/cost")
         assert not ends(cost, pe.WorkFinished("send", "done"))

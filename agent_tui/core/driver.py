@@ -54,24 +54,6 @@ APPROVAL_TIMEOUT = 300.0
 Sink = Callable[[int, AgentEvent], Awaitable[None]]
 """Awaited with each event (and its id) as it is logged; the work goes on when it returns."""
 
-FINAL_EVENTS = (
-    pe.WorkFinished,
-    pe.OperationRefused,
-    pe.CommandReplied,
-    pe.SessionReplaced,
-    pe.SessionForked,
-)
-"""The events that end an operation: its work (a send, compact, review or shell) finished, it was refused or answered, (a model
-switch) the conversation went on in a rebuilt session, or (a fork) the copy was stored."""
-
-
-def ends(op: ops.Op, event: AgentEvent) -> bool:
-    """Whether `event` ends `op`: one of FINAL_EVENTS, and not the end (or refusal) of another
-    operation — a turn that finishes while a command submitted meanwhile is answered."""
-    if isinstance(event, pe.WorkFinished | pe.OperationRefused) and event.operation != op.type:
-        return False
-    return isinstance(event, FINAL_EVENTS)
-
 
 class SessionDriver:
     def __init__(
@@ -144,7 +126,7 @@ class SessionDriver:
         await self.submit(op)
         async for _, event in self.log.follow(start):
             yield event
-            if ends(op, event):
+            if pe.ends(op, event):
                 return
 
     async def ask(self, request: ApprovalRequest) -> ApprovalDecision:

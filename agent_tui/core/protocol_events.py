@@ -8,14 +8,20 @@ from __future__ import annotations
 
 import typing
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from agent_tui.agent.events import AgentEvent, TurnEvent
 from agent_tui.core.replies import Reply
 from agent_tui.tools.approval_request import ApprovalRequest
 
+if TYPE_CHECKING:
+    from agent_tui.core.ops import Operation
+
 if typing.TYPE_CHECKING:
     from agent_tui.tools.approval_request import ApprovalRequest
+
+if TYPE_CHECKING:
+    from agent_tui.core.ops import Operation
 
 
 @dataclass(frozen=True)
@@ -153,3 +159,16 @@ ProtocolEvent = (
 """Everything a client of a session sees: the turn's events and the driver's."""
 
 PROTOCOL_EVENT_TYPES: tuple[type[AgentEvent], ...] = typing.get_args(ProtocolEvent)
+
+FINAL_EVENTS = (WorkFinished, OperationRefused, CommandReplied, SessionReplaced, SessionForked)
+"""The events that end an operation: its work (a send, compact, review or shell) finished, it was
+refused or answered, (a model switch) the conversation went on in a rebuilt session, or (a fork)
+the copy was stored."""
+
+
+def ends(op: Operation, event: AgentEvent) -> bool:
+    """Whether `event` ends `op`: one of FINAL_EVENTS, and not the end (or refusal) of another
+    operation — a turn that finishes while a command submitted meanwhile is answered."""
+    if isinstance(event, WorkFinished | OperationRefused) and event.operation != op.type:
+        return False
+    return isinstance(event, FINAL_EVENTS)

@@ -167,18 +167,3 @@ def combine(answers: list[HookAnswer]) -> HookOutcome:
         stop=stops[0] if stops else None,
         ran=len(answers),
     )
-
-
-def describe(event: ev.HookRan) -> str:
-    """The dim chat line (and plain `run`'s stderr line) for one hook run."""
-    code = (
-        "killed"
-        if event.outcome == "timeout"
-        else ("—" if event.exit_code is None else f"exit {event.exit_code}")
-    )
-    line = f"hook {event.event} {event.command} → {code} · {event.duration:.1f} s"
-    if event.outcome == "blocked":
-        line += f" · blocked: {event.message}"
-    elif event.message:
-        line += f" · {event.message}"
-    return line

@@ -27,7 +27,8 @@ from agent_tui.base.errors_text import one_line
 from agent_tui.core import ops
 from agent_tui.core import protocol_events as pe
 from agent_tui.core.commands import withheld_text
-from agent_tui.core.driver import SessionDriver, ends
+from agent_tui.core.driver import SessionDriver
+from agent_tui.core.protocol_events import ends
 from agent_tui.extensions.commands import discover, withheld_invoked
 from agent_tui.frontends.acp import slash
 from agent_tui.frontends.acp.editor_fs import EditorBuffers, use_editor_buffers

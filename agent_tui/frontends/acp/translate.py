@@ -26,7 +26,7 @@ from acp.helpers import (
 
 from agent_tui.agent import events as ev
 from agent_tui.base import tool_decl
-from agent_tui.hooks.runner import describe
+from agent_tui.hooks.ran_line import describe
 from agent_tui.tools.base import short_arguments
 from agent_tui.tools.registry import declare_builtins
 from agent_tui.tools.workspace import PathError, resolve_path

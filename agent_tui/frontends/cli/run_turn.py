@@ -25,7 +25,7 @@ from agent_tui.core.protocol_events import WorkFinished
 from agent_tui.frontends.cli.claude_format import ClaudeStream
 from agent_tui.frontends.cli.common import fail, fail_startup, sandbox_notice
 from agent_tui.frontends.cli.run_slash import CommandFailed, command_reply
-from agent_tui.hooks.runner import describe
+from agent_tui.hooks.ran_line import describe
 from agent_tui.llm.cost import why_unknown
 from agent_tui.runtime.logs import current_log
 from agent_tui.store import StoreError

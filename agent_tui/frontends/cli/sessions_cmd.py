@@ -26,7 +26,6 @@ from agent_tui.frontends.cli.store_output import (
     resolve_db,
     run_with_store,
 )
-from agent_tui.llm.cost import format_cost
 
 if TYPE_CHECKING:
     from agent_tui.store import Store
@@ -54,6 +53,7 @@ def list_sessions(
     hidden = len(found) - len(shown)
     found = shown[:limit]
     from agent_tui.frontends.session_tree import indented, tree_order  # lazy: start-up
+    from agent_tui.llm.cost import format_cost  # lazy: start-up (typer imports every command's module)
 
     rows = [
         (

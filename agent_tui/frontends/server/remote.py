@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 from agent_tui.base.messages import ResultRef
 from agent_tui.core import ops
 from agent_tui.core.context_report import ContextReport
-from agent_tui.core.driver import ends
 from agent_tui.core.event_log import EventLog
+from agent_tui.core.protocol_events import ends
 from agent_tui.core.wire_decode import WireError, decode, event_from_json
 from agent_tui.frontends.server.client import AgentClient
 from agent_tui.store.models import BlobInfo, RecallHit, ResolvedRef

@@ -39,14 +39,14 @@ from agent_tui.frontends.tui.widgets.compaction_item import CompactionItem
 from agent_tui.frontends.tui.widgets.prompt import PromptInput
 from agent_tui.frontends.tui.widgets.session_view import SessionView
 from agent_tui.runtime import instrument, paths
-from agent_tui.tools.permissions import ApprovalDecision
+from agent_tui.tools.approval_request import ApprovalDecision
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
     from textual.screen import Screen
 
     from agent_tui.compose.factory import AppServices
-    from agent_tui.tools.permissions import ApprovalDecision, ApprovalRequest
+    from agent_tui.tools.approval_request import ApprovalRequest
 
 log = logging.getLogger(__name__)
 

@@ -11,8 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from agent_tui.base.units import seconds
-from agent_tui.context.compaction.result import _distinct
-from agent_tui.context.compaction.strategies import LABELS, STRATEGIES
 
 HANDOFF_OFFER = "/handoff [goal] continues in a fresh session instead (summary, pins, task list, refs back)."
 """The way out offered wherever the TUI says the context is high or full: this line after an
@@ -28,11 +26,22 @@ WHY = {
 }
 
 
+def strategy_label(name: str) -> str:
+    """What the user reads for a strategy (`tool clearing`), in the progress line."""
+    from agent_tui.context.compaction.strategies import LABELS  # lazy: start-up, as below
+
+    return LABELS.get(name, name)
+
+
 def compaction_line(result: Any, reason: str | None) -> str:
     """One line for the chat (the core's `describe()` stays what headless mode prints)."""
 
     if not getattr(result, "applied", False) or not hasattr(result, "tokens_before"):
         return result.describe() if hasattr(result, "describe") else "Compacted."
+    # lazy: start-up (the compaction package loads behind the first frame, frontends/tui/warmup.py)
+    from agent_tui.context.compaction.result import _distinct
+    from agent_tui.context.compaction.strategies import LABELS, STRATEGIES
+
     before, after = _distinct(result.tokens_before, result.tokens_after)
     labels = ", ".join(LABELS.get(s, s) for s in result.strategies)
     took = seconds(result.duration)

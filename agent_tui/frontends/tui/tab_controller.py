@@ -16,13 +16,12 @@ from typing import TYPE_CHECKING, Literal, assert_never
 
 from agent_tui.agent import events as ev
 from agent_tui.agent.user_command import user_command
-from agent_tui.context.compaction.strategies import LABELS
 from agent_tui.frontends.tui import slash, transcript
 from agent_tui.frontends.tui import tab_ops as op
-from agent_tui.frontends.tui.compaction_line import compaction_line
+from agent_tui.frontends.tui.compaction_line import compaction_line, strategy_label
 from agent_tui.frontends.tui.side_lines import side_lines
 from agent_tui.frontends.tui.transcript import NoticeEntry, ThinkingEntry, ToolEntry
-from agent_tui.hooks.runner import describe
+from agent_tui.hooks.ran_line import describe
 
 if TYPE_CHECKING:
     from agent_tui.context.budget import ContextBudget
@@ -249,7 +248,7 @@ class TabController:
                     *self._set_activity(f"compacting ({event.reason})…"),
                 ]
             case ev.CompactionProgress():
-                self.compaction_steps.append(LABELS.get(event.strategy, event.strategy))
+                self.compaction_steps.append(strategy_label(event.strategy))
                 return self._set_activity("compacting · " + " → ".join(self.compaction_steps) + "…")
             case ev.CompactionFinished():
                 self.compaction_line = compaction_line(event.result, self.compaction_reason)

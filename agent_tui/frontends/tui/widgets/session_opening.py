@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 from agent_tui.base.errors_text import one_line
 from agent_tui.base.user_command_text import typed_text
-from agent_tui.context.compaction.result import CompactResult
 from agent_tui.frontends.tui import transcript
 from agent_tui.frontends.tui.compaction_line import compaction_line
 from agent_tui.frontends.tui.resumed_diffs import with_diffs
@@ -55,6 +54,9 @@ async def compaction_lines(services: AppServices, session_id: str) -> dict[int, 
     after (when it was stored: a compaction adds no message of its own to the transcript)."""
     import bisect
     import json
+
+    # lazy: start-up (the compaction package loads behind the first frame, frontends/tui/warmup.py)
+    from agent_tui.context.compaction.result import CompactResult
 
     stored = await services.store.side.compactions(session_id)
     if not stored:

@@ -28,7 +28,6 @@ from textual.message import Message
 from textual.worker import Worker, WorkerState
 
 from agent_tui.agent import events as ev
-from agent_tui.agent.attachments import image_chips
 from agent_tui.core import ops
 from agent_tui.core import protocol_events as pe
 from agent_tui.frontends.tui import slash
@@ -357,6 +356,8 @@ class SessionView(Vertical):
                 continue
             if isinstance(operation, op.ShowUser) and self.session is not None:
                 # Reading what `@` names is the view's I/O, not the headless controller's.
+                from agent_tui.agent.attachments import image_chips  # lazy: start-up
+
                 chips = image_chips(operation.text, self.session.workspace, self.session.model)
                 chips += self.prompt.images.chips(operation.text, self.session.model)
                 operation = op.ShowUser(operation.text, tuple(chips))

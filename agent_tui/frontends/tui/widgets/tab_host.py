@@ -13,7 +13,7 @@ from collections.abc import Awaitable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from agent_tui.core.driver import ends
+from agent_tui.core.protocol_events import ends
 from agent_tui.frontends.tui.slash import custom_sources
 from agent_tui.frontends.tui.transcript import OutputEntry
 from agent_tui.frontends.tui.widgets.tab_parts import SessionTab

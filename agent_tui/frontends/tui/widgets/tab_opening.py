@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from agent_tui.config import ConfigError
 from agent_tui.core import ops
 from agent_tui.core import protocol_events as pe
-from agent_tui.core.driver import ends
+from agent_tui.core.protocol_events import ends
 from agent_tui.core.welcome import welcome_text
 from agent_tui.frontends.tui.command_output import show
 from agent_tui.frontends.tui.transcript import NoticeEntry
