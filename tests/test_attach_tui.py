@@ -431,3 +431,24 @@ async def test_a_sub_agent_line_streams_and_folds_in_the_attached_tui(tmp_path, 
     assert (workspace / "by-child").exists()
     assert "make a file  completed" in text and "/m_1-4" in text
     assert answers == ["all done"]
+
+
+class TestAttachedPrepares:
+    async def test_typing_prepares_the_served_session_before_enter(self, server, served: Served):
+        """As in a local tab, the first key makes the served session ready: the server is asked
+        to count before Enter, and after Enter the request goes out alone."""
+        count, chat = "/apply-template", "/v1/chat/completions"
+
+        def paths() -> list[str]:
+            return [r.path for r in server.recorded if r.path in (count, chat)]
+
+        server.enqueue(Reply(text="hello back"))
+        app = await attached(served)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await until(pilot, lambda: app.view is not None, WAIT, "attached")
+            app.view.prompt.focus()
+            await pilot.press("h", "i")
+            await until(pilot, lambda: paths() == [count], WAIT, "the server asked while typing")
+            await pilot.press("enter")
+            await until(pilot, lambda: entries(app, AgentEntry), WAIT, "the reply")
+            assert paths() == [count, chat]

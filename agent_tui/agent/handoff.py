@@ -41,7 +41,7 @@ async def hand_off(store: Store, session: AgentSession, goal: str = "") -> str:
     history = list(session.history)
     summary = await _summary(session, history, goal)
     info = await store.sessions.create(
-        str(session.workspace), session.model, title=f"{session.title or 'session'} (hand-off)"
+        str(session.workspace), session.model, title=f"{session.shown_title or 'session'} (hand-off)"
     )
 
     await continue_from(store.db, info.id, session.session_id)
@@ -53,7 +53,7 @@ async def hand_off(store: Store, session: AgentSession, goal: str = "") -> str:
     counter = session.meter.counter
     listing = ref_listing(refs, labels_of(history), counter, listing_cap(20_000), omitted_count(history))
     seed = (
-        f"[Hand-off from session {session.session_id} ({session.title or 'untitled'}) for: {goal}]\n"
+        f"[Hand-off from session {session.session_id} ({session.shown_title or 'untitled'}) for: {goal}]\n"
         f'Its whole transcript stays readable: read_result(ref_id="{transcript}") pages through '
         'it; recall(query="…") searches it.'
     )

@@ -24,6 +24,7 @@ from agent_tui.agent import reply as model_call
 from agent_tui.agent.compactor import Compactor
 from agent_tui.agent.history import SessionHistory
 from agent_tui.agent.lost_writes import STORAGE
+from agent_tui.agent.reply_cost import reply_cost
 from agent_tui.agent.session_compaction import SessionCompaction
 from agent_tui.agent.side_keeper import SideKeeper
 from agent_tui.agent.step import step
@@ -33,8 +34,8 @@ from agent_tui.agent.window import keep_calibration, preflight, reserve_thinking
 from agent_tui.base.messages import Message, TokenUsage, assistant, tool_result, user
 from agent_tui.context.budget import BudgetMeter, ContextBudget
 from agent_tui.hooks import turn_hooks
-from agent_tui.llm.cost import cost_of, declared_prices, prices_for, search_price
 from agent_tui.llm.stream import UsageChunk
+from agent_tui.store.titles import title_from
 
 if TYPE_CHECKING:
     from agent_tui.agent.prompting import PromptAssembler
@@ -137,6 +138,11 @@ class AgentSession:
     def history(self, messages: list[Message]) -> None:
         self.record.messages = messages
 
+    @property
+    def shown_title(self) -> str | None:
+        """The title the store gives it (store/titles.py): the /rename, else the first request."""
+        return self.title or title_from(self.history)
+
     # -- measuring -------------------------------------------------------------------------
 
     def measure(self, *, with_status: bool = True) -> ContextBudget:
@@ -161,10 +167,7 @@ class AgentSession:
 
     async def account_usage(self, usage: TokenUsage) -> ev.AgentEvent:
         """A reply's usage: counted, priced, recorded; the event that reports it."""
-        declared = self.config.model
-        prices = declared_prices(declared.input_price_per_mtok, declared.output_price_per_mtok)
-        tokens = prices or prices_for(self.model, self.config.model.api_base)
-        cost = cost_of(usage, tokens, search_price(self.model))
+        cost = reply_cost(self.config.model, self.model, usage)
         self.cost_total = None if cost is None or self.cost_total is None else (self.cost_total + cost)
         if self.store is not None:
             try:
@@ -210,8 +213,7 @@ class AgentSession:
     async def compact(
         self, instructions: str | None = None, reason: ev.CompactionReason = "forced"
     ) -> AsyncIterator[ev.AgentEvent]:
-        """Force a compaction now (`/compact`, `sessions compact`, `run --compact`). The session
-        is busy meanwhile."""
+        """Force a compaction now (`/compact`, `sessions compact`, `run --compact`); busy meanwhile."""
         self.busy = True
         try:
             async for event in self.compaction.forced(self.config, self.turns, instructions, reason):

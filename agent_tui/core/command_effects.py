@@ -142,7 +142,7 @@ async def status(host: CommandHost, argument: str) -> Reply:
 
         rows[:0] = [
             ("Model", session.model),
-            ("Session", f"{session.session_id} · {session.title or 'untitled'}"),
+            ("Session", f"{session.session_id} · {session.shown_title or 'untitled'}"),
         ]
         rows.append(("Loaded", " · ".join(loaded_files(session)) or "no CLAUDE.md or AGENTS.md, no memories"))
         rows.append(("Context", window))

@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agent_tui.base.messages import Message
-from agent_tui.base.user_command_text import typed_text
 from agent_tui.store.conversation_index import ConversationIndex
 from agent_tui.store.db import Database
 from agent_tui.store.errors import SessionNotFound, StoreError
@@ -25,21 +24,13 @@ from agent_tui.store.models import SessionInfo
 from agent_tui.store.recall import Indexer
 from agent_tui.store.refs import new_session_id
 from agent_tui.store.spool import Spool
+from agent_tui.store.titles import title_from
 from agent_tui.store.transfer import export_session, import_session
 
 log = logging.getLogger(__name__)
 
 _COLUMNS = "id, title, project, model, created, updated, message_count, tokens"
 _SELECT = _COLUMNS + ", CASE WHEN cost_unknown THEN NULL ELSE cost END, parent_session_id, forked_from"
-
-
-def _title_from(messages: Sequence[Message]) -> str | None:
-    for message in messages:
-        text = typed_text(message.content)
-        if message.role == "user" and message.kind == "chat" and text.strip():
-            line = text.strip().splitlines()[0].strip()
-            return line if len(line) <= 60 else line[:59] + "…"
-    return None
 
 
 class SessionStore:
@@ -183,7 +174,7 @@ class SessionStore:
                     now,
                     len(messages),
                     sum(n or 0 for n in counts),
-                    None if title else _title_from(messages),
+                    None if title else title_from(messages),
                     session_id,
                 ),
             )
@@ -211,7 +202,7 @@ class SessionStore:
             "GROUP BY session_id) newest ON m.session_id = newest.session_id AND m.seq = newest.seq",
             tuple(session_ids),
         )
-        return {sid: title for sid, text in rows if (title := _title_from([Message.loads(text)]))}
+        return {sid: title for sid, text in rows if (title := title_from([Message.loads(text)]))}
 
     async def times(self, session_id: str) -> builtins.list[float]:
         """When each message of the transcript was stored, in transcript order."""

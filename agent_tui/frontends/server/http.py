@@ -88,7 +88,7 @@ def _session_json(hub: Hub, session_id: str) -> dict[str, Any]:
     return {
         "session_id": session.session_id,
         "model": session.model,
-        "title": session.title,
+        "title": session.shown_title,
         "busy": driver.busy,
     }
 

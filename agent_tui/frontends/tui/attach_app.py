@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Static
@@ -86,6 +86,11 @@ class AttachApp(OneLineCrashes[None]):
         self.query_one("#topbar", Static).update(
             Text(f" agent-tui ─ attached ─ {self.where} ─ session {self.driver.session_id}")
         )
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, (events.Key, events.Paste)) and self.view is not None:
+            self.view.prepare()  # the user is writing the first message
+        await super().on_event(event)
 
     async def on_unmount(self) -> None:
         if self.driver is not None:

@@ -60,6 +60,7 @@ class AttachedView(Vertical):
         """The id (in the driver's log) of the last event rendered."""
         self._observed = False
         """The controller's send being applied is a turn another client started."""
+        self._prepared = False
         self._asking: dict[str, ApprovalScreen] = {}
         """The dialogs asking now, by request id."""
         self._open: set[str] = set()
@@ -141,6 +142,20 @@ class AttachedView(Vertical):
                 severity="warning",
             )
             self.prompt.set_text(text)
+
+    def prepare(self) -> None:
+        """The user is writing (a key, a paste): the served session gets its first request's way
+        ready meanwhile (the `prepare` operation, once), as a local tab does."""
+        if not self._prepared:
+            self._prepared = True
+            self._prepare()
+
+    @work(group="prepare", exit_on_error=False)
+    async def _prepare(self) -> None:
+        try:
+            await self.driver.submit(ops.Prepare())
+        except Exception:  # only a head start: the send that follows reports a dead connection
+            log.warning("could not ask the server to prepare the session", exc_info=True)
 
     @work(group="submit", exit_on_error=False)
     async def _submit(self, operation: ops.Op, work_name: str | None) -> None:

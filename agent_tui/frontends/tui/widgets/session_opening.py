@@ -11,12 +11,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from agent_tui.base.errors_text import one_line
-from agent_tui.base.user_command_text import typed_text
 from agent_tui.frontends.tui import transcript
 from agent_tui.frontends.tui.compaction_line import compaction_line
 from agent_tui.frontends.tui.resumed_diffs import with_diffs
 from agent_tui.frontends.tui.transcript import NoticeEntry
 from agent_tui.llm.models import switched_model
+from agent_tui.store.titles import title_from
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
@@ -97,13 +97,6 @@ async def read_only(services: AppServices, session_id: str) -> tuple[list[Entry]
 
     entries = transcript.entries_from_history(history, await compaction_lines(services, session_id))
     return await with_diffs(entries, history, services.store, session_id, services.workspace), title
-
-
-def title_from(history: Sequence[Message]) -> str | None:
-    """A session without a title is named by its first prompt."""
-
-    typed = (typed_text(m.content) for m in history if m.role == "user" and m.kind == "chat")
-    return next((text for text in typed if text), None)
 
 
 def with_model(services: AppServices, name: str) -> tuple[AppServices, list[str]]:

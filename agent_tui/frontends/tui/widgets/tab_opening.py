@@ -139,7 +139,7 @@ class TabOpener:
             self.tab.chat.show_welcome(self._welcome(services, session))
         if nothing_to_continue:
             await self.tab.chat.add(NoticeEntry("No earlier session in this directory: started a new one."))
-        self.tab.rename(session.title or opening.title_from(session.history) or "new")
+        self.tab.rename(session.shown_title or "new")
         self.tab.call_after_refresh(instrument.mark, "chat_shown")
         # The first measure counts every message (~0.1 s per 1 000): the chat is already on
         # screen, sends made meanwhile wait in the queue, and the count runs off the UI loop.
