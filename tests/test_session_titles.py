@@ -1,12 +1,12 @@
 """A session untitled by the user is called by its first typed request's first line: the store's
-list, `/status`, the server's session JSON and a hand-off all say the same (store/titles.py),
+list, `/status`, the server's session JSON and a hand-off all say the same (base/titles.py),
 from the first message on — not "untitled" until the session is opened again."""
 
 from __future__ import annotations
 
+from agent_tui.base.titles import TITLE_CHARACTERS, title_from
 from agent_tui.core import ops
 from agent_tui.core import protocol_events as pe
-from agent_tui.store.titles import TITLE_CHARACTERS, title_from
 from testkit.fake_openai import Reply
 
 

@@ -32,10 +32,10 @@ from agent_tui.agent.tool_runner import ToolRunner
 from agent_tui.agent.turn import NextStep, RetryStep, StepOutcome, TurnOver, TurnState
 from agent_tui.agent.window import keep_calibration, preflight, reserve_thinking
 from agent_tui.base.messages import Message, TokenUsage, assistant, tool_result, user
+from agent_tui.base.titles import title_from
 from agent_tui.context.budget import BudgetMeter, ContextBudget
 from agent_tui.hooks import turn_hooks
 from agent_tui.llm.stream import UsageChunk
-from agent_tui.store.titles import title_from
 
 if TYPE_CHECKING:
     from agent_tui.agent.prompting import PromptAssembler
@@ -140,7 +140,7 @@ class AgentSession:
 
     @property
     def shown_title(self) -> str | None:
-        """The title the store gives it (store/titles.py): the /rename, else the first request."""
+        """The title the store gives it (base/titles.py): the /rename, else the first request."""
         return self.title or title_from(self.history)
 
     # -- measuring -------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agent_tui.base.messages import Message
+from agent_tui.base.titles import title_from
 from agent_tui.store.conversation_index import ConversationIndex
 from agent_tui.store.db import Database
 from agent_tui.store.errors import SessionNotFound, StoreError
@@ -24,7 +25,6 @@ from agent_tui.store.models import SessionInfo
 from agent_tui.store.recall import Indexer
 from agent_tui.store.refs import new_session_id
 from agent_tui.store.spool import Spool
-from agent_tui.store.titles import title_from
 from agent_tui.store.transfer import export_session, import_session
 
 log = logging.getLogger(__name__)

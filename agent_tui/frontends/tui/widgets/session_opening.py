@@ -11,12 +11,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from agent_tui.base.errors_text import one_line
+from agent_tui.base.titles import title_from
 from agent_tui.frontends.tui import transcript
 from agent_tui.frontends.tui.compaction_line import compaction_line
 from agent_tui.frontends.tui.resumed_diffs import with_diffs
 from agent_tui.frontends.tui.transcript import NoticeEntry
 from agent_tui.llm.models import switched_model
-from agent_tui.store.titles import title_from
 
 if TYPE_CHECKING:
     from agent_tui.agent.session import AgentSession
